@@ -1,1 +1,68 @@
-fn main() {}
+//! The `mcpick` binary: argument parsing and dispatch to the headless commands or the demo
+//! server.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use mcpick::cli::{Cli, Command, LsArgs};
+use mcpick::commands;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("mcpick: cannot start the async runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let exit = runtime.block_on(run(cli));
+    // Server processes are killed when their connections drop; don't wait for stragglers.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(200));
+    exit
+}
+
+async fn run(cli: Cli) -> ExitCode {
+    let command = match cli.command {
+        Some(Command::DemoServer(args)) => {
+            let result = match args.http {
+                Some(addr) => mcpick::demo::serve_http(args, addr).await,
+                None => mcpick::demo::serve_stdio(args).await,
+            };
+            return match result {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("mcpick demo-server: {e:#}");
+                    ExitCode::from(1)
+                }
+            };
+        }
+        Some(command) => command,
+        // The interactive browser is not built yet: list the servers instead.
+        None => Command::Ls(LsArgs {
+            json: false,
+            templates: true,
+            cap: mcpick::mcp::list::DEFAULT_CAP,
+            servers: cli.servers,
+        }),
+    };
+    let work = async {
+        match command {
+            Command::Ls(args) => commands::ls::run(args).await,
+            Command::Read(args) => commands::read::run(args).await,
+            Command::DemoServer(_) => unreachable!("handled above"),
+        }
+    };
+    // Ctrl-C drops the work, and with it every connection: server processes are killed.
+    let exit = tokio::select! {
+        exit = work => exit,
+        _ = tokio::signal::ctrl_c() => {
+            eprintln!("mcpick: interrupted");
+            return ExitCode::from(130);
+        }
+    };
+    ExitCode::from(exit as u8)
+}

@@ -1,1 +1,146 @@
-//! The built-in demo server (placeholder; being written).
+//! The built-in demo server, which is also the project's fixture server.
+//!
+//! `mcpick demo-server` speaks MCP over stdio (default) or Streamable HTTP and publishes a
+//! deterministic, generated catalogue (see [`catalogue`]) so mcpick can be tried without
+//! setting anything up, and so tests have a server whose every answer is known in advance.
+//! Flags make it misbehave in the ways real servers do (crash, garbage, hang, endless
+//! cursor, no resources at all) to exercise the client's error handling.
+//!
+//! Both protocol eras are served: rmcp answers the legacy `initialize` handshake and the
+//! 2026-07-28 `server/discover` with the same handler.
+
+mod catalogue;
+mod complete;
+mod content;
+mod http;
+mod misbehave;
+mod server;
+mod time;
+
+#[cfg(test)]
+mod e2e_tests;
+
+use std::net::SocketAddr;
+
+use clap::builder::RangedU64ValueParser;
+use rmcp::{ServiceExt, service::ServerInitializeError};
+
+use self::{
+    misbehave::GarbageWriter,
+    server::{DemoServer, Shared},
+};
+
+/// Options of `mcpick demo-server`.
+#[derive(clap::Args, Debug, Clone, PartialEq, Eq)]
+pub struct DemoArgs {
+    /// How many resources `resources/list` publishes (0 to 1000000).
+    #[arg(long, value_name = "N", default_value_t = 300,
+          value_parser = RangedU64ValueParser::<usize>::new().range(0..=1_000_000))]
+    pub count: usize,
+
+    /// Resources per `resources/list` page.
+    #[arg(long, value_name = "N", default_value_t = 100,
+          value_parser = RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    pub page_size: usize,
+
+    /// Misbehave: every page returns the same `nextCursor`, forever (tests a client's
+    /// cursor-loop guard).
+    #[arg(long)]
+    pub repeat_cursor: bool,
+
+    /// Misbehave: answer N resource requests, then print a note to stderr and exit with
+    /// status 1 on the next one.
+    #[arg(long, value_name = "N")]
+    pub crash_after: Option<u64>,
+
+    /// Misbehave (stdio only): after N resource requests, write one line that is not JSON to
+    /// stdout, then carry on normally.
+    #[arg(long, value_name = "N")]
+    pub garbage_after: Option<u64>,
+
+    /// Misbehave: answer N resource requests, then never answer any request again.
+    #[arg(long, value_name = "N")]
+    pub hang_after: Option<u64>,
+
+    /// Advertise no `resources` capability at all, only one `echo` tool (a client should
+    /// report "no resources", not an error).
+    #[arg(long)]
+    pub no_resources: bool,
+
+    /// Write a few log lines to stderr at startup (to check that clients capture stderr).
+    #[arg(long)]
+    pub stderr_noise: bool,
+
+    /// Serve Streamable HTTP at http://ADDR/mcp instead of stdio; port 0 picks a free port
+    /// (the chosen address is printed as `listening on http://ADDR/mcp`).
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<SocketAddr>,
+}
+
+impl Default for DemoArgs {
+    fn default() -> Self {
+        DemoArgs {
+            count: 300,
+            page_size: 100,
+            repeat_cursor: false,
+            crash_after: None,
+            garbage_after: None,
+            hang_after: None,
+            no_resources: false,
+            stderr_noise: false,
+            http: None,
+        }
+    }
+}
+
+/// Serves MCP over stdin/stdout until stdin closes.
+pub async fn serve_stdio(args: DemoArgs) -> anyhow::Result<()> {
+    let shared = Shared::new(&args);
+    if args.stderr_noise {
+        stderr_noise(&args, "stdio");
+    }
+    // Non-blocking pipes when stdin/stdout are pipes, so EOF on stdin ends the server
+    // promptly; `--garbage-after` rides on the stdout wrapper.
+    let (stdin, stdout) = rmcp::transport::stdio_pipes();
+    let stdout = GarbageWriter::new(stdout, shared.misbehave.garbage_flag());
+    let running = match DemoServer::new(shared).serve((stdin, stdout)).await {
+        Ok(running) => running,
+        // The client left before the handshake: nothing to serve, not a failure.
+        Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
+        Err(e) => return Err(e.into()),
+    };
+    running.waiting().await?;
+    Ok(())
+}
+
+/// Serves Streamable HTTP at `http://ADDR/mcp` until Ctrl-C. After binding, prints exactly
+/// one line, `listening on http://IP:PORT/mcp`, to stdout and flushes it.
+pub async fn serve_http(args: DemoArgs, addr: SocketAddr) -> anyhow::Result<()> {
+    if args.stderr_noise {
+        stderr_noise(&args, "streamable-http");
+    }
+    http::serve(Shared::new(&args), addr).await
+}
+
+/// The first `count` resources of the demo catalogue, exactly as `resources/list` pages
+/// them (for tests and benchmarks; the server itself generates pages on demand).
+pub fn demo_resources(count: usize) -> Vec<rmcp::model::Resource> {
+    catalogue::Catalogue::new(count).page(0, count)
+}
+
+/// Startup chatter in the style of a real server's logger.
+fn stderr_noise(args: &DemoArgs, transport: &str) {
+    let now = time::now_rfc3339();
+    let version = env!("CARGO_PKG_VERSION");
+    let pid = std::process::id();
+    eprintln!("{now} INFO  mcpick_demo: starting mcpick-demo v{version} (pid {pid})");
+    eprintln!("{now} INFO  mcpick_demo: transport={transport} protocols=2024-11-05..2026-07-28");
+    eprintln!(
+        "{now} INFO  mcpick_demo::catalogue: {} resources, {} per page",
+        args.count, args.page_size
+    );
+    eprintln!(
+        "{now} WARN  mcpick_demo::config: /etc/mcpick-demo/config.toml not found, using defaults"
+    );
+    eprintln!("{now} DEBUG mcpick_demo: ready");
+}

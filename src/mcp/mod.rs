@@ -1,1 +1,21 @@
-//! mcp
+//! The connection layer: speaks MCP through rmcp and adapts it to what a resource browser needs.
+//!
+//! rmcp does the protocol (both eras, stdio and Streamable HTTP). This module adds what a
+//! browser needs around it: server definitions, stderr capture, the legacy HTTP+SSE transport,
+//! timeouts on every request, pagination with cursor-loop guards, and errors that say which
+//! server failed and why ("not found" told apart from everything else).
+
+mod client;
+mod connection;
+pub mod error;
+pub mod list;
+pub mod log;
+mod read;
+pub mod spec;
+mod sse;
+
+pub use connection::{ConnectOptions, Connection, ServerSummary};
+pub use error::{McpError, NotFound};
+pub use list::{ListOptions, ListOutcome, Page};
+pub use read::ReadOutcome;
+pub use spec::{ServerSpec, TransportSpec};

@@ -1,0 +1,118 @@
+//! Command-line arguments shared by every command.
+
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::demo::DemoArgs;
+use crate::mcp::spec::parse_header;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "mcpick",
+    version,
+    about = "See every resource your MCP servers publish, and decide what an agent is handed.",
+    long_about = "mcpick connects to MCP (Model Context Protocol) servers and shows the resources \
+they publish, annotations and all.\n\nWith no server given it uses its built-in demo server, so \
+`mcpick ls` works with no setup. Give a server ad hoc with `--url URL` (Streamable HTTP, or the \
+legacy HTTP+SSE transport, detected) or with `-- COMMAND ARGS…` (a stdio server).",
+    after_help = "Exit status: 0 ok, 1 a server or transport failed, 2 usage error, 3 resource not found.",
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    #[command(flatten)]
+    pub servers: ServerArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List every resource (and, with --templates, every template) of the servers.
+    #[command(
+        after_help = "Examples:\n  mcpick ls --demo\n  mcpick ls --json -- npx -y @modelcontextprotocol/server-everything\n  mcpick ls --templates --url http://127.0.0.1:3001/mcp -H 'Authorization: Bearer $TOKEN'"
+    )]
+    Ls(LsArgs),
+    /// Read one resource and print its contents.
+    #[command(
+        after_help = "Text goes to stdout. A blob goes to stdout as raw bytes when stdout is not a terminal \
+(`mcpick read URI > file.png`), else a one-line summary is printed.\n\nExamples:\n  mcpick read --demo file:///project/README.md\n  mcpick read --demo demo://assets/logo.png > logo.png"
+    )]
+    Read(ReadArgs),
+    /// Run the built-in demo MCP server on stdin/stdout (or Streamable HTTP with --http).
+    ///
+    /// It publishes a few hundred realistic resources (nested paths, every kind of annotation,
+    /// a template with completion, a binary blob, a resource that changes). Flags make it page,
+    /// grow and misbehave on purpose, which is how mcpick's tests use it.
+    DemoServer(DemoArgs),
+}
+
+/// Which servers to talk to. With none given, the built-in demo server is used.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ServerArgs {
+    /// Use the built-in demo server (the default when no server is given).
+    #[arg(long)]
+    pub demo: bool,
+
+    /// An MCP server over HTTP: Streamable HTTP, falling back to legacy HTTP+SSE.
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+
+    /// Use only the legacy HTTP+SSE transport for --url (skip Streamable HTTP).
+    #[arg(long, requires = "url")]
+    pub sse: bool,
+
+    /// An HTTP header sent with every request to --url, e.g. 'Authorization: Bearer TOKEN'.
+    #[arg(short = 'H', long = "header", value_name = "NAME: VALUE", value_parser = parse_header)]
+    pub headers: Vec<(String, String)>,
+
+    /// The name to show for the ad-hoc server (default: derived from the command or URL).
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+
+    /// Seconds to wait for connecting and for each request.
+    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    pub timeout: f64,
+
+    /// A stdio server: the command and its arguments, after `--`.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+impl ServerArgs {
+    pub fn timeout(&self) -> Duration {
+        Duration::from_secs_f64(self.timeout.clamp(0.1, 86_400.0))
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct LsArgs {
+    /// Print one JSON document (servers, resources, templates) instead of a table.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Also list resource templates.
+    #[arg(long)]
+    pub templates: bool,
+
+    /// Stop listing a server after this many resources (a notice says so).
+    #[arg(long, value_name = "N", default_value_t = crate::mcp::list::DEFAULT_CAP)]
+    pub cap: usize,
+
+    #[command(flatten)]
+    pub servers: ServerArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ReadArgs {
+    /// The resource URI, exactly as the server lists it.
+    pub uri: String,
+
+    /// Print the protocol's `contents` array as JSON.
+    #[arg(long)]
+    pub json: bool,
+
+    #[command(flatten)]
+    pub servers: ServerArgs,
+}

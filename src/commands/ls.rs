@@ -1,0 +1,324 @@
+//! `mcpick ls`: every resource (and template) of every selected server, as a table or JSON.
+
+use std::io::Write;
+use std::sync::Arc;
+
+use futures::future::join_all;
+use serde::Serialize;
+
+use super::progress::Progress;
+use super::{Exit, Session, close_all, connect_all, select_servers};
+use crate::catalog::{ResourceEntry, TemplateEntry};
+use crate::cli::LsArgs;
+use crate::mcp::{ConnectOptions, ListOptions, ServerSummary};
+use crate::sanitize;
+
+/// The `--json` document.
+#[derive(Debug, Serialize)]
+pub struct Listing {
+    pub servers: Vec<ServerReport>,
+    pub resources: Vec<ResourceEntry>,
+    pub templates: Vec<TemplateEntry>,
+}
+
+/// One server's line in the listing: how it was reached and how it went.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerReport {
+    pub name: String,
+    pub transport: &'static str,
+    pub protocol_version: Option<String>,
+    pub server_info: Option<ServerInfoReport>,
+    pub capabilities: Option<serde_json::Value>,
+    /// False when the server does not advertise the `resources` capability.
+    pub has_resources: bool,
+    pub resource_count: usize,
+    pub template_count: usize,
+    /// True when `--cap` stopped the listing before the server's end.
+    pub capped: bool,
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ServerInfoReport {
+    pub name: Option<String>,
+    pub title: Option<String>,
+    pub version: Option<String>,
+}
+
+pub async fn run(args: LsArgs) -> Exit {
+    let specs = match select_servers(&args.servers) {
+        Ok(specs) => specs,
+        Err(message) => {
+            eprintln!("mcpick: {message}");
+            return Exit::Usage;
+        }
+    };
+    let options = ConnectOptions {
+        timeout: args.servers.timeout(),
+        ..Default::default()
+    };
+    let sessions = connect_all(specs, &options).await;
+    let listing = collect(&sessions, &args).await;
+    close_all(sessions).await;
+
+    let failed = listing.servers.iter().any(|s| s.error.is_some());
+    for server in &listing.servers {
+        if let Some(error) = &server.error {
+            eprintln!("mcpick: {error}");
+        }
+        if server.capped {
+            eprintln!(
+                "mcpick: server `{}`: stopped after {} resources (--cap); the server has more",
+                sanitize::line(&server.name, 200),
+                server.resource_count
+            );
+        }
+    }
+    let written = if args.json {
+        print_json(&listing)
+    } else {
+        print_table(&listing, args.templates)
+    };
+    if let Err(e) = written
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        eprintln!("mcpick: cannot write the listing: {e}");
+        return Exit::ServerFailed;
+    }
+    if failed { Exit::ServerFailed } else { Exit::Ok }
+}
+
+/// Lists every connected server concurrently, keeping whatever arrived before a failure.
+pub async fn collect(sessions: &[Session], args: &LsArgs) -> Listing {
+    let progress = Progress::new(sessions.iter().map(|s| s.spec.name.clone()));
+    let list_options = ListOptions { cap: args.cap };
+    let per_server = join_all(sessions.iter().enumerate().map(|(index, session)| {
+        let progress = &progress;
+        let list_options = &list_options;
+        async move {
+            let name: Arc<str> = session.spec.name.as_str().into();
+            let mut resources = Vec::new();
+            let mut templates = Vec::new();
+            let mut report = ServerReport {
+                name: session.spec.name.clone(),
+                transport: session.spec.transport.kind(),
+                protocol_version: None,
+                server_info: None,
+                capabilities: None,
+                has_resources: false,
+                resource_count: 0,
+                template_count: 0,
+                capped: false,
+                error: None,
+            };
+            let connection = match &session.connection {
+                Ok(connection) => connection,
+                Err(error) => {
+                    report.error = Some(session.describe_error(error));
+                    return (report, resources, templates);
+                }
+            };
+            fill_summary(&mut report, connection.summary());
+            report.transport = connection.transport();
+            report.has_resources = connection.has_resources();
+            let listed = connection
+                .list_resources(list_options, |page| {
+                    resources.extend(
+                        page.items
+                            .iter()
+                            .map(|r| ResourceEntry::new(name.clone(), r.clone())),
+                    );
+                    progress.update(index, page.number, page.received);
+                })
+                .await;
+            match listed {
+                Ok(outcome) => report.capped = outcome.capped,
+                Err(error) => report.error = Some(session.describe_error(&error)),
+            }
+            if args.templates && report.error.is_none() {
+                let listed = connection
+                    .list_templates(list_options, |page| {
+                        templates.extend(
+                            page.items
+                                .iter()
+                                .map(|t| TemplateEntry::new(name.clone(), t.clone())),
+                        );
+                    })
+                    .await;
+                if let Err(error) = listed {
+                    report.error = Some(session.describe_error(&error));
+                }
+            }
+            report.resource_count = resources.len();
+            report.template_count = templates.len();
+            (report, resources, templates)
+        }
+    }))
+    .await;
+    progress.finish();
+
+    let mut listing = Listing {
+        servers: Vec::new(),
+        resources: Vec::new(),
+        templates: Vec::new(),
+    };
+    for (report, resources, templates) in per_server {
+        listing.servers.push(report);
+        listing.resources.extend(resources);
+        listing.templates.extend(templates);
+    }
+    listing
+}
+
+fn fill_summary(report: &mut ServerReport, summary: ServerSummary) {
+    report.protocol_version = Some(summary.protocol_version);
+    report.capabilities = Some(summary.capabilities);
+    report.server_info = Some(ServerInfoReport {
+        name: summary.server_name,
+        title: summary.server_title,
+        version: summary.server_version,
+    });
+}
+
+fn print_json(listing: &Listing) -> std::io::Result<()> {
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    serde_json::to_writer_pretty(&mut out, listing)?;
+    writeln!(out)?;
+    out.flush()
+}
+
+/// Widest a URI column gets before values are cut with `…`.
+const MAX_URI_WIDTH: usize = 72;
+const MAX_NAME_WIDTH: usize = 40;
+
+fn print_table(listing: &Listing, templates: bool) -> std::io::Result<()> {
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for server in &listing.servers {
+        let state = match (&server.error, server.has_resources) {
+            (Some(_), _) => "failed".to_string(),
+            (None, false) => "no resources (the server has no `resources` capability)".to_string(),
+            (None, true) => format!(
+                "{} resources{}",
+                server.resource_count,
+                if templates {
+                    format!(", {} templates", server.template_count)
+                } else {
+                    String::new()
+                }
+            ),
+        };
+        let version = server.protocol_version.as_deref().unwrap_or("-");
+        writeln!(
+            out,
+            "# {} ({}, protocol {}): {}",
+            sanitize::line(&server.name, 200),
+            server.transport,
+            version,
+            state
+        )?;
+    }
+    let show_server = listing.servers.len() > 1;
+    let rows: Vec<[String; 7]> = listing
+        .resources
+        .iter()
+        .map(|r| {
+            let a = r.annotations.as_ref();
+            [
+                sanitize::line(&r.server, 30),
+                sanitize::line(&r.uri, MAX_URI_WIDTH),
+                sanitize::line(r.display_name(), MAX_NAME_WIDTH),
+                sanitize::line(r.mime_type.as_deref().unwrap_or("-"), 30),
+                r.size.map(human_size).unwrap_or_else(|| "-".into()),
+                a.and_then(|a| a.priority)
+                    .map(|p| format!("{p:.2}"))
+                    .unwrap_or_else(|| "-".into()),
+                a.and_then(|a| a.audience.as_ref())
+                    .map(|aud| sanitize::line(&aud.join(","), 20))
+                    .unwrap_or_else(|| "-".into()),
+            ]
+        })
+        .collect();
+    let header = ["SERVER", "URI", "NAME", "MIME", "SIZE", "PRIO", "AUDIENCE"];
+    let first = if show_server { 0 } else { 1 };
+    let mut widths = header.map(|h| h.chars().count());
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    if !rows.is_empty() {
+        writeln!(out)?;
+        write_row(&mut out, &header.map(String::from), &widths, first)?;
+        for row in &rows {
+            write_row(&mut out, row, &widths, first)?;
+        }
+    }
+    if templates && !listing.templates.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "Templates:")?;
+        for t in &listing.templates {
+            let name = t.title.as_deref().unwrap_or(&t.name);
+            if show_server {
+                write!(out, "  {}  ", sanitize::line(&t.server, 30))?;
+            } else {
+                write!(out, "  ")?;
+            }
+            writeln!(
+                out,
+                "{}  {}  {}",
+                sanitize::line(&t.uri_template, MAX_URI_WIDTH),
+                sanitize::line(name, MAX_NAME_WIDTH),
+                sanitize::line(t.mime_type.as_deref().unwrap_or("-"), 30)
+            )?;
+        }
+    }
+    out.flush()
+}
+
+fn write_row(
+    out: &mut impl Write,
+    row: &[String; 7],
+    widths: &[usize; 7],
+    first: usize,
+) -> std::io::Result<()> {
+    let mut line = String::new();
+    for (i, (cell, width)) in row.iter().zip(widths).enumerate().skip(first) {
+        if i > first {
+            line.push_str("  ");
+        }
+        line.push_str(cell);
+        if i + 1 < row.len() {
+            line.extend(std::iter::repeat_n(' ', width - cell.chars().count()));
+        }
+    }
+    writeln!(out, "{}", line.trim_end())
+}
+
+/// Sizes for people: 512 B, 1.5 KiB, 3.2 MiB.
+pub fn human_size(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::human_size;
+
+    #[test]
+    fn sizes_read_well() {
+        assert_eq!(human_size(0), "0 B");
+        assert_eq!(human_size(1023), "1023 B");
+        assert_eq!(human_size(1536), "1.5 KiB");
+        assert_eq!(human_size(5 * 1024 * 1024), "5.0 MiB");
+    }
+}

@@ -1,0 +1,471 @@
+//! The demo server's MCP handler: paging, reads, templates, completion, subscriptions.
+//!
+//! rmcp does the protocol work for both eras (legacy `initialize` and 2026-07-28
+//! `server/discover`); this file only answers requests. State shared by every connection of
+//! the process (catalogue, request counter, clock) lives in [`Shared`]; each connection gets
+//! its own [`DemoServer`] with its own legacy subscriptions.
+
+use std::{
+    collections::HashMap,
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicU64, Ordering},
+    },
+    time::Duration,
+};
+
+use base64::Engine;
+use rmcp::{
+    ErrorData, RoleServer, ServerHandler,
+    model::{
+        CallToolRequestMethod, CallToolRequestParams, CallToolResponse, CallToolResult,
+        CompleteRequestMethod, CompleteRequestParams, CompleteResult, CompletionInfo, ContentBlock,
+        Implementation, JsonObject, ListResourceTemplatesRequestMethod,
+        ListResourceTemplatesResult, ListResourcesRequestMethod, ListResourcesResult,
+        ListToolsRequestMethod, ListToolsResult, PaginatedRequestParams, ReadResourceRequestMethod,
+        ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceTemplate,
+        ResourceUpdatedNotificationParam, ServerCapabilities, ServerConfig, SubscribeRequestMethod,
+        SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestMethod,
+        UnsubscribeRequestParams,
+    },
+    service::{RequestContext, SubscriptionContext},
+};
+use serde_json::json;
+use tokio::task::AbortHandle;
+
+use super::{
+    DemoArgs,
+    catalogue::{CLOCK_URI, Catalogue, Entry, Special},
+    complete::{self, FILE_TEMPLATE, NOTE_TEMPLATE},
+    content,
+    misbehave::Misbehave,
+};
+
+const INSTRUCTIONS: &str = "This is mcpick's built-in demo server: a deterministic, generated \
+     catalogue of project files, commits, wiki pages and notes for trying mcpick and testing \
+     MCP clients.";
+
+/// How often a subscribed `demo://clock/now` reports `notifications/resources/updated`.
+const CLOCK_TICK: Duration = Duration::from_secs(2);
+
+/// Process-wide state: one per server process, shared by all connections.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub(crate) catalogue: Catalogue,
+    pub(crate) page_size: usize,
+    pub(crate) repeat_cursor: bool,
+    pub(crate) no_resources: bool,
+    pub(crate) misbehave: Misbehave,
+    pub(crate) clock_reads: AtomicU64,
+    pub(crate) clock_tick: Duration,
+}
+
+impl Shared {
+    pub(crate) fn new(args: &DemoArgs) -> Arc<Self> {
+        Arc::new(Self::build(args))
+    }
+
+    pub(crate) fn build(args: &DemoArgs) -> Self {
+        Shared {
+            catalogue: Catalogue::new(args.count),
+            page_size: args.page_size.max(1),
+            repeat_cursor: args.repeat_cursor,
+            no_resources: args.no_resources,
+            misbehave: Misbehave::new(args.crash_after, args.garbage_after, args.hang_after),
+            clock_reads: AtomicU64::new(0),
+            clock_tick: CLOCK_TICK,
+        }
+    }
+}
+
+/// Legacy `resources/subscribe` tickers of one connection, stopped when it goes away.
+#[derive(Debug, Default)]
+struct Subscriptions(Mutex<HashMap<String, AbortHandle>>);
+
+impl Subscriptions {
+    fn insert(&self, uri: String, ticker: AbortHandle) {
+        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(old) = map.insert(uri, ticker) {
+            old.abort();
+        }
+    }
+
+    fn remove(&self, uri: &str) {
+        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(old) = map.remove(uri) {
+            old.abort();
+        }
+    }
+}
+
+impl Drop for Subscriptions {
+    fn drop(&mut self) {
+        let map = self.0.get_mut().unwrap_or_else(|e| e.into_inner());
+        for (_, ticker) in map.drain() {
+            ticker.abort();
+        }
+    }
+}
+
+/// The handler for one connection (stdio) or one session (HTTP).
+#[derive(Debug, Clone)]
+pub(crate) struct DemoServer {
+    shared: Arc<Shared>,
+    subscriptions: Arc<Subscriptions>,
+}
+
+impl DemoServer {
+    pub(crate) fn new(shared: Arc<Shared>) -> Self {
+        DemoServer {
+            shared,
+            subscriptions: Arc::default(),
+        }
+    }
+
+    /// With `--no-resources` every resource method is "method not found", as on a server
+    /// that never implemented them.
+    fn resources_enabled<M: rmcp::model::ConstString>(&self) -> Result<(), ErrorData> {
+        if self.shared.no_resources {
+            Err(ErrorData::method_not_found::<M>())
+        } else {
+            Ok(())
+        }
+    }
+
+    fn list_page(&self, cursor: Option<&str>) -> Result<ListResourcesResult, ErrorData> {
+        let catalogue = self.shared.catalogue;
+        let count = catalogue.len();
+        let page_size = self.shared.page_size;
+        let offset = match cursor {
+            None => 0,
+            Some(c) => decode_cursor(c).filter(|o| *o <= count).ok_or_else(|| {
+                ErrorData::invalid_params("invalid cursor", Some(json!({ "cursor": c })))
+            })?,
+        };
+        let end = offset.saturating_add(page_size).min(count);
+        let mut result = ListResourcesResult::with_all_items(catalogue.page(offset, end - offset));
+        result.next_cursor = if self.shared.repeat_cursor {
+            // Misbehaving on purpose: the same cursor forever, even after the last page.
+            Some(encode_cursor(page_size.min(count)))
+        } else {
+            (end < count).then(|| encode_cursor(end))
+        };
+        Ok(result)
+    }
+}
+
+const CURSOR_TAG: &str = "mcpick-demo:offset:";
+
+/// Cursors are opaque to clients: base64url of a tagged offset.
+pub(crate) fn encode_cursor(offset: usize) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("{CURSOR_TAG}{offset}"))
+}
+
+fn decode_cursor(cursor: &str) -> Option<usize> {
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(cursor)
+        .ok()?;
+    let text = String::from_utf8(bytes).ok()?;
+    let digits = text.strip_prefix(CURSOR_TAG)?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+fn not_found(uri: &str) -> ErrorData {
+    // rmcp sends -32002 to legacy peers and rewrites it to -32602 for 2026-07-28 peers.
+    ErrorData::resource_not_found(
+        format!("Resource not found: {uri}"),
+        Some(json!({ "uri": uri })),
+    )
+}
+
+fn echo_tool() -> Tool {
+    let schema = json!({
+        "type": "object",
+        "properties": { "text": { "type": "string", "description": "Text to send back" } },
+        "required": ["text"]
+    });
+    let schema: JsonObject = match schema {
+        serde_json::Value::Object(map) => map,
+        _ => JsonObject::new(),
+    };
+    Tool::new("echo", "Returns the `text` argument unchanged.", schema)
+}
+
+impl ServerHandler for DemoServer {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = if self.shared.no_resources {
+            ServerCapabilities::builder().enable_tools().build()
+        } else {
+            ServerCapabilities::builder()
+                .enable_completions()
+                .enable_resources()
+                .enable_resources_subscribe()
+                .enable_resources_list_changed()
+                .build()
+        };
+        let implementation = Implementation::new("mcpick-demo", env!("CARGO_PKG_VERSION"))
+            .with_title("mcpick demo server");
+        ServerConfig::new(capabilities)
+            .with_server_info(implementation)
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn ping(&self, _context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
+        self.shared.misbehave.hang_if_hung().await;
+        Ok(())
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        self.resources_enabled::<ListResourcesRequestMethod>()?;
+        self.shared.misbehave.count_request().await;
+        self.list_page(request.as_ref().and_then(|r| r.cursor.as_deref()))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        self.resources_enabled::<ListResourceTemplatesRequestMethod>()?;
+        self.shared.misbehave.count_request().await;
+        Ok(ListResourceTemplatesResult::with_all_items(vec![
+            ResourceTemplate::new(FILE_TEMPLATE, "project-file")
+                .with_title("Project file")
+                .with_description("Any file of the demo project, by path below /project/."),
+            ResourceTemplate::new(NOTE_TEMPLATE, "note")
+                .with_title("Note by id")
+                .with_description("Any note; every integer id is readable.")
+                .with_mime_type("text/markdown"),
+        ]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        self.resources_enabled::<ReadResourceRequestMethod>()?;
+        self.shared.misbehave.count_request().await;
+        let uri = request.uri;
+        let Some(entry) = self.shared.catalogue.lookup(&uri) else {
+            return Err(not_found(&uri));
+        };
+        let clock_reads = if entry == Entry::Special(Special::Clock) {
+            self.shared.clock_reads.fetch_add(1, Ordering::SeqCst) + 1
+        } else {
+            0
+        };
+        let contents = content::read(self.shared.catalogue, entry, &uri, clock_reads);
+        Ok(ReadResourceResult::new(contents).into())
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        self.resources_enabled::<CompleteRequestMethod>()?;
+        self.shared.misbehave.count_request().await;
+        let Some(uri) = request.r#ref.as_resource_uri() else {
+            return Err(ErrorData::invalid_params(
+                "this server has no prompts",
+                None,
+            ));
+        };
+        let value = request.argument.value.as_str();
+        let catalogue = self.shared.catalogue;
+        let completion = match (uri, request.argument.name.as_str()) {
+            (FILE_TEMPLATE, "path") => complete::paths(catalogue, value),
+            (NOTE_TEMPLATE, "id") => complete::note_ids(catalogue, value),
+            (FILE_TEMPLATE | NOTE_TEMPLATE, _) => {
+                CompletionInfo::with_all_values(Vec::new()).unwrap_or_default()
+            }
+            _ => {
+                return Err(ErrorData::invalid_params(
+                    format!("unknown resource template: {uri}"),
+                    Some(json!({ "uri": uri })),
+                ));
+            }
+        };
+        Ok(CompleteResult::new(completion))
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.resources_enabled::<SubscribeRequestMethod>()?;
+        self.shared.misbehave.count_request().await;
+        let uri = request.uri;
+        if self.shared.catalogue.lookup(&uri).is_none() {
+            return Err(not_found(&uri));
+        }
+        // Only the clock changes; other subscriptions are accepted and stay quiet.
+        if uri == CLOCK_URI {
+            let peer = context.peer.clone();
+            let tick = self.shared.clock_tick;
+            let ticker = tokio::spawn(async move {
+                let mut interval =
+                    tokio::time::interval_at(tokio::time::Instant::now() + tick, tick);
+                loop {
+                    interval.tick().await;
+                    let update = ResourceUpdatedNotificationParam::new(CLOCK_URI);
+                    if peer.notify_resource_updated(update).await.is_err() {
+                        break; // the client went away
+                    }
+                }
+            });
+            self.subscriptions.insert(uri, ticker.abort_handle());
+        }
+        Ok(())
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.resources_enabled::<UnsubscribeRequestMethod>()?;
+        self.shared.misbehave.count_request().await;
+        self.subscriptions.remove(&request.uri);
+        Ok(())
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        (!self.shared.no_resources).then(|| requested.supported_by(&self.get_info().capabilities))
+    }
+
+    /// The 2026-07-28 counterpart of `resources/subscribe`: one long-lived request that
+    /// carries `notifications/resources/updated` for the clock until the client cancels it.
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        self.shared.misbehave.count_request().await;
+        let wants_clock = context
+            .accepted()
+            .resource_subscriptions
+            .as_ref()
+            .is_some_and(|uris| uris.iter().any(|u| u == CLOCK_URI));
+        if !wants_clock {
+            context.cancelled().await;
+            return Ok(());
+        }
+        let tick = self.shared.clock_tick;
+        let mut interval = tokio::time::interval_at(tokio::time::Instant::now() + tick, tick);
+        loop {
+            tokio::select! {
+                () = context.cancelled() => return Ok(()),
+                _ = interval.tick() => {
+                    if context.sink().notify_resource_updated(CLOCK_URI).await.is_err() {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        self.shared.misbehave.hang_if_hung().await;
+        if !self.shared.no_resources {
+            return Err(ErrorData::method_not_found::<ListToolsRequestMethod>());
+        }
+        Ok(ListToolsResult::with_all_items(vec![echo_tool()]))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.shared.misbehave.hang_if_hung().await;
+        if !self.shared.no_resources {
+            return Err(ErrorData::method_not_found::<CallToolRequestMethod>());
+        }
+        if request.name != "echo" {
+            return Err(ErrorData::invalid_params(
+                format!("unknown tool: {}", request.name),
+                None,
+            ));
+        }
+        let text = request
+            .arguments
+            .as_ref()
+            .and_then(|a| a.get("text"))
+            .and_then(|t| t.as_str())
+            .unwrap_or_default();
+        Ok(CallToolResult::success(vec![ContentBlock::text(text)]).into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursors_round_trip_and_reject_junk() {
+        for offset in [0, 7, 100, 999_999] {
+            assert_eq!(decode_cursor(&encode_cursor(offset)), Some(offset));
+        }
+        for junk in ["", "p:7", "!!!", "bWNwaWNrLWRlbW86b2Zmc2V0Og", "eHl6"] {
+            assert_eq!(decode_cursor(junk), None, "{junk}");
+        }
+    }
+
+    fn server(count: usize, page_size: usize, repeat_cursor: bool) -> DemoServer {
+        let args = DemoArgs {
+            count,
+            page_size,
+            repeat_cursor,
+            ..DemoArgs::default()
+        };
+        DemoServer::new(Shared::new(&args))
+    }
+
+    #[test]
+    fn pages_chain_to_the_end() {
+        let s = server(25, 10, false);
+        let p1 = s.list_page(None).unwrap();
+        assert_eq!(p1.resources.len(), 10);
+        let p2 = s.list_page(p1.next_cursor.as_deref()).unwrap();
+        let p3 = s.list_page(p2.next_cursor.as_deref()).unwrap();
+        assert_eq!(p3.resources.len(), 5);
+        assert_eq!(p3.next_cursor, None);
+        assert!(s.list_page(Some("bogus")).is_err());
+        let err = s.list_page(Some(&encode_cursor(26))).unwrap_err();
+        assert_eq!(err.code, rmcp::model::ErrorCode::INVALID_PARAMS);
+        assert_eq!(err.message, "invalid cursor");
+        // Empty catalogue: one empty page.
+        let empty = server(0, 10, false).list_page(None).unwrap();
+        assert!(empty.resources.is_empty() && empty.next_cursor.is_none());
+    }
+
+    #[test]
+    fn repeat_cursor_never_ends() {
+        let s = server(25, 10, true);
+        let first = s.list_page(None).unwrap().next_cursor.unwrap();
+        let mut cursor = first.clone();
+        for _ in 0..5 {
+            let page = s.list_page(Some(&cursor)).unwrap();
+            assert_eq!(page.resources.len(), 10);
+            cursor = page.next_cursor.unwrap();
+            assert_eq!(cursor, first);
+        }
+        // Even when everything fits on one page.
+        let s = server(3, 10, true);
+        let c = s.list_page(None).unwrap().next_cursor.unwrap();
+        assert_eq!(s.list_page(Some(&c)).unwrap().next_cursor, Some(c));
+    }
+}

@@ -1,0 +1,65 @@
+//! mcpick's side of the MCP session: who we say we are, and where server notifications go.
+#![allow(deprecated)] // `notifications/message` is deprecated (SEP-2577), yet legacy servers send it.
+
+use rmcp::ClientHandler;
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, Implementation, LoggingMessageNotificationParam,
+    ResourceUpdatedNotificationParam,
+};
+use rmcp::service::{NotificationContext, RoleClient};
+
+use super::log::{LogSource, ServerLog};
+
+/// The client handler rmcp drives. mcpick asks for no client features (no sampling, roots or
+/// elicitation), so rmcp answers such server requests with "method not found" for us.
+#[derive(Debug, Clone)]
+pub(crate) struct ClientState {
+    pub(crate) log: ServerLog,
+}
+
+impl ClientHandler for ClientState {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("mcpick", env!("CARGO_PKG_VERSION")).with_title("mcpick"),
+        )
+    }
+
+    async fn on_logging_message(
+        &self,
+        params: LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let data = match &params.data {
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let level = serde_json::to_value(params.level)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        let text = match &params.logger {
+            Some(logger) => format!("[{level}] {logger}: {data}"),
+            None => format!("[{level}] {data}"),
+        };
+        self.log.push(LogSource::Notification, &text);
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.log.push(
+            LogSource::Notification,
+            "notifications/resources/list_changed",
+        );
+    }
+
+    async fn on_resource_updated(
+        &self,
+        params: ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.log.push(
+            LogSource::Notification,
+            &format!("notifications/resources/updated {}", params.uri),
+        );
+    }
+}

@@ -1,0 +1,390 @@
+//! One live session with one server: spawning or dialling it, the protocol era rmcp
+//! negotiated, and a timeout around every request.
+
+use std::collections::HashMap;
+use std::process::Stdio;
+use std::sync::Once;
+use std::time::Duration;
+
+use rmcp::model::{ProtocolVersion, ServerPeerInfo};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, Peer, RoleClient, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use serde::Serialize;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
+
+use super::client::ClientState;
+use super::error::McpError;
+use super::log::{LogSource, ServerLog};
+use super::spec::{ServerSpec, TransportSpec};
+use super::sse::{SseTransport, error_chain};
+
+/// Knobs shared by every connection of one run.
+#[derive(Debug, Clone)]
+pub struct ConnectOptions {
+    /// Limit for connecting and for each request.
+    pub timeout: Duration,
+    /// Log lines (stderr, notifications) kept per server.
+    pub log_lines: usize,
+}
+
+impl Default for ConnectOptions {
+    fn default() -> Self {
+        Self {
+            timeout: Duration::from_secs(30),
+            log_lines: super::log::DEFAULT_LOG_LINES,
+        }
+    }
+}
+
+/// What the server told us about itself during the handshake (or discovery).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerSummary {
+    pub protocol_version: String,
+    pub server_name: Option<String>,
+    pub server_title: Option<String>,
+    pub server_version: Option<String>,
+    pub instructions: Option<String>,
+    /// The capabilities object exactly as negotiated.
+    pub capabilities: serde_json::Value,
+}
+
+/// A connected server. Dropping it ends the session and kills a stdio server's whole
+/// process group, so no server outlives mcpick.
+pub struct Connection {
+    name: String,
+    transport: &'static str,
+    service: RunningService<RoleClient, ClientState>,
+    log: ServerLog,
+    timeout: Duration,
+    _group: Option<ProcessGroup>,
+}
+
+impl std::fmt::Debug for Connection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection")
+            .field("name", &self.name)
+            .field("transport", &self.transport)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Connection {
+    /// Starts or dials the server and runs the handshake: the modern era's `server/discover`
+    /// first, the legacy `initialize` when the server turns out to be legacy (rmcp decides).
+    /// `log` receives the server's stderr and notifications from the first moment on.
+    pub async fn connect(
+        spec: &ServerSpec,
+        options: &ConnectOptions,
+        log: ServerLog,
+    ) -> Result<Connection, McpError> {
+        let state = ClientState { log: log.clone() };
+        let timeout = options.timeout;
+        let (service, transport, group) = match &spec.transport {
+            TransportSpec::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                let mut cmd = tokio::process::Command::new(command);
+                cmd.args(args).envs(env);
+                if let Some(cwd) = cwd {
+                    cmd.current_dir(cwd);
+                }
+                let mut wrap = process_wrap::tokio::CommandWrap::from(cmd);
+                wrap.wrap(process_wrap::tokio::ProcessGroup::leader())
+                    .wrap(process_wrap::tokio::KillOnDrop);
+                let (child, stderr) = TokioChildProcess::builder(wrap)
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .map_err(|e| McpError::Spawn {
+                        command: spec.transport.target(),
+                        reason: e.to_string(),
+                    })?;
+                let group = child.id().map(ProcessGroup);
+                if let Some(stderr) = stderr {
+                    capture_stderr(stderr, log.clone());
+                }
+                let service =
+                    handshake(state, child, timeout)
+                        .await
+                        .map_err(|reason| McpError::Connect {
+                            target: spec.transport.target(),
+                            reason: with_stderr_tail(reason, &log),
+                        });
+                (service?, "stdio", group)
+            }
+            TransportSpec::Http { url, headers } => {
+                let headers = header_map(headers)?;
+                match connect_streamable(state.clone(), url, &headers, timeout).await {
+                    Ok(service) => (service, "http", None),
+                    Err(http_error) => {
+                        match connect_sse(state, url, headers, timeout, log.clone()).await {
+                            Ok(service) => (service, "sse", None),
+                            Err(sse_error) => {
+                                return Err(McpError::Connect {
+                                    target: url.clone(),
+                                    reason: format!(
+                                        "{http_error} (also tried the legacy HTTP+SSE transport: {sse_error})"
+                                    ),
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+            TransportSpec::Sse { url, headers } => {
+                let headers = header_map(headers)?;
+                let service = connect_sse(state, url, headers, timeout, log.clone())
+                    .await
+                    .map_err(|reason| McpError::Connect {
+                        target: url.clone(),
+                        reason,
+                    })?;
+                (service, "sse", None)
+            }
+        };
+        Ok(Connection {
+            name: spec.name.clone(),
+            transport,
+            service,
+            log,
+            timeout,
+            _group: group,
+        })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// `stdio`, `http` (Streamable HTTP) or `sse` (legacy HTTP+SSE, detected or configured).
+    pub fn transport(&self) -> &'static str {
+        self.transport
+    }
+
+    pub fn log(&self) -> &ServerLog {
+        &self.log
+    }
+
+    fn info(&self) -> Option<std::sync::Arc<ServerPeerInfo>> {
+        self.service.peer().peer_info()
+    }
+
+    /// The negotiated protocol version, the server's identity and its capabilities.
+    pub fn summary(&self) -> ServerSummary {
+        let Some(info) = self.info() else {
+            return ServerSummary {
+                protocol_version: String::new(),
+                server_name: None,
+                server_title: None,
+                server_version: None,
+                instructions: None,
+                capabilities: serde_json::Value::Null,
+            };
+        };
+        let server = info.server_info.as_ref();
+        ServerSummary {
+            protocol_version: info.protocol_version.to_string(),
+            server_name: server.map(|s| crate::sanitize::line(&s.name, 200)),
+            server_title: server
+                .and_then(|s| s.title.as_deref())
+                .map(|t| crate::sanitize::line(t, 200)),
+            server_version: server.map(|s| crate::sanitize::line(&s.version, 100)),
+            instructions: info.instructions.as_deref().map(crate::sanitize::text),
+            capabilities: serde_json::to_value(&info.capabilities).unwrap_or_default(),
+        }
+    }
+
+    /// True when the session speaks the stateless 2026-07-28 (or later) protocol.
+    pub fn is_modern(&self) -> bool {
+        self.info()
+            .is_some_and(|i| i.protocol_version >= ProtocolVersion::NO_INITIALIZE)
+    }
+
+    /// Whether the server advertised the `resources` capability. A server without it simply
+    /// has no resources; mcpick never sends it `resources/*` requests.
+    pub fn has_resources(&self) -> bool {
+        self.info()
+            .is_some_and(|i| i.capabilities.resources.is_some())
+    }
+
+    pub(crate) fn peer(&self) -> &Peer<RoleClient> {
+        self.service.peer()
+    }
+
+    /// Runs one request under the connection's timeout. Dropping rmcp's request future on
+    /// timeout sends `notifications/cancelled` for it.
+    pub(crate) async fn request<T>(
+        &self,
+        method: &'static str,
+        future: impl Future<Output = Result<T, rmcp::service::ServiceError>>,
+    ) -> Result<T, McpError> {
+        match tokio::time::timeout(self.timeout, future).await {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(error)) => {
+                let error = McpError::from_service(method, error);
+                self.log.push(LogSource::Client, &error.to_string());
+                Err(error)
+            }
+            Err(_) => {
+                let error = McpError::Timeout {
+                    method,
+                    after: self.timeout,
+                };
+                self.log.push(LogSource::Client, &error.to_string());
+                Err(error)
+            }
+        }
+    }
+
+    /// The error text for a person: the error, plus the server's last stderr lines when the
+    /// connection died or hung (that is usually where the reason is).
+    pub fn explain(&self, error: &McpError) -> String {
+        match error {
+            McpError::Closed { .. } | McpError::Timeout { .. } | McpError::Transport { .. } => {
+                with_stderr_tail(error.to_string(), &self.log)
+            }
+            _ => error.to_string(),
+        }
+    }
+
+    /// Ends the session politely (closing stdin, then signals), waiting at most a second.
+    pub async fn close(self) {
+        let Connection { service, .. } = self;
+        let _ = tokio::time::timeout(Duration::from_secs(1), service.cancel()).await;
+    }
+}
+
+/// Kills a stdio server's whole process group (a server started through `npx` or a shell
+/// is several processes) when the connection is dropped.
+struct ProcessGroup(u32);
+
+impl Drop for ProcessGroup {
+    fn drop(&mut self) {
+        if let Ok(pgid) = libc::pid_t::try_from(self.0) {
+            // SAFETY: killpg only sends a signal; an exited group yields ESRCH, ignored.
+            unsafe {
+                libc::killpg(pgid, libc::SIGKILL);
+            }
+        }
+    }
+}
+
+fn lifecycle() -> ClientLifecycleMode {
+    ClientLifecycleMode::Auto {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        legacy_version: Some(ProtocolVersion::V_2025_11_25),
+    }
+}
+
+async fn handshake<T, E, A>(
+    state: ClientState,
+    transport: T,
+    timeout: Duration,
+) -> Result<RunningService<RoleClient, ClientState>, String>
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    match tokio::time::timeout(timeout, state.serve_with_lifecycle(transport, lifecycle())).await {
+        Ok(Ok(service)) => Ok(service),
+        Ok(Err(e)) => Err(crate::sanitize::line(&error_chain(&e), 2000)),
+        Err(_) => Err(format!(
+            "no answer to the handshake within {}s",
+            timeout.as_secs_f32()
+        )),
+    }
+}
+
+fn http_client() -> Result<reqwest::Client, McpError> {
+    static PROVIDER: Once = Once::new();
+    PROVIDER.call_once(|| {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+    reqwest::Client::builder()
+        .build()
+        .map_err(|e| McpError::Connect {
+            target: "HTTP".into(),
+            reason: error_chain(&e),
+        })
+}
+
+async fn connect_streamable(
+    state: ClientState,
+    url: &str,
+    headers: &reqwest::header::HeaderMap,
+    timeout: Duration,
+) -> Result<RunningService<RoleClient, ClientState>, String> {
+    let client = http_client().map_err(|e| e.to_string())?;
+    let custom: HashMap<_, _> = headers
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
+    let transport = StreamableHttpClientTransport::with_client(client, config);
+    handshake(state, transport, timeout).await
+}
+
+async fn connect_sse(
+    state: ClientState,
+    url: &str,
+    headers: reqwest::header::HeaderMap,
+    timeout: Duration,
+    log: ServerLog,
+) -> Result<RunningService<RoleClient, ClientState>, String> {
+    let client = http_client().map_err(|e| e.to_string())?;
+    let transport = SseTransport::connect(client, url, headers, timeout, log).await?;
+    handshake(state, transport, timeout).await
+}
+
+fn header_map(
+    headers: &std::collections::BTreeMap<String, String>,
+) -> Result<reqwest::header::HeaderMap, McpError> {
+    let mut map = reqwest::header::HeaderMap::new();
+    for (name, value) in headers {
+        let bad = |what: &str| McpError::Connect {
+            target: "HTTP".into(),
+            reason: format!("header `{name}` has an invalid {what}"),
+        };
+        let name =
+            reqwest::header::HeaderName::from_bytes(name.as_bytes()).map_err(|_| bad("name"))?;
+        let value = reqwest::header::HeaderValue::from_str(value).map_err(|_| bad("value"))?;
+        map.insert(name, value);
+    }
+    Ok(map)
+}
+
+/// Reads the server's stderr line by line into its log, so it never reaches the terminal.
+fn capture_stderr(stderr: tokio::process::ChildStderr, log: ServerLog) {
+    tokio::spawn(async move {
+        let mut reader = BufReader::new(stderr);
+        let mut buf = Vec::new();
+        loop {
+            buf.clear();
+            // A line is capped so a server printing megabytes without a newline costs little.
+            match (&mut reader)
+                .take(64 * 1024)
+                .read_until(b'\n', &mut buf)
+                .await
+            {
+                Ok(0) | Err(_) => break,
+                Ok(_) => log.push(LogSource::Stderr, &String::from_utf8_lossy(&buf)),
+            }
+        }
+    });
+}
+
+fn with_stderr_tail(reason: String, log: &ServerLog) -> String {
+    let tail = log.tail(LogSource::Stderr, 5);
+    if tail.is_empty() {
+        reason
+    } else {
+        format!(
+            "{reason}\n  server stderr (last lines):\n    {}",
+            tail.join("\n    ")
+        )
+    }
+}

@@ -1,0 +1,167 @@
+//! Errors of the connection layer, worded for a person: which request, what the server said,
+//! and whether it means "not found" (which servers in the wild signal in several ways).
+
+use std::time::Duration;
+
+use rmcp::service::ServiceError;
+use serde_json::Value;
+
+use crate::sanitize;
+
+/// Longest server-provided error message kept, in characters.
+const MAX_MESSAGE_CHARS: usize = 1000;
+
+/// Why a request to one server failed. Messages never include the server name: callers wrap
+/// them with it (see [`crate::mcp::Connection`]).
+#[derive(Debug, thiserror::Error)]
+pub enum McpError {
+    #[error("could not start `{command}`: {reason}")]
+    Spawn { command: String, reason: String },
+    #[error("could not connect to {target}: {reason}")]
+    Connect { target: String, reason: String },
+    #[error("{method} timed out after {}s", after.as_secs_f32())]
+    Timeout {
+        method: &'static str,
+        after: Duration,
+    },
+    #[error("{method} failed: the server answered error {code}: {message}")]
+    Server {
+        method: &'static str,
+        code: i32,
+        message: String,
+        data: Option<Value>,
+    },
+    #[error("{method} failed: the connection to the server closed")]
+    Closed { method: &'static str },
+    #[error("{method} failed: {reason}")]
+    Transport {
+        method: &'static str,
+        reason: String,
+    },
+    #[error(
+        "{method} returned the cursor `{cursor}` again on page {page}; stopped to avoid an endless loop"
+    )]
+    CursorLoop {
+        method: &'static str,
+        cursor: String,
+        page: usize,
+    },
+    #[error("{method} returned {pages} empty pages in a row; stopped to avoid an endless loop")]
+    EmptyPages { method: &'static str, pages: usize },
+}
+
+impl McpError {
+    /// Maps an rmcp request error, naming the request it belongs to.
+    pub(crate) fn from_service(method: &'static str, error: ServiceError) -> Self {
+        match error {
+            ServiceError::McpError(data) => McpError::Server {
+                method,
+                code: data.code.0,
+                message: sanitize::line(&data.message, MAX_MESSAGE_CHARS),
+                data: data.data,
+            },
+            ServiceError::TransportClosed => McpError::Closed { method },
+            ServiceError::Timeout { timeout } => McpError::Timeout {
+                method,
+                after: timeout,
+            },
+            other => McpError::Transport {
+                method,
+                reason: sanitize::line(&other.to_string(), MAX_MESSAGE_CHARS),
+            },
+        }
+    }
+
+    /// The "not found" reading of this error, if it is one (see [`NotFound::classify`]).
+    pub fn not_found(&self, modern: bool) -> Option<NotFound> {
+        match self {
+            McpError::Server {
+                code,
+                message,
+                data,
+                ..
+            } => NotFound::classify(*code, message, data.as_ref(), modern),
+            _ => None,
+        }
+    }
+}
+
+/// A server's answer that the resource does not exist.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NotFound {
+    pub code: i32,
+    pub message: String,
+}
+
+/// Legacy revisions' "resource not found".
+pub const RESOURCE_NOT_FOUND: i32 = -32002;
+/// JSON-RPC "invalid params"; the modern era's "resource not found".
+pub const INVALID_PARAMS: i32 = -32602;
+/// JSON-RPC "method not found".
+pub const METHOD_NOT_FOUND: i32 = -32601;
+
+impl NotFound {
+    /// Decides whether an error reply means "no such resource".
+    ///
+    /// `-32002` always does. `-32602` does in the modern era, or when it carries `data.uri`
+    /// (the modern shape) or a not-found message; in the legacy era it is otherwise a plain
+    /// "invalid params". Any other code counts when the message says so, because SDK servers
+    /// often throw generic errors (`Unknown resource: …`, `Resource … not found`).
+    pub fn classify(code: i32, message: &str, data: Option<&Value>, modern: bool) -> Option<Self> {
+        let has_uri = data.and_then(|d| d.get("uri")).is_some();
+        let found = match code {
+            RESOURCE_NOT_FOUND => true,
+            INVALID_PARAMS => modern || has_uri || message_says_not_found(message),
+            // "Method not found" is about the method, never the resource.
+            METHOD_NOT_FOUND => false,
+            _ => message_says_not_found(message),
+        };
+        found.then(|| NotFound {
+            code,
+            message: message.to_string(),
+        })
+    }
+}
+
+fn message_says_not_found(message: &str) -> bool {
+    let m = message.to_ascii_lowercase();
+    [
+        "not found",
+        "unknown resource",
+        "no such resource",
+        "no resource",
+        "does not exist",
+        "doesn't exist",
+        "not exist",
+    ]
+    .iter()
+    .any(|needle| m.contains(needle))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn legacy_code_is_not_found() {
+        assert!(NotFound::classify(-32002, "whatever", None, false).is_some());
+    }
+
+    #[test]
+    fn invalid_params_depends_on_era_uri_and_message() {
+        assert!(NotFound::classify(-32602, "Invalid params", None, true).is_some());
+        assert!(NotFound::classify(-32602, "Invalid params", None, false).is_none());
+        let data = json!({"uri": "x://y"});
+        assert!(NotFound::classify(-32602, "Invalid params", Some(&data), false).is_some());
+        assert!(NotFound::classify(-32602, "Resource x://y not found", None, false).is_some());
+    }
+
+    #[test]
+    fn other_codes_by_message() {
+        assert!(NotFound::classify(-32603, "Unknown resource: demo://x", None, false).is_some());
+        assert!(NotFound::classify(0, "File does not exist", None, false).is_some());
+        assert!(NotFound::classify(-32603, "Internal error", None, true).is_none());
+        assert!(NotFound::classify(-32601, "Method not found", None, true).is_none());
+    }
+}

@@ -1,0 +1,136 @@
+//! A bounded per-server log: the server's stderr lines, its `notifications/message` entries and
+//! protocol errors. Server output never reaches the terminal directly; it lands here, cleaned,
+//! capped in line length and count, and is shown on demand (error messages, the log view).
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+
+use crate::sanitize;
+
+/// Where a log entry came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogSource {
+    /// A line the server process wrote to stderr.
+    Stderr,
+    /// A `notifications/message` the server sent, with its level.
+    Notification,
+    /// Something the client noticed: a protocol error, a failed request, a disconnect.
+    Client,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct LogEntry {
+    #[serde(skip)]
+    pub at: SystemTime,
+    pub source: LogSource,
+    /// Already cleaned and capped: safe to print.
+    pub text: String,
+}
+
+/// Lines kept per server unless told otherwise.
+pub const DEFAULT_LOG_LINES: usize = 2000;
+/// Longest log line kept, in characters.
+const MAX_LINE_CHARS: usize = 2000;
+
+/// A cheap-to-clone handle on one server's bounded log.
+#[derive(Debug, Clone)]
+pub struct ServerLog {
+    inner: Arc<Mutex<Ring>>,
+}
+
+#[derive(Debug)]
+struct Ring {
+    capacity: usize,
+    entries: VecDeque<LogEntry>,
+    dropped: u64,
+}
+
+impl Default for ServerLog {
+    fn default() -> Self {
+        Self::new(DEFAULT_LOG_LINES)
+    }
+}
+
+impl ServerLog {
+    pub fn new(capacity: usize) -> Self {
+        let capacity = capacity.max(1);
+        Self {
+            inner: Arc::new(Mutex::new(Ring {
+                capacity,
+                entries: VecDeque::with_capacity(capacity.min(256)),
+                dropped: 0,
+            })),
+        }
+    }
+
+    /// Appends one entry; the oldest is dropped when the log is full.
+    pub fn push(&self, source: LogSource, raw: &str) {
+        let entry = LogEntry {
+            at: SystemTime::now(),
+            source,
+            text: sanitize::line(raw.trim_end(), MAX_LINE_CHARS),
+        };
+        let mut ring = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        if ring.entries.len() == ring.capacity {
+            ring.entries.pop_front();
+            ring.dropped += 1;
+        }
+        ring.entries.push_back(entry);
+    }
+
+    /// A copy of every entry currently kept, oldest first.
+    pub fn entries(&self) -> Vec<LogEntry> {
+        let ring = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        ring.entries.iter().cloned().collect()
+    }
+
+    /// The last `n` lines of one source, oldest first (for error messages).
+    pub fn tail(&self, source: LogSource, n: usize) -> Vec<String> {
+        let ring = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let mut lines: Vec<String> = ring
+            .entries
+            .iter()
+            .rev()
+            .filter(|e| e.source == source)
+            .take(n)
+            .map(|e| e.text.clone())
+            .collect();
+        lines.reverse();
+        lines
+    }
+
+    /// How many entries were dropped because the log was full.
+    pub fn dropped(&self) -> u64 {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner()).dropped
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_the_newest_lines_within_capacity() {
+        let log = ServerLog::new(3);
+        for i in 0..5 {
+            log.push(LogSource::Stderr, &format!("line {i}\n"));
+        }
+        let texts: Vec<_> = log.entries().into_iter().map(|e| e.text).collect();
+        assert_eq!(texts, ["line 2", "line 3", "line 4"]);
+        assert_eq!(log.dropped(), 2);
+    }
+
+    #[test]
+    fn cleans_and_caps_lines() {
+        let log = ServerLog::new(10);
+        log.push(LogSource::Stderr, "\u{1b}[31mboom\u{1b}[0m");
+        log.push(LogSource::Notification, &"x".repeat(10_000));
+        assert_eq!(log.tail(LogSource::Stderr, 5), ["boom"]);
+        assert_eq!(
+            log.tail(LogSource::Notification, 1)[0].chars().count(),
+            MAX_LINE_CHARS
+        );
+    }
+}

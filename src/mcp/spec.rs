@@ -1,0 +1,115 @@
+//! Server definitions: how to reach one MCP server. Config files and the command line both
+//! produce these; the connection layer consumes them.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+/// One MCP server definition with the name it is shown under.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ServerSpec {
+    pub name: String,
+    #[serde(flatten)]
+    pub transport: TransportSpec,
+}
+
+/// How to reach a server.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum TransportSpec {
+    /// A child process speaking MCP on its stdin/stdout.
+    Stdio {
+        command: String,
+        #[serde(default)]
+        args: Vec<String>,
+        #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+        env: BTreeMap<String, String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cwd: Option<PathBuf>,
+    },
+    /// Streamable HTTP; falls back to the legacy HTTP+SSE transport when the server answers
+    /// the way the specification's backwards-compatibility rule describes.
+    Http {
+        url: String,
+        #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+        headers: BTreeMap<String, String>,
+    },
+    /// The legacy (2024-11-05) HTTP+SSE transport only.
+    Sse {
+        url: String,
+        #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+        headers: BTreeMap<String, String>,
+    },
+}
+
+impl TransportSpec {
+    /// The transport's short name: `stdio`, `http` or `sse`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            TransportSpec::Stdio { .. } => "stdio",
+            TransportSpec::Http { .. } => "http",
+            TransportSpec::Sse { .. } => "sse",
+        }
+    }
+
+    /// A one-line description for messages: the command line or the URL.
+    pub fn target(&self) -> String {
+        match self {
+            TransportSpec::Stdio { command, args, .. } => std::iter::once(command.as_str())
+                .chain(args.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join(" "),
+            TransportSpec::Http { url, .. } | TransportSpec::Sse { url, .. } => url.clone(),
+        }
+    }
+}
+
+/// Parses a `Name: value` header as given on the command line (`-H`).
+pub fn parse_header(s: &str) -> Result<(String, String), String> {
+    let (name, value) = s
+        .split_once(':')
+        .ok_or_else(|| format!("header `{s}` must look like `Name: value`"))?;
+    let name = name.trim();
+    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_graphic() && b != b':') {
+        return Err(format!(
+            "header name `{name}` is not a valid HTTP header name"
+        ));
+    }
+    Ok((name.to_string(), value.trim().to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_headers() {
+        assert_eq!(
+            parse_header("Authorization: Bearer abc:def").unwrap(),
+            ("Authorization".into(), "Bearer abc:def".into())
+        );
+        assert!(parse_header("no colon").is_err());
+        assert!(parse_header(": empty").is_err());
+        assert!(parse_header("bad name: x").is_err());
+    }
+
+    #[test]
+    fn spec_json_round_trip() {
+        let spec = ServerSpec {
+            name: "x".into(),
+            transport: TransportSpec::Stdio {
+                command: "node".into(),
+                args: vec!["a.js".into()],
+                env: BTreeMap::new(),
+                cwd: None,
+            },
+        };
+        let json = serde_json::to_value(&spec).unwrap();
+        assert_eq!(json["type"], "stdio");
+        assert_eq!(json["command"], "node");
+        let back: ServerSpec = serde_json::from_value(json).unwrap();
+        assert_eq!(back, spec);
+        assert_eq!(spec.transport.target(), "node a.js");
+    }
+}

@@ -1,0 +1,225 @@
+//! Shared helpers for the integration tests: the mcpick binary, the third-party peer servers
+//! (installed from committed lockfiles by `tests/peers/install.sh`), and servers that run in
+//! the background for the length of a test.
+#![allow(dead_code)] // each test binary uses a different part of this module
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+pub fn mcpick_bin() -> &'static str {
+    env!("CARGO_BIN_EXE_mcpick")
+}
+
+pub fn repo_root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs mcpick with `args` and returns its output; fails the test if it runs over 120 s.
+pub fn mcpick(args: &[&str]) -> Output {
+    let mut child = Command::new(mcpick_bin())
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start mcpick");
+    let (tx, rx) = mpsc::channel();
+    let id = child.id();
+    std::thread::spawn(move || {
+        if rx.recv_timeout(Duration::from_secs(120)).is_err() {
+            // SAFETY: only sends a signal.
+            unsafe { libc::kill(id as i32, libc::SIGKILL) };
+        }
+    });
+    let stdout = child.stdout.take().unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let out = std::thread::spawn(move || read_all(stdout));
+    let err = std::thread::spawn(move || read_all(stderr));
+    let status = child.wait().expect("wait for mcpick");
+    let _ = tx.send(());
+    Output {
+        status,
+        stdout: out.join().unwrap(),
+        stderr: err.join().unwrap(),
+    }
+}
+
+fn read_all(mut r: impl std::io::Read) -> Vec<u8> {
+    let mut buf = Vec::new();
+    let _ = r.read_to_end(&mut buf);
+    buf
+}
+
+/// Runs `mcpick ARGS` expecting JSON on stdout; returns (exit code, document, stderr).
+pub fn mcpick_json(args: &[&str]) -> (i32, Value, String) {
+    let out = mcpick(args);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "mcpick {args:?} did not print JSON ({e}); stdout: {}; stderr: {stderr}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    });
+    (out.status.code().unwrap_or(-1), doc, stderr)
+}
+
+pub fn exit_code(out: &Output) -> i32 {
+    out.status.code().unwrap_or(-1)
+}
+
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The folder the peer servers are installed in (`target/peers`), installing them on first
+/// use. A failed install fails the test: it is never skipped.
+pub fn peers() -> &'static Path {
+    static PEERS: OnceLock<PathBuf> = OnceLock::new();
+    PEERS.get_or_init(|| {
+        let out = Command::new("bash")
+            .arg(repo_root().join("tests/peers/install.sh"))
+            .stderr(Stdio::inherit())
+            .output()
+            .expect("run tests/peers/install.sh");
+        assert!(
+            out.status.success(),
+            "tests/peers/install.sh failed; see its messages above"
+        );
+        PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+    })
+}
+
+/// server-everything's entry point.
+pub fn everything_js() -> String {
+    peers()
+        .join("node/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The preload that makes Node peers listen on 127.0.0.1 and announce their port.
+pub fn loopback_cjs() -> String {
+    repo_root()
+        .join("tests/peers/node/loopback.cjs")
+        .to_string_lossy()
+        .into_owned()
+}
+
+pub fn filesystem_js() -> String {
+    peers()
+        .join("node/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")
+        .to_string_lossy()
+        .into_owned()
+}
+
+pub fn python() -> String {
+    peers().join("py/bin/python").to_string_lossy().into_owned()
+}
+
+pub fn py_server() -> String {
+    repo_root()
+        .join("tests/peers/py_server.py")
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// A server process running in the background, killed (with its process group) on drop.
+pub struct Background {
+    child: Child,
+    /// The base URL the server announced (`http://127.0.0.1:PORT...`).
+    pub url: String,
+}
+
+impl Background {
+    /// Starts `program args` in its own process group and waits up to 60 s for a line on
+    /// stdout or stderr containing `listening on http://…`.
+    pub fn start(program: &str, args: &[&str], env: &[(&str, &str)]) -> Background {
+        use std::os::unix::process::CommandExt;
+        let mut child = Command::new(program)
+            .args(args)
+            .envs(env.iter().copied())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .unwrap_or_else(|e| panic!("start {program}: {e}"));
+        let (tx, rx) = mpsc::channel::<String>();
+        for pipe in [
+            Box::new(child.stdout.take().unwrap()) as Box<dyn std::io::Read + Send>,
+            Box::new(child.stderr.take().unwrap()),
+        ] {
+            let tx = tx.clone();
+            std::thread::spawn(move || {
+                for line in BufReader::new(pipe).lines() {
+                    let Ok(line) = line else { break };
+                    let _ = tx.send(line);
+                }
+            });
+        }
+        let mut seen = Vec::new();
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match rx.recv_timeout(left) {
+                Ok(line) => {
+                    if let Some(at) = line.find("listening on http://") {
+                        let url = line[at + "listening on ".len()..].trim().to_string();
+                        // Keep draining output so the server never blocks on a full pipe.
+                        std::thread::spawn(move || while rx.recv().is_ok() {});
+                        return Background { child, url };
+                    }
+                    seen.push(line);
+                }
+                Err(_) => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    panic!("{program} {args:?} did not announce its address; output: {seen:#?}");
+                }
+            }
+        }
+    }
+
+    /// `base` + `path`, where `base` is the announced URL without a trailing path.
+    pub fn at(&self, path: &str) -> String {
+        let base = self.url.trim_end_matches('/');
+        let base = match base
+            .find("://")
+            .and_then(|i| base[i + 3..].find('/').map(|j| i + 3 + j))
+        {
+            Some(end) => &base[..end],
+            None => base,
+        };
+        format!("{base}{path}")
+    }
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        // SAFETY: only sends a signal to the group this test started.
+        unsafe { libc::killpg(self.child.id() as i32, libc::SIGKILL) };
+        let _ = self.child.wait();
+    }
+}
+
+/// The resources array of an `ls --json` document.
+pub fn resources(doc: &Value) -> &Vec<Value> {
+    doc["resources"].as_array().expect("resources array")
+}
+
+pub fn uris(doc: &Value) -> Vec<String> {
+    resources(doc)
+        .iter()
+        .map(|r| r["uri"].as_str().unwrap().to_string())
+        .collect()
+}

@@ -1,0 +1,284 @@
+//! mcpick against its own fixture server (`mcpick demo-server`, built on rmcp) over stdio and
+//! Streamable HTTP: pagination, reads of every kind, not-found, and servers that misbehave.
+
+mod common;
+
+use std::collections::HashSet;
+
+use common::*;
+
+/// `mcpick ARGS… -- mcpick demo-server DEMO_ARGS…`: the fixture as an ad-hoc stdio server.
+fn with_demo<'a>(args: &[&'a str], demo: &[&'a str]) -> Vec<&'a str> {
+    let mut all = args.to_vec();
+    all.extend(["--name", "fixture", "--", mcpick_bin(), "demo-server"]);
+    all.extend(demo);
+    all
+}
+
+#[test]
+fn paging_over_many_pages_returns_every_resource_exactly_once() {
+    let (code, doc, err) = mcpick_json(&with_demo(
+        &["ls", "--json"],
+        &["--count", "2345", "--page-size", "100"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    let uris = uris(&doc);
+    assert_eq!(uris.len(), 2345, "24 pages of resources");
+    let unique: HashSet<_> = uris.iter().collect();
+    assert_eq!(unique.len(), uris.len(), "no resource twice");
+    let server = &doc["servers"][0];
+    assert_eq!(server["name"], "fixture");
+    assert_eq!(server["transport"], "stdio");
+    assert_eq!(server["resourceCount"], 2345);
+    assert!(server["error"].is_null());
+}
+
+#[test]
+fn the_built_in_demo_is_the_default_and_speaks_the_modern_era() {
+    let (code, doc, err) = mcpick_json(&["ls", "--json", "--templates"]);
+    assert_eq!(code, 0, "{err}");
+    let server = &doc["servers"][0];
+    assert_eq!(server["name"], "demo");
+    assert_eq!(
+        server["protocolVersion"], "2026-07-28",
+        "rmcp servers answer server/discover"
+    );
+    assert_eq!(server["serverInfo"]["name"], "mcpick-demo");
+    let uris = uris(&doc);
+    assert!(uris.len() >= 200, "a few hundred resources");
+    for uri in [
+        "file:///project/README.md",
+        "demo://assets/logo.png",
+        "demo://clock/now",
+    ] {
+        assert!(uris.iter().any(|u| u == uri), "{uri} missing");
+    }
+    // Every kind of annotation is represented.
+    let resources = resources(&doc);
+    let with =
+        |f: &dyn Fn(&serde_json::Value) -> bool| resources.iter().any(|r| f(&r["annotations"]));
+    assert!(with(&|a| a.is_null()));
+    assert!(with(&|a| a["priority"].is_number()));
+    assert!(with(&|a| a["lastModified"].is_string()));
+    assert!(with(&|a| a["audience"] == serde_json::json!(["user"])));
+    assert!(with(&|a| a["audience"] == serde_json::json!(["assistant"])));
+    let templates: Vec<&str> = doc["templates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["uriTemplate"].as_str().unwrap())
+        .collect();
+    assert!(
+        templates.contains(&"file:///project/{path}"),
+        "{templates:?}"
+    );
+}
+
+#[test]
+fn table_output_is_readable_and_clean() {
+    let out = mcpick(&["ls"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("# demo (stdio, protocol 2026-07-28)"),
+        "{text}"
+    );
+    assert!(text.contains("URI") && text.contains("file:///project/README.md"));
+    assert!(
+        !text.contains('\u{1b}'),
+        "no escape sequence reaches the table"
+    );
+}
+
+#[test]
+fn reads_text_blob_several_contents_and_empty() {
+    let out = mcpick(&["read", "file:///project/README.md"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(!stdout(&out).trim().is_empty());
+
+    // A blob goes out raw into a pipe: a real PNG.
+    let out = mcpick(&["read", "demo://assets/logo.png"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(
+        out.stdout.starts_with(b"\x89PNG\r\n\x1a\n"),
+        "PNG signature"
+    );
+
+    // Several contents items, each under its own header.
+    let out = mcpick(&["read", "demo://multi/bundle"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stdout(&out).matches("==> ").count(), 3, "{}", stdout(&out));
+
+    let out = mcpick(&["read", "demo://multi/bundle", "--json"]);
+    let contents: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(contents.as_array().unwrap().len(), 3);
+    assert!(
+        contents
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["blob"].is_string())
+    );
+
+    // Empty contents: exists, empty, not "not found".
+    let out = mcpick(&["read", "demo://empty"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(stderr(&out).contains("empty"), "{}", stderr(&out));
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn not_found_exits_3_and_names_uri_and_server() {
+    let out = mcpick(&["read", "demo://does/not/exist"]);
+    assert_eq!(exit_code(&out), 3, "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("demo://does/not/exist") && err.contains("`demo`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn over_streamable_http() {
+    let server = Background::start(
+        mcpick_bin(),
+        &[
+            "demo-server",
+            "--http",
+            "127.0.0.1:0",
+            "--count",
+            "1000",
+            "--page-size",
+            "40",
+        ],
+        &[],
+    );
+    let (code, doc, err) = mcpick_json(&["ls", "--json", "--templates", "--url", &server.url]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(doc["servers"][0]["transport"], "http");
+    let uris = uris(&doc);
+    assert_eq!(uris.len(), 1000);
+    assert_eq!(uris.iter().collect::<HashSet<_>>().len(), 1000);
+
+    let out = mcpick(&["read", "demo://assets/logo.png", "--url", &server.url]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(out.stdout.starts_with(b"\x89PNG"));
+    let out = mcpick(&["read", "demo://nope", "--url", &server.url]);
+    assert_eq!(exit_code(&out), 3, "{}", stderr(&out));
+}
+
+#[test]
+fn a_crashing_server_is_reported_with_its_stderr() {
+    let (code, doc, err) = mcpick_json(&with_demo(
+        &["ls", "--json"],
+        &["--page-size", "10", "--crash-after", "3"],
+    ));
+    assert_eq!(code, 1, "a server failure exits 1");
+    let error = doc["servers"][0]["error"].as_str().expect("error recorded");
+    assert!(error.contains("fixture"), "{error}");
+    assert!(
+        error.contains("crashing on purpose"),
+        "stderr tail in the message: {error}"
+    );
+    assert!(err.contains("crashing on purpose"), "{err}");
+    // What arrived before the crash is kept.
+    assert!(!uris(&doc).is_empty());
+}
+
+#[test]
+fn a_crashing_server_does_not_hide_the_others() {
+    // Two servers: the built-in demo and a fixture that crashes at once.
+    let mut args = vec!["ls", "--json", "--demo"];
+    args.extend(with_demo(&[], &["--crash-after", "0"]));
+    let (code, doc, _) = mcpick_json(&args);
+    assert_eq!(code, 1);
+    let servers = doc["servers"].as_array().unwrap();
+    assert_eq!(servers.len(), 2);
+    let ok = servers.iter().find(|s| s["name"] == "demo").unwrap();
+    let failed = servers.iter().find(|s| s["name"] == "fixture").unwrap();
+    assert!(ok["error"].is_null());
+    assert!(failed["error"].is_string());
+    assert!(resources(&doc).iter().any(|r| r["server"] == "demo"));
+}
+
+#[test]
+fn a_hanging_server_times_out_with_a_clear_error() {
+    let (code, doc, _) = mcpick_json(&with_demo(
+        &["ls", "--json", "--timeout", "2"],
+        &["--page-size", "10", "--hang-after", "2"],
+    ));
+    assert_eq!(code, 1);
+    let error = doc["servers"][0]["error"].as_str().unwrap();
+    assert!(error.contains("timed out"), "{error}");
+    assert!(error.contains("resources/list"), "{error}");
+}
+
+#[test]
+fn a_garbage_line_does_not_break_the_session() {
+    let (code, doc, err) = mcpick_json(&with_demo(
+        &["ls", "--json"],
+        &[
+            "--count",
+            "500",
+            "--page-size",
+            "50",
+            "--garbage-after",
+            "2",
+        ],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(uris(&doc).len(), 500);
+}
+
+#[test]
+fn a_repeating_cursor_stops_with_an_error() {
+    let (code, doc, _) = mcpick_json(&with_demo(
+        &["ls", "--json"],
+        &["--page-size", "10", "--repeat-cursor"],
+    ));
+    assert_eq!(code, 1);
+    let error = doc["servers"][0]["error"].as_str().unwrap();
+    assert!(error.contains("cursor"), "{error}");
+}
+
+#[test]
+fn the_cap_stops_listing_with_a_notice() {
+    let (code, doc, err) = mcpick_json(&with_demo(
+        &["ls", "--json", "--cap", "150"],
+        &["--count", "1000", "--page-size", "100"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(uris(&doc).len(), 150);
+    assert_eq!(doc["servers"][0]["capped"], true);
+    assert!(err.contains("--cap"), "{err}");
+}
+
+#[test]
+fn a_server_without_resources_is_not_an_error() {
+    let (code, doc, err) = mcpick_json(&with_demo(
+        &["ls", "--json", "--templates"],
+        &["--no-resources"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(doc["servers"][0]["hasResources"], false);
+    assert!(resources(&doc).is_empty());
+}
+
+#[test]
+fn a_command_that_does_not_exist_is_a_clear_error() {
+    let (code, doc, _) = mcpick_json(&["ls", "--json", "--", "/nonexistent/mcp-server"]);
+    assert_eq!(code, 1);
+    let error = doc["servers"][0]["error"].as_str().unwrap();
+    assert!(
+        error.contains("could not start") && error.contains("/nonexistent/mcp-server"),
+        "{error}"
+    );
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let out = mcpick(&["ls", "--url", "not a url"]);
+    assert_eq!(exit_code(&out), 2, "{}", stderr(&out));
+    let out = mcpick(&["ls", "--bogus-flag"]);
+    assert_eq!(exit_code(&out), 2);
+}

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Installs the third-party MCP servers used by the integration tests into
+# $CARGO_TARGET_DIR/peers (default target/peers), from the committed lockfiles:
+#   node/package.json + node/package-lock.json  -> <target>/peers/node  (npm ci)
+#   python/requirements.txt                     -> <target>/peers/py    (venv + pip)
+# Idempotent and safe to run concurrently: work happens under flock on
+# <target>/peers/.lock and is skipped when a stamp matches the inputs' sha256.
+# Progress goes to stderr; the only stdout line is the absolute peers dir.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+cd "$root"
+
+log() { printf 'peers: %s\n' "$*" >&2; }
+die() { printf 'peers: error: %s\n' "$*" >&2; exit 1; }
+
+command -v flock >/dev/null || die "flock not found (util-linux); it is needed to serialise installs"
+command -v sha256sum >/dev/null || die "sha256sum not found (coreutils)"
+command -v node >/dev/null || die "node not found on PATH; the tests need Node.js >= 20 and npm"
+command -v npm >/dev/null || die "npm not found on PATH; the tests need Node.js >= 20 and npm"
+command -v python3 >/dev/null || die "python3 not found on PATH; the tests need Python >= 3.10 with venv"
+
+target="${CARGO_TARGET_DIR:-target}"
+case "$target" in /*) ;; *) target="$root/$target" ;; esac
+peers="$target/peers"
+mkdir -p "$peers"
+
+exec 9>"$peers/.lock"
+flock 9
+
+# stamp = sha256 of this script, the inputs and the version of the tool that installs them
+stamp_of() { { cat "$here/install.sh" "${@:2}"; "$1" --version; } | sha256sum | cut -d' ' -f1; }
+
+# --- node ---------------------------------------------------------------
+node_stamp="$(stamp_of node "$here/node/package.json" "$here/node/package-lock.json")"
+if [[ -f "$peers/node/.stamp" && "$(cat "$peers/node/.stamp")" == "$node_stamp" ]]; then
+  log "node peers up to date in $peers/node"
+else
+  log "installing node peers into $peers/node (npm ci)"
+  rm -rf "$peers/node"
+  mkdir -p "$peers/node"
+  cp "$here/node/package.json" "$here/node/package-lock.json" "$peers/node/"
+  (cd "$peers/node" && npm ci --no-audit --no-fund >&2) || die "npm ci failed in $peers/node"
+  echo "$node_stamp" >"$peers/node/.stamp"
+  log "node peers installed"
+fi
+
+# --- python -------------------------------------------------------------
+py_stamp="$(stamp_of python3 "$here/python/requirements.txt")"
+if [[ -f "$peers/py/.stamp" && "$(cat "$peers/py/.stamp")" == "$py_stamp" ]]; then
+  log "python peers up to date in $peers/py"
+else
+  log "creating venv $peers/py and installing python/requirements.txt"
+  rm -rf "$peers/py"
+  python3 -m venv "$peers/py" >&2 ||
+    die "python3 -m venv failed (on Debian/Ubuntu: apt-get install python3-venv)"
+  "$peers/py/bin/python" -m pip install --disable-pip-version-check --no-input -q \
+    -r "$here/python/requirements.txt" >&2 || die "pip install failed into $peers/py"
+  echo "$py_stamp" >"$peers/py/.stamp"
+  log "python peers installed"
+fi
+
+echo "$peers"

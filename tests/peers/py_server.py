@@ -1,0 +1,189 @@
+"""Small MCP resource server for mcpick's integration tests (Python `mcp` 2.x, low-level API).
+
+    python py_server.py [--count N] [--page-size N] [--http PORT]
+
+stdio by default. `--http PORT` serves Streamable HTTP at http://127.0.0.1:PORT/mcp instead
+(PORT 0 picks a free port) and prints `listening on http://127.0.0.1:PORT/mcp` to stdout when
+ready. The SDK serves both protocol eras: legacy `initialize` and 2026-07-28 `server/discover`.
+
+Resources (`--count` in total, default 250, paged by `--page-size`, default 10):
+  py://blob/bytes.bin       application/octet-stream, the bytes 0..255 (listed first)
+  py://items/<group>/<n>    n = 1..count-1, group = GROUPS[n % 5]
+Template py://items/{group}/{n}: any group of [A-Za-z0-9_-] and any decimal n can be read.
+Unknown URIs get what the SDK's MCPServer sends for ResourceNotFoundError:
+  -32602 "Unknown resource: <uri>" with data {"uri": <uri>}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import re
+import sys
+
+import anyio
+import mcp.types as types
+from mcp.server import Server, ServerRequestContext
+from mcp.shared.exceptions import MCPError
+
+GROUPS = ["alpha", "beta", "gamma", "delta", "epsilon"]
+BLOB_URI = "py://blob/bytes.bin"
+BLOB = bytes(range(256))
+ITEM_RE = re.compile(r"^py://items/([A-Za-z0-9_-]+)/([0-9]+)$")
+
+
+def item_text(group: str, n: int) -> str:
+    if n % 7 == 0:
+        return f"# Item {n}\n\nGroup **{group}**.\n"
+    extra = " γ is for gamma." if group == "gamma" else ""  # some non-ASCII: size counts bytes
+    return f"This is item {n} in group {group}.{extra}\n"
+
+
+def item_mime(n: int) -> str:
+    return "text/markdown" if n % 7 == 0 else "text/plain"
+
+
+def item_resource(n: int) -> types.Resource:
+    group = GROUPS[n % len(GROUPS)]
+    res = types.Resource(
+        uri=f"py://items/{group}/{n}",
+        name=f"item-{n}",
+        mime_type=item_mime(n),
+        size=len(item_text(group, n).encode()),
+    )
+    if n % 3 == 0:
+        res.title = f"Item {n} ({group})"
+    if n % 4 == 0:
+        res.description = f"Test item number {n} of group {group}"
+    if n % 5 == 0:
+        audience = [["user"], ["assistant"], ["user", "assistant"]][n % 3]
+        res.annotations = types.Annotations(priority=(n % 11) / 10, audience=audience)
+    return res
+
+
+def all_resources(count: int) -> list[types.Resource]:
+    if count <= 0:
+        return []
+    blob = types.Resource(
+        uri=BLOB_URI,
+        name="bytes.bin",
+        title="All byte values",
+        description="256 bytes, 0x00..0xff",
+        mime_type="application/octet-stream",
+        size=len(BLOB),
+    )
+    return [blob] + [item_resource(n) for n in range(1, count)]
+
+
+def encode_cursor(offset: int) -> str:
+    return base64.urlsafe_b64encode(json.dumps({"o": offset}).encode()).decode()
+
+
+def decode_cursor(cursor: str, total: int) -> int:
+    try:
+        offset = json.loads(base64.urlsafe_b64decode(cursor.encode()))["o"]
+        if isinstance(offset, int) and 0 <= offset <= total:
+            return offset
+    except Exception:
+        pass
+    raise MCPError(code=types.INVALID_PARAMS, message=f"Invalid cursor: {cursor}")
+
+
+def build_server(count: int, page_size: int) -> Server:
+    resources = all_resources(count)
+
+    async def list_resources(
+        ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        cursor = params.cursor if params else None
+        start = 0 if cursor is None else decode_cursor(cursor, len(resources))
+        end = start + page_size
+        page = resources[start:end]
+        next_cursor = encode_cursor(end) if end < len(resources) else None
+        return types.ListResourcesResult(resources=page, next_cursor=next_cursor)
+
+    async def list_templates(
+        ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        template = types.ResourceTemplate(
+            uri_template="py://items/{group}/{n}",
+            name="item",
+            title="Item by group and number",
+            description="Any group name and any non-negative integer n",
+        )
+        return types.ListResourceTemplatesResult(resource_templates=[template])
+
+    async def read_resource(
+        ctx: ServerRequestContext, params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        uri = str(params.uri)
+        if uri == BLOB_URI:
+            blob = types.BlobResourceContents(
+                uri=uri, mime_type="application/octet-stream", blob=base64.b64encode(BLOB).decode()
+            )
+            return types.ReadResourceResult(contents=[blob])
+        m = ITEM_RE.match(uri)
+        if m:
+            group, n = m.group(1), int(m.group(2))
+            text = types.TextResourceContents(uri=uri, mime_type=item_mime(n), text=item_text(group, n))
+            return types.ReadResourceResult(contents=[text])
+        raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown resource: {uri}", data={"uri": uri})
+
+    return Server(
+        "mcpick-py-peer",
+        version="0.1.0",
+        title="mcpick Python test peer",
+        instructions="Test server with paged resources.",
+        on_list_resources=list_resources,
+        on_list_resource_templates=list_templates,
+        on_read_resource=read_resource,
+    )
+
+
+async def serve_stdio(server: Server) -> None:
+    from mcp.server.stdio import stdio_server
+
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+async def serve_http(server: Server, port: int) -> None:
+    import uvicorn
+
+    app = server.streamable_http_app(host="127.0.0.1")
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+    web = uvicorn.Server(config)
+
+    async def announce() -> None:
+        while not web.started:
+            await anyio.sleep(0.02)
+        real_port = web.servers[0].sockets[0].getsockname()[1]
+        print(f"listening on http://127.0.0.1:{real_port}/mcp", flush=True)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(announce)
+        await web.serve()
+        tg.cancel_scope.cancel()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--count", type=int, default=250, help="number of listed resources (default 250)")
+    ap.add_argument("--page-size", type=int, default=10, help="resources/list page size (default 10)")
+    ap.add_argument("--http", type=int, metavar="PORT", help="serve Streamable HTTP on 127.0.0.1:PORT/mcp")
+    args = ap.parse_args()
+    if args.page_size < 1:
+        ap.error("--page-size must be >= 1")
+    server = build_server(args.count, args.page_size)
+    try:
+        if args.http is None:
+            anyio.run(serve_stdio, server)
+        else:
+            anyio.run(serve_http, server, args.http)
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()
