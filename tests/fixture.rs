@@ -282,3 +282,43 @@ fn usage_errors_exit_2() {
     let out = mcpick(&["ls", "--bogus-flag"]);
     assert_eq!(exit_code(&out), 2);
 }
+
+#[test]
+fn every_process_of_a_stdio_server_is_killed_when_mcpick_exits() {
+    // A server started through a shell that leaves a grandchild behind, as `npx` does.
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("grandchild.pid");
+    let script = format!(
+        "sleep 300 & echo $! > '{}'; exec '{}' demo-server --count 5",
+        pid_file.display(),
+        mcpick_bin()
+    );
+    let out = mcpick(&["ls", "--json", "--", "sh", "-c", &script]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let pid: i32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // The kill is synchronous on exit, but give the kernel a moment to reap.
+    let mut alive = true;
+    for _ in 0..50 {
+        // SAFETY: signal 0 only checks whether the process exists.
+        alive = unsafe { libc::kill(pid, 0) } == 0 && !is_zombie(pid);
+        if !alive {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(!alive, "grandchild {pid} outlived mcpick");
+}
+
+fn is_zombie(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| {
+            s.rsplit(')')
+                .next()
+                .is_some_and(|rest| rest.trim_start().starts_with('Z'))
+        })
+        .unwrap_or(false)
+}

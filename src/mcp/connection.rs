@@ -127,7 +127,7 @@ impl Connection {
                                 return Err(McpError::Connect {
                                     target: url.clone(),
                                     reason: format!(
-                                        "{http_error} (also tried the legacy HTTP+SSE transport: {sse_error})"
+                                        "Streamable HTTP: {http_error}; legacy HTTP+SSE: {sse_error}"
                                     ),
                                 });
                             }
@@ -291,12 +291,35 @@ where
 {
     match tokio::time::timeout(timeout, state.serve_with_lifecycle(transport, lifecycle())).await {
         Ok(Ok(service)) => Ok(service),
-        Ok(Err(e)) => Err(crate::sanitize::line(&error_chain(&e), 2000)),
+        Ok(Err(e)) => Err(tidy(&crate::sanitize::line(&error_chain(&e), 2000))),
         Err(_) => Err(format!(
             "no answer to the handshake within {}s",
             timeout.as_secs_f32()
         )),
     }
+}
+
+/// Makes rmcp's handshake errors readable: drops Rust type names (`Transport [rmcp::…]`)
+/// and says plainly when the server went away during the handshake.
+fn tidy(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(start) = rest.find(" [") {
+        let Some(len) = rest[start..].find(']') else {
+            break;
+        };
+        let inside = &rest[start + 2..start + len];
+        out.push_str(&rest[..start]);
+        if !inside.contains("::") {
+            out.push_str(&rest[start..start + len + 1]);
+        }
+        rest = &rest[start + len + 1..];
+    }
+    out.push_str(rest);
+    if out.starts_with("connection closed") || out.contains("Broken pipe") {
+        return "the server closed the connection during the handshake (did it exit?)".into();
+    }
+    out
 }
 
 fn http_client() -> Result<reqwest::Client, McpError> {
