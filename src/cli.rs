@@ -1,5 +1,6 @@
 //! Command-line arguments shared by every command.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
@@ -13,9 +14,12 @@ use crate::mcp::spec::parse_header;
     version,
     about = "See every resource your MCP servers publish, and decide what an agent is handed.",
     long_about = "mcpick connects to MCP (Model Context Protocol) servers and shows the resources \
-they publish, annotations and all.\n\nWith no server given it uses its built-in demo server, so \
-`mcpick ls` works with no setup. Give a server ad hoc with `--url URL` (Streamable HTTP, or the \
-legacy HTTP+SSE transport, detected) or with `-- COMMAND ARGS…` (a stdio server).",
+they publish, annotations and all.\n\nWith no server given it uses every server defined in \
+mcpick's config and in the config files of Claude Code, Claude Desktop, Cursor and VS Code (see \
+`mcpick servers`), or its built-in demo server when there are none, so `mcpick ls` works with \
+no setup. Pick defined servers with `--server NAME`, or give one ad hoc with `--url URL` \
+(Streamable HTTP, or the legacy HTTP+SSE transport, detected) or with `-- COMMAND ARGS…` (a \
+stdio server).",
     after_help = "Exit status: 0 ok, 1 a server or transport failed, 2 usage error, 3 resource not found.",
     args_conflicts_with_subcommands = true
 )]
@@ -31,7 +35,7 @@ pub struct Cli {
 pub enum Command {
     /// List every resource (and, with --templates, every template) of the servers.
     #[command(
-        after_help = "Examples:\n  mcpick ls --demo\n  mcpick ls --json -- npx -y @modelcontextprotocol/server-everything\n  mcpick ls --templates --url http://127.0.0.1:3001/mcp -H 'Authorization: Bearer $TOKEN'"
+        after_help = "Examples:\n  mcpick ls --demo\n  mcpick ls --server github --server docs\n  mcpick ls --json -- npx -y @modelcontextprotocol/server-everything\n  mcpick ls --templates --url http://127.0.0.1:3001/mcp -H 'Authorization: Bearer $TOKEN'"
     )]
     Ls(LsArgs),
     /// Read one resource and print its contents.
@@ -40,6 +44,18 @@ pub enum Command {
 (`mcpick read URI > file.png`), else a one-line summary is printed.\n\nExamples:\n  mcpick read --demo file:///project/README.md\n  mcpick read --demo demo://assets/logo.png > logo.png"
     )]
     Read(ReadArgs),
+    /// List every server defined in mcpick's config and the host config files, with where
+    /// each definition came from.
+    #[command(
+        after_help = "Sources, highest precedence first: --config FILE; the project (./mcpick.toml, \
+./.mcp.json, ./.cursor/mcp.json, ./.vscode/mcp.json); mcpick's user config (config.toml in the user \
+config directory); the home directory's host files (~/.claude.json, its projects section first; \
+Claude Desktop's claude_desktop_config.json; ~/.cursor/mcp.json). A name defined twice is taken \
+from the first source and the other definitions are shown as shadowed.\n\nSecrets are never \
+printed: env and header values show their placeholder as written (${API_TOKEN}) or a masked value.\n\n\
+Exit status: 0 ok, 1 a definition or a file has an error."
+    )]
+    Servers(ServersArgs),
     /// Run the built-in demo MCP server on stdin/stdout (or Streamable HTTP with --http).
     ///
     /// It publishes a few hundred realistic resources (nested paths, every kind of annotation,
@@ -48,10 +64,15 @@ pub enum Command {
     DemoServer(DemoArgs),
 }
 
-/// Which servers to talk to. With none given, the built-in demo server is used.
+/// Which servers to talk to. With none given, every defined server (see `mcpick servers`), or
+/// the built-in demo server when none is defined.
 #[derive(Debug, Args, Clone, Default)]
 pub struct ServerArgs {
-    /// Use the built-in demo server (the default when no server is given).
+    /// A server defined in a config file, by name (repeatable; see `mcpick servers`).
+    #[arg(short = 's', long = "server", value_name = "NAME")]
+    pub servers: Vec<String>,
+
+    /// Use the built-in demo server (besides any other server given).
     #[arg(long)]
     pub demo: bool,
 
@@ -78,6 +99,28 @@ pub struct ServerArgs {
     /// A stdio server: the command and its arguments, after `--`.
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,
+
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+/// Where server definitions come from, besides the files mcpick finds by itself.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ConfigArgs {
+    /// A config file read before every other source (mcpick TOML, or JSON with `mcpServers`
+    /// or `servers` when the name ends in .json).
+    #[arg(long = "config", value_name = "FILE")]
+    pub file: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ServersArgs {
+    /// Print one JSON document instead of a table.
+    #[arg(long)]
+    pub json: bool,
+
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 impl ServerArgs {

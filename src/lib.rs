@@ -1,12 +1,14 @@
 //! mcpick: browse the resources MCP servers publish and decide what an agent sees.
 //!
 //! The library is shared by the headless commands and the TUI: `mcp` is the connection layer
-//! on rmcp, `catalog` the resource model, `commands` the headless commands, and `demo` the
-//! built-in demo and fixture server.
+//! on rmcp, `catalog` the resource model, `config` the server definitions (mcpick's own file and
+//! the host config files), `commands` the headless commands, and `demo` the built-in demo
+//! and fixture server.
 
 pub mod catalog;
 pub mod cli;
 pub mod commands;
+pub mod config;
 pub mod demo;
 pub mod mcp;
 pub mod sanitize;

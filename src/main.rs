@@ -40,6 +40,7 @@ async fn run(cli: Cli) -> ExitCode {
                 }
             };
         }
+        Some(Command::Servers(args)) => return ExitCode::from(commands::servers::run(args) as u8),
         Some(command) => command,
         // The interactive browser is not built yet: list the servers instead.
         None => Command::Ls(LsArgs {
@@ -53,7 +54,7 @@ async fn run(cli: Cli) -> ExitCode {
         match command {
             Command::Ls(args) => commands::ls::run(args).await,
             Command::Read(args) => commands::read::run(args).await,
-            Command::DemoServer(_) => unreachable!("handled above"),
+            Command::DemoServer(_) | Command::Servers(_) => unreachable!("handled above"),
         }
     };
     // Ctrl-C drops the work, and with it every connection: server processes are killed.

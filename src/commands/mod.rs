@@ -4,14 +4,17 @@
 pub mod ls;
 mod progress;
 pub mod read;
+pub mod servers;
 
 use std::path::Path;
 
 use futures::future::join_all;
 
 use crate::cli::ServerArgs;
+use crate::config::{self, Config};
 use crate::mcp::log::ServerLog;
 use crate::mcp::{ConnectOptions, Connection, McpError, ServerSpec, TransportSpec};
+use crate::sanitize;
 
 /// How a command ended, as a process exit status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,8 +46,106 @@ impl Session {
     }
 }
 
-/// The servers named by the arguments: the ad-hoc ones, or the built-in demo.
-pub fn select_servers(args: &ServerArgs) -> Result<Vec<ServerSpec>, String> {
+/// One server chosen for this run: a definition ready to connect, or one whose definition
+/// failed (an unset variable, a bad field), which becomes a failed [`Session`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Selected {
+    /// The definition (for a failed one: as written, masked; never connected to).
+    pub spec: ServerSpec,
+    /// Why the definition cannot be used; names the file and the field.
+    pub error: Option<String>,
+}
+
+impl Selected {
+    fn ready(spec: ServerSpec) -> Self {
+        Selected { spec, error: None }
+    }
+}
+
+/// The servers named by the arguments, with the definitions from config files: `--server`
+/// names, the ad-hoc ones and `--demo`; with none of these, every defined server, or the
+/// built-in demo when none is defined. Config files that cannot be parsed are reported on
+/// stderr as warnings. An error is a usage error.
+pub fn select_servers(args: &ServerArgs) -> Result<Vec<Selected>, String> {
+    let adhoc = !args.command.is_empty() || args.url.is_some() || args.demo;
+    if let Some(file) = &args.config.file
+        && !file.is_file()
+    {
+        return Err(format!("--config {}: no such file", file.display()));
+    }
+    // Ad-hoc servers alone need no config files.
+    let config = if adhoc && args.servers.is_empty() && args.config.file.is_none() {
+        Config::default()
+    } else {
+        let config = config::load_system(args.config.file.as_deref());
+        for error in config.file_errors() {
+            eprintln!("mcpick: warning: {}", sanitize::line(error, 2000));
+        }
+        config
+    };
+    select_from(args, &config)
+}
+
+/// [`select_servers`] with the config already loaded.
+pub fn select_from(args: &ServerArgs, config: &Config) -> Result<Vec<Selected>, String> {
+    let mut selected = Vec::new();
+    let mut named: Vec<&str> = Vec::new();
+    for name in &args.servers {
+        if named.contains(&name.as_str()) {
+            continue;
+        }
+        named.push(name);
+        let known = config
+            .get(name)
+            .ok_or_else(|| unknown_server(name, config))?;
+        let definition = &known.definition;
+        selected.push(match &definition.spec {
+            Ok(spec) => Selected::ready(spec.clone()),
+            Err(error) => Selected {
+                spec: definition.shown_spec(),
+                error: Some(error.clone()),
+            },
+        });
+    }
+    selected.extend(adhoc_servers(args)?.into_iter().map(Selected::ready));
+    if selected.is_empty() && !args.demo {
+        for known in &config.servers {
+            let definition = &known.definition;
+            selected.push(match &definition.spec {
+                Ok(spec) => Selected::ready(spec.clone()),
+                Err(error) => Selected {
+                    spec: definition.shown_spec(),
+                    error: Some(error.clone()),
+                },
+            });
+        }
+    }
+    if args.demo || selected.is_empty() {
+        selected.push(Selected::ready(demo_spec()?));
+    }
+    Ok(selected)
+}
+
+fn unknown_server(name: &str, config: &Config) -> String {
+    let name = sanitize::line(name, 200);
+    if config.servers.is_empty() {
+        return format!(
+            "no server named `{name}`: no servers are defined (see `mcpick servers --help` for where mcpick looks)"
+        );
+    }
+    let known: Vec<String> = config
+        .servers
+        .iter()
+        .map(|s| sanitize::line(s.name(), 200))
+        .collect();
+    format!(
+        "no server named `{name}`; known servers: {}",
+        known.join(", ")
+    )
+}
+
+/// The ad-hoc servers: `-- COMMAND ARGS…` and `--url`.
+fn adhoc_servers(args: &ServerArgs) -> Result<Vec<ServerSpec>, String> {
     let mut specs = Vec::new();
     if let Some((command, rest)) = args.command.split_first() {
         specs.push(ServerSpec {
@@ -85,9 +186,6 @@ pub fn select_servers(args: &ServerArgs) -> Result<Vec<ServerSpec>, String> {
         specs.push(ServerSpec { name, transport });
     } else if !args.headers.is_empty() {
         return Err("-H/--header only applies to --url".into());
-    }
-    if args.demo || specs.is_empty() {
-        specs.push(demo_spec()?);
     }
     Ok(specs)
 }
@@ -156,17 +254,25 @@ fn name_from_target(target: &str) -> String {
         .unwrap_or(stem)
 }
 
-/// Connects to every server at once.
-pub async fn connect_all(specs: Vec<ServerSpec>, options: &ConnectOptions) -> Vec<Session> {
-    join_all(specs.into_iter().map(|spec| async move {
-        let log = ServerLog::new(options.log_lines);
-        let connection = Connection::connect(&spec, options, log.clone()).await;
-        Session {
-            spec,
-            log,
-            connection,
-        }
-    }))
+/// Connects to every server at once. A server whose definition failed becomes a session whose
+/// connection is that error.
+pub async fn connect_all(servers: Vec<Selected>, options: &ConnectOptions) -> Vec<Session> {
+    join_all(
+        servers
+            .into_iter()
+            .map(|Selected { spec, error }| async move {
+                let log = ServerLog::new(options.log_lines);
+                let connection = match error {
+                    Some(reason) => Err(McpError::Config { reason }),
+                    None => Connection::connect(&spec, options, log.clone()).await,
+                };
+                Session {
+                    spec,
+                    log,
+                    connection,
+                }
+            }),
+    )
     .await
 }
 
@@ -219,11 +325,116 @@ mod tests {
         );
     }
 
+    fn names(selected: &[Selected]) -> Vec<&str> {
+        selected.iter().map(|s| s.spec.name.as_str()).collect()
+    }
+
     #[test]
     fn demo_is_the_default() {
-        let specs = select_servers(&ServerArgs::default()).unwrap();
+        let specs = select_from(&ServerArgs::default(), &Config::default()).unwrap();
         assert_eq!(specs.len(), 1);
-        assert_eq!(specs[0].name, "demo");
+        assert_eq!(specs[0].spec.name, "demo");
+    }
+
+    /// A config with a working `one`, `two`, and a `broken` definition.
+    fn config() -> Config {
+        let definition = |name: &str, spec: Result<ServerSpec, String>| config::KnownServer {
+            definition: config::Definition {
+                name: name.into(),
+                path: "/p/.mcp.json".into(),
+                field: format!("mcpServers.{name}"),
+                scope: config::Scope::Project,
+                format: config::Format::ClaudeCode,
+                shown: Some(TransportSpec::Http {
+                    url: "https://${HOST}/mcp".into(),
+                    headers: Default::default(),
+                }),
+                spec,
+            },
+            shadowed: Vec::new(),
+        };
+        let http = |name: &str| {
+            Ok(ServerSpec {
+                name: name.into(),
+                transport: TransportSpec::Http {
+                    url: format!("http://{name}.example/mcp"),
+                    headers: Default::default(),
+                },
+            })
+        };
+        Config {
+            servers: vec![
+                definition("one", http("one")),
+                definition(
+                    "broken",
+                    Err("/p/.mcp.json: mcpServers.broken.url: unset".into()),
+                ),
+                definition("two", http("two")),
+            ],
+            sources: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn every_defined_server_is_the_default_and_a_failed_one_stays() {
+        let selected = select_from(&ServerArgs::default(), &config()).unwrap();
+        assert_eq!(names(&selected), ["one", "broken", "two"]);
+        assert_eq!(selected[0].error, None);
+        let broken = &selected[1];
+        assert!(
+            broken
+                .error
+                .as_deref()
+                .unwrap()
+                .contains("mcpServers.broken.url")
+        );
+        // It keeps its definition as written (placeholder unexpanded) for its transport.
+        assert_eq!(broken.spec.transport.kind(), "http");
+        assert!(broken.spec.transport.target().contains("${HOST}"));
+    }
+
+    #[test]
+    fn named_servers_ad_hoc_servers_and_the_demo() {
+        let config = config();
+        let a = ServerArgs {
+            servers: args(&["two", "one", "two"]),
+            ..Default::default()
+        };
+        assert_eq!(names(&select_from(&a, &config).unwrap()), ["two", "one"]);
+        let a = ServerArgs {
+            servers: args(&["two"]),
+            url: Some("http://127.0.0.1:9/mcp".into()),
+            demo: true,
+            ..Default::default()
+        };
+        assert_eq!(
+            names(&select_from(&a, &config).unwrap()),
+            ["two", "127.0.0.1", "demo"]
+        );
+        // Ad-hoc servers alone, or --demo alone, leave the defined ones out.
+        let a = ServerArgs {
+            command: args(&["node", "x.js"]),
+            ..Default::default()
+        };
+        assert_eq!(names(&select_from(&a, &config).unwrap()), ["x"]);
+        let a = ServerArgs {
+            demo: true,
+            ..Default::default()
+        };
+        assert_eq!(names(&select_from(&a, &config).unwrap()), ["demo"]);
+    }
+
+    #[test]
+    fn an_unknown_server_lists_the_known_ones() {
+        let a = ServerArgs {
+            servers: args(&["nope"]),
+            ..Default::default()
+        };
+        let error = select_from(&a, &config()).unwrap_err();
+        assert!(error.contains("`nope`"), "{error}");
+        assert!(error.contains("one, broken, two"), "{error}");
+        let error = select_from(&a, &Config::default()).unwrap_err();
+        assert!(error.contains("no servers are defined"), "{error}");
     }
 
     #[test]
@@ -233,14 +444,16 @@ mod tests {
             command: args(&["node", "server.js"]),
             ..Default::default()
         };
-        let specs = select_servers(&a).unwrap();
-        let names: Vec<_> = specs.iter().map(|s| s.name.as_str()).collect();
-        assert_eq!(names, ["server", "127.0.0.1"]);
+        let specs = select_from(&a, &Config::default()).unwrap();
+        assert_eq!(names(&specs), ["server", "127.0.0.1"]);
         assert!(
-            select_servers(&ServerArgs {
-                url: Some("ftp://x".into()),
-                ..Default::default()
-            })
+            select_from(
+                &ServerArgs {
+                    url: Some("ftp://x".into()),
+                    ..Default::default()
+                },
+                &Config::default()
+            )
             .is_err()
         );
     }

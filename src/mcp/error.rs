@@ -48,6 +48,10 @@ pub enum McpError {
     },
     #[error("{method} returned {pages} empty pages in a row; stopped to avoid an endless loop")]
     EmptyPages { method: &'static str, pages: usize },
+    /// The server's definition could not be used (an unset variable, a bad field); the reason
+    /// names the file and the field. No connection was attempted.
+    #[error("{reason}")]
+    Config { reason: String },
 }
 
 impl McpError {

@@ -21,9 +21,49 @@ pub fn repo_root() -> &'static Path {
 }
 
 /// Runs mcpick with `args` and returns its output; fails the test if it runs over 120 s.
+/// The real user's config files never reach it (see [`isolated_home`]).
 pub fn mcpick(args: &[&str]) -> Output {
-    let mut child = Command::new(mcpick_bin())
-        .args(args)
+    let mut command = Command::new(mcpick_bin());
+    command.args(args);
+    run_mcpick(isolate(command))
+}
+
+/// Runs mcpick in the working directory `cwd` with `env` set on top of an isolated home
+/// (`HOME` and `XDG_CONFIG_HOME` point at [`isolated_home`] unless `env` sets them).
+pub fn mcpick_in(cwd: &Path, env: &[(&str, &str)], args: &[&str]) -> Output {
+    let mut command = Command::new(mcpick_bin());
+    command.args(args).current_dir(cwd);
+    let mut command = isolate(command);
+    command.envs(env.iter().copied());
+    run_mcpick(command)
+}
+
+/// [`mcpick_in`] expecting JSON on stdout; returns (exit code, document, stderr).
+pub fn mcpick_json_in(cwd: &Path, env: &[(&str, &str)], args: &[&str]) -> (i32, Value, String) {
+    json_output(mcpick_in(cwd, env, args), args)
+}
+
+/// An empty home directory for mcpick runs, so that the real user's `~/.claude.json`, Claude
+/// Desktop or Cursor files (and the servers they name) never reach the tests.
+pub fn isolated_home() -> &'static Path {
+    static HOME: OnceLock<PathBuf> = OnceLock::new();
+    HOME.get_or_init(|| {
+        let home = Path::new(env!("CARGO_TARGET_TMPDIR")).join("isolated-home");
+        std::fs::create_dir_all(&home).expect("create the isolated home");
+        home
+    })
+}
+
+fn isolate(mut command: Command) -> Command {
+    let home = isolated_home();
+    command
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"));
+    command
+}
+
+fn run_mcpick(mut command: Command) -> Output {
+    let mut child = command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -58,7 +98,10 @@ fn read_all(mut r: impl std::io::Read) -> Vec<u8> {
 
 /// Runs `mcpick ARGS` expecting JSON on stdout; returns (exit code, document, stderr).
 pub fn mcpick_json(args: &[&str]) -> (i32, Value, String) {
-    let out = mcpick(args);
+    json_output(mcpick(args), args)
+}
+
+fn json_output(out: Output, args: &[&str]) -> (i32, Value, String) {
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(

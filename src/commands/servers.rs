@@ -1,0 +1,318 @@
+//! `mcpick servers`: every defined server, where its definition came from, what it shadowed,
+//! and what went wrong. Secrets are never printed: env and header values show their
+//! placeholder as written, or a masked value.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::Exit;
+use crate::cli::ServersArgs;
+use crate::config::{self, Definition, Format, Locations, Scope, SourceState};
+use crate::mcp::TransportSpec;
+use crate::sanitize;
+
+/// The `--json` document.
+#[derive(Debug, Serialize)]
+pub struct ServerList {
+    /// Every server name, in precedence order of the source that defined it.
+    pub servers: Vec<ServerEntry>,
+    /// Every place mcpick looked, in precedence order.
+    pub sources: Vec<SourceEntry>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ServerEntry {
+    pub name: String,
+    #[serde(flatten)]
+    pub definition: DefinitionEntry,
+    /// Lower-precedence definitions of the same name, which are not used.
+    pub shadowed: Vec<DefinitionEntry>,
+}
+
+/// One definition, as written (placeholders unexpanded, secrets masked).
+#[derive(Debug, Serialize)]
+pub struct DefinitionEntry {
+    /// `stdio`, `http` or `sse`; null when the definition's shape is invalid.
+    pub transport: Option<&'static str>,
+    /// The command line or the URL.
+    pub target: Option<String>,
+    pub env: BTreeMap<String, String>,
+    pub headers: BTreeMap<String, String>,
+    pub cwd: Option<PathBuf>,
+    /// The file that defined it.
+    pub file: PathBuf,
+    /// Where in the file: `mcpServers.github`, `projects["/home/me/app"].mcpServers.db`.
+    pub field: String,
+    pub scope: Scope,
+    /// The file's dialect: `mcpick`, `claude-code`, `claude-desktop`, `cursor`, `vscode`, `json`.
+    pub format: &'static str,
+    /// Why the definition cannot be used (names the file and the field).
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct SourceEntry {
+    pub file: PathBuf,
+    pub scope: Scope,
+    pub format: &'static str,
+    /// For `~/.claude.json`'s per-project section: the project's path.
+    pub project: Option<PathBuf>,
+    /// `missing`, `loaded` or `failed`.
+    pub state: &'static str,
+    pub servers: usize,
+    pub error: Option<String>,
+}
+
+pub fn run(args: ServersArgs) -> Exit {
+    if let Some(file) = &args.config.file
+        && !file.is_file()
+    {
+        eprintln!("mcpick: --config {}: no such file", file.display());
+        return Exit::Usage;
+    }
+    let locations = Locations::system();
+    let config = config::load_at(&locations, args.config.file.as_deref());
+    let list = ServerList::new(&config);
+    let failed = list.servers.iter().any(|s| s.definition.error.is_some())
+        || list.sources.iter().any(|s| s.error.is_some());
+    let written = if args.json {
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        serde_json::to_writer_pretty(&mut out, &list)
+            .map_err(std::io::Error::from)
+            .and_then(|()| writeln!(out))
+            .and_then(|()| out.flush())
+    } else {
+        print_table(&list, &locations)
+    };
+    if let Err(e) = written
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        eprintln!("mcpick: cannot write the list: {e}");
+        return Exit::ServerFailed;
+    }
+    if failed { Exit::ServerFailed } else { Exit::Ok }
+}
+
+impl ServerList {
+    pub fn new(config: &config::Config) -> Self {
+        ServerList {
+            servers: config
+                .servers
+                .iter()
+                .map(|known| ServerEntry {
+                    name: known.name().to_string(),
+                    definition: DefinitionEntry::new(&known.definition),
+                    shadowed: known.shadowed.iter().map(DefinitionEntry::new).collect(),
+                })
+                .collect(),
+            sources: config
+                .sources
+                .iter()
+                .map(|report| {
+                    let (state, servers, error) = match &report.state {
+                        SourceState::Missing => ("missing", 0, None),
+                        SourceState::Loaded { servers } => ("loaded", *servers, None),
+                        SourceState::Failed(e) => ("failed", 0, Some(e.clone())),
+                    };
+                    SourceEntry {
+                        file: report.source.path.clone(),
+                        scope: report.source.scope,
+                        format: report.source.format.name(),
+                        project: match &report.source.format {
+                            Format::ClaudeCodeUser { project } => project.clone(),
+                            _ => None,
+                        },
+                        state,
+                        servers,
+                        error,
+                    }
+                })
+                .collect(),
+        }
+    }
+}
+
+impl DefinitionEntry {
+    fn new(definition: &Definition) -> Self {
+        let (env, headers, cwd) = match &definition.shown {
+            Some(TransportSpec::Stdio { env, cwd, .. }) => {
+                (env.clone(), BTreeMap::new(), cwd.clone())
+            }
+            Some(TransportSpec::Http { headers, .. } | TransportSpec::Sse { headers, .. }) => {
+                (BTreeMap::new(), headers.clone(), None)
+            }
+            None => Default::default(),
+        };
+        DefinitionEntry {
+            transport: definition.shown.as_ref().map(TransportSpec::kind),
+            target: definition.shown.as_ref().map(target),
+            env,
+            headers,
+            cwd,
+            file: definition.path.clone(),
+            field: definition.field.clone(),
+            scope: definition.scope,
+            format: definition.format.name(),
+            error: definition.error().map(str::to_string),
+        }
+    }
+}
+
+/// The command line (arguments with spaces quoted) or the URL.
+fn target(transport: &TransportSpec) -> String {
+    match transport {
+        TransportSpec::Stdio { command, args, .. } => std::iter::once(command)
+            .chain(args)
+            .map(|a| {
+                if a.is_empty() || a.contains(char::is_whitespace) {
+                    format!("'{a}'")
+                } else {
+                    a.clone()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" "),
+        TransportSpec::Http { url, .. } | TransportSpec::Sse { url, .. } => url.clone(),
+    }
+}
+
+/// `~/…` under the home directory, `./…` under the working directory.
+fn short_path(path: &Path, locations: &Locations) -> String {
+    if let Ok(rest) = path.strip_prefix(&locations.cwd) {
+        return format!("./{}", rest.display());
+    }
+    if let Some(home) = &locations.home
+        && let Ok(rest) = path.strip_prefix(home)
+    {
+        return format!("~/{}", rest.display());
+    }
+    path.display().to_string()
+}
+
+fn print_table(list: &ServerList, locations: &Locations) -> std::io::Result<()> {
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let origin = |d: &DefinitionEntry| {
+        format!(
+            "{}  {}",
+            sanitize::line(&short_path(&d.file, locations), 300),
+            sanitize::line(&d.field, 300)
+        )
+    };
+    if list.servers.is_empty() {
+        writeln!(
+            out,
+            "No servers are defined; `mcpick ls` uses the built-in demo server. mcpick looks in:"
+        )?;
+        for source in &list.sources {
+            writeln!(
+                out,
+                "  {}  ({}, {})",
+                short_path(&source.file, locations),
+                source.format,
+                scope_name(source.scope)
+            )?;
+        }
+    } else {
+        let rows: Vec<[String; 4]> = list
+            .servers
+            .iter()
+            .map(|s| {
+                [
+                    sanitize::line(&s.name, 60),
+                    s.definition.transport.unwrap_or("-").to_string(),
+                    sanitize::line(s.definition.target.as_deref().unwrap_or("-"), 80),
+                    origin(&s.definition),
+                ]
+            })
+            .collect();
+        let header = ["NAME", "TRANSPORT", "TARGET", "DEFINED IN"].map(String::from);
+        let mut widths = header.clone().map(|h| h.chars().count());
+        for row in &rows {
+            for (w, cell) in widths.iter_mut().zip(row) {
+                *w = (*w).max(cell.chars().count());
+            }
+        }
+        let line = |row: &[String; 4]| {
+            let mut line = String::new();
+            for (i, (cell, width)) in row.iter().zip(&widths).enumerate() {
+                line.push_str(cell);
+                if i + 1 < row.len() {
+                    line.extend(std::iter::repeat_n(' ', width - cell.chars().count() + 2));
+                }
+            }
+            line.trim_end().to_string()
+        };
+        writeln!(out, "{}", line(&header))?;
+        for (server, row) in list.servers.iter().zip(&rows) {
+            writeln!(out, "{}", line(row))?;
+            let d = &server.definition;
+            for (what, map) in [("env", &d.env), ("headers", &d.headers)] {
+                if !map.is_empty() {
+                    let pairs: Vec<String> = map.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                    writeln!(out, "    {what}: {}", sanitize::line(&pairs.join(" "), 300))?;
+                }
+            }
+            if let Some(error) = &d.error {
+                writeln!(out, "    error: {}", sanitize::line(error, 1000))?;
+            }
+            for shadowed in &server.shadowed {
+                writeln!(out, "    shadows: {}", origin(shadowed))?;
+            }
+        }
+    }
+    let found: Vec<&SourceEntry> = list
+        .sources
+        .iter()
+        .filter(|s| s.state != "missing")
+        .collect();
+    if !found.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "Files read (highest precedence first):")?;
+        let mut seen: Vec<(&Path, Option<&Path>)> = Vec::new();
+        for source in found {
+            // A file read for two sources (`~/.claude.json`) shows its error once.
+            let project = source.project.as_deref().filter(|_| source.error.is_none());
+            let key = (source.file.as_path(), project);
+            if seen.contains(&key) {
+                continue;
+            }
+            seen.push(key);
+            let part = match project {
+                Some(project) => format!(" projects[{}]", project.display()),
+                None if source.error.is_none()
+                    && source.format == "claude-code"
+                    && source.scope == Scope::Host =>
+                {
+                    " top level".to_string()
+                }
+                None => String::new(),
+            };
+            let what = match &source.error {
+                Some(error) => format!("error: {error}"),
+                None if source.servers == 1 => "1 server".to_string(),
+                None => format!("{} servers", source.servers),
+            };
+            writeln!(
+                out,
+                "  {}{part}  ({}, {}): {}",
+                sanitize::line(&short_path(&source.file, locations), 300),
+                source.format,
+                scope_name(source.scope),
+                sanitize::line(&what, 1000)
+            )?;
+        }
+    }
+    out.flush()
+}
+
+fn scope_name(scope: Scope) -> &'static str {
+    match scope {
+        Scope::Explicit => "--config",
+        Scope::Project => "project",
+        Scope::User => "user",
+        Scope::Host => "host",
+    }
+}

@@ -1,0 +1,424 @@
+//! Server definitions: mcpick's own TOML config and the host config files users already have
+//! (Claude Code, Claude Desktop, Cursor, VS Code).
+//!
+//! # Sources, in precedence order
+//!
+//! When two sources define the same name, the first one in this list wins and the others are
+//! kept as *shadowed* definitions (`mcpick servers` shows them):
+//!
+//! 1. `--config FILE` (mcpick TOML, or a host-style JSON file when it ends in `.json`)
+//! 2. the project, in the working directory: `mcpick.toml`, then `.mcp.json` (Claude Code),
+//!    `.cursor/mcp.json` (Cursor), `.vscode/mcp.json` (VS Code)
+//! 3. the user's mcpick config: `config.toml` in the user config directory
+//!    (`~/.config/mcpick/` on Linux, `~/Library/Application Support/mcpick/` on macOS,
+//!    `%APPDATA%\mcpick\config\` on Windows)
+//! 4. host imports from the home directory: `~/.claude.json` (its `projects[<cwd>]` section,
+//!    then its top-level `mcpServers`), Claude Desktop's `claude_desktop_config.json`, then
+//!    `~/.cursor/mcp.json`
+//!
+//! A definition that fails (an unset variable, a bad field) still wins over lower sources: it
+//! is shown as failed rather than silently replaced by another definition.
+//!
+//! # mcpick's TOML format
+//!
+//! ```toml
+//! [servers.demo2]
+//! command = "mcpick"
+//! args = ["demo-server", "--count", "50"]
+//! env = { TOKEN = "${MY_TOKEN}" }
+//! cwd = "/srv/demo"              # optional
+//!
+//! [servers.remote]
+//! url = "https://example.com/mcp"
+//! headers = { Authorization = "Bearer ${API_TOKEN}" }
+//! type = "sse"                   # optional: stdio (default with command), http (default with url), sse
+//! ```
+//!
+//! Placeholders (in `command`, `args`, `env`, `cwd`, `url` and `headers`, in every format) are
+//! described in [`expand`].
+//!
+//! Discovery ([`sources`]) and loading ([`load`]) are pure functions of a [`Locations`] and an
+//! environment lookup; only [`Locations::system`] and [`load_system`] look at the real process.
+
+pub mod expand;
+mod parse;
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::mcp::{ServerSpec, TransportSpec};
+pub use expand::Vars;
+
+/// Where to look: the working directory and the user's directories. Built from the real
+/// process by [`Locations::system`], or by hand in tests.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Locations {
+    /// The working directory: the project, and `${workspaceFolder}`.
+    pub cwd: PathBuf,
+    /// The home directory (`~/.claude.json`, `~/.cursor/mcp.json`, `${userHome}`).
+    pub home: Option<PathBuf>,
+    /// The OS's per-user config directory: `$XDG_CONFIG_HOME` or `~/.config` on Linux,
+    /// `~/Library/Application Support` on macOS, `%APPDATA%` on Windows. Claude Desktop's
+    /// file is in its `Claude` folder.
+    pub config_dir: Option<PathBuf>,
+    /// mcpick's own user config directory (`directories::ProjectDirs`).
+    pub mcpick_dir: Option<PathBuf>,
+}
+
+impl Locations {
+    /// The real working directory and the user's directories, as the `directories` crate sees
+    /// them (it honours `HOME` and, on Linux, `XDG_CONFIG_HOME`).
+    pub fn system() -> Self {
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        let base = directories::BaseDirs::new();
+        let project = directories::ProjectDirs::from("", "", "mcpick");
+        Locations {
+            cwd,
+            home: base.as_ref().map(|b| b.home_dir().to_path_buf()),
+            config_dir: base.as_ref().map(|b| b.config_dir().to_path_buf()),
+            mcpick_dir: project.map(|p| p.config_dir().to_path_buf()),
+        }
+    }
+
+    /// Locations for a home directory laid out as on Linux: `home/.config` is the config
+    /// directory. Used by tests.
+    pub fn linux_like(cwd: impl Into<PathBuf>, home: impl Into<PathBuf>) -> Self {
+        let home = home.into();
+        let config_dir = home.join(".config");
+        Locations {
+            cwd: cwd.into(),
+            mcpick_dir: Some(config_dir.join("mcpick")),
+            config_dir: Some(config_dir),
+            home: Some(home),
+        }
+    }
+}
+
+/// How much a source counts when names collide; earlier variants win.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    /// `--config FILE`.
+    Explicit,
+    /// A file in the working directory.
+    Project,
+    /// mcpick's user config.
+    User,
+    /// A host application's file in the home directory.
+    Host,
+}
+
+/// The dialect of a file and the part of it that holds the servers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Format {
+    /// mcpick's TOML: `[servers.NAME]`.
+    Mcpick,
+    /// Claude Code's project `.mcp.json`: `mcpServers`.
+    ClaudeCode,
+    /// Claude Code's `~/.claude.json`: `projects[<project>].mcpServers`, or the top-level
+    /// `mcpServers` when `project` is `None`.
+    ClaudeCodeUser { project: Option<PathBuf> },
+    /// Claude Desktop: `mcpServers`.
+    ClaudeDesktop,
+    /// Cursor: `mcpServers`.
+    Cursor,
+    /// VS Code: `servers`, with `inputs`.
+    VsCode,
+    /// A JSON file given with `--config`: `mcpServers` or `servers` (with `inputs`).
+    Json,
+}
+
+impl Format {
+    /// A short name for people and JSON: `mcpick`, `claude-code`, `claude-desktop`, ….
+    pub fn name(&self) -> &'static str {
+        match self {
+            Format::Mcpick => "mcpick",
+            Format::ClaudeCode | Format::ClaudeCodeUser { .. } => "claude-code",
+            Format::ClaudeDesktop => "claude-desktop",
+            Format::Cursor => "cursor",
+            Format::VsCode => "vscode",
+            Format::Json => "json",
+        }
+    }
+}
+
+/// One place server definitions may come from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Source {
+    pub path: PathBuf,
+    pub scope: Scope,
+    pub format: Format,
+}
+
+/// Every source, in precedence order (see the module documentation). Pure: it only joins
+/// paths; missing files are found out by [`load`].
+pub fn sources(locations: &Locations, explicit: Option<&Path>) -> Vec<Source> {
+    let mut list = Vec::new();
+    let mut add = |path: PathBuf, scope, format| {
+        let source = Source {
+            path,
+            scope,
+            format,
+        };
+        // The same file reached twice (the working directory is the home directory) is
+        // read once, at its higher precedence.
+        if !list
+            .iter()
+            .any(|s: &Source| s.path == source.path && s.format == source.format)
+        {
+            list.push(source);
+        }
+    };
+    if let Some(path) = explicit {
+        let format = if path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+        {
+            Format::Json
+        } else {
+            Format::Mcpick
+        };
+        add(locations.cwd.join(path), Scope::Explicit, format);
+    }
+    let cwd = &locations.cwd;
+    add(cwd.join("mcpick.toml"), Scope::Project, Format::Mcpick);
+    add(cwd.join(".mcp.json"), Scope::Project, Format::ClaudeCode);
+    add(cwd.join(".cursor/mcp.json"), Scope::Project, Format::Cursor);
+    add(cwd.join(".vscode/mcp.json"), Scope::Project, Format::VsCode);
+    if let Some(dir) = &locations.mcpick_dir {
+        add(dir.join("config.toml"), Scope::User, Format::Mcpick);
+    }
+    if let Some(home) = &locations.home {
+        let claude = home.join(".claude.json");
+        add(
+            claude.clone(),
+            Scope::Host,
+            Format::ClaudeCodeUser {
+                project: Some(cwd.clone()),
+            },
+        );
+        add(
+            claude,
+            Scope::Host,
+            Format::ClaudeCodeUser { project: None },
+        );
+    }
+    if let Some(dir) = &locations.config_dir {
+        add(
+            dir.join("Claude/claude_desktop_config.json"),
+            Scope::Host,
+            Format::ClaudeDesktop,
+        );
+    }
+    if let Some(home) = &locations.home {
+        add(home.join(".cursor/mcp.json"), Scope::Host, Format::Cursor);
+    }
+    list
+}
+
+/// One definition of a server, as found in one file.
+#[derive(Debug, Clone)]
+pub struct Definition {
+    pub name: String,
+    /// The file that defined it.
+    pub path: PathBuf,
+    /// Where in the file: `mcpServers.github`, `projects["/home/me/app"].mcpServers.db`, ….
+    pub field: String,
+    pub scope: Scope,
+    pub format: Format,
+    /// The definition as written, safe to print: placeholders unexpanded, env and header
+    /// values without a placeholder masked. `None` when the definition's shape is invalid.
+    pub shown: Option<TransportSpec>,
+    /// The expanded definition, or why it failed (naming the file and the field).
+    pub spec: Result<ServerSpec, String>,
+}
+
+impl Definition {
+    pub fn error(&self) -> Option<&str> {
+        self.spec.as_ref().err().map(String::as_str)
+    }
+
+    /// A spec to stand for this definition when it failed: the definition as written, so a
+    /// failed server still shows its name and transport.
+    pub fn shown_spec(&self) -> ServerSpec {
+        ServerSpec {
+            name: self.name.clone(),
+            transport: self.shown.clone().unwrap_or(TransportSpec::Stdio {
+                command: String::new(),
+                args: Vec::new(),
+                env: Default::default(),
+                cwd: None,
+            }),
+        }
+    }
+}
+
+/// A server name and every definition of it: the winner first.
+#[derive(Debug, Clone)]
+pub struct KnownServer {
+    pub definition: Definition,
+    /// Lower-precedence definitions of the same name, in precedence order.
+    pub shadowed: Vec<Definition>,
+}
+
+impl KnownServer {
+    pub fn name(&self) -> &str {
+        &self.definition.name
+    }
+}
+
+/// What happened to one source.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SourceState {
+    /// The file does not exist.
+    Missing,
+    /// Read; it defined this many servers.
+    Loaded { servers: usize },
+    /// The file could not be read or parsed; the message names it.
+    Failed(String),
+}
+
+#[derive(Debug, Clone)]
+pub struct SourceReport {
+    pub source: Source,
+    pub state: SourceState,
+}
+
+/// Every known server and what happened to every source.
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    /// Every server name, winners in precedence order of their source.
+    pub servers: Vec<KnownServer>,
+    pub sources: Vec<SourceReport>,
+}
+
+impl Config {
+    pub fn get(&self, name: &str) -> Option<&KnownServer> {
+        self.servers.iter().find(|s| s.name() == name)
+    }
+
+    /// One message per file that could not be read or parsed (a file reached by two
+    /// sources is reported once).
+    pub fn file_errors(&self) -> Vec<&str> {
+        let mut seen: Vec<&Path> = Vec::new();
+        let mut errors = Vec::new();
+        for report in &self.sources {
+            if let SourceState::Failed(message) = &report.state
+                && !seen.contains(&report.source.path.as_path())
+            {
+                seen.push(&report.source.path);
+                errors.push(message.as_str());
+            }
+        }
+        errors
+    }
+}
+
+/// Reads every source and resolves precedence. A file that is missing is skipped; a file
+/// that cannot be read or parsed is reported in [`Config::sources`] and the others still load.
+pub fn load(sources: &[Source], vars: &Vars) -> Config {
+    let mut files: HashMap<PathBuf, Result<Option<Value>, String>> = HashMap::new();
+    let mut config = Config::default();
+    for source in sources {
+        let parsed = files
+            .entry(source.path.clone())
+            .or_insert_with(|| read_file(&source.path, &source.format));
+        let state = match parsed {
+            Ok(None) => SourceState::Missing,
+            Err(message) => SourceState::Failed(message.clone()),
+            Ok(Some(doc)) => match parse::definitions(source, doc, vars) {
+                Err(message) => SourceState::Failed(message),
+                Ok(definitions) => {
+                    let count = definitions.len();
+                    for definition in definitions {
+                        match config
+                            .servers
+                            .iter_mut()
+                            .find(|s| s.name() == definition.name)
+                        {
+                            Some(known) => known.shadowed.push(definition),
+                            None => config.servers.push(KnownServer {
+                                definition,
+                                shadowed: Vec::new(),
+                            }),
+                        }
+                    }
+                    SourceState::Loaded { servers: count }
+                }
+            },
+        };
+        config.sources.push(SourceReport {
+            source: source.clone(),
+            state,
+        });
+    }
+    config
+}
+
+/// [`load`] for the real process: its working directory, home, and environment.
+pub fn load_system(explicit: Option<&Path>) -> Config {
+    load_at(&Locations::system(), explicit)
+}
+
+/// [`load`] from `locations`, with the real process environment.
+pub fn load_at(locations: &Locations, explicit: Option<&Path>) -> Config {
+    let env = |name: &str| std::env::var_os(name).map(|v| v.to_string_lossy().into_owned());
+    let vars = Vars {
+        env: &env,
+        workspace: &locations.cwd,
+        home: locations.home.as_deref(),
+    };
+    load(&sources(locations, explicit), &vars)
+}
+
+/// Reads and parses one file: `Ok(None)` when it does not exist. Errors name the file and,
+/// when the parser knows it, the line and column. They never quote the file's text, which may
+/// hold secrets.
+fn read_file(path: &Path, format: &Format) -> Result<Option<Value>, String> {
+    let shown = path.display();
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("{shown}: cannot read the file: {e}")),
+    };
+    parse_text(&text, path, format).map(Some)
+}
+
+fn parse_text(text: &str, path: &Path, format: &Format) -> Result<Value, String> {
+    let shown = path.display();
+    if *format == Format::Mcpick {
+        return toml::from_str::<toml::Table>(text)
+            .map_err(|e| {
+                let at = e
+                    .span()
+                    .map(|span| {
+                        let (line, column) = line_column(text, span.start);
+                        format!(" at line {line} column {column}")
+                    })
+                    .unwrap_or_default();
+                format!(
+                    "{shown}: not valid TOML{at}: {}",
+                    e.message().trim_end_matches('\n')
+                )
+            })
+            .and_then(|table| serde_json::to_value(table).map_err(|e| format!("{shown}: {e}")));
+    }
+    // Host files are JSON; VS Code's allow comments and trailing commas (JSONC). Stripping
+    // them keeps every other character in place, so line and column stay right.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    serde_json::from_str(&parse::strip_jsonc(text))
+        .map_err(|e| format!("{shown}: not valid JSON: {e}"))
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+    (line, column)
+}
