@@ -1,5 +1,22 @@
-//! The resource model mcpick works on, independent of terminals and sockets.
+//! The catalogue engine: what servers publish, as something a person can navigate. Pure
+//! library code (no terminal, no sockets), shared by the headless commands and the TUI.
+//!
+//! - [`Catalogue`]: every resource and template, keyed by (server, uri), filled page by page.
+//! - [`UriTree`]: the URI tree with counts, compaction, expand state and visible rows.
+//! - [`order`]: the list orders; [`search`]: fuzzy search on every core.
 
 mod entry;
+pub mod item;
+pub mod order;
+pub mod search;
+pub mod store;
+pub mod synth;
+mod time;
+pub mod tree;
 
 pub use entry::{AnnotationsEntry, ResourceEntry, TemplateEntry};
+pub use item::Item;
+pub use order::SortKey;
+pub use search::{Match, MatcherKind, Search};
+pub use store::{Catalogue, ItemId, ServerId, Snapshot};
+pub use tree::UriTree;

@@ -884,22 +884,6 @@ mod tests {
     }
 
     #[test]
-    #[ignore = "timing probe; run with --ignored --nocapture"]
-    fn page_generation_cost() {
-        let cat = Catalogue::new(1_000_000);
-        let started = std::time::Instant::now();
-        let mut bytes = 0;
-        for p in 0..100 {
-            let page = cat.page(p * 10_000, 1_000);
-            bytes += serde_json::to_vec(&page).unwrap().len();
-        }
-        println!(
-            "100 pages of 1000: {:?}, {bytes} bytes of JSON",
-            started.elapsed()
-        );
-    }
-
-    #[test]
     fn count_is_respected() {
         for count in [0, 1, 5, SPECIALS.len(), SPECIALS.len() + 1, 299, 300, 1234] {
             let all = Catalogue::new(count).page(0, usize::MAX);

@@ -128,6 +128,12 @@ pub fn demo_resources(count: usize) -> Vec<rmcp::model::Resource> {
     catalogue::Catalogue::new(count).page(0, count)
 }
 
+/// Resources `offset..offset + limit` of a demo catalogue of `count`, generated on demand
+/// (benchmarks build million-resource catalogues page by page with it).
+pub fn demo_page(count: usize, offset: usize, limit: usize) -> Vec<rmcp::model::Resource> {
+    catalogue::Catalogue::new(count).page(offset, limit)
+}
+
 /// Startup chatter in the style of a real server's logger.
 fn stderr_noise(args: &DemoArgs, transport: &str) {
     let now = time::now_rfc3339();

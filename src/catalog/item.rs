@@ -1,0 +1,306 @@
+//! The compact in-memory form of one resource. A catalogue may hold a million of them, so an
+//! item is one allocation: every text field lives in a single string, found by offsets, and
+//! small fields are packed (interned MIME type, audience bits, priority as `f32`).
+
+use std::sync::Arc;
+
+use rmcp::model::{Resource, Role};
+
+use super::entry::{AnnotationsEntry, ResourceEntry};
+use super::time::parse_timestamp;
+
+/// Audience bits.
+pub const AUDIENCE_USER: u8 = 1;
+pub const AUDIENCE_ASSISTANT: u8 = 2;
+
+const HAS_TITLE: u8 = 1;
+const HAS_DESCRIPTION: u8 = 2;
+const HAS_ANNOTATIONS: u8 = 4;
+const HAS_AUDIENCE: u8 = 8;
+const HAS_LAST_MODIFIED: u8 = 16;
+
+/// One resource as a server listed it.
+///
+/// `text` is `title␠name␠uri␠description␠lastModified` (a missing title or description is
+/// empty); the first four fields, with their separating spaces, are the fuzzy-search haystack.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Item {
+    text: Box<str>,
+    /// End offsets of title, name, uri and description in `text`.
+    ends: [u32; 4],
+    size: u64,
+    priority: f32,
+    /// `lastModified` in milliseconds since the epoch, or `i64::MIN` when absent/unparsable.
+    modified: i64,
+    mime: u16,
+    audience: u8,
+    flags: u8,
+}
+
+const NO_SIZE: u64 = u64::MAX;
+
+impl Item {
+    /// Builds an item; `mimes` interns the MIME type.
+    pub fn new(resource: &Resource, mimes: &mut MimeTable) -> Self {
+        let annotations = resource.annotations.as_ref();
+        let last_modified = annotations.and_then(|a| a.last_modified.as_deref());
+        let title = resource.title.as_deref();
+        let description = resource.description.as_deref();
+        let mut text = String::with_capacity(
+            resource.uri.len()
+                + resource.name.len()
+                + title.map_or(0, str::len)
+                + description.map_or(0, str::len)
+                + last_modified.map_or(0, str::len)
+                + 4,
+        );
+        let mut ends = [0u32; 4];
+        for (i, field) in [
+            title.unwrap_or(""),
+            &resource.name,
+            &resource.uri,
+            description.unwrap_or(""),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            if i > 0 {
+                text.push(' ');
+            }
+            text.push_str(field);
+            ends[i] = u32::try_from(text.len()).unwrap_or(u32::MAX);
+        }
+        text.push(' ');
+        text.push_str(last_modified.unwrap_or(""));
+
+        let mut flags = 0;
+        if title.is_some() {
+            flags |= HAS_TITLE;
+        }
+        if description.is_some() {
+            flags |= HAS_DESCRIPTION;
+        }
+        let mut audience = 0;
+        if let Some(a) = annotations {
+            flags |= HAS_ANNOTATIONS;
+            if let Some(roles) = &a.audience {
+                flags |= HAS_AUDIENCE;
+                for role in roles {
+                    audience |= match role {
+                        Role::User => AUDIENCE_USER,
+                        Role::Assistant => AUDIENCE_ASSISTANT,
+                    };
+                }
+            }
+            if a.last_modified.is_some() {
+                flags |= HAS_LAST_MODIFIED;
+            }
+        }
+        Item {
+            text: text.into_boxed_str(),
+            ends,
+            size: resource.size.unwrap_or(NO_SIZE),
+            priority: annotations.and_then(|a| a.priority).unwrap_or(f32::NAN),
+            modified: last_modified.and_then(parse_timestamp).unwrap_or(i64::MIN),
+            mime: mimes.intern(resource.mime_type.as_deref()),
+            audience,
+            flags,
+        }
+    }
+
+    fn field(&self, i: usize) -> &str {
+        let start = if i == 0 {
+            0
+        } else {
+            self.ends[i - 1] as usize + 1
+        };
+        let end = if i == 4 {
+            self.text.len()
+        } else {
+            self.ends[i] as usize
+        };
+        &self.text[start..end]
+    }
+
+    pub fn uri(&self) -> &str {
+        self.field(2)
+    }
+
+    pub fn name(&self) -> &str {
+        self.field(1)
+    }
+
+    pub fn title(&self) -> Option<&str> {
+        (self.flags & HAS_TITLE != 0).then(|| self.field(0))
+    }
+
+    pub fn description(&self) -> Option<&str> {
+        (self.flags & HAS_DESCRIPTION != 0).then(|| self.field(3))
+    }
+
+    /// The name to show: the title when there is one, else the name.
+    pub fn display_name(&self) -> &str {
+        self.title().unwrap_or_else(|| self.name())
+    }
+
+    /// The fuzzy-search haystack: title, name, uri and description, space-separated.
+    pub fn haystack(&self) -> &str {
+        &self.text[..self.ends[3] as usize]
+    }
+
+    /// Where each field lies in [`Item::haystack`], in order title, name, uri, description.
+    pub fn haystack_fields(&self) -> [std::ops::Range<usize>; 4] {
+        let e = self.ends.map(|e| e as usize);
+        [0..e[0], e[0] + 1..e[1], e[1] + 1..e[2], e[2] + 1..e[3]]
+    }
+
+    pub fn size(&self) -> Option<u64> {
+        (self.size != NO_SIZE).then_some(self.size)
+    }
+
+    pub fn priority(&self) -> Option<f32> {
+        (!self.priority.is_nan()).then_some(self.priority)
+    }
+
+    /// `lastModified` as the server wrote it.
+    pub fn last_modified(&self) -> Option<&str> {
+        (self.flags & HAS_LAST_MODIFIED != 0).then(|| self.field(4))
+    }
+
+    /// `lastModified` in milliseconds since the epoch, when it parses.
+    pub fn modified_ms(&self) -> Option<i64> {
+        (self.modified != i64::MIN).then_some(self.modified)
+    }
+
+    /// Audience bits ([`AUDIENCE_USER`], [`AUDIENCE_ASSISTANT`]); `None` when not annotated.
+    pub fn audience(&self) -> Option<u8> {
+        (self.flags & HAS_AUDIENCE != 0).then_some(self.audience)
+    }
+
+    pub fn has_annotations(&self) -> bool {
+        self.flags & HAS_ANNOTATIONS != 0
+    }
+
+    pub fn mime_id(&self) -> u16 {
+        self.mime
+    }
+
+    /// The JSON form used by `ls --json`.
+    pub fn to_entry(&self, server: Arc<str>, mimes: &MimeTable) -> ResourceEntry {
+        ResourceEntry {
+            server,
+            uri: self.uri().to_string(),
+            name: self.name().to_string(),
+            title: self.title().map(str::to_string),
+            description: self.description().map(str::to_string),
+            mime_type: mimes.get(self.mime).map(str::to_string),
+            size: self.size(),
+            annotations: self.has_annotations().then(|| AnnotationsEntry {
+                audience: self.audience().map(|bits| {
+                    let mut roles = Vec::new();
+                    if bits & AUDIENCE_USER != 0 {
+                        roles.push("user".to_string());
+                    }
+                    if bits & AUDIENCE_ASSISTANT != 0 {
+                        roles.push("assistant".to_string());
+                    }
+                    roles
+                }),
+                priority: self
+                    .priority()
+                    .and_then(|p| p.to_string().parse::<f64>().ok()),
+                last_modified: self.last_modified().map(str::to_string),
+            }),
+        }
+    }
+}
+
+/// Interned MIME types: a catalogue has a handful of distinct ones.
+#[derive(Debug, Clone, Default)]
+pub struct MimeTable {
+    names: Vec<Arc<str>>,
+    index: std::collections::HashMap<Arc<str>, u16>,
+}
+
+impl MimeTable {
+    /// Id 0 means "no MIME type"; others index the table.
+    pub fn intern(&mut self, mime: Option<&str>) -> u16 {
+        let Some(mime) = mime else { return 0 };
+        if let Some(&id) = self.index.get(mime) {
+            return id;
+        }
+        if self.names.len() >= u16::MAX as usize - 1 {
+            // A hostile server inventing MIME types cannot grow the table without bound.
+            return 0;
+        }
+        let name: Arc<str> = mime.into();
+        self.names.push(name.clone());
+        let id = self.names.len() as u16;
+        self.index.insert(name, id);
+        id
+    }
+
+    pub fn get(&self, id: u16) -> Option<&str> {
+        id.checked_sub(1)
+            .and_then(|i| self.names.get(i as usize))
+            .map(|s| &**s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rmcp::model::Annotations;
+
+    #[test]
+    fn round_trips_every_field() {
+        let mut mimes = MimeTable::default();
+        let resource = Resource::new("file:///a b.md", "a b.md")
+            .with_title("A title")
+            .with_description("desc")
+            .with_mime_type("text/markdown")
+            .with_size(42)
+            .with_annotations(
+                Annotations::default()
+                    .with_priority(0.8)
+                    .with_audience(vec![Role::Assistant]),
+            );
+        let item = Item::new(&resource, &mut mimes);
+        assert_eq!(item.uri(), "file:///a b.md");
+        assert_eq!(item.name(), "a b.md");
+        assert_eq!(item.title(), Some("A title"));
+        assert_eq!(item.description(), Some("desc"));
+        assert_eq!(item.size(), Some(42));
+        assert_eq!(item.priority(), Some(0.8));
+        assert_eq!(item.audience(), Some(AUDIENCE_ASSISTANT));
+        assert_eq!(item.last_modified(), None);
+        assert_eq!(item.haystack(), "A title a b.md file:///a b.md desc");
+        let fields = item.haystack_fields();
+        assert_eq!(&item.haystack()[fields[2].clone()], "file:///a b.md");
+        let entry = item.to_entry("s".into(), &mimes);
+        assert_eq!(entry.mime_type.as_deref(), Some("text/markdown"));
+        assert_eq!(entry.annotations.unwrap().priority, Some(0.8));
+    }
+
+    #[test]
+    fn absent_fields_stay_absent() {
+        let mut mimes = MimeTable::default();
+        let item = Item::new(&Resource::new("x://y", "y"), &mut mimes);
+        assert_eq!(item.title(), None);
+        assert_eq!(item.description(), None);
+        assert_eq!(item.size(), None);
+        assert_eq!(item.priority(), None);
+        assert!(!item.has_annotations());
+        assert_eq!(item.display_name(), "y");
+        assert_eq!(item.to_entry("s".into(), &mimes).mime_type, None);
+    }
+
+    #[test]
+    fn item_is_small() {
+        assert!(
+            std::mem::size_of::<Item>() <= 64,
+            "{}",
+            std::mem::size_of::<Item>()
+        );
+    }
+}

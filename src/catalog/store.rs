@@ -1,0 +1,418 @@
+//! The catalogue: every resource and template of every server, keyed by (server, uri).
+//!
+//! Items live in fixed-size chunks behind `Arc`s, so a search running on other threads can
+//! hold a cheap [`Snapshot`] while pages keep arriving: appending copies at most one
+//! partly-filled chunk, never the whole catalogue.
+
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+use std::sync::Arc;
+
+use rmcp::model::{Resource, ResourceTemplate};
+
+use super::entry::{ResourceEntry, TemplateEntry};
+use super::item::{Item, MimeTable};
+
+/// Items per chunk. Every chunk but a server's last is full, so an index maps to a chunk
+/// by division.
+pub const CHUNK: usize = 16 * 1024;
+
+/// A server's position in the catalogue.
+pub type ServerId = u16;
+
+/// One resource's address: its server and its position in that server's listing order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ItemId {
+    pub server: ServerId,
+    pub index: u32,
+}
+
+#[derive(Debug, Clone, Default)]
+struct ServerItems {
+    name: Arc<str>,
+    chunks: Vec<Arc<Vec<Item>>>,
+    len: usize,
+    /// URI hash → index. Collisions are resolved by comparing URIs (see `find`).
+    by_uri: HashMap<u64, u32>,
+    /// Indices whose URI hash collided with a different URI (practically never used).
+    collided: Vec<u32>,
+    templates: Vec<TemplateEntry>,
+}
+
+/// What appending a page did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AppendReport {
+    pub added: usize,
+    /// URIs listed again within the same listing: kept once (the first), reported here.
+    pub duplicates: Vec<String>,
+}
+
+/// What replacing a server's listing changed.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ReplaceReport {
+    pub appeared: Vec<String>,
+    pub disappeared: Vec<String>,
+    pub duplicates: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Catalogue {
+    servers: Vec<ServerItems>,
+    mimes: MimeTable,
+}
+
+type UriHasher = BuildHasherDefault<DefaultHasher>;
+
+fn uri_hash(uri: &str) -> u64 {
+    UriHasher::default().hash_one(uri)
+}
+
+impl Catalogue {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a server (or finds it by name) and returns its id.
+    pub fn server(&mut self, name: &str) -> ServerId {
+        if let Some(i) = self.servers.iter().position(|s| &*s.name == name) {
+            return i as ServerId;
+        }
+        self.servers.push(ServerItems {
+            name: name.into(),
+            ..Default::default()
+        });
+        (self.servers.len() - 1) as ServerId
+    }
+
+    pub fn server_count(&self) -> usize {
+        self.servers.len()
+    }
+
+    pub fn server_name(&self, server: ServerId) -> &Arc<str> {
+        &self.servers[server as usize].name
+    }
+
+    /// Total number of resources.
+    pub fn len(&self) -> usize {
+        self.servers.iter().map(|s| s.len).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Resources of one server.
+    pub fn server_len(&self, server: ServerId) -> usize {
+        self.servers[server as usize].len
+    }
+
+    pub fn mimes(&self) -> &MimeTable {
+        &self.mimes
+    }
+
+    /// Appends one page of a server's listing, as it arrives.
+    pub fn append<'a>(
+        &mut self,
+        server: ServerId,
+        page: impl IntoIterator<Item = &'a Resource>,
+    ) -> AppendReport {
+        let mut report = AppendReport::default();
+        let slot = &mut self.servers[server as usize];
+        for resource in page {
+            let hash = uri_hash(&resource.uri);
+            let index = slot.len as u32;
+            match slot.by_uri.entry(hash) {
+                Entry::Occupied(existing) => {
+                    let existing = *existing.get();
+                    if item_at(&slot.chunks, existing).uri() == resource.uri
+                        || slot
+                            .collided
+                            .iter()
+                            .any(|&i| item_at(&slot.chunks, i).uri() == resource.uri)
+                    {
+                        report.duplicates.push(resource.uri.clone());
+                        continue;
+                    }
+                    slot.collided.push(index);
+                }
+                Entry::Vacant(vacant) => {
+                    vacant.insert(index);
+                }
+            }
+            push(&mut slot.chunks, Item::new(resource, &mut self.mimes));
+            slot.len += 1;
+            report.added += 1;
+        }
+        report
+    }
+
+    /// Replaces a server's whole listing (a re-list after `list_changed`) and reports which
+    /// URIs appeared and disappeared. Templates are kept.
+    pub fn replace(&mut self, server: ServerId, resources: &[Resource]) -> ReplaceReport {
+        let old = std::mem::take(&mut self.servers[server as usize]);
+        let slot = &mut self.servers[server as usize];
+        slot.name = old.name.clone();
+        slot.templates = old.templates.clone();
+        let appended = self.append(server, resources);
+        let uris = |chunks: &[Arc<Vec<Item>>]| -> Vec<String> {
+            chunks
+                .iter()
+                .flat_map(|c| c.iter().map(|i| i.uri().to_string()))
+                .collect()
+        };
+        let (old_list, new_list) = (
+            uris(&old.chunks),
+            uris(&self.servers[server as usize].chunks),
+        );
+        let old_set: std::collections::HashSet<&str> =
+            old_list.iter().map(String::as_str).collect();
+        let new_set: std::collections::HashSet<&str> =
+            new_list.iter().map(String::as_str).collect();
+        let appeared = new_list
+            .iter()
+            .filter(|u| !old_set.contains(u.as_str()))
+            .cloned()
+            .collect();
+        let disappeared = old_list
+            .iter()
+            .filter(|u| !new_set.contains(u.as_str()))
+            .cloned()
+            .collect();
+        ReplaceReport {
+            appeared,
+            disappeared,
+            duplicates: appended.duplicates,
+        }
+    }
+
+    /// Removes every resource and template of a server (keeping its id).
+    pub fn clear(&mut self, server: ServerId) {
+        let slot = &mut self.servers[server as usize];
+        let name = slot.name.clone();
+        *slot = ServerItems {
+            name,
+            ..Default::default()
+        };
+    }
+
+    pub fn set_templates<'a>(
+        &mut self,
+        server: ServerId,
+        templates: impl IntoIterator<Item = &'a ResourceTemplate>,
+    ) {
+        let slot = &mut self.servers[server as usize];
+        slot.templates = templates
+            .into_iter()
+            .map(|t| TemplateEntry::new(slot.name.clone(), t.clone()))
+            .collect();
+    }
+
+    pub fn templates(&self) -> impl Iterator<Item = &TemplateEntry> {
+        self.servers.iter().flat_map(|s| s.templates.iter())
+    }
+
+    pub fn get(&self, id: ItemId) -> Option<&Item> {
+        let slot = self.servers.get(id.server as usize)?;
+        ((id.index as usize) < slot.len).then(|| item_at(&slot.chunks, id.index))
+    }
+
+    /// The item with this URI on this server.
+    pub fn find(&self, server: ServerId, uri: &str) -> Option<ItemId> {
+        let slot = self.servers.get(server as usize)?;
+        let hit =
+            |i: u32| (item_at(&slot.chunks, i).uri() == uri).then_some(ItemId { server, index: i });
+        slot.by_uri
+            .get(&uri_hash(uri))
+            .and_then(|&i| hit(i))
+            .or_else(|| slot.collided.iter().find_map(|&i| hit(i)))
+    }
+
+    /// Every item in catalogue order (servers in order, each in listing order).
+    pub fn iter(&self) -> impl Iterator<Item = (ItemId, &Item)> {
+        self.servers.iter().enumerate().flat_map(|(s, slot)| {
+            slot.chunks
+                .iter()
+                .flat_map(|c| c.iter())
+                .enumerate()
+                .map(move |(i, item)| {
+                    (
+                        ItemId {
+                            server: s as ServerId,
+                            index: i as u32,
+                        },
+                        item,
+                    )
+                })
+        })
+    }
+
+    /// The JSON form of one item.
+    pub fn entry(&self, id: ItemId) -> Option<ResourceEntry> {
+        let item = self.get(id)?;
+        Some(item.to_entry(self.server_name(id.server).clone(), &self.mimes))
+    }
+
+    /// A cheap, immutable view for searching on other threads.
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            servers: self
+                .servers
+                .iter()
+                .map(|s| (s.chunks.clone(), s.len))
+                .collect(),
+        }
+    }
+}
+
+fn item_at(chunks: &[Arc<Vec<Item>>], index: u32) -> &Item {
+    let i = index as usize;
+    &chunks[i / CHUNK][i % CHUNK]
+}
+
+/// Appends to the last chunk, copying it first only if a snapshot still shares it.
+fn push(chunks: &mut Vec<Arc<Vec<Item>>>, item: Item) {
+    match chunks.last_mut() {
+        Some(last) if last.len() < CHUNK => Arc::make_mut(last).push(item),
+        _ => {
+            let mut chunk = Vec::with_capacity(CHUNK.min(1024));
+            chunk.push(item);
+            chunks.push(Arc::new(chunk));
+        }
+    }
+}
+
+/// An immutable view of the catalogue's items, shared with search threads.
+#[derive(Debug, Clone, Default)]
+pub struct Snapshot {
+    servers: Vec<(Vec<Arc<Vec<Item>>>, usize)>,
+}
+
+/// A contiguous run of items of one server, the unit of work of a search.
+pub struct Block<'a> {
+    pub server: ServerId,
+    /// Index of `items[0]` in the server's listing.
+    pub first: u32,
+    pub items: &'a [Item],
+}
+
+impl Snapshot {
+    pub fn len(&self) -> usize {
+        self.servers.iter().map(|(_, len)| len).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn get(&self, id: ItemId) -> Option<&Item> {
+        let (chunks, len) = self.servers.get(id.server as usize)?;
+        ((id.index as usize) < *len).then(|| item_at(chunks, id.index))
+    }
+
+    /// Every chunk as a block, in catalogue order.
+    pub fn blocks(&self) -> Vec<Block<'_>> {
+        let mut blocks = Vec::new();
+        for (s, (chunks, len)) in self.servers.iter().enumerate() {
+            for (c, chunk) in chunks.iter().enumerate() {
+                let first = c * CHUNK;
+                let end = (*len - first).min(chunk.len());
+                blocks.push(Block {
+                    server: s as ServerId,
+                    first: first as u32,
+                    items: &chunk[..end],
+                });
+            }
+        }
+        blocks
+    }
+
+    /// For each server, how many items come before it in catalogue order (for stable
+    /// tie-breaking across servers: ordinal = offset + index).
+    pub fn server_offsets(&self) -> Vec<u64> {
+        let mut total = 0u64;
+        self.servers
+            .iter()
+            .map(|(_, len)| {
+                let start = total;
+                total += *len as u64;
+                start
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn res(uri: &str) -> Resource {
+        Resource::new(uri, uri.rsplit('/').next().unwrap())
+    }
+
+    #[test]
+    fn pages_append_and_duplicates_are_kept_once() {
+        let mut cat = Catalogue::new();
+        let s = cat.server("a");
+        let r1 = cat.append(s, &[res("x://1"), res("x://2")]);
+        let r2 = cat.append(s, &[res("x://2"), res("x://3")]);
+        assert_eq!(r1.added, 2);
+        assert_eq!(r2.added, 1);
+        assert_eq!(r2.duplicates, ["x://2"]);
+        assert_eq!(cat.len(), 3);
+        assert_eq!(cat.find(s, "x://3").unwrap().index, 2);
+        assert!(cat.find(s, "x://4").is_none());
+    }
+
+    #[test]
+    fn same_uri_on_two_servers_is_two_resources() {
+        let mut cat = Catalogue::new();
+        let a = cat.server("a");
+        let b = cat.server("b");
+        cat.append(a, &[res("x://1")]);
+        cat.append(b, &[res("x://1")]);
+        assert_eq!(cat.len(), 2);
+        assert_eq!(cat.server("b"), b, "servers are found by name");
+    }
+
+    #[test]
+    fn replace_reports_changes_and_touches_one_server() {
+        let mut cat = Catalogue::new();
+        let a = cat.server("a");
+        let b = cat.server("b");
+        cat.append(a, &[res("x://1"), res("x://2")]);
+        cat.append(b, &[res("y://1")]);
+        let report = cat.replace(a, &[res("x://2"), res("x://3")]);
+        assert_eq!(report.appeared, ["x://3"]);
+        assert_eq!(report.disappeared, ["x://1"]);
+        assert_eq!(cat.server_len(a), 2);
+        assert_eq!(cat.server_len(b), 1);
+        assert!(cat.find(a, "x://1").is_none());
+    }
+
+    #[test]
+    fn snapshots_survive_later_appends() {
+        let mut cat = Catalogue::new();
+        let s = cat.server("a");
+        let first: Vec<_> = (0..10).map(|i| res(&format!("x://{i}"))).collect();
+        cat.append(s, &first);
+        let snap = cat.snapshot();
+        let more: Vec<_> = (10..CHUNK + 5).map(|i| res(&format!("x://{i}"))).collect();
+        cat.append(s, &more);
+        assert_eq!(snap.len(), 10);
+        assert_eq!(cat.len(), CHUNK + 5);
+        let blocks = cat
+            .snapshot()
+            .blocks()
+            .iter()
+            .map(|b| b.items.len())
+            .collect::<Vec<_>>();
+        assert_eq!(blocks, [CHUNK, 5]);
+        let id = ItemId {
+            server: s,
+            index: (CHUNK + 1) as u32,
+        };
+        assert_eq!(cat.get(id).unwrap().uri(), format!("x://{}", CHUNK + 1));
+        assert_eq!(cat.iter().count(), CHUNK + 5);
+    }
+}

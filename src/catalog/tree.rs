@@ -1,0 +1,592 @@
+//! The URI tree: servers at the root, then each URI's structure (`scheme://authority`, path
+//! segments, the query kept on the leaf).
+//!
+//! Nodes are stored once in an arena; what the screen shows is a flattened list of visible
+//! rows, rebuilt when the shape or the expand state changes and read window by window, so a
+//! frame costs O(rows on screen) whatever the catalogue size. Chains of single-child folders
+//! are shown as one row (`a/b/c`); a URI that is both a resource and a prefix of others is a
+//! node with an item and children, shown as both.
+
+use std::collections::HashMap;
+
+use super::store::{Catalogue, ItemId};
+
+pub type NodeId = u32;
+
+#[derive(Debug, Clone)]
+struct Node {
+    /// The raw URI piece (never decoded: lookups and paths use it as published).
+    segment: Box<str>,
+    parent: NodeId,
+    /// Sorted by `segment`.
+    children: Vec<NodeId>,
+    item: Option<ItemId>,
+    /// Resources in this subtree, this node's own included.
+    count: u32,
+    expanded: bool,
+    /// The resource here has MIME type `inode/directory`: a folder even when empty.
+    directory: bool,
+}
+
+const NO_PARENT: NodeId = NodeId::MAX;
+
+/// One visible row: a node, or a compacted chain of single-child folders from `head` to
+/// `tail` (equal when nothing was compacted).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Row {
+    pub head: NodeId,
+    pub tail: NodeId,
+    pub depth: u16,
+}
+
+/// What a row shows, built only for rows on screen.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RowView {
+    /// Percent-decoded for display (the URI itself is never changed); not yet sanitised.
+    pub label: String,
+    pub depth: u16,
+    pub folder: bool,
+    pub expanded: bool,
+    /// Resources under this row (matching ones while a filter is set).
+    pub count: u32,
+    /// The resource at this row, when the row is one.
+    pub item: Option<ItemId>,
+    /// True for a server's root row.
+    pub server: bool,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct UriTree {
+    nodes: Vec<Node>,
+    /// One root per server, indexed by server id.
+    roots: Vec<NodeId>,
+    /// Node of each item: `item_nodes[server][index]`.
+    item_nodes: Vec<Vec<NodeId>>,
+    rows: Vec<Row>,
+    rows_dirty: bool,
+    /// While a filter is set: matching resources per node; rows show only nodes with hits,
+    /// all open, so the ancestors of every match stay visible.
+    hits: Option<Vec<u32>>,
+}
+
+impl UriTree {
+    /// Builds the tree of a whole catalogue; servers start expanded, folders collapsed.
+    pub fn build(catalogue: &Catalogue) -> Self {
+        let mut tree = UriTree::default();
+        for s in 0..catalogue.server_count() {
+            tree.add_server(catalogue.server_name(s as u16));
+        }
+        for (id, item) in catalogue.iter() {
+            let directory = catalogue.mimes().get(item.mime_id()) == Some("inode/directory");
+            tree.insert(id, item.uri(), directory);
+        }
+        tree
+    }
+
+    /// Adds a server root (servers are added in id order).
+    pub fn add_server(&mut self, name: &str) {
+        let id = self.new_node(name, NO_PARENT);
+        self.nodes[id as usize].expanded = true;
+        self.roots.push(id);
+        self.item_nodes.push(Vec::new());
+        self.rows_dirty = true;
+    }
+
+    fn new_node(&mut self, segment: &str, parent: NodeId) -> NodeId {
+        self.nodes.push(Node {
+            segment: segment.into(),
+            parent,
+            children: Vec::new(),
+            item: None,
+            count: 0,
+            expanded: false,
+            directory: false,
+        });
+        (self.nodes.len() - 1) as NodeId
+    }
+
+    /// Adds one resource (items arrive in listing order, as pages come in).
+    pub fn insert(&mut self, id: ItemId, uri: &str, directory: bool) {
+        let mut node = self.roots[id.server as usize];
+        self.nodes[node as usize].count += 1;
+        for segment in split_uri(uri) {
+            node = self.child(node, segment);
+            self.nodes[node as usize].count += 1;
+        }
+        let n = &mut self.nodes[node as usize];
+        n.item = Some(id);
+        n.directory |= directory;
+        let nodes = &mut self.item_nodes[id.server as usize];
+        if nodes.len() <= id.index as usize {
+            nodes.resize(id.index as usize + 1, NO_PARENT);
+        }
+        nodes[id.index as usize] = node;
+        self.rows_dirty = true;
+    }
+
+    fn child(&mut self, parent: NodeId, segment: &str) -> NodeId {
+        let found = self.nodes[parent as usize]
+            .children
+            .binary_search_by(|&c| (*self.nodes[c as usize].segment).cmp(segment));
+        match found {
+            Ok(i) => self.nodes[parent as usize].children[i],
+            Err(i) => {
+                let id = self.new_node(segment, parent);
+                self.nodes[parent as usize].children.insert(i, id);
+                id
+            }
+        }
+    }
+
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+
+    fn is_folder(&self, node: NodeId) -> bool {
+        let n = &self.nodes[node as usize];
+        !n.children.is_empty() || n.directory || n.parent == NO_PARENT
+    }
+
+    fn visible(&self, node: NodeId) -> bool {
+        self.hits.as_ref().is_none_or(|h| h[node as usize] > 0)
+    }
+
+    fn visible_children(&self, node: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+        self.nodes[node as usize]
+            .children
+            .iter()
+            .copied()
+            .filter(|&c| self.visible(c))
+    }
+
+    /// Follows a chain of single-child folders that carry no resource.
+    fn chain_tail(&self, head: NodeId) -> NodeId {
+        let mut tail = head;
+        if self.nodes[head as usize].parent == NO_PARENT {
+            return tail; // a server's root row is never merged
+        }
+        loop {
+            let n = &self.nodes[tail as usize];
+            if n.item.is_some() || n.directory {
+                return tail;
+            }
+            let mut children = self.visible_children(tail);
+            let (Some(only), None) = (children.next(), children.next()) else {
+                return tail;
+            };
+            let c = &self.nodes[only as usize];
+            if c.item.is_some() || c.directory || c.children.is_empty() {
+                return tail;
+            }
+            tail = only;
+        }
+    }
+
+    fn open(&self, node: NodeId) -> bool {
+        self.hits.is_some() || self.nodes[node as usize].expanded
+    }
+
+    /// Rebuilds the visible rows if the tree changed. Call before reading rows.
+    pub fn refresh(&mut self) {
+        if !self.rows_dirty {
+            return;
+        }
+        let mut rows = std::mem::take(&mut self.rows);
+        rows.clear();
+        let mut stack: Vec<(NodeId, u16)> = self.roots.iter().rev().map(|&r| (r, 0)).collect();
+        while let Some((head, depth)) = stack.pop() {
+            if !self.visible(head) {
+                continue;
+            }
+            let tail = self.chain_tail(head);
+            rows.push(Row { head, tail, depth });
+            if self.open(tail) {
+                let children: Vec<NodeId> = self.visible_children(tail).collect();
+                stack.extend(children.into_iter().rev().map(|c| (c, depth + 1)));
+            }
+        }
+        self.rows = rows;
+        self.rows_dirty = false;
+    }
+
+    /// Number of visible rows (after [`UriTree::refresh`]).
+    pub fn row_count(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// The visible rows `offset..offset + len`: O(len).
+    pub fn window(&self, offset: usize, len: usize) -> &[Row] {
+        let start = offset.min(self.rows.len());
+        let end = offset.saturating_add(len).min(self.rows.len());
+        &self.rows[start..end]
+    }
+
+    /// What to draw for a row.
+    pub fn view(&self, row: Row) -> RowView {
+        let mut label = String::new();
+        let mut node = row.tail;
+        let mut parts = Vec::new();
+        loop {
+            parts.push(node);
+            if node == row.head {
+                break;
+            }
+            node = self.nodes[node as usize].parent;
+        }
+        for (i, &n) in parts.iter().rev().enumerate() {
+            if i > 0 {
+                label.push('/');
+            }
+            label.push_str(&percent_decode(&self.nodes[n as usize].segment));
+        }
+        let tail = &self.nodes[row.tail as usize];
+        RowView {
+            label,
+            depth: row.depth,
+            folder: self.is_folder(row.tail),
+            expanded: self.open(row.tail),
+            count: match &self.hits {
+                Some(h) => h[row.tail as usize],
+                None => tail.count,
+            },
+            item: tail.item,
+            server: tail.parent == NO_PARENT,
+        }
+    }
+
+    /// Opens or closes the folder at a row.
+    pub fn set_expanded(&mut self, row: Row, expanded: bool) {
+        if self.is_folder(row.tail) {
+            self.nodes[row.tail as usize].expanded = expanded;
+            self.rows_dirty = true;
+        }
+    }
+
+    /// Opens (`true`) or closes every folder; server roots stay open.
+    pub fn set_all_expanded(&mut self, expanded: bool) {
+        for n in &mut self.nodes {
+            if n.parent != NO_PARENT {
+                n.expanded = expanded;
+            }
+        }
+        self.rows_dirty = true;
+    }
+
+    /// The row index of the parent of the row at `index`, for "jump to parent".
+    pub fn parent_row(&self, index: usize) -> Option<usize> {
+        let row = *self.rows.get(index)?;
+        (0..index).rev().find(|&i| self.rows[i].depth < row.depth)
+    }
+
+    /// The row showing an item, if it is visible.
+    pub fn row_of(&self, id: ItemId) -> Option<usize> {
+        let node = *self
+            .item_nodes
+            .get(id.server as usize)?
+            .get(id.index as usize)?;
+        self.rows
+            .iter()
+            .position(|r| r.tail == node || r.head == node)
+    }
+
+    /// Restricts the rows to the ancestors of `matches` (and the matches), all open; `None`
+    /// clears the filter and restores the expand state as it was.
+    pub fn set_filter(&mut self, matches: Option<&[ItemId]>) {
+        self.hits = matches.map(|ids| {
+            let mut hits = vec![0u32; self.nodes.len()];
+            for id in ids {
+                let Some(&node) = self
+                    .item_nodes
+                    .get(id.server as usize)
+                    .and_then(|n| n.get(id.index as usize))
+                else {
+                    continue;
+                };
+                let mut n = node;
+                while n != NO_PARENT {
+                    hits[n as usize] += 1;
+                    n = self.nodes[n as usize].parent;
+                }
+            }
+            hits
+        });
+        self.rows_dirty = true;
+    }
+
+    /// The expand state as stable paths (server, then raw segments), to keep across a
+    /// rebuild or a restart.
+    pub fn expanded_paths(&self) -> Vec<String> {
+        (0..self.nodes.len() as NodeId)
+            .filter(|&n| self.nodes[n as usize].expanded && self.is_folder(n))
+            .map(|n| self.path(n))
+            .collect()
+    }
+
+    /// Applies paths from [`UriTree::expanded_paths`]; everything else is closed.
+    pub fn restore_expanded(&mut self, paths: &[String]) {
+        self.set_all_expanded(false);
+        let by_path: HashMap<String, NodeId> = (0..self.nodes.len() as NodeId)
+            .filter(|&n| self.is_folder(n))
+            .map(|n| (self.path(n), n))
+            .collect();
+        for &root in &self.roots {
+            self.nodes[root as usize].expanded = false;
+        }
+        for path in paths {
+            if let Some(&n) = by_path.get(path) {
+                self.nodes[n as usize].expanded = true;
+            }
+        }
+        self.rows_dirty = true;
+    }
+
+    fn path(&self, node: NodeId) -> String {
+        let mut parts = Vec::new();
+        let mut n = node;
+        while n != NO_PARENT {
+            parts.push(&*self.nodes[n as usize].segment);
+            n = self.nodes[n as usize].parent;
+        }
+        parts.reverse();
+        parts.join("\u{1f}")
+    }
+
+    /// Every item under the subtree of a row, in tree order (for marking a folder).
+    pub fn items_under(&self, row: Row) -> Vec<ItemId> {
+        let mut out = Vec::new();
+        let mut stack = vec![row.head];
+        while let Some(n) = stack.pop() {
+            let node = &self.nodes[n as usize];
+            out.extend(node.item);
+            stack.extend(node.children.iter().rev());
+        }
+        out
+    }
+}
+
+/// Splits a URI into tree segments: `scheme://authority` (or `scheme:` for URIs without an
+/// authority), then the path's segments; a query or fragment stays on the last segment, and a
+/// trailing `/` adds no empty leaf (the folder itself is the resource).
+pub fn split_uri(uri: &str) -> Vec<&str> {
+    let (before_query, query_len) = match uri.find(['?', '#']) {
+        Some(q) => (&uri[..q], uri.len() - q),
+        None => (uri, 0),
+    };
+    let (prefix_end, path) = match before_query.find("://") {
+        Some(i) => {
+            let after = i + 3;
+            match before_query[after..].find('/') {
+                Some(slash) => (after + slash, &before_query[after + slash..]),
+                None => (before_query.len(), ""),
+            }
+        }
+        None => match before_query.find(':') {
+            Some(i) => (i + 1, &before_query[i + 1..]),
+            None => (0, before_query),
+        },
+    };
+    let mut out: Vec<&str> = Vec::new();
+    if prefix_end > 0 {
+        out.push(&uri[..prefix_end]);
+    }
+    let path_start = prefix_end;
+    let trimmed = path.strip_prefix('/').unwrap_or(path);
+    let mut offset = path_start + (path.len() - trimmed.len());
+    let trimmed = trimmed.strip_suffix('/').unwrap_or(trimmed);
+    if !trimmed.is_empty() {
+        for segment in trimmed.split('/') {
+            out.push(&uri[offset..offset + segment.len()]);
+            offset += segment.len() + 1;
+        }
+    }
+    if query_len > 0 {
+        // Extend the last segment over the query, or make the query the only segment.
+        let start = match out.last() {
+            Some(last) => last.as_ptr() as usize - uri.as_ptr() as usize,
+            None => 0,
+        };
+        let end_of_last = start + out.last().map_or(0, |l| l.len());
+        let query_start = uri.len() - query_len;
+        if out.is_empty() || end_of_last != query_start {
+            // e.g. `x://a/?q` (trailing slash before the query): the query is its own leaf.
+            out.push(&uri[query_start..]);
+        } else {
+            *out.last_mut().unwrap() = &uri[start..];
+        }
+    }
+    if out.is_empty() {
+        out.push(uri);
+    }
+    out
+}
+
+/// Decodes `%XX` escapes for display; invalid UTF-8 becomes U+FFFD. The URI is not changed.
+pub fn percent_decode(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.contains('%') {
+        return s.into();
+    }
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%'
+            && i + 2 < b.len()
+            && let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2]))
+        {
+            out.push(h * 16 + l);
+            i += 3;
+            continue;
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned().into()
+}
+
+fn hex(c: u8) -> Option<u8> {
+    (c as char).to_digit(16).map(|d| d as u8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rmcp::model::Resource;
+
+    #[test]
+    fn splits_uris() {
+        assert_eq!(
+            split_uri("file:///project/src/main.rs"),
+            ["file://", "project", "src", "main.rs"]
+        );
+        assert_eq!(
+            split_uri("https://example.com/wiki/Page"),
+            ["https://example.com", "wiki", "Page"]
+        );
+        assert_eq!(split_uri("demo://notes"), ["demo://notes"]);
+        assert_eq!(split_uri("demo://notes/1"), ["demo://notes", "1"]);
+        assert_eq!(
+            split_uri("demo://search?q=budget"),
+            ["demo://search?q=budget"]
+        );
+        assert_eq!(split_uri("x://a/b?q=1&r=/2"), ["x://a", "b?q=1&r=/2"]);
+        assert_eq!(
+            split_uri("file:///project/docs/guides/"),
+            ["file://", "project", "docs", "guides"]
+        );
+        assert_eq!(split_uri("urn:isbn:123"), ["urn:", "isbn:123"]);
+        assert_eq!(split_uri("plain"), ["plain"]);
+        assert_eq!(split_uri("x://a/?q"), ["x://a", "?q"]);
+    }
+
+    #[test]
+    fn decodes_for_display_only() {
+        assert_eq!(percent_decode("My%20Notes.md"), "My Notes.md");
+        assert_eq!(percent_decode("100%"), "100%");
+        assert_eq!(percent_decode("%zz"), "%zz");
+        assert_eq!(percent_decode("%E2%9C%93"), "✓");
+    }
+
+    fn build(uris: &[&str]) -> (Catalogue, UriTree) {
+        let mut cat = Catalogue::new();
+        let s = cat.server("srv");
+        let resources: Vec<_> = uris.iter().map(|u| Resource::new(*u, *u)).collect();
+        cat.append(s, &resources);
+        let mut tree = UriTree::build(&cat);
+        tree.refresh();
+        (cat, tree)
+    }
+
+    fn labels(tree: &UriTree) -> Vec<String> {
+        tree.window(0, usize::MAX)
+            .iter()
+            .map(|&r| {
+                let v = tree.view(r);
+                format!(
+                    "{}{}{}",
+                    "  ".repeat(v.depth as usize),
+                    v.label,
+                    if v.folder { "/" } else { "" }
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn compacts_single_child_chains_and_counts() {
+        let (_, mut tree) = build(&[
+            "file:///a/b/c/x.rs",
+            "file:///a/b/c/y.rs",
+            "demo://notes",
+            "demo://notes/1",
+        ]);
+        tree.set_all_expanded(true);
+        tree.refresh();
+        assert_eq!(
+            labels(&tree),
+            [
+                "srv/",
+                "  demo://notes/",
+                "    1",
+                "  file:///a/b/c/",
+                "    x.rs",
+                "    y.rs"
+            ]
+        );
+        let root = tree.view(tree.window(0, 1)[0]);
+        assert_eq!(root.count, 4);
+        let notes = tree.view(tree.window(1, 1)[0]);
+        assert_eq!(
+            notes.item.map(|i| i.index),
+            Some(2),
+            "a resource and a folder at once"
+        );
+        assert_eq!(notes.count, 2);
+    }
+
+    #[test]
+    fn collapsed_folders_hide_children_and_parent_row_works() {
+        let (_, mut tree) = build(&["x://h/a/1", "x://h/a/2", "x://h/b/3"]);
+        assert_eq!(tree.row_count(), 2, "server open, x://h closed");
+        tree.set_all_expanded(true);
+        tree.refresh();
+        assert_eq!(tree.row_count(), 7);
+        assert_eq!(tree.parent_row(3), Some(2));
+        assert_eq!(tree.parent_row(0), None);
+        let a = tree.window(2, 1)[0];
+        tree.set_expanded(a, false);
+        tree.refresh();
+        assert_eq!(tree.row_count(), 5);
+    }
+
+    #[test]
+    fn filter_keeps_ancestors_of_matches() {
+        let (cat, mut tree) = build(&["x://h/a/1", "x://h/a/2", "x://h/b/3"]);
+        let id = cat.find(0, "x://h/b/3").unwrap();
+        tree.set_filter(Some(&[id]));
+        tree.refresh();
+        assert_eq!(labels(&tree), ["srv/", "  x://h/b/", "    3"]);
+        tree.set_filter(None);
+        tree.refresh();
+        assert_eq!(tree.row_count(), 2, "expand state as before the filter");
+    }
+
+    #[test]
+    fn expand_state_round_trips_through_a_rebuild() {
+        let (cat, mut tree) = build(&["x://h/a/1", "x://h/b/2", "y://z/c/3"]);
+        tree.set_all_expanded(true);
+        tree.refresh();
+        let a = tree
+            .window(0, 10)
+            .iter()
+            .copied()
+            .find(|&r| tree.view(r).label == "a");
+        tree.set_expanded(a.expect("row a"), false);
+        tree.refresh();
+        let before = labels(&tree);
+        let paths = tree.expanded_paths();
+        let mut rebuilt = UriTree::build(&cat);
+        rebuilt.restore_expanded(&paths);
+        rebuilt.refresh();
+        assert_eq!(labels(&rebuilt), before);
+    }
+}
