@@ -148,6 +148,18 @@ impl Item {
         &self.text[..self.ends[3] as usize]
     }
 
+    /// The part of the haystack searched first: title, name and uri. The description is
+    /// searched only when these don't match, which keeps broad queries fast and stops a
+    /// match from straggling across fields.
+    pub fn primary_haystack(&self) -> &str {
+        &self.text[..self.ends[2] as usize]
+    }
+
+    /// The description part of the haystack (empty when there is none).
+    pub fn description_haystack(&self) -> &str {
+        self.field(3)
+    }
+
     /// Where each field lies in [`Item::haystack`], in order title, name, uri, description.
     pub fn haystack_fields(&self) -> [std::ops::Range<usize>; 4] {
         let e = self.ends.map(|e| e as usize);

@@ -13,10 +13,12 @@ pub mod store;
 pub mod synth;
 mod time;
 pub mod tree;
+pub mod worker;
 
 pub use entry::{AnnotationsEntry, ResourceEntry, TemplateEntry};
 pub use item::Item;
 pub use order::SortKey;
-pub use search::{Match, MatcherKind, Search};
+pub use search::{FieldHighlights, Match, MatcherKind, Search};
 pub use store::{Catalogue, ItemId, ServerId, Snapshot};
 pub use tree::UriTree;
+pub use worker::{SearchResults, SearchWorker};

@@ -15,6 +15,7 @@ use fuzzy_matcher::skim::SkimMatcherV2;
 use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
 use nucleo_matcher::{Config, Matcher, Utf32Str};
 
+use super::item::Item;
 use super::store::{ItemId, Snapshot};
 
 /// Which fuzzy matcher scores items.
@@ -175,7 +176,7 @@ impl Search {
                         }
                         let mut found = Vec::new();
                         for (offset, item) in block.items.iter().enumerate() {
-                            if let Some(score) = scorer.score(item.haystack()) {
+                            if let Some(score) = score_item(&mut *scorer, item) {
                                 found.push(Match {
                                     id: ItemId {
                                         server: block.server,
@@ -222,7 +223,7 @@ impl Search {
                         part.iter()
                             .filter_map(|m| {
                                 let item = snapshot.get(m.id)?;
-                                let score = scorer.score(item.haystack())?;
+                                let score = score_item(&mut *scorer, item)?;
                                 Some(Match { id: m.id, score })
                             })
                             .collect::<Vec<_>>()
@@ -250,6 +251,77 @@ impl Search {
         self.kind.scorer(query).indices(haystack, &mut out);
         out
     }
+
+    /// Matched character positions in [`Item::haystack`] (as [`score_item`] matched it).
+    pub fn highlight_item(&self, query: &str, item: &Item) -> Vec<u32> {
+        let mut scorer = self.kind.scorer(query);
+        let mut out = Vec::new();
+        if scorer.indices(item.primary_haystack(), &mut out).is_some() {
+            return out;
+        }
+        if scorer
+            .indices(item.description_haystack(), &mut out)
+            .is_some()
+        {
+            let shift = item.primary_haystack().chars().count() as u32 + 1;
+            out.iter_mut().for_each(|i| *i += shift);
+            return out;
+        }
+        Vec::new()
+    }
+}
+
+/// Matched character positions per field, each relative to the start of that field.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FieldHighlights {
+    pub title: Vec<u32>,
+    pub name: Vec<u32>,
+    pub uri: Vec<u32>,
+    pub description: Vec<u32>,
+}
+
+impl Search {
+    /// Where the query matched in each field of `item`, for drawing highlights. Computed
+    /// only for rows on screen.
+    pub fn highlight_fields(&self, query: &str, item: &Item) -> FieldHighlights {
+        let mut out = FieldHighlights::default();
+        if query.trim().is_empty() {
+            return out;
+        }
+        let haystack = item.haystack();
+        // Char offsets where each field starts in the haystack.
+        let starts: Vec<u32> = item
+            .haystack_fields()
+            .iter()
+            .map(|r| haystack[..r.start].chars().count() as u32)
+            .collect();
+        let lens: Vec<u32> = item
+            .haystack_fields()
+            .iter()
+            .map(|r| haystack[r.clone()].chars().count() as u32)
+            .collect();
+        for pos in self.highlight_item(query, item) {
+            for (f, (&start, &len)) in starts.iter().zip(&lens).enumerate() {
+                if pos >= start && pos < start + len {
+                    let field = match f {
+                        0 => &mut out.title,
+                        1 => &mut out.name,
+                        2 => &mut out.uri,
+                        _ => &mut out.description,
+                    };
+                    field.push(pos - start);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// An item's score: its title, name and uri first; its description only when those miss.
+pub fn score_item(scorer: &mut dyn Scorer, item: &Item) -> Option<u32> {
+    scorer
+        .score(item.primary_haystack())
+        .or_else(|| scorer.score(item.description_haystack()))
 }
 
 /// Every item, in catalogue order, as the result of an empty query.
@@ -329,6 +401,31 @@ mod tests {
         let chars: Vec<char> = hay.chars().collect();
         let picked: String = idx.iter().map(|&i| chars[i as usize]).collect();
         assert_eq!(picked, "main");
+    }
+
+    #[test]
+    fn highlights_split_by_field() {
+        let mut cat = Catalogue::new();
+        let s = cat.server("s");
+        cat.append(
+            s,
+            &[Resource::new("file:///src/main.rs", "main.rs").with_description("entry point")],
+        );
+        let item = cat
+            .get(ItemId {
+                server: s,
+                index: 0,
+            })
+            .unwrap();
+        let h = Search::default().highlight_fields("main", item);
+        assert_eq!(h.name, [0, 1, 2, 3]);
+        assert!(h.description.is_empty());
+        let h = Search::default().highlight_fields("entry", item);
+        assert_eq!(
+            h.description,
+            [0, 1, 2, 3, 4],
+            "description matched when the rest does not"
+        );
     }
 
     #[test]

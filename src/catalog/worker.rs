@@ -1,0 +1,223 @@
+//! Searching off the UI thread. The TUI sends each query with a generation number; a
+//! background thread runs it on every core, publishes partial results while it scans and
+//! the complete result at the end, and abandons a search as soon as a newer one arrives. A
+//! result is only ever replaced by one of a newer (or the same) generation, so a stale result
+//! can never overwrite a fresh one.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use super::search::{Match, Search, sort};
+use super::store::Snapshot;
+
+/// What a search has found so far.
+#[derive(Debug, Clone)]
+pub struct SearchResults {
+    pub generation: u64,
+    pub query: String,
+    /// Best first. While `complete` is false these are the best of the part scanned so far.
+    pub matches: Vec<Match>,
+    pub complete: bool,
+    /// Items scanned so far, of `total`.
+    pub scanned: usize,
+    pub total: usize,
+}
+
+struct Request {
+    generation: u64,
+    snapshot: Snapshot,
+    query: String,
+}
+
+/// Handle on the search thread. Dropping it stops the thread.
+pub struct SearchWorker {
+    tx: mpsc::Sender<Request>,
+    newest: Arc<AtomicU64>,
+    latest: Arc<Mutex<Option<Arc<SearchResults>>>>,
+}
+
+/// How often partial results are published while a long search runs.
+const PARTIAL_EVERY: Duration = Duration::from_millis(40);
+
+impl SearchWorker {
+    /// Starts the thread. `notify(generation)` is called (from that thread) whenever new
+    /// results are ready; the UI then reads [`SearchWorker::latest`].
+    pub fn spawn(search: Search, notify: impl Fn(u64) + Send + 'static) -> Self {
+        let (tx, rx) = mpsc::channel::<Request>();
+        let newest = Arc::new(AtomicU64::new(0));
+        let latest: Arc<Mutex<Option<Arc<SearchResults>>>> = Arc::default();
+        let (thread_newest, thread_latest) = (newest.clone(), latest.clone());
+        std::thread::Builder::new()
+            .name("mcpick-search".into())
+            .spawn(move || {
+                let mut previous: Option<(usize, Arc<SearchResults>)> = None;
+                while let Ok(mut request) = rx.recv() {
+                    // Only the newest waiting request matters.
+                    while let Ok(newer) = rx.try_recv() {
+                        request = newer;
+                    }
+                    let results = run(
+                        &search,
+                        &request,
+                        previous.as_ref(),
+                        &thread_newest,
+                        &|partial| {
+                            publish(&thread_latest, partial);
+                            notify(request.generation);
+                        },
+                    );
+                    if let Some(results) = results {
+                        let results = Arc::new(results);
+                        previous = Some((request.snapshot.len(), results.clone()));
+                        publish(&thread_latest, results);
+                        notify(request.generation);
+                    }
+                }
+            })
+            .expect("start the search thread");
+        Self { tx, newest, latest }
+    }
+
+    /// Starts a search; any older one still running is abandoned.
+    pub fn search(&self, generation: u64, snapshot: Snapshot, query: &str) {
+        self.newest.fetch_max(generation, Ordering::SeqCst);
+        let _ = self.tx.send(Request {
+            generation,
+            snapshot,
+            query: query.to_string(),
+        });
+    }
+
+    /// The newest results published so far.
+    pub fn latest(&self) -> Option<Arc<SearchResults>> {
+        self.latest
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+}
+
+/// Stores `results` unless something newer is already there.
+fn publish(slot: &Mutex<Option<Arc<SearchResults>>>, results: Arc<SearchResults>) {
+    let mut slot = slot.lock().unwrap_or_else(|e| e.into_inner());
+    if slot
+        .as_ref()
+        .is_none_or(|current| current.generation <= results.generation)
+    {
+        *slot = Some(results);
+    }
+}
+
+fn run(
+    search: &Search,
+    request: &Request,
+    previous: Option<&(usize, Arc<SearchResults>)>,
+    newest: &AtomicU64,
+    partial: &dyn Fn(Arc<SearchResults>),
+) -> Option<SearchResults> {
+    let total = request.snapshot.len();
+    let current = || newest.load(Ordering::SeqCst) == request.generation;
+    let done = |matches: Vec<Match>| SearchResults {
+        generation: request.generation,
+        query: request.query.clone(),
+        matches,
+        complete: true,
+        scanned: total,
+        total,
+    };
+    // Same catalogue, and the query only got longer: re-score the last matches.
+    if let Some((len, old)) = previous
+        && *len == total
+        && old.complete
+        && search.kind.narrows(&old.query, &request.query)
+    {
+        return Some(done(search.narrow(
+            &request.snapshot,
+            &request.query,
+            &old.matches,
+        )));
+    }
+    let mut last = Instant::now();
+    let matches = search.run(
+        &request.snapshot,
+        &request.query,
+        &current,
+        |scanned, so_far| {
+            if last.elapsed() >= PARTIAL_EVERY && current() {
+                last = Instant::now();
+                let mut matches = so_far.to_vec();
+                sort(&request.snapshot, &mut matches);
+                partial(Arc::new(SearchResults {
+                    generation: request.generation,
+                    query: request.query.clone(),
+                    matches,
+                    complete: false,
+                    scanned,
+                    total,
+                }));
+            }
+        },
+    )?;
+    Some(done(matches))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::synth;
+
+    fn wait_for(worker: &SearchWorker, generation: u64) -> Arc<SearchResults> {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Some(r) = worker.latest()
+                && r.generation == generation
+                && r.complete
+            {
+                return r;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no result for generation {generation}"
+            );
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    #[test]
+    fn results_match_a_direct_search_and_newer_generations_win() {
+        let cat = synth::catalogue(5_000);
+        let search = Search::default();
+        let worker = SearchWorker::spawn(search, |_| {});
+        worker.search(1, cat.snapshot(), "src");
+        worker.search(2, cat.snapshot(), "src/mcp");
+        let r = wait_for(&worker, 2);
+        assert_eq!(r.matches, search.find(&cat.snapshot(), "src/mcp"));
+        // An older generation arriving late never replaces the newer result.
+        publish(
+            &worker.latest,
+            Arc::new(SearchResults {
+                generation: 1,
+                query: "stale".into(),
+                matches: Vec::new(),
+                complete: true,
+                scanned: 0,
+                total: 0,
+            }),
+        );
+        assert_eq!(worker.latest().unwrap().generation, 2);
+    }
+
+    #[test]
+    fn narrowing_gives_the_same_results_as_a_full_search() {
+        let cat = synth::catalogue(3_000);
+        let search = Search::default();
+        let worker = SearchWorker::spawn(search, |_| {});
+        for (g, q) in ["s", "sr", "src", "src/", "src/m"].iter().enumerate() {
+            worker.search(g as u64 + 1, cat.snapshot(), q);
+            let r = wait_for(&worker, g as u64 + 1);
+            assert_eq!(r.matches, search.find(&cat.snapshot(), q), "query {q}");
+        }
+    }
+}
