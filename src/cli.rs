@@ -143,8 +143,37 @@ pub struct LsArgs {
     #[arg(long, value_name = "N", default_value_t = crate::mcp::list::DEFAULT_CAP)]
     pub cap: usize,
 
+    /// Print the URI tree (servers, then scheme://authority and path segments) instead of a
+    /// table; chains of single-child folders are shown as one line.
+    #[arg(long, conflicts_with = "json")]
+    pub tree: bool,
+
+    /// Order the resources (default: as the servers listed them; with --filter: best match
+    /// first). Ties keep the servers' order.
+    #[arg(long, value_enum, value_name = "KEY")]
+    pub sort: Option<crate::catalog::SortKey>,
+
+    /// Keep only resources matching this fuzzy query (over title, name, URI, description;
+    /// smart case; fzf syntax: 'exact ^prefix suffix$ !not), the same search as the TUI's.
+    #[arg(long, value_name = "QUERY")]
+    pub filter: Option<String>,
+
     #[command(flatten)]
     pub servers: ServerArgs,
+}
+
+impl Default for LsArgs {
+    fn default() -> Self {
+        Self {
+            json: false,
+            templates: false,
+            cap: crate::mcp::list::DEFAULT_CAP,
+            tree: false,
+            sort: None,
+            filter: None,
+            servers: ServerArgs::default(),
+        }
+    }
 }
 
 #[derive(Debug, Args)]

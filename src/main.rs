@@ -44,10 +44,9 @@ async fn run(cli: Cli) -> ExitCode {
         Some(command) => command,
         // The interactive browser is not built yet: list the servers instead.
         None => Command::Ls(LsArgs {
-            json: false,
             templates: true,
-            cap: mcpick::mcp::list::DEFAULT_CAP,
             servers: cli.servers,
+            ..LsArgs::default()
         }),
     };
     let work = async {

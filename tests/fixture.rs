@@ -322,3 +322,67 @@ fn is_zombie(pid: i32) -> bool {
         })
         .unwrap_or(false)
 }
+
+#[test]
+fn ls_prints_the_uri_tree() {
+    let out = mcpick(&["ls", "--demo", "--tree"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("demo ("), "{}", lines[0]);
+    assert!(
+        text.contains("├── demo://notes/ ("),
+        "a resource that is also a folder"
+    );
+    assert!(
+        text.contains("file:///project/ ("),
+        "compacted chain with a count"
+    );
+    assert!(text.lines().last().unwrap().contains("└── "));
+    // Every resource is one line (folders add more).
+    let (_, doc, _) = mcpick_json(&["ls", "--demo", "--json"]);
+    assert!(lines.len() > resources(&doc).len());
+    assert!(!text.contains('\u{1b}'));
+}
+
+#[test]
+fn ls_sorts_and_filters_with_the_catalogue_engine() {
+    let (code, doc, err) = mcpick_json(&["ls", "--demo", "--json", "--sort", "priority"]);
+    assert_eq!(code, 0, "{err}");
+    let priorities: Vec<Option<f64>> = resources(&doc)
+        .iter()
+        .map(|r| r["annotations"]["priority"].as_f64())
+        .collect();
+    let first_none = priorities
+        .iter()
+        .position(Option::is_none)
+        .unwrap_or(priorities.len());
+    assert!(
+        priorities[first_none..].iter().all(Option::is_none),
+        "no priority sorts last"
+    );
+    assert!(
+        priorities[..first_none].windows(2).all(|w| w[0] >= w[1]),
+        "highest priority first: {priorities:?}"
+    );
+
+    let (code, doc, _) = mcpick_json(&["ls", "--demo", "--json", "--filter", "README"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        uris(&doc)[0],
+        "file:///project/README.md",
+        "best match first"
+    );
+
+    let (code, doc, _) = mcpick_json(&["ls", "--demo", "--json", "--filter", "qzxjqzxj"]);
+    assert_eq!(code, 0);
+    assert!(resources(&doc).is_empty());
+
+    let out = mcpick(&["ls", "--demo", "--tree", "--filter", "logo.png"]);
+    let text = stdout(&out);
+    assert!(text.contains("logo.png"), "{text}");
+    assert!(
+        text.contains("demo://assets/"),
+        "ancestors of matches stay: {text}"
+    );
+}

@@ -30,6 +30,9 @@ struct Node {
 
 const NO_PARENT: NodeId = NodeId::MAX;
 
+/// Marks the segment of a leaf that holds a whole URI of its own (see `insert`).
+const ALONE: char = '\u{0}';
+
 /// One visible row: a node, or a compacted chain of single-child folders from `head` to
 /// `tail` (equal when nothing was compacted).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,11 +110,26 @@ impl UriTree {
 
     /// Adds one resource (items arrive in listing order, as pages come in).
     pub fn insert(&mut self, id: ItemId, uri: &str, directory: bool) {
-        let mut node = self.roots[id.server as usize];
-        self.nodes[node as usize].count += 1;
+        let root = self.roots[id.server as usize];
+        let mut node = root;
         for segment in split_uri(uri) {
             node = self.child(node, segment);
-            self.nodes[node as usize].count += 1;
+        }
+        if self.nodes[node as usize]
+            .item
+            .is_some_and(|other| other != id)
+        {
+            // Two URIs with one tree position (`x://a/b` and `x://a/b/`): the later one gets
+            // a leaf of its own under the same parent, labelled with its whole URI.
+            // The NUL prefix keeps this leaf out of segment lookups: no later URI is filed
+            // under it, so paths stay unique.
+            let parent = self.nodes[node as usize].parent;
+            node = self.child(parent, &format!("{ALONE}{uri}"));
+        }
+        let mut n = node;
+        while n != NO_PARENT {
+            self.nodes[n as usize].count += 1;
+            n = self.nodes[n as usize].parent;
         }
         let n = &mut self.nodes[node as usize];
         n.item = Some(id);
@@ -237,7 +255,10 @@ impl UriTree {
             if i > 0 {
                 label.push('/');
             }
-            label.push_str(&percent_decode(&self.nodes[n as usize].segment));
+            let segment = &self.nodes[n as usize].segment;
+            label.push_str(&percent_decode(
+                segment.strip_prefix(ALONE).unwrap_or(segment),
+            ));
         }
         let tail = &self.nodes[row.tail as usize];
         RowView {

@@ -1,20 +1,22 @@
 //! `mcpick ls`: every resource (and template) of every selected server, as a table or JSON.
 
+use std::cell::RefCell;
 use std::io::Write;
-use std::sync::Arc;
 
 use futures::future::join_all;
 use serde::Serialize;
 
 use super::progress::Progress;
 use super::{Exit, Session, close_all, connect_all, select_servers};
-use crate::catalog::{ResourceEntry, TemplateEntry};
+use crate::catalog::{
+    Catalogue, ItemId, ResourceEntry, Search, SortKey, TemplateEntry, UriTree, order,
+};
 use crate::cli::LsArgs;
 use crate::mcp::{ConnectOptions, ListOptions, ServerSummary};
 use crate::sanitize;
 
 /// The `--json` document.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Listing {
     pub servers: Vec<ServerReport>,
     pub resources: Vec<ResourceEntry>,
@@ -22,7 +24,7 @@ pub struct Listing {
 }
 
 /// One server's line in the listing: how it was reached and how it went.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ServerReport {
     pub name: String,
@@ -39,7 +41,7 @@ pub struct ServerReport {
     pub error: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct ServerInfoReport {
     pub name: Option<String>,
     pub title: Option<String>,
@@ -59,11 +61,11 @@ pub async fn run(args: LsArgs) -> Exit {
         ..Default::default()
     };
     let sessions = connect_all(specs, &options).await;
-    let listing = collect(&sessions, &args).await;
+    let collected = collect(&sessions, &ListOptions { cap: args.cap }, args.templates).await;
     close_all(sessions).await;
 
-    let failed = listing.servers.iter().any(|s| s.error.is_some());
-    for server in &listing.servers {
+    let failed = collected.servers.iter().any(|s| s.error.is_some());
+    for server in &collected.servers {
         if let Some(error) = &server.error {
             eprintln!("mcpick: {error}");
         }
@@ -75,10 +77,13 @@ pub async fn run(args: LsArgs) -> Exit {
             );
         }
     }
+    let ids = select(&collected.catalogue, args.filter.as_deref(), args.sort);
     let written = if args.json {
-        print_json(&listing)
+        print_json(&collected.listing(&ids))
+    } else if args.tree {
+        print_tree(&collected.catalogue, &ids, args.filter.is_some())
     } else {
-        print_table(&listing, args.templates)
+        print_table(&collected.listing(&ids), args.templates)
     };
     if let Err(e) = written
         && e.kind() != std::io::ErrorKind::BrokenPipe
@@ -89,17 +94,57 @@ pub async fn run(args: LsArgs) -> Exit {
     if failed { Exit::ServerFailed } else { Exit::Ok }
 }
 
-/// Lists every connected server concurrently, keeping whatever arrived before a failure.
-pub async fn collect(sessions: &[Session], args: &LsArgs) -> Listing {
+/// What listing every server produced: per-server reports and the catalogue.
+pub struct Collected {
+    pub servers: Vec<ServerReport>,
+    pub catalogue: Catalogue,
+}
+
+impl Collected {
+    /// The `--json` document for the resources `ids`, in that order.
+    pub fn listing(&self, ids: &[ItemId]) -> Listing {
+        Listing {
+            servers: self.servers.clone(),
+            resources: ids
+                .iter()
+                .filter_map(|&id| self.catalogue.entry(id))
+                .collect(),
+            templates: self.catalogue.templates().cloned().collect(),
+        }
+    }
+}
+
+/// The resources to show: all, or the matches of `filter` (best first), in `sort` order if
+/// given (ties keep the previous order).
+pub fn select(catalogue: &Catalogue, filter: Option<&str>, sort: Option<SortKey>) -> Vec<ItemId> {
+    let mut ids: Vec<ItemId> = match filter {
+        Some(query) => Search::default()
+            .find(&catalogue.snapshot(), query)
+            .into_iter()
+            .map(|m| m.id)
+            .collect(),
+        None => catalogue.iter().map(|(id, _)| id).collect(),
+    };
+    if let Some(key) = sort {
+        order::sort_ids(catalogue, &mut ids, key);
+    }
+    ids
+}
+
+/// Lists every connected server concurrently into one catalogue, keeping whatever arrived
+/// before a failure. Pages go into the catalogue as they arrive.
+pub async fn collect(sessions: &[Session], options: &ListOptions, templates: bool) -> Collected {
     let progress = Progress::new(sessions.iter().map(|s| s.spec.name.clone()));
-    let list_options = ListOptions { cap: args.cap };
-    let per_server = join_all(sessions.iter().enumerate().map(|(index, session)| {
-        let progress = &progress;
-        let list_options = &list_options;
+    let mut catalogue = Catalogue::new();
+    let ids: Vec<_> = sessions
+        .iter()
+        .map(|s| catalogue.server(&s.spec.name))
+        .collect();
+    let catalogue = RefCell::new(catalogue);
+    let servers = join_all(sessions.iter().enumerate().map(|(index, session)| {
+        let (progress, catalogue) = (&progress, &catalogue);
+        let server = ids[index];
         async move {
-            let name: Arc<str> = session.spec.name.as_str().into();
-            let mut resources = Vec::new();
-            let mut templates = Vec::new();
             let mut report = ServerReport {
                 name: session.spec.name.clone(),
                 transport: session.spec.transport.kind(),
@@ -116,19 +161,21 @@ pub async fn collect(sessions: &[Session], args: &LsArgs) -> Listing {
                 Ok(connection) => connection,
                 Err(error) => {
                     report.error = Some(session.describe_error(error));
-                    return (report, resources, templates);
+                    return report;
                 }
             };
             fill_summary(&mut report, connection.summary());
             report.transport = connection.transport();
             report.has_resources = connection.has_resources();
             let listed = connection
-                .list_resources(list_options, |page| {
-                    resources.extend(
-                        page.items
-                            .iter()
-                            .map(|r| ResourceEntry::new(name.clone(), r.clone())),
-                    );
+                .list_resources(options, |page| {
+                    let added = catalogue.borrow_mut().append(server, page.items);
+                    for uri in added.duplicates {
+                        connection.log().push(
+                            crate::mcp::log::LogSource::Client,
+                            &format!("resources/list listed {uri} twice; kept the first"),
+                        );
+                    }
                     progress.update(index, page.number, page.received);
                 })
                 .await;
@@ -136,39 +183,27 @@ pub async fn collect(sessions: &[Session], args: &LsArgs) -> Listing {
                 Ok(outcome) => report.capped = outcome.capped,
                 Err(error) => report.error = Some(session.describe_error(&error)),
             }
-            if args.templates && report.error.is_none() {
+            if templates && report.error.is_none() {
+                let mut all = Vec::new();
                 let listed = connection
-                    .list_templates(list_options, |page| {
-                        templates.extend(
-                            page.items
-                                .iter()
-                                .map(|t| TemplateEntry::new(name.clone(), t.clone())),
-                        );
-                    })
+                    .list_templates(options, |page| all.extend_from_slice(page.items))
                     .await;
+                catalogue.borrow_mut().set_templates(server, &all);
+                report.template_count = all.len();
                 if let Err(error) = listed {
                     report.error = Some(session.describe_error(&error));
                 }
             }
-            report.resource_count = resources.len();
-            report.template_count = templates.len();
-            (report, resources, templates)
+            report.resource_count = catalogue.borrow().server_len(server);
+            report
         }
     }))
     .await;
     progress.finish();
-
-    let mut listing = Listing {
-        servers: Vec::new(),
-        resources: Vec::new(),
-        templates: Vec::new(),
-    };
-    for (report, resources, templates) in per_server {
-        listing.servers.push(report);
-        listing.resources.extend(resources);
-        listing.templates.extend(templates);
+    Collected {
+        servers,
+        catalogue: catalogue.into_inner(),
     }
-    listing
 }
 
 fn fill_summary(report: &mut ServerReport, summary: ServerSummary) {
@@ -185,6 +220,54 @@ fn print_json(listing: &Listing) -> std::io::Result<()> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     serde_json::to_writer_pretty(&mut out, listing)?;
     writeln!(out)?;
+    out.flush()
+}
+
+/// The tree with every folder open, drawn with box-drawing lines like `tree(1)`. With a
+/// filter, only matches and their ancestors are shown.
+fn print_tree(catalogue: &Catalogue, ids: &[ItemId], filtered: bool) -> std::io::Result<()> {
+    let mut tree = UriTree::build(catalogue);
+    if filtered {
+        tree.set_filter(Some(ids));
+    }
+    tree.set_all_expanded(true);
+    tree.refresh();
+    let rows = tree.window(0, tree.row_count());
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    // `open[d]`: whether the ancestor at depth d has siblings still to come.
+    let mut open: Vec<bool> = Vec::new();
+    for (i, &row) in rows.iter().enumerate() {
+        let view = tree.view(row);
+        let depth = view.depth as usize;
+        let last = rows[i + 1..]
+            .iter()
+            .find(|r| (r.depth as usize) <= depth)
+            .is_none_or(|r| (r.depth as usize) < depth);
+        open.truncate(depth);
+        let mut line = String::new();
+        if depth > 0 {
+            for &more in &open[1..] {
+                line.push_str(if more { "│   " } else { "    " });
+            }
+            line.push_str(if last { "└── " } else { "├── " });
+        }
+        open.push(!last);
+        line.push_str(&sanitize::line(&view.label, 200));
+        if view.folder {
+            if !view.server {
+                line.push('/');
+            }
+            line.push_str(&format!(" ({})", view.count));
+        }
+        if let Some(item) = view.item.and_then(|id| catalogue.get(id))
+            && let Some(title) = item.title()
+            && title != view.label
+        {
+            line.push_str("  ");
+            line.push_str(&sanitize::line(title, 80));
+        }
+        writeln!(out, "{line}")?;
+    }
     out.flush()
 }
 
