@@ -386,3 +386,49 @@ fn ls_sorts_and_filters_with_the_catalogue_engine() {
         "ancestors of matches stay: {text}"
     );
 }
+
+#[test]
+fn http_headers_are_sent_with_every_request() {
+    let server = Background::start(
+        mcpick_bin(),
+        &[
+            "demo-server",
+            "--http",
+            "127.0.0.1:0",
+            "--count",
+            "50",
+            "--page-size",
+            "10",
+            "--require-header",
+            "Authorization: Bearer s3cret",
+        ],
+        &[],
+    );
+    let (code, doc, _) = mcpick_json(&["ls", "--json", "--url", &server.url]);
+    assert_eq!(code, 1, "refused without the header");
+    let error = doc["servers"][0]["error"].as_str().unwrap();
+    assert!(
+        error.contains("401") || error.to_lowercase().contains("unauthorized"),
+        "{error}"
+    );
+
+    let (code, doc, err) = mcpick_json(&[
+        "ls",
+        "--json",
+        "--url",
+        &server.url,
+        "-H",
+        "Authorization: Bearer s3cret",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(uris(&doc).len(), 50, "every page carried the header");
+    let out = mcpick(&[
+        "read",
+        "demo://empty",
+        "--url",
+        &server.url,
+        "-H",
+        "Authorization: Bearer s3cret",
+    ]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+}

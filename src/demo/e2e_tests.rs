@@ -498,6 +498,7 @@ async fn streamable_http_serves_at_slash_mcp() {
     let server = tokio::spawn(super::http::serve_on(
         Arc::new(shared(args(30, 10))),
         listener,
+        None,
     ));
 
     let _ = rustls::crypto::ring::default_provider().install_default();

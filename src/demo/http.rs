@@ -29,7 +29,11 @@ use super::server::{DemoServer, Shared};
 pub(crate) const MCP_PATH: &str = "/mcp";
 
 /// Binds `addr` and serves until Ctrl-C. Prints `listening on http://ADDR/mcp` to stdout once bound.
-pub(crate) async fn serve(shared: Arc<Shared>, addr: SocketAddr) -> anyhow::Result<()> {
+pub(crate) async fn serve(
+    shared: Arc<Shared>,
+    addr: SocketAddr,
+    required: Option<(String, String)>,
+) -> anyhow::Result<()> {
     let listener = TcpListener::bind(addr).await?;
     let local = listener.local_addr()?;
     {
@@ -38,13 +42,19 @@ pub(crate) async fn serve(shared: Arc<Shared>, addr: SocketAddr) -> anyhow::Resu
         stdout.flush()?;
     }
     tokio::select! {
-        result = serve_on(shared, listener) => result,
+        result = serve_on(shared, listener, required) => result,
         _ = tokio::signal::ctrl_c() => Ok(()),
     }
 }
 
-/// Serves MCP on an already bound listener, forever.
-pub(crate) async fn serve_on(shared: Arc<Shared>, listener: TcpListener) -> anyhow::Result<()> {
+/// Serves MCP on an already bound listener, forever. With `required`, requests without that
+/// exact header are refused with 401 (to test that clients send configured headers).
+pub(crate) async fn serve_on(
+    shared: Arc<Shared>,
+    listener: TcpListener,
+    required: Option<(String, String)>,
+) -> anyhow::Result<()> {
+    let required = Arc::new(required);
     let local = listener.local_addr()?;
     // rmcp refuses Host headers that are not loopback by default (DNS rebinding defence).
     // Binding a non-loopback address means remote clients are wanted, so let them in.
@@ -69,12 +79,23 @@ pub(crate) async fn serve_on(shared: Arc<Shared>, listener: TcpListener) -> anyh
             }
         };
         let mcp = mcp.clone();
+        let required = required.clone();
         tokio::spawn(async move {
             let route = service_fn(move |req: Request<Incoming>| {
                 let mcp = mcp.clone();
+                let required = required.clone();
                 async move {
                     if req.uri().path() != MCP_PATH {
                         return Ok::<_, Infallible>(not_found());
+                    }
+                    if let Some((name, value)) = &*required
+                        && req
+                            .headers()
+                            .get(name.as_str())
+                            .and_then(|v| v.to_str().ok())
+                            != Some(value.as_str())
+                    {
+                        return Ok(unauthorized());
                     }
                     let response = mcp.call(req).await?;
                     Ok(response.map(Routed::Mcp))
@@ -93,6 +114,18 @@ fn not_found<B>() -> Response<Routed<B>> {
         b"not found: the MCP endpoint is /mcp\n",
     ))));
     *response.status_mut() = StatusCode::NOT_FOUND;
+    response
+}
+
+fn unauthorized<B>() -> Response<Routed<B>> {
+    let mut response = Response::new(Routed::NotFound(Some(Bytes::from_static(
+        b"unauthorized: a required header is missing\n",
+    ))));
+    *response.status_mut() = StatusCode::UNAUTHORIZED;
+    response.headers_mut().insert(
+        "www-authenticate",
+        http::HeaderValue::from_static("Bearer realm=\"mcpick-demo\""),
+    );
     response
 }
 

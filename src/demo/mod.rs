@@ -71,6 +71,11 @@ pub struct DemoArgs {
     #[arg(long)]
     pub stderr_noise: bool,
 
+    /// With --http: refuse (HTTP 401) requests that lack this exact header, e.g.
+    /// 'Authorization: Bearer secret' (to test that clients send configured headers).
+    #[arg(long, value_name = "NAME: VALUE", requires = "http")]
+    pub require_header: Option<String>,
+
     /// Serve Streamable HTTP at http://ADDR/mcp instead of stdio; port 0 picks a free port
     /// (the chosen address is printed as `listening on http://ADDR/mcp`).
     #[arg(long, value_name = "ADDR")]
@@ -88,6 +93,7 @@ impl Default for DemoArgs {
             hang_after: None,
             no_resources: false,
             stderr_noise: false,
+            require_header: None,
             http: None,
         }
     }
@@ -119,7 +125,13 @@ pub async fn serve_http(args: DemoArgs, addr: SocketAddr) -> anyhow::Result<()> 
     if args.stderr_noise {
         stderr_noise(&args, "streamable-http");
     }
-    http::serve(Shared::new(&args), addr).await
+    let required = args
+        .require_header
+        .as_deref()
+        .map(crate::mcp::spec::parse_header)
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
+    http::serve(Shared::new(&args), addr, required).await
 }
 
 /// The first `count` resources of the demo catalogue, exactly as `resources/list` pages
