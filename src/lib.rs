@@ -9,6 +9,7 @@ pub mod catalog;
 pub mod cli;
 pub mod commands;
 pub mod config;
+pub mod context;
 pub mod demo;
 pub mod mcp;
 pub mod sanitize;

@@ -1,0 +1,46 @@
+//! Context sets: marks, the policy, resolution into the agent's view, and the file on disk.
+//! Pure library code shared by the headless commands and the TUI (no terminal, no sockets;
+//! only [`ContextSet::load`]/[`ContextSet::save`] touch the disk).
+//!
+//! - [`mark`]: [`Marks`] (pin / exclude / none on a URI or a `PREFIX*`, most specific wins,
+//!   undo history).
+//! - [`policy`]: [`Policy`] (audience filter, minimum priority, budget, tokenizer) and
+//!   [`DEFAULT_PRIORITY`].
+//! - [`tokens`]: real token counts ([`TokenizerKind::count`]) and size-based estimates.
+//! - [`content`]: [`agent_text`], the text the agent is handed for one read.
+//! - [`resolve()`]: catalogue + marks + policy + measures → [`Preview`] (included in order,
+//!   cut line, left out with reasons, missing marks).
+//! - [`file`]: [`ContextSet`], the JSON file (versioned, stable order, atomic save).
+//!
+//! # How a front end uses it
+//!
+//! ```text
+//! let set = ContextSet::load(path)?;                      // edge: disk
+//! set.marks.toggle(Target::exact(server, uri), Mark::Pin); // key press
+//! set.marks.undo();                                       // undo key
+//! let cands = candidates(&catalogue);
+//! let preview = resolve(&Input { candidates: &cands, listed: &servers_listed,
+//!                                marks: &set.marks, policy: &set.policy,
+//!                                measures: &measures });
+//! for i in preview.to_measure() { /* edge: read cands[i], then */
+//!     measures.insert(server, uri, Measure::Counted(set.policy.tokenizer.count(&agent_text(&contents))));
+//! }                                                       // and resolve again
+//! set.save(path)?;                                        // edge: disk, atomic
+//! ```
+
+pub mod content;
+pub mod file;
+pub mod mark;
+pub mod policy;
+pub mod resolve;
+pub mod tokens;
+
+pub use content::agent_text;
+pub use file::{ContextSet, DEFAULT_FILE, SetError, VERSION};
+pub use mark::{Effective, Mark, Marks, Pattern, Target};
+pub use policy::{Audience, DEFAULT_PRIORITY, Policy};
+pub use resolve::{
+    Candidate, Included, Input, LeftOut, Measure, Measures, Missing, Preview, Reason, candidates,
+    resolve,
+};
+pub use tokens::TokenizerKind;
