@@ -29,6 +29,10 @@ pub struct Cli {
 
     #[command(flatten)]
     pub servers: ServerArgs,
+
+    /// Colours in the interactive browser: auto (none when NO_COLOR is set), always, never.
+    #[arg(long, value_enum, default_value_t, value_name = "WHEN")]
+    pub color: crate::tui::theme::ColorChoice,
 }
 
 #[derive(Debug, Subcommand)]

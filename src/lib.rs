@@ -13,3 +13,4 @@ pub mod context;
 pub mod demo;
 pub mod mcp;
 pub mod sanitize;
+pub mod tui;

@@ -1,6 +1,7 @@
-//! The `mcpick` binary: argument parsing and dispatch to the headless commands or the demo
-//! server.
+//! The `mcpick` binary: argument parsing and dispatch to the interactive browser, the headless
+//! commands or the demo server.
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -42,7 +43,11 @@ async fn run(cli: Cli) -> ExitCode {
         }
         Some(Command::Servers(args)) => return ExitCode::from(commands::servers::run(args) as u8),
         Some(command) => command,
-        // The interactive browser is not built yet: list the servers instead.
+        // The interactive browser, when there is a terminal to draw on.
+        None if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() => {
+            return mcpick::tui::run(cli.servers, cli.color).await;
+        }
+        // Piped: list the servers instead.
         None => Command::Ls(LsArgs {
             templates: true,
             servers: cli.servers,

@@ -1,0 +1,94 @@
+//! Where each pane goes: a pure function of the terminal size, used by rendering and by the
+//! core (page size, mouse hit-testing) alike.
+
+use ratatui::layout::Rect;
+
+/// The panes of one frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Areas {
+    /// One line per server (at most four).
+    pub header: Rect,
+    pub search: Rect,
+    /// The tree or list, with its border.
+    pub main: Rect,
+    /// The preview beside or below the main pane; `None` when the terminal is too small
+    /// (the preview then takes the main pane's place while it has the focus).
+    pub preview: Option<Rect>,
+    pub status: Rect,
+    /// Everything between the search line and the status line (overlays cover it).
+    pub body: Rect,
+}
+
+/// Wide enough for the preview beside the tree.
+pub const SIDE_BY_SIDE_MIN_WIDTH: u16 = 100;
+/// Body rows needed for the preview below the tree.
+pub const STACKED_MIN_HEIGHT: u16 = 16;
+
+pub fn layout(area: Rect, header_lines: u16, preview_focused: bool) -> Areas {
+    let header_h = header_lines.min(area.height);
+    let header = Rect::new(area.x, area.y, area.width, header_h);
+    let mut y = area.y + header_h;
+    let search = Rect::new(
+        area.x,
+        y,
+        area.width,
+        1.min(area.bottom().saturating_sub(y)),
+    );
+    y += search.height;
+    let status_h = 1.min(area.bottom().saturating_sub(y));
+    let status = Rect::new(area.x, area.bottom() - status_h, area.width, status_h);
+    let body_h = area.bottom().saturating_sub(y + status_h);
+    let body = Rect::new(area.x, y, area.width, body_h);
+    let (main, preview) = if body.width >= SIDE_BY_SIDE_MIN_WIDTH {
+        let left = body.width * 45 / 100;
+        (
+            Rect::new(body.x, body.y, left, body.height),
+            Some(Rect::new(
+                body.x + left,
+                body.y,
+                body.width - left,
+                body.height,
+            )),
+        )
+    } else if body.height >= STACKED_MIN_HEIGHT {
+        let top = body.height * 45 / 100;
+        (
+            Rect::new(body.x, body.y, body.width, top),
+            Some(Rect::new(
+                body.x,
+                body.y + top,
+                body.width,
+                body.height - top,
+            )),
+        )
+    } else {
+        let _ = preview_focused;
+        (body, None)
+    };
+    Areas {
+        header,
+        search,
+        main,
+        preview,
+        status,
+        body,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wide_narrow_and_tiny() {
+        let wide = layout(Rect::new(0, 0, 120, 40), 1, false);
+        assert_eq!(wide.main.height, 37);
+        assert_eq!(wide.preview.unwrap().x, wide.main.width);
+        let narrow = layout(Rect::new(0, 0, 40, 24), 1, false);
+        assert_eq!(narrow.preview.unwrap().y, narrow.main.bottom());
+        let tiny = layout(Rect::new(0, 0, 40, 12), 1, false);
+        assert_eq!(tiny.preview, None);
+        let none = layout(Rect::new(0, 0, 0, 0), 1, false);
+        assert_eq!(none.body.height, 0);
+    }
+}

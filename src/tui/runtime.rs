@@ -1,0 +1,354 @@
+//! The shell around the core: one `tokio::select!` over terminal events, the message channel
+//! and the redraw deadline. It turns `Effect`s into tasks (server connections, searches, sorts,
+//! preview reads) and their results into `Msg`s. Server connections live in tasks owned here,
+//! never in the core; dropping them at exit kills every server process.
+
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crossterm::event::{Event, EventStream, MouseEventKind};
+use futures::StreamExt;
+use tokio::sync::mpsc;
+use tokio::task::AbortHandle;
+use tokio::time::Instant;
+
+use super::app::{App, Effect, Msg, ServerEvent, ServerSetup, sort_snapshot};
+use super::keymap::Keymap;
+use super::preview::{self, PreviewDoc};
+use super::term::{self, Term};
+use super::theme::{ColorChoice, Theme};
+use super::ui;
+use crate::catalog::{Search, SearchResults, SearchWorker, ServerId};
+use crate::cli::ServerArgs;
+use crate::commands::select_servers;
+use crate::mcp::{ConnectOptions, Connection, ListOptions, McpError, ServerSpec};
+use crate::sanitize;
+
+/// Shortest time between two frames.
+const FRAME: Duration = Duration::from_millis(8);
+/// How long the cursor must rest on a resource before it is read.
+const PREVIEW_REST: Duration = Duration::from_millis(120);
+
+/// Runs the browser until the person quits. Returns the process exit status.
+pub async fn run(args: ServerArgs, color: ColorChoice) -> ExitCode {
+    let selected = match select_servers(&args) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("mcpick: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let (keymap, warnings) = Keymap::load(args.config.file.as_deref());
+    let theme = Theme::choose(color, std::env::var("NO_COLOR").ok().as_deref());
+    let options = ConnectOptions {
+        timeout: args.timeout(),
+        ..Default::default()
+    };
+    let setups = selected
+        .iter()
+        .map(|s| ServerSetup {
+            name: s.spec.name.clone(),
+            error: s.error.clone(),
+        })
+        .collect();
+    let mut app = App::new(setups, keymap, theme, options.log_lines);
+    if !warnings.is_empty() {
+        app.notice = Some(sanitize::line(
+            &format!("config: {}", warnings.join("; ")),
+            300,
+        ));
+    }
+    let specs: Vec<ServerSpec> = selected.into_iter().map(|s| s.spec).collect();
+
+    let (mut terminal, guard) = match term::init() {
+        Ok(t) => t,
+        Err(e) => {
+            term::restore();
+            eprintln!("mcpick: cannot set up the terminal: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let result = event_loop(&mut terminal, app, specs, options).await;
+    drop(guard);
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("mcpick: terminal error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Runs effects: owns the connections and the tasks.
+struct Executor {
+    tx: mpsc::UnboundedSender<Msg>,
+    specs: Vec<ServerSpec>,
+    options: ConnectOptions,
+    color: bool,
+    connections: Arc<Mutex<Vec<Option<Arc<Connection>>>>>,
+    tasks: Vec<AbortHandle>,
+    read: Option<AbortHandle>,
+    worker: SearchWorker,
+}
+
+impl Executor {
+    fn run(&mut self, app: &App, effects: Vec<Effect>, terminal: &mut Term) -> std::io::Result<()> {
+        for effect in effects {
+            match effect {
+                Effect::Connect { server, generation } => self.connect(app, server, generation),
+                Effect::Search {
+                    generation,
+                    snapshot,
+                    query,
+                } => self.worker.search(generation, snapshot, &query),
+                Effect::Sort {
+                    generation,
+                    key,
+                    snapshot,
+                    names,
+                } => {
+                    let tx = self.tx.clone();
+                    tokio::task::spawn_blocking(move || {
+                        let (ids, lens) = sort_snapshot(&snapshot, &names, key);
+                        let _ = tx.send(Msg::Sorted {
+                            generation,
+                            key,
+                            ids,
+                            lens,
+                        });
+                    });
+                }
+                Effect::Read {
+                    generation,
+                    item,
+                    uri,
+                } => self.read(generation, item, uri),
+                Effect::CancelRead => {
+                    if let Some(h) = self.read.take() {
+                        h.abort();
+                    }
+                }
+                Effect::Suspend => term::suspend(terminal)?,
+            }
+        }
+        Ok(())
+    }
+
+    fn connect(&mut self, app: &App, server: ServerId, generation: u64) {
+        let Some(spec) = self.specs.get(server as usize).cloned() else {
+            return;
+        };
+        let log = app.logs[server as usize].clone();
+        let options = self.options.clone();
+        let tx = self.tx.clone();
+        let connections = self.connections.clone();
+        let send = move |event| {
+            let _ = tx.send(Msg::Server {
+                server,
+                generation,
+                event,
+            });
+        };
+        let task = tokio::spawn(async move {
+            let connection = match Connection::connect(&spec, &options, log).await {
+                Ok(c) => Arc::new(c),
+                Err(e) => return send(ServerEvent::Failed(e.to_string())),
+            };
+            {
+                let mut slots = connections.lock().unwrap_or_else(|e| e.into_inner());
+                if slots.len() <= server as usize {
+                    slots.resize(server as usize + 1, None);
+                }
+                slots[server as usize] = Some(connection.clone());
+            }
+            let summary = connection.summary();
+            send(ServerEvent::Connected {
+                protocol: summary.protocol_version,
+                transport: connection.transport().to_string(),
+                resources: connection.has_resources(),
+            });
+            if !connection.has_resources() {
+                return;
+            }
+            let listed = connection
+                .list_resources(&ListOptions::default(), |page| {
+                    send(ServerEvent::Page {
+                        number: page.number,
+                        received: page.received,
+                        resources: page.items.to_vec(),
+                    })
+                })
+                .await;
+            match listed {
+                Ok(outcome) => send(ServerEvent::Listed {
+                    count: outcome.count,
+                    capped: outcome.capped,
+                }),
+                Err(e) => send(ServerEvent::Failed(connection.explain(&e))),
+            }
+        });
+        self.tasks.push(task.abort_handle());
+    }
+
+    /// Latest wins: the read in flight is dropped (rmcp cancels it), and the new one starts
+    /// after the cursor has rested a moment.
+    fn read(&mut self, generation: u64, item: crate::catalog::ItemId, uri: String) {
+        if let Some(h) = self.read.take() {
+            h.abort();
+        }
+        let connection = self
+            .connections
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(item.server as usize)
+            .cloned()
+            .flatten();
+        let tx = self.tx.clone();
+        let color = self.color;
+        let limit = self.options.timeout;
+        let task = tokio::spawn(async move {
+            tokio::time::sleep(PREVIEW_REST).await;
+            let doc = match connection {
+                None => PreviewDoc::Error("the server is not connected".into()),
+                Some(c) => {
+                    match tokio::time::timeout(limit + Duration::from_secs(1), c.read(&uri)).await {
+                        Err(_) | Ok(Err(McpError::Timeout { .. })) => {
+                            PreviewDoc::TimedOut(limit.as_secs_f32())
+                        }
+                        Ok(Ok(outcome)) => {
+                            tokio::task::spawn_blocking(move || preview::build(Ok(outcome), color))
+                                .await
+                                .unwrap_or_else(|e| PreviewDoc::Error(e.to_string()))
+                        }
+                        Ok(Err(e)) => preview::build(Err(c.explain(&e)), color),
+                    }
+                }
+            };
+            let _ = tx.send(Msg::Preview {
+                generation,
+                item,
+                doc: Arc::new(doc),
+            });
+        });
+        self.read = Some(task.abort_handle());
+    }
+}
+
+impl Drop for Executor {
+    fn drop(&mut self) {
+        for t in &self.tasks {
+            t.abort();
+        }
+        if let Some(r) = &self.read {
+            r.abort();
+        }
+    }
+}
+
+fn to_msg(event: Event) -> Option<Msg> {
+    match event {
+        Event::Key(k) => Some(Msg::Key(k)),
+        Event::Mouse(m) => match m.kind {
+            MouseEventKind::Moved | MouseEventKind::Drag(_) => None,
+            _ => Some(Msg::Mouse(m)),
+        },
+        Event::Resize(w, h) => Some(Msg::Resize(w, h)),
+        Event::Paste(s) => Some(Msg::Paste(s)),
+        _ => None,
+    }
+}
+
+async fn event_loop(
+    terminal: &mut Term,
+    mut app: App,
+    specs: Vec<ServerSpec>,
+    options: ConnectOptions,
+) -> std::io::Result<()> {
+    let (tx, mut rx) = mpsc::unbounded_channel::<Msg>();
+    let (search_tx, mut search_rx) = mpsc::unbounded_channel::<u64>();
+    let worker = SearchWorker::spawn(Search::default(), move |generation| {
+        let _ = search_tx.send(generation);
+    });
+    let mut executor = Executor {
+        tx: tx.clone(),
+        specs,
+        options,
+        color: app.theme.color,
+        connections: Arc::new(Mutex::new(Vec::new())),
+        tasks: Vec::new(),
+        read: None,
+        worker,
+    };
+    let size = terminal.size()?;
+    app.size = (size.width, size.height);
+    // The first frame, before any server answers.
+    terminal.draw(|f| ui::render(&app, f))?;
+    let mut last_draw = Instant::now();
+    let mut dirty = false;
+    let effects = app.start();
+    executor.run(&app, effects, terminal)?;
+
+    let mut input = EventStream::new();
+    let mut delivered: Option<Arc<SearchResults>> = None;
+    #[cfg(unix)]
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    #[cfg(unix)]
+    let mut hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())?;
+
+    loop {
+        let msg = tokio::select! {
+            biased;
+            _ = tokio::time::sleep_until(last_draw + FRAME), if dirty => {
+                terminal.draw(|f| ui::render(&app, f))?;
+                last_draw = Instant::now();
+                dirty = false;
+                continue;
+            }
+            event = input.next() => match event {
+                Some(Ok(event)) => match to_msg(event) {
+                    Some(msg) => msg,
+                    None => continue,
+                },
+                Some(Err(e)) => return Err(e),
+                None => Msg::Quit,
+            },
+            Some(msg) = rx.recv() => msg,
+            Some(_) = search_rx.recv() => {
+                while search_rx.try_recv().is_ok() {}
+                match executor.worker.latest() {
+                    Some(results) if !delivered.as_ref().is_some_and(|d| Arc::ptr_eq(d, &results)) => {
+                        delivered = Some(results.clone());
+                        Msg::SearchResults(results)
+                    }
+                    _ => continue,
+                }
+            }
+            _ = terminate.recv() => Msg::Quit,
+            _ = hangup.recv() => Msg::Quit,
+        };
+        let is_input = matches!(msg, Msg::Key(_) | Msg::Mouse(_) | Msg::Resize(..));
+        let mut effects = app.update(msg);
+        // Drain bursts (pages arriving fast) before drawing.
+        for _ in 0..256 {
+            match rx.try_recv() {
+                Ok(m) => effects.extend(app.update(m)),
+                Err(_) => break,
+            }
+        }
+        executor.run(&app, effects, terminal)?;
+        if app.quit {
+            break;
+        }
+        dirty = true;
+        if is_input && last_draw.elapsed() >= FRAME {
+            // Input is drawn at once.
+            terminal.draw(|f| ui::render(&app, f))?;
+            last_draw = Instant::now();
+            dirty = false;
+        }
+    }
+    // Dropping the executor aborts the tasks and drops the connections: servers are killed.
+    drop(executor);
+    Ok(())
+}
