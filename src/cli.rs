@@ -66,6 +66,31 @@ Exit status: 0 ok, 1 a definition or a file has an error."
     /// a template with completion, a binary blob, a resource that changes). Flags make it page,
     /// grow and misbehave on purpose, which is how mcpick's tests use it.
     DemoServer(DemoArgs),
+    /// Pin resources (always handed to the agent): `URI`, or `PREFIX*` for every resource
+    /// under a prefix, now and later.
+    #[command(
+        after_help = "Marks are kept in the context set (--set, default ./mcpick.context.json). An exact URI \
+no server lists is refused (status 3) unless --allow-missing. The most specific mark wins: exact \
+over prefix, longer prefix over shorter.\n\nExamples:\n  mcpick pin --demo file:///project/README.md\n  \
+mcpick pin --demo 'file:///project/docs/*'\n  mcpick pin --server github --allow-missing 'repo://x/*'"
+    )]
+    Pin(crate::commands::marks::MarkArgs),
+    /// Exclude resources (never handed to the agent): `URI` or `PREFIX*`.
+    Exclude(crate::commands::marks::MarkArgs),
+    /// Remove marks: `URI` or `PREFIX*`, as `mcpick marks` shows them.
+    Unmark(crate::commands::marks::UnmarkArgs),
+    /// Show the marks and the policy of a context set (--check: report missing resources).
+    Marks(crate::commands::marks::MarksArgs),
+    /// Show or change the policy of a context set: audience, minimum priority, budget,
+    /// tokenizer.
+    Policy(crate::commands::marks::PolicyArgs),
+    /// Print what an agent would be handed: the resources in order with their contents and
+    /// token counts, the cut line, and what was left out and why.
+    #[command(
+        after_help = "Token counts come from a real tokenizer (o200k_base by default) and are estimates of the \
+host model's tokenizer.\n\nExamples:\n  mcpick preview --demo --budget 4000\n  mcpick preview --set team.context.json --format json -o context.json"
+    )]
+    Preview(crate::commands::preview::PreviewArgs),
 }
 
 /// Which servers to talk to. With none given, every defined server (see `mcpick servers`), or

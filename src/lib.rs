@@ -11,6 +11,7 @@ pub mod commands;
 pub mod config;
 pub mod context;
 pub mod demo;
+pub mod export;
 pub mod mcp;
 pub mod sanitize;
 pub mod tui;

@@ -58,6 +58,14 @@ async fn run(cli: Cli) -> ExitCode {
         match command {
             Command::Ls(args) => commands::ls::run(args).await,
             Command::Read(args) => commands::read::run(args).await,
+            Command::Pin(args) => commands::marks::mark(args, mcpick::context::Mark::Pin).await,
+            Command::Exclude(args) => {
+                commands::marks::mark(args, mcpick::context::Mark::Exclude).await
+            }
+            Command::Unmark(args) => commands::marks::unmark(args),
+            Command::Marks(args) => commands::marks::marks(args).await,
+            Command::Policy(args) => commands::marks::policy(args),
+            Command::Preview(args) => commands::preview::run(args).await,
             Command::DemoServer(_) | Command::Servers(_) => unreachable!("handled above"),
         }
     };

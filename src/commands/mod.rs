@@ -1,7 +1,10 @@
 //! The headless commands. Each one turns arguments into server definitions, connects to all
 //! of them at once, and reports per server: one failing server never hides the others.
 
+pub mod context;
 pub mod ls;
+pub mod marks;
+pub mod preview;
 mod progress;
 pub mod read;
 pub mod servers;

@@ -1,0 +1,505 @@
+//! `mcpick pin`, `exclude`, `unmark`, `marks` and `policy`: edit and show a context set
+//! without the TUI.
+//!
+//! `pin`/`exclude` check their targets against the servers' listings: an exact URI no server
+//! lists is refused (status 3) unless `--allow-missing` records it anyway (it then shows as
+//! missing until a server lists it). A `PREFIX*` is always recorded, since it also catches
+//! resources that appear later; a note says when it matches nothing yet. Without `--server`,
+//! a target is marked on every server that lists a match.
+
+use std::io::Write;
+
+use clap::Args;
+use serde::Serialize;
+
+use super::context::{Chosen, SetArgs, choose, list_all, load_set, save_set, shown_name};
+use super::{Exit, close_all, connect_all};
+use crate::cli::ServerArgs;
+use crate::context::{Audience, ContextSet, Mark, Pattern, Target, TokenizerKind};
+use crate::mcp::ConnectOptions;
+use crate::sanitize;
+
+#[derive(Debug, Args)]
+pub struct MarkArgs {
+    /// Resource URIs, exactly as listed, or `PREFIX*` for every resource under a prefix
+    /// (now and later); `*` alone is the whole server.
+    #[arg(required = true, value_name = "URI|PREFIX*")]
+    pub targets: Vec<String>,
+
+    /// Treat a trailing `*` as part of the URI, not as a prefix.
+    #[arg(long)]
+    pub exact: bool,
+
+    /// Record an exact URI even when no server lists it now (it shows as missing). With
+    /// `--server`, no server is contacted.
+    #[arg(long)]
+    pub allow_missing: bool,
+
+    #[command(flatten)]
+    pub set: SetArgs,
+
+    #[command(flatten)]
+    pub servers: ServerArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct UnmarkArgs {
+    /// The marked URIs or `PREFIX*`es, as `mcpick marks` shows them.
+    #[arg(required = true, value_name = "URI|PREFIX*")]
+    pub targets: Vec<String>,
+
+    /// Treat a trailing `*` as part of the URI, not as a prefix.
+    #[arg(long)]
+    pub exact: bool,
+
+    /// Only on this server (repeatable); default: every server.
+    #[arg(short = 's', long = "server", value_name = "NAME")]
+    pub servers: Vec<String>,
+
+    #[command(flatten)]
+    pub set: SetArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct MarksArgs {
+    /// Print one JSON document.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Connect to the servers and report marks that match no listed resource as missing.
+    #[arg(long)]
+    pub check: bool,
+
+    #[command(flatten)]
+    pub set: SetArgs,
+
+    #[command(flatten)]
+    pub servers: ServerArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct PolicyArgs {
+    /// Which audience unmarked resources need (no `audience` annotation counts for both).
+    #[arg(long, value_enum)]
+    pub audience: Option<Audience>,
+
+    /// Leave out unmarked resources below this priority (0.0–1.0; no priority counts as 0.5).
+    #[arg(long, value_name = "P", value_parser = parse_priority, conflicts_with = "no_min_priority")]
+    pub min_priority: Option<f32>,
+
+    /// Remove the minimum priority.
+    #[arg(long)]
+    pub no_min_priority: bool,
+
+    /// Token budget.
+    #[arg(long, value_name = "TOKENS", conflicts_with = "no_budget")]
+    pub budget: Option<u64>,
+
+    /// Remove the budget (no limit).
+    #[arg(long)]
+    pub no_budget: bool,
+
+    /// Tokenizer for token counts (an estimate of the host model's).
+    #[arg(long, value_enum)]
+    pub tokenizer: Option<TokenizerKind>,
+
+    /// Print the policy as JSON.
+    #[arg(long)]
+    pub json: bool,
+
+    #[command(flatten)]
+    pub set: SetArgs,
+}
+
+pub fn parse_priority(s: &str) -> Result<f32, String> {
+    let p: f32 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
+    if (0.0..=1.0).contains(&p) {
+        Ok(p)
+    } else {
+        Err(format!("{p} is not between 0 and 1"))
+    }
+}
+
+/// `mcpick pin` / `mcpick exclude`.
+pub async fn mark(args: MarkArgs, mark: Mark) -> Exit {
+    let mut set = match load_set(&args.set) {
+        Ok(set) => set,
+        Err(exit) => return exit,
+    };
+    let patterns: Vec<Pattern> = args
+        .targets
+        .iter()
+        .map(|t| Pattern::parse(t, args.exact))
+        .collect();
+    let chosen = match choose(&args.servers, &set) {
+        Ok(chosen) => chosen,
+        Err(message) => {
+            eprintln!("mcpick: {message}");
+            return Exit::Usage;
+        }
+    };
+    let mut targets: Vec<Target> = Vec::new();
+    let mut exit = Exit::Ok;
+    if args.allow_missing && !args.servers.servers.is_empty() {
+        // Offline: the named servers, no check.
+        for chosen in &chosen {
+            for pattern in &patterns {
+                targets.push(Target {
+                    server: chosen.selected.spec.name.clone(),
+                    pattern: pattern.clone(),
+                });
+            }
+        }
+    } else {
+        let options = ConnectOptions {
+            timeout: args.servers.timeout(),
+            ..Default::default()
+        };
+        let sessions = connect_all(
+            chosen.iter().map(|c| c.selected.clone()).collect(),
+            &options,
+        )
+        .await;
+        let (catalogue, complete, failed) =
+            list_all(&sessions, crate::mcp::list::DEFAULT_CAP).await;
+        close_all(sessions).await;
+        for pattern in &patterns {
+            let mut servers: Vec<String> = Vec::new();
+            for (id, item) in catalogue.iter() {
+                let name = catalogue.server_name(id.server);
+                if pattern.matches(item.uri()) && !servers.iter().any(|s| **s == **name) {
+                    servers.push(name.to_string());
+                }
+            }
+            let shown = sanitize::line(&pattern.to_string(), 500);
+            if servers.is_empty() {
+                let single = (chosen.len() == 1).then(|| chosen[0].selected.spec.name.clone());
+                match (pattern.is_prefix() || args.allow_missing, single) {
+                    (true, Some(server)) => {
+                        eprintln!(
+                            "mcpick: note: `{shown}` matches no resource of `{}` now; recorded (shown as missing until one appears)",
+                            shown_name(&server)
+                        );
+                        servers.push(server);
+                    }
+                    (true, None) => {
+                        eprintln!(
+                            "mcpick: `{shown}` matches no resource of any server; name the server with --server"
+                        );
+                        exit = Exit::Usage;
+                        continue;
+                    }
+                    (false, _) => {
+                        let why = if failed { " (some servers failed)" } else { "" };
+                        eprintln!(
+                            "mcpick: `{shown}` is not listed by {}{why}; not recorded (use --allow-missing to record it anyway)",
+                            if complete.len() == 1 {
+                                format!("server `{}`", shown_name(&complete[0]))
+                            } else {
+                                "any server".to_string()
+                            }
+                        );
+                        if exit == Exit::Ok {
+                            exit = if failed {
+                                Exit::ServerFailed
+                            } else {
+                                Exit::NotFound
+                            };
+                        }
+                        continue;
+                    }
+                }
+            }
+            for server in servers {
+                targets.push(Target {
+                    server,
+                    pattern: pattern.clone(),
+                });
+            }
+        }
+        if failed && exit == Exit::Ok {
+            exit = Exit::ServerFailed;
+        }
+    }
+    if targets.is_empty() {
+        return exit;
+    }
+    record_servers(&mut set, &chosen, &targets);
+    set.marks.set_many(targets.clone(), Some(mark));
+    if let Err(e) = save_set(&set, &args.set) {
+        return e;
+    }
+    let mut out = std::io::stdout().lock();
+    for target in &targets {
+        let _ = writeln!(
+            out,
+            "{} {}  {}",
+            mark.name(),
+            shown_name(&target.server),
+            sanitize::line(&target.pattern.to_string(), 500)
+        );
+    }
+    exit
+}
+
+/// Records (or refreshes) the definitions of the servers the new marks refer to.
+fn record_servers(set: &mut ContextSet, chosen: &[Chosen], targets: &[Target]) {
+    for c in chosen {
+        let name = &c.selected.spec.name;
+        if targets.iter().any(|t| &t.server == name) {
+            set.servers.insert(name.clone(), c.shown.clone());
+        }
+    }
+}
+
+/// `mcpick unmark`.
+pub fn unmark(args: UnmarkArgs) -> Exit {
+    let mut set = match load_set(&args.set) {
+        Ok(set) => set,
+        Err(exit) => return exit,
+    };
+    let mut removed = Vec::new();
+    let mut exit = Exit::Ok;
+    for text in &args.targets {
+        let pattern = Pattern::parse(text, args.exact);
+        let targets: Vec<Target> = set
+            .marks
+            .iter()
+            .map(|(t, _)| t)
+            .filter(|t| {
+                t.pattern == pattern
+                    && (args.servers.is_empty() || args.servers.contains(&t.server))
+            })
+            .collect();
+        if targets.is_empty() {
+            eprintln!(
+                "mcpick: no mark on `{}`",
+                sanitize::line(&pattern.to_string(), 500)
+            );
+            exit = Exit::NotFound;
+        }
+        removed.extend(targets);
+    }
+    if removed.is_empty() {
+        return exit;
+    }
+    set.marks.set_many(removed.clone(), None);
+    if let Err(e) = save_set(&set, &args.set) {
+        return e;
+    }
+    for target in removed {
+        println!(
+            "unmark {}  {}",
+            shown_name(&target.server),
+            sanitize::line(&target.pattern.to_string(), 500)
+        );
+    }
+    exit
+}
+
+#[derive(Serialize)]
+struct MarkReport {
+    server: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uri: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prefix: Option<String>,
+    mark: Mark,
+    /// With --check: how many listed resources it decides (the most specific mark wins), or
+    /// `null` when its server could not be listed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resources: Option<Option<usize>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    missing: Option<bool>,
+}
+
+/// `mcpick marks`.
+pub async fn marks(args: MarksArgs) -> Exit {
+    let set = match load_set(&args.set) {
+        Ok(set) => set,
+        Err(exit) => return exit,
+    };
+    let mut reports: Vec<MarkReport> = set
+        .marks
+        .iter()
+        .map(|(target, mark)| {
+            let (uri, prefix) = match target.pattern {
+                Pattern::Exact(u) => (Some(u), None),
+                Pattern::Prefix(p) => (None, Some(p)),
+            };
+            MarkReport {
+                server: target.server,
+                uri,
+                prefix,
+                mark,
+                resources: None,
+                missing: None,
+            }
+        })
+        .collect();
+    let mut exit = Exit::Ok;
+    if args.check {
+        let chosen = match choose(&args.servers, &set) {
+            Ok(chosen) => chosen,
+            Err(message) => {
+                eprintln!("mcpick: {message}");
+                return Exit::Usage;
+            }
+        };
+        let options = ConnectOptions {
+            timeout: args.servers.timeout(),
+            ..Default::default()
+        };
+        let sessions =
+            connect_all(chosen.into_iter().map(|c| c.selected).collect(), &options).await;
+        let (catalogue, complete, failed) =
+            list_all(&sessions, crate::mcp::list::DEFAULT_CAP).await;
+        close_all(sessions).await;
+        if failed {
+            exit = Exit::ServerFailed;
+        }
+        for report in &mut reports {
+            if !complete.contains(&report.server) {
+                report.resources = Some(None);
+                continue;
+            }
+            let target = Target {
+                server: report.server.clone(),
+                pattern: match (&report.uri, &report.prefix) {
+                    (Some(u), _) => Pattern::Exact(u.clone()),
+                    (_, Some(p)) => Pattern::Prefix(p.clone()),
+                    _ => unreachable!("a mark has a uri or a prefix"),
+                },
+            };
+            let mut count = 0;
+            let mut matched = false;
+            for (id, item) in catalogue.iter() {
+                if **catalogue.server_name(id.server) != *report.server
+                    || !target.pattern.matches(item.uri())
+                {
+                    continue;
+                }
+                matched = true;
+                let decides =
+                    set.marks
+                        .effective(&report.server, item.uri())
+                        .is_some_and(|e| match (&target.pattern, e.prefix) {
+                            (Pattern::Exact(_), None) => true,
+                            (Pattern::Prefix(p), Some(q)) => p == q,
+                            _ => false,
+                        });
+                if decides {
+                    count += 1;
+                }
+            }
+            report.resources = Some(Some(count));
+            report.missing = Some(!matched);
+        }
+    }
+    let mut out = std::io::stdout().lock();
+    let written = if args.json {
+        serde_json::to_writer_pretty(
+            &mut out,
+            &serde_json::json!({
+                "file": args.set.path,
+                "marks": reports,
+                "policy": set.policy,
+            }),
+        )
+        .map_err(std::io::Error::other)
+        .and_then(|_| writeln!(out))
+    } else {
+        print_marks(&mut out, &reports, &set)
+    };
+    if let Err(e) = written
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        eprintln!("mcpick: {e}");
+        return Exit::ServerFailed;
+    }
+    exit
+}
+
+fn print_marks(
+    out: &mut impl Write,
+    reports: &[MarkReport],
+    set: &ContextSet,
+) -> std::io::Result<()> {
+    if reports.is_empty() {
+        writeln!(out, "No marks.")?;
+    }
+    for r in reports {
+        let target = match (&r.uri, &r.prefix) {
+            (Some(u), _) => u.clone(),
+            (_, Some(p)) => format!("{p}*"),
+            _ => String::new(),
+        };
+        let status = match (r.missing, r.resources) {
+            (Some(true), _) => "  (missing: no listed resource matches)".to_string(),
+            (_, Some(Some(n))) if r.prefix.is_some() => format!("  ({n} resources)"),
+            (_, Some(None)) => "  (server not listed)".to_string(),
+            _ => String::new(),
+        };
+        writeln!(
+            out,
+            "{:<7} {}  {}{status}",
+            r.mark.name(),
+            shown_name(&r.server),
+            sanitize::line(&target, 500)
+        )?;
+    }
+    writeln!(out, "policy: {}", describe_policy(&set.policy))
+}
+
+pub fn describe_policy(p: &crate::context::Policy) -> String {
+    format!(
+        "audience {}, minimum priority {}, budget {}, tokenizer {} (an estimate of the host model's)",
+        p.audience.name(),
+        p.min_priority.map_or("none".to_string(), |m| m.to_string()),
+        p.budget
+            .map_or("none".to_string(), |b| format!("{b} tokens")),
+        p.tokenizer.name()
+    )
+}
+
+/// `mcpick policy`.
+pub fn policy(args: PolicyArgs) -> Exit {
+    let mut set = match load_set(&args.set) {
+        Ok(set) => set,
+        Err(exit) => return exit,
+    };
+    let before = set.policy;
+    let p = &mut set.policy;
+    if let Some(a) = args.audience {
+        p.audience = a;
+    }
+    if let Some(m) = args.min_priority {
+        p.min_priority = Some(m);
+    }
+    if args.no_min_priority {
+        p.min_priority = None;
+    }
+    if let Some(b) = args.budget {
+        p.budget = Some(b);
+    }
+    if args.no_budget {
+        p.budget = None;
+    }
+    if let Some(t) = args.tokenizer {
+        p.tokenizer = t;
+    }
+    if set.policy != before
+        && let Err(e) = save_set(&set, &args.set)
+    {
+        return e;
+    }
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&set.policy).unwrap_or_default()
+        );
+    } else {
+        println!("{}", describe_policy(&set.policy));
+    }
+    Exit::Ok
+}

@@ -1,0 +1,180 @@
+//! `mcpick preview`: exactly what the TUI's agent view shows, with the contents. It lists
+//! the servers, resolves with size estimates, reads what would be included (and the first
+//! resource below the cut line), counts their tokens, and resolves again until nothing
+//! unread is left above the line.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::Args;
+use futures::StreamExt;
+
+use super::context::{SetArgs, choose, list_all, load_set};
+use super::marks::parse_priority;
+use super::{Exit, close_all, connect_all};
+use crate::cli::ServerArgs;
+use crate::context::{
+    Audience, Input, Measure, Measures, TokenizerKind, agent_text, candidates, resolve,
+};
+use crate::export::{self, Format, Texts};
+use crate::mcp::{ConnectOptions, ReadOutcome};
+use crate::sanitize;
+
+#[derive(Debug, Args)]
+pub struct PreviewArgs {
+    /// Token budget for this run (the set's policy otherwise; 0: no budget).
+    #[arg(long, value_name = "TOKENS")]
+    pub budget: Option<u64>,
+
+    /// Audience filter for this run.
+    #[arg(long, value_enum)]
+    pub audience: Option<Audience>,
+
+    /// Minimum priority for this run.
+    #[arg(long, value_name = "P", value_parser = parse_priority)]
+    pub min_priority: Option<f32>,
+
+    /// Tokenizer for this run.
+    #[arg(long, value_enum)]
+    pub tokenizer: Option<TokenizerKind>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value = "markdown")]
+    pub format: Format,
+
+    /// Write to FILE (atomically) instead of stdout.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Reads at once.
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    pub jobs: usize,
+
+    #[command(flatten)]
+    pub set: SetArgs,
+
+    #[command(flatten)]
+    pub servers: ServerArgs,
+}
+
+pub async fn run(args: PreviewArgs) -> Exit {
+    let set = match load_set(&args.set) {
+        Ok(set) => set,
+        Err(exit) => return exit,
+    };
+    let mut policy = set.policy;
+    if let Some(b) = args.budget {
+        policy.budget = (b > 0).then_some(b);
+    }
+    if let Some(a) = args.audience {
+        policy.audience = a;
+    }
+    if let Some(m) = args.min_priority {
+        policy.min_priority = Some(m);
+    }
+    if let Some(t) = args.tokenizer {
+        policy.tokenizer = t;
+    }
+    let chosen = match choose(&args.servers, &set) {
+        Ok(chosen) => chosen,
+        Err(message) => {
+            eprintln!("mcpick: {message}");
+            return Exit::Usage;
+        }
+    };
+    let options = ConnectOptions {
+        timeout: args.servers.timeout(),
+        ..Default::default()
+    };
+    let sessions = connect_all(chosen.into_iter().map(|c| c.selected).collect(), &options).await;
+    let (catalogue, complete, failed) = list_all(&sessions, crate::mcp::list::DEFAULT_CAP).await;
+    let cands = candidates(&catalogue);
+    let listed: Vec<&str> = complete.iter().map(String::as_str).collect();
+    let connections: HashMap<&str, &crate::mcp::Connection> = sessions
+        .iter()
+        .filter_map(|s| Some((s.spec.name.as_str(), s.connection.as_ref().ok()?)))
+        .collect();
+    let mut measures = Measures::new();
+    let mut texts: Texts = HashMap::new();
+    let preview = loop {
+        let preview = resolve(&Input {
+            candidates: &cands,
+            listed: &listed,
+            marks: &set.marks,
+            policy: &policy,
+            measures: &measures,
+        });
+        let wanted = preview.to_measure();
+        if wanted.is_empty() {
+            break preview;
+        }
+        let reads = futures::stream::iter(wanted.into_iter().map(|index| {
+            let c = cands[index];
+            let connection = connections.get(c.server).copied();
+            async move {
+                let outcome = match connection {
+                    Some(conn) => conn.read(c.uri).await.map_err(|e| e.to_string()),
+                    None => Err("the server is not connected".to_string()),
+                };
+                (index, outcome)
+            }
+        }))
+        .buffer_unordered(args.jobs.max(1))
+        .collect::<Vec<_>>()
+        .await;
+        for (index, outcome) in reads {
+            let c = cands[index];
+            let measure = match outcome {
+                Ok(ReadOutcome::Contents(contents)) => {
+                    let text = agent_text(&contents);
+                    let tokens = policy.tokenizer.count(&text);
+                    texts.insert(index, text);
+                    Measure::Counted(tokens)
+                }
+                Ok(ReadOutcome::Empty) => {
+                    texts.insert(index, String::new());
+                    Measure::Counted(0)
+                }
+                Ok(ReadOutcome::NotFound(nf)) => {
+                    Measure::Failed(format!("not found: {}", sanitize::line(&nf.message, 300)))
+                }
+                Err(e) => Measure::Failed(sanitize::line(&e, 300)),
+            };
+            measures.insert(c.server, c.uri, measure);
+        }
+    };
+    drop(connections);
+    close_all(sessions).await;
+
+    for m in &preview.missing {
+        eprintln!(
+            "mcpick: note: {} mark on {}  {} matches no listed resource (kept in the set)",
+            m.mark.name(),
+            sanitize::line(&m.target.server, 200),
+            sanitize::line(&m.target.pattern.to_string(), 500)
+        );
+    }
+    if preview.pins_over_budget {
+        eprintln!(
+            "mcpick: warning: pinned resources alone need {} tokens, over the budget of {}",
+            preview.total_tokens,
+            preview.budget.unwrap_or(0)
+        );
+    }
+    let rendered = export::render(args.format, &preview, &cands, &texts);
+    let written = match &args.output {
+        Some(path) => crate::context::file::write_atomic(path, rendered.as_bytes()),
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(rendered.as_bytes()).and_then(|_| out.flush())
+        }
+    };
+    if let Err(e) = written
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        eprintln!("mcpick: cannot write the preview: {e}");
+        return Exit::ServerFailed;
+    }
+    if failed { Exit::ServerFailed } else { Exit::Ok }
+}
