@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use super::store::{Catalogue, ItemId};
+use super::store::{Catalogue, ItemId, ServerId};
 
 pub type NodeId = u32;
 
@@ -372,6 +372,33 @@ impl UriTree {
         parts.join("\u{1f}")
     }
 
+    /// The raw URI prefix a folder row stands for (`file:///project/docs/`), with its server:
+    /// what a prefix mark on that row should hold. `None` for server rows and leaves.
+    pub fn uri_prefix(&self, catalogue: &Catalogue, row: Row) -> Option<(ServerId, String)> {
+        let tail = &self.nodes[row.tail as usize];
+        if tail.parent == NO_PARENT || !self.is_folder(row.tail) {
+            return None;
+        }
+        // Depth of the tail below its server root = how many URI segments it spans.
+        let mut depth = 0;
+        let mut n = row.tail;
+        while self.nodes[n as usize].parent != NO_PARENT {
+            depth += 1;
+            n = self.nodes[n as usize].parent;
+        }
+        // Any resource at or under this row shares those segments; cut its URI after them.
+        let id = self.items_under(row).into_iter().next()?;
+        let uri = catalogue.get(id)?.uri();
+        let segments = split_uri(uri);
+        let last = segments.get(depth - 1)?;
+        let end = last.as_ptr() as usize - uri.as_ptr() as usize + last.len();
+        let mut prefix = uri[..end].to_string();
+        if uri[end..].starts_with('/') || end == uri.len() {
+            prefix.push('/');
+        }
+        Some((id.server, prefix))
+    }
+
     /// Every item under the subtree of a row, in tree order (for marking a folder).
     pub fn items_under(&self, row: Row) -> Vec<ItemId> {
         let mut out = Vec::new();
@@ -577,6 +604,30 @@ mod tests {
         tree.set_expanded(a, false);
         tree.refresh();
         assert_eq!(tree.row_count(), 5);
+    }
+
+    #[test]
+    fn folder_rows_give_their_raw_uri_prefix() {
+        let (cat, mut tree) = build(&[
+            "file:///a/b%20c/x.rs",
+            "file:///a/b%20c/y.rs",
+            "demo://notes",
+            "demo://notes/1",
+        ]);
+        tree.set_all_expanded(true);
+        tree.refresh();
+        let prefix = |label: &str| {
+            let row = *tree
+                .window(0, 100)
+                .iter()
+                .find(|&&r| tree.view(r).label == label)
+                .unwrap();
+            tree.uri_prefix(&cat, row).map(|(_, p)| p)
+        };
+        assert_eq!(prefix("file:///a/b c").as_deref(), Some("file:///a/b%20c/"));
+        assert_eq!(prefix("demo://notes").as_deref(), Some("demo://notes/"));
+        assert_eq!(prefix("x.rs"), None);
+        assert_eq!(prefix("srv"), None);
     }
 
     #[test]
