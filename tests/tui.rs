@@ -353,7 +353,7 @@ fn search_filters_the_tree_and_esc_clears() {
     assert_eq!(app.mode(), Mode::Search);
     assert_eq!(app.query, "logo.png");
     let n = app.matching().unwrap();
-    assert!(n >= 1 && n < 300, "{n}");
+    assert!((1..300).contains(&n), "{n}");
     // The best match is selected, with its ancestors open.
     assert_eq!(
         selected_uri(&app).as_deref(),

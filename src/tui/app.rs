@@ -21,6 +21,8 @@ use crate::sanitize;
 
 /// Preview results kept, most recent first.
 const PREVIEW_CACHE: usize = 64;
+/// Catalogues up to this size open with every folder expanded.
+const SMALL_CATALOGUE: usize = 40;
 /// Rows the mouse wheel moves.
 const WHEEL_ROWS: usize = 3;
 
@@ -892,6 +894,16 @@ impl App {
                 } else {
                     Status::Ready { count, capped }
                 };
+                // A small catalogue is shown fully open.
+                if self.catalogue.len() <= SMALL_CATALOGUE
+                    && self
+                        .servers
+                        .iter()
+                        .all(|s| !matches!(s.status, Status::Connecting | Status::Loading { .. }))
+                {
+                    self.tree.set_all_expanded(true);
+                    self.reanchor();
+                }
                 Vec::new()
             }
             ServerEvent::Failed(reason) => {

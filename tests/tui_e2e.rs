@@ -1,0 +1,295 @@
+//! End-to-end tests of the interactive browser: the real binary runs inside tmux (an
+//! interactive bash in a 120×40 pane), keys go in with `send-keys`, the screen comes back with
+//! `capture-pane`. Against the built-in demo server and server-everything: start, search,
+//! navigate, preview, quit, and the terminal restored afterwards (normal screen, cursor shown,
+//! mouse reporting off, canonical mode back), plus Ctrl-Z and `fg`.
+//!
+//! tmux is required: these tests fail (they do not skip) when it is missing. `.ci/run` installs
+//! it.
+
+mod common;
+
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use common::{everything_js, isolated_home, mcpick_bin};
+
+fn tmux(args: &[&str]) -> String {
+    let out = Command::new("tmux")
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| {
+            panic!(
+                "cannot run tmux ({e}): the TUI end-to-end tests need tmux installed \
+             (apt-get install tmux; .ci/run does this)"
+            )
+        });
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// One tmux session with an interactive bash; killed when dropped.
+struct Pane {
+    name: String,
+}
+
+impl Pane {
+    fn new() -> Pane {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let name = format!(
+            "mcpick-e2e-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::SeqCst)
+        );
+        let status = Command::new("tmux")
+            .args([
+                "new-session",
+                "-d",
+                "-s",
+                &name,
+                "-x",
+                "120",
+                "-y",
+                "40",
+                "env",
+                "-i",
+                "TERM=xterm-256color",
+                "PATH=/usr/local/bin:/usr/bin:/bin",
+                "PS1=$ ",
+                "NO_COLOR=1",
+                &format!("HOME={}", isolated_home().display()),
+                &format!("XDG_CONFIG_HOME={}/.config", isolated_home().display()),
+                "bash",
+                "--norc",
+                "--noprofile",
+                "-i",
+            ])
+            .status()
+            .unwrap_or_else(|e| {
+                panic!(
+                    "cannot run tmux ({e}): the TUI end-to-end tests need tmux installed \
+                     (apt-get install tmux; .ci/run does this)"
+                )
+            });
+        assert!(status.success(), "tmux new-session failed");
+        // Keep the pane (and its last screen) if bash exits.
+        tmux(&["set-option", "-t", &name, "remain-on-exit", "on"]);
+        let pane = Pane { name };
+        pane.wait_for("the shell prompt", |s| {
+            s.lines().any(|l| l.starts_with('$'))
+        });
+        pane
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", &self.name];
+        args.extend_from_slice(keys);
+        tmux(&args);
+    }
+
+    /// Types text literally.
+    fn type_text(&self, text: &str) {
+        tmux(&["send-keys", "-t", &self.name, "-l", text]);
+    }
+
+    fn screen(&self) -> String {
+        tmux(&["capture-pane", "-p", "-t", &self.name])
+    }
+
+    fn format(&self, f: &str) -> String {
+        tmux(&["display-message", "-p", "-t", &self.name, f])
+            .trim()
+            .to_string()
+    }
+
+    /// Waits up to 30 s for the screen to satisfy `ok`.
+    fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if ok(&screen) {
+                return screen;
+            }
+            if start.elapsed() > Duration::from_secs(30) {
+                panic!("timed out waiting for {what}; the screen:\n{screen}");
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn wait_text(&self, text: &str) -> String {
+        self.wait_for(text, |s| s.contains(text))
+    }
+
+    /// Starts mcpick with `args` in the pane's shell, then checks the first frame.
+    fn start(&self, args: &str) {
+        self.type_text(&format!(
+            "{} {args}; echo \"EXIT=$?\"; stty -a | tr ' ' '\\n' | grep -x -- '-\\?icanon'\n",
+            mcpick_bin()
+        ));
+        self.wait_text("press / to search");
+        assert_eq!(
+            self.format("#{alternate_on}"),
+            "1",
+            "the browser uses the alternate screen"
+        );
+    }
+
+    /// Quits with `q` and checks the terminal is as it was.
+    fn quit_and_check_restored(&self) {
+        self.keys(&["q"]);
+        // `icanon` (not `-icanon`) printed by stty: raw mode is off again.
+        let screen = self.wait_for("the exit status and canonical mode back", |s| {
+            s.contains("EXIT=0") && s.lines().any(|l| l.trim() == "icanon")
+        });
+        assert!(
+            !screen.contains("press / to search"),
+            "the browser's frame is gone:\n{screen}"
+        );
+        assert_eq!(
+            self.format("#{alternate_on}"),
+            "0",
+            "back on the normal screen"
+        );
+        assert_eq!(self.format("#{cursor_flag}"), "1", "the cursor is shown");
+        assert_eq!(
+            self.format("#{mouse_any_flag}"),
+            "0",
+            "mouse reporting is off"
+        );
+        assert_eq!(
+            self.format("#{mouse_standard_flag}"),
+            "0",
+            "mouse reporting is off"
+        );
+    }
+}
+
+impl Drop for Pane {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["kill-session", "-t", &self.name])
+            .status();
+    }
+}
+
+#[test]
+fn demo_start_search_navigate_preview_quit() {
+    let pane = Pane::new();
+    pane.start("--demo");
+    pane.wait_text("ready · 300 resources");
+    // Search: the tree narrows to the matches with their folders open.
+    pane.type_text("/logo.png");
+    let screen = pane.wait_text("of 300 match");
+    assert!(screen.contains("Tree (filtered)"), "{screen}");
+    // The best match is selected and read into the preview.
+    let screen = pane.wait_text("PNG image 16×16");
+    assert!(screen.contains("demo://assets/logo.png"), "{screen}");
+    assert!(screen.contains("00000000  89 50 4e 47"), "{screen}");
+    pane.keys(&["Enter"]);
+    // Walk down to another resource, whose preview follows.
+    pane.keys(&["Escape"]);
+    pane.wait_for("the search cleared", |s| s.contains("press / to search"));
+    pane.type_text("/bundle");
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_text("part 3/3");
+    assert!(screen.contains("Part 1 of the bundle"), "{screen}");
+    // The list view, and the help. (Esc and the next key go separately, or the terminal
+    // reads them as Alt+key.)
+    pane.keys(&["Escape"]);
+    pane.wait_text("press / to search");
+    pane.keys(&["t"]);
+    pane.wait_text("List · order: priority");
+    pane.keys(&["j", "j", "?"]);
+    pane.wait_text("Help · keys");
+    pane.keys(&["Escape"]);
+    pane.wait_for("the help closed", |s| !s.contains("Help · keys"));
+    pane.keys(&["L"]);
+    pane.wait_text("Log · all servers");
+    pane.keys(&["Escape"]);
+    pane.wait_text("LIST");
+    pane.quit_and_check_restored();
+}
+
+#[test]
+fn escape_sequences_render_harmlessly() {
+    let pane = Pane::new();
+    pane.start("--demo");
+    pane.wait_text("ready · 300 resources");
+    pane.type_text("/escape-sequences");
+    let screen = pane.wait_text("carriage return");
+    assert!(screen.contains("Totally normal title"), "{screen}");
+    assert!(!screen.contains("[31m"), "{screen}");
+    // The screen was not cleared, retitled or recoloured by the resource.
+    assert!(
+        screen.contains("demo://untrusted/escape-sequences"),
+        "{screen}"
+    );
+    assert_eq!(pane.format("#{alternate_on}"), "1");
+    pane.keys(&["Escape"]);
+    pane.quit_and_check_restored();
+}
+
+#[test]
+fn ctrl_z_suspends_and_fg_resumes() {
+    let pane = Pane::new();
+    pane.start("--demo");
+    pane.wait_text("ready · 300 resources");
+    pane.keys(&["C-z"]);
+    let screen = pane.wait_text("Stopped");
+    assert_eq!(
+        pane.format("#{alternate_on}"),
+        "0",
+        "suspended: normal screen\n{screen}"
+    );
+    pane.type_text("fg\n");
+    pane.wait_text("ready · 300 resources");
+    assert_eq!(pane.format("#{alternate_on}"), "1");
+    // bash does not run the rest of a command list after a stopped job: check by hand.
+    pane.keys(&["q"]);
+    pane.wait_for("the shell", |s| {
+        s.lines().filter(|l| l.starts_with('$')).count() >= 2
+    });
+    assert_eq!(pane.format("#{alternate_on}"), "0");
+    assert_eq!(pane.format("#{mouse_any_flag}"), "0");
+    pane.type_text("stty -a | tr ' ' '\\n' | grep -x -- '-\\?icanon'\n");
+    pane.wait_for("canonical mode", |s| {
+        s.lines().any(|l| l.trim() == "icanon")
+    });
+}
+
+#[test]
+fn ctrl_c_quits_and_restores() {
+    let pane = Pane::new();
+    pane.start("--demo");
+    pane.type_text("/abc");
+    pane.keys(&["C-c"]);
+    pane.wait_text("EXIT=0");
+    assert_eq!(pane.format("#{alternate_on}"), "0");
+}
+
+#[test]
+fn server_everything_browse_and_read() {
+    let js = everything_js();
+    let pane = Pane::new();
+    pane.start(&format!("-- node {js} stdio"));
+    pane.wait_text("ready · 7 resources");
+    // A small catalogue opens fully.
+    pane.wait_text("architecture.md");
+    pane.type_text("/features");
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_for("a Markdown resource's contents", |s| {
+        s.contains("mimeType     text/markdown") && s.contains("# Everything Server - Features")
+    });
+    assert!(
+        screen.contains("demo://resource/static/document/features.md"),
+        "{screen}"
+    );
+    // Clear the search (the cursor stays on features.md) and walk on: the next resource is
+    // read in turn.
+    pane.keys(&["Escape"]);
+    pane.wait_text("press / to search");
+    pane.keys(&["j"]);
+    pane.wait_text("# Everything Server - How It Works");
+    pane.quit_and_check_restored();
+}
