@@ -369,8 +369,7 @@ impl App {
                 Some(&row) => {
                     let view = self.tree.view(row);
                     match view.item {
-                        Some(id) if !view.folder => Selection::Item(id),
-                        // A resource that is also a folder: preview the resource.
+                        // A resource (also one that is a folder too): preview it.
                         Some(id) => Selection::Item(id),
                         None => Selection::Folder {
                             label: view.label,
@@ -837,16 +836,8 @@ impl App {
                 }));
             }
         }
-        let selected = self.list.get(self.list_cursor.index).copied();
         self.list = ids;
         self.list_key = Some(key);
-        if self.query.is_empty()
-            && let Some(id) = selected
-            && self.list_key == Some(key)
-        {
-            // Keep the cursor on its resource only when the order did not change.
-            let _ = id;
-        }
         self.clamp();
         self.ensure_sorted()
     }

@@ -727,6 +727,7 @@ pub fn help_lines(app: &App) -> Vec<Line<'static>> {
             lines.push(Line::from(vec![
                 Span::styled(format!("  {:<18}", keys.join(", ")), t.key),
                 Span::styled(action.description().to_string(), t.text),
+                Span::styled(format!("  ({})", action.name()), t.dim),
             ]));
         }
         if mode == Mode::Search {
@@ -743,7 +744,7 @@ pub fn help_lines(app: &App) -> Vec<Line<'static>> {
         t.dim,
     ));
     lines.push(Line::styled(
-        "Keys can be changed in mcpick's config file: [keys.browse] \"x\" = \"quit\" (see README)."
+        "Change keys in mcpick's config: [keys.browse] \"x\" = \"quit\" (names in parentheses)."
             .to_string(),
         t.dim,
     ));
@@ -770,7 +771,7 @@ fn render_help(app: &App, frame: &mut Frame, body: Rect, scroll: usize) {
     frame.render_widget(block, area);
     let mut rows = Vec::new();
     for l in lines {
-        wrap(l, inner.width.max(1) as usize, 0, &mut rows);
+        wrap(l, inner.width.max(1) as usize, 20, &mut rows);
     }
     let scroll = scroll.min(rows.len().saturating_sub(inner.height as usize));
     let visible: Vec<Line> = rows
