@@ -104,6 +104,35 @@ proptest! {
     }
 
     #[test]
+    fn a_filter_shows_exactly_the_matches_and_their_ancestors(
+        resources in prop::collection::vec(resource(), 1..40),
+        picks in prop::collection::vec(any::<bool>(), 40),
+    ) {
+        let cat = catalogue(&[resources]);
+        let chosen: Vec<ItemId> = cat
+            .iter()
+            .map(|(id, _)| id)
+            .filter(|id| picks[id.index as usize % picks.len()])
+            .collect();
+        let mut tree = UriTree::build(&cat);
+        tree.set_filter(Some(&chosen));
+        tree.refresh();
+        let shown: HashSet<ItemId> = tree_items(&tree).into_iter().collect();
+        let chosen_set: HashSet<ItemId> = chosen.iter().copied().collect();
+        prop_assert!(shown.is_superset(&chosen_set), "a match is hidden");
+        // Every row is a match or leads to one (a resource that is also the folder of a
+        // match shows as that folder).
+        for &row in tree.window(0, tree.row_count()) {
+            let view = tree.view(row);
+            let is_match = view.item.is_some_and(|id| chosen_set.contains(&id));
+            prop_assert!(is_match || view.count > 0, "row {:?} leads to no match", view.label);
+            if let Some(id) = view.item.filter(|id| !chosen_set.contains(id)) {
+                prop_assert!(view.folder && view.count > 0, "non-match {:?} shown as a leaf", id);
+            }
+        }
+    }
+
+    #[test]
     fn expand_state_round_trips(
         resources in prop::collection::vec(resource(), 1..40),
         toggles in prop::collection::vec((0usize..60, any::<bool>()), 0..20),

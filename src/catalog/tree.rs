@@ -316,17 +316,20 @@ impl UriTree {
         self.hits = matches.map(|ids| {
             let mut hits = vec![0u32; self.nodes.len()];
             for id in ids {
-                let Some(&node) = self
+                if let Some(&node) = self
                     .item_nodes
                     .get(id.server as usize)
                     .and_then(|n| n.get(id.index as usize))
-                else {
-                    continue;
-                };
-                let mut n = node;
-                while n != NO_PARENT {
-                    hits[n as usize] += 1;
-                    n = self.nodes[n as usize].parent;
+                {
+                    hits[node as usize] += 1;
+                }
+            }
+            // A node is always created after its parent, so one backward pass adds every
+            // subtree's hits into its parent: O(nodes), sequential, whatever the match count.
+            for n in (0..self.nodes.len()).rev() {
+                let parent = self.nodes[n].parent;
+                if parent != NO_PARENT {
+                    hits[parent as usize] += hits[n];
                 }
             }
             hits
