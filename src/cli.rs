@@ -156,6 +156,14 @@ impl ServerArgs {
     pub fn timeout(&self) -> Duration {
         Duration::from_secs_f64(self.timeout.clamp(0.1, 86_400.0))
     }
+
+    /// Connection settings from these flags.
+    pub fn connect_options(&self) -> crate::mcp::ConnectOptions {
+        crate::mcp::ConnectOptions {
+            timeout: self.timeout(),
+            ..Default::default()
+        }
+    }
 }
 
 #[derive(Debug, Args)]

@@ -7,12 +7,12 @@ use futures::future::join_all;
 use serde::Serialize;
 
 use super::progress::Progress;
-use super::{Exit, Session, close_all, connect_all, select_servers};
+use super::{Exit, Session, close_all, connect_all, select_servers, usage_error};
 use crate::catalog::{
     Catalogue, ItemId, ResourceEntry, Search, SortKey, TemplateEntry, UriTree, order,
 };
 use crate::cli::LsArgs;
-use crate::mcp::{ConnectOptions, ListOptions, ServerSummary};
+use crate::mcp::{ListOptions, ServerSummary};
 use crate::sanitize;
 
 /// The `--json` document.
@@ -51,16 +51,9 @@ pub struct ServerInfoReport {
 pub async fn run(args: LsArgs) -> Exit {
     let specs = match select_servers(&args.servers) {
         Ok(specs) => specs,
-        Err(message) => {
-            eprintln!("mcpick: {message}");
-            return Exit::Usage;
-        }
+        Err(message) => return usage_error(&message),
     };
-    let options = ConnectOptions {
-        timeout: args.servers.timeout(),
-        ..Default::default()
-    };
-    let sessions = connect_all(specs, &options).await;
+    let sessions = connect_all(specs, &args.servers.connect_options()).await;
     let collected = collect(&sessions, &ListOptions { cap: args.cap }, args.templates).await;
     close_all(sessions).await;
 

@@ -28,6 +28,12 @@ pub enum Exit {
     NotFound = 3,
 }
 
+/// Reports a usage error (bad flags, unknown server) and gives its exit status.
+pub fn usage_error(message: &str) -> Exit {
+    eprintln!("mcpick: {message}");
+    Exit::Usage
+}
+
 /// One server of this run: its definition, its log, and the connection or why it failed.
 pub struct Session {
     pub spec: ServerSpec,

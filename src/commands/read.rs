@@ -5,24 +5,17 @@ use std::io::{IsTerminal, Write};
 use base64::Engine;
 use rmcp::model::ResourceContents;
 
-use super::{Exit, close_all, connect_all, select_servers};
+use super::{Exit, close_all, connect_all, select_servers, usage_error};
 use crate::cli::ReadArgs;
-use crate::mcp::{ConnectOptions, ReadOutcome};
+use crate::mcp::ReadOutcome;
 use crate::sanitize;
 
 pub async fn run(args: ReadArgs) -> Exit {
     let specs = match select_servers(&args.servers) {
         Ok(specs) => specs,
-        Err(message) => {
-            eprintln!("mcpick: {message}");
-            return Exit::Usage;
-        }
+        Err(message) => return usage_error(&message),
     };
-    let options = ConnectOptions {
-        timeout: args.servers.timeout(),
-        ..Default::default()
-    };
-    let sessions = connect_all(specs, &options).await;
+    let sessions = connect_all(specs, &args.servers.connect_options()).await;
     let uri = sanitize::line(&args.uri, 500);
 
     // Ask each server in turn; the first that has the resource answers.
