@@ -33,6 +33,11 @@ pub struct Cli {
     /// Colours in the interactive browser: auto (none when NO_COLOR is set), always, never.
     #[arg(long, value_enum, default_value_t, value_name = "WHEN")]
     pub color: crate::tui::theme::ColorChoice,
+
+    /// The context set the interactive browser edits (saved after each change) [default:
+    /// ./mcpick.context.json].
+    #[arg(long = "set", value_name = "FILE")]
+    pub set: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]

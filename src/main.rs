@@ -45,7 +45,10 @@ async fn run(cli: Cli) -> ExitCode {
         Some(command) => command,
         // The interactive browser, when there is a terminal to draw on.
         None if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() => {
-            return mcpick::tui::run(cli.servers, cli.color).await;
+            let set = cli
+                .set
+                .unwrap_or_else(|| mcpick::context::DEFAULT_FILE.into());
+            return mcpick::tui::run(cli.servers, cli.color, set).await;
         }
         // Piped: list the servers instead.
         None => Command::Ls(LsArgs {

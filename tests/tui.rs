@@ -117,6 +117,11 @@ fn run(app: &mut App, effects: Vec<Effect>) -> Vec<Effect> {
                     lens,
                 }));
             }
+            Effect::Resolve(request) => {
+                let agent = mcpick::tui::agent::resolve_snapshot(&request);
+                pending.extend(app.update(Msg::Resolved(Arc::new(agent))));
+            }
+            Effect::Save { .. } => {}
             other => reads.push(other),
         }
     }

@@ -390,7 +390,7 @@ impl UriTree {
             n = self.nodes[n as usize].parent;
         }
         // Any resource at or under this row shares those segments; cut its URI after them.
-        let id = self.items_under(row).into_iter().next()?;
+        let id = self.first_item_under(row)?;
         let uri = catalogue.get(id)?.uri();
         let segments = split_uri(uri);
         let last = segments.get(depth - 1)?;
@@ -400,6 +400,20 @@ impl UriTree {
             prefix.push('/');
         }
         Some((id.server, prefix))
+    }
+
+    /// The first item under the subtree of a row, in tree order (stops there: cheap for a
+    /// folder of any size).
+    pub fn first_item_under(&self, row: Row) -> Option<ItemId> {
+        let mut stack = vec![row.head];
+        while let Some(n) = stack.pop() {
+            let node = &self.nodes[n as usize];
+            if node.item.is_some() {
+                return node.item;
+            }
+            stack.extend(node.children.iter().rev());
+        }
+        None
     }
 
     /// Every item under the subtree of a row, in tree order (for marking a folder).

@@ -14,11 +14,9 @@ use super::context::{SetArgs, choose, list_all, load_set};
 use super::marks::parse_priority;
 use super::{Exit, close_all, connect_all};
 use crate::cli::ServerArgs;
-use crate::context::{
-    Audience, Input, Measure, Measures, TokenizerKind, agent_text, candidates, resolve,
-};
+use crate::context::{Audience, Input, Measures, TokenizerKind, candidates, resolve};
 use crate::export::{self, Format, Texts};
-use crate::mcp::{ConnectOptions, ReadOutcome};
+use crate::mcp::ConnectOptions;
 use crate::sanitize;
 
 #[derive(Debug, Args)]
@@ -125,22 +123,10 @@ pub async fn run(args: PreviewArgs) -> Exit {
         .await;
         for (index, outcome) in reads {
             let c = cands[index];
-            let measure = match outcome {
-                Ok(ReadOutcome::Contents(contents)) => {
-                    let text = agent_text(&contents);
-                    let tokens = policy.tokenizer.count(&text);
-                    texts.insert(index, text);
-                    Measure::Counted(tokens)
-                }
-                Ok(ReadOutcome::Empty) => {
-                    texts.insert(index, String::new());
-                    Measure::Counted(0)
-                }
-                Ok(ReadOutcome::NotFound(nf)) => {
-                    Measure::Failed(format!("not found: {}", sanitize::line(&nf.message, 300)))
-                }
-                Err(e) => Measure::Failed(sanitize::line(&e, 300)),
-            };
+            let (measure, text) = crate::context::measure(outcome, policy.tokenizer);
+            if let Some(text) = text {
+                texts.insert(index, text);
+            }
             measures.insert(c.server, c.uri, measure);
         }
     };

@@ -4,7 +4,32 @@
 use base64::Engine;
 use rmcp::model::ResourceContents;
 
+use super::resolve::Measure;
+use super::tokens::TokenizerKind;
+use crate::mcp::ReadOutcome;
 use crate::sanitize;
+
+/// The measure of one read (a failure already explained for people), and the agent text
+/// when there is one. `mcpick preview` and the TUI's agent view both measure reads with this,
+/// so their token figures agree. Counting loads the tokenizer on first use: call it off a
+/// UI thread.
+pub fn measure(
+    outcome: Result<ReadOutcome, String>,
+    tokenizer: TokenizerKind,
+) -> (Measure, Option<String>) {
+    match outcome {
+        Ok(ReadOutcome::Contents(contents)) => {
+            let text = agent_text(&contents);
+            (Measure::Counted(tokenizer.count(&text)), Some(text))
+        }
+        Ok(ReadOutcome::Empty) => (Measure::Counted(0), Some(String::new())),
+        Ok(ReadOutcome::NotFound(nf)) => (
+            Measure::Failed(format!("not found: {}", sanitize::line(&nf.message, 300))),
+            None,
+        ),
+        Err(e) => (Measure::Failed(sanitize::line(&e, 300)), None),
+    }
+}
 
 /// The agent text of a read: text parts as text, blob parts as a one-line header and their
 /// base64 (a text bundle carries binary data that way); several parts are separated by a

@@ -35,12 +35,12 @@ pub mod policy;
 pub mod resolve;
 pub mod tokens;
 
-pub use content::agent_text;
+pub use content::{agent_text, measure};
 pub use file::{ContextSet, DEFAULT_FILE, SetError, VERSION};
 pub use mark::{Effective, Mark, Marks, Pattern, Target};
 pub use policy::{Audience, DEFAULT_PRIORITY, Policy};
 pub use resolve::{
     Candidate, Included, Input, LeftOut, Measure, Measures, Missing, Preview, Reason, candidates,
-    resolve,
+    candidates_in, resolve,
 };
 pub use tokens::TokenizerKind;

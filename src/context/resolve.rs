@@ -29,13 +29,14 @@
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde::Serialize;
 
 use super::mark::{Mark, Marks, Pattern, Target};
 use super::policy::Policy;
 use super::tokens::{self, TokenizerKind};
-use crate::catalog::{Catalogue, Item, ItemId};
+use crate::catalog::{Catalogue, Item, ItemId, Snapshot};
 
 /// One resource as resolution sees it: borrowed from the catalogue (or built by hand).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -74,6 +75,24 @@ pub fn candidates(catalogue: &Catalogue) -> Vec<Candidate<'_>> {
         .iter()
         .map(|(id, item)| Candidate::from_item(id, catalogue.server_name(id.server), item))
         .collect()
+}
+
+/// Every resource of a catalogue snapshot as candidates, in catalogue order: the same list as
+/// [`candidates`] gives for the catalogue the snapshot was taken from (`names`: the server
+/// names by id). The TUI resolves on a snapshot, off its UI thread.
+pub fn candidates_in<'a>(snapshot: &'a Snapshot, names: &'a [Arc<str>]) -> Vec<Candidate<'a>> {
+    let mut out = Vec::with_capacity(snapshot.len());
+    for block in snapshot.blocks() {
+        let server: &str = names.get(block.server as usize).map_or("", |n| n);
+        out.extend(block.items.iter().enumerate().map(|(i, item)| {
+            let id = ItemId {
+                server: block.server,
+                index: block.first + i as u32,
+            };
+            Candidate::from_item(id, server, item)
+        }));
+    }
+    out
 }
 
 /// What is known about one resource's tokens after trying to read it.

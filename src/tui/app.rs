@@ -9,6 +9,7 @@ use crossterm::event::{KeyEvent, KeyEventKind, MouseButton, MouseEvent, MouseEve
 use ratatui::layout::{Position, Rect};
 use rmcp::model::Resource;
 
+use super::agent::{AgentPreview, ContextState, ResolveRequest, next_audience, step_budget};
 use super::keymap::{Action, Chord, Keymap, Mode};
 use super::layout::{Areas, layout};
 use super::preview::PreviewDoc;
@@ -16,6 +17,7 @@ use super::theme::Theme;
 use crate::catalog::{
     Catalogue, ItemId, Search, SearchResults, ServerId, Snapshot, SortKey, UriTree,
 };
+use crate::context::{ContextSet, Effective, Mark, Measure, Target, TokenizerKind};
 use crate::mcp::log::ServerLog;
 use crate::sanitize;
 
@@ -54,6 +56,20 @@ pub enum Msg {
         generation: u64,
         item: ItemId,
         doc: Arc<PreviewDoc>,
+    },
+    /// A resolution finished (see [`super::agent`]).
+    Resolved(Arc<AgentPreview>),
+    /// One read for a token count finished (`generation`: of its measuring batch).
+    Measured {
+        generation: u64,
+        tokenizer: TokenizerKind,
+        item: ItemId,
+        measure: Measure,
+    },
+    /// A save of the context set finished (`seq`: of its [`Effect::Save`]).
+    Saved {
+        seq: u64,
+        error: Option<String>,
     },
     /// Ask to quit (a signal).
     Quit,
@@ -107,6 +123,21 @@ pub enum Effect {
     CancelRead,
     /// Suspend the process (Ctrl-Z).
     Suspend,
+    /// Resolve the agent's view off the UI thread ([`super::agent::resolve_snapshot`]) and
+    /// answer with [`Msg::Resolved`].
+    Resolve(Box<ResolveRequest>),
+    /// Read these resources and count their tokens ([`crate::context::measure`]), answering
+    /// one [`Msg::Measured`] each; replaces the batch in flight (latest wins).
+    Measure {
+        generation: u64,
+        tokenizer: TokenizerKind,
+        items: Vec<(ItemId, String)>,
+    },
+    /// Stop the measuring batch in flight.
+    CancelMeasure,
+    /// Save the context set (this text) atomically to the `--set` file; answer
+    /// [`Msg::Saved`]. Saves complete in `seq` order (an older one never wins).
+    Save { seq: u64, text: String },
 }
 
 /// The state of one server, as the header shows it.
@@ -223,6 +254,14 @@ pub struct App {
     pub quit: bool,
     /// A one-line message for the status line (sanitised).
     pub notice: Option<String>,
+    /// A one-line note on the last mark or policy change (sanitised).
+    pub info: Option<String>,
+    /// The context set and what is derived from it.
+    pub context: ContextState,
+    /// The agent view is open.
+    pub agent_open: bool,
+    /// First row of the agent view shown.
+    pub agent_scroll: usize,
 }
 
 impl App {
@@ -283,7 +322,26 @@ impl App {
             search: Search::default(),
             quit: false,
             notice: None,
+            info: None,
+            context: ContextState::default(),
+            agent_open: false,
+            agent_scroll: 0,
         }
+    }
+
+    /// Installs the context set loaded from `--set` (or, with `load_error`, an empty set and
+    /// saving off: the file is never overwritten). Returns the first resolution's effect.
+    pub fn set_context(&mut self, set: ContextSet, load_error: Option<String>) -> Vec<Effect> {
+        let mut set = set;
+        set.marks.clear_history();
+        if let Some(e) = &load_error {
+            self.notice = Some(sanitize::line(
+                &format!("{e} (marks are not saved this session)"),
+                500,
+            ));
+        }
+        self.context = ContextState::new(set, load_error);
+        self.request_resolve()
     }
 
     /// The effects to run at start: connect every server whose definition is usable.
@@ -304,6 +362,7 @@ impl App {
         match self.overlay {
             Some(Overlay::Help { .. }) => Mode::Help,
             Some(Overlay::Log { .. }) => Mode::Log,
+            None if self.agent_open => Mode::Agent,
             None => self.focus,
         }
     }
@@ -488,6 +547,17 @@ impl App {
                 }
                 Vec::new()
             }
+            Msg::Resolved(agent) => self.on_resolved(agent),
+            Msg::Measured {
+                generation,
+                tokenizer,
+                item,
+                measure,
+            } => self.on_measured(generation, tokenizer, item, measure),
+            Msg::Saved { seq, error } => {
+                self.on_saved(seq, error);
+                Vec::new()
+            }
             Msg::Quit => {
                 self.quit = true;
                 Vec::new()
@@ -540,6 +610,29 @@ impl App {
                 }
             }
             (Mode::Help | Mode::Log, a) => self.scroll_overlay(a, page as usize),
+            (_, Action::AgentView) | (Mode::Agent, Action::Close) => return self.toggle_agent(),
+            (_, Action::Pin) => return self.mark_selected(Some(Mark::Pin)),
+            (_, Action::Exclude) => return self.mark_selected(Some(Mark::Exclude)),
+            (_, Action::Unmark) => return self.mark_selected(None),
+            (_, Action::PinResults) => return self.mark_results(Mark::Pin),
+            (_, Action::ExcludeResults) => return self.mark_results(Mark::Exclude),
+            (_, Action::Undo) => return self.undo(),
+            (_, Action::BudgetUp | Action::BudgetDown) => {
+                let policy = &mut self.context.set.policy;
+                policy.budget = step_budget(policy.budget, action == Action::BudgetUp);
+                self.info = Some(match policy.budget {
+                    Some(b) => format!("budget {} tokens", super::ui::thousands(b as usize)),
+                    None => "no budget".to_string(),
+                });
+                return self.context_changed();
+            }
+            (_, Action::CycleAudience) => {
+                let policy = &mut self.context.set.policy;
+                policy.audience = next_audience(policy.audience);
+                self.info = Some(format!("audience filter: {}", policy.audience.name()));
+                return self.context_changed();
+            }
+            (Mode::Agent, a) => self.scroll_agent(a, page),
             (Mode::Preview, Action::Up) => self.scroll_preview(-1),
             (Mode::Preview, Action::Down) => self.scroll_preview(1),
             (Mode::Preview, Action::PageUp) => self.scroll_preview(-page),
@@ -628,6 +721,348 @@ impl App {
             (_, Action::LogFilter | Action::Close) => {}
         }
         Vec::new()
+    }
+
+    // ---- marks and the agent view -------------------------------------------------
+
+    /// What a mark key applies to: on a tree folder its URI prefix (a server row: the whole
+    /// server), on a resource its exact URI.
+    pub fn mark_target(&self) -> Option<Target> {
+        let exact = |id: ItemId| {
+            let item = self.catalogue.get(id)?;
+            Some(Target::exact(
+                self.catalogue.server_name(id.server).as_ref(),
+                item.uri(),
+            ))
+        };
+        match self.view {
+            View::List => match self.selection() {
+                Selection::Item(id) => exact(id),
+                _ => None,
+            },
+            View::Tree => {
+                let &row = self.tree.window(self.tree_cursor.index, 1).first()?;
+                let view = self.tree.view(row);
+                if view.server {
+                    let id = self.tree.first_item_under(row);
+                    let name = match id {
+                        Some(id) => self.catalogue.server_name(id.server).to_string(),
+                        None => self
+                            .servers
+                            .iter()
+                            .find(|s| s.name == view.label)?
+                            .name
+                            .clone(),
+                    };
+                    Some(Target::prefix(name, ""))
+                } else if view.folder {
+                    let (server, prefix) = self.tree.uri_prefix(&self.catalogue, row)?;
+                    Some(Target::prefix(
+                        self.catalogue.server_name(server).as_ref(),
+                        prefix,
+                    ))
+                } else {
+                    exact(view.item?)
+                }
+            }
+        }
+    }
+
+    /// The mark that decides a resource (its own or inherited).
+    pub fn mark_of(&self, id: ItemId) -> Option<Effective<'_>> {
+        let item = self.catalogue.get(id)?;
+        self.context
+            .set
+            .marks
+            .effective(self.catalogue.server_name(id.server), item.uri())
+    }
+
+    /// The mark that decides a tree row: a resource's, or a folder's prefix mark (its own,
+    /// `prefix == Some(its prefix)`, or inherited from a shorter one).
+    pub fn row_mark(&self, row: crate::catalog::tree::Row) -> Option<(Mark, bool)> {
+        let view = self.tree.view(row);
+        let marks = &self.context.set.marks;
+        if marks.is_empty() {
+            return None;
+        }
+        if !view.folder
+            && let Some(id) = view.item
+        {
+            return self.mark_of(id).map(|e| (e.mark, e.is_direct()));
+        }
+        let (server, prefix) = if view.server {
+            let id = self.tree.first_item_under(row)?;
+            (id.server, String::new())
+        } else {
+            self.tree.uri_prefix(&self.catalogue, row)?
+        };
+        let e = marks.effective_prefix(self.catalogue.server_name(server), &prefix)?;
+        Some((e.mark, e.prefix == Some(prefix.as_str())))
+    }
+
+    fn mark_selected(&mut self, mark: Option<Mark>) -> Vec<Effect> {
+        let Some(target) = self.mark_target() else {
+            self.info = Some("nothing to mark here".into());
+            return Vec::new();
+        };
+        let shown = sanitize::line(&target.pattern.to_string(), 200);
+        let marks = &mut self.context.set.marks;
+        let changed = match mark {
+            Some(m) => {
+                let now = marks.toggle(target.clone(), m);
+                self.info = Some(match now {
+                    Some(Mark::Pin) => format!("pinned {shown}"),
+                    Some(Mark::Exclude) => format!("excluded {shown}"),
+                    None => format!("unmarked {shown}"),
+                });
+                true
+            }
+            None => {
+                let changed = marks.set(target.clone(), None);
+                self.info = Some(if changed {
+                    format!("unmarked {shown}")
+                } else if let crate::context::Pattern::Exact(uri) = &target.pattern
+                    && let Some(e) = marks.effective(&target.server, uri)
+                    && let Some(p) = e.prefix
+                {
+                    format!(
+                        "{shown}: the {} mark comes from {}*; unmark that folder",
+                        e.mark.name(),
+                        sanitize::line(p, 200)
+                    )
+                } else {
+                    format!("{shown} has no mark")
+                });
+                changed
+            }
+        };
+        if changed {
+            self.context_changed()
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn mark_results(&mut self, mark: Mark) -> Vec<Effect> {
+        let ids: Vec<ItemId> = match &self.matched {
+            Some(m) if !self.query.is_empty() => m.clone(),
+            _ => {
+                self.info = Some("no search results to mark: search first".into());
+                return Vec::new();
+            }
+        };
+        let targets: Vec<Target> = ids
+            .iter()
+            .filter_map(|&id| {
+                let item = self.catalogue.get(id)?;
+                Some(Target::exact(
+                    self.catalogue.server_name(id.server).as_ref(),
+                    item.uri(),
+                ))
+            })
+            .collect();
+        let n = self.context.set.marks.set_many(targets, Some(mark));
+        self.info = Some(format!(
+            "{} {} search result{} (u undoes)",
+            if mark == Mark::Pin {
+                "pinned"
+            } else {
+                "excluded"
+            },
+            super::ui::thousands(n),
+            if n == 1 { "" } else { "s" }
+        ));
+        if n > 0 {
+            self.context_changed()
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn undo(&mut self) -> Vec<Effect> {
+        match self.context.set.marks.undo() {
+            Some(targets) => {
+                self.info = Some(format!(
+                    "undone: {} mark{}",
+                    targets.len(),
+                    if targets.len() == 1 { "" } else { "s" }
+                ));
+                self.context_changed()
+            }
+            None => {
+                self.info = Some("nothing to undo".into());
+                Vec::new()
+            }
+        }
+    }
+
+    fn toggle_agent(&mut self) -> Vec<Effect> {
+        self.agent_open = !self.agent_open;
+        self.agent_scroll = 0;
+        if self.agent_open {
+            self.sync_measure()
+        } else if !self.context.measuring.is_empty() {
+            self.context.measuring.clear();
+            vec![Effect::CancelMeasure]
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn scroll_agent(&mut self, action: Action, page: isize) {
+        let rows = super::ui::agent_row_count(self);
+        let delta = match action {
+            Action::Up => -1,
+            Action::Down => 1,
+            Action::PageUp => -page,
+            Action::PageDown => page,
+            Action::Top => isize::MIN / 2,
+            Action::Bottom => isize::MAX / 2,
+            _ => 0,
+        };
+        let s = self.agent_scroll as isize;
+        self.agent_scroll = s
+            .saturating_add(delta)
+            .clamp(0, rows.saturating_sub(1) as isize) as usize;
+    }
+
+    /// After a mark or policy change: save the set and resolve again.
+    fn context_changed(&mut self) -> Vec<Effect> {
+        let mut fx = Vec::new();
+        if self.context.can_save() {
+            self.context.save_seq += 1;
+            fx.push(Effect::Save {
+                seq: self.context.save_seq,
+                text: self.context.set.to_json(),
+            });
+        }
+        fx.extend(self.request_resolve());
+        fx
+    }
+
+    /// Asks for a resolution, or (one in flight) for one more after it.
+    fn request_resolve(&mut self) -> Vec<Effect> {
+        let c = &mut self.context;
+        if c.resolve_in_flight {
+            c.resolve_dirty = true;
+            return Vec::new();
+        }
+        c.resolve_generation += 1;
+        c.resolve_in_flight = true;
+        c.resolve_dirty = false;
+        let listed = self
+            .servers
+            .iter()
+            .filter(|s| matches!(s.status, Status::Ready { .. } | Status::NoResources))
+            .map(|s| s.name.clone())
+            .collect();
+        vec![Effect::Resolve(Box::new(ResolveRequest {
+            generation: c.resolve_generation,
+            snapshot: self.catalogue.snapshot(),
+            names: (0..self.catalogue.server_count())
+                .map(|s| self.catalogue.server_name(s as ServerId).clone())
+                .collect(),
+            listed,
+            marks: c.set.marks.clone(),
+            policy: c.set.policy,
+            measures: c.measures.clone(),
+        }))]
+    }
+
+    fn on_resolved(&mut self, agent: Arc<AgentPreview>) -> Vec<Effect> {
+        if agent.generation != self.context.resolve_generation {
+            return Vec::new(); // stale
+        }
+        self.context.resolve_in_flight = false;
+        self.context.agent = Some(agent);
+        let mut fx = Vec::new();
+        if self.context.resolve_dirty {
+            fx.extend(self.request_resolve());
+        } else if self.agent_open {
+            fx.extend(self.sync_measure());
+        }
+        if self.agent_open {
+            let rows = super::ui::agent_row_count(self);
+            self.agent_scroll = self.agent_scroll.min(rows.saturating_sub(1));
+        }
+        fx
+    }
+
+    /// Starts reads for the counts the latest resolution still estimates (what
+    /// [`crate::context::Preview::to_measure`] names), unless they are all in flight.
+    fn sync_measure(&mut self) -> Vec<Effect> {
+        let Some(agent) = &self.context.agent else {
+            return Vec::new();
+        };
+        let mut items = Vec::new();
+        for index in agent.preview.to_measure() {
+            let Some(id) = agent.id(index) else { continue };
+            let Some(item) = self.catalogue.get(id) else {
+                continue;
+            };
+            let server = self.catalogue.server_name(id.server);
+            if self.context.measures.get(server, item.uri()).is_none() {
+                items.push((id, item.uri().to_string()));
+            }
+        }
+        if items.is_empty()
+            || items
+                .iter()
+                .all(|(id, _)| self.context.measuring.contains(id))
+        {
+            return Vec::new();
+        }
+        let c = &mut self.context;
+        c.measure_generation += 1;
+        c.measuring = items.iter().map(|(id, _)| *id).collect();
+        c.measure_batch = items.len();
+        vec![Effect::Measure {
+            generation: c.measure_generation,
+            tokenizer: c.set.policy.tokenizer,
+            items,
+        }]
+    }
+
+    fn on_measured(
+        &mut self,
+        generation: u64,
+        tokenizer: TokenizerKind,
+        item: ItemId,
+        measure: Measure,
+    ) -> Vec<Effect> {
+        if tokenizer != self.context.set.policy.tokenizer {
+            return Vec::new();
+        }
+        if generation == self.context.measure_generation {
+            self.context.measuring.remove(&item);
+        }
+        let Some(resource) = self.catalogue.get(item) else {
+            return Vec::new();
+        };
+        let server = self.catalogue.server_name(item.server).clone();
+        self.context
+            .measures
+            .insert(&server, resource.uri(), measure);
+        self.request_resolve()
+    }
+
+    fn on_saved(&mut self, seq: u64, error: Option<String>) {
+        match error {
+            Some(e) => {
+                self.context.save_error = Some(sanitize::line(&e, 500));
+            }
+            None if seq >= self.context.saved_seq => {
+                self.context.saved_seq = seq;
+                self.context.save_error = None;
+            }
+            None => {}
+        }
+    }
+
+    /// (done, total) of the measuring batch in flight; `None` when nothing is measured.
+    pub fn measure_progress(&self) -> Option<(usize, usize)> {
+        let c = &self.context;
+        (!c.measuring.is_empty()).then(|| (c.measure_batch - c.measuring.len(), c.measure_batch))
     }
 
     fn tree_anchor_server(&self) -> usize {
@@ -877,7 +1312,9 @@ impl App {
                     page: number,
                     received,
                 };
-                self.add_page(server, &resources)
+                let mut fx = self.add_page(server, &resources);
+                fx.extend(self.request_resolve());
+                fx
             }
             ServerEvent::Listed { count, capped } => {
                 state.status = if count == 0 && !capped {
@@ -895,11 +1332,11 @@ impl App {
                     self.tree.set_all_expanded(true);
                     self.reanchor();
                 }
-                Vec::new()
+                self.request_resolve()
             }
             ServerEvent::Failed(reason) => {
                 state.status = Status::Failed(sanitize::text(&reason));
-                Vec::new()
+                self.request_resolve()
             }
         }
     }
@@ -1067,7 +1504,7 @@ impl App {
                     // A click on the folder glyph, or on the selected folder, opens/closes it.
                     if let Some(&row) = self.tree.window(index, 1).first() {
                         let view = self.tree.view(row);
-                        let glyph_x = inner.x + 1 + view.depth * 2;
+                        let glyph_x = inner.x + 1 + super::ui::MARK_W + view.depth * 2;
                         if view.folder && (again || at.x == glyph_x) && self.query.is_empty() {
                             self.tree.set_expanded(row, !view.expanded);
                             self.reanchor();

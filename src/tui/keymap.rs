@@ -27,13 +27,16 @@ pub enum Mode {
     Log,
     /// The help overlay is open.
     Help,
+    /// The agent view is open.
+    Agent,
 }
 
 impl Mode {
-    pub const ALL: [Mode; 5] = [
+    pub const ALL: [Mode; 6] = [
         Mode::Browse,
         Mode::Search,
         Mode::Preview,
+        Mode::Agent,
         Mode::Log,
         Mode::Help,
     ];
@@ -45,6 +48,7 @@ impl Mode {
             Mode::Preview => "preview",
             Mode::Log => "log",
             Mode::Help => "help",
+            Mode::Agent => "agent",
         }
     }
 
@@ -55,6 +59,7 @@ impl Mode {
             Mode::Preview => "Preview pane",
             Mode::Log => "Log view",
             Mode::Help => "Help",
+            Mode::Agent => "Agent view",
         }
     }
 }
@@ -114,6 +119,16 @@ actions! {
     Log = "log": "Show or hide the server log",
     LogFilter = "log_filter": "Log: next server filter (all, then each server)",
     Close = "close": "Close this view",
+    Pin = "pin": "Pin: always hand to the agent (a folder: its URI prefix, later resources too); again: unpin",
+    Exclude = "exclude": "Exclude: never hand to the agent (a folder: its URI prefix); again: clear",
+    Unmark = "unmark": "Remove the mark of the resource or folder",
+    PinResults = "pin_results": "Pin every current search result (one undo step)",
+    ExcludeResults = "exclude_results": "Exclude every current search result (one undo step)",
+    Undo = "undo": "Undo the last mark change",
+    AgentView = "agent_view": "Show or hide the agent view (what the agent is handed, the cut line, what is left out)",
+    BudgetUp = "budget_up": "Raise the token budget one step (past the top: no budget)",
+    BudgetDown = "budget_down": "Lower the token budget one step",
+    CycleAudience = "cycle_audience": "Next audience filter (assistant, user, any)",
 }
 
 /// One key with its modifiers. Shift is folded into the character (`J`, not `shift-j`).
@@ -251,27 +266,31 @@ pub struct Keymap {
 const DEFAULTS: &[(&[Mode], &[&str], Action)] = {
     use Action as A;
     use Mode::*;
-    const NAV: &[Mode] = &[Browse, Preview, Log, Help];
+    const NAV: &[Mode] = &[Browse, Preview, Log, Help, Agent];
     &[
         (&[Browse, Preview], &["q"], A::Quit),
-        (&[Browse, Search, Preview, Log, Help], &["ctrl-c"], A::Quit),
         (
-            &[Browse, Search, Preview, Log, Help],
+            &[Browse, Search, Preview, Log, Help, Agent],
+            &["ctrl-c"],
+            A::Quit,
+        ),
+        (
+            &[Browse, Search, Preview, Log, Help, Agent],
             &["ctrl-z"],
             A::Suspend,
         ),
-        (&[Browse, Preview, Log], &["?", "f1"], A::Help),
+        (&[Browse, Preview, Log, Agent], &["?", "f1"], A::Help),
         (NAV, &["k", "up"], A::Up),
         (NAV, &["j", "down"], A::Down),
         (&[Search], &["up", "ctrl-p"], A::Up),
         (&[Search], &["down", "ctrl-n"], A::Down),
         (
-            &[Browse, Search, Preview, Log, Help],
+            &[Browse, Search, Preview, Log, Help, Agent],
             &["pgup", "ctrl-b"],
             A::PageUp,
         ),
         (
-            &[Browse, Search, Preview, Log, Help],
+            &[Browse, Search, Preview, Log, Help, Agent],
             &["pgdown", "ctrl-f"],
             A::PageDown,
         ),
@@ -300,6 +319,17 @@ const DEFAULTS: &[(&[Mode], &[&str], Action)] = {
         (&[Log], &["s"], A::LogFilter),
         (&[Log], &["L", "esc", "q"], A::Close),
         (&[Help], &["?", "esc", "q", "f1"], A::Close),
+        (&[Browse, Preview], &["+", "="], A::Pin),
+        (&[Browse, Preview], &["x"], A::Exclude),
+        (&[Browse, Preview], &["0", "delete"], A::Unmark),
+        (&[Browse], &["P"], A::PinResults),
+        (&[Browse], &["X"], A::ExcludeResults),
+        (&[Browse, Preview, Agent], &["u"], A::Undo),
+        (&[Browse, Preview], &["a"], A::AgentView),
+        (&[Agent], &["a", "esc", "q"], A::Close),
+        (&[Browse, Preview, Agent], &["]"], A::BudgetUp),
+        (&[Browse, Preview, Agent], &["["], A::BudgetDown),
+        (&[Browse, Preview, Agent], &["A"], A::CycleAudience),
     ]
 };
 
@@ -370,7 +400,7 @@ impl Keymap {
         for (mode_name, keys) in table {
             let Some(mode) = Mode::ALL.into_iter().find(|m| m.name() == mode_name) else {
                 errors.push(format!(
-                    "{origin}: keys.{mode_name}: unknown mode (use one of browse, search, preview, log, help)"
+                    "{origin}: keys.{mode_name}: unknown mode (use one of browse, search, preview, agent, log, help)"
                 ));
                 continue;
             };

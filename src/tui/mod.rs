@@ -6,6 +6,7 @@
 //! messages. Keys are data (`keymap`), styles are roles (`theme`), and the preview's contents
 //! are built off the UI thread (`preview`).
 
+pub mod agent;
 pub mod app;
 pub mod keymap;
 pub mod layout;

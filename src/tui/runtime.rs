@@ -3,6 +3,7 @@
 //! preview reads) and their results into `Msg`s. Server connections live in tasks owned here,
 //! never in the core; dropping them at exit kills every server process.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -19,9 +20,10 @@ use super::preview::{self, PreviewDoc};
 use super::term::{self, Term};
 use super::theme::{ColorChoice, Theme};
 use super::ui;
-use crate::catalog::{Search, SearchResults, SearchWorker, ServerId};
+use crate::catalog::{ItemId, Search, SearchResults, SearchWorker, ServerId};
 use crate::cli::ServerArgs;
-use crate::commands::select_servers;
+use crate::commands::context::choose;
+use crate::context::{ContextSet, TokenizerKind};
 use crate::mcp::{ConnectOptions, Connection, ListOptions, McpError, ServerSpec};
 use crate::sanitize;
 
@@ -29,16 +31,35 @@ use crate::sanitize;
 const FRAME: Duration = Duration::from_millis(8);
 /// How long the cursor must rest on a resource before it is read.
 const PREVIEW_REST: Duration = Duration::from_millis(120);
+/// Reads at once when counting tokens for the agent view (as `mcpick preview --jobs`).
+const MEASURE_JOBS: usize = 8;
 
 /// Runs the browser until the person quits. Returns the process exit status.
-pub async fn run(args: ServerArgs, color: ColorChoice) -> ExitCode {
-    let selected = match select_servers(&args) {
-        Ok(s) => s,
+pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> ExitCode {
+    if let Some(file) = &args.config.file
+        && !file.is_file()
+    {
+        eprintln!("mcpick: --config {}: no such file", file.display());
+        return ExitCode::from(2);
+    }
+    // The context set: a file that cannot be used is shown in the UI and never overwritten.
+    let (mut set, load_error) = match ContextSet::load(&set_path) {
+        Ok(set) => (set, None),
+        Err(e) => (ContextSet::default(), Some(e.to_string())),
+    };
+    // The same servers `mcpick preview --set FILE` would use.
+    let chosen = match choose(&args, &set) {
+        Ok(c) => c,
         Err(e) => {
             eprintln!("mcpick: {e}");
             return ExitCode::from(2);
         }
     };
+    for c in &chosen {
+        set.servers
+            .insert(c.selected.spec.name.clone(), c.shown.clone());
+    }
+    let selected: Vec<_> = chosen.into_iter().map(|c| c.selected).collect();
     let (keymap, warnings) = Keymap::load(args.config.file.as_deref());
     let theme = Theme::choose(color, std::env::var("NO_COLOR").ok().as_deref());
     let options = ConnectOptions {
@@ -60,6 +81,7 @@ pub async fn run(args: ServerArgs, color: ColorChoice) -> ExitCode {
         ));
     }
     let specs: Vec<ServerSpec> = selected.into_iter().map(|s| s.spec).collect();
+    let first = app.set_context(set, load_error);
 
     let (mut terminal, guard) = match term::init() {
         Ok(t) => t,
@@ -69,7 +91,7 @@ pub async fn run(args: ServerArgs, color: ColorChoice) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let result = event_loop(&mut terminal, app, specs, options).await;
+    let result = event_loop(&mut terminal, app, first, specs, options, set_path).await;
     drop(guard);
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -89,7 +111,11 @@ struct Executor {
     connections: Arc<Mutex<Vec<Option<Arc<Connection>>>>>,
     tasks: Vec<AbortHandle>,
     read: Option<AbortHandle>,
+    measure: Option<AbortHandle>,
     worker: SearchWorker,
+    set_path: PathBuf,
+    /// The newest save written: an older one that finishes later is skipped.
+    saved: Arc<Mutex<u64>>,
 }
 
 impl Executor {
@@ -130,6 +156,39 @@ impl Executor {
                     }
                 }
                 Effect::Suspend => term::suspend(terminal)?,
+                Effect::Resolve(request) => {
+                    let tx = self.tx.clone();
+                    tokio::task::spawn_blocking(move || {
+                        let agent = super::agent::resolve_snapshot(&request);
+                        let _ = tx.send(Msg::Resolved(Arc::new(agent)));
+                    });
+                }
+                Effect::Measure {
+                    generation,
+                    tokenizer,
+                    items,
+                } => self.measure(generation, tokenizer, items),
+                Effect::CancelMeasure => {
+                    if let Some(h) = self.measure.take() {
+                        h.abort();
+                    }
+                }
+                Effect::Save { seq, text } => {
+                    let tx = self.tx.clone();
+                    let path = self.set_path.clone();
+                    let saved = self.saved.clone();
+                    tokio::task::spawn_blocking(move || {
+                        let mut newest = saved.lock().unwrap_or_else(|e| e.into_inner());
+                        if *newest > seq {
+                            return;
+                        }
+                        let error = crate::context::file::write_atomic(&path, text.as_bytes())
+                            .err()
+                            .map(|e| format!("{}: {e}", path.display()));
+                        *newest = seq;
+                        let _ = tx.send(Msg::Saved { seq, error });
+                    });
+                }
             }
         }
         Ok(())
@@ -235,8 +294,68 @@ impl Executor {
     }
 }
 
+impl Executor {
+    /// Reads and counts a batch for the agent view, `MEASURE_JOBS` at a time, through the
+    /// same connections and read as the preview pane; latest wins (the batch in flight is
+    /// dropped).
+    fn measure(&mut self, generation: u64, tokenizer: TokenizerKind, items: Vec<(ItemId, String)>) {
+        if let Some(h) = self.measure.take() {
+            h.abort();
+        }
+        let connections = self.connections.clone();
+        let tx = self.tx.clone();
+        let limit = self.options.timeout;
+        let task = tokio::spawn(async move {
+            let reads = futures::stream::iter(items.into_iter().map(|(item, uri)| {
+                let connection = connections
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get(item.server as usize)
+                    .cloned()
+                    .flatten();
+                async move {
+                    let outcome = match connection {
+                        None => Err("the server is not connected".to_string()),
+                        Some(c) => {
+                            match tokio::time::timeout(limit + Duration::from_secs(1), c.read(&uri))
+                                .await
+                            {
+                                Err(_) => {
+                                    Err(format!("timed out after {:.0} s", limit.as_secs_f32()))
+                                }
+                                Ok(Ok(outcome)) => Ok(outcome),
+                                Ok(Err(e)) => Err(c.explain(&e)),
+                            }
+                        }
+                    };
+                    (item, outcome)
+                }
+            }))
+            .buffer_unordered(MEASURE_JOBS);
+            futures::pin_mut!(reads);
+            while let Some((item, outcome)) = reads.next().await {
+                let measure = tokio::task::spawn_blocking(move || {
+                    crate::context::measure(outcome, tokenizer).0
+                })
+                .await;
+                let Ok(measure) = measure else { continue };
+                let _ = tx.send(Msg::Measured {
+                    generation,
+                    tokenizer,
+                    item,
+                    measure,
+                });
+            }
+        });
+        self.measure = Some(task.abort_handle());
+    }
+}
+
 impl Drop for Executor {
     fn drop(&mut self) {
+        if let Some(m) = &self.measure {
+            m.abort();
+        }
         for t in &self.tasks {
             t.abort();
         }
@@ -262,8 +381,10 @@ fn to_msg(event: Event) -> Option<Msg> {
 async fn event_loop(
     terminal: &mut Term,
     mut app: App,
+    first: Vec<Effect>,
     specs: Vec<ServerSpec>,
     options: ConnectOptions,
+    set_path: PathBuf,
 ) -> std::io::Result<()> {
     let (tx, mut rx) = mpsc::unbounded_channel::<Msg>();
     let (search_tx, mut search_rx) = mpsc::unbounded_channel::<u64>();
@@ -278,7 +399,10 @@ async fn event_loop(
         connections: Arc::new(Mutex::new(Vec::new())),
         tasks: Vec::new(),
         read: None,
+        measure: None,
         worker,
+        set_path,
+        saved: Arc::new(Mutex::new(0)),
     };
     let size = terminal.size()?;
     app.size = (size.width, size.height);
@@ -286,7 +410,8 @@ async fn event_loop(
     terminal.draw(|f| ui::render(&app, f))?;
     let mut last_draw = Instant::now();
     let mut dirty = false;
-    let effects = app.start();
+    let mut effects = app.start();
+    effects.extend(first);
     executor.run(&app, effects, terminal)?;
 
     let mut input = EventStream::new();

@@ -2,7 +2,7 @@
 //! colour. The colour theme uses ANSI named colours so it follows the terminal's palette; the
 //! monochrome theme (NO_COLOR, `--color never`) sets no colour at all, only modifiers, because
 //! a colour SGR degraded by NO_COLOR would also reset the modifiers before it. State is always
-//! shown by a glyph too (●, ◐, ✗, ▶), never by colour alone.
+//! shown by a glyph too (●, ◐, ✗, ▶, and the marks + x ⁺ ˣ), never by colour alone.
 
 use ratatui::style::{Color, Modifier, Style};
 
@@ -24,6 +24,10 @@ pub struct Theme {
     pub field: Style,
     pub border: Style,
     pub border_focused: Style,
+    /// A pinned resource's mark glyph.
+    pub pin: Style,
+    /// An excluded resource's mark glyph.
+    pub exclude: Style,
 }
 
 impl Theme {
@@ -46,6 +50,8 @@ impl Theme {
             field: Style::new().fg(Color::Cyan),
             border: Style::new().fg(Color::DarkGray),
             border_focused: Style::new().fg(Color::Cyan),
+            pin: Style::new().fg(Color::Green).add_modifier(Modifier::BOLD),
+            exclude: Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
         }
     }
 
@@ -66,6 +72,8 @@ impl Theme {
             field: Style::new().add_modifier(Modifier::BOLD),
             border: Style::new(),
             border_focused: Style::new().add_modifier(Modifier::BOLD),
+            pin: Style::new().add_modifier(Modifier::BOLD),
+            exclude: Style::new().add_modifier(Modifier::BOLD),
         }
     }
 

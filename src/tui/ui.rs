@@ -16,6 +16,7 @@ use super::keymap::{Action, Mode};
 use super::preview::{Body, PreviewDoc, human_size};
 use crate::catalog::item::{AUDIENCE_ASSISTANT, AUDIENCE_USER};
 use crate::catalog::{ItemId, SortKey};
+use crate::context::{Mark, Reason};
 use crate::sanitize;
 
 /// The area inside a pane's border.
@@ -35,6 +36,7 @@ pub fn render(app: &App, frame: &mut Frame) {
         Some(Overlay::Log { filter, scroll }) => {
             render_log(app, frame, areas.body, filter, scroll);
         }
+        _ if app.agent_open => render_agent(app, frame, areas.body),
         _ => {
             if app.focus == Mode::Preview && areas.preview.is_none() {
                 render_preview(app, frame, areas.main);
@@ -237,6 +239,43 @@ fn row_line(app: &App, selected: bool, mut spans: Vec<Span<'static>>, width: u16
     line
 }
 
+/// Width of the mark column at the start of tree and list rows.
+pub const MARK_W: u16 = 2;
+
+/// The mark glyphs: `+` pinned, `x` excluded (on the row itself); `⁺` `ˣ` inherited from a
+/// folder's prefix mark (dimmed too). Never colour alone: the glyph says it.
+pub fn mark_glyph(mark: Option<(Mark, bool)>) -> &'static str {
+    match mark {
+        None => " ",
+        Some((Mark::Pin, true)) => "+",
+        Some((Mark::Exclude, true)) => "x",
+        Some((Mark::Pin, false)) => "⁺",
+        Some((Mark::Exclude, false)) => "ˣ",
+    }
+}
+
+fn mark_span(app: &App, mark: Option<(Mark, bool)>) -> Span<'static> {
+    let t = &app.theme;
+    let style = match mark {
+        None => t.text,
+        Some((Mark::Pin, direct)) => {
+            if direct {
+                t.pin
+            } else {
+                t.pin.patch(t.dim)
+            }
+        }
+        Some((Mark::Exclude, direct)) => {
+            if direct {
+                t.exclude
+            } else {
+                t.exclude.patch(t.dim)
+            }
+        }
+    };
+    Span::styled(format!("{} ", mark_glyph(mark)), style)
+}
+
 fn render_tree(app: &App, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
     let title = match app.matching() {
@@ -257,7 +296,10 @@ fn render_tree(app: &App, frame: &mut Frame, area: Rect) {
         let index = cursor.offset + i;
         let view = app.tree.view(row);
         let label = sanitize::line(&view.label, 300);
-        let mut spans = vec![Span::raw("  ".repeat(view.depth as usize))];
+        let mut spans = vec![
+            mark_span(app, app.row_mark(row)),
+            Span::raw("  ".repeat(view.depth as usize)),
+        ];
         let (glyph, style) = if view.server {
             (if view.expanded { "▾ " } else { "▸ " }, t.server)
         } else if view.folder {
@@ -348,7 +390,10 @@ fn render_list(app: &App, frame: &mut Frame, area: Rect) {
         let name = sanitize::line(item.display_name(), 200);
         let uri = sanitize::line(item.uri(), 500);
         let value = order_value(app, id);
-        let mut spans = Vec::new();
+        let mut spans = vec![mark_span(
+            app,
+            app.mark_of(id).map(|e| (e.mark, e.is_direct())),
+        )];
         if !value.is_empty() {
             spans.push(Span::styled(format!("{value:>6} "), t.dim));
         }
@@ -429,6 +474,19 @@ fn preview_lines(app: &App, width: usize) -> Vec<Line<'static>> {
         return lines;
     };
     lines.push(field("uri", sanitize::line(item.uri(), 4000)));
+    if let Some(e) = app.mark_of(id) {
+        let what = match e.mark {
+            Mark::Pin => "+ pinned",
+            Mark::Exclude => "x excluded",
+        };
+        lines.push(field(
+            "mark",
+            match e.prefix {
+                None => what.to_string(),
+                Some(p) => format!("{what} (from {}*)", sanitize::line(p, 1000)),
+            },
+        ));
+    }
     lines.push(field("name", sanitize::line(item.name(), 1000)));
     if let Some(title) = item.title() {
         lines.push(field("title", sanitize::line(title, 1000)));
@@ -671,8 +729,28 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
         info.push_str(&format!(" · order {}", app.order.label()));
     }
     spans.push(Span::styled(info, t.text));
+    let (pins, excludes) = app.context.set.marks.counts();
+    if pins + excludes > 0 {
+        spans.push(Span::styled(" · ", t.text));
+        spans.push(Span::styled(format!("+{pins}"), t.pin));
+        spans.push(Span::styled(" ", t.text));
+        spans.push(Span::styled(format!("x{excludes}"), t.exclude));
+    }
+    spans.push(Span::styled(" · ", t.text));
+    spans.extend(meter(app));
+    if let Some((done, total)) = app.measure_progress() {
+        spans.push(Span::styled(format!(" · counting {done}/{total}"), t.busy));
+    }
+    if let Some(e) = &app.context.save_error {
+        spans.push(Span::styled(format!(" · not saved: {e}"), t.error));
+    } else if app.context.load_error.is_some() {
+        spans.push(Span::styled(" · set not saved", t.error));
+    }
     if let Some(notice) = &app.notice {
         spans.push(Span::styled(format!(" · {notice}"), t.error));
+    }
+    if let Some(info) = &app.info {
+        spans.push(Span::styled(format!(" · {info}"), t.dim));
     }
     spans.push(Span::raw("   "));
     let hints: &[(Action, &str)] = match mode {
@@ -700,6 +778,12 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
             (Action::Close, "close"),
         ],
         Mode::Help => &[(Action::Close, "close")],
+        Mode::Agent => &[
+            (Action::BudgetUp, "budget+"),
+            (Action::BudgetDown, "budget-"),
+            (Action::CycleAudience, "audience"),
+            (Action::Close, "close"),
+        ],
     };
     for (action, label) in hints {
         if let Some(key) = app.keymap.hint(mode, *action) {
@@ -708,6 +792,285 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
         }
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// The budget meter: `▕███░░░░░▏ ~1,234/8,000 tok` (`~`: some count is still an estimate
+/// from `size`; `!`: pins alone are over the budget).
+pub fn meter(app: &App) -> Vec<Span<'static>> {
+    let t = &app.theme;
+    let Some(agent) = &app.context.agent else {
+        return vec![Span::styled("tokens …", t.dim)];
+    };
+    let p = &agent.preview;
+    let (used, budget) = p.meter();
+    let est = if p.is_estimated() { "~" } else { "" };
+    match budget {
+        Some(b) => {
+            const CELLS: u64 = 8;
+            let filled = used
+                .saturating_mul(CELLS)
+                .checked_div(b)
+                .map_or(CELLS, |f| f.min(CELLS));
+            let over = p.pins_over_budget || used > b;
+            vec![
+                Span::styled(
+                    format!(
+                        "▕{}{}▏",
+                        "█".repeat(filled as usize),
+                        "░".repeat((CELLS - filled) as usize)
+                    ),
+                    if over { t.error } else { t.ok },
+                ),
+                Span::styled(
+                    format!(
+                        " {}{est}{}/{} tok",
+                        if over { "!" } else { "" },
+                        thousands(used as usize),
+                        thousands(b as usize)
+                    ),
+                    if over { t.error } else { t.text },
+                ),
+            ]
+        }
+        None => vec![Span::styled(
+            format!("{est}{} tok (no budget)", thousands(used as usize)),
+            t.text,
+        )],
+    }
+}
+
+// ---- agent view --------------------------------------------------------------------
+
+/// Scrolling rows of the agent view: the included resources, the cut line, the left-out
+/// heading and entries, the missing-marks heading and entries.
+pub fn agent_row_count(app: &App) -> usize {
+    let Some(agent) = &app.context.agent else {
+        return 1;
+    };
+    let p = &agent.preview;
+    let mut n = p.included.len() + 1;
+    if !p.left_out.is_empty() {
+        n += 1 + p.left_out.len();
+    }
+    if !p.missing.is_empty() {
+        n += 1 + p.missing.len();
+    }
+    n
+}
+
+fn agent_line(app: &App, row: usize) -> Line<'static> {
+    let t = &app.theme;
+    let Some(agent) = &app.context.agent else {
+        return Line::styled("resolving…", t.dim);
+    };
+    let p = &agent.preview;
+    let describe = |index: usize| -> (String, String) {
+        let Some(id) = agent.id(index) else {
+            return (String::new(), String::new());
+        };
+        let Some(item) = app.catalogue.get(id) else {
+            return (String::new(), String::new());
+        };
+        (
+            sanitize::line(item.display_name(), 80),
+            format!(
+                "{}  {}",
+                sanitize::line(app.catalogue.server_name(id.server), 40),
+                sanitize::line(item.uri(), 500)
+            ),
+        )
+    };
+    let mut row = row;
+    if row < p.included.len() {
+        let inc = &p.included[row];
+        let (name, uri) = describe(inc.index);
+        return Line::from(vec![
+            Span::styled(format!("{:>4} ", row + 1), t.dim),
+            Span::styled(
+                if inc.pinned { "+ " } else { "  " },
+                if inc.pinned { t.pin } else { t.text },
+            ),
+            Span::styled(
+                format!(
+                    "{:>9} ",
+                    format!(
+                        "{}{}",
+                        if inc.estimated { "~" } else { "" },
+                        thousands(inc.tokens as usize)
+                    )
+                ),
+                t.text,
+            ),
+            Span::styled(
+                format!("{:>10}  ", thousands(inc.running_total as usize)),
+                t.dim,
+            ),
+            Span::styled(name, t.text),
+            Span::styled(format!("  {uri}"), t.dim),
+        ]);
+    }
+    row -= p.included.len();
+    if row == 0 {
+        let text = match p.budget {
+            Some(b) if p.pins_over_budget => format!(
+                "── cut line · pins alone need {} tokens, over the budget of {} ──",
+                thousands(p.total_tokens as usize),
+                thousands(b as usize)
+            ),
+            Some(b) => format!(
+                "── cut line · budget {} · used {} · {} left ──",
+                thousands(b as usize),
+                thousands(p.total_tokens as usize),
+                thousands(b.saturating_sub(p.total_tokens) as usize)
+            ),
+            None => format!(
+                "── end · no budget · {} tokens ──",
+                thousands(p.total_tokens as usize)
+            ),
+        };
+        return Line::styled(text, if p.pins_over_budget { t.error } else { t.title });
+    }
+    row -= 1;
+    if !p.left_out.is_empty() {
+        if row == 0 {
+            return Line::styled(
+                format!("Left out ({})", thousands(p.left_out.len())),
+                t.title,
+            );
+        }
+        row -= 1;
+        if row < p.left_out.len() {
+            let l = &p.left_out[row];
+            let (name, uri) = describe(l.index);
+            let tokens = match l.tokens {
+                Some(n) => format!(
+                    "{}{}",
+                    if l.estimated { "~" } else { "" },
+                    thousands(n as usize)
+                ),
+                None => String::new(),
+            };
+            let mut spans = vec![
+                Span::styled("     x ", t.exclude.patch(t.dim)),
+                Span::styled(format!("{:<22}", l.reason.name()), t.field),
+                Span::styled(format!("{tokens:>9}  "), t.text),
+                Span::styled(name, t.text),
+                Span::styled(format!("  {uri}"), t.dim),
+            ];
+            if let Reason::ReadFailed(why) = &l.reason {
+                spans.push(Span::styled(
+                    format!("  ({})", sanitize::line(why, 200)),
+                    t.error,
+                ));
+            }
+            return Line::from(spans);
+        }
+        row -= p.left_out.len();
+    }
+    if row == 0 {
+        return Line::styled(
+            format!(
+                "Missing marks ({}): kept in the set, they match no listed resource",
+                p.missing.len()
+            ),
+            t.title,
+        );
+    }
+    row -= 1;
+    match p.missing.get(row) {
+        Some(m) => Line::from(vec![
+            Span::styled(
+                format!("     {} ", if m.mark == Mark::Pin { "+" } else { "x" }),
+                if m.mark == Mark::Pin {
+                    t.pin
+                } else {
+                    t.exclude
+                },
+            ),
+            Span::styled(format!("{:<8}", m.mark.name()), t.field),
+            Span::styled(
+                format!(
+                    "{}  {}",
+                    sanitize::line(&m.target.server, 40),
+                    sanitize::line(&m.target.pattern.to_string(), 500)
+                ),
+                t.text,
+            ),
+        ]),
+        None => Line::raw(""),
+    }
+}
+
+fn render_agent(app: &App, frame: &mut Frame, area: Rect) {
+    let t = &app.theme;
+    let policy = &app.context.set.policy;
+    let title = format!(
+        "Agent view · budget {} · audience {} · min priority {}",
+        policy
+            .budget
+            .map_or("none".to_string(), |b| thousands(b as usize)),
+        policy.audience.name(),
+        policy
+            .min_priority
+            .map_or("none".to_string(), |m| format!("{m:.2}")),
+    );
+    let block = pane(app, title, true);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if inner.height == 0 {
+        return;
+    }
+    let mut lines = Vec::new();
+    let mut summary = vec![];
+    if let Some(agent) = &app.context.agent {
+        let p = &agent.preview;
+        summary.push(Span::styled(
+            format!(
+                "{} resource{} · {}{} tokens",
+                thousands(p.included.len()),
+                if p.included.len() == 1 { "" } else { "s" },
+                if p.is_estimated() { "~" } else { "" },
+                thousands(p.total_tokens as usize)
+            ),
+            t.text,
+        ));
+    }
+    match app.measure_progress() {
+        Some((done, total)) => {
+            summary.push(Span::styled(format!(" · counting {done}/{total}…"), t.busy))
+        }
+        None if app
+            .context
+            .agent
+            .as_ref()
+            .is_some_and(|a| a.preview.is_estimated()) =>
+        {
+            summary.push(Span::styled(" · ~ estimated from size", t.dim))
+        }
+        None => {}
+    }
+    summary.push(Span::styled(
+        format!(
+            " · {} counts, an estimate of the host model's tokenizer",
+            policy.tokenizer.name()
+        ),
+        t.dim,
+    ));
+    lines.push(Line::from(summary));
+    lines.push(Line::styled(
+        format!(
+            "{:>4} {:<2}{:>9} {:>10}  resource",
+            "#", "", "tokens", "total"
+        ),
+        t.field,
+    ));
+    let height = inner.height.saturating_sub(2) as usize;
+    let rows = agent_row_count(app);
+    let scroll = app.agent_scroll.min(rows.saturating_sub(height));
+    for r in scroll..(scroll + height).min(rows) {
+        lines.push(agent_line(app, r));
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
 }
 
 // ---- help --------------------------------------------------------------------------
@@ -738,6 +1101,11 @@ pub fn help_lines(app: &App) -> Vec<Line<'static>> {
         }
         lines.push(Line::raw(""));
     }
+    lines.push(Line::styled(
+        "Marks: + pinned, x excluded; ⁺ ˣ (dimmed) inherited from a folder's prefix mark."
+            .to_string(),
+        t.dim,
+    ));
     lines.push(Line::styled(
         "Mouse: wheel scrolls, click selects, click a folder's ▸ or a selected folder to open it."
             .to_string(),
