@@ -6,7 +6,10 @@
 use std::sync::Arc;
 
 use crossterm::event::{KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
-use mcpick::catalog::{ItemId, Search, SearchResults, SortKey};
+use mcpick::catalog::{Catalogue, ItemId, Search, SearchResults, SortKey};
+use mcpick::context::{
+    ContextSet, Input, Mark, Measure, Measures, TokenizerKind, candidates, resolve,
+};
 use mcpick::mcp::log::LogSource;
 use mcpick::tui::app::{Selection, Status, View, sort_snapshot};
 use mcpick::tui::keymap::{Action, Chord, Keymap, Mode};
@@ -121,7 +124,6 @@ fn run(app: &mut App, effects: Vec<Effect>) -> Vec<Effect> {
                 let agent = mcpick::tui::agent::resolve_snapshot(&request);
                 pending.extend(app.update(Msg::Resolved(Arc::new(agent))));
             }
-            Effect::Save { .. } => {}
             other => reads.push(other),
         }
     }
@@ -755,4 +757,426 @@ fn resize_keeps_the_cursor_visible() {
     screen(&mut app, 1, 1);
     app.update(Msg::Resize(0, 0));
     draw(&app, 0, 0);
+}
+
+// ---- marks, the budget meter and the agent view ----------------------------------------
+
+/// Puts the cursor on the first tree row whose label is `label`.
+fn goto(app: &mut App, label: &str) {
+    let row = (0..app.tree.row_count())
+        .find(|&i| app.tree.view(app.tree.window(i, 1)[0]).label == label)
+        .unwrap_or_else(|| panic!("no row {label}"));
+    drive(app, "g");
+    for _ in 0..row {
+        drive(app, "j");
+    }
+}
+
+fn saves(fx: &[Effect]) -> Vec<String> {
+    fx.iter()
+        .filter_map(|e| match e {
+            Effect::Save { text, .. } => Some(text.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn marks_of(app: &App) -> Vec<String> {
+    app.context
+        .set
+        .marks
+        .iter()
+        .map(|(t, m)| format!("{} {t}", m.name()))
+        .collect()
+}
+
+/// A made-up token count per URI, standing in for real reads.
+fn fake_count(uri: &str) -> u64 {
+    (uri.len() as u64 * 37) % 700 + 20
+}
+
+/// Answers every measuring batch with [`fake_count`] until the core asks for no more.
+fn answer_measures(app: &mut App, mut fx: Vec<Effect>) {
+    let mut rounds = 0;
+    loop {
+        let batch: Vec<_> = fx
+            .iter()
+            .filter_map(|e| match e {
+                Effect::Measure {
+                    generation,
+                    tokenizer,
+                    items,
+                } => Some((*generation, *tokenizer, items.clone())),
+                _ => None,
+            })
+            .collect();
+        if batch.is_empty() {
+            break;
+        }
+        rounds += 1;
+        assert!(rounds < 100, "measuring does not converge");
+        fx.clear();
+        for (generation, tokenizer, items) in batch {
+            for (item, uri) in items {
+                let more = app.update(Msg::Measured {
+                    generation,
+                    tokenizer,
+                    item,
+                    measure: Measure::Counted(fake_count(&uri)),
+                });
+                fx.extend(run(app, more));
+            }
+        }
+    }
+}
+
+/// The demo with a folder and two resources pinned, one folder excluded, budget 16,000.
+fn marked_demo(theme: Theme) -> App {
+    let mut app = new_app(&["demo"], theme);
+    load(&mut app, &mcpick::demo::demo_resources(300));
+    goto(&mut app, "file:///project");
+    drive(&mut app, "l");
+    goto(&mut app, "config");
+    drive(&mut app, "+");
+    goto(&mut app, "demo://assets");
+    drive(&mut app, "ll+");
+    drive(&mut app, "/README.md<enter>");
+    assert_eq!(
+        selected_uri(&app).as_deref(),
+        Some("file:///project/README.md")
+    );
+    drive(&mut app, "+");
+    drive(&mut app, "<esc>");
+    goto(&mut app, "demo://notes");
+    drive(&mut app, "x");
+    // No budget → 1,000,000 → … → 16,000.
+    for _ in 0..6 {
+        drive(&mut app, "[");
+    }
+    app
+}
+
+#[test]
+fn mark_keys_folder_prefix_exact_undo_and_results() {
+    let mut app = demo_app();
+    // A folder row: its URI prefix.
+    goto(&mut app, "file:///project");
+    let fx = drive(&mut app, "+");
+    assert_eq!(marks_of(&app), ["pin demo: file:///project/*"]);
+    // Every change is saved, with the marks in it.
+    let saved = saves(&fx);
+    assert_eq!(saved.len(), 1);
+    assert!(
+        saved[0].contains("\"prefix\": \"file:///project/\""),
+        "{}",
+        saved[0]
+    );
+    // The same key again clears it; x replaces a pin by an exclude.
+    drive(&mut app, "+");
+    assert!(app.context.set.marks.is_empty());
+    drive(&mut app, "+x");
+    assert_eq!(marks_of(&app), ["exclude demo: file:///project/*"]);
+    // A resource: its exact URI; inside the excluded folder it inherits the exclude.
+    drive(&mut app, "l");
+    goto(&mut app, "README.md");
+    let id = match app.selection() {
+        Selection::Item(id) => id,
+        other => panic!("{other:?}"),
+    };
+    let e = app.mark_of(id).unwrap();
+    assert_eq!((e.mark, e.is_direct()), (Mark::Exclude, false));
+    // Unmark on an inherited mark says where it comes from and changes nothing.
+    drive(&mut app, "0");
+    assert!(
+        app.info
+            .as_deref()
+            .unwrap()
+            .contains("comes from file:///project/*")
+    );
+    drive(&mut app, "+");
+    assert_eq!(
+        marks_of(&app),
+        [
+            "pin demo: file:///project/README.md",
+            "exclude demo: file:///project/*"
+        ]
+    );
+    let e = app.mark_of(id).unwrap();
+    assert_eq!((e.mark, e.is_direct()), (Mark::Pin, true));
+    // The server row: the whole server.
+    drive(&mut app, "g");
+    drive(&mut app, "x");
+    assert!(marks_of(&app).contains(&"exclude demo: *".to_string()));
+    // Undo, one step at a time.
+    drive(&mut app, "u");
+    assert_eq!(app.context.set.marks.len(), 2);
+    drive(&mut app, "uu");
+    assert_eq!(marks_of(&app), ["pin demo: file:///project/*"]);
+    drive(&mut app, "uuu");
+    assert!(app.context.set.marks.is_empty());
+    drive(&mut app, "u");
+    assert_eq!(app.info.as_deref(), Some("nothing to undo"));
+    // Every current search result at once: one undo step.
+    drive(&mut app, "P");
+    assert!(
+        app.context.set.marks.is_empty(),
+        "no search: nothing marked"
+    );
+    drive(&mut app, "/.rs$<enter>");
+    let n = app.matching().unwrap();
+    assert!(n > 3, "{n}");
+    drive(&mut app, "P");
+    assert_eq!(app.context.set.marks.counts(), (n, 0));
+    drive(&mut app, "X");
+    assert_eq!(app.context.set.marks.counts(), (0, n));
+    drive(&mut app, "u");
+    assert_eq!(app.context.set.marks.counts(), (n, 0));
+    drive(&mut app, "u");
+    assert!(app.context.set.marks.is_empty());
+    // In the list view, marks are exact.
+    drive(&mut app, "<esc>t");
+    drive(&mut app, "x");
+    assert_eq!(app.context.set.marks.counts(), (0, 1));
+    assert!(
+        app.context
+            .set
+            .marks
+            .iter()
+            .all(|(t, _)| !t.pattern.is_prefix())
+    );
+}
+
+#[test]
+fn budget_audience_and_the_meter() {
+    let mut app = demo_app();
+    assert_eq!(app.context.set.policy.budget, None);
+    drive(&mut app, "[");
+    assert_eq!(app.context.set.policy.budget, Some(1_000_000));
+    drive(&mut app, "[[[[[[[");
+    assert_eq!(app.context.set.policy.budget, Some(4_000));
+    drive(&mut app, "]");
+    assert_eq!(app.context.set.policy.budget, Some(8_000));
+    let agent = app.context.agent.clone().unwrap();
+    assert!(agent.preview.total_tokens <= 8_000);
+    assert!(agent.preview.has_cut());
+    let status = screen(&mut app, 140, 10);
+    let last = status.lines().last().unwrap();
+    assert!(last.contains("/8,000 tok"), "{last}");
+    assert!(last.contains("~"), "estimated before reads: {last}");
+    drive(&mut app, "A");
+    assert_eq!(
+        app.context.set.policy.audience,
+        mcpick::context::Audience::User
+    );
+    drive(&mut app, "AA");
+    assert_eq!(
+        app.context.set.policy.audience,
+        mcpick::context::Audience::Assistant
+    );
+}
+
+#[test]
+fn a_set_that_cannot_be_loaded_is_never_saved() {
+    let mut app = new_app(&["demo"], Theme::colour());
+    let fx = app.set_context(
+        Default::default(),
+        Some("mcpick.context.json: written by a newer mcpick".into()),
+    );
+    run(&mut app, fx);
+    load(&mut app, &mcpick::demo::demo_resources(300));
+    let fx = drive(&mut app, "+");
+    assert!(saves(&fx).is_empty());
+    assert_eq!(app.context.set.marks.len(), 1, "marks are kept in memory");
+    let s = screen(&mut app, 200, 10);
+    assert!(s.contains("newer mcpick"), "{s}");
+    assert!(s.contains("set not saved"), "{s}");
+    // A failed save is shown; the marks stay.
+    let mut app = demo_app();
+    let fx = drive(&mut app, "+");
+    assert_eq!(saves(&fx).len(), 1);
+    app.update(Msg::Saved {
+        seq: 1,
+        error: Some("/ro/set.json: permission denied".into()),
+    });
+    let s = screen(&mut app, 200, 10);
+    assert!(
+        s.contains("not saved: /ro/set.json: permission denied"),
+        "{s}"
+    );
+    assert_eq!(app.context.set.marks.len(), 1);
+}
+
+#[test]
+fn agent_view_measures_in_the_background() {
+    let mut app = marked_demo(Theme::colour());
+    assert!(app.context.agent.as_ref().unwrap().preview.is_estimated());
+    let fx = drive(&mut app, "a");
+    assert_eq!(app.mode(), Mode::Agent);
+    let Some(Effect::Measure { items, .. }) =
+        fx.iter().find(|e| matches!(e, Effect::Measure { .. }))
+    else {
+        panic!("no measure effect")
+    };
+    assert!(!items.is_empty());
+    assert_eq!(app.measure_progress(), Some((0, items.len())));
+    // A count for another tokenizer (the policy changed meanwhile) is dropped.
+    let (item, _) = items[0].clone();
+    app.update(Msg::Measured {
+        generation: 1,
+        tokenizer: TokenizerKind::Cl100kBase,
+        item,
+        measure: Measure::Counted(1),
+    });
+    assert_eq!(app.measure_progress(), Some((0, items.len())));
+    answer_measures(&mut app, fx);
+    let agent = app.context.agent.clone().unwrap();
+    assert!(!agent.preview.is_estimated());
+    assert_eq!(app.measure_progress(), None);
+    // Closing stops measuring; a close key in the agent view.
+    drive(&mut app, "<esc>");
+    assert!(!app.agent_open);
+}
+
+#[test]
+fn the_agent_view_and_mcpick_preview_agree() {
+    let mut app = marked_demo(Theme::colour());
+    let fx = drive(&mut app, "a");
+    answer_measures(&mut app, fx);
+    let agent = app.context.agent.clone().unwrap();
+
+    // What `mcpick preview` does with the saved set: the catalogue as `list_all` builds it,
+    // then resolve, read what `to_measure` names, resolve again until nothing is left.
+    let set =
+        ContextSet::parse(&app.context.set.to_json(), std::path::Path::new("set.json")).unwrap();
+    let mut catalogue = Catalogue::new();
+    let demo = catalogue.server("demo");
+    let resources = mcpick::demo::demo_resources(300);
+    catalogue.append(demo, resources.iter());
+    let cands = candidates(&catalogue);
+    let mut measures = Measures::new();
+    let preview = loop {
+        let preview = resolve(&Input {
+            candidates: &cands,
+            listed: &["demo"],
+            marks: &set.marks,
+            policy: &set.policy,
+            measures: &measures,
+        });
+        let wanted = preview.to_measure();
+        if wanted.is_empty() {
+            break preview;
+        }
+        for i in wanted {
+            measures.insert(
+                "demo",
+                cands[i].uri,
+                Measure::Counted(fake_count(cands[i].uri)),
+            );
+        }
+    };
+    let headless: Vec<(&str, u64, bool)> = preview
+        .included
+        .iter()
+        .map(|i| (cands[i.index].uri, i.tokens, i.pinned))
+        .collect();
+    let tui: Vec<(String, u64, bool)> = agent
+        .preview
+        .included
+        .iter()
+        .map(|i| {
+            let id = agent.id(i.index).unwrap();
+            (
+                app.catalogue.get(id).unwrap().uri().to_string(),
+                i.tokens,
+                i.pinned,
+            )
+        })
+        .collect();
+    assert_eq!(
+        tui.iter()
+            .map(|(u, t, p)| (u.as_str(), *t, *p))
+            .collect::<Vec<_>>(),
+        headless
+    );
+    assert_eq!(agent.preview.total_tokens, preview.total_tokens);
+    assert_eq!(agent.preview.budget, Some(16_000));
+    assert!(agent.preview.has_cut());
+    assert!(!agent.preview.pins_over_budget);
+    let reasons = |p: &mcpick::context::Preview, uri: &dyn Fn(usize) -> String| {
+        let mut v: Vec<(String, String)> = p
+            .left_out
+            .iter()
+            .map(|l| (uri(l.index), l.reason.name().to_string()))
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(
+        reasons(&agent.preview, &|i| app
+            .catalogue
+            .get(agent.id(i).unwrap())
+            .unwrap()
+            .uri()
+            .to_string()),
+        reasons(&preview, &|i| cands[i].uri.to_string())
+    );
+    // Pins first: the config folder, logo.png and README.md are in; the notes are out.
+    assert!(headless[0].2);
+    assert!(
+        headless
+            .iter()
+            .any(|(u, _, _)| *u == "file:///project/README.md")
+    );
+    assert!(
+        headless
+            .iter()
+            .any(|(u, _, _)| *u == "demo://assets/logo.png")
+    );
+    assert!(
+        !headless
+            .iter()
+            .any(|(u, _, _)| u.starts_with("demo://notes"))
+    );
+}
+
+#[test]
+fn snapshot_marks_and_agent_view() {
+    let mut app = marked_demo(Theme::colour());
+    drive(&mut app, "g");
+    goto(&mut app, "file:///project");
+    insta::assert_snapshot!("marks_tree", screen(&mut app, 100, 30));
+    drive(&mut app, "t");
+    insta::assert_snapshot!("marks_list", screen(&mut app, 100, 16));
+    drive(&mut app, "t");
+    let fx = drive(&mut app, "a");
+    answer_measures(&mut app, fx);
+    insta::assert_snapshot!("agent_view", screen(&mut app, 120, 40));
+    // The cut line, and what is left out below it.
+    for _ in 0..33 {
+        drive(&mut app, "j");
+    }
+    let cut = screen(&mut app, 120, 20);
+    assert!(
+        cut.contains("── cut line · budget 16,000 · used 15,883 · 117 left ──"),
+        "{cut}"
+    );
+    assert!(cut.contains("over budget"), "{cut}");
+    insta::assert_snapshot!("agent_view_cut", cut);
+    drive(&mut app, "G");
+    insta::assert_snapshot!("agent_view_bottom", screen(&mut app, 120, 20));
+}
+
+#[test]
+fn snapshot_marks_no_color() {
+    let mut app = marked_demo(Theme::mono());
+    goto(&mut app, "file:///project");
+    let terminal = draw(&app, 80, 24);
+    for cell in terminal.backend().buffer().content() {
+        assert_eq!(cell.fg, ratatui::style::Color::Reset, "{cell:?}");
+    }
+    // Marks are told by glyph: + pinned, x excluded, ⁺ inherited.
+    let text = terminal.backend().to_string();
+    assert!(text.contains("+ "), "{text}");
+    assert!(text.contains("x "), "{text}");
+    insta::assert_snapshot!("marks_no_color", terminal.backend());
 }

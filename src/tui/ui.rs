@@ -951,7 +951,11 @@ fn agent_line(app: &App, row: usize) -> Line<'static> {
                 None => String::new(),
             };
             let mut spans = vec![
-                Span::styled("     x ", t.exclude.patch(t.dim)),
+                if l.reason == Reason::Excluded {
+                    Span::styled("     x ", t.exclude)
+                } else {
+                    Span::styled("     - ", t.dim)
+                },
                 Span::styled(format!("{:<22}", l.reason.name()), t.field),
                 Span::styled(format!("{tokens:>9}  "), t.text),
                 Span::styled(name, t.text),
