@@ -293,3 +293,138 @@ fn server_everything_browse_and_read() {
     pane.wait_text("# Everything Server - How It Works");
     pane.quit_and_check_restored();
 }
+
+/// The included rows the agent view shows (number → URI as drawn, maybe cut at the border).
+fn agent_rows(screen: &str, rows: &mut std::collections::BTreeMap<usize, String>) {
+    for line in screen.lines() {
+        let inner = line.trim_start_matches('│').trim_end_matches('│');
+        let Some(number) = inner.get(..4).and_then(|n| n.trim().parse::<usize>().ok()) else {
+            continue;
+        };
+        let Some(at) = inner.rfind("  demo  ") else {
+            continue;
+        };
+        rows.insert(number, inner[at + 8..].trim_end().to_string());
+    }
+}
+
+#[test]
+fn marks_budget_agent_view_and_preview_agree() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = dir.path().join("team.context.json");
+    let pane = Pane::new();
+    pane.start(&format!("--demo --set {}", set.display()));
+    pane.wait_text("ready · 300 resources");
+    // A folder: search a resource in it, go to its parent folder row, pin the folder.
+    pane.type_text("/kustomization.yaml");
+    pane.keys(&["Enter"]);
+    pane.wait_text("mimeType");
+    pane.keys(&["p"]);
+    pane.keys(&["+"]);
+    pane.wait_text("pinned file:///project/config/*");
+    // Two resources.
+    for (query, uri) in [
+        ("/README.md", "file:///project/README.md"),
+        ("/logo.png", "demo://assets/logo.png"),
+    ] {
+        pane.keys(&["Escape"]);
+        pane.wait_text("press / to search");
+        pane.type_text(query);
+        pane.keys(&["Enter"]);
+        pane.wait_text(&format!("uri          {uri}"));
+        pane.keys(&["+"]);
+        pane.wait_text(&format!("pinned {uri}"));
+    }
+    // Exclude one.
+    pane.keys(&["Escape"]);
+    pane.wait_text("press / to search");
+    pane.type_text("/ranking.rs");
+    pane.keys(&["Enter"]);
+    pane.wait_text("uri          file:///project/src/ranking.rs");
+    pane.keys(&["x"]);
+    pane.wait_text("excluded file:///project/src/ranking.rs");
+    pane.keys(&["Escape"]);
+    pane.wait_text("press / to search");
+    let screen = pane.screen();
+    assert!(screen.contains("+3 x1"), "{screen}");
+    // The budget: no budget → 1,000,000 → … → 16,000.
+    for _ in 0..6 {
+        pane.keys(&["["]);
+    }
+    pane.wait_text("budget 16,000 tokens");
+    // The agent view: counts are read in the background until nothing is estimated.
+    pane.keys(&["a"]);
+    let screen = pane.wait_for("exact counts in the agent view", |s| {
+        s.contains("Agent view · budget 16,000")
+            && !s.contains("counting")
+            && !s.contains("estimated from size")
+    });
+    let mut rows = std::collections::BTreeMap::new();
+    agent_rows(&screen, &mut rows);
+    assert!(rows.len() > 5, "{screen}");
+    // Scroll down to the cut line, collecting the rows.
+    let mut screen = screen;
+    while !screen.contains("── cut line") {
+        for _ in 0..20 {
+            pane.keys(&["j"]);
+        }
+        let before = rows.len();
+        std::thread::sleep(Duration::from_millis(300));
+        screen = pane.screen();
+        agent_rows(&screen, &mut rows);
+        assert!(
+            rows.len() > before || screen.contains("── cut line"),
+            "{screen}"
+        );
+    }
+    assert!(screen.contains("Left out"), "{screen}");
+    pane.keys(&["a"]);
+    pane.wait_text("press / to search");
+    pane.quit_and_check_restored();
+
+    // The saved set, with `mcpick preview`.
+    let text = std::fs::read_to_string(&set).expect("the set was saved");
+    assert!(
+        text.contains("\"prefix\": \"file:///project/config/\""),
+        "{text}"
+    );
+    assert!(text.contains("\"budget\": 16000"), "{text}");
+    let set_arg = set.to_string_lossy().into_owned();
+    let (code, doc, err) = common::mcpick_json_in(
+        dir.path(),
+        &[],
+        &["preview", "--set", &set_arg, "--format", "json"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let included: Vec<&str> = doc["included"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["uri"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        rows.keys().copied().collect::<Vec<_>>(),
+        (1..=included.len()).collect::<Vec<_>>(),
+        "the agent view shows as many resources as mcpick preview includes: {included:?}"
+    );
+    for (n, shown) in &rows {
+        assert!(
+            included[n - 1].starts_with(shown.as_str()),
+            "row {n}: the agent view shows {shown}, mcpick preview has {}",
+            included[n - 1]
+        );
+    }
+    assert!(included.contains(&"file:///project/README.md"));
+    assert!(included.contains(&"demo://assets/logo.png"));
+    assert!(!included.contains(&"file:///project/src/ranking.rs"));
+    let left: Vec<(&str, &str)> = doc["leftOut"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (l["uri"].as_str().unwrap(), l["reason"].as_str().unwrap()))
+        .collect();
+    assert!(
+        left.contains(&("file:///project/src/ranking.rs", "excluded")),
+        "{left:?}"
+    );
+}
