@@ -18,8 +18,10 @@ struct Node {
     /// The raw URI piece (never decoded: lookups and paths use it as published).
     segment: Box<str>,
     parent: NodeId,
-    /// Sorted by `segment`.
+    /// Sorted by `segment` up to `sorted`; children added since the last refresh follow
+    /// unsorted (sorting on every insert made big flat folders quadratic).
     children: Vec<NodeId>,
+    sorted: u32,
     item: Option<ItemId>,
     /// Resources in this subtree, this node's own included.
     count: u32,
@@ -70,6 +72,10 @@ pub struct UriTree {
     /// While a filter is set: matching resources per node; rows show only nodes with hits,
     /// all open, so the ancestors of every match stay visible.
     hits: Option<Vec<u32>>,
+    /// (parent, hash of segment) → child, so inserting never scans a folder.
+    lookup: HashMap<(NodeId, u64), NodeId>,
+    /// Nodes with children not yet sorted into place.
+    unsorted: Vec<NodeId>,
 }
 
 impl UriTree {
@@ -100,6 +106,7 @@ impl UriTree {
             segment: segment.into(),
             parent,
             children: Vec::new(),
+            sorted: 0,
             item: None,
             count: 0,
             expanded: false,
@@ -143,16 +150,57 @@ impl UriTree {
     }
 
     fn child(&mut self, parent: NodeId, segment: &str) -> NodeId {
-        let found = self.nodes[parent as usize]
-            .children
-            .binary_search_by(|&c| (*self.nodes[c as usize].segment).cmp(segment));
-        match found {
-            Ok(i) => self.nodes[parent as usize].children[i],
-            Err(i) => {
-                let id = self.new_node(segment, parent);
-                self.nodes[parent as usize].children.insert(i, id);
-                id
+        let key = (parent, segment_hash(segment));
+        if let Some(&c) = self.lookup.get(&key) {
+            if *self.nodes[c as usize].segment == *segment {
+                return c;
             }
+            // A hash collision: look among the children themselves.
+            if let Some(&c) = self.nodes[parent as usize]
+                .children
+                .iter()
+                .find(|&&c| *self.nodes[c as usize].segment == *segment)
+            {
+                return c;
+            }
+        }
+        let id = self.new_node(segment, parent);
+        let p = &mut self.nodes[parent as usize];
+        if p.sorted as usize == p.children.len() {
+            self.unsorted.push(parent);
+        }
+        p.children.push(id);
+        self.lookup.entry(key).or_insert(id);
+        id
+    }
+
+    /// Sorts the children added since the last call into place: sort the new tail, merge.
+    fn sort_children(&mut self) {
+        for parent in std::mem::take(&mut self.unsorted) {
+            let mut children = std::mem::take(&mut self.nodes[parent as usize].children);
+            let sorted = self.nodes[parent as usize].sorted as usize;
+            let segment = |c: &NodeId| &*self.nodes[*c as usize].segment;
+            children[sorted..].sort_by(|a, b| segment(a).cmp(segment(b)));
+            if sorted > 0 {
+                let tail = children.split_off(sorted);
+                let mut merged = Vec::with_capacity(children.len() + tail.len());
+                let (mut i, mut j) = (0, 0);
+                while i < children.len() && j < tail.len() {
+                    if segment(&tail[j]) < segment(&children[i]) {
+                        merged.push(tail[j]);
+                        j += 1;
+                    } else {
+                        merged.push(children[i]);
+                        i += 1;
+                    }
+                }
+                merged.extend_from_slice(&children[i..]);
+                merged.extend_from_slice(&tail[j..]);
+                children = merged;
+            }
+            let node = &mut self.nodes[parent as usize];
+            node.sorted = children.len() as u32;
+            node.children = children;
         }
     }
 
@@ -206,6 +254,7 @@ impl UriTree {
 
     /// Rebuilds the visible rows if the tree changed. Call before reading rows.
     pub fn refresh(&mut self) {
+        self.sort_children();
         if !self.rows_dirty {
             return;
         }
@@ -427,6 +476,11 @@ impl UriTree {
         }
         out
     }
+}
+
+fn segment_hash(segment: &str) -> u64 {
+    use std::hash::BuildHasher;
+    std::hash::BuildHasherDefault::<std::hash::DefaultHasher>::default().hash_one(segment)
 }
 
 /// Splits a URI into tree segments: `scheme://authority` (or `scheme:` for URIs without an
