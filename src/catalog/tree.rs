@@ -268,8 +268,11 @@ impl UriTree {
             let tail = self.chain_tail(head);
             rows.push(Row { head, tail, depth });
             if self.open(tail) {
-                let children: Vec<NodeId> = self.visible_children(tail).collect();
-                stack.extend(children.into_iter().rev().map(|c| (c, depth + 1)));
+                for &c in self.nodes[tail as usize].children.iter().rev() {
+                    if self.visible(c) {
+                        stack.push((c, depth + 1));
+                    }
+                }
             }
         }
         self.rows = rows;
