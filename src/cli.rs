@@ -14,7 +14,9 @@ use crate::mcp::spec::parse_header;
     version,
     about = "See every resource your MCP servers publish, and decide what an agent is handed.",
     long_about = "mcpick connects to MCP (Model Context Protocol) servers and shows the resources \
-they publish, annotations and all.\n\nWith no server given it uses every server defined in \
+they publish, annotations and all; you pin and exclude resources and preview what an agent \
+would be handed under a token budget.\n\nWith no command, mcpick opens the interactive browser \
+(press ? in it for the keys); the commands below do the same work headless.\n\nWith no server given it uses every server defined in \
 mcpick's config and in the config files of Claude Code, Claude Desktop, Cursor and VS Code (see \
 `mcpick servers`), or its built-in demo server when there are none, so `mcpick ls` works with \
 no setup. Pick defined servers with `--server NAME`, or give one ad hoc with `--url URL` \
