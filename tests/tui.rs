@@ -376,6 +376,55 @@ fn search_filters_the_tree_and_esc_clears() {
 }
 
 #[test]
+fn pages_arriving_during_a_search_do_not_move_the_cursor() {
+    let mut app = new_app(&["demo"], Theme::colour());
+    let all = mcpick::demo::demo_resources(600);
+    // Half the catalogue is in; the person searches and walks down the matches.
+    let mut fx = server(
+        &mut app,
+        0,
+        ServerEvent::Connected {
+            protocol: "2026-07-28".into(),
+            transport: "stdio".into(),
+            resources: true,
+        },
+    );
+    fx.extend(server(
+        &mut app,
+        0,
+        ServerEvent::Page {
+            number: 1,
+            received: 300,
+            resources: all[..300].to_vec(),
+        },
+    ));
+    run(&mut app, fx);
+    drive(&mut app, "/readme<enter>");
+    let best = selected_uri(&app);
+    drive(&mut app, "jj");
+    let chosen = selected_uri(&app);
+    assert_ne!(chosen, best, "the cursor moved off the best match");
+    // More pages arrive: the search re-runs, the cursor stays where the person put it.
+    let fx = server(
+        &mut app,
+        0,
+        ServerEvent::Page {
+            number: 2,
+            received: 600,
+            resources: all[300..].to_vec(),
+        },
+    );
+    run(&mut app, fx);
+    assert_eq!(selected_uri(&app), chosen);
+    // A new query still starts on its best match.
+    drive(&mut app, "<esc>/logo.png");
+    assert_eq!(
+        selected_uri(&app).as_deref(),
+        Some("demo://assets/logo.png")
+    );
+}
+
+#[test]
 fn search_typing_and_deleting() {
     let mut app = demo_app();
     drive(&mut app, "/readmX<backspace>");

@@ -214,7 +214,10 @@ impl UriTree {
     }
 
     fn visible(&self, node: NodeId) -> bool {
-        self.hits.as_ref().is_none_or(|h| h[node as usize] > 0)
+        // Nodes added after the filter was computed stay hidden until the next filter.
+        self.hits
+            .as_ref()
+            .is_none_or(|h| h.get(node as usize).is_some_and(|&n| n > 0))
     }
 
     fn visible_children(&self, node: NodeId) -> impl Iterator<Item = NodeId> + '_ {
@@ -319,7 +322,7 @@ impl UriTree {
             folder: self.is_folder(row.tail),
             expanded: self.open(row.tail),
             count: match &self.hits {
-                Some(h) => h[row.tail as usize],
+                Some(h) => h.get(row.tail as usize).copied().unwrap_or(0),
                 None => tail.count,
             },
             item: tail.item,
@@ -714,6 +717,35 @@ mod tests {
         tree.set_filter(None);
         tree.refresh();
         assert_eq!(tree.row_count(), 2, "expand state as before the filter");
+    }
+
+    #[test]
+    fn resources_added_under_a_filter_wait_for_the_next_filter() {
+        let (cat, mut tree) = build(&["x://h/a/1"]);
+        let id = cat.find(0, "x://h/a/1").unwrap();
+        tree.set_filter(Some(&[id]));
+        tree.refresh();
+        let before = tree.row_count();
+        // A page arrives while the filter is set: new nodes, no hits for them yet.
+        tree.insert(
+            ItemId {
+                server: 0,
+                index: 1,
+            },
+            "x://h/b/c/2",
+            false,
+        );
+        tree.refresh();
+        assert_eq!(tree.row_count(), before);
+        tree.set_filter(Some(&[
+            id,
+            ItemId {
+                server: 0,
+                index: 1,
+            },
+        ]));
+        tree.refresh();
+        assert!(tree.row_count() > before);
     }
 
     #[test]

@@ -233,6 +233,9 @@ pub struct App {
     pub search_progress: (usize, usize),
     /// The generation whose matches filter the tree.
     filter_generation: u64,
+    /// The query whose best match the tree cursor last jumped to, and whether that result was
+    /// complete: a search re-run because pages arrived does not move the cursor again.
+    jumped: Option<(String, bool)>,
     pub order: SortKey,
     /// Every resource: sorted by `list_key` (a tail of later arrivals unsorted).
     pub list: Vec<ItemId>,
@@ -304,6 +307,7 @@ impl App {
             searching: false,
             search_progress: (0, 0),
             filter_generation: 0,
+            jumped: None,
             order: SortKey::default(),
             list: Vec::new(),
             list_key: None,
@@ -1172,6 +1176,7 @@ impl App {
 
     fn query_changed(&mut self) -> Vec<Effect> {
         self.search_generation += 1;
+        self.jumped = None;
         if self.query.is_empty() {
             self.matched = None;
             self.searching = false;
@@ -1206,8 +1211,16 @@ impl App {
         if results.complete || self.filter_generation != results.generation {
             self.tree.set_filter(Some(&ids));
             self.filter_generation = results.generation;
-            // In a filtered tree, start on the best match.
-            if let Some(&best) = ids.first() {
+            // In a filtered tree, start on the best match: once per query typed (and once more
+            // when its complete result replaces a partial one), not on every re-run.
+            let jump = match &self.jumped {
+                Some((query, complete)) if *query == results.query => results.complete && !complete,
+                _ => true,
+            };
+            if jump {
+                self.jumped = Some((results.query.clone(), results.complete));
+            }
+            if let Some(&best) = ids.first().filter(|_| jump) {
                 self.tree.refresh();
                 if let Some(row) = self.tree.row_of(best) {
                     self.tree_cursor.index = row;
