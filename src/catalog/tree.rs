@@ -146,7 +146,11 @@ impl UriTree {
             nodes.resize(id.index as usize + 1, NO_PARENT);
         }
         nodes[id.index as usize] = node;
-        self.rows_dirty = true;
+        // Under a filter the new nodes stay hidden until the next filter, so the rows are
+        // unchanged: no re-flattening for every page that arrives during a search.
+        if self.hits.is_none() {
+            self.rows_dirty = true;
+        }
     }
 
     fn child(&mut self, parent: NodeId, segment: &str) -> NodeId {

@@ -236,6 +236,10 @@ pub struct App {
     /// The query whose best match the tree cursor last jumped to, and whether that result was
     /// complete: a search re-run because pages arrived does not move the cursor again.
     jumped: Option<(String, bool)>,
+    /// Pages arrived while a search ran: search again when it completes.
+    research: bool,
+    /// The query whose complete result last reset the list cursor.
+    list_reset_for: Option<String>,
     pub order: SortKey,
     /// Every resource: sorted by `list_key` (a tail of later arrivals unsorted).
     pub list: Vec<ItemId>,
@@ -308,6 +312,8 @@ impl App {
             search_progress: (0, 0),
             filter_generation: 0,
             jumped: None,
+            research: false,
+            list_reset_for: None,
             order: SortKey::default(),
             list: Vec::new(),
             list_key: None,
@@ -530,10 +536,7 @@ impl App {
                 generation,
                 event,
             } => self.on_server(server, generation, event),
-            Msg::SearchResults(results) => {
-                self.on_results(results);
-                Vec::new()
-            }
+            Msg::SearchResults(results) => self.on_results(results),
             Msg::Sorted {
                 generation,
                 key,
@@ -1177,6 +1180,8 @@ impl App {
     fn query_changed(&mut self) -> Vec<Effect> {
         self.search_generation += 1;
         self.jumped = None;
+        self.research = false;
+        self.list_reset_for = None;
         if self.query.is_empty() {
             self.matched = None;
             self.searching = false;
@@ -1199,9 +1204,9 @@ impl App {
         }
     }
 
-    fn on_results(&mut self, results: Arc<SearchResults>) {
+    fn on_results(&mut self, results: Arc<SearchResults>) -> Vec<Effect> {
         if results.generation != self.search_generation || self.query.is_empty() {
-            return; // stale
+            return Vec::new(); // stale
         }
         let ids: Vec<ItemId> = results.matches.iter().map(|m| m.id).collect();
         self.searching = !results.complete;
@@ -1231,11 +1236,22 @@ impl App {
         }
         let first = self.matched.is_none();
         self.matched = Some(ids);
-        if first || results.complete {
+        // The list starts at the best match for each new query, not again for a re-run.
+        if first || (results.complete && self.list_reset_for.as_deref() != Some(&*results.query)) {
             self.list_cursor.index = 0;
             self.list_cursor.offset = 0;
+            if results.complete {
+                self.list_reset_for = Some(results.query.clone());
+            }
         }
         self.clamp();
+        if results.complete && std::mem::take(&mut self.research) {
+            // Pages arrived while this search ran: include them now.
+            self.search_generation += 1;
+            self.searching = true;
+            return vec![self.search_effect()];
+        }
+        Vec::new()
     }
 
     // ---- list order ----------------------------------------------------------------
@@ -1375,10 +1391,15 @@ impl App {
         }
         let mut fx = Vec::new();
         if !self.query.is_empty() {
-            // New resources may match: search again (the worker drops older requests).
-            self.search_generation += 1;
-            self.searching = true;
-            fx.push(self.search_effect());
+            // New resources may match: search again, but not while a search runs (restarting
+            // it for every page would starve it until loading ends): once it completes.
+            if self.searching {
+                self.research = true;
+            } else {
+                self.search_generation += 1;
+                self.searching = true;
+                fx.push(self.search_effect());
+            }
         }
         self.reanchor();
         self.clamp();
