@@ -425,6 +425,75 @@ fn pages_arriving_during_a_search_do_not_move_the_cursor() {
 }
 
 #[test]
+fn a_running_search_is_not_restarted_by_every_page() {
+    let mut app = new_app(&["demo"], Theme::colour());
+    let all = mcpick::demo::demo_resources(600);
+    let page = |number: usize, range: std::ops::Range<usize>| ServerEvent::Page {
+        number,
+        received: range.end,
+        resources: all[range].to_vec(),
+    };
+    let mut fx = server(
+        &mut app,
+        0,
+        ServerEvent::Connected {
+            protocol: "2026-07-28".into(),
+            transport: "stdio".into(),
+            resources: true,
+        },
+    );
+    fx.extend(server(&mut app, 0, page(1, 0..200)));
+    run(&mut app, fx);
+    // Type a query but keep its search "running" (its effect is not executed yet).
+    let key = |c| {
+        Msg::Key(KeyEvent::new(
+            crossterm::event::KeyCode::Char(c),
+            KeyModifiers::NONE,
+        ))
+    };
+    app.update(key('/'));
+    let fx = app.update(key('s'));
+    let Some(Effect::Search {
+        generation,
+        snapshot,
+        query,
+    }) = fx.into_iter().find(|e| matches!(e, Effect::Search { .. }))
+    else {
+        panic!("typing starts a search");
+    };
+    // Pages arrive while it runs: no new search for each of them.
+    for (n, range) in [(2, 200..400), (3, 400..600)] {
+        let fx = server(&mut app, 0, page(n, range));
+        assert!(
+            !fx.iter().any(|e| matches!(e, Effect::Search { .. })),
+            "page {n} restarted the search"
+        );
+    }
+    // The running search completes: one re-run follows, over everything that arrived.
+    let matches = Search::default().find(&snapshot, &query);
+    let fx = app.update(Msg::SearchResults(Arc::new(SearchResults {
+        generation,
+        query: query.clone(),
+        matches,
+        complete: true,
+        scanned: snapshot.len(),
+        total: snapshot.len(),
+    })));
+    assert!(
+        fx.iter().any(|e| matches!(e, Effect::Search { .. })),
+        "a re-run for the new pages"
+    );
+    run(&mut app, fx);
+    let mut cat = Catalogue::new();
+    let s = cat.server("demo");
+    cat.append(s, &all);
+    assert_eq!(
+        app.matching(),
+        Some(Search::default().find(&cat.snapshot(), "s").len())
+    );
+}
+
+#[test]
 fn search_typing_and_deleting() {
     let mut app = demo_app();
     drive(&mut app, "/readmX<backspace>");
