@@ -494,6 +494,50 @@ fn a_running_search_is_not_restarted_by_every_page() {
 }
 
 #[test]
+fn resolution_is_not_redone_for_every_page_of_a_big_listing() {
+    let mut app = new_app(&["demo"], Theme::colour());
+    let all = mcpick::demo::demo_resources(40_000);
+    let mut fx = server(
+        &mut app,
+        0,
+        ServerEvent::Connected {
+            protocol: "2026-07-28".into(),
+            transport: "stdio".into(),
+            resources: true,
+        },
+    );
+    let mut resolves = 0;
+    for (i, page) in all.chunks(100).enumerate() {
+        fx.extend(server(
+            &mut app,
+            0,
+            ServerEvent::Page {
+                number: i + 1,
+                received: (i + 1) * 100,
+                resources: page.to_vec(),
+            },
+        ));
+        resolves += fx
+            .iter()
+            .filter(|e| matches!(e, Effect::Resolve(_)))
+            .count();
+        // Complete each resolution at once, as a fast machine would.
+        run(&mut app, std::mem::take(&mut fx));
+    }
+    assert!(resolves < 80, "{resolves} resolutions for 400 pages");
+    // The end of the listing resolves the whole catalogue.
+    let fx = server(
+        &mut app,
+        0,
+        ServerEvent::Listed {
+            count: 40_000,
+            capped: false,
+        },
+    );
+    assert!(fx.iter().any(|e| matches!(e, Effect::Resolve(_))));
+}
+
+#[test]
 fn search_typing_and_deleting() {
     let mut app = demo_app();
     drive(&mut app, "/readmX<backspace>");

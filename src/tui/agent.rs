@@ -116,6 +116,8 @@ pub struct ContextState {
     pub resolve_generation: u64,
     pub resolve_in_flight: bool,
     pub resolve_dirty: bool,
+    /// Catalogue size at the last resolution requested (see `App::on_server`'s pages).
+    pub resolved_len: usize,
     /// Reads for token counts in flight (the current batch).
     pub measuring: HashSet<ItemId>,
     pub measure_generation: u64,

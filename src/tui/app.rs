@@ -957,6 +957,7 @@ impl App {
         c.resolve_generation += 1;
         c.resolve_in_flight = true;
         c.resolve_dirty = false;
+        c.resolved_len = self.catalogue.len();
         let listed = self
             .servers
             .iter()
@@ -1342,7 +1343,14 @@ impl App {
                     received,
                 };
                 let mut fx = self.add_page(server, &resources);
-                fx.extend(self.request_resolve());
+                // Resolution costs O(catalogue): while pages stream in, redo it only each time
+                // the catalogue has grown by a quarter (a few times in all, not once a page,
+                // which kept a core busy and delayed keys at a million resources). The end of
+                // every listing resolves anyway.
+                let len = self.catalogue.len();
+                if len < 5_000 || len >= self.context.resolved_len.saturating_mul(5) / 4 {
+                    fx.extend(self.request_resolve());
+                }
                 fx
             }
             ServerEvent::Listed { count, capped } => {
