@@ -28,11 +28,6 @@ pub fn text(s: &str) -> String {
     Cleaned::new(s).collect()
 }
 
-/// True when `s` would be changed by [`text`]; lets callers skip a copy for clean input.
-pub fn is_clean(s: &str) -> bool {
-    !s.chars().any(|c| is_dropped(c) || c == '\u{1b}')
-}
-
 /// Characters that are never shown: C0/C1 controls (except newline and tab), DEL, and the
 /// Unicode bidirectional embedding, override and isolate controls ("Trojan Source").
 fn is_dropped(c: char) -> bool {
@@ -144,7 +139,5 @@ mod tests {
     fn trailing_escape_is_dropped() {
         assert_eq!(text("abc\u{1b}"), "abc");
         assert_eq!(text("abc\u{1b}["), "abc");
-        assert!(!is_clean("a\u{1b}b"));
-        assert!(is_clean("plain text\n"));
     }
 }

@@ -44,17 +44,27 @@ fn server(app: &mut App, server: u16, event: ServerEvent) -> Vec<Effect> {
     })
 }
 
+/// A stdio server on the modern protocol with resources.
+fn connected() -> ServerEvent {
+    ServerEvent::Connected {
+        protocol: "2026-07-28".into(),
+        transport: "stdio".into(),
+        resources: true,
+    }
+}
+
+/// Page `number` of a listing: `resources`, `received` in all so far.
+fn page(number: usize, received: usize, resources: &[Resource]) -> ServerEvent {
+    ServerEvent::Page {
+        number,
+        received,
+        resources: resources.to_vec(),
+    }
+}
+
 /// Connects server 0 and lists `resources` in pages of 100.
 fn load(app: &mut App, resources: &[Resource]) {
-    let mut fx = server(
-        app,
-        0,
-        ServerEvent::Connected {
-            protocol: "2026-07-28".into(),
-            transport: "stdio".into(),
-            resources: true,
-        },
-    );
+    let mut fx = server(app, 0, connected());
     for (i, page) in resources.chunks(100).enumerate() {
         fx.extend(server(
             app,
@@ -380,24 +390,8 @@ fn pages_arriving_during_a_search_do_not_move_the_cursor() {
     let mut app = new_app(&["demo"], Theme::colour());
     let all = mcpick::demo::demo_resources(600);
     // Half the catalogue is in; the person searches and walks down the matches.
-    let mut fx = server(
-        &mut app,
-        0,
-        ServerEvent::Connected {
-            protocol: "2026-07-28".into(),
-            transport: "stdio".into(),
-            resources: true,
-        },
-    );
-    fx.extend(server(
-        &mut app,
-        0,
-        ServerEvent::Page {
-            number: 1,
-            received: 300,
-            resources: all[..300].to_vec(),
-        },
-    ));
+    let mut fx = server(&mut app, 0, connected());
+    fx.extend(server(&mut app, 0, page(1, 300, &all[..300])));
     run(&mut app, fx);
     drive(&mut app, "/readme<enter>");
     let best = selected_uri(&app);
@@ -405,15 +399,7 @@ fn pages_arriving_during_a_search_do_not_move_the_cursor() {
     let chosen = selected_uri(&app);
     assert_ne!(chosen, best, "the cursor moved off the best match");
     // More pages arrive: the search re-runs, the cursor stays where the person put it.
-    let fx = server(
-        &mut app,
-        0,
-        ServerEvent::Page {
-            number: 2,
-            received: 600,
-            resources: all[300..].to_vec(),
-        },
-    );
+    let fx = server(&mut app, 0, page(2, 600, &all[300..]));
     run(&mut app, fx);
     assert_eq!(selected_uri(&app), chosen);
     // A new query still starts on its best match.
@@ -428,21 +414,9 @@ fn pages_arriving_during_a_search_do_not_move_the_cursor() {
 fn a_running_search_is_not_restarted_by_every_page() {
     let mut app = new_app(&["demo"], Theme::colour());
     let all = mcpick::demo::demo_resources(600);
-    let page = |number: usize, range: std::ops::Range<usize>| ServerEvent::Page {
-        number,
-        received: range.end,
-        resources: all[range].to_vec(),
-    };
-    let mut fx = server(
-        &mut app,
-        0,
-        ServerEvent::Connected {
-            protocol: "2026-07-28".into(),
-            transport: "stdio".into(),
-            resources: true,
-        },
-    );
-    fx.extend(server(&mut app, 0, page(1, 0..200)));
+    let pages = |number: usize, range: std::ops::Range<usize>| page(number, range.end, &all[range]);
+    let mut fx = server(&mut app, 0, connected());
+    fx.extend(server(&mut app, 0, pages(1, 0..200)));
     run(&mut app, fx);
     // Type a query but keep its search "running" (its effect is not executed yet).
     let key = |c| {
@@ -463,7 +437,7 @@ fn a_running_search_is_not_restarted_by_every_page() {
     };
     // Pages arrive while it runs: no new search for each of them.
     for (n, range) in [(2, 200..400), (3, 400..600)] {
-        let fx = server(&mut app, 0, page(n, range));
+        let fx = server(&mut app, 0, pages(n, range));
         assert!(
             !fx.iter().any(|e| matches!(e, Effect::Search { .. })),
             "page {n} restarted the search"
@@ -497,26 +471,10 @@ fn a_running_search_is_not_restarted_by_every_page() {
 fn resolution_is_not_redone_for_every_page_of_a_big_listing() {
     let mut app = new_app(&["demo"], Theme::colour());
     let all = mcpick::demo::demo_resources(40_000);
-    let mut fx = server(
-        &mut app,
-        0,
-        ServerEvent::Connected {
-            protocol: "2026-07-28".into(),
-            transport: "stdio".into(),
-            resources: true,
-        },
-    );
+    let mut fx = server(&mut app, 0, connected());
     let mut resolves = 0;
-    for (i, page) in all.chunks(100).enumerate() {
-        fx.extend(server(
-            &mut app,
-            0,
-            ServerEvent::Page {
-                number: i + 1,
-                received: (i + 1) * 100,
-                resources: page.to_vec(),
-            },
-        ));
+    for (i, chunk) in all.chunks(100).enumerate() {
+        fx.extend(server(&mut app, 0, page(i + 1, (i + 1) * 100, chunk)));
         resolves += fx
             .iter()
             .filter(|e| matches!(e, Effect::Resolve(_)))

@@ -186,16 +186,6 @@ impl Catalogue {
         }
     }
 
-    /// Removes every resource and template of a server (keeping its id).
-    pub fn clear(&mut self, server: ServerId) {
-        let slot = &mut self.servers[server as usize];
-        let name = slot.name.clone();
-        *slot = ServerItems {
-            name,
-            ..Default::default()
-        };
-    }
-
     pub fn set_templates<'a>(
         &mut self,
         server: ServerId,

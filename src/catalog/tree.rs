@@ -474,18 +474,6 @@ impl UriTree {
         }
         None
     }
-
-    /// Every item under the subtree of a row, in tree order (for marking a folder).
-    pub fn items_under(&self, row: Row) -> Vec<ItemId> {
-        let mut out = Vec::new();
-        let mut stack = vec![row.head];
-        while let Some(n) = stack.pop() {
-            let node = &self.nodes[n as usize];
-            out.extend(node.item);
-            stack.extend(node.children.iter().rev());
-        }
-        out
-    }
 }
 
 fn segment_hash(segment: &str) -> u64 {

@@ -13,10 +13,9 @@ use clap::Args;
 use serde::Serialize;
 
 use super::context::{Chosen, SetArgs, choose, list_all, load_set, save_set, shown_name};
-use super::{Exit, close_all, connect_all};
+use super::{Exit, close_all, connect_all, usage_error};
 use crate::cli::ServerArgs;
 use crate::context::{Audience, ContextSet, Mark, Pattern, Target, TokenizerKind};
-use crate::mcp::ConnectOptions;
 use crate::sanitize;
 
 #[derive(Debug, Args)]
@@ -133,10 +132,7 @@ pub async fn mark(args: MarkArgs, mark: Mark) -> Exit {
         .collect();
     let chosen = match choose(&args.servers, &set) {
         Ok(chosen) => chosen,
-        Err(message) => {
-            eprintln!("mcpick: {message}");
-            return Exit::Usage;
-        }
+        Err(message) => return usage_error(&message),
     };
     let mut targets: Vec<Target> = Vec::new();
     let mut exit = Exit::Ok;
@@ -151,10 +147,7 @@ pub async fn mark(args: MarkArgs, mark: Mark) -> Exit {
             }
         }
     } else {
-        let options = ConnectOptions {
-            timeout: args.servers.timeout(),
-            ..Default::default()
-        };
+        let options = args.servers.connect_options();
         let sessions = connect_all(
             chosen.iter().map(|c| c.selected.clone()).collect(),
             &options,
@@ -341,15 +334,9 @@ pub async fn marks(args: MarksArgs) -> Exit {
     if args.check {
         let chosen = match choose(&args.servers, &set) {
             Ok(chosen) => chosen,
-            Err(message) => {
-                eprintln!("mcpick: {message}");
-                return Exit::Usage;
-            }
+            Err(message) => return usage_error(&message),
         };
-        let options = ConnectOptions {
-            timeout: args.servers.timeout(),
-            ..Default::default()
-        };
+        let options = args.servers.connect_options();
         let sessions =
             connect_all(chosen.into_iter().map(|c| c.selected).collect(), &options).await;
         let (catalogue, complete, failed) =

@@ -69,6 +69,17 @@ impl Selected {
     fn ready(spec: ServerSpec) -> Self {
         Selected { spec, error: None }
     }
+
+    /// A configured server: ready, or failed with the reason its definition gave.
+    fn from_definition(definition: &crate::config::Definition) -> Self {
+        match &definition.spec {
+            Ok(spec) => Selected::ready(spec.clone()),
+            Err(error) => Selected {
+                spec: definition.shown_spec(),
+                error: Some(error.clone()),
+            },
+        }
+    }
 }
 
 /// The servers named by the arguments, with the definitions from config files: `--server`
@@ -107,26 +118,12 @@ pub fn select_from(args: &ServerArgs, config: &Config) -> Result<Vec<Selected>, 
         let known = config
             .get(name)
             .ok_or_else(|| unknown_server(name, config))?;
-        let definition = &known.definition;
-        selected.push(match &definition.spec {
-            Ok(spec) => Selected::ready(spec.clone()),
-            Err(error) => Selected {
-                spec: definition.shown_spec(),
-                error: Some(error.clone()),
-            },
-        });
+        selected.push(Selected::from_definition(&known.definition));
     }
     selected.extend(adhoc_servers(args)?.into_iter().map(Selected::ready));
     if selected.is_empty() && !args.demo {
         for known in &config.servers {
-            let definition = &known.definition;
-            selected.push(match &definition.spec {
-                Ok(spec) => Selected::ready(spec.clone()),
-                Err(error) => Selected {
-                    spec: definition.shown_spec(),
-                    error: Some(error.clone()),
-                },
-            });
+            selected.push(Selected::from_definition(&known.definition));
         }
     }
     if args.demo || selected.is_empty() {

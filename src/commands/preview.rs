@@ -12,11 +12,10 @@ use futures::StreamExt;
 
 use super::context::{SetArgs, choose, list_all, load_set};
 use super::marks::parse_priority;
-use super::{Exit, close_all, connect_all};
+use super::{Exit, close_all, connect_all, usage_error};
 use crate::cli::ServerArgs;
 use crate::context::{Audience, Input, Measures, TokenizerKind, candidates, resolve};
 use crate::export::{self, Format, Texts};
-use crate::mcp::ConnectOptions;
 use crate::sanitize;
 
 #[derive(Debug, Args)]
@@ -76,15 +75,9 @@ pub async fn run(args: PreviewArgs) -> Exit {
     }
     let chosen = match choose(&args.servers, &set) {
         Ok(chosen) => chosen,
-        Err(message) => {
-            eprintln!("mcpick: {message}");
-            return Exit::Usage;
-        }
+        Err(message) => return usage_error(&message),
     };
-    let options = ConnectOptions {
-        timeout: args.servers.timeout(),
-        ..Default::default()
-    };
+    let options = args.servers.connect_options();
     let sessions = connect_all(chosen.into_iter().map(|c| c.selected).collect(), &options).await;
     let (catalogue, complete, failed) = list_all(&sessions, crate::mcp::list::DEFAULT_CAP).await;
     let cands = candidates(&catalogue);

@@ -44,7 +44,6 @@ pub struct ServerLog {
 struct Ring {
     capacity: usize,
     entries: VecDeque<LogEntry>,
-    dropped: u64,
 }
 
 impl Default for ServerLog {
@@ -60,7 +59,6 @@ impl ServerLog {
             inner: Arc::new(Mutex::new(Ring {
                 capacity,
                 entries: VecDeque::with_capacity(capacity.min(256)),
-                dropped: 0,
             })),
         }
     }
@@ -75,7 +73,6 @@ impl ServerLog {
         let mut ring = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         if ring.entries.len() == ring.capacity {
             ring.entries.pop_front();
-            ring.dropped += 1;
         }
         ring.entries.push_back(entry);
     }
@@ -100,11 +97,6 @@ impl ServerLog {
         lines.reverse();
         lines
     }
-
-    /// How many entries were dropped because the log was full.
-    pub fn dropped(&self) -> u64 {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner()).dropped
-    }
 }
 
 #[cfg(test)]
@@ -119,7 +111,6 @@ mod tests {
         }
         let texts: Vec<_> = log.entries().into_iter().map(|e| e.text).collect();
         assert_eq!(texts, ["line 2", "line 3", "line 4"]);
-        assert_eq!(log.dropped(), 2);
     }
 
     #[test]
