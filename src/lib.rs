@@ -13,5 +13,6 @@ pub mod context;
 pub mod demo;
 pub mod export;
 pub mod mcp;
+pub mod redact;
 pub mod sanitize;
 pub mod tui;

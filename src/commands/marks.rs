@@ -241,6 +241,7 @@ fn record_servers(set: &mut ContextSet, chosen: &[Chosen], targets: &[Target]) {
         let name = &c.selected.spec.name;
         if targets.iter().any(|t| &t.server == name) {
             set.servers.insert(name.clone(), c.shown.clone());
+            super::context::report_masked(c);
         }
     }
 }
