@@ -14,5 +14,6 @@ pub mod demo;
 pub mod export;
 pub mod mcp;
 pub mod redact;
+pub mod safe_json;
 pub mod sanitize;
 pub mod tui;

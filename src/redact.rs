@@ -23,8 +23,9 @@
 //! (`Bearer `, `Basic `, `Token `), with a well-known key prefix (`ghp_`, `github_pat_`,
 //! `glpat-`, `sk-`, `xoxb-`, `AKIA`, `AIza`, `npm_`, `hf_`, …), is a JWT (`eyJ…` with two
 //! dots), or is at least 20 characters of letters, digits, `_`, `-`, `+`, `=` mixing letters and
-//! digits with a class change (lower, upper, digit) at least every third character on
-//! average — random keys do, words and version numbers do not. The heuristic errs toward
+//! digits with a class change (lower, upper, digit; `Ab` counts as one word) at least every
+//! fourth character on average — random keys do, words, CamelCase names and version numbers
+//! do not. The heuristic errs toward
 //! hiding: a long random-looking identifier is masked too.
 
 /// What a masked value is replaced with.
@@ -280,8 +281,12 @@ pub fn looks_like_secret(s: &str) -> bool {
     let classes: Vec<u8> = chars.iter().filter_map(class).collect();
     let digits = classes.iter().any(|&c| c == 0);
     let letters = classes.iter().any(|&c| c != 0);
-    let changes = classes.windows(2).filter(|w| w[0] != w[1]).count();
-    digits && letters && changes * 3 >= classes.len()
+    // An upper-case letter followed by lower-case ones is one word (CamelCase), not a change.
+    let changes = classes
+        .windows(2)
+        .filter(|w| w[0] != w[1] && !(w[0] == 2 && w[1] == 1))
+        .count();
+    digits && letters && changes * 4 >= classes.len()
 }
 
 /// Secret values to be replaced wherever they appear in free text (error chains from
