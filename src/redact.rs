@@ -212,9 +212,7 @@ pub fn secret_name(name: &str) -> bool {
     ];
     const PARTS: [&str; 5] = ["token", "secret", "passw", "credential", "apikey"];
     let lower = name.trim_start_matches('-').to_ascii_lowercase();
-    lower
-        .split(['-', '_', '.'])
-        .any(|w| WORDS.contains(&w))
+    lower.split(['-', '_', '.']).any(|w| WORDS.contains(&w))
         || PARTS.iter().any(|p| lower.contains(p))
 }
 
@@ -503,7 +501,10 @@ mod tests {
         assert!(!clean.contains("PLANTED"), "{clean}");
         assert!(!clean.contains("hunter22"), "{clean}");
         assert!(!clean.contains("HEADERVALUE"), "{clean}");
-        assert!(clean.contains("http://***@127.0.0.1:9/mcp?token=***"), "{clean}");
+        assert!(
+            clean.contains("http://***@127.0.0.1:9/mcp?token=***"),
+            "{clean}"
+        );
         assert!(clean.contains("x stays"), "{clean}");
     }
 

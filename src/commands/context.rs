@@ -320,7 +320,11 @@ fn toml_example(name: &str, shown: &TransportSpec) -> String {
         let items: Vec<String> = m
             .iter()
             .map(|(k, v)| {
-                let v = if redact::is_masked(v) { var(k) } else { v.clone() };
+                let v = if redact::is_masked(v) {
+                    var(k)
+                } else {
+                    v.clone()
+                };
                 format!("{} = {}", key(k), quoted(&v))
             })
             .collect();
@@ -337,8 +341,19 @@ fn toml_example(name: &str, shown: &TransportSpec) -> String {
                 .iter()
                 .map(|a| {
                     let a = if redact::is_masked(a) {
-                        n += 1;
-                        a.replace(redact::MASK, &format!("${{SECRET_{n}}}"))
+                        // `--api-key=***` → `--api-key=${API_KEY}`, else `${SECRET_n}`.
+                        let named = a
+                            .split_once(['=', ':'])
+                            .map(|(k, _)| k.trim_start_matches('-'))
+                            .filter(|k| !k.is_empty() && !k.contains(redact::MASK));
+                        let placeholder = match named {
+                            Some(k) => var(k),
+                            None => {
+                                n += 1;
+                                format!("${{SECRET_{n}}}")
+                            }
+                        };
+                        a.replace(redact::MASK, &placeholder)
                     } else {
                         a.clone()
                     };
@@ -359,7 +374,7 @@ fn toml_example(name: &str, shown: &TransportSpec) -> String {
                     }
                     _ => part.replace(
                         &format!("{}@", redact::MASK),
-                        "${USER}:${PASSWORD}@",
+                        "${URL_USER}:${URL_PASSWORD}@",
                     ),
                 })
                 .collect::<String>();
@@ -378,8 +393,7 @@ fn toml_example(name: &str, shown: &TransportSpec) -> String {
 /// A TOML key: bare when it can be, quoted otherwise.
 fn toml_key(s: &str) -> String {
     if !s.is_empty()
-        && s
-            .chars()
+        && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
     {
         s.to_string()
@@ -499,4 +513,87 @@ pub async fn list_all(sessions: &[Session], cap: usize) -> (Catalogue, Vec<Strin
 /// Server names for messages.
 pub fn shown_name(name: &str) -> String {
     sanitize::line(name, 200)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn a_set_records_no_credential_and_the_example_uses_placeholders() {
+        let http = TransportSpec::Http {
+            url: "https://me:pw@h/mcp?token=abc&mode=x".into(),
+            headers: [
+                ("X-Key".to_string(), "literal-value".to_string()),
+                ("X-Env".to_string(), "${FROM_ENV}".to_string()),
+            ]
+            .into(),
+        };
+        let written = written_form(&http);
+        assert_eq!(
+            written,
+            TransportSpec::Http {
+                url: "https://***@h/mcp?token=***&mode=***".into(),
+                headers: [
+                    ("X-Key".to_string(), "***".to_string()),
+                    ("X-Env".to_string(), "${FROM_ENV}".to_string()),
+                ]
+                .into(),
+            }
+        );
+        let parts = masked_parts(&http);
+        assert_eq!(parts.len(), 2, "{parts:?}");
+        assert!(parts[1].contains("header `X-Key`"), "{parts:?}");
+        let example = toml_example("remote", &written);
+        assert!(
+            example.contains(
+                r#"url = "https://${URL_USER}:${URL_PASSWORD}@h/mcp?token=${TOKEN}&mode=${MODE}""#
+            ),
+            "{example}"
+        );
+        assert!(
+            example.contains(r#"headers = { X-Env = "${FROM_ENV}", X-Key = "${X_KEY}" }"#),
+            "{example}"
+        );
+
+        let stdio = TransportSpec::Stdio {
+            command: "srv".into(),
+            args: strings(&["--api-key=k1", "--token", "k2", "--port", "80"]),
+            env: [("TOKEN".to_string(), "v".to_string())].into(),
+            cwd: None,
+        };
+        let written = written_form(&stdio);
+        let example = toml_example("srv", &written);
+        assert!(
+            example.contains(
+                r#"args = ["--api-key=${API_KEY}", "--token", "${SECRET_1}", "--port", "80"]"#
+            ),
+            "{example}"
+        );
+        assert!(
+            example.contains(r#"env = { TOKEN = "${TOKEN}" }"#),
+            "{example}"
+        );
+        assert_eq!(masked_parts(&stdio).len(), 3);
+        // Nothing to mask, nothing to say.
+        let plain = TransportSpec::Http {
+            url: "https://h/mcp".into(),
+            headers: Default::default(),
+        };
+        assert!(masked_parts(&plain).is_empty());
+    }
+
+    #[test]
+    fn a_masked_value_in_a_set_is_refused_not_dialled() {
+        let written = TransportSpec::Http {
+            url: "https://h/mcp?token=***".into(),
+            headers: Default::default(),
+        };
+        let error = expand_written("remote", &written).unwrap_err();
+        assert!(error.contains("masked when the set was saved"), "{error}");
+    }
 }

@@ -291,25 +291,21 @@ fn name_from_target(target: &str) -> String {
 /// Connects to every server at once. A server whose definition failed becomes a session whose
 /// connection is that error.
 pub async fn connect_all(servers: Vec<Selected>, options: &ConnectOptions) -> Vec<Session> {
-    join_all(
-        servers
-            .into_iter()
-            .map(|selected| async move {
-                let shown = selected.shown_target();
-                let Selected { spec, error, .. } = selected;
-                let log = ServerLog::new(options.log_lines);
-                let connection = match error {
-                    Some(reason) => Err(McpError::Config { reason }),
-                    None => Connection::connect(&spec, options, log.clone()).await,
-                };
-                Session {
-                    spec,
-                    shown,
-                    log,
-                    connection,
-                }
-            }),
-    )
+    join_all(servers.into_iter().map(|selected| async move {
+        let shown = selected.shown_target();
+        let Selected { spec, error, .. } = selected;
+        let log = ServerLog::new(options.log_lines);
+        let connection = match error {
+            Some(reason) => Err(McpError::Config { reason }),
+            None => Connection::connect(&spec, options, log.clone()).await,
+        };
+        Session {
+            spec,
+            shown,
+            log,
+            connection,
+        }
+    }))
     .await
 }
 

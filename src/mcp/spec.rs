@@ -161,7 +161,9 @@ mod tests {
             cwd: None,
         };
         assert_eq!(stdio.target(), "srv --token ***");
-        let scrubbed = stdio.secrets().scrub("srv --token PLANTED2 failed; ENVSECRET");
+        let scrubbed = stdio
+            .secrets()
+            .scrub("srv --token PLANTED2 failed; ENVSECRET");
         assert_eq!(scrubbed, "srv --token *** failed; ***");
     }
 }
