@@ -277,7 +277,7 @@ pub fn looks_like_secret(s: &str) -> bool {
         }
     };
     let classes: Vec<u8> = chars.iter().filter_map(class).collect();
-    let digits = classes.iter().any(|&c| c == 0);
+    let digits = classes.contains(&0);
     let letters = classes.iter().any(|&c| c != 0);
     // An upper-case letter followed by lower-case ones is one word (CamelCase), not a change.
     let changes = classes
