@@ -13,5 +13,7 @@ pub mod context;
 pub mod demo;
 pub mod export;
 pub mod mcp;
+pub mod redact;
+pub mod safe_json;
 pub mod sanitize;
 pub mod tui;

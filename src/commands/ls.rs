@@ -60,7 +60,7 @@ pub async fn run(args: LsArgs) -> Exit {
     let failed = collected.servers.iter().any(|s| s.error.is_some());
     for server in &collected.servers {
         if let Some(error) = &server.error {
-            eprintln!("mcpick: {error}");
+            super::report(error);
         }
         if server.capped {
             eprintln!(
@@ -211,7 +211,7 @@ fn fill_summary(report: &mut ServerReport, summary: ServerSummary) {
 
 fn print_json(listing: &Listing) -> std::io::Result<()> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    serde_json::to_writer_pretty(&mut out, listing)?;
+    crate::safe_json::to_writer_pretty(&mut out, listing)?;
     writeln!(out)?;
     out.flush()
 }

@@ -241,6 +241,7 @@ fn record_servers(set: &mut ContextSet, chosen: &[Chosen], targets: &[Target]) {
         let name = &c.selected.spec.name;
         if targets.iter().any(|t| &t.server == name) {
             set.servers.insert(name.clone(), c.shown.clone());
+            super::context::report_masked(c);
         }
     }
 }
@@ -385,7 +386,7 @@ pub async fn marks(args: MarksArgs) -> Exit {
     }
     let mut out = std::io::stdout().lock();
     let written = if args.json {
-        serde_json::to_writer_pretty(
+        crate::safe_json::to_writer_pretty(
             &mut out,
             &serde_json::json!({
                 "file": args.set.path,
@@ -393,7 +394,6 @@ pub async fn marks(args: MarksArgs) -> Exit {
                 "policy": set.policy,
             }),
         )
-        .map_err(std::io::Error::other)
         .and_then(|_| writeln!(out))
     } else {
         print_marks(&mut out, &reports, &set)
@@ -483,7 +483,7 @@ pub fn policy(args: PolicyArgs) -> Exit {
     if args.json {
         println!(
             "{}",
-            serde_json::to_string_pretty(&set.policy).unwrap_or_default()
+            crate::safe_json::to_string_pretty(&set.policy).unwrap_or_default()
         );
     } else {
         println!("{}", describe_policy(&set.policy));

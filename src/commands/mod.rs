@@ -30,28 +30,39 @@ pub enum Exit {
 
 /// Reports a usage error (bad flags, unknown server) and gives its exit status.
 pub fn usage_error(message: &str) -> Exit {
-    eprintln!("mcpick: {message}");
+    report(message);
     Exit::Usage
+}
+
+/// Prints one message for a person on stderr, `mcpick: ` first. Every command's error and
+/// warning goes through here: messages quote config strings and server text, so escape
+/// sequences and control characters are removed (line breaks kept).
+pub fn report(message: &str) {
+    eprintln!("mcpick: {}", sanitize::text(message));
 }
 
 /// One server of this run: its definition, its log, and the connection or why it failed.
 pub struct Session {
     pub spec: ServerSpec,
+    /// How messages name the server: its definition as written (placeholders kept) for a
+    /// configured server, the masked definition for an ad-hoc one.
+    pub shown: String,
     pub log: ServerLog,
     pub connection: Result<Connection, McpError>,
 }
 
 impl Session {
-    /// The error line for a person, naming the server.
+    /// The error line for a person, naming the server; safe for a terminal (escape
+    /// sequences removed) and free of the definition's secrets.
     pub fn describe_error(&self, error: &McpError) -> String {
         let detail = match &self.connection {
             Ok(connection) => connection.explain(error),
-            Err(_) => error.to_string(),
+            Err(_) => error.to_string_as(&self.shown),
         };
-        format!(
+        sanitize::text(&format!(
             "server `{}`: {detail}",
             crate::sanitize::line(&self.spec.name, 200)
-        )
+        ))
     }
 }
 
@@ -63,22 +74,38 @@ pub struct Selected {
     pub spec: ServerSpec,
     /// Why the definition cannot be used; names the file and the field.
     pub error: Option<String>,
+    /// The definition as written (placeholders kept), which messages name the server by;
+    /// `None` for an ad-hoc server, named by its masked definition.
+    pub shown: Option<TransportSpec>,
 }
 
 impl Selected {
     fn ready(spec: ServerSpec) -> Self {
-        Selected { spec, error: None }
+        Selected {
+            spec,
+            error: None,
+            shown: None,
+        }
     }
 
     /// A configured server: ready, or failed with the reason its definition gave.
     fn from_definition(definition: &crate::config::Definition) -> Self {
         match &definition.spec {
-            Ok(spec) => Selected::ready(spec.clone()),
+            Ok(spec) => Selected {
+                shown: definition.shown.clone(),
+                ..Selected::ready(spec.clone())
+            },
             Err(error) => Selected {
                 spec: definition.shown_spec(),
                 error: Some(error.clone()),
+                shown: definition.shown.clone(),
             },
         }
+    }
+
+    /// How messages name this server (see [`Session::shown`]).
+    fn shown_target(&self) -> String {
+        self.shown.as_ref().unwrap_or(&self.spec.transport).target()
     }
 }
 
@@ -168,10 +195,11 @@ fn adhoc_servers(args: &ServerArgs) -> Result<Vec<ServerSpec>, String> {
         });
     }
     if let Some(url) = &args.url {
+        let shown = crate::redact::url(url);
         let parsed =
-            url::Url::parse(url).map_err(|e| format!("`{url}` is not a valid URL: {e}"))?;
+            url::Url::parse(url).map_err(|e| format!("`{shown}` is not a valid URL: {e}"))?;
         if !matches!(parsed.scheme(), "http" | "https") {
-            return Err(format!("`{url}` is not an http:// or https:// URL"));
+            return Err(format!("`{shown}` is not an http:// or https:// URL"));
         }
         let headers = args.headers.iter().cloned().collect();
         let name = match (&args.name, specs.is_empty()) {
@@ -263,22 +291,21 @@ fn name_from_target(target: &str) -> String {
 /// Connects to every server at once. A server whose definition failed becomes a session whose
 /// connection is that error.
 pub async fn connect_all(servers: Vec<Selected>, options: &ConnectOptions) -> Vec<Session> {
-    join_all(
-        servers
-            .into_iter()
-            .map(|Selected { spec, error }| async move {
-                let log = ServerLog::new(options.log_lines);
-                let connection = match error {
-                    Some(reason) => Err(McpError::Config { reason }),
-                    None => Connection::connect(&spec, options, log.clone()).await,
-                };
-                Session {
-                    spec,
-                    log,
-                    connection,
-                }
-            }),
-    )
+    join_all(servers.into_iter().map(|selected| async move {
+        let shown = selected.shown_target();
+        let Selected { spec, error, .. } = selected;
+        let log = ServerLog::new(options.log_lines);
+        let connection = match error {
+            Some(reason) => Err(McpError::Config { reason }),
+            None => Connection::connect(&spec, options, log.clone()).await,
+        };
+        Session {
+            spec,
+            shown,
+            log,
+            connection,
+        }
+    }))
     .await
 }
 

@@ -70,7 +70,7 @@ pub async fn run(args: ReadArgs) -> Exit {
         Some((_, ReadOutcome::NotFound(_))) => unreachable!("not-found answers are collected"),
         None => {
             for failure in &failures {
-                eprintln!("mcpick: {failure}");
+                super::report(failure);
             }
             if failures.is_empty() {
                 eprintln!("mcpick: `{uri}` not found: {}", not_found.join("; "));
@@ -97,7 +97,7 @@ fn print_contents(contents: &[ResourceContents], json: bool) -> std::io::Result<
     let terminal = stdout.is_terminal();
     let mut out = std::io::BufWriter::new(stdout.lock());
     if json {
-        serde_json::to_writer_pretty(&mut out, contents)?;
+        crate::safe_json::to_writer_pretty(&mut out, contents)?;
         writeln!(out)?;
         return out.flush();
     }

@@ -80,8 +80,7 @@ pub fn run(args: ServersArgs) -> Exit {
         || list.sources.iter().any(|s| s.error.is_some());
     let written = if args.json {
         let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-        serde_json::to_writer_pretty(&mut out, &list)
-            .map_err(std::io::Error::from)
+        crate::safe_json::to_writer_pretty(&mut out, &list)
             .and_then(|()| writeln!(out))
             .and_then(|()| out.flush())
     } else {

@@ -123,21 +123,12 @@ fn is_var_name(s: &str) -> bool {
 }
 
 /// How a secret-bearing value (an env value, a header value) is shown: as written when it
-/// holds a placeholder (`Bearer ${API_TOKEN}`), else masked (`Bear…****`).
+/// holds a placeholder (`Bearer ${API_TOKEN}`), else masked whole (see [`crate::redact`]).
 pub fn shown_secret(raw: &str) -> String {
-    if has_placeholder(raw) {
-        raw.to_string()
-    } else {
-        mask(raw)
-    }
+    crate::redact::value(raw)
 }
 
-/// `Bearer abc123def456` → `Bear…****`; short values are fully hidden.
-pub fn mask(value: &str) -> String {
-    if value.chars().count() >= 12 {
-        let head: String = value.chars().take(4).collect();
-        format!("{head}…****")
-    } else {
-        "****".to_string()
-    }
+/// A secret value, masked whole: no prefix of it is ever shown.
+pub fn mask(_value: &str) -> String {
+    crate::redact::MASK.to_string()
 }

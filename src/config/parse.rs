@@ -201,7 +201,8 @@ impl RawServer {
         })
     }
 
-    /// As written, with env and header values that hold no placeholder masked.
+    /// As written, with env and header values that hold no placeholder masked, and literal
+    /// secrets in the URL and the arguments masked (placeholders kept; see [`crate::redact`]).
     fn shown(&self) -> TransportSpec {
         let masked = |map: &BTreeMap<String, String>| {
             map.iter()
@@ -211,16 +212,16 @@ impl RawServer {
         match self.kind {
             Kind::Stdio => TransportSpec::Stdio {
                 command: self.command.clone(),
-                args: self.args.clone(),
+                args: crate::redact::args(&self.args),
                 env: masked(&self.env),
                 cwd: self.cwd.clone().map(PathBuf::from),
             },
             Kind::Http => TransportSpec::Http {
-                url: self.url.clone(),
+                url: crate::redact::url(&self.url),
                 headers: masked(&self.headers),
             },
             Kind::Sse => TransportSpec::Sse {
-                url: self.url.clone(),
+                url: crate::redact::url(&self.url),
                 headers: masked(&self.headers),
             },
         }

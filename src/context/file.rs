@@ -188,7 +188,7 @@ impl ContextSet {
                 .collect(),
             extra: self.extra.clone(),
         };
-        let mut text = serde_json::to_string_pretty(&doc).expect("a context set serialises");
+        let mut text = crate::safe_json::to_string_pretty(&doc).expect("a context set serialises");
         text.push('\n');
         text
     }

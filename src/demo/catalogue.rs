@@ -160,7 +160,9 @@ impl Special {
                     Some("2026-01-20T10:00:00Z"),
                 )),
             Special::Untrusted => Resource::new(self.uri(), "escape-sequences")
-                .with_title("Totally normal title \u{1b}[31mRED\u{1b}[0m\u{7}")
+                .with_title(
+                    "Totally normal title \u{1b}[31mRED\u{1b}[0m\u{7}\u{9b}2J\u{7f}\u{85}\u{2066}",
+                )
                 .with_description(
                     "Untrusted strings: line one\nline two, a bidi override \u{202e}txt.exe\u{202c}, \
                      an OSC 52 clipboard write \u{1b}]52;c;aGk=\u{7} and a BEL \u{7}.",

@@ -140,7 +140,7 @@ pub fn json(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> Strin
             })
             .collect(),
     };
-    let mut text = serde_json::to_string_pretty(&doc).expect("the preview serialises");
+    let mut text = crate::safe_json::to_string_pretty(&doc).expect("the preview serialises");
     text.push('\n');
     text
 }

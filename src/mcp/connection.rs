@@ -58,6 +58,8 @@ pub struct Connection {
     service: RunningService<RoleClient, ClientState>,
     log: ServerLog,
     timeout: Duration,
+    /// The definition's secret values, scrubbed from every error this connection reports.
+    secrets: crate::redact::Secrets,
     _group: Option<ProcessGroup>,
 }
 
@@ -74,7 +76,26 @@ impl Connection {
     /// Starts or dials the server and runs the handshake: the modern era's `server/discover`
     /// first, the legacy `initialize` when the server turns out to be legacy (rmcp decides).
     /// `log` receives the server's stderr and notifications from the first moment on.
+    ///
+    /// Errors never hold the definition's secrets: the target is masked
+    /// ([`TransportSpec::target`]) and every secret value is scrubbed from the reasons
+    /// (reqwest and rmcp quote the URL they failed on).
     pub async fn connect(
+        spec: &ServerSpec,
+        options: &ConnectOptions,
+        log: ServerLog,
+    ) -> Result<Connection, McpError> {
+        let secrets = spec.transport.secrets();
+        match Self::connect_unscrubbed(spec, options, log).await {
+            Ok(connection) => Ok(Connection {
+                secrets,
+                ..connection
+            }),
+            Err(error) => Err(error.scrubbed(&secrets)),
+        }
+    }
+
+    async fn connect_unscrubbed(
         spec: &ServerSpec,
         options: &ConnectOptions,
         log: ServerLog,
@@ -152,6 +173,7 @@ impl Connection {
             service,
             log,
             timeout,
+            secrets: Default::default(),
             _group: group,
         })
     }
@@ -225,7 +247,7 @@ impl Connection {
         match tokio::time::timeout(self.timeout, future).await {
             Ok(Ok(value)) => Ok(value),
             Ok(Err(error)) => {
-                let error = McpError::from_service(method, error);
+                let error = McpError::from_service(method, error).scrubbed(&self.secrets);
                 self.log.push(LogSource::Client, &error.to_string());
                 Err(error)
             }
@@ -242,13 +264,15 @@ impl Connection {
 
     /// The error text for a person: the error, plus the server's last stderr lines when the
     /// connection died or hung (that is usually where the reason is).
+    /// The server's stderr is scrubbed of the definition's secrets too.
     pub fn explain(&self, error: &McpError) -> String {
-        match error {
+        let text = match error {
             McpError::Closed { .. } | McpError::Timeout { .. } | McpError::Transport { .. } => {
                 with_stderr_tail(error.to_string(), &self.log)
             }
             _ => error.to_string(),
-        }
+        };
+        self.secrets.scrub(&text)
     }
 
     /// Ends the session politely (closing stdin, then signals), waiting at most a second.

@@ -76,6 +76,57 @@ impl McpError {
         }
     }
 
+    /// This error with every secret of `secrets` replaced in its text (see
+    /// [`crate::redact::Secrets`]); the connection layer applies it to every error it returns.
+    pub fn scrubbed(self, secrets: &crate::redact::Secrets) -> Self {
+        let s = |text: String| secrets.scrub(&text);
+        match self {
+            McpError::Spawn { command, reason } => McpError::Spawn {
+                command: s(command),
+                reason: s(reason),
+            },
+            McpError::Connect { target, reason } => McpError::Connect {
+                target: s(target),
+                reason: s(reason),
+            },
+            McpError::Server {
+                method,
+                code,
+                message,
+                data,
+            } => McpError::Server {
+                method,
+                code,
+                message: s(message),
+                data,
+            },
+            McpError::Transport { method, reason } => McpError::Transport {
+                method,
+                reason: s(reason),
+            },
+            McpError::Config { reason } => McpError::Config { reason: s(reason) },
+            other => other,
+        }
+    }
+
+    /// The message with the server named by `target` (its definition as written) instead of
+    /// the target the connection layer knew (the expanded definition, masked).
+    pub fn to_string_as(&self, target: &str) -> String {
+        match self {
+            McpError::Spawn { reason, .. } => McpError::Spawn {
+                command: target.to_string(),
+                reason: reason.clone(),
+            }
+            .to_string(),
+            McpError::Connect { reason, .. } => McpError::Connect {
+                target: target.to_string(),
+                reason: reason.clone(),
+            }
+            .to_string(),
+            other => other.to_string(),
+        }
+    }
+
     /// The "not found" reading of this error, if it is one (see [`NotFound::classify`]).
     pub fn not_found(&self, modern: bool) -> Option<NotFound> {
         match self {

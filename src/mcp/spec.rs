@@ -6,6 +6,8 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use crate::redact;
+
 /// One MCP server definition with the name it is shown under.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ServerSpec {
@@ -53,15 +55,43 @@ impl TransportSpec {
         }
     }
 
-    /// A one-line description for messages: the command line or the URL.
+    /// A one-line description for messages: the command line or the URL, with literal
+    /// secrets masked (userinfo, query values, secret arguments; see [`crate::redact`]).
+    /// Placeholders are kept, so a definition as written shows `${VAR}`.
     pub fn target(&self) -> String {
         match self {
-            TransportSpec::Stdio { command, args, .. } => std::iter::once(command.as_str())
-                .chain(args.iter().map(String::as_str))
-                .collect::<Vec<_>>()
-                .join(" "),
-            TransportSpec::Http { url, .. } | TransportSpec::Sse { url, .. } => url.clone(),
+            TransportSpec::Stdio { command, args, .. } => redact::command_line(command, args),
+            TransportSpec::Http { url, .. } | TransportSpec::Sse { url, .. } => redact::url(url),
         }
+    }
+
+    /// Every secret value this (expanded) definition holds, to be scrubbed from messages
+    /// built from text mcpick does not control (reqwest and rmcp errors, server stderr):
+    /// the URL and its parts, header values, environment values, secret arguments.
+    pub fn secrets(&self) -> redact::Secrets {
+        let mut secrets = redact::Secrets::default();
+        match self {
+            TransportSpec::Stdio {
+                command, args, env, ..
+            } => {
+                secrets.add_args(std::slice::from_ref(command));
+                secrets.add_args(args);
+                for value in env.values() {
+                    secrets.add_value(value);
+                }
+            }
+            TransportSpec::Http { url, headers } | TransportSpec::Sse { url, headers } => {
+                secrets.add_url(url);
+                for value in headers.values() {
+                    secrets.add_value(value);
+                    // `Bearer X`: X alone may be quoted too.
+                    if let Some((_, rest)) = value.split_once(' ') {
+                        secrets.add_value(rest.trim());
+                    }
+                }
+            }
+        }
+        secrets
     }
 }
 
@@ -111,5 +141,29 @@ mod tests {
         let back: ServerSpec = serde_json::from_value(json).unwrap();
         assert_eq!(back, spec);
         assert_eq!(spec.transport.target(), "node a.js");
+    }
+
+    #[test]
+    fn targets_are_masked_and_secrets_collected() {
+        let http = TransportSpec::Http {
+            url: "http://u:pw12345@h/mcp?token=PLANTED1".into(),
+            headers: [("X-Key".to_string(), "HEADERSECRET".to_string())].into(),
+        };
+        assert_eq!(http.target(), "http://***@h/mcp?token=***");
+        let scrubbed = http
+            .secrets()
+            .scrub("GET http://u:pw12345@h/mcp?token=PLANTED1 sent HEADERSECRET");
+        assert_eq!(scrubbed, "GET http://***@h/mcp?token=*** sent ***");
+        let stdio = TransportSpec::Stdio {
+            command: "srv".into(),
+            args: vec!["--token".into(), "PLANTED2".into()],
+            env: [("K".to_string(), "ENVSECRET".to_string())].into(),
+            cwd: None,
+        };
+        assert_eq!(stdio.target(), "srv --token ***");
+        let scrubbed = stdio
+            .secrets()
+            .scrub("srv --token PLANTED2 failed; ENVSECRET");
+        assert_eq!(scrubbed, "srv --token *** failed; ***");
     }
 }

@@ -51,7 +51,7 @@ pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> Exi
     let chosen = match choose(&args, &set) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("mcpick: {e}");
+            crate::commands::report(&e);
             return ExitCode::from(2);
         }
     };

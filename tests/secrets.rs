@@ -1,0 +1,378 @@
+//! No planted secret in any output or file: connection errors (stderr and `ls --json`),
+//! saved context sets, and config-file servers named by their definition as written. And no
+//! raw escape sequence or C1 control on a terminal or in `--json` output.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{Background, exit_code, mcpick_bin, mcpick_in, stderr, stdout};
+
+const QUERY: &str = "QueryPlant7731";
+const PASSWORD: &str = "PassPlant5520";
+const HEADER: &str = "HeaderPlant8842";
+const ARG: &str = "ArgPlant3319";
+const ASSIGN: &str = "AssignPlant6604";
+const ENV: &str = "EnvPlant4471";
+const PLANTS: [&str; 6] = [QUERY, PASSWORD, HEADER, ARG, ASSIGN, ENV];
+
+/// A fresh, empty working directory for one test.
+fn workdir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("secrets")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Fails when any planted secret appears in `text`.
+fn assert_clean(what: &str, text: &str) {
+    for plant in PLANTS {
+        assert!(
+            !text.contains(plant),
+            "{what} leaks the planted secret {plant}:\n{text}"
+        );
+    }
+}
+
+fn outputs(out: &std::process::Output) -> String {
+    format!("{}{}", stdout(out), stderr(out))
+}
+
+#[test]
+fn an_unreachable_url_leaks_no_secret() {
+    let dir = workdir("url");
+    let url = format!("http://user:{PASSWORD}@127.0.0.1:9/mcp?token={QUERY}");
+    let header = format!("X-Key: {HEADER}");
+    for sse in [false, true] {
+        let mut args = vec![
+            "ls",
+            "--json",
+            "--timeout",
+            "10",
+            "--url",
+            &url,
+            "-H",
+            &header,
+        ];
+        if sse {
+            args.push("--sse");
+        }
+        let out = mcpick_in(&dir, &[], &args);
+        assert_eq!(exit_code(&out), 1, "{}", stderr(&out));
+        assert_clean("ls --json --url", &outputs(&out));
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let error = doc["servers"][0]["error"].as_str().unwrap();
+        // Named by the masked definition.
+        assert!(
+            error.contains("http://***@127.0.0.1:9/mcp?token=***"),
+            "{error}"
+        );
+    }
+}
+
+#[test]
+fn a_server_answering_an_error_leaks_no_secret() {
+    // A reachable server at a wrong path: the HTTP error and rmcp's message quote URLs.
+    let server = Background::start(
+        mcpick_bin(),
+        &["demo-server", "--http", "127.0.0.1:0", "--count", "5"],
+        &[],
+    );
+    let url = server
+        .at("/nope")
+        .replace("http://", &format!("http://u:{PASSWORD}@"))
+        + &format!("?token={QUERY}#{QUERY}");
+    let header = format!("Authorization: Bearer {HEADER}");
+    let out = mcpick_in(
+        &workdir("wrong-path"),
+        &[],
+        &[
+            "ls",
+            "--json",
+            "--timeout",
+            "10",
+            "--url",
+            &url,
+            "-H",
+            &header,
+        ],
+    );
+    assert_eq!(exit_code(&out), 1, "{}", stderr(&out));
+    assert_clean("ls --json (HTTP error)", &outputs(&out));
+}
+
+#[test]
+fn a_command_that_does_not_start_leaks_no_secret() {
+    let dir = workdir("command");
+    let token = format!("--token={ARG}");
+    let assign = format!("API_KEY={ASSIGN}");
+    let out = mcpick_in(
+        &dir,
+        &[],
+        &[
+            "ls",
+            "--json",
+            "--",
+            "/nonexistent/mcp-server",
+            "--password",
+            ARG,
+            &token,
+            &assign,
+        ],
+    );
+    assert_eq!(exit_code(&out), 1, "{}", stderr(&out));
+    assert_clean("ls --json -- COMMAND", &outputs(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let error = doc["servers"][0]["error"].as_str().unwrap();
+    assert!(
+        error.contains("/nonexistent/mcp-server --password *** --token=*** API_KEY=***"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_config_server_is_named_as_written_and_its_env_values_stay_out() {
+    let dir = workdir("config");
+    std::fs::write(
+        dir.join("mcpick.toml"),
+        r#"
+[servers.remote]
+url = "http://127.0.0.1:9/mcp?token=${PLANT_TOKEN}"
+headers = { X-Key = "${PLANT_HEADER}" }
+
+[servers.local]
+command = "sh"
+args = ["-c", "echo \"starting with $SECRET_VALUE\" >&2; exit 3", "--token", "${PLANT_ARG}"]
+env = { SECRET_VALUE = "${PLANT_ENV}" }
+"#,
+    )
+    .unwrap();
+    let env = [
+        ("PLANT_TOKEN", QUERY),
+        ("PLANT_HEADER", HEADER),
+        ("PLANT_ARG", ARG),
+        ("PLANT_ENV", ENV),
+    ];
+    let out = mcpick_in(&dir, &env, &["ls", "--json", "--timeout", "10"]);
+    assert_eq!(exit_code(&out), 1, "{}", stderr(&out));
+    assert_clean("ls --json (config servers)", &outputs(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let error = |name: &str| {
+        doc["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .and_then(|s| s["error"].as_str())
+            .unwrap_or_else(|| panic!("no error for {name}: {doc:#}"))
+            .to_string()
+    };
+    let remote = error("remote");
+    assert!(
+        remote.contains("http://127.0.0.1:9/mcp?token=${PLANT_TOKEN}"),
+        "{remote}"
+    );
+    // The server's own stderr is shown, with the environment value scrubbed.
+    let local = error("local");
+    assert!(local.contains("starting with ***"), "{local}");
+
+    // A set made from config servers keeps the placeholders as written.
+    let set = dir.join("set.json");
+    let set_arg = set.to_string_lossy().into_owned();
+    for server in ["remote", "local"] {
+        let out = mcpick_in(
+            &dir,
+            &env,
+            &[
+                "pin",
+                "--set",
+                &set_arg,
+                "--server",
+                server,
+                "--allow-missing",
+                "demo://x",
+            ],
+        );
+        assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+        assert_clean("pin (config servers)", &outputs(&out));
+    }
+    let text = std::fs::read_to_string(&set).unwrap();
+    assert_clean("the saved set", &text);
+    assert!(text.contains("?token=${PLANT_TOKEN}"), "{text}");
+    assert!(text.contains(r#""X-Key": "${PLANT_HEADER}""#), "{text}");
+    assert!(text.contains(r#""SECRET_VALUE": "${PLANT_ENV}""#), "{text}");
+    assert!(text.contains(r#""${PLANT_ARG}""#), "{text}");
+}
+
+#[test]
+fn a_successful_pin_saves_no_credential_and_says_what_was_masked() {
+    let header = format!("X-Key: {HEADER}");
+    let server = Background::start(
+        mcpick_bin(),
+        &[
+            "demo-server",
+            "--http",
+            "127.0.0.1:0",
+            "--count",
+            "5",
+            "--require-header",
+            &header,
+        ],
+        &[],
+    );
+    let dir = workdir("pin");
+    let set = dir.join("set.json");
+    let set_arg = set.to_string_lossy().into_owned();
+    let url = server
+        .at("/mcp")
+        .replace("http://", &format!("http://me:{PASSWORD}@"))
+        + &format!("?token={QUERY}");
+    let out = mcpick_in(
+        &dir,
+        &[],
+        &[
+            "pin",
+            "--set",
+            &set_arg,
+            "--url",
+            &url,
+            "-H",
+            &header,
+            "demo://clock/now",
+        ],
+    );
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert_clean("pin --url", &outputs(&out));
+    let note = stderr(&out);
+    assert!(note.contains("header `X-Key`"), "{note}");
+    assert!(note.contains("the URL's credentials"), "{note}");
+    assert!(note.contains("mcpick.toml"), "{note}");
+    assert!(note.contains("token=${TOKEN}"), "{note}");
+    assert!(note.contains(r#"X-Key = "${X_KEY}""#), "{note}");
+
+    // A stdio server with a secret argument, through a shell so the argument is inert.
+    let token = format!("--api-key={ARG}");
+    let out = mcpick_in(
+        &dir,
+        &[],
+        &[
+            "pin",
+            "--set",
+            &set_arg,
+            "demo://clock/now",
+            "--name",
+            "shell",
+            "--",
+            "sh",
+            "-c",
+            "exec \"$0\" demo-server --count 5",
+            mcpick_bin(),
+            &token,
+        ],
+    );
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert_clean("pin -- COMMAND", &outputs(&out));
+    assert!(stderr(&out).contains("argument 4"), "{}", stderr(&out));
+
+    let text = std::fs::read_to_string(&set).unwrap();
+    assert_clean("the saved set", &text);
+    assert!(text.contains("?token=***"), "{text}");
+    assert!(text.contains("http://***@127.0.0.1"), "{text}");
+    assert!(text.contains(r#""X-Key": "***""#), "{text}");
+    assert!(text.contains(r#""--api-key=***""#), "{text}");
+
+    // Used from the set alone, the masked server is refused with a reason, not dialled
+    // with `***`.
+    let out = mcpick_in(
+        &dir,
+        &[],
+        &["preview", "--set", &set_arg, "--format", "json"],
+    );
+    assert_ne!(exit_code(&out), 0);
+    assert!(
+        stderr(&out).contains("masked when the set was saved"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// Bytes that must never reach a terminal raw: ESC and C1 controls (as UTF-8 and as raw
+/// 8-bit bytes).
+fn raw_controls(bytes: &[u8]) -> Vec<usize> {
+    let mut found = Vec::new();
+    for (i, w) in bytes.windows(2).enumerate() {
+        if w[0] == 0xc2 && (0x80..=0x9f).contains(&w[1]) {
+            found.push(i);
+        }
+    }
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == 0x1b || (b == 0x9b && (i == 0 || bytes[i - 1] != 0xc2)) {
+            found.push(i);
+        }
+    }
+    found
+}
+
+#[test]
+fn errors_on_a_terminal_carry_no_escape_sequences() {
+    let dir = workdir("tty");
+    // The URL and the command hold an OSC title write, a colour CSI and an 8-bit CSI.
+    let script = format!(
+        "'{}' ls --timeout 10 --url \"$(printf 'http://127.0.0.1:9/\\033]0;pwned\\007x\\033[31my\\302\\2332J')\" \
+         -- \"$(printf '/nonexistent/\\033]0;pwned\\007srv\\302\\2332J')\" --flag",
+        mcpick_bin()
+    );
+    let home = common::isolated_home();
+    let out = Command::new("script")
+        .args(["-qec", &script, "/dev/null"])
+        .current_dir(&dir)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run script(1)");
+    let text = String::from_utf8_lossy(&out.stdout);
+    // It really ran and reported both servers.
+    assert!(text.contains("could not start"), "{text}");
+    assert!(text.contains("127.0.0.1:9"), "{text}");
+    assert!(text.contains("pwned"), "{text}");
+    let found = raw_controls(&out.stdout);
+    assert!(found.is_empty(), "raw controls at {found:?} in {text:?}");
+}
+
+#[test]
+fn json_escapes_c1_del_and_bidi_and_still_parses() {
+    let out = mcpick_in(&workdir("json"), &[], &["ls", "--json", "--demo"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout.clone()).unwrap();
+    let forbidden = |c: char| {
+        matches!(c, '\u{0}'..='\u{9}' | '\u{b}'..='\u{1f}' | '\u{7f}'..='\u{9f}')
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    let raw: Vec<char> = text.chars().filter(|&c| forbidden(c)).collect();
+    assert!(raw.is_empty(), "raw controls in --json output: {raw:?}");
+    for escape in ["\\u009b", "\\u007f", "\\u0085", "\\u2066", "\\u202e"] {
+        assert!(text.contains(escape), "{escape} missing");
+    }
+    // Still JSON, and the strings are the server's exactly.
+    let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let untrusted = doc["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["uri"] == "demo://untrusted/escape-sequences")
+        .expect("the untrusted resource");
+    assert_eq!(
+        untrusted["title"],
+        "Totally normal title \u{1b}[31mRED\u{1b}[0m\u{7}\u{9b}2J\u{7f}\u{85}\u{2066}"
+    );
+    assert!(
+        untrusted["description"]
+            .as_str()
+            .unwrap()
+            .contains("\u{202e}txt.exe\u{202c}")
+    );
+}
