@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use rmcp::model::{ProtocolVersion, ServerPeerInfo};
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, Peer, RoleClient, RunningService};
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde::Serialize;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 
@@ -100,8 +100,8 @@ impl Connection {
                 let mut wrap = process_wrap::tokio::CommandWrap::from(cmd);
                 wrap.wrap(process_wrap::tokio::ProcessGroup::leader())
                     .wrap(process_wrap::tokio::KillOnDrop);
-                let (child, stderr) = super::stdio::spawn(wrap, limit, log.clone())
-                    .map_err(|e| McpError::Spawn {
+                let (child, stderr) =
+                    super::stdio::spawn(wrap, limit, log.clone()).map_err(|e| McpError::Spawn {
                         command: spec.transport.target(),
                         reason: e.to_string(),
                     })?;

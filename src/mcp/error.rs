@@ -35,7 +35,10 @@ pub enum McpError {
     },
     /// A reply above `--max-message-mib`: the request fails at once (never a timeout).
     #[error("{method} failed: reply larger than {limit_mib} MiB (the --max-message-mib limit)")]
-    TooLarge { method: &'static str, limit_mib: u64 },
+    TooLarge {
+        method: &'static str,
+        limit_mib: u64,
+    },
     /// A reply that is not JSON at all (`Infinity`, a cut line, garbage).
     #[error("{method} failed: {message}")]
     InvalidJson {
@@ -227,7 +230,11 @@ mod tests {
             too_large.to_string(),
             "resources/read failed: reply larger than 8 MiB (the --max-message-mib limit)"
         );
-        let invalid = fault(limit::invalid_json_reply(&json!(1), "expected value", limit));
+        let invalid = fault(limit::invalid_json_reply(
+            &json!(1),
+            "expected value",
+            limit,
+        ));
         assert_eq!(
             invalid.to_string(),
             "resources/read failed: invalid JSON from the server: expected value"

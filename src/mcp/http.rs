@@ -300,7 +300,9 @@ mod tests {
     fn only_the_same_origin_is_followed() {
         let first = url("http://127.0.0.1:3000/mcp?token=SECRET");
         assert!(check_redirect(&first, &url("http://127.0.0.1:3000/other")).is_ok());
-        assert!(check_redirect(&url("https://a.example/x"), &url("https://a.example:443/y")).is_ok());
+        assert!(
+            check_redirect(&url("https://a.example/x"), &url("https://a.example:443/y")).is_ok()
+        );
         for other in [
             "http://127.0.0.1:3001/mcp",
             "https://127.0.0.1:3000/mcp",

@@ -329,10 +329,7 @@ mod tests {
             scan(r#"{"result":{"id":1,"x":[{"id":2}]},"jsonrpc":"2.0","id":"a-1"}"#),
             Some(json!("a-1"))
         );
-        assert_eq!(
-            scan(r#" { "id" : 12 , "x": "\"id\":3" }"#),
-            Some(json!(12))
-        );
+        assert_eq!(scan(r#" { "id" : 12 , "x": "\"id\":3" }"#), Some(json!(12)));
         assert_eq!(
             scan(r#"{"x":"tricky \\","id":4}"#),
             Some(json!(4)),
@@ -377,7 +374,10 @@ mod tests {
     fn an_oversized_message_is_reported_once_with_its_id() {
         let limit = MessageLimit::from_mib(1);
         let mut m = Message::new(limit);
-        assert_eq!(m.push(br#"{"jsonrpc":"2.0","id":3,"result":""#), Verdict::Pending);
+        assert_eq!(
+            m.push(br#"{"jsonrpc":"2.0","id":3,"result":""#),
+            Verdict::Pending
+        );
         let big = vec![b'x'; limit.bytes()];
         assert_eq!(m.push(&big), Verdict::TooLarge(json!(3)));
         assert_eq!(m.len(), 0, "nothing kept past the limit");

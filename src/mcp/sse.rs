@@ -185,7 +185,11 @@ impl SseTransport {
 
 /// One `message` event as a JSON-RPC message; a reply that is not JSON becomes the error
 /// for its request, anything else unusable is logged and skipped.
-fn decode(data: &str, limit: MessageLimit, log: &ServerLog) -> Option<RxJsonRpcMessage<RoleClient>> {
+fn decode(
+    data: &str,
+    limit: MessageLimit,
+    log: &ServerLog,
+) -> Option<RxJsonRpcMessage<RoleClient>> {
     let error = match serde_json::from_str(data) {
         Ok(message) => return Some(message),
         Err(e) => e,
@@ -200,7 +204,10 @@ fn decode(data: &str, limit: MessageLimit, log: &ServerLog) -> Option<RxJsonRpcM
             serde_json::from_str(&limit::invalid_json_reply(&id, &invalid.detail, limit)).ok()
         }
         Ok(()) => {
-            log.push(LogSource::Client, &format!("ignored a malformed message: {error}"));
+            log.push(
+                LogSource::Client,
+                &format!("ignored a malformed message: {error}"),
+            );
             None
         }
     }

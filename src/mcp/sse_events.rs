@@ -127,7 +127,8 @@ impl EventReader {
 
     fn push_field(&mut self, piece: &[u8]) {
         let room = (MAX_FIELD + 1).saturating_sub(self.field.len());
-        self.field.extend_from_slice(&piece[..piece.len().min(room)]);
+        self.field
+            .extend_from_slice(&piece[..piece.len().min(room)]);
     }
 
     fn kind(&self) -> Kind {
@@ -239,7 +240,10 @@ mod tests {
             items,
             vec![Item::TooLarge(json!(3)), event(None, "{\"id\":4}")]
         );
-        let items = parse(&[b"data: {\"method\":\"x\",\"p\":\"", &big, b"\"}\n\n"], limit);
+        let items = parse(
+            &[b"data: {\"method\":\"x\",\"p\":\"", &big, b"\"}\n\n"],
+            limit,
+        );
         assert_eq!(items, vec![Item::Dropped]);
     }
 }

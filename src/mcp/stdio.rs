@@ -45,7 +45,9 @@ pub(crate) fn spawn(
         .stderr(Stdio::piped());
     let mut child = command.spawn()?;
     let (Some(stdin), Some(stdout)) = (child.stdin().take(), child.stdout().take()) else {
-        return Err(std::io::Error::other("the server's stdin or stdout is missing"));
+        return Err(std::io::Error::other(
+            "the server's stdin or stdout is missing",
+        ));
     };
     let stderr = child.stderr().take();
     let (to_rmcp, from_filter) = tokio::io::duplex(PIPE_BYTES);
@@ -183,10 +185,7 @@ async fn pass_line(
             let shown = String::from_utf8_lossy(&body[..body.len().min(200)]).into_owned();
             log.push(
                 LogSource::Client,
-                &format!(
-                    "invalid JSON from the server ({}): {shown}",
-                    invalid.detail
-                ),
+                &format!("invalid JSON from the server ({}): {shown}", invalid.detail),
             );
             match invalid.id {
                 Some(id) => {
@@ -235,11 +234,15 @@ mod tests {
 
     #[tokio::test]
     async fn good_lines_pass_unchanged_and_blank_lines_vanish() {
-        let input = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\r\n\n  \n{\"a\":[1,2]}\n".to_vec();
+        let input =
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\r\n\n  \n{\"a\":[1,2]}\n".to_vec();
         let (lines, _) = filtered(input, MessageLimit::from_mib(1)).await;
         assert_eq!(
             lines,
-            ["{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}", "{\"a\":[1,2]}"]
+            [
+                "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}",
+                "{\"a\":[1,2]}"
+            ]
         );
     }
 
@@ -254,7 +257,10 @@ mod tests {
         let error: Value = serde_json::from_str(&lines[0]).unwrap();
         assert_eq!(error["id"], 4);
         assert_eq!(error["error"]["message"], "reply larger than 1 MiB");
-        assert!(lines[1].contains("\"id\":5"), "the next reply still arrives");
+        assert!(
+            lines[1].contains("\"id\":5"),
+            "the next reply still arrives"
+        );
         assert!(log.tail(LogSource::Client, 5)[0].contains("larger than 1 MiB"));
     }
 
@@ -268,7 +274,10 @@ mod tests {
         let error: Value = serde_json::from_str(&lines[0]).unwrap();
         assert_eq!(error["id"], 8);
         let message = error["error"]["message"].as_str().unwrap();
-        assert!(message.starts_with("invalid JSON from the server"), "{message}");
+        assert!(
+            message.starts_with("invalid JSON from the server"),
+            "{message}"
+        );
         let logged = log.tail(LogSource::Client, 5).join("\n");
         assert!(logged.contains("this is not json"), "{logged}");
     }
