@@ -114,7 +114,17 @@ fn cross_origin_redirects_are_refused_on_both_transports() {
                 "refused a redirect from {} to {}",
                 first.base, elsewhere.base
             );
-            assert!(error.contains(&refusal), "{case}: {error}");
+            // Without --sse both transports are tried; each says why it failed.
+            let tried = if sse { 1 } else { 2 };
+            let server_error = error.lines().next().unwrap_or_default();
+            assert_eq!(
+                server_error.matches(&refusal).count(),
+                tried,
+                "{case}: {error}"
+            );
+            for wrong in ["rmcp::", "Transport [", "Client error"] {
+                assert!(!server_error.contains(wrong), "{case}: {server_error}");
+            }
             assert!(
                 !first.requests().is_empty(),
                 "{case}: the first origin was asked"

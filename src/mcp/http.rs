@@ -123,9 +123,14 @@ fn request_id(message: &ClientJsonRpcMessage) -> Option<Value> {
     }
 }
 
-/// Drops the URL from reqwest's errors: it may hold a query token or userinfo.
+/// Drops the URL from reqwest's errors (it may hold a query token or userinfo), and spells
+/// out a refused redirect: rmcp shows only the outer "error following redirect".
 fn without_url(error: StreamableHttpError<reqwest::Error>) -> StreamableHttpError<reqwest::Error> {
     match error {
+        StreamableHttpError::Client(e) if e.is_redirect() => {
+            let reason = super::sse::error_chain(&e.without_url());
+            StreamableHttpError::UnexpectedServerResponse(reason.into())
+        }
         StreamableHttpError::Client(e) => StreamableHttpError::Client(e.without_url()),
         other => other,
     }
