@@ -276,18 +276,13 @@ impl IdScanner {
                 self.end_value();
                 self.expect_key = true;
             }
-            b':' if self.depth == 1 => {
-                if std::mem::take(&mut self.key_is_id) && self.value.is_none() {
-                    self.value = Some(Vec::new());
-                }
+            b':' if self.depth == 1 && self.key_is_id => {
+                self.key_is_id = false;
+                self.value.get_or_insert_with(Vec::new);
             }
             b' ' | b'\t' | b'\r' | b'\n' => {}
-            _ if self.depth == 0 => {
-                // Anything but whitespace (or a UTF-8 BOM) before the object: not a message.
-                if ![0xEF, 0xBB, 0xBF].contains(&b) {
-                    self.done = true;
-                }
-            }
+            // Anything but whitespace (or a UTF-8 BOM) before the object: not a message.
+            _ if self.depth == 0 && ![0xEF, 0xBB, 0xBF].contains(&b) => self.done = true,
             _ => {}
         }
     }

@@ -91,10 +91,10 @@ impl Transport<RoleClient> for StdioTransport {
     /// kills it.
     async fn close(&mut self) -> Result<(), Self::Error> {
         let result = self.transport.close().await;
-        if let Some(mut child) = self.child.take() {
-            if tokio::time::timeout(EXIT_WAIT, child.wait()).await.is_err() {
-                let _ = Box::into_pin(child.kill()).await;
-            }
+        if let Some(mut child) = self.child.take()
+            && tokio::time::timeout(EXIT_WAIT, child.wait()).await.is_err()
+        {
+            let _ = Box::into_pin(child.kill()).await;
         }
         self.filter.abort();
         result
