@@ -132,6 +132,12 @@ pub struct ServerArgs {
     #[arg(long, value_name = "SECS", default_value_t = 30.0)]
     pub timeout: f64,
 
+    /// The largest reply accepted from a server, in MiB, on every transport; a larger one
+    /// fails its request at once ("reply larger than N MiB").
+    #[arg(long, value_name = "MIB", default_value_t = crate::mcp::limit::DEFAULT_MAX_MESSAGE_MIB,
+          value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub max_message_mib: u32,
+
     /// A stdio server: the command and its arguments, after `--`.
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,
@@ -168,6 +174,11 @@ impl ServerArgs {
     pub fn connect_options(&self) -> crate::mcp::ConnectOptions {
         crate::mcp::ConnectOptions {
             timeout: self.timeout(),
+            // 0 only comes from `ServerArgs::default()` (clap refuses it): the default.
+            max_message: match self.max_message_mib {
+                0 => crate::mcp::MessageLimit::default(),
+                mib => crate::mcp::MessageLimit::from_mib(mib),
+            },
             ..Default::default()
         }
     }

@@ -1,5 +1,7 @@
-//! Streamable HTTP transport for the demo server: rmcp's tower service behind hyper 1,
-//! mounted at `/mcp` (anything else is 404).
+//! HTTP transports for the demo server: rmcp's Streamable HTTP tower service behind hyper 1,
+//! mounted at `/mcp`, and the legacy HTTP+SSE transport at `/sse` + `/message` (see
+//! [`super::sse`]). `/moved/PATH` answers 308 to `/PATH` (a same-origin redirect, to test
+//! clients' redirect handling); anything else is 404.
 
 use std::{
     convert::Infallible,
@@ -21,9 +23,12 @@ use hyper_util::{rt::TokioIo, service::TowerToHyperService};
 use rmcp::transport::streamable_http_server::{
     StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
 };
-use tokio::net::TcpListener;
+use tokio::{net::TcpListener, sync::mpsc};
 
-use super::server::{DemoServer, Shared};
+use super::{
+    server::{DemoServer, Shared},
+    sse::{self, MESSAGE_PATH, SSE_PATH, Sessions},
+};
 
 /// The only path the server answers on.
 pub(crate) const MCP_PATH: &str = "/mcp";
@@ -62,12 +67,14 @@ pub(crate) async fn serve_on(
     if !local.ip().is_loopback() {
         config = config.disable_allowed_hosts();
     }
+    let for_mcp = shared.clone();
     let mcp = StreamableHttpService::new(
-        move || Ok(DemoServer::new(shared.clone())),
+        move || Ok(DemoServer::new(for_mcp.clone())),
         Arc::new(LocalSessionManager::default()),
         config,
     );
     let mcp = TowerToHyperService::new(mcp);
+    let sessions = Arc::new(Sessions::default());
 
     loop {
         let stream = match listener.accept().await {
@@ -80,13 +87,21 @@ pub(crate) async fn serve_on(
         };
         let mcp = mcp.clone();
         let required = required.clone();
+        let shared = shared.clone();
+        let sessions = sessions.clone();
         tokio::spawn(async move {
             let route = service_fn(move |req: Request<Incoming>| {
                 let mcp = mcp.clone();
                 let required = required.clone();
+                let shared = shared.clone();
+                let sessions = sessions.clone();
                 async move {
-                    if req.uri().path() != MCP_PATH {
-                        return Ok::<_, Infallible>(not_found());
+                    if let Some(to) = moved(req.uri()) {
+                        return Ok::<_, Infallible>(redirect(&to));
+                    }
+                    let path = req.uri().path();
+                    if ![MCP_PATH, SSE_PATH, MESSAGE_PATH].contains(&path) {
+                        return Ok(not_found());
                     }
                     if let Some((name, value)) = &*required
                         && req
@@ -97,8 +112,11 @@ pub(crate) async fn serve_on(
                     {
                         return Ok(unauthorized());
                     }
-                    let response = mcp.call(req).await?;
-                    Ok(response.map(Routed::Mcp))
+                    match req.uri().path() {
+                        SSE_PATH => Ok(event_stream(sse::open(shared, sessions))),
+                        MESSAGE_PATH => Ok(sse::post(&sessions, req).await.map(Routed::Chunk)),
+                        _ => Ok(mcp.call(req).await?.map(Routed::Mcp)),
+                    }
                 }
             });
             // A client hanging up mid-stream is routine; nothing to report.
@@ -109,16 +127,53 @@ pub(crate) async fn serve_on(
     }
 }
 
+/// `/moved/PATH?QUERY` → `/PATH?QUERY`.
+fn moved(uri: &http::Uri) -> Option<String> {
+    let rest = uri.path().strip_prefix("/moved")?;
+    if !rest.starts_with('/') {
+        return None;
+    }
+    Some(match uri.query() {
+        Some(query) => format!("{rest}?{query}"),
+        None => rest.to_string(),
+    })
+}
+
+fn redirect<B>(to: &str) -> Response<Routed<B>> {
+    let mut response = Response::new(Routed::Chunk(None));
+    *response.status_mut() = StatusCode::PERMANENT_REDIRECT;
+    if let Ok(location) = http::HeaderValue::from_str(to) {
+        response
+            .headers_mut()
+            .insert(http::header::LOCATION, location);
+    }
+    response
+}
+
+fn event_stream<B>(events: mpsc::Receiver<Bytes>) -> Response<Routed<B>> {
+    let mut response = Response::new(Routed::Events(events));
+    let headers = response.headers_mut();
+    headers.insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(
+        http::header::CACHE_CONTROL,
+        http::HeaderValue::from_static("no-cache"),
+    );
+    response
+}
+
 fn not_found<B>() -> Response<Routed<B>> {
-    let mut response = Response::new(Routed::NotFound(Some(Bytes::from_static(
-        b"not found: the MCP endpoint is /mcp\n",
+    let mut response = Response::new(Routed::Chunk(Some(Bytes::from_static(
+        b"not found: the MCP endpoints are /mcp (Streamable HTTP) and /sse (legacy HTTP+SSE)\n",
     ))));
     *response.status_mut() = StatusCode::NOT_FOUND;
     response
 }
 
 fn unauthorized<B>() -> Response<Routed<B>> {
-    let mut response = Response::new(Routed::NotFound(Some(Bytes::from_static(
+    let mut response = Response::new(Routed::Chunk(Some(Bytes::from_static(
         b"unauthorized: a required header is missing\n",
     ))));
     *response.status_mut() = StatusCode::UNAUTHORIZED;
@@ -129,10 +184,11 @@ fn unauthorized<B>() -> Response<Routed<B>> {
     response
 }
 
-/// Response body: rmcp's, or a one-chunk 404.
+/// Response body: rmcp's, one chunk (or none), or a legacy SSE session's events.
 enum Routed<B> {
     Mcp(B),
-    NotFound(Option<Bytes>),
+    Chunk(Option<Bytes>),
+    Events(mpsc::Receiver<Bytes>),
 }
 
 impl<B> Body for Routed<B>
@@ -148,23 +204,26 @@ where
     ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
         match self.get_mut() {
             Routed::Mcp(body) => Pin::new(body).poll_frame(cx),
-            Routed::NotFound(chunk) => Poll::Ready(chunk.take().map(|c| Ok(Frame::data(c)))),
+            Routed::Chunk(chunk) => Poll::Ready(chunk.take().map(|c| Ok(Frame::data(c)))),
+            Routed::Events(events) => events.poll_recv(cx).map(|e| e.map(|e| Ok(Frame::data(e)))),
         }
     }
 
     fn is_end_stream(&self) -> bool {
         match self {
             Routed::Mcp(body) => body.is_end_stream(),
-            Routed::NotFound(chunk) => chunk.is_none(),
+            Routed::Chunk(chunk) => chunk.is_none(),
+            Routed::Events(_) => false,
         }
     }
 
     fn size_hint(&self) -> SizeHint {
         match self {
             Routed::Mcp(body) => body.size_hint(),
-            Routed::NotFound(chunk) => {
+            Routed::Chunk(chunk) => {
                 SizeHint::with_exact(chunk.as_ref().map_or(0, |c| c.len() as u64))
             }
+            Routed::Events(_) => SizeHint::default(),
         }
     }
 }

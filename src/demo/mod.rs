@@ -15,6 +15,7 @@ mod content;
 mod http;
 mod misbehave;
 mod server;
+mod sse;
 mod time;
 
 #[cfg(test)]
@@ -62,6 +63,16 @@ pub struct DemoArgs {
     #[arg(long, value_name = "N")]
     pub hang_after: Option<u64>,
 
+    /// Misbehave (stdio only): after N resource requests, the next reply is not valid JSON
+    /// (it carries a bare `Infinity`, as some JSON encoders write), then carry on normally.
+    #[arg(long, value_name = "N")]
+    pub invalid_json_after: Option<u64>,
+
+    /// Make `demo://big` readable (it is not listed): its text is N MiB, to test clients'
+    /// message-size limits.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub big_mib: Option<u32>,
+
     /// Advertise no `resources` capability at all, only one `echo` tool (a client should
     /// report "no resources", not an error).
     #[arg(long)]
@@ -76,8 +87,9 @@ pub struct DemoArgs {
     #[arg(long, value_name = "NAME: VALUE", requires = "http")]
     pub require_header: Option<String>,
 
-    /// Serve Streamable HTTP at http://ADDR/mcp instead of stdio; port 0 picks a free port
-    /// (the chosen address is printed as `listening on http://ADDR/mcp`).
+    /// Serve HTTP instead of stdio: Streamable HTTP at http://ADDR/mcp and the legacy
+    /// HTTP+SSE transport at http://ADDR/sse; port 0 picks a free port (the chosen address is
+    /// printed as `listening on http://ADDR/mcp`).
     #[arg(long, value_name = "ADDR")]
     pub http: Option<SocketAddr>,
 }
@@ -91,6 +103,8 @@ impl Default for DemoArgs {
             crash_after: None,
             garbage_after: None,
             hang_after: None,
+            invalid_json_after: None,
+            big_mib: None,
             no_resources: false,
             stderr_noise: false,
             require_header: None,
@@ -108,7 +122,8 @@ pub async fn serve_stdio(args: DemoArgs) -> anyhow::Result<()> {
     // Non-blocking pipes when stdin/stdout are pipes, so EOF on stdin ends the server
     // promptly; `--garbage-after` rides on the stdout wrapper.
     let (stdin, stdout) = rmcp::transport::stdio_pipes();
-    let stdout = GarbageWriter::new(stdout, shared.misbehave.garbage_flag());
+    let stdout = GarbageWriter::new(stdout, shared.misbehave.garbage_flag())
+        .with_invalid_json(shared.misbehave.invalid_json_flag());
     let running = match DemoServer::new(shared).serve((stdin, stdout)).await {
         Ok(running) => running,
         // The client left before the handshake: nothing to serve, not a failure.

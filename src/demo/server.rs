@@ -58,6 +58,8 @@ pub(crate) struct Shared {
     pub(crate) misbehave: Misbehave,
     pub(crate) clock_reads: AtomicU64,
     pub(crate) clock_tick: Duration,
+    /// `--big-mib`: the size of `demo://big`.
+    pub(crate) big_mib: Option<u32>,
 }
 
 impl Shared {
@@ -71,7 +73,9 @@ impl Shared {
             page_size: args.page_size.max(1),
             repeat_cursor: args.repeat_cursor,
             no_resources: args.no_resources,
-            misbehave: Misbehave::new(args.crash_after, args.garbage_after, args.hang_after),
+            misbehave: Misbehave::new(args.crash_after, args.garbage_after, args.hang_after)
+                .with_invalid_json_after(args.invalid_json_after),
+            big_mib: args.big_mib,
             clock_reads: AtomicU64::new(0),
             clock_tick: CLOCK_TICK,
         }
@@ -152,6 +156,18 @@ impl DemoServer {
         };
         Ok(result)
     }
+}
+
+/// The resource `--big-mib` makes readable.
+pub(crate) const BIG_URI: &str = "demo://big";
+
+/// Exactly `mib` MiB of plain ASCII text (nothing to escape in JSON).
+fn big_text(mib: u32) -> String {
+    const LINE: &str = "mcpick demo: a deliberately large resource, to test size limits.\n";
+    let size = mib as usize * 1024 * 1024;
+    let mut text = LINE.repeat(size / LINE.len() + 1);
+    text.truncate(size);
+    text
 }
 
 const CURSOR_TAG: &str = "mcpick-demo:offset:";
@@ -254,6 +270,10 @@ impl ServerHandler for DemoServer {
         self.resources_enabled::<ReadResourceRequestMethod>()?;
         self.shared.misbehave.count_request().await;
         let uri = request.uri;
+        if let (BIG_URI, Some(mib)) = (uri.as_str(), self.shared.big_mib) {
+            let contents = rmcp::model::ResourceContents::text(big_text(mib), BIG_URI);
+            return Ok(ReadResourceResult::new(vec![contents]).into());
+        }
         let Some(entry) = self.shared.catalogue.lookup(&uri) else {
             return Err(not_found(&uri));
         };

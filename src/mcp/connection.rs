@@ -2,19 +2,19 @@
 //! negotiated, and a timeout around every request.
 
 use std::collections::HashMap;
-use std::process::Stdio;
-use std::sync::Once;
 use std::time::Duration;
 
 use rmcp::model::{ProtocolVersion, ServerPeerInfo};
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, Peer, RoleClient, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde::Serialize;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 
 use super::client::ClientState;
 use super::error::McpError;
+use super::http::LimitedClient;
+use super::limit::MessageLimit;
 use super::log::{LogSource, ServerLog};
 use super::spec::{ServerSpec, TransportSpec};
 use super::sse::{SseTransport, error_chain};
@@ -26,6 +26,8 @@ pub struct ConnectOptions {
     pub timeout: Duration,
     /// Log lines (stderr, notifications) kept per server.
     pub log_lines: usize,
+    /// The largest reply accepted on any transport (`--max-message-mib`).
+    pub max_message: MessageLimit,
 }
 
 impl Default for ConnectOptions {
@@ -33,6 +35,7 @@ impl Default for ConnectOptions {
         Self {
             timeout: Duration::from_secs(30),
             log_lines: super::log::DEFAULT_LOG_LINES,
+            max_message: MessageLimit::default(),
         }
     }
 }
@@ -102,6 +105,7 @@ impl Connection {
     ) -> Result<Connection, McpError> {
         let state = ClientState { log: log.clone() };
         let timeout = options.timeout;
+        let limit = options.max_message;
         let (service, transport, group) = match &spec.transport {
             TransportSpec::Stdio {
                 command,
@@ -117,10 +121,8 @@ impl Connection {
                 let mut wrap = process_wrap::tokio::CommandWrap::from(cmd);
                 wrap.wrap(process_wrap::tokio::ProcessGroup::leader())
                     .wrap(process_wrap::tokio::KillOnDrop);
-                let (child, stderr) = TokioChildProcess::builder(wrap)
-                    .stderr(Stdio::piped())
-                    .spawn()
-                    .map_err(|e| McpError::Spawn {
+                let (child, stderr) =
+                    super::stdio::spawn(wrap, limit, log.clone()).map_err(|e| McpError::Spawn {
                         command: spec.transport.target(),
                         reason: e.to_string(),
                     })?;
@@ -139,10 +141,10 @@ impl Connection {
             }
             TransportSpec::Http { url, headers } => {
                 let headers = header_map(headers)?;
-                match connect_streamable(state.clone(), url, &headers, timeout).await {
+                match connect_streamable(state.clone(), url, &headers, timeout, limit).await {
                     Ok(service) => (service, "http", None),
                     Err(http_error) => {
-                        match connect_sse(state, url, headers, timeout, log.clone()).await {
+                        match connect_sse(state, url, headers, timeout, limit, log.clone()).await {
                             Ok(service) => (service, "sse", None),
                             Err(sse_error) => {
                                 return Err(McpError::Connect {
@@ -158,7 +160,7 @@ impl Connection {
             }
             TransportSpec::Sse { url, headers } => {
                 let headers = header_map(headers)?;
-                let service = connect_sse(state, url, headers, timeout, log.clone())
+                let service = connect_sse(state, url, headers, timeout, limit, log.clone())
                     .await
                     .map_err(|reason| McpError::Connect {
                         target: url.clone(),
@@ -347,16 +349,10 @@ fn tidy(message: &str) -> String {
 }
 
 fn http_client() -> Result<reqwest::Client, McpError> {
-    static PROVIDER: Once = Once::new();
-    PROVIDER.call_once(|| {
-        let _ = rustls::crypto::ring::default_provider().install_default();
-    });
-    reqwest::Client::builder()
-        .build()
-        .map_err(|e| McpError::Connect {
-            target: "HTTP".into(),
-            reason: error_chain(&e),
-        })
+    super::http::client().map_err(|e| McpError::Connect {
+        target: "HTTP".into(),
+        reason: error_chain(&e),
+    })
 }
 
 async fn connect_streamable(
@@ -364,8 +360,9 @@ async fn connect_streamable(
     url: &str,
     headers: &reqwest::header::HeaderMap,
     timeout: Duration,
+    limit: MessageLimit,
 ) -> Result<RunningService<RoleClient, ClientState>, String> {
-    let client = http_client().map_err(|e| e.to_string())?;
+    let client = LimitedClient::new(http_client().map_err(|e| e.to_string())?, limit);
     let custom: HashMap<_, _> = headers
         .iter()
         .map(|(k, v)| (k.clone(), v.clone()))
@@ -380,10 +377,11 @@ async fn connect_sse(
     url: &str,
     headers: reqwest::header::HeaderMap,
     timeout: Duration,
+    limit: MessageLimit,
     log: ServerLog,
 ) -> Result<RunningService<RoleClient, ClientState>, String> {
     let client = http_client().map_err(|e| e.to_string())?;
-    let transport = SseTransport::connect(client, url, headers, timeout, log).await?;
+    let transport = SseTransport::connect(client, url, headers, timeout, limit, log).await?;
     handshake(state, transport, timeout).await
 }
 

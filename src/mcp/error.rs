@@ -6,6 +6,8 @@ use std::time::Duration;
 use rmcp::service::ServiceError;
 use serde_json::Value;
 
+use super::limit;
+use super::sse::error_chain;
 use crate::sanitize;
 
 /// Longest server-provided error message kept, in characters.
@@ -30,6 +32,18 @@ pub enum McpError {
         code: i32,
         message: String,
         data: Option<Value>,
+    },
+    /// A reply above `--max-message-mib`: the request fails at once (never a timeout).
+    #[error("{method} failed: reply larger than {limit_mib} MiB (the --max-message-mib limit)")]
+    TooLarge {
+        method: &'static str,
+        limit_mib: u64,
+    },
+    /// A reply that is not JSON at all (`Infinity`, a cut line, garbage).
+    #[error("{method} failed: {message}")]
+    InvalidJson {
+        method: &'static str,
+        message: String,
     },
     #[error("{method} failed: the connection to the server closed")]
     Closed { method: &'static str },
@@ -58,6 +72,9 @@ impl McpError {
     /// Maps an rmcp request error, naming the request it belongs to.
     pub(crate) fn from_service(method: &'static str, error: ServiceError) -> Self {
         match error {
+            ServiceError::McpError(data) if data.code.0 == limit::TRANSPORT_FAULT => {
+                transport_fault(method, &data.message, data.data.as_ref())
+            }
             ServiceError::McpError(data) => McpError::Server {
                 method,
                 code: data.code.0,
@@ -68,6 +85,12 @@ impl McpError {
             ServiceError::Timeout { timeout } => McpError::Timeout {
                 method,
                 after: timeout,
+            },
+            // rmcp's wrapper says "Transport [rmcp::…::WorkerTransport<…>] error"; the cause
+            // inside it is what a person needs.
+            ServiceError::TransportSend(e) => McpError::Transport {
+                method,
+                reason: sanitize::line(&error_chain(&*e.error), MAX_MESSAGE_CHARS),
             },
             other => McpError::Transport {
                 method,
@@ -138,6 +161,30 @@ impl McpError {
             } => NotFound::classify(*code, message, data.as_ref(), modern),
             _ => None,
         }
+    }
+}
+
+/// The error a transport synthesised for a reply it could not pass on (see
+/// [`super::limit`]); a server sending the same code without mcpick's marker is a plain
+/// server error.
+fn transport_fault(method: &'static str, message: &str, data: Option<&Value>) -> McpError {
+    let fault = data.and_then(|d| d.get("mcpick")).and_then(Value::as_str);
+    let limit_mib = data
+        .and_then(|d| d.get("limitMib"))
+        .and_then(Value::as_u64)
+        .unwrap_or(u64::from(limit::DEFAULT_MAX_MESSAGE_MIB));
+    match fault {
+        Some(limit::FAULT_TOO_LARGE) => McpError::TooLarge { method, limit_mib },
+        Some(limit::FAULT_INVALID_JSON) => McpError::InvalidJson {
+            method,
+            message: sanitize::line(message, MAX_MESSAGE_CHARS),
+        },
+        _ => McpError::Server {
+            method,
+            code: limit::TRANSPORT_FAULT,
+            message: sanitize::line(message, MAX_MESSAGE_CHARS),
+            data: data.cloned(),
+        },
     }
 }
 
@@ -218,5 +265,34 @@ mod tests {
         assert!(NotFound::classify(0, "File does not exist", None, false).is_some());
         assert!(NotFound::classify(-32603, "Internal error", None, true).is_none());
         assert!(NotFound::classify(-32601, "Method not found", None, true).is_none());
+    }
+
+    #[test]
+    fn synthesised_transport_faults_read_as_limits() {
+        let fault = |line: String| {
+            let v: Value = serde_json::from_str(&line).unwrap();
+            let data: rmcp::ErrorData = serde_json::from_value(v["error"].clone()).unwrap();
+            McpError::from_service("resources/read", ServiceError::McpError(data))
+        };
+        let limit = limit::MessageLimit::from_mib(8);
+        let too_large = fault(limit::too_large_reply(&json!(1), limit));
+        assert!(matches!(too_large, McpError::TooLarge { limit_mib: 8, .. }));
+        assert_eq!(
+            too_large.to_string(),
+            "resources/read failed: reply larger than 8 MiB (the --max-message-mib limit)"
+        );
+        let invalid = fault(limit::invalid_json_reply(
+            &json!(1),
+            "expected value",
+            limit,
+        ));
+        assert_eq!(
+            invalid.to_string(),
+            "resources/read failed: invalid JSON from the server: expected value"
+        );
+        // The same code from a server, without mcpick's marker, is the server's error.
+        let data = rmcp::ErrorData::new(rmcp::model::ErrorCode(limit::TRANSPORT_FAULT), "x", None);
+        let plain = McpError::from_service("resources/read", ServiceError::McpError(data));
+        assert!(matches!(plain, McpError::Server { .. }));
     }
 }

@@ -8,14 +8,19 @@
 mod client;
 mod connection;
 pub mod error;
+mod http;
+pub mod limit;
 pub mod list;
 pub mod log;
 mod read;
 pub mod spec;
 mod sse;
+mod sse_events;
+mod stdio;
 
 pub use connection::{ConnectOptions, Connection, ServerSummary};
 pub use error::{McpError, NotFound};
+pub use limit::MessageLimit;
 pub use list::{ListOptions, ListOutcome, Page};
 pub use read::ReadOutcome;
 pub use spec::{ServerSpec, TransportSpec};

@@ -4,21 +4,23 @@
 //! to; the server's messages arrive as `message` events on the stream. Servers built on the
 //! TypeScript SDK's `SSEServerTransport` (server-everything's `sse` mode) still speak it.
 
+use std::collections::VecDeque;
 use std::time::Duration;
 
+use bytes::Bytes;
 use futures::StreamExt;
+use futures::stream::BoxStream;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
 use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
-use sse_stream::SseStream;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use url::Url;
 
+use super::http::origin_of;
+use super::limit::{self, MessageLimit};
 use super::log::{LogSource, ServerLog};
-
-/// Largest single SSE message accepted; larger ones are dropped and logged.
-const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+use super::sse_events::{EventReader, Item};
 
 #[derive(Debug, thiserror::Error)]
 pub enum SseError {
@@ -38,6 +40,31 @@ pub(crate) struct SseTransport {
     reader: JoinHandle<()>,
 }
 
+/// The event stream, parsed under the message-size limit.
+struct Events {
+    body: BoxStream<'static, reqwest::Result<Bytes>>,
+    parser: EventReader,
+    ready: VecDeque<Item>,
+}
+
+impl Events {
+    async fn next(&mut self) -> Option<Result<Item, String>> {
+        loop {
+            if let Some(item) = self.ready.pop_front() {
+                return Some(Ok(item));
+            }
+            match self.body.next().await? {
+                Ok(chunk) => {
+                    let mut out = Vec::new();
+                    self.parser.push(&chunk, &mut out);
+                    self.ready.extend(out);
+                }
+                Err(e) => return Some(Err(error_chain(&e.without_url()))),
+            }
+        }
+    }
+}
+
 impl SseTransport {
     /// Opens the event stream at `url` and waits (up to `timeout`) for the `endpoint` event.
     pub(crate) async fn connect(
@@ -45,19 +72,21 @@ impl SseTransport {
         url: &str,
         headers: HeaderMap,
         timeout: Duration,
+        limit: MessageLimit,
         log: ServerLog,
     ) -> Result<Self, String> {
-        let base = Url::parse(url).map_err(|e| format!("`{url}` is not a valid URL: {e}"))?;
+        let base = Url::parse(url).map_err(|e| format!("not a valid URL: {e}"))?;
+        let shown = origin_of(&base);
         let response = client
             .get(base.clone())
             .headers(headers.clone())
             .header(ACCEPT, "text/event-stream")
             .send()
             .await
-            .map_err(|e| format!("GET {url}: {}", error_chain(&e)))?;
+            .map_err(|e| format!("GET {shown}: {}", error_chain(&e.without_url())))?;
         let status = response.status();
         if !status.is_success() {
-            return Err(format!("GET {url} answered HTTP {status}"));
+            return Err(format!("GET {shown} answered HTTP {status}"));
         }
         let is_sse = response
             .headers()
@@ -65,15 +94,21 @@ impl SseTransport {
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.starts_with("text/event-stream"));
         if !is_sse {
-            return Err(format!("GET {url} did not answer with an event stream"));
+            return Err(format!("GET {shown} did not answer with an event stream"));
         }
-        let mut events = SseStream::from_bytes_stream(response.bytes_stream());
+        let mut events = Events {
+            body: response.bytes_stream().boxed(),
+            parser: EventReader::new(limit),
+            ready: VecDeque::new(),
+        };
 
         let endpoint = tokio::time::timeout(timeout, async {
-            while let Some(event) = events.next().await {
-                let event = event.map_err(|e| format!("reading the event stream: {e}"))?;
-                if event.event.as_deref() == Some("endpoint") {
-                    return Ok(event.data.unwrap_or_default());
+            while let Some(item) = events.next().await {
+                let item = item.map_err(|e| format!("reading the event stream: {e}"))?;
+                if let Item::Event { name, data } = item
+                    && name.as_deref() == Some("endpoint")
+                {
+                    return Ok(data);
                 }
             }
             Err("the event stream ended before an `endpoint` event".to_string())
@@ -88,46 +123,52 @@ impl SseTransport {
         if endpoint.origin() != base.origin() {
             return Err(format!(
                 "the server asked to post messages to another origin ({})",
-                endpoint.origin().ascii_serialization()
+                origin_of(&endpoint)
             ));
         }
 
         let (tx, rx) = mpsc::channel(64);
         let reader = tokio::spawn(async move {
-            while let Some(event) = events.next().await {
-                let event = match event {
-                    Ok(event) => event,
+            while let Some(item) = events.next().await {
+                let message = match item {
+                    Ok(Item::Event { name, data }) => {
+                        if !matches!(name.as_deref(), None | Some("message"))
+                            || data.trim().is_empty()
+                        {
+                            continue;
+                        }
+                        match decode(&data, limit, &log) {
+                            Some(message) => message,
+                            None => continue,
+                        }
+                    }
+                    Ok(Item::TooLarge(id)) => {
+                        log.push(
+                            LogSource::Client,
+                            &format!("a reply larger than {} MiB was refused", limit.mib()),
+                        );
+                        match serde_json::from_str(&limit::too_large_reply(&id, limit)) {
+                            Ok(message) => message,
+                            Err(_) => continue,
+                        }
+                    }
+                    Ok(Item::Dropped) => {
+                        log.push(
+                            LogSource::Client,
+                            &format!(
+                                "dropped a message larger than {} MiB that answers no request",
+                                limit.mib()
+                            ),
+                        );
+                        continue;
+                    }
                     Err(e) => {
                         log.push(LogSource::Client, &format!("event stream error: {e}"));
                         break;
                     }
                 };
-                if !matches!(event.event.as_deref(), None | Some("message")) {
-                    continue;
-                }
-                let Some(data) = event.data.filter(|d| !d.trim().is_empty()) else {
-                    continue;
-                };
-                if data.len() > MAX_MESSAGE_BYTES {
-                    log.push(
-                        LogSource::Client,
-                        &format!(
-                            "dropped a {} byte message (limit {MAX_MESSAGE_BYTES})",
-                            data.len()
-                        ),
-                    );
-                    continue;
-                }
-                match serde_json::from_str::<RxJsonRpcMessage<RoleClient>>(&data) {
-                    Ok(message) => {
-                        if tx.send(message).await.is_err() {
-                            break;
-                        }
-                    }
-                    Err(e) => log.push(
-                        LogSource::Client,
-                        &format!("ignored a malformed message: {e}"),
-                    ),
+                if tx.send(message).await.is_err() {
+                    break;
                 }
             }
         });
@@ -139,6 +180,36 @@ impl SseTransport {
             rx,
             reader,
         })
+    }
+}
+
+/// One `message` event as a JSON-RPC message; a reply that is not JSON becomes the error
+/// for its request, anything else unusable is logged and skipped.
+fn decode(
+    data: &str,
+    limit: MessageLimit,
+    log: &ServerLog,
+) -> Option<RxJsonRpcMessage<RoleClient>> {
+    let error = match serde_json::from_str(data) {
+        Ok(message) => return Some(message),
+        Err(e) => e,
+    };
+    match limit::check_json(data.as_bytes()) {
+        Err(invalid) => {
+            log.push(
+                LogSource::Client,
+                &format!("invalid JSON from the server: {}", invalid.detail),
+            );
+            let id = invalid.id?;
+            serde_json::from_str(&limit::invalid_json_reply(&id, &invalid.detail, limit)).ok()
+        }
+        Ok(()) => {
+            log.push(
+                LogSource::Client,
+                &format!("ignored a malformed message: {error}"),
+            );
+            None
+        }
     }
 }
 
@@ -159,7 +230,8 @@ impl Transport<RoleClient> for SseTransport {
                 .header(CONTENT_TYPE, "application/json")
                 .body(body)
                 .send()
-                .await?;
+                .await
+                .map_err(reqwest::Error::without_url)?;
             if !response.status().is_success() {
                 return Err(SseError::Status(response.status().as_u16()));
             }

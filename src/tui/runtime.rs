@@ -62,10 +62,7 @@ pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> Exi
     let selected: Vec<_> = chosen.into_iter().map(|c| c.selected).collect();
     let (keymap, warnings) = Keymap::load(args.config.file.as_deref());
     let theme = Theme::choose(color, std::env::var("NO_COLOR").ok().as_deref());
-    let options = ConnectOptions {
-        timeout: args.timeout(),
-        ..Default::default()
-    };
+    let options = args.connect_options();
     let setups = selected
         .iter()
         .map(|s| ServerSetup {
