@@ -1370,7 +1370,11 @@ fn the_browser_merges_marks_other_processes_saved() {
     ];
     assert_eq!(marks_on_disk(&path), all, "nobody's mark is lost");
     assert_eq!(marks_of(&app), all, "the browser shows the other's mark");
-    assert!(app.info.as_deref().unwrap().contains("merged"), "{:?}", app.info);
+    assert!(
+        app.info.as_deref().unwrap().contains("merged"),
+        "{:?}",
+        app.info
+    );
 
     // Between saves: the file is watched and the browser reloads.
     pin_headless(&path, Some(Mark::Exclude), "demo://notes/2");
@@ -1379,7 +1383,11 @@ fn the_browser_merges_marks_other_processes_saved() {
     let fx = app.update(Msg::SetOnDisk(Box::new(disk)));
     run(&mut app, fx);
     assert!(marks_of(&app).contains(&"exclude demo: demo://notes/2".to_string()));
-    assert!(app.info.as_deref().unwrap().contains("reloaded"), "{:?}", app.info);
+    assert!(
+        app.info.as_deref().unwrap().contains("reloaded"),
+        "{:?}",
+        app.info
+    );
     assert!(file.poll().unwrap().is_none());
 
     // A true conflict: another process excludes README while the browser unpins it. The
@@ -1407,7 +1415,8 @@ fn a_failed_save_is_sent_again_with_the_next_change() {
     let mut app = demo_app();
     drive(&mut app, "/README.md<enter>");
     let fx = drive(&mut app, "+");
-    let Some(Effect::Save { seq, change }) = fx.into_iter().find(|e| matches!(e, Effect::Save { .. }))
+    let Some(Effect::Save { seq, change }) =
+        fx.into_iter().find(|e| matches!(e, Effect::Save { .. }))
     else {
         panic!("no save")
     };

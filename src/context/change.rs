@@ -204,7 +204,11 @@ mod tests {
         ]);
         disk.policy.audience = crate::context::Audience::Any;
         let applied = change.apply(&mut disk);
-        let marks: Vec<String> = disk.marks.iter().map(|(t, m)| format!("{} {t}", m.name())).collect();
+        let marks: Vec<String> = disk
+            .marks
+            .iter()
+            .map(|(t, m)| format!("{} {t}", m.name()))
+            .collect();
         assert_eq!(marks, ["pin s: mine", "pin s: theirs"]);
         assert_eq!(applied.conflicts, [Target::exact("s", "mine")]);
         assert_eq!(disk.policy.budget, Some(10));

@@ -489,7 +489,9 @@ impl SetLock {
             .create(true)
             .truncate(false)
             .open(&path)
-            .map_err(|e| std::io::Error::new(e.kind(), format!("cannot lock {}: {e}", path.display())))?;
+            .map_err(|e| {
+                std::io::Error::new(e.kind(), format!("cannot lock {}: {e}", path.display()))
+            })?;
         #[cfg(unix)]
         loop {
             use std::os::fd::AsRawFd;
@@ -798,7 +800,12 @@ mod tests {
         // A link to a file not created yet, then to an existing one.
         for _ in 0..2 {
             ContextSet::update(&link, replace_with(&sample())).unwrap();
-            assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+            assert!(
+                std::fs::symlink_metadata(&link)
+                    .unwrap()
+                    .file_type()
+                    .is_symlink()
+            );
             assert_eq!(ContextSet::load(&target).unwrap().marks, sample().marks);
         }
         assert_eq!(
@@ -839,10 +846,10 @@ mod tests {
         let live = std::process::id();
         let stale = format!(".set.json.{dead}.0.tmp");
         let keep = [
-            format!(".set.json.{live}.99.tmp"),   // a save of a live process
-            format!(".other.json.{dead}.0.tmp"),  // another file's
-            format!(".set.json.{dead}.x.tmp"),    // not our naming
-            format!("set.json.{dead}.0.tmp"),     // not our naming
+            format!(".set.json.{live}.99.tmp"),  // a save of a live process
+            format!(".other.json.{dead}.0.tmp"), // another file's
+            format!(".set.json.{dead}.x.tmp"),   // not our naming
+            format!("set.json.{dead}.0.tmp"),    // not our naming
             ".set.json.lock".to_string(),
         ];
         std::fs::write(d.join(&stale), "partial").unwrap();

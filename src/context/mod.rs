@@ -41,14 +41,13 @@ pub mod relative;
 pub mod resolve;
 pub mod tokens;
 
-pub use content::{agent_text, measure};
 pub use change::{Applied, SetChange};
+pub use content::{agent_text, measure};
 pub use file::{ContextSet, DEFAULT_FILE, SetError, SetFile, Updated, VERSION};
 pub use mark::{Effective, Mark, Marks, Pattern, Target};
 pub use policy::{Audience, DEFAULT_PRIORITY, Policy};
 pub use resolve::{
     Candidate, Included, Input, LeftOut, Measure, Measures, Missing, Preview, Reason, Unavailable,
-    candidates,
-    candidates_in, resolve,
+    candidates, candidates_in, resolve,
 };
 pub use tokens::TokenizerKind;

@@ -193,7 +193,14 @@ mod tests {
             stored,
             stdio(
                 "../server.sh",
-                &["../srv.js", "--flag", "../data", "-x=./y", "plain-name", "/abs"],
+                &[
+                    "../srv.js",
+                    "--flag",
+                    "../data",
+                    "-x=./y",
+                    "plain-name",
+                    "/abs"
+                ],
                 None
             )
         );
