@@ -476,3 +476,26 @@ fn the_browser_and_a_headless_pin_share_one_set() {
         assert!(text.contains(uri), "{uri} lost: {text}");
     }
 }
+
+#[test]
+fn a_mark_the_browser_cannot_save_ends_with_status_1_and_the_reason() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let set = dir.path().join("locked.json");
+    std::fs::write(&set, "{\"version\": 1}\n").unwrap();
+    std::fs::set_permissions(&set, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let pane = Pane::new();
+    pane.start(&format!("--demo --set {}", set.display()));
+    pane.wait_text("ready · 300 resources");
+    pane.type_text("/README.md");
+    pane.keys(&["Enter"]);
+    pane.wait_text("uri          file:///project/README.md");
+    pane.keys(&["+"]);
+    pane.wait_text("not saved");
+    pane.keys(&["Escape"]);
+    pane.wait_text("press / to search");
+    pane.keys(&["q"]);
+    let screen = pane.wait_text("EXIT=1");
+    assert!(screen.contains("read-only (mode 0444)"), "{screen}");
+    assert_eq!(std::fs::read_to_string(&set).unwrap(), "{\"version\": 1}\n");
+}
