@@ -306,7 +306,9 @@ fn a_killed_save_leaves_the_old_or_the_new_file() {
     let leftovers: Vec<_> = std::fs::read_dir(d)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n != "mcpick.context.json" && !n.ends_with(".tmp"))
+        .filter(|n| {
+            n != "mcpick.context.json" && n != ".mcpick.context.json.lock" && !n.ends_with(".tmp")
+        })
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
     eprintln!("{seen_new} of 40 saves completed before the kill");

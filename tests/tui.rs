@@ -11,7 +11,7 @@ use mcpick::context::{
     ContextSet, Input, Mark, Measure, Measures, TokenizerKind, candidates, resolve,
 };
 use mcpick::mcp::log::LogSource;
-use mcpick::tui::app::{Selection, Status, View, sort_snapshot};
+use mcpick::tui::app::{SaveFailure, SaveReport, Selection, Status, View, sort_snapshot};
 use mcpick::tui::keymap::{Action, Chord, Keymap, Mode};
 use mcpick::tui::preview::{self, PreviewDoc};
 use mcpick::tui::theme::Theme;
@@ -895,7 +895,12 @@ fn goto(app: &mut App, label: &str) {
 fn saves(fx: &[Effect]) -> Vec<String> {
     fx.iter()
         .filter_map(|e| match e {
-            Effect::Save { text, .. } => Some(text.clone()),
+            // The change applied to an empty file: what a first save writes.
+            Effect::Save { change, .. } => {
+                let mut set = ContextSet::default();
+                change.apply(&mut set);
+                Some(set.to_json())
+            }
             _ => None,
         })
         .collect()
@@ -1116,7 +1121,10 @@ fn a_set_that_cannot_be_loaded_is_never_saved() {
     assert_eq!(saves(&fx).len(), 1);
     app.update(Msg::Saved {
         seq: 1,
-        error: Some("/ro/set.json: permission denied".into()),
+        result: Err(SaveFailure {
+            error: "/ro/set.json: permission denied".into(),
+            change: Default::default(),
+        }),
     });
     let s = screen(&mut app, 200, 10);
     assert!(
@@ -1178,6 +1186,7 @@ fn the_agent_view_and_mcpick_preview_agree() {
         let preview = resolve(&Input {
             candidates: &cands,
             listed: &["demo"],
+            unavailable: &[],
             marks: &set.marks,
             policy: &set.policy,
             measures: &measures,
@@ -1299,4 +1308,131 @@ fn snapshot_marks_no_color() {
     assert!(text.contains("+ "), "{text}");
     assert!(text.contains("x "), "{text}");
     insta::assert_snapshot!("marks_no_color", terminal.backend());
+}
+
+// ---- the set file shared with other processes --------------------------------------------
+
+/// Runs the save effects the way the runtime's keeper does: each change applied under the
+/// set's lock to the file as it is now, the answer fed back.
+fn keep(app: &mut App, file: &mut mcpick::context::SetFile, fx: Vec<Effect>) {
+    for effect in fx {
+        if let Effect::Save { seq, change } = effect {
+            let updated = file.update(|set| change.apply(set)).unwrap();
+            app.update(Msg::Saved {
+                seq,
+                result: Ok(SaveReport {
+                    set: Box::new(updated.set),
+                    others_changed: updated.others_changed,
+                    applied: updated.value,
+                }),
+            });
+        }
+    }
+}
+
+fn pin_headless(path: &std::path::Path, mark: Option<Mark>, uri: &str) {
+    ContextSet::update(path, |set| {
+        set.marks
+            .set(mcpick::context::Target::exact("demo", uri), mark)
+    })
+    .unwrap();
+}
+
+fn marks_on_disk(path: &std::path::Path) -> Vec<String> {
+    ContextSet::load(path)
+        .unwrap()
+        .marks
+        .iter()
+        .map(|(t, m)| format!("{} {t}", m.name()))
+        .collect()
+}
+
+#[test]
+fn the_browser_merges_marks_other_processes_saved() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("set.json");
+    pin_headless(&path, Some(Mark::Pin), "demo://notes/1");
+    let (mut file, loaded) = mcpick::context::SetFile::open(&path);
+    let mut app = new_app(&["demo"], Theme::colour());
+    let fx = app.set_context(loaded.unwrap(), None);
+    run(&mut app, fx);
+    load(&mut app, &mcpick::demo::demo_resources(300));
+
+    // A headless `pin` saves while the browser is open; then the browser pins README.
+    pin_headless(&path, Some(Mark::Pin), "demo://assets/logo.png");
+    drive(&mut app, "/README.md<enter>");
+    let fx = drive(&mut app, "+");
+    keep(&mut app, &mut file, fx);
+    let all = [
+        "pin demo: demo://assets/logo.png",
+        "pin demo: demo://notes/1",
+        "pin demo: file:///project/README.md",
+    ];
+    assert_eq!(marks_on_disk(&path), all, "nobody's mark is lost");
+    assert_eq!(marks_of(&app), all, "the browser shows the other's mark");
+    assert!(
+        app.info.as_deref().unwrap().contains("merged"),
+        "{:?}",
+        app.info
+    );
+
+    // Between saves: the file is watched and the browser reloads.
+    pin_headless(&path, Some(Mark::Exclude), "demo://notes/2");
+    let disk = file.poll().unwrap().expect("the change is seen");
+    run(&mut app, vec![]);
+    let fx = app.update(Msg::SetOnDisk(Box::new(disk)));
+    run(&mut app, fx);
+    assert!(marks_of(&app).contains(&"exclude demo: demo://notes/2".to_string()));
+    assert!(
+        app.info.as_deref().unwrap().contains("reloaded"),
+        "{:?}",
+        app.info
+    );
+    assert!(file.poll().unwrap().is_none());
+
+    // A true conflict: another process excludes README while the browser unpins it. The
+    // last save wins, and the browser says so.
+    pin_headless(&path, Some(Mark::Exclude), "file:///project/README.md");
+    let fx = drive(&mut app, "+");
+    keep(&mut app, &mut file, fx);
+    assert!(
+        app.info.as_deref().unwrap().contains("yours kept"),
+        "{:?}",
+        app.info
+    );
+    let on_disk = marks_on_disk(&path);
+    assert!(!on_disk.iter().any(|m| m.contains("README")), "{on_disk:?}");
+    assert_eq!(on_disk.len(), 3, "{on_disk:?}");
+    assert_eq!(marks_of(&app), on_disk);
+    // Undo is still the browser's own: README pinned again, and saved.
+    let fx = drive(&mut app, "u");
+    keep(&mut app, &mut file, fx);
+    assert!(marks_on_disk(&path).contains(&"pin demo: file:///project/README.md".to_string()));
+}
+
+#[test]
+fn a_failed_save_is_sent_again_with_the_next_change() {
+    let mut app = demo_app();
+    drive(&mut app, "/README.md<enter>");
+    let fx = drive(&mut app, "+");
+    let Some(Effect::Save { seq, change }) =
+        fx.into_iter().find(|e| matches!(e, Effect::Save { .. }))
+    else {
+        panic!("no save")
+    };
+    app.update(Msg::Saved {
+        seq,
+        result: Err(SaveFailure {
+            error: "disk full".into(),
+            change,
+        }),
+    });
+    assert!(app.context.save_error.is_some());
+    drive(&mut app, "<esc>");
+    drive(&mut app, "/logo.png<enter>");
+    let fx = drive(&mut app, "+");
+    let saved = saves(&fx);
+    assert_eq!(saved.len(), 1);
+    assert!(saved[0].contains("README.md"), "{}", saved[0]);
+    assert!(saved[0].contains("logo.png"), "{}", saved[0]);
 }

@@ -428,3 +428,74 @@ fn marks_budget_agent_view_and_preview_agree() {
         "{left:?}"
     );
 }
+
+#[test]
+fn the_browser_and_a_headless_pin_share_one_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = dir.path().join("shared.json");
+    let set_arg = set.to_string_lossy().into_owned();
+    let pane = Pane::new();
+    pane.start(&format!("--demo --set {set_arg}"));
+    pane.wait_text("ready · 300 resources");
+    pane.type_text("/README.md");
+    pane.keys(&["Enter"]);
+    pane.wait_text("uri          file:///project/README.md");
+    pane.keys(&["+"]);
+    pane.wait_text("pinned file:///project/README.md");
+    pane.wait_for("the browser's save", |_| {
+        std::fs::read_to_string(&set).is_ok_and(|t| t.contains("README.md"))
+    });
+
+    // Another process pins while the browser is open: the browser picks it up.
+    let out = common::mcpick_in(
+        dir.path(),
+        &[],
+        &["pin", "--set", &set_arg, "--demo", "demo://assets/logo.png"],
+    );
+    assert_eq!(common::exit_code(&out), 0, "{}", common::stderr(&out));
+    let screen = pane.wait_text("reloaded: another process changed the set");
+    assert!(screen.contains("+2"), "{screen}");
+
+    // The browser's next mark keeps the other's.
+    pane.keys(&["Escape"]);
+    pane.wait_text("press / to search");
+    pane.type_text("/ranking.rs");
+    pane.keys(&["Enter"]);
+    pane.wait_text("uri          file:///project/src/ranking.rs");
+    pane.keys(&["x"]);
+    pane.wait_text("excluded file:///project/src/ranking.rs");
+    pane.keys(&["Escape"]);
+    pane.wait_text("press / to search");
+    pane.quit_and_check_restored();
+    let text = std::fs::read_to_string(&set).unwrap();
+    for uri in [
+        "file:///project/README.md",
+        "demo://assets/logo.png",
+        "file:///project/src/ranking.rs",
+    ] {
+        assert!(text.contains(uri), "{uri} lost: {text}");
+    }
+}
+
+#[test]
+fn a_mark_the_browser_cannot_save_ends_with_status_1_and_the_reason() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let set = dir.path().join("locked.json");
+    std::fs::write(&set, "{\"version\": 1}\n").unwrap();
+    std::fs::set_permissions(&set, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let pane = Pane::new();
+    pane.start(&format!("--demo --set {}", set.display()));
+    pane.wait_text("ready · 300 resources");
+    pane.type_text("/README.md");
+    pane.keys(&["Enter"]);
+    pane.wait_text("uri          file:///project/README.md");
+    pane.keys(&["+"]);
+    pane.wait_text("not saved");
+    pane.keys(&["Escape"]);
+    pane.wait_text("press / to search");
+    pane.keys(&["q"]);
+    let screen = pane.wait_text("EXIT=1");
+    assert!(screen.contains("read-only (mode 0444)"), "{screen}");
+    assert_eq!(std::fs::read_to_string(&set).unwrap(), "{\"version\": 1}\n");
+}

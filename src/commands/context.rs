@@ -17,7 +17,8 @@ use super::{Exit, Selected, Session, report, select_from};
 use crate::catalog::Catalogue;
 use crate::cli::ServerArgs;
 use crate::config::{self, Config, Locations, Vars, expand};
-use crate::context::{ContextSet, DEFAULT_FILE};
+use crate::context::relative::{from_set_relative, to_set_relative};
+use crate::context::{ContextSet, DEFAULT_FILE, SetError};
 use crate::mcp::{ListOptions, ServerSpec, TransportSpec};
 use crate::{redact, sanitize};
 
@@ -38,10 +39,20 @@ pub fn load_set(args: &SetArgs) -> Result<ContextSet, Exit> {
     })
 }
 
-pub fn save_set(set: &ContextSet, args: &SetArgs) -> Result<(), Exit> {
-    set.save(&args.path).map_err(|e| {
+/// Changes the set on disk under its lock ([`ContextSet::update`]): `change` is applied to
+/// the file as it is now, so marks another process saved meanwhile are kept. A failed save
+/// is reported and the command stops with status 1 (nothing is lost silently); a corrupt or
+/// newer file with status 2.
+pub fn update_set<R>(
+    args: &SetArgs,
+    change: impl FnOnce(&mut ContextSet) -> R,
+) -> Result<(ContextSet, R), Exit> {
+    ContextSet::update(&args.path, change).map_err(|e| {
         report(&e.to_string());
-        Exit::ServerFailed
+        match e {
+            SetError::Corrupt { .. } | SetError::Newer { .. } => Exit::Usage,
+            _ => Exit::ServerFailed,
+        }
     })
 }
 
@@ -97,10 +108,11 @@ pub fn choose(args: &ServerArgs, set: &ContextSet) -> Result<Vec<Chosen>, String
     } else {
         Config::default()
     };
+    let folder = set.folder.as_deref();
     let mut chosen = Vec::new();
     if !names_servers(args) && !set.servers.is_empty() {
         for (name, written) in &set.servers {
-            chosen.push(by_name(name, &config, Some(written))?);
+            chosen.push(by_name(name, &config, Some(written), folder)?);
         }
         return Ok(chosen);
     }
@@ -111,7 +123,7 @@ pub fn choose(args: &ServerArgs, set: &ContextSet) -> Result<Vec<Chosen>, String
         {
             continue;
         }
-        chosen.push(by_name(name, &config, set.servers.get(name))?);
+        chosen.push(by_name(name, &config, set.servers.get(name), folder)?);
     }
     let adhoc = args.demo || args.url.is_some() || !args.command.is_empty();
     if adhoc {
@@ -119,8 +131,15 @@ pub fn choose(args: &ServerArgs, set: &ContextSet) -> Result<Vec<Chosen>, String
             servers: Vec::new(),
             ..args.clone()
         };
+        let cwd = std::env::current_dir().ok();
         for selected in select_from(&only_adhoc, &Config::default())? {
-            chosen.push(Chosen::adhoc(selected));
+            let mut chosen_one = Chosen::adhoc(selected);
+            // Relative paths on the command line are relative to here; the set stores them
+            // relative to its own folder (see `context::relative`).
+            if let (Some(cwd), Some(folder)) = (&cwd, folder) {
+                chosen_one.shown = to_set_relative(&chosen_one.shown, cwd, folder);
+            }
+            chosen.push(chosen_one);
         }
     }
     if chosen.is_empty() {
@@ -137,8 +156,14 @@ pub fn choose(args: &ServerArgs, set: &ContextSet) -> Result<Vec<Chosen>, String
     Ok(chosen)
 }
 
-/// A named server: its config definition, else the set's.
-fn by_name(name: &str, config: &Config, written: Option<&TransportSpec>) -> Result<Chosen, String> {
+/// A named server: its config definition, else the set's (its relative paths resolved
+/// against the set's `folder`).
+fn by_name(
+    name: &str,
+    config: &Config,
+    written: Option<&TransportSpec>,
+    folder: Option<&Path>,
+) -> Result<Chosen, String> {
     if let Some(known) = config.get(name) {
         let args = ServerArgs {
             servers: vec![name.to_string()],
@@ -161,11 +186,16 @@ fn by_name(name: &str, config: &Config, written: Option<&TransportSpec>) -> Resu
             .unwrap_or_else(|| format!("no server named `{name}`")));
     };
     let selected = match expand_written(name, written) {
-        Ok(spec) => Selected {
-            spec,
-            error: None,
-            shown: None,
-        },
+        Ok(mut spec) => {
+            if let Some(folder) = folder {
+                spec.transport = from_set_relative(&spec.transport, folder);
+            }
+            Selected {
+                spec,
+                error: None,
+                shown: None,
+            }
+        }
         Err(error) => Selected {
             spec: ServerSpec {
                 name: name.to_string(),
@@ -471,9 +501,12 @@ fn expand_written(name: &str, written: &TransportSpec) -> Result<ServerSpec, Str
     })
 }
 
-/// The catalogue of every session, and the servers whose listing completed. Failures are
-/// reported on stderr and returned as `true`.
-pub async fn list_all(sessions: &[Session], cap: usize) -> (Catalogue, Vec<String>, bool) {
+/// The catalogue of every session, the servers whose listing completed, and the servers that
+/// could not be listed with why (also reported on stderr).
+pub async fn list_all(
+    sessions: &[Session],
+    cap: usize,
+) -> (Catalogue, Vec<String>, Vec<(String, String)>) {
     let options = ListOptions { cap };
     let listed = join_all(sessions.iter().map(|session| {
         let options = &options;
@@ -493,7 +526,7 @@ pub async fn list_all(sessions: &[Session], cap: usize) -> (Catalogue, Vec<Strin
     .await;
     let mut catalogue = Catalogue::new();
     let mut complete = Vec::new();
-    let mut failed = false;
+    let mut failed = Vec::new();
     for (session, result) in sessions.iter().zip(listed) {
         let id = catalogue.server(&session.spec.name);
         match result {
@@ -502,8 +535,8 @@ pub async fn list_all(sessions: &[Session], cap: usize) -> (Catalogue, Vec<Strin
                 complete.push(session.spec.name.clone());
             }
             Err(message) => {
-                failed = true;
                 report(&message);
+                failed.push((session.spec.name.clone(), message));
             }
         }
     }

@@ -12,7 +12,7 @@ use std::io::Write;
 use clap::Args;
 use serde::Serialize;
 
-use super::context::{Chosen, SetArgs, choose, list_all, load_set, save_set, shown_name};
+use super::context::{Chosen, SetArgs, choose, list_all, load_set, shown_name, update_set};
 use super::{Exit, close_all, connect_all, usage_error};
 use crate::cli::ServerArgs;
 use crate::context::{Audience, ContextSet, Mark, Pattern, Target, TokenizerKind};
@@ -90,11 +90,12 @@ pub struct PolicyArgs {
     #[arg(long)]
     pub no_min_priority: bool,
 
-    /// Token budget.
-    #[arg(long, value_name = "TOKENS", conflicts_with = "no_budget")]
-    pub budget: Option<u64>,
+    /// Token budget: a number of tokens (0: nothing but pinned resources), or `none` for no
+    /// budget.
+    #[arg(long, value_name = "TOKENS|none", value_parser = parse_budget, conflicts_with = "no_budget")]
+    pub budget: Option<Budget>,
 
-    /// Remove the budget (no limit).
+    /// Remove the budget (no limit; the same as `--budget none`).
     #[arg(long)]
     pub no_budget: bool,
 
@@ -110,6 +111,20 @@ pub struct PolicyArgs {
     pub set: SetArgs,
 }
 
+/// A `--budget` value: tokens (`Some`, 0 included: zero tokens), or `None` for no budget. One
+/// meaning in `policy` and `preview`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget(pub Option<u64>);
+
+pub fn parse_budget(s: &str) -> Result<Budget, String> {
+    if s.eq_ignore_ascii_case("none") {
+        return Ok(Budget(None));
+    }
+    s.parse::<u64>()
+        .map(|n| Budget(Some(n)))
+        .map_err(|_| format!("`{s}` is not a number of tokens (or `none` for no budget)"))
+}
+
 pub fn parse_priority(s: &str) -> Result<f32, String> {
     let p: f32 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
     if (0.0..=1.0).contains(&p) {
@@ -121,7 +136,7 @@ pub fn parse_priority(s: &str) -> Result<f32, String> {
 
 /// `mcpick pin` / `mcpick exclude`.
 pub async fn mark(args: MarkArgs, mark: Mark) -> Exit {
-    let mut set = match load_set(&args.set) {
+    let set = match load_set(&args.set) {
         Ok(set) => set,
         Err(exit) => return exit,
     };
@@ -155,6 +170,7 @@ pub async fn mark(args: MarkArgs, mark: Mark) -> Exit {
         .await;
         let (catalogue, complete, failed) =
             list_all(&sessions, crate::mcp::list::DEFAULT_CAP).await;
+        let failed = !failed.is_empty();
         close_all(sessions).await;
         for pattern in &patterns {
             let mut servers: Vec<String> = Vec::new();
@@ -217,9 +233,11 @@ pub async fn mark(args: MarkArgs, mark: Mark) -> Exit {
     if targets.is_empty() {
         return exit;
     }
-    record_servers(&mut set, &chosen, &targets);
-    set.marks.set_many(targets.clone(), Some(mark));
-    if let Err(e) = save_set(&set, &args.set) {
+    // Applied to the file as it is now (under its lock), not to the copy read above.
+    if let Err(e) = update_set(&args.set, |set| {
+        record_servers(set, &chosen, &targets);
+        set.marks.set_many(targets.clone(), Some(mark));
+    }) {
         return e;
     }
     let mut out = std::io::stdout().lock();
@@ -246,40 +264,39 @@ fn record_servers(set: &mut ContextSet, chosen: &[Chosen], targets: &[Target]) {
     }
 }
 
-/// `mcpick unmark`.
+/// `mcpick unmark`: removes the marks the file holds now (under its lock).
 pub fn unmark(args: UnmarkArgs) -> Exit {
-    let mut set = match load_set(&args.set) {
-        Ok(set) => set,
+    let changed = update_set(&args.set, |set| {
+        let mut removed = Vec::new();
+        let mut unknown = Vec::new();
+        for text in &args.targets {
+            let pattern = Pattern::parse(text, args.exact);
+            let targets: Vec<Target> = set
+                .marks
+                .iter()
+                .map(|(t, _)| t)
+                .filter(|t| {
+                    t.pattern == pattern
+                        && (args.servers.is_empty() || args.servers.contains(&t.server))
+                })
+                .collect();
+            if targets.is_empty() {
+                unknown.push(pattern);
+            }
+            removed.extend(targets);
+        }
+        set.marks.set_many(removed.clone(), None);
+        (removed, unknown)
+    });
+    let (removed, unknown) = match changed {
+        Ok((_, outcome)) => outcome,
         Err(exit) => return exit,
     };
-    let mut removed = Vec::new();
-    let mut exit = Exit::Ok;
-    for text in &args.targets {
-        let pattern = Pattern::parse(text, args.exact);
-        let targets: Vec<Target> = set
-            .marks
-            .iter()
-            .map(|(t, _)| t)
-            .filter(|t| {
-                t.pattern == pattern
-                    && (args.servers.is_empty() || args.servers.contains(&t.server))
-            })
-            .collect();
-        if targets.is_empty() {
-            eprintln!(
-                "mcpick: no mark on `{}`",
-                sanitize::line(&pattern.to_string(), 500)
-            );
-            exit = Exit::NotFound;
-        }
-        removed.extend(targets);
-    }
-    if removed.is_empty() {
-        return exit;
-    }
-    set.marks.set_many(removed.clone(), None);
-    if let Err(e) = save_set(&set, &args.set) {
-        return e;
+    for pattern in &unknown {
+        eprintln!(
+            "mcpick: no mark on `{}`",
+            sanitize::line(&pattern.to_string(), 500)
+        );
     }
     for target in removed {
         println!(
@@ -288,7 +305,11 @@ pub fn unmark(args: UnmarkArgs) -> Exit {
             sanitize::line(&target.pattern.to_string(), 500)
         );
     }
-    exit
+    if unknown.is_empty() {
+        Exit::Ok
+    } else {
+        Exit::NotFound
+    }
 }
 
 #[derive(Serialize)]
@@ -343,7 +364,7 @@ pub async fn marks(args: MarksArgs) -> Exit {
         let (catalogue, complete, failed) =
             list_all(&sessions, crate::mcp::list::DEFAULT_CAP).await;
         close_all(sessions).await;
-        if failed {
+        if !failed.is_empty() {
             exit = Exit::ServerFailed;
         }
         for report in &mut reports {
@@ -449,37 +470,46 @@ pub fn describe_policy(p: &crate::context::Policy) -> String {
     )
 }
 
-/// `mcpick policy`.
+/// `mcpick policy`: shows the policy, or changes the given fields in the file as it is now
+/// (under its lock; other fields and marks others saved are kept).
 pub fn policy(args: PolicyArgs) -> Exit {
-    let mut set = match load_set(&args.set) {
-        Ok(set) => set,
-        Err(exit) => return exit,
+    let change = |p: &mut crate::context::Policy| {
+        if let Some(a) = args.audience {
+            p.audience = a;
+        }
+        if let Some(m) = args.min_priority {
+            p.min_priority = Some(m);
+        }
+        if args.no_min_priority {
+            p.min_priority = None;
+        }
+        if let Some(Budget(b)) = args.budget {
+            p.budget = b;
+        }
+        if args.no_budget {
+            p.budget = None;
+        }
+        if let Some(t) = args.tokenizer {
+            p.tokenizer = t;
+        }
     };
-    let before = set.policy;
-    let p = &mut set.policy;
-    if let Some(a) = args.audience {
-        p.audience = a;
-    }
-    if let Some(m) = args.min_priority {
-        p.min_priority = Some(m);
-    }
-    if args.no_min_priority {
-        p.min_priority = None;
-    }
-    if let Some(b) = args.budget {
-        p.budget = Some(b);
-    }
-    if args.no_budget {
-        p.budget = None;
-    }
-    if let Some(t) = args.tokenizer {
-        p.tokenizer = t;
-    }
-    if set.policy != before
-        && let Err(e) = save_set(&set, &args.set)
-    {
-        return e;
-    }
+    let changes = args.audience.is_some()
+        || args.min_priority.is_some()
+        || args.no_min_priority
+        || args.budget.is_some()
+        || args.no_budget
+        || args.tokenizer.is_some();
+    let set = if changes {
+        match update_set(&args.set, |set| change(&mut set.policy)) {
+            Ok((set, ())) => set,
+            Err(exit) => return exit,
+        }
+    } else {
+        match load_set(&args.set) {
+            Ok(set) => set,
+            Err(exit) => return exit,
+        }
+    };
     if args.json {
         println!(
             "{}",

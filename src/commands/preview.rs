@@ -11,7 +11,7 @@ use clap::Args;
 use futures::StreamExt;
 
 use super::context::{SetArgs, choose, list_all, load_set};
-use super::marks::parse_priority;
+use super::marks::{Budget, parse_budget, parse_priority};
 use super::{Exit, close_all, connect_all, usage_error};
 use crate::cli::ServerArgs;
 use crate::context::{Audience, Input, Measures, TokenizerKind, candidates, resolve};
@@ -20,9 +20,10 @@ use crate::sanitize;
 
 #[derive(Debug, Args)]
 pub struct PreviewArgs {
-    /// Token budget for this run (the set's policy otherwise; 0: no budget).
-    #[arg(long, value_name = "TOKENS")]
-    pub budget: Option<u64>,
+    /// Token budget for this run (the set's policy otherwise): a number of tokens (0: nothing
+    /// but pinned resources), or `none` for no budget.
+    #[arg(long, value_name = "TOKENS|none", value_parser = parse_budget)]
+    pub budget: Option<Budget>,
 
     /// Audience filter for this run.
     #[arg(long, value_enum)]
@@ -61,8 +62,8 @@ pub async fn run(args: PreviewArgs) -> Exit {
         Err(exit) => return exit,
     };
     let mut policy = set.policy;
-    if let Some(b) = args.budget {
-        policy.budget = (b > 0).then_some(b);
+    if let Some(Budget(b)) = args.budget {
+        policy.budget = b;
     }
     if let Some(a) = args.audience {
         policy.audience = a;
@@ -82,6 +83,10 @@ pub async fn run(args: PreviewArgs) -> Exit {
     let (catalogue, complete, failed) = list_all(&sessions, crate::mcp::list::DEFAULT_CAP).await;
     let cands = candidates(&catalogue);
     let listed: Vec<&str> = complete.iter().map(String::as_str).collect();
+    let unavailable: Vec<(&str, &str)> = failed
+        .iter()
+        .map(|(server, error)| (server.as_str(), error.as_str()))
+        .collect();
     let connections: HashMap<&str, &crate::mcp::Connection> = sessions
         .iter()
         .filter_map(|s| Some((s.spec.name.as_str(), s.connection.as_ref().ok()?)))
@@ -92,6 +97,7 @@ pub async fn run(args: PreviewArgs) -> Exit {
         let preview = resolve(&Input {
             candidates: &cands,
             listed: &listed,
+            unavailable: &unavailable,
             marks: &set.marks,
             policy: &policy,
             measures: &measures,
@@ -134,6 +140,14 @@ pub async fn run(args: PreviewArgs) -> Exit {
             sanitize::line(&m.target.pattern.to_string(), 500)
         );
     }
+    for u in &preview.unavailable {
+        eprintln!(
+            "mcpick: warning: {} mark on {}  {} left out: server unavailable",
+            u.mark.name(),
+            sanitize::line(&u.target.server, 200),
+            sanitize::line(&u.target.pattern.to_string(), 500)
+        );
+    }
     if preview.pins_over_budget {
         eprintln!(
             "mcpick: warning: pinned resources alone need {} tokens, over the budget of {}",
@@ -155,5 +169,9 @@ pub async fn run(args: PreviewArgs) -> Exit {
         eprintln!("mcpick: cannot write the preview: {e}");
         return Exit::ServerFailed;
     }
-    if failed { Exit::ServerFailed } else { Exit::Ok }
+    if failed.is_empty() {
+        Exit::Ok
+    } else {
+        Exit::ServerFailed
+    }
 }

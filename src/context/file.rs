@@ -19,13 +19,30 @@
 //! (`${VAR}`) as written and never a value taken from the environment.
 //!
 //! Parsing and serialising ([`ContextSet::parse`], [`ContextSet::to_json`]) are pure; only
-//! [`ContextSet::load`] and [`ContextSet::save`] touch the disk. A save is atomic: a
-//! temporary file in the same folder, written and fsynced, then renamed over the old file
-//! (and the folder fsynced), so a crash leaves the old file or the new one, never a mix.
+//! [`ContextSet::load`], [`ContextSet::update`] and [`SetFile`] touch the disk.
+//!
+//! # Sharing the file with other processes
+//!
+//! Two `mcpick pin`s, or the browser and a headless command, may change one set at once.
+//! Every change is a read-modify-write under an advisory lock ([`ContextSet::update`]): take
+//! the lock, read the file again, apply the *change* (not a whole set held in memory), write,
+//! release. The lock is `flock` on a separate, stable file next to the set (`.NAME.lock`,
+//! empty, never removed): the set itself is replaced by a rename on every save, so a lock on
+//! it would be a lock on a file that is no longer there.
+//!
+//! A save is atomic: a temporary file (`.NAME.PID.N.tmp`) in the same folder, written and
+//! fsynced, then renamed over the old file (and the folder fsynced), so a crash leaves the old
+//! file or the new one, never a mix. Temporary files of that set left by a killed save (their
+//! process is gone, or they are older than [`STALE_AFTER`]) are removed by the next save.
+//!
+//! The path is followed through symbolic links: a save writes the link's target (the link
+//! stays a link), with its temporary file in the target's folder. A set file without write
+//! permission is refused ([`SetError::ReadOnly`]), never replaced.
 
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -61,6 +78,10 @@ pub enum SetError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error(
+        "{path}: the context set is read-only ({why}); mcpick will not replace it and changed nothing: make it writable (chmod u+w) or use another --set"
+    )]
+    ReadOnly { path: PathBuf, why: String },
 }
 
 /// A context set: marks + policy + the server definitions the marks refer to.
@@ -72,6 +93,10 @@ pub struct ContextSet {
     pub servers: BTreeMap<String, TransportSpec>,
     /// Unknown top-level keys, kept as they were.
     pub extra: BTreeMap<String, Value>,
+    /// The folder of the file it was loaded from (absolute; through symbolic links): relative
+    /// paths in its server definitions are relative to it (see [`super::relative`]). Not
+    /// part of the file.
+    pub folder: Option<PathBuf>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -153,6 +178,7 @@ impl ContextSet {
             policy: doc.policy,
             servers: doc.servers,
             extra: doc.extra,
+            folder: None,
         })
     }
 
@@ -193,31 +219,300 @@ impl ContextSet {
         text
     }
 
-    /// Loads `path`; a missing file is an empty set (created by the first save).
+    /// Loads `path` (through symbolic links); a missing file is an empty set (created by
+    /// the first change). Reading needs no lock: saves replace the file atomically.
     pub fn load(path: &Path) -> Result<ContextSet, SetError> {
-        match std::fs::read_to_string(path) {
-            Ok(text) => ContextSet::parse(&text, path),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ContextSet::default()),
-            Err(source) => Err(SetError::Read {
-                path: path.to_path_buf(),
-                source,
-            }),
-        }
-    }
-
-    /// Saves atomically (see the module documentation).
-    pub fn save(&self, path: &Path) -> Result<(), SetError> {
-        write_atomic(path, self.to_json().as_bytes()).map_err(|source| SetError::Write {
+        let target = target_of(path).map_err(|source| SetError::Read {
             path: path.to_path_buf(),
             source,
+        })?;
+        let text = read_text(&target).map_err(|source| SetError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let mut set = match text {
+            Some(text) => ContextSet::parse(&text, path)?,
+            None => ContextSet::default(),
+        };
+        set.folder = Some(folder_of(&target));
+        Ok(set)
+    }
+
+    /// Changes the set on disk: under the set's lock, reads the file again, applies `change`
+    /// to what is there now (so changes others saved meanwhile are kept), and saves
+    /// atomically if anything changed. Returns the set as saved and what `change` returned.
+    /// A read-only file is refused before `change` runs.
+    pub fn update<R>(
+        path: &Path,
+        change: impl FnOnce(&mut ContextSet) -> R,
+    ) -> Result<(ContextSet, R), SetError> {
+        let (set, _, value) = locked_update(path, |_, set| change(set))?;
+        Ok((set, value))
+    }
+}
+
+/// One read-modify-write under the lock. `change` sees the text read (`None`: no file) and
+/// the parsed set. Returns the set, its text on disk afterwards, and `change`'s value.
+fn locked_update<R>(
+    path: &Path,
+    change: impl FnOnce(Option<&str>, &mut ContextSet) -> R,
+) -> Result<(ContextSet, Option<String>, R), SetError> {
+    let write_error = |source| SetError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    let target = target_of(path).map_err(write_error)?;
+    let _lock = SetLock::take(&target).map_err(write_error)?;
+    if let Some(why) = read_only(&target) {
+        return Err(SetError::ReadOnly {
+            path: path.to_path_buf(),
+            why,
+        });
+    }
+    let text = read_text(&target).map_err(|source| SetError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut set = match &text {
+        Some(text) => ContextSet::parse(text, path)?,
+        None => ContextSet::default(),
+    };
+    set.folder = Some(folder_of(&target));
+    let unchanged = set.to_json();
+    let value = change(text.as_deref(), &mut set);
+    let new = set.to_json();
+    if new == unchanged {
+        // Nothing to save (and no file created for nothing).
+        return Ok((set, text, value));
+    }
+    write_atomic(&target, new.as_bytes()).map_err(write_error)?;
+    Ok((set, Some(new), value))
+}
+
+/// A set file as a long-running front end (the browser) holds it: it remembers the text it
+/// last read or wrote, so it can tell changes others made from its own.
+#[derive(Debug)]
+pub struct SetFile {
+    path: PathBuf,
+    /// The file's text as last seen (`None`: there was no file).
+    known: Option<String>,
+    /// Size, modification time and inode as last seen: a cheap "did it change?".
+    stamp: Option<Stamp>,
+}
+
+/// What [`SetFile::update`] did.
+#[derive(Debug)]
+pub struct Updated<R> {
+    /// The set as saved.
+    pub set: ContextSet,
+    /// The file held changes this front end had not seen (another process saved).
+    pub others_changed: bool,
+    pub value: R,
+}
+
+impl SetFile {
+    /// Loads `path`. The set is an error when the file cannot be used (it is then never
+    /// written by this front end).
+    pub fn open(path: &Path) -> (SetFile, Result<ContextSet, SetError>) {
+        let mut file = SetFile {
+            path: path.to_path_buf(),
+            known: None,
+            stamp: None,
+        };
+        let loaded = file.read();
+        (file, loaded)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn read(&mut self) -> Result<ContextSet, SetError> {
+        let read_error = |source| SetError::Read {
+            path: self.path.clone(),
+            source,
+        };
+        let target = target_of(&self.path).map_err(read_error)?;
+        self.stamp = Stamp::of(&target);
+        self.known = read_text(&target).map_err(read_error)?;
+        let mut set = match &self.known {
+            Some(text) => ContextSet::parse(text, &self.path)?,
+            None => ContextSet::default(),
+        };
+        set.folder = Some(folder_of(&target));
+        Ok(set)
+    }
+
+    /// The set as another process left it, when the file changed since this front end last
+    /// read or wrote it; `None` when it did not.
+    pub fn poll(&mut self) -> Result<Option<ContextSet>, SetError> {
+        let target = target_of(&self.path).map_err(|source| SetError::Read {
+            path: self.path.clone(),
+            source,
+        })?;
+        if Stamp::of(&target) == self.stamp {
+            return Ok(None);
+        }
+        let before = self.known.clone();
+        let set = self.read()?;
+        Ok((self.known != before).then_some(set))
+    }
+
+    /// [`ContextSet::update`], remembering the text written.
+    pub fn update<R>(
+        &mut self,
+        change: impl FnOnce(&mut ContextSet) -> R,
+    ) -> Result<Updated<R>, SetError> {
+        let known = self.known.clone();
+        let mut others_changed = false;
+        let (set, text, value) = locked_update(&self.path, |text, set| {
+            others_changed = text != known.as_deref();
+            change(set)
+        })?;
+        self.known = text;
+        self.stamp = target_of(&self.path).ok().and_then(|t| Stamp::of(&t));
+        Ok(Updated {
+            set,
+            others_changed,
+            value,
         })
     }
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same folder: write, fsync,
-/// rename, fsync the folder. An existing file's permissions are kept.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+/// Enough of a file's metadata to notice that it was replaced or changed.
+#[derive(Debug, Clone, PartialEq)]
+struct Stamp {
+    len: u64,
+    modified: Option<SystemTime>,
+    inode: u64,
+}
+
+impl Stamp {
+    fn of(path: &Path) -> Option<Stamp> {
+        let meta = std::fs::metadata(path).ok()?;
+        #[cfg(unix)]
+        let inode = std::os::unix::fs::MetadataExt::ino(&meta);
+        #[cfg(not(unix))]
+        let inode = 0;
+        Some(Stamp {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+            inode,
+        })
+    }
+}
+
+/// The file's text, `None` when there is no file.
+fn read_text(path: &Path) -> std::io::Result<Option<String>> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// The file a path names, following symbolic links (also a link to a file not created yet).
+pub fn target_of(path: &Path) -> std::io::Result<PathBuf> {
+    let mut current = path.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&current) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let next = std::fs::read_link(&current)?;
+                current = match current.parent() {
+                    Some(parent) if next.is_relative() => parent.join(next),
+                    _ => next,
+                };
+            }
+            _ => return Ok(current),
+        }
+    }
+    Err(std::io::Error::other("too many levels of symbolic links"))
+}
+
+/// The absolute folder of a file (symbolic links resolved when it exists).
+fn folder_of(target: &Path) -> PathBuf {
+    let dir = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::canonicalize(&dir).unwrap_or_else(|_| {
+        std::env::current_dir()
+            .map(|cwd| cwd.join(&dir))
+            .unwrap_or(dir)
+    })
+}
+
+/// Why an existing file must not be replaced: no write permission bit, or no permission for
+/// this user. `None` for a writable (or missing) file.
+fn read_only(target: &Path) -> Option<String> {
+    let meta = std::fs::metadata(target).ok()?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        use std::os::unix::fs::PermissionsExt;
+        let mode = meta.permissions().mode() & 0o7777;
+        if meta.permissions().readonly() {
+            return Some(format!("mode {mode:04o}"));
+        }
+        let c = std::ffi::CString::new(target.as_os_str().as_bytes()).ok()?;
+        // SAFETY: a valid NUL-terminated path; access() only reads it.
+        if unsafe { libc::access(c.as_ptr(), libc::W_OK) } != 0 {
+            return Some(format!(
+                "mode {mode:04o}, not writable by this user: {}",
+                std::io::Error::last_os_error()
+            ));
+        }
+        None
+    }
+    #[cfg(not(unix))]
+    {
+        meta.permissions()
+            .readonly()
+            .then(|| "the read-only attribute is set".to_string())
+    }
+}
+
+/// The advisory lock of one set: `flock` on `.NAME.lock` next to it, released on drop.
+struct SetLock {
+    _file: std::fs::File,
+}
+
+impl SetLock {
+    /// Waits for the lock. The lock file is created once and never removed (removing it
+    /// would let two processes lock two different files).
+    fn take(target: &Path) -> std::io::Result<SetLock> {
+        let (dir, name) = split(target)?;
+        let path = dir.join(format!(".{name}.lock"));
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(|e| {
+                std::io::Error::new(e.kind(), format!("cannot lock {}: {e}", path.display()))
+            })?;
+        #[cfg(unix)]
+        loop {
+            use std::os::fd::AsRawFd;
+            // SAFETY: flock on a file descriptor this function owns.
+            if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } == 0 {
+                break;
+            }
+            let e = std::io::Error::last_os_error();
+            if e.kind() != std::io::ErrorKind::Interrupted {
+                return Err(std::io::Error::new(
+                    e.kind(),
+                    format!("cannot lock {}: {e}", path.display()),
+                ));
+            }
+        }
+        Ok(SetLock { _file: file })
+    }
+}
+
+/// A file's folder (`.` for a bare name) and name.
+fn split(path: &Path) -> std::io::Result<(PathBuf, String)> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -227,6 +522,20 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .ok_or_else(|| std::io::Error::other("the path names no file"))?
         .to_string_lossy()
         .into_owned();
+    Ok((dir, name))
+}
+
+/// How old a temporary file of a live process must be before a save removes it anyway (its
+/// process id may have been reused).
+pub const STALE_AFTER: Duration = Duration::from_secs(10 * 60);
+
+/// Writes `bytes` to `path` through a temporary file in the same folder: write, fsync,
+/// rename, fsync the folder. An existing file's permissions are kept. Stale temporary files
+/// of the same file are removed first ([`clean_stale`]).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let (dir, name) = split(path)?;
+    clean_stale(&dir, &name);
     let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let tmp = dir.join(format!(".{name}.{}.{n}.tmp", std::process::id()));
     let result = (|| {
@@ -251,6 +560,66 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let _ = dir.sync_all();
     }
     Ok(())
+}
+
+/// Removes the temporary files [`write_atomic`] left for `name` in `dir` when a save was
+/// killed: exactly `.NAME.PID.N.tmp` (both numbers), whose process is gone or which are
+/// older than [`STALE_AFTER`]. Another process's save in progress is left alone. Best effort.
+pub fn clean_stale(dir: &Path, name: &str) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let prefix = format!(".{name}.");
+    let own = std::process::id();
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(file_name) = file_name.to_str() else {
+            continue;
+        };
+        let Some(pid) = file_name
+            .strip_prefix(&prefix)
+            .and_then(|rest| rest.strip_suffix(".tmp"))
+            .and_then(temp_pid)
+        else {
+            continue;
+        };
+        let old = entry
+            .metadata()
+            .ok()
+            .and_then(|m| m.modified().ok())
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > STALE_AFTER);
+        if (pid != own && !process_alive(pid)) || old {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// `PID.N` → PID, for the middle of a temporary file's name.
+fn temp_pid(middle: &str) -> Option<u32> {
+    let (pid, n) = middle.split_once('.')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(pid) || !digits(n) {
+        return None;
+    }
+    pid.parse().ok()
+}
+
+fn process_alive(pid: u32) -> bool {
+    #[cfg(unix)]
+    {
+        let Ok(pid) = i32::try_from(pid) else {
+            return false;
+        };
+        // SAFETY: signal 0 only checks that the process exists.
+        let r = unsafe { libc::kill(pid, 0) };
+        r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = pid;
+        true
+    }
 }
 
 #[cfg(test)]
@@ -368,18 +737,157 @@ mod tests {
         assert!(newer.unwrap_err().to_string().contains("newer mcpick"));
     }
 
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    fn replace_with(set: &ContextSet) -> impl FnOnce(&mut ContextSet) + '_ {
+        move |s: &mut ContextSet| {
+            s.marks = set.marks.clone();
+            s.policy = set.policy;
+            s.servers = set.servers.clone();
+        }
+    }
+
     #[test]
     fn save_is_atomic_and_leaves_no_temp_files() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("set.json");
-        assert_eq!(ContextSet::load(&path).unwrap(), ContextSet::default());
-        sample().save(&path).unwrap();
+        let empty = ContextSet::load(&path).unwrap();
+        assert!(empty.marks.is_empty());
+        assert!(empty.folder.is_some());
+        ContextSet::update(&path, replace_with(&sample())).unwrap();
         let loaded = ContextSet::load(&path).unwrap();
         assert_eq!(loaded.marks, sample().marks);
-        let names: Vec<_> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(names, ["set.json"]);
+        assert_eq!(names(dir.path()), [".set.json.lock", "set.json"]);
+    }
+
+    #[test]
+    fn concurrent_updates_keep_every_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("set.json");
+        std::thread::scope(|scope| {
+            for t in 0..4 {
+                let path = &path;
+                scope.spawn(move || {
+                    for i in 0..25 {
+                        ContextSet::update(path, |set| {
+                            set.marks
+                                .set(Target::exact("s", format!("r{t}-{i}")), Some(Mark::Pin))
+                        })
+                        .unwrap();
+                    }
+                });
+            }
+        });
+        assert_eq!(ContextSet::load(&path).unwrap().marks.len(), 100);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlinked_set_is_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real");
+        std::fs::create_dir(&real).unwrap();
+        let target = real.join("team.json");
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink("real/team.json", &link).unwrap();
+        // A link to a file not created yet, then to an existing one.
+        for _ in 0..2 {
+            ContextSet::update(&link, replace_with(&sample())).unwrap();
+            assert!(
+                std::fs::symlink_metadata(&link)
+                    .unwrap()
+                    .file_type()
+                    .is_symlink()
+            );
+            assert_eq!(ContextSet::load(&target).unwrap().marks, sample().marks);
+        }
+        assert_eq!(
+            ContextSet::load(&link).unwrap().folder.unwrap(),
+            std::fs::canonicalize(&real).unwrap()
+        );
+        assert_eq!(names(&real), [".team.json.lock", "team.json"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_read_only_set_is_refused_and_unchanged() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("set.json");
+        ContextSet::update(&path, replace_with(&sample())).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+        let before = std::fs::read(&path).unwrap();
+        let mut ran = false;
+        let err = ContextSet::update(&path, |s| {
+            ran = true;
+            s.marks.set(Target::exact("s", "x"), Some(Mark::Pin));
+        })
+        .unwrap_err();
+        assert!(!ran);
+        assert!(matches!(err, SetError::ReadOnly { .. }), "{err}");
+        assert!(err.to_string().contains("read-only (mode 0444)"), "{err}");
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+    }
+
+    #[test]
+    fn stale_temp_files_of_the_set_are_cleaned() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let path = d.join("set.json");
+        // A pid that is not running (pid_max is below 2^22 on Linux).
+        let dead = 4_194_301u32;
+        let live = std::process::id();
+        let stale = format!(".set.json.{dead}.0.tmp");
+        let keep = [
+            format!(".set.json.{live}.99.tmp"),  // a save of a live process
+            format!(".other.json.{dead}.0.tmp"), // another file's
+            format!(".set.json.{dead}.x.tmp"),   // not our naming
+            format!("set.json.{dead}.0.tmp"),    // not our naming
+            ".set.json.lock".to_string(),
+        ];
+        std::fs::write(d.join(&stale), "partial").unwrap();
+        for k in &keep {
+            std::fs::write(d.join(k), "").unwrap();
+        }
+        ContextSet::update(&path, replace_with(&sample())).unwrap();
+        let left = names(d);
+        assert!(!left.contains(&stale), "{left:?}");
+        for k in &keep {
+            assert!(left.contains(k), "{k} removed: {left:?}");
+        }
+        assert_eq!(temp_pid("12.3"), Some(12));
+        assert_eq!(temp_pid("12.3.4"), None);
+        assert_eq!(temp_pid(".3"), None);
+    }
+
+    #[test]
+    fn a_set_file_tells_others_changes_from_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("set.json");
+        let (mut file, set) = SetFile::open(&path);
+        assert!(set.unwrap().marks.is_empty());
+        assert!(file.poll().unwrap().is_none());
+        let pin = |uri: &str| {
+            let target = Target::exact("s", uri);
+            move |set: &mut ContextSet| set.marks.set(target, Some(Mark::Pin))
+        };
+        let ours = file.update(pin("mine")).unwrap();
+        assert!(!ours.others_changed);
+        assert!(file.poll().unwrap().is_none(), "its own save is not news");
+        ContextSet::update(&path, pin("theirs")).unwrap();
+        let seen = file.poll().unwrap().expect("another process saved");
+        assert_eq!(seen.marks.len(), 2);
+        assert!(file.poll().unwrap().is_none());
+        ContextSet::update(&path, pin("again")).unwrap();
+        let merged = file.update(pin("mine-2")).unwrap();
+        assert!(merged.others_changed);
+        assert_eq!(merged.set.marks.len(), 4);
     }
 }

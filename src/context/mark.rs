@@ -254,6 +254,12 @@ impl Marks {
         !self.history.is_empty()
     }
 
+    /// Takes `other`'s marks (the file as another process saved it), keeping this undo
+    /// history: undo still reverts this front end's own steps.
+    pub fn adopt(&mut self, other: Marks) {
+        self.servers = other.servers;
+    }
+
     /// Forgets the undo history (after loading, say).
     pub fn clear_history(&mut self) {
         self.history.clear();

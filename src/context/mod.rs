@@ -1,6 +1,6 @@
 //! Context sets: marks, the policy, resolution into the agent's view, and the file on disk.
 //! Pure library code shared by the headless commands and the TUI (no terminal, no sockets;
-//! only [`ContextSet::load`]/[`ContextSet::save`] touch the disk).
+//! only [`ContextSet::load`]/[`ContextSet::update`]/[`SetFile`] touch the disk).
 //!
 //! - [`mark`]: [`Marks`] (pin / exclude / none on a URI or a `PREFIX*`, most specific wins,
 //!   undo history).
@@ -10,7 +10,11 @@
 //! - [`content`]: [`agent_text`], the text the agent is handed for one read.
 //! - [`resolve()`]: catalogue + marks + policy + measures → [`Preview`] (included in order,
 //!   cut line, left out with reasons, missing marks).
-//! - [`file`]: [`ContextSet`], the JSON file (versioned, stable order, atomic save).
+//! - [`file`]: [`ContextSet`], the JSON file (versioned, stable order, atomic save, changed
+//!   under a lock by [`ContextSet::update`]; [`SetFile`] for a front end that keeps it open).
+//! - [`change`]: [`SetChange`], a front end's change as operations, applied to the file as
+//!   others left it.
+//! - [`relative`]: relative paths in server definitions, relative to the set's folder.
 //!
 //! # How a front end uses it
 //!
@@ -25,22 +29,25 @@
 //! for i in preview.to_measure() { /* edge: read cands[i], then */
 //!     measures.insert(server, uri, Measure::Counted(set.policy.tokenizer.count(&agent_text(&contents))));
 //! }                                                       // and resolve again
-//! set.save(path)?;                                        // edge: disk, atomic
+//! ContextSet::update(path, |set| set.marks.set(target, Some(Mark::Pin)))?; // edge: locked
 //! ```
 
+pub mod change;
 pub mod content;
 pub mod file;
 pub mod mark;
 pub mod policy;
+pub mod relative;
 pub mod resolve;
 pub mod tokens;
 
+pub use change::{Applied, SetChange};
 pub use content::{agent_text, measure};
-pub use file::{ContextSet, DEFAULT_FILE, SetError, VERSION};
+pub use file::{ContextSet, DEFAULT_FILE, SetError, SetFile, Updated, VERSION};
 pub use mark::{Effective, Mark, Marks, Pattern, Target};
 pub use policy::{Audience, DEFAULT_PRIORITY, Policy};
 pub use resolve::{
-    Candidate, Included, Input, LeftOut, Measure, Measures, Missing, Preview, Reason, candidates,
-    candidates_in, resolve,
+    Candidate, Included, Input, LeftOut, Measure, Measures, Missing, Preview, Reason, Unavailable,
+    candidates, candidates_in, resolve,
 };
 pub use tokens::TokenizerKind;

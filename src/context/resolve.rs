@@ -15,7 +15,10 @@
 //! 4. A resource whose read failed is left out: `read failed` (pinned or not).
 //! 5. The rest is ranked: pinned first, then priority high→low, then `lastModified`
 //!    new→old (none last), then name, server, URI.
-//! 6. The budget is spent in that order. Pinned resources count against it, and are always
+//! 6. A mark on a server that could not be listed ([`Input::unavailable`]) and that no
+//!    candidate answers is reported as [`Unavailable`] (`server unavailable`, with the
+//!    server's error): every mark shows somewhere, in `included`, `leftOut` or `missing`.
+//! 7. The budget is spent in that order. Pinned resources count against it, and are always
 //!    included, even when pins alone exceed it ([`Preview::pins_over_budget`] says so, and
 //!    then no unpinned resource is included). For unpinned resources the budget is a cut
 //!    line: the first one that does not fit, and every one after it, is `over budget` (a
@@ -146,6 +149,9 @@ pub struct Input<'a> {
     /// Servers whose listing completed: a mark on one of them that matches no resource is
     /// reported as missing. Marks on other servers (failed, still listing) are not.
     pub listed: &'a [&'a str],
+    /// Servers that could not be connected or listed, with why: their marks are reported
+    /// as [`Unavailable`].
+    pub unavailable: &'a [(&'a str, &'a str)],
     pub marks: &'a Marks,
     pub policy: &'a Policy,
     pub measures: &'a Measures,
@@ -226,6 +232,21 @@ pub struct Missing {
     pub mark: Mark,
 }
 
+/// A mark on a server that could not be connected or listed: the agent gets nothing for it
+/// this time. Shown with the left-out resources (`server unavailable`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unavailable {
+    pub target: Target,
+    pub mark: Mark,
+    /// The server's error.
+    pub error: String,
+}
+
+impl Unavailable {
+    /// The reason's short name, as [`Reason::name`].
+    pub const REASON: &'static str = "server unavailable";
+}
+
 /// What the agent would receive.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Preview {
@@ -241,6 +262,8 @@ pub struct Preview {
     /// Pinned resources alone need more than the budget (they are all included anyway).
     pub pins_over_budget: bool,
     pub missing: Vec<Missing>,
+    /// Marks on servers that could not be listed (pins first).
+    pub unavailable: Vec<Unavailable>,
 }
 
 impl Preview {
@@ -391,7 +414,34 @@ pub fn resolve(input: &Input) -> Preview {
         left_out: over_budget,
         pins_over_budget,
         missing: missing(input),
+        unavailable: unavailable(input),
     }
+}
+
+/// Marks of unavailable servers that no candidate answers (a server that failed part way
+/// through its listing may have some), pins first.
+pub fn unavailable(input: &Input) -> Vec<Unavailable> {
+    let mut out: Vec<Unavailable> = input
+        .marks
+        .iter()
+        .filter_map(|(target, mark)| {
+            let (_, error) = input
+                .unavailable
+                .iter()
+                .find(|(server, _)| *server == target.server)?;
+            let answered = input
+                .candidates
+                .iter()
+                .any(|c| c.server == target.server && target.pattern.matches(c.uri));
+            (!answered).then(|| Unavailable {
+                target,
+                mark,
+                error: error.to_string(),
+            })
+        })
+        .collect();
+    out.sort_by_key(|u| u.mark != Mark::Pin);
+    out
 }
 
 /// Newest first; a resource without `lastModified` after every one with it.
@@ -457,6 +507,7 @@ mod tests {
         resolve(&Input {
             candidates: c,
             listed: &["s"],
+            unavailable: &[("down", "connection refused")],
             marks,
             policy,
             measures,
@@ -633,6 +684,34 @@ mod tests {
         assert!(p.pins_over_budget);
         assert_eq!(p.total_tokens, 150);
         assert_eq!(p.left_out.len(), 2);
+    }
+
+    #[test]
+    fn marks_on_an_unavailable_server_are_reported() {
+        let c = [cand(0, "here", None, None, None, 4)];
+        let marks = Marks::from_list([
+            (Target::exact("down", "file:///a"), Mark::Exclude),
+            (Target::exact("down", "file:///b"), Mark::Pin),
+            (Target::prefix("down", "file:///docs/"), Mark::Pin),
+            (Target::exact("s", "here"), Mark::Pin),
+            (Target::exact("elsewhere", "x"), Mark::Pin),
+        ]);
+        let p = run(&c, &marks, &Policy::default(), &Measures::new());
+        let shown: Vec<String> = p
+            .unavailable
+            .iter()
+            .map(|u| format!("{} {} {}", u.mark.name(), u.target, u.error))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                "pin down: file:///b connection refused",
+                "pin down: file:///docs/* connection refused",
+                "exclude down: file:///a connection refused",
+            ]
+        );
+        assert!(p.missing.is_empty());
+        assert_eq!(p.included.len(), 1);
     }
 
     proptest! {

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use crate::context::{Candidate, Preview, Reason};
+use crate::context::{Candidate, Pattern, Preview, Reason, Unavailable};
 use crate::sanitize;
 
 /// The note every rendering carries about token counts.
@@ -57,7 +57,14 @@ struct JsonIncluded<'a> {
 #[serde(rename_all = "camelCase")]
 struct JsonLeftOut<'a> {
     server: &'a str,
-    uri: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uri: Option<&'a str>,
+    /// A prefix mark on an unavailable server.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prefix: Option<&'a str>,
+    /// The mark, for a mark on an unavailable server.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mark: Option<crate::context::Mark>,
     reason: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     detail: Option<&'a str>,
@@ -116,12 +123,29 @@ pub fn json(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> Strin
                 let c = &candidates[l.index];
                 JsonLeftOut {
                     server: c.server,
-                    uri: c.uri,
+                    uri: Some(c.uri),
+                    prefix: None,
+                    mark: None,
                     reason: l.reason.name(),
                     detail: detail(&l.reason),
                     tokens: l.tokens,
                 }
             })
+            .chain(preview.unavailable.iter().map(|u| {
+                let (uri, prefix) = match &u.target.pattern {
+                    Pattern::Exact(uri) => (Some(uri.as_str()), None),
+                    Pattern::Prefix(prefix) => (None, Some(prefix.as_str())),
+                };
+                JsonLeftOut {
+                    server: &u.target.server,
+                    uri,
+                    prefix,
+                    mark: Some(u.mark),
+                    reason: Unavailable::REASON,
+                    detail: Some(&u.error),
+                    tokens: None,
+                }
+            }))
             .collect(),
         missing: preview
             .missing
@@ -192,11 +216,25 @@ fn md(s: &str, max: usize) -> String {
     out
 }
 
+/// One line per left-out resource, then one per mark on an unavailable server (`line` gets
+/// the server, the URI or `PREFIX*`, and the reason with its detail).
 fn left_out_lines(
     preview: &Preview,
     candidates: &[Candidate],
     line: impl Fn(&str, &str, String) -> String,
 ) -> Vec<String> {
+    let unavailable = preview.unavailable.iter().map(|u| {
+        line(
+            &u.target.server,
+            &u.target.pattern.to_string(),
+            format!(
+                "{} ({} mark): {}",
+                Unavailable::REASON,
+                u.mark.name(),
+                sanitize::line(&u.error, 300)
+            ),
+        )
+    });
     preview
         .left_out
         .iter()
@@ -214,6 +252,7 @@ fn left_out_lines(
             }
             line(c.server, c.uri, reason)
         })
+        .chain(unavailable)
         .collect()
 }
 
@@ -343,7 +382,7 @@ pub fn xml(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> String
         }
         out.push_str("</resource>\n");
     }
-    if !preview.left_out.is_empty() {
+    if !preview.left_out.is_empty() || !preview.unavailable.is_empty() {
         out.push_str("<leftOut>\n");
         for l in &preview.left_out {
             let c = &candidates[l.index];
@@ -356,6 +395,20 @@ pub fn xml(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> String
                     .map_or(String::new(), |t| format!(" tokens=\"{t}\"")),
                 detail(&l.reason)
                     .map_or(String::new(), |d| format!(" detail=\"{}\"", attr(d, 300)))
+            ));
+        }
+        for u in &preview.unavailable {
+            let (key, text) = match &u.target.pattern {
+                Pattern::Exact(uri) => ("uri", uri),
+                Pattern::Prefix(prefix) => ("prefix", prefix),
+            };
+            out.push_str(&format!(
+                "  <mark server=\"{}\" {key}=\"{}\" mark=\"{}\" reason=\"{}\" detail=\"{}\"/>\n",
+                attr(&u.target.server, 200),
+                attr(text, 2000),
+                u.mark.name(),
+                Unavailable::REASON,
+                attr(&u.error, 300)
             ));
         }
         out.push_str("</leftOut>\n");

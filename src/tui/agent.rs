@@ -76,6 +76,8 @@ pub struct ResolveRequest {
     pub names: Vec<Arc<str>>,
     /// Servers whose listing completed (missing marks are reported for them only).
     pub listed: Vec<String>,
+    /// Servers that failed, with why (their marks are reported as unavailable).
+    pub unavailable: Vec<(String, String)>,
     pub marks: Marks,
     pub policy: Policy,
     pub measures: Measures,
@@ -85,9 +87,15 @@ pub struct ResolveRequest {
 pub fn resolve_snapshot(req: &ResolveRequest) -> AgentPreview {
     let cands = candidates_in(&req.snapshot, &req.names);
     let listed: Vec<&str> = req.listed.iter().map(String::as_str).collect();
+    let unavailable: Vec<(&str, &str)> = req
+        .unavailable
+        .iter()
+        .map(|(s, e)| (s.as_str(), e.as_str()))
+        .collect();
     let preview = resolve(&Input {
         candidates: &cands,
         listed: &listed,
+        unavailable: &unavailable,
         marks: &req.marks,
         policy: &req.policy,
         measures: &req.measures,
@@ -107,6 +115,16 @@ pub struct ContextState {
     pub load_error: Option<String>,
     /// The last save failed: why (marks are kept in memory).
     pub save_error: Option<String>,
+    /// The set as last seen on disk plus the changes this browser sent since: a change's
+    /// "before" comes from here (see [`crate::context::SetChange::between`]).
+    pub base: ContextSet,
+    /// Changes whose save failed, sent again with the next one.
+    pub failed_change: Option<crate::context::SetChange>,
+    /// Another process changed the file while a save of ours was on its way: take the
+    /// file's state from the next save's answer.
+    pub others_pending: bool,
+    /// Changes were made while saving is off (the file could not be loaded).
+    pub unsaved: bool,
     /// Saves asked for / confirmed (by sequence number).
     pub save_seq: u64,
     pub saved_seq: u64,

@@ -17,7 +17,9 @@ use super::theme::Theme;
 use crate::catalog::{
     Catalogue, ItemId, Search, SearchResults, ServerId, Snapshot, SortKey, UriTree,
 };
-use crate::context::{ContextSet, Effective, Mark, Measure, Target, TokenizerKind};
+use crate::context::{
+    Applied, ContextSet, Effective, Mark, Measure, SetChange, Target, TokenizerKind,
+};
 use crate::mcp::log::ServerLog;
 use crate::sanitize;
 
@@ -69,8 +71,10 @@ pub enum Msg {
     /// A save of the context set finished (`seq`: of its [`Effect::Save`]).
     Saved {
         seq: u64,
-        error: Option<String>,
+        result: Result<SaveReport, SaveFailure>,
     },
+    /// Another process saved the set file (the runtime watches it): the set as it is now.
+    SetOnDisk(Box<ContextSet>),
     /// Ask to quit (a signal).
     Quit,
 }
@@ -135,9 +139,27 @@ pub enum Effect {
     },
     /// Stop the measuring batch in flight.
     CancelMeasure,
-    /// Save the context set (this text) atomically to the `--set` file; answer
-    /// [`Msg::Saved`]. Saves complete in `seq` order (an older one never wins).
-    Save { seq: u64, text: String },
+    /// Apply this change to the `--set` file as it is on disk (under its lock, see
+    /// [`crate::context::SetFile::update`]) and save it; answer [`Msg::Saved`]. Saves run in
+    /// `seq` order.
+    Save { seq: u64, change: SetChange },
+}
+
+/// A save that worked: the set as saved (with what other processes had saved before).
+#[derive(Debug)]
+pub struct SaveReport {
+    pub set: Box<ContextSet>,
+    /// The file held changes this browser had not seen.
+    pub others_changed: bool,
+    /// Targets and policy fields another process had changed differently (ours won).
+    pub applied: Applied,
+}
+
+/// A save that failed: why, and the change, to send again with the next one.
+#[derive(Debug)]
+pub struct SaveFailure {
+    pub error: String,
+    pub change: SetChange,
 }
 
 /// The state of one server, as the header shows it.
@@ -351,6 +373,7 @@ impl App {
             ));
         }
         self.context = ContextState::new(set, load_error);
+        self.context.base = self.context.set.clone();
         self.request_resolve()
     }
 
@@ -561,10 +584,8 @@ impl App {
                 item,
                 measure,
             } => self.on_measured(generation, tokenizer, item, measure),
-            Msg::Saved { seq, error } => {
-                self.on_saved(seq, error);
-                Vec::new()
-            }
+            Msg::Saved { seq, result } => self.on_saved(seq, result),
+            Msg::SetOnDisk(set) => self.on_set_on_disk(*set),
             Msg::Quit => {
                 self.quit = true;
                 Vec::new()
@@ -631,13 +652,13 @@ impl App {
                     Some(b) => format!("budget {} tokens", super::ui::thousands(b as usize)),
                     None => "no budget".to_string(),
                 });
-                return self.context_changed();
+                return self.context_changed(Vec::new());
             }
             (_, Action::CycleAudience) => {
                 let policy = &mut self.context.set.policy;
                 policy.audience = next_audience(policy.audience);
                 self.info = Some(format!("audience filter: {}", policy.audience.name()));
-                return self.context_changed();
+                return self.context_changed(Vec::new());
             }
             (Mode::Agent, a) => self.scroll_agent(a, page),
             (Mode::Preview, Action::Up) => self.scroll_preview(-1),
@@ -844,7 +865,7 @@ impl App {
             }
         };
         if changed {
-            self.context_changed()
+            self.context_changed(vec![target])
         } else {
             Vec::new()
         }
@@ -868,7 +889,7 @@ impl App {
                 ))
             })
             .collect();
-        let n = self.context.set.marks.set_many(targets, Some(mark));
+        let n = self.context.set.marks.set_many(targets.clone(), Some(mark));
         self.info = Some(format!(
             "{} {} search result{} (u undoes)",
             if mark == Mark::Pin {
@@ -880,7 +901,7 @@ impl App {
             if n == 1 { "" } else { "s" }
         ));
         if n > 0 {
-            self.context_changed()
+            self.context_changed(targets)
         } else {
             Vec::new()
         }
@@ -894,7 +915,7 @@ impl App {
                     targets.len(),
                     if targets.len() == 1 { "" } else { "s" }
                 ));
-                self.context_changed()
+                self.context_changed(targets)
             }
             None => {
                 self.info = Some("nothing to undo".into());
@@ -933,18 +954,77 @@ impl App {
             .clamp(0, rows.saturating_sub(1) as isize) as usize;
     }
 
-    /// After a mark or policy change: save the set and resolve again.
-    fn context_changed(&mut self) -> Vec<Effect> {
+    /// After a mark or policy change (`touched`: the targets whose marks may have changed):
+    /// save the change and resolve again. The save carries the change, not the set: it is
+    /// applied to the file as other processes left it.
+    fn context_changed(&mut self, touched: Vec<Target>) -> Vec<Effect> {
         let mut fx = Vec::new();
-        if self.context.can_save() {
-            self.context.save_seq += 1;
-            fx.push(Effect::Save {
-                seq: self.context.save_seq,
-                text: self.context.set.to_json(),
-            });
+        let c = &mut self.context;
+        let change = SetChange::between(&c.base, &c.set, touched.iter().cloned());
+        for target in touched {
+            let now = c.set.marks.get(&target);
+            c.base.marks.set(target, now);
+        }
+        c.base.marks.clear_history();
+        c.base.policy = c.set.policy;
+        if !change.is_empty() {
+            if c.can_save() {
+                let change = match c.failed_change.take() {
+                    Some(failed) => failed.then(change),
+                    None => change,
+                };
+                c.save_seq += 1;
+                fx.push(Effect::Save {
+                    seq: c.save_seq,
+                    change,
+                });
+            } else {
+                c.unsaved = true;
+            }
         }
         fx.extend(self.request_resolve());
         fx
+    }
+
+    /// Takes the set as another process left it (merged with this browser's saves): marks,
+    /// policy and their definitions; the undo history stays.
+    fn adopt(&mut self, disk: ContextSet) -> Vec<Effect> {
+        let c = &mut self.context;
+        if disk.policy.tokenizer != c.set.policy.tokenizer {
+            c.measures.clear();
+        }
+        c.set.marks.adopt(disk.marks.clone());
+        c.set.policy = disk.policy;
+        for (name, spec) in &disk.servers {
+            c.set
+                .servers
+                .entry(name.clone())
+                .or_insert_with(|| spec.clone());
+        }
+        c.set.extra = disk.extra.clone();
+        c.base = disk;
+        c.others_pending = false;
+        self.request_resolve()
+    }
+
+    /// The runtime saw another process save the set file.
+    fn on_set_on_disk(&mut self, disk: ContextSet) -> Vec<Effect> {
+        let c = &self.context;
+        if !c.can_save() {
+            return Vec::new();
+        }
+        if c.save_seq != c.saved_seq || c.failed_change.is_some() {
+            // A save of ours is on its way (or must be sent again): it merges, and its
+            // answer brings the file's state.
+            self.context.others_pending = true;
+            return Vec::new();
+        }
+        let n = disk.marks.len();
+        self.info = Some(format!(
+            "reloaded: another process changed the set ({n} mark{})",
+            if n == 1 { "" } else { "s" }
+        ));
+        self.adopt(disk)
     }
 
     /// Asks for a resolution, or (one in flight) for one more after it.
@@ -964,6 +1044,14 @@ impl App {
             .filter(|s| matches!(s.status, Status::Ready { .. } | Status::NoResources))
             .map(|s| s.name.clone())
             .collect();
+        let unavailable = self
+            .servers
+            .iter()
+            .filter_map(|s| match &s.status {
+                Status::Failed(why) => Some((s.name.clone(), why.clone())),
+                _ => None,
+            })
+            .collect();
         vec![Effect::Resolve(Box::new(ResolveRequest {
             generation: c.resolve_generation,
             snapshot: self.catalogue.snapshot(),
@@ -971,6 +1059,7 @@ impl App {
                 .map(|s| self.catalogue.server_name(s as ServerId).clone())
                 .collect(),
             listed,
+            unavailable,
             marks: c.set.marks.clone(),
             policy: c.set.policy,
             measures: c.measures.clone(),
@@ -1054,17 +1143,48 @@ impl App {
         self.request_resolve()
     }
 
-    fn on_saved(&mut self, seq: u64, error: Option<String>) {
-        match error {
-            Some(e) => {
-                self.context.save_error = Some(sanitize::line(&e, 500));
+    fn on_saved(&mut self, seq: u64, result: Result<SaveReport, SaveFailure>) -> Vec<Effect> {
+        let c = &mut self.context;
+        let report = match result {
+            Err(failure) => {
+                c.save_error = Some(sanitize::line(&failure.error, 500));
+                // Sent again with the next change (marks stay in memory meanwhile).
+                c.failed_change = Some(match c.failed_change.take() {
+                    Some(earlier) => earlier.then(failure.change),
+                    None => failure.change,
+                });
+                return Vec::new();
             }
-            None if seq >= self.context.saved_seq => {
-                self.context.saved_seq = seq;
-                self.context.save_error = None;
+            Ok(report) => report,
+        };
+        if seq >= c.saved_seq {
+            c.saved_seq = seq;
+            if c.failed_change.is_none() {
+                c.save_error = None;
             }
-            None => {}
         }
+        let conflicts = report.applied.conflicts.len() + report.applied.policy_conflicts.len();
+        if conflicts > 0 {
+            self.info = Some(format!(
+                "{conflicts} change{} also made differently by another process: yours kept (the last save wins)",
+                if conflicts == 1 { " was" } else { "s were" }
+            ));
+        }
+        let c = &mut self.context;
+        if !(report.others_changed || c.others_pending) {
+            return Vec::new();
+        }
+        if seq != c.save_seq || c.failed_change.is_some() {
+            c.others_pending = true;
+            return Vec::new();
+        }
+        if conflicts == 0 {
+            self.info = Some(format!(
+                "merged: another process changed the set too ({} marks now)",
+                report.set.marks.len()
+            ));
+        }
+        self.adopt(*report.set)
     }
 
     /// (done, total) of the measuring batch in flight; `None` when nothing is measured.

@@ -14,7 +14,9 @@ use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 use tokio::time::Instant;
 
-use super::app::{App, Effect, Msg, ServerEvent, ServerSetup, sort_snapshot};
+use super::app::{
+    App, Effect, Msg, SaveFailure, SaveReport, ServerEvent, ServerSetup, sort_snapshot,
+};
 use super::keymap::Keymap;
 use super::preview::{self, PreviewDoc};
 use super::term::{self, Term};
@@ -23,7 +25,7 @@ use super::ui;
 use crate::catalog::{ItemId, Search, SearchResults, SearchWorker, ServerId};
 use crate::cli::ServerArgs;
 use crate::commands::context::choose;
-use crate::context::{ContextSet, TokenizerKind};
+use crate::context::{ContextSet, SetChange, SetFile, TokenizerKind};
 use crate::mcp::{ConnectOptions, Connection, ListOptions, McpError, ServerSpec};
 use crate::sanitize;
 
@@ -43,7 +45,8 @@ pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> Exi
         return ExitCode::from(2);
     }
     // The context set: a file that cannot be used is shown in the UI and never overwritten.
-    let (mut set, load_error) = match ContextSet::load(&set_path) {
+    let (set_file, loaded) = SetFile::open(&set_path);
+    let (mut set, load_error) = match loaded {
         Ok(set) => (set, None),
         Err(e) => (ContextSet::default(), Some(e.to_string())),
     };
@@ -88,10 +91,15 @@ pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> Exi
             return ExitCode::from(1);
         }
     };
-    let result = event_loop(&mut terminal, app, first, specs, options, set_path).await;
+    let result = event_loop(&mut terminal, app, first, specs, options, set_file).await;
     drop(guard);
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(None) => ExitCode::SUCCESS,
+        Ok(Some(not_saved)) => {
+            // A mark is never lost without saying so, and a non-zero status.
+            eprintln!("mcpick: {}", sanitize::line(&not_saved, 2000));
+            ExitCode::from(1)
+        }
         Err(e) => {
             eprintln!("mcpick: terminal error: {e}");
             ExitCode::from(1)
@@ -110,9 +118,8 @@ struct Executor {
     read: Option<AbortHandle>,
     measure: Option<AbortHandle>,
     worker: SearchWorker,
-    set_path: PathBuf,
-    /// The newest save written: an older one that finishes later is skipped.
-    saved: Arc<Mutex<u64>>,
+    /// Saves the set and watches it for others' changes.
+    keeper: Keeper,
 }
 
 impl Executor {
@@ -170,22 +177,7 @@ impl Executor {
                         h.abort();
                     }
                 }
-                Effect::Save { seq, text } => {
-                    let tx = self.tx.clone();
-                    let path = self.set_path.clone();
-                    let saved = self.saved.clone();
-                    tokio::task::spawn_blocking(move || {
-                        let mut newest = saved.lock().unwrap_or_else(|e| e.into_inner());
-                        if *newest > seq {
-                            return;
-                        }
-                        let error = crate::context::file::write_atomic(&path, text.as_bytes())
-                            .err()
-                            .map(|e| format!("{}: {e}", path.display()));
-                        *newest = seq;
-                        let _ = tx.send(Msg::Saved { seq, error });
-                    });
-                }
+                Effect::Save { seq, change } => self.keeper.save(seq, change),
             }
         }
         Ok(())
@@ -381,8 +373,8 @@ async fn event_loop(
     first: Vec<Effect>,
     specs: Vec<ServerSpec>,
     options: ConnectOptions,
-    set_path: PathBuf,
-) -> std::io::Result<()> {
+    set_file: SetFile,
+) -> std::io::Result<Option<String>> {
     let (tx, mut rx) = mpsc::unbounded_channel::<Msg>();
     let (search_tx, mut search_rx) = mpsc::unbounded_channel::<u64>();
     let worker = SearchWorker::spawn(Search::default(), move |generation| {
@@ -398,8 +390,7 @@ async fn event_loop(
         read: None,
         measure: None,
         worker,
-        set_path,
-        saved: Arc::new(Mutex::new(0)),
+        keeper: Keeper::spawn(set_file, tx.clone()),
     };
     let size = terminal.size()?;
     app.size = (size.width, size.height);
@@ -470,7 +461,107 @@ async fn event_loop(
             dirty = false;
         }
     }
+    // Every save asked for is written (or has failed) before the browser ends.
+    let mut not_saved = executor.keeper.finish();
+    if app.context.unsaved
+        && let Some(e) = &app.context.load_error
+    {
+        not_saved = Some(format!(
+            "{e}: the changes made in this session were not saved"
+        ));
+    }
     // Dropping the executor aborts the tasks and drops the connections: servers are killed.
     drop(executor);
-    Ok(())
+    Ok(not_saved)
+}
+
+/// How often the set file is checked for changes another process saved.
+const WATCH_EVERY: Duration = Duration::from_millis(500);
+
+/// The set file's keeper: one thread that applies the browser's changes in order, each under
+/// the set's lock on the file as it is then ([`SetFile::update`]), and between saves watches
+/// the file for changes other processes save ([`SetFile::poll`], answered as
+/// [`Msg::SetOnDisk`]).
+struct Keeper {
+    tx: Option<std::sync::mpsc::Sender<(u64, SetChange)>>,
+    msgs: mpsc::UnboundedSender<Msg>,
+    thread: Option<std::thread::JoinHandle<Option<String>>>,
+}
+
+impl Keeper {
+    fn spawn(mut file: SetFile, msgs: mpsc::UnboundedSender<Msg>) -> Keeper {
+        let (tx, rx) = std::sync::mpsc::channel::<(u64, SetChange)>();
+        let to_app = msgs.clone();
+        let thread = std::thread::Builder::new()
+            .name("mcpick-set".into())
+            .spawn(move || {
+                let msgs = to_app;
+                use std::sync::mpsc::RecvTimeoutError;
+                let mut last_error = None;
+                loop {
+                    match rx.recv_timeout(WATCH_EVERY) {
+                        Ok((seq, change)) => {
+                            let result = match file.update(|set| change.apply(set)) {
+                                Ok(updated) => {
+                                    last_error = None;
+                                    Ok(SaveReport {
+                                        set: Box::new(updated.set),
+                                        others_changed: updated.others_changed,
+                                        applied: updated.value,
+                                    })
+                                }
+                                Err(e) => {
+                                    let error = e.to_string();
+                                    last_error = Some(format!("marks not saved: {error}"));
+                                    Err(SaveFailure { error, change })
+                                }
+                            };
+                            let _ = msgs.send(Msg::Saved { seq, result });
+                        }
+                        Err(RecvTimeoutError::Timeout) => {
+                            if let Ok(Some(set)) = file.poll() {
+                                let _ = msgs.send(Msg::SetOnDisk(Box::new(set)));
+                            }
+                        }
+                        Err(RecvTimeoutError::Disconnected) => return last_error,
+                    }
+                }
+            })
+            .ok();
+        Keeper {
+            tx: Some(tx),
+            msgs,
+            thread,
+        }
+    }
+
+    fn save(&self, seq: u64, change: SetChange) {
+        let Some(tx) = &self.tx else { return };
+        if let Err(std::sync::mpsc::SendError((seq, change))) = tx.send((seq, change)) {
+            // No keeper thread: nothing is saved, and the browser must say so.
+            let _ = self.msgs.send(Msg::Saved {
+                seq,
+                result: Err(SaveFailure {
+                    error: "cannot save: the saving thread is not running".into(),
+                    change,
+                }),
+            });
+        }
+    }
+
+    /// Waits for every save asked for; the last save's error, if it failed.
+    fn finish(&mut self) -> Option<String> {
+        self.tx.take();
+        match self.thread.take().map(|t| t.join()) {
+            Some(Ok(error)) => error,
+            Some(Err(_)) => Some("marks may not be saved: the saving thread failed".into()),
+            None => None,
+        }
+    }
+}
+
+impl Drop for Keeper {
+    fn drop(&mut self) {
+        self.finish();
+    }
 }

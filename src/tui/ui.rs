@@ -849,8 +849,9 @@ pub fn agent_row_count(app: &App) -> usize {
     };
     let p = &agent.preview;
     let mut n = p.included.len() + 1;
-    if !p.left_out.is_empty() {
-        n += 1 + p.left_out.len();
+    let left_out = p.left_out.len() + p.unavailable.len();
+    if left_out > 0 {
+        n += 1 + left_out;
     }
     if !p.missing.is_empty() {
         n += 1 + p.missing.len();
@@ -931,10 +932,13 @@ fn agent_line(app: &App, row: usize) -> Line<'static> {
         return Line::styled(text, if p.pins_over_budget { t.error } else { t.title });
     }
     row -= 1;
-    if !p.left_out.is_empty() {
+    if !p.left_out.is_empty() || !p.unavailable.is_empty() {
         if row == 0 {
             return Line::styled(
-                format!("Left out ({})", thousands(p.left_out.len())),
+                format!(
+                    "Left out ({})",
+                    thousands(p.left_out.len() + p.unavailable.len())
+                ),
                 t.title,
             );
         }
@@ -970,6 +974,31 @@ fn agent_line(app: &App, row: usize) -> Line<'static> {
             return Line::from(spans);
         }
         row -= p.left_out.len();
+        // Marks on servers that could not be listed: the agent gets nothing for them.
+        if let Some(u) = p.unavailable.get(row) {
+            return Line::from(vec![
+                Span::styled(
+                    format!("     {} ", if u.mark == Mark::Pin { "+" } else { "x" }),
+                    if u.mark == Mark::Pin {
+                        t.pin
+                    } else {
+                        t.exclude
+                    },
+                ),
+                Span::styled(format!("{:<22}", "server unavailable"), t.field),
+                Span::styled(
+                    format!(
+                        "{:>9}  {}  {}",
+                        u.mark.name(),
+                        sanitize::line(&u.target.server, 40),
+                        sanitize::line(&u.target.pattern.to_string(), 500)
+                    ),
+                    t.text,
+                ),
+                Span::styled(format!("  ({})", sanitize::line(&u.error, 200)), t.error),
+            ]);
+        }
+        row -= p.unavailable.len();
     }
     if row == 0 {
         return Line::styled(
