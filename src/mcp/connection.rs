@@ -15,6 +15,7 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 
 use super::client::ClientState;
 use super::error::McpError;
+use super::group::ProcessGroup;
 use super::log::{LogSource, ServerLog};
 use super::spec::{ServerSpec, TransportSpec};
 use super::sse::{SseTransport, error_chain};
@@ -91,19 +92,29 @@ impl Connection {
                 let mut cmd = tokio::process::Command::new(command);
                 cmd.args(args).envs(env);
                 if let Some(cwd) = cwd {
+                    // Else the OS reports a missing cwd as the command not found.
+                    if let Some(reason) = missing_cwd(cwd) {
+                        return Err(McpError::Spawn {
+                            command: spec.transport.target(),
+                            reason,
+                        });
+                    }
                     cmd.current_dir(cwd);
                 }
                 let mut wrap = process_wrap::tokio::CommandWrap::from(cmd);
                 wrap.wrap(process_wrap::tokio::ProcessGroup::leader())
                     .wrap(process_wrap::tokio::KillOnDrop);
-                let (child, stderr) = TokioChildProcess::builder(wrap)
-                    .stderr(Stdio::piped())
-                    .spawn()
-                    .map_err(|e| McpError::Spawn {
-                        command: spec.transport.target(),
-                        reason: e.to_string(),
-                    })?;
-                let group = child.id().map(ProcessGroup);
+                let ((child, stderr), group) = ProcessGroup::spawn(|| {
+                    let (child, stderr) = TokioChildProcess::builder(wrap)
+                        .stderr(Stdio::piped())
+                        .spawn()?;
+                    let pid = child.id();
+                    Ok(((child, stderr), pid))
+                })
+                .map_err(|e| McpError::Spawn {
+                    command: spec.transport.target(),
+                    reason: e.to_string(),
+                })?;
                 if let Some(stderr) = stderr {
                     capture_stderr(stderr, log.clone());
                 }
@@ -258,18 +269,18 @@ impl Connection {
     }
 }
 
-/// Kills a stdio server's whole process group (a server started through `npx` or a shell
-/// is several processes) when the connection is dropped.
-struct ProcessGroup(u32);
-
-impl Drop for ProcessGroup {
-    fn drop(&mut self) {
-        if let Ok(pgid) = libc::pid_t::try_from(self.0) {
-            // SAFETY: killpg only sends a signal; an exited group yields ESRCH, ignored.
-            unsafe {
-                libc::killpg(pgid, libc::SIGKILL);
-            }
-        }
+/// Why a configured `cwd` cannot be used, if it cannot.
+fn missing_cwd(cwd: &std::path::Path) -> Option<String> {
+    let shown = crate::sanitize::line(&cwd.display().to_string(), 500);
+    match std::fs::metadata(cwd) {
+        Ok(meta) if meta.is_dir() => None,
+        Ok(_) => Some(format!("its working directory (cwd) `{shown}` is not a directory")),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(format!(
+            "its working directory (cwd) `{shown}` does not exist"
+        )),
+        Err(e) => Some(format!(
+            "its working directory (cwd) `{shown}` cannot be used: {e}"
+        )),
     }
 }
 

@@ -8,6 +8,7 @@
 mod client;
 mod connection;
 pub mod error;
+pub mod group;
 pub mod list;
 pub mod log;
 mod read;
