@@ -14,6 +14,7 @@ use serde::Serialize;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 
 use super::client::ClientState;
+use super::era;
 use super::error::McpError;
 use super::group::ProcessGroup;
 use super::log::{LogSource, ServerLog};
@@ -73,14 +74,54 @@ impl std::fmt::Debug for Connection {
 
 impl Connection {
     /// Starts or dials the server and runs the handshake: the modern era's `server/discover`
-    /// first, the legacy `initialize` when the server turns out to be legacy (rmcp decides).
+    /// first, the legacy `initialize` when the server turns out to be legacy (rmcp decides),
+    /// or `initialize` at once when the server was legacy last time (see [`era`]).
     /// `log` receives the server's stderr and notifications from the first moment on.
     pub async fn connect(
         spec: &ServerSpec,
         options: &ConnectOptions,
         log: ServerLog,
     ) -> Result<Connection, McpError> {
-        let state = ClientState { log: log.clone() };
+        let remembered = era::recall(&spec.transport);
+        let handshake = remembered.map(era::Era::handshake).unwrap_or_default();
+        let started = std::time::Instant::now();
+        let mut result = Self::connect_with(spec, options, log.clone(), handshake).await;
+        // The remembered era no longer works (the server changed): probe again. Not after a
+        // timeout (the server hangs either way) or a failed start.
+        if handshake == era::Handshake::Legacy
+            && matches!(result, Err(McpError::Connect { .. }))
+            && started.elapsed() < options.timeout
+        {
+            log.push(
+                LogSource::Client,
+                "era: the legacy handshake remembered for this server failed; probing again",
+            );
+            result = Self::connect_with(spec, options, log, era::Handshake::Probe).await;
+        }
+        if let Ok(connection) = &result {
+            let spoke = if connection.is_modern() {
+                era::Era::Modern
+            } else {
+                era::Era::Legacy
+            };
+            let protocol = connection.summary().protocol_version;
+            if !protocol.is_empty() {
+                era::remember(&spec.transport, spoke, &protocol);
+            }
+        }
+        result
+    }
+
+    async fn connect_with(
+        spec: &ServerSpec,
+        options: &ConnectOptions,
+        log: ServerLog,
+        start_with: era::Handshake,
+    ) -> Result<Connection, McpError> {
+        let state = ClientState {
+            log: log.clone(),
+            handshake: start_with,
+        };
         let timeout = options.timeout;
         let (service, transport, group) = match &spec.transport {
             TransportSpec::Stdio {
@@ -284,14 +325,18 @@ fn missing_cwd(cwd: &std::path::Path) -> Option<String> {
     }
 }
 
-fn lifecycle() -> ClientLifecycleMode {
-    ClientLifecycleMode::Auto {
-        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-        legacy_version: Some(ProtocolVersion::V_2025_11_25),
+fn lifecycle(handshake: era::Handshake) -> ClientLifecycleMode {
+    match handshake {
+        era::Handshake::Probe => ClientLifecycleMode::Auto {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            legacy_version: Some(ProtocolVersion::V_2025_11_25),
+        },
+        // Offers the version in `ClientState::get_info`: 2025-11-25, as `Auto` does.
+        era::Handshake::Legacy => ClientLifecycleMode::Initialize,
     }
 }
 
-async fn handshake<T, E, A>(
+pub(super) async fn handshake<T, E, A>(
     state: ClientState,
     transport: T,
     timeout: Duration,
@@ -300,13 +345,36 @@ where
     T: rmcp::transport::IntoTransport<RoleClient, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
-    match tokio::time::timeout(timeout, state.serve_with_lifecycle(transport, lifecycle())).await {
-        Ok(Ok(service)) => Ok(service),
-        Ok(Err(e)) => Err(tidy(&crate::sanitize::line(&error_chain(&e), 2000))),
-        Err(_) => Err(format!(
-            "no answer to the handshake within {}s",
-            timeout.as_secs_f32()
-        )),
+    let mode = lifecycle(state.handshake);
+    let (transport, probe) = era::ProbeWatch::new(transport.into_transport(), state.log.clone());
+    let serve = state.serve_with_lifecycle(transport, mode);
+    tokio::pin!(serve);
+    // The limit is the server's to answer in; rmcp's fixed probe wait is not counted in it.
+    let started = tokio::time::Instant::now();
+    let mut deadline = started + timeout;
+    let result = loop {
+        tokio::select! {
+            result = &mut serve => break Some(result),
+            _ = tokio::time::sleep_until(deadline) => match probe.deadline(timeout) {
+                Some(later) if later > deadline => deadline = later,
+                _ => break None,
+            },
+        }
+    };
+    // Before any error is built from the stderr tail: the probe's noise is marked as such.
+    probe.explain();
+    match result {
+        Some(Ok(service)) => Ok(service),
+        Some(Err(e)) => Err(tidy(&crate::sanitize::line(&error_chain(&e), 2000))),
+        None => {
+            let secs = started.elapsed().as_secs_f32();
+            let secs = if secs >= 2.0 {
+                format!("{secs:.0}")
+            } else {
+                format!("{secs:.1}")
+            };
+            Err(format!("no answer to the handshake within {secs}s"))
+        }
     }
 }
 

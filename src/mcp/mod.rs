@@ -7,6 +7,7 @@
 
 mod client;
 mod connection;
+pub mod era;
 pub mod error;
 pub mod group;
 pub mod list;
