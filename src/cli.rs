@@ -264,7 +264,9 @@ mod tests {
 
     #[test]
     fn timeout_must_be_positive_finite_and_at_most_a_day() {
-        for bad in ["nan", "NaN", "0", "-1", "inf", "-inf", "1e20", "86401", "abc", ""] {
+        for bad in [
+            "nan", "NaN", "0", "-1", "inf", "-inf", "1e20", "86401", "abc", "",
+        ] {
             let error = parse_timeout(bad).expect_err(bad);
             assert!(error.contains(bad), "{error}");
         }
@@ -277,11 +279,14 @@ mod tests {
     fn timeout_flag_is_a_usage_error() {
         use clap::Parser;
         for bad in ["nan", "0", "inf", "-1", "1e20"] {
-            let error = Cli::try_parse_from(["mcpick", "ls", "--timeout", bad, "--demo"])
-                .expect_err(bad);
+            let error =
+                Cli::try_parse_from(["mcpick", "ls", "--timeout", bad, "--demo"]).expect_err(bad);
             assert_eq!(error.exit_code(), 2, "{bad}");
             // Our message, not clap's "unexpected argument" for `-1`.
-            assert!(error.to_string().contains("positive number of seconds"), "{error}");
+            assert!(
+                error.to_string().contains("positive number of seconds"),
+                "{error}"
+            );
         }
         let cli = Cli::try_parse_from(["mcpick", "ls", "--timeout", "0.5", "--demo"]).unwrap();
         let Some(Command::Ls(ls)) = cli.command else {

@@ -51,7 +51,14 @@ fn a_missing_cwd_is_named_not_the_command() {
     let (code, doc, err) = mcpick_json_in(
         dir.path(),
         &[("MCPICK_CACHE_DIR", "")],
-        &["ls", "--json", "--config", config.to_str().unwrap(), "--server", "nowhere"],
+        &[
+            "ls",
+            "--json",
+            "--config",
+            config.to_str().unwrap(),
+            "--server",
+            "nowhere",
+        ],
     );
     assert_eq!(code, 1, "{err}");
     let error = doc["servers"][0]["error"].as_str().unwrap();
@@ -122,7 +129,11 @@ fn a_legacy_server_is_not_probed_again_once_remembered() {
 
     // First start: the probe goes out, gets no answer, and the legacy handshake follows.
     let (doc, methods) = ls_through_proxy(dir.path(), &cache, "no-discover");
-    assert_eq!(methods[..2], ["server/discover", "initialize"], "{methods:?}");
+    assert_eq!(
+        methods[..2],
+        ["server/discover", "initialize"],
+        "{methods:?}"
+    );
     assert_eq!(doc["servers"][0]["protocolVersion"], "2025-11-25");
     assert_eq!(
         remembered(&cache),
@@ -154,7 +165,11 @@ fn a_remembered_era_that_fails_is_probed_again_and_updated() {
     // The same server definition now refuses `initialize` (it became modern-only): the
     // remembered handshake fails, the probe follows and succeeds, and the memory follows.
     let (doc, methods) = ls_through_proxy(dir.path(), &cache, "no-initialize");
-    assert_eq!(methods[..2], ["initialize", "server/discover"], "{methods:?}");
+    assert_eq!(
+        methods[..2],
+        ["initialize", "server/discover"],
+        "{methods:?}"
+    );
     assert_eq!(doc["servers"][0]["protocolVersion"], "2026-07-28");
     assert_eq!(
         remembered(&cache),

@@ -112,7 +112,17 @@ fn signal_headless(prefix: &[&str], signal: Option<i32>, expected: i32) -> Strin
     let script = hanging_server(dir.path());
     let mut argv: Vec<String> = prefix.iter().map(|s| s.to_string()).collect();
     argv.extend(
-        [mcpick_bin(), "ls", "--timeout", "120", "--", "sh", "-c", &script].map(String::from),
+        [
+            mcpick_bin(),
+            "ls",
+            "--timeout",
+            "120",
+            "--",
+            "sh",
+            "-c",
+            &script,
+        ]
+        .map(String::from),
     );
     let mut child = Command::new(&argv[0])
         .args(&argv[1..])
@@ -186,9 +196,12 @@ fn timeout_command_kills_the_server_group() {
 // --- the browser, in tmux ---
 
 fn tmux(args: &[&str]) -> String {
-    let out = Command::new("tmux").args(args).output().unwrap_or_else(|e| {
-        panic!("cannot run tmux ({e}): this test needs tmux installed (apt-get install tmux)")
-    });
+    let out = Command::new("tmux")
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("cannot run tmux ({e}): this test needs tmux installed (apt-get install tmux)")
+        });
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
@@ -280,7 +293,9 @@ fn sigterm_ends_the_browser_while_a_million_resources_load() {
     let server = wait_for_pid(&dir.path().join("server.pid"));
     let grandchild = wait_for_pid(&dir.path().join("grandchild.pid"));
     // Pages are streaming in: resources are being counted on screen.
-    wait_screen(&session.0, "resources loading", |s| s.contains("loading page"));
+    wait_screen(&session.0, "resources loading", |s| {
+        s.contains("loading page")
+    });
     let sent = Instant::now();
     // SAFETY: only sends a signal to the mcpick this test started.
     unsafe { libc::kill(mcpick, libc::SIGTERM) };

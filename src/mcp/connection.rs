@@ -315,7 +315,9 @@ fn missing_cwd(cwd: &std::path::Path) -> Option<String> {
     let shown = crate::sanitize::line(&cwd.display().to_string(), 500);
     match std::fs::metadata(cwd) {
         Ok(meta) if meta.is_dir() => None,
-        Ok(_) => Some(format!("its working directory (cwd) `{shown}` is not a directory")),
+        Ok(_) => Some(format!(
+            "its working directory (cwd) `{shown}` is not a directory"
+        )),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(format!(
             "its working directory (cwd) `{shown}` does not exist"
         )),

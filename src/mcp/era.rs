@@ -239,8 +239,10 @@ fn bare_url(url: &str) -> String {
 /// the fallback `initialize` followed it.
 #[derive(Debug, Default)]
 struct Window {
+    /// The log position and time when `server/discover` went out.
     start: Option<(u64, Instant)>,
-    end: Option<(u64, Instant)>,
+    /// When the fallback `initialize` went out.
+    end: Option<Instant>,
 }
 
 /// Handle on the probe seen by a [`ProbeWatch`], read after the handshake.
@@ -257,7 +259,7 @@ impl Probe {
     pub(crate) fn deadline(&self, timeout: Duration) -> Option<Instant> {
         let window = self.window.lock().unwrap_or_else(|e| e.into_inner());
         match (window.start, window.end) {
-            (_, Some((_, sent))) => Some(sent + timeout),
+            (_, Some(sent)) => Some(sent + timeout),
             (Some((_, probed)), None) => Some(probed + PROBE_WAIT + Duration::from_secs(1)),
             (None, None) => None,
         }
@@ -268,10 +270,12 @@ impl Probe {
     /// server is not blamed for not knowing the 2026 handshake.
     pub(crate) fn explain(&self) {
         let window = self.window.lock().unwrap_or_else(|e| e.into_inner());
-        let (Some((from, started)), Some((to, ended))) = (window.start, window.end) else {
+        let (Some((from, started)), Some(ended)) = (window.start, window.end) else {
             return;
         };
-        let marked = self.log.mark_stderr(from, to, PROBE_MARK);
+        // Up to now, not to the fallback: a server that answers the probe at once may still
+        // be writing its complaint (FastMCP 1.x: some hundred lines) as `initialize` goes out.
+        let marked = self.log.mark_stderr(from, self.log.position(), PROBE_MARK);
         let waited = ended.duration_since(started);
         let answer = if waited + Duration::from_secs(1) >= PROBE_WAIT {
             format!(
@@ -340,13 +344,12 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for ProbeWatch<T> {
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         if let JsonRpcMessage::Request(request) = &item {
             let mut window = self.probe.window.lock().unwrap_or_else(|e| e.into_inner());
-            let now = (self.probe.log.position(), Instant::now());
             match &request.request {
                 ClientRequest::DiscoverRequest(_) if window.start.is_none() => {
-                    window.start = Some(now);
+                    window.start = Some((self.probe.log.position(), Instant::now()));
                 }
                 ClientRequest::InitializeRequest(_) if window.start.is_some() => {
-                    window.end = Some(now);
+                    window.end = Some(Instant::now());
                 }
                 _ => {}
             }
@@ -477,7 +480,10 @@ mod tests {
                     _ => {}
                 }
                 methods.push(method);
-                if methods.last().is_some_and(|m| m == "notifications/initialized") {
+                if methods
+                    .last()
+                    .is_some_and(|m| m == "notifications/initialized")
+                {
                     break;
                 }
             }

@@ -143,13 +143,12 @@ mod tests {
         // Dropping one group kills its grandchild and unregisters it.
         let a = dir.path().join("a");
         std::fs::create_dir(&a).unwrap();
-        let ((mut child, grandchild), group) =
-            ProcessGroup::spawn(|| {
-                let (child, grandchild) = spawn_family(&a);
-                let id = child.id();
-                Ok(((child, grandchild), Some(id)))
-            })
-            .unwrap();
+        let ((mut child, grandchild), group) = ProcessGroup::spawn(|| {
+            let (child, grandchild) = spawn_family(&a);
+            let id = child.id();
+            Ok(((child, grandchild), Some(id)))
+        })
+        .unwrap();
         let pgid = group.as_ref().unwrap().0;
         assert!(is_registered(pgid));
         drop(group);
@@ -169,7 +168,10 @@ mod tests {
         // (Without closing the registry: other tests of this binary may still spawn.)
         assert!(kill_registered(false) >= 1);
         let _ = child.wait();
-        assert!(wait_gone(grandchild), "killing the groups left the grandchild running");
+        assert!(
+            wait_gone(grandchild),
+            "killing the groups left the grandchild running"
+        );
         drop(group);
     }
 }
