@@ -128,8 +128,10 @@ pub struct ServerArgs {
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
 
-    /// Seconds to wait for connecting and for each request.
-    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    /// Seconds to wait for connecting and for each request: a positive number, at most
+    /// 86400 (one day).
+    #[arg(long, value_name = "SECS", default_value_t = 30.0, value_parser = parse_timeout,
+          allow_hyphen_values = true)]
     pub timeout: f64,
 
     /// The largest reply accepted from a server, in MiB, on every transport; a larger one
@@ -165,9 +167,32 @@ pub struct ServersArgs {
     pub config: ConfigArgs,
 }
 
+/// The longest `--timeout`: one day.
+pub const MAX_TIMEOUT_SECS: f64 = 86_400.0;
+
+/// `--timeout`: a positive, finite number of seconds up to [`MAX_TIMEOUT_SECS`]; anything
+/// else (`nan`, `0`, `-1`, `inf`, `1e20`) is a usage error.
+pub fn parse_timeout(s: &str) -> Result<f64, String> {
+    let secs: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of seconds"))?;
+    if secs.is_finite() && secs > 0.0 && secs <= MAX_TIMEOUT_SECS {
+        Ok(secs)
+    } else {
+        Err(format!(
+            "`{s}` is not a usable timeout: give a positive number of seconds, at most {MAX_TIMEOUT_SECS} (one day)"
+        ))
+    }
+}
+
 impl ServerArgs {
+    /// The validated `--timeout`; 30 s for arguments built in code without one.
     pub fn timeout(&self) -> Duration {
-        Duration::from_secs_f64(self.timeout.clamp(0.1, 86_400.0))
+        match parse_timeout(&self.timeout.to_string()) {
+            Ok(secs) => Duration::from_secs_f64(secs),
+            Err(_) => Duration::from_secs(30),
+        }
     }
 
     /// Connection settings from these flags.
@@ -242,4 +267,43 @@ pub struct ReadArgs {
 
     #[command(flatten)]
     pub servers: ServerArgs,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timeout_must_be_positive_finite_and_at_most_a_day() {
+        for bad in [
+            "nan", "NaN", "0", "-1", "inf", "-inf", "1e20", "86401", "abc", "",
+        ] {
+            let error = parse_timeout(bad).expect_err(bad);
+            assert!(error.contains(bad), "{error}");
+        }
+        assert_eq!(parse_timeout("0.5"), Ok(0.5));
+        assert_eq!(parse_timeout("86400"), Ok(86_400.0));
+        assert_eq!(parse_timeout("30"), Ok(30.0));
+    }
+
+    #[test]
+    fn timeout_flag_is_a_usage_error() {
+        use clap::Parser;
+        for bad in ["nan", "0", "inf", "-1", "1e20"] {
+            let error =
+                Cli::try_parse_from(["mcpick", "ls", "--timeout", bad, "--demo"]).expect_err(bad);
+            assert_eq!(error.exit_code(), 2, "{bad}");
+            // Our message, not clap's "unexpected argument" for `-1`.
+            assert!(
+                error.to_string().contains("positive number of seconds"),
+                "{error}"
+            );
+        }
+        let cli = Cli::try_parse_from(["mcpick", "ls", "--timeout", "0.5", "--demo"]).unwrap();
+        let Some(Command::Ls(ls)) = cli.command else {
+            panic!("not ls")
+        };
+        assert_eq!(ls.servers.timeout(), Duration::from_millis(500));
+        assert_eq!(ServerArgs::default().timeout(), Duration::from_secs(30));
+    }
 }

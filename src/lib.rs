@@ -16,4 +16,5 @@ pub mod mcp;
 pub mod redact;
 pub mod safe_json;
 pub mod sanitize;
+pub mod signals;
 pub mod tui;

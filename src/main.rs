@@ -10,6 +10,14 @@ use mcpick::commands;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Every command but the demo server (itself a server) ends on SIGINT, SIGTERM and SIGHUP
+    // with its servers killed and the terminal restored (see `mcpick::signals`).
+    if !matches!(cli.command, Some(Command::DemoServer(_)))
+        && let Err(e) = mcpick::signals::install(mcpick::tui::term::restore)
+    {
+        eprintln!("mcpick: cannot watch for signals: {e}");
+        return ExitCode::from(1);
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -21,8 +29,10 @@ fn main() -> ExitCode {
         }
     };
     let exit = runtime.block_on(run(cli));
-    // Server processes are killed when their connections drop; don't wait for stragglers.
+    // Server processes are killed when their connections drop; don't wait for stragglers,
+    // and kill any group a lingering task still holds.
     runtime.shutdown_timeout(std::time::Duration::from_millis(200));
+    mcpick::mcp::group::kill_all();
     exit
 }
 
@@ -72,13 +82,6 @@ async fn run(cli: Cli) -> ExitCode {
             Command::DemoServer(_) | Command::Servers(_) => unreachable!("handled above"),
         }
     };
-    // Ctrl-C drops the work, and with it every connection: server processes are killed.
-    let exit = tokio::select! {
-        exit = work => exit,
-        _ = tokio::signal::ctrl_c() => {
-            eprintln!("mcpick: interrupted");
-            return ExitCode::from(130);
-        }
-    };
-    ExitCode::from(exit as u8)
+    // Ctrl-C, SIGTERM and SIGHUP are handled by `mcpick::signals`: servers killed, exit 128+n.
+    ExitCode::from(work.await as u8)
 }

@@ -4,7 +4,7 @@
 use rmcp::ClientHandler;
 use rmcp::model::{
     ClientCapabilities, ClientConfig, Implementation, LoggingMessageNotificationParam,
-    ResourceUpdatedNotificationParam,
+    ProtocolVersion, ResourceUpdatedNotificationParam,
 };
 use rmcp::service::{NotificationContext, RoleClient};
 
@@ -15,6 +15,8 @@ use super::log::{LogSource, ServerLog};
 #[derive(Debug, Clone)]
 pub(crate) struct ClientState {
     pub(crate) log: ServerLog,
+    /// Which handshake to start with (the era remembered for this server).
+    pub(crate) handshake: super::era::Handshake,
 }
 
 impl ClientHandler for ClientState {
@@ -23,6 +25,9 @@ impl ClientHandler for ClientState {
             ClientCapabilities::default(),
             Implementation::new("mcpick", env!("CARGO_PKG_VERSION")).with_title("mcpick"),
         )
+        // Only a plain `initialize` handshake (a server remembered as legacy) offers this;
+        // the probing handshake sets its versions itself.
+        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
     }
 
     async fn on_logging_message(

@@ -12,9 +12,11 @@ use serde::Serialize;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 
 use super::client::ClientState;
+use super::era;
 use super::error::McpError;
 use super::http::LimitedClient;
 use super::limit::MessageLimit;
+use super::group::ProcessGroup;
 use super::log::{LogSource, ServerLog};
 use super::spec::{ServerSpec, TransportSpec};
 use super::sse::{SseTransport, error_chain};
@@ -77,7 +79,8 @@ impl std::fmt::Debug for Connection {
 
 impl Connection {
     /// Starts or dials the server and runs the handshake: the modern era's `server/discover`
-    /// first, the legacy `initialize` when the server turns out to be legacy (rmcp decides).
+    /// first, the legacy `initialize` when the server turns out to be legacy (rmcp decides),
+    /// or `initialize` at once when the server was legacy last time (see [`era`]).
     /// `log` receives the server's stderr and notifications from the first moment on.
     ///
     /// Errors never hold the definition's secrets: the target is masked
@@ -89,7 +92,7 @@ impl Connection {
         log: ServerLog,
     ) -> Result<Connection, McpError> {
         let secrets = spec.transport.secrets();
-        match Self::connect_unscrubbed(spec, options, log).await {
+        match Self::connect_remembering(spec, options, log).await {
             Ok(connection) => Ok(Connection {
                 secrets,
                 ..connection
@@ -98,12 +101,53 @@ impl Connection {
         }
     }
 
-    async fn connect_unscrubbed(
+    /// Connects with the handshake remembered for this server, probing again when it no
+    /// longer works, and remembers the era it spoke.
+    async fn connect_remembering(
         spec: &ServerSpec,
         options: &ConnectOptions,
         log: ServerLog,
     ) -> Result<Connection, McpError> {
-        let state = ClientState { log: log.clone() };
+        let remembered = era::recall(&spec.transport);
+        let handshake = remembered.map(era::Era::handshake).unwrap_or_default();
+        let started = std::time::Instant::now();
+        let mut result = Self::connect_with(spec, options, log.clone(), handshake).await;
+        // The remembered era no longer works (the server changed): probe again. Not after a
+        // timeout (the server hangs either way) or a failed start.
+        if handshake == era::Handshake::Legacy
+            && matches!(result, Err(McpError::Connect { .. }))
+            && started.elapsed() < options.timeout
+        {
+            log.push(
+                LogSource::Client,
+                "era: the legacy handshake remembered for this server failed; probing again",
+            );
+            result = Self::connect_with(spec, options, log, era::Handshake::Probe).await;
+        }
+        if let Ok(connection) = &result {
+            let spoke = if connection.is_modern() {
+                era::Era::Modern
+            } else {
+                era::Era::Legacy
+            };
+            let protocol = connection.summary().protocol_version;
+            if !protocol.is_empty() {
+                era::remember(&spec.transport, spoke, &protocol);
+            }
+        }
+        result
+    }
+
+    async fn connect_with(
+        spec: &ServerSpec,
+        options: &ConnectOptions,
+        log: ServerLog,
+        start_with: era::Handshake,
+    ) -> Result<Connection, McpError> {
+        let state = ClientState {
+            log: log.clone(),
+            handshake: start_with,
+        };
         let timeout = options.timeout;
         let limit = options.max_message;
         let (service, transport, group) = match &spec.transport {
@@ -116,17 +160,27 @@ impl Connection {
                 let mut cmd = tokio::process::Command::new(command);
                 cmd.args(args).envs(env);
                 if let Some(cwd) = cwd {
+                    // Else the OS reports a missing cwd as the command not found.
+                    if let Some(reason) = missing_cwd(cwd) {
+                        return Err(McpError::Spawn {
+                            command: spec.transport.target(),
+                            reason,
+                        });
+                    }
                     cmd.current_dir(cwd);
                 }
                 let mut wrap = process_wrap::tokio::CommandWrap::from(cmd);
                 wrap.wrap(process_wrap::tokio::ProcessGroup::leader())
                     .wrap(process_wrap::tokio::KillOnDrop);
-                let (child, stderr) =
-                    super::stdio::spawn(wrap, limit, log.clone()).map_err(|e| McpError::Spawn {
-                        command: spec.transport.target(),
-                        reason: e.to_string(),
-                    })?;
-                let group = child.id().map(ProcessGroup);
+                let ((child, stderr), group) = ProcessGroup::spawn(|| {
+                    let (child, stderr) = super::stdio::spawn(wrap, limit, log.clone())?;
+                    let pid = child.id();
+                    Ok(((child, stderr), pid))
+                })
+                .map_err(|e| McpError::Spawn {
+                    command: spec.transport.target(),
+                    reason: e.to_string(),
+                })?;
                 if let Some(stderr) = stderr {
                     capture_stderr(stderr, log.clone());
                 }
@@ -284,29 +338,35 @@ impl Connection {
     }
 }
 
-/// Kills a stdio server's whole process group (a server started through `npx` or a shell
-/// is several processes) when the connection is dropped.
-struct ProcessGroup(u32);
-
-impl Drop for ProcessGroup {
-    fn drop(&mut self) {
-        if let Ok(pgid) = libc::pid_t::try_from(self.0) {
-            // SAFETY: killpg only sends a signal; an exited group yields ESRCH, ignored.
-            unsafe {
-                libc::killpg(pgid, libc::SIGKILL);
-            }
-        }
+/// Why a configured `cwd` cannot be used, if it cannot.
+fn missing_cwd(cwd: &std::path::Path) -> Option<String> {
+    let shown = crate::sanitize::line(&cwd.display().to_string(), 500);
+    match std::fs::metadata(cwd) {
+        Ok(meta) if meta.is_dir() => None,
+        Ok(_) => Some(format!(
+            "its working directory (cwd) `{shown}` is not a directory"
+        )),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(format!(
+            "its working directory (cwd) `{shown}` does not exist"
+        )),
+        Err(e) => Some(format!(
+            "its working directory (cwd) `{shown}` cannot be used: {e}"
+        )),
     }
 }
 
-fn lifecycle() -> ClientLifecycleMode {
-    ClientLifecycleMode::Auto {
-        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-        legacy_version: Some(ProtocolVersion::V_2025_11_25),
+fn lifecycle(handshake: era::Handshake) -> ClientLifecycleMode {
+    match handshake {
+        era::Handshake::Probe => ClientLifecycleMode::Auto {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            legacy_version: Some(ProtocolVersion::V_2025_11_25),
+        },
+        // Offers the version in `ClientState::get_info`: 2025-11-25, as `Auto` does.
+        era::Handshake::Legacy => ClientLifecycleMode::Initialize,
     }
 }
 
-async fn handshake<T, E, A>(
+pub(super) async fn handshake<T, E, A>(
     state: ClientState,
     transport: T,
     timeout: Duration,
@@ -315,13 +375,36 @@ where
     T: rmcp::transport::IntoTransport<RoleClient, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
-    match tokio::time::timeout(timeout, state.serve_with_lifecycle(transport, lifecycle())).await {
-        Ok(Ok(service)) => Ok(service),
-        Ok(Err(e)) => Err(tidy(&crate::sanitize::line(&error_chain(&e), 2000))),
-        Err(_) => Err(format!(
-            "no answer to the handshake within {}s",
-            timeout.as_secs_f32()
-        )),
+    let mode = lifecycle(state.handshake);
+    let (transport, probe) = era::ProbeWatch::new(transport.into_transport(), state.log.clone());
+    let serve = state.serve_with_lifecycle(transport, mode);
+    tokio::pin!(serve);
+    // The limit is the server's to answer in; rmcp's fixed probe wait is not counted in it.
+    let started = tokio::time::Instant::now();
+    let mut deadline = started + timeout;
+    let result = loop {
+        tokio::select! {
+            result = &mut serve => break Some(result),
+            _ = tokio::time::sleep_until(deadline) => match probe.deadline(timeout) {
+                Some(later) if later > deadline => deadline = later,
+                _ => break None,
+            },
+        }
+    };
+    // Before any error is built from the stderr tail: the probe's noise is marked as such.
+    probe.explain();
+    match result {
+        Some(Ok(service)) => Ok(service),
+        Some(Err(e)) => Err(tidy(&crate::sanitize::line(&error_chain(&e), 2000))),
+        None => {
+            let secs = started.elapsed().as_secs_f32();
+            let secs = if secs >= 2.0 {
+                format!("{secs:.0}")
+            } else {
+                format!("{secs:.1}")
+            };
+            Err(format!("no answer to the handshake within {secs}s"))
+        }
     }
 }
 

@@ -44,6 +44,8 @@ pub struct ServerLog {
 struct Ring {
     capacity: usize,
     entries: VecDeque<LogEntry>,
+    /// Entries ever pushed: the position after the newest entry.
+    pushed: u64,
 }
 
 impl Default for ServerLog {
@@ -59,6 +61,7 @@ impl ServerLog {
             inner: Arc::new(Mutex::new(Ring {
                 capacity,
                 entries: VecDeque::with_capacity(capacity.min(256)),
+                pushed: 0,
             })),
         }
     }
@@ -75,6 +78,28 @@ impl ServerLog {
             ring.entries.pop_front();
         }
         ring.entries.push_back(entry);
+        ring.pushed += 1;
+    }
+
+    /// A position in the log (entries pushed so far) that stays valid as old entries drop.
+    pub fn position(&self) -> u64 {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner()).pushed
+    }
+
+    /// Puts `prefix` before each stderr line pushed between two [`position`](Self::position)s
+    /// (still kept), to say why they were written. Returns how many lines were marked.
+    pub fn mark_stderr(&self, from: u64, to: u64, prefix: &str) -> usize {
+        let mut ring = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let first = ring.pushed - ring.entries.len() as u64;
+        let mut marked = 0;
+        for (i, entry) in ring.entries.iter_mut().enumerate() {
+            let at = first + i as u64;
+            if at >= from && at < to && entry.source == LogSource::Stderr {
+                entry.text = format!("{prefix}{}", entry.text);
+                marked += 1;
+            }
+        }
+        marked
     }
 
     /// A copy of every entry currently kept, oldest first.
@@ -111,6 +136,22 @@ mod tests {
         }
         let texts: Vec<_> = log.entries().into_iter().map(|e| e.text).collect();
         assert_eq!(texts, ["line 2", "line 3", "line 4"]);
+    }
+
+    #[test]
+    fn marks_stderr_lines_between_positions() {
+        let log = ServerLog::new(3);
+        log.push(LogSource::Stderr, "before");
+        let from = log.position();
+        log.push(LogSource::Stderr, "one");
+        log.push(LogSource::Client, "note");
+        log.push(LogSource::Stderr, "two");
+        let to = log.position();
+        log.push(LogSource::Stderr, "after");
+        // "before" and "one" have dropped out of the ring; positions still line up.
+        assert_eq!(log.mark_stderr(from, to, "(probe) "), 1);
+        let texts: Vec<_> = log.entries().into_iter().map(|e| e.text).collect();
+        assert_eq!(texts, ["note", "(probe) two", "after"]);
     }
 
     #[test]

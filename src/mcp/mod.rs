@@ -7,7 +7,9 @@
 
 mod client;
 mod connection;
+pub mod era;
 pub mod error;
+pub mod group;
 mod http;
 pub mod limit;
 pub mod list;

@@ -1,7 +1,9 @@
 //! The shell around the core: one `tokio::select!` over terminal events, the message channel
 //! and the redraw deadline. It turns `Effect`s into tasks (server connections, searches, sorts,
 //! preview reads) and their results into `Msg`s. Server connections live in tasks owned here,
-//! never in the core; dropping them at exit kills every server process.
+//! never in the core; dropping them at exit kills every server process. Signals are not
+//! handled here: `crate::signals` ends the process (servers killed, terminal restored) even
+//! while this loop is busy.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -404,10 +406,6 @@ async fn event_loop(
 
     let mut input = EventStream::new();
     let mut delivered: Option<Arc<SearchResults>> = None;
-    #[cfg(unix)]
-    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-    #[cfg(unix)]
-    let mut hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())?;
 
     loop {
         let msg = tokio::select! {
@@ -437,8 +435,6 @@ async fn event_loop(
                     _ => continue,
                 }
             }
-            _ = terminate.recv() => Msg::Quit,
-            _ = hangup.recv() => Msg::Quit,
         };
         let is_input = matches!(msg, Msg::Key(_) | Msg::Mouse(_) | Msg::Resize(..));
         let mut effects = app.update(msg);

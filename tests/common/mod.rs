@@ -58,7 +58,8 @@ fn isolate(mut command: Command) -> Command {
     let home = isolated_home();
     command
         .env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join(".config"));
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_CACHE_HOME", home.join(".cache"));
     command
 }
 

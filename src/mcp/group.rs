@@ -1,0 +1,177 @@
+//! Every live stdio server's process group, in one process-wide registry, so that every way
+//! mcpick ends kills them: a dropped connection kills its own group, and a signal (which ends
+//! the process without running destructors) kills all of them through [`kill_all`].
+
+use std::sync::Mutex;
+
+/// The registered groups, and whether mcpick is exiting (then nothing new may start).
+struct Registry {
+    groups: Vec<libc::pid_t>,
+    closing: bool,
+}
+
+static LIVE: Mutex<Registry> = Mutex::new(Registry {
+    groups: Vec::new(),
+    closing: false,
+});
+
+fn live() -> std::sync::MutexGuard<'static, Registry> {
+    LIVE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A stdio server's process group (the server is its leader, so a server started through
+/// `npx` or a shell, and whatever it forks, are all in it). Dropping it kills the group.
+pub(crate) struct ProcessGroup(libc::pid_t);
+
+impl ProcessGroup {
+    /// Runs `spawn` with the registry locked and registers the group whose leader's pid it
+    /// returns. Holding the lock across the spawn means a signal arriving meanwhile waits
+    /// for the registration, then kills the new group too: no server slips through.
+    pub(crate) fn spawn<T>(
+        spawn: impl FnOnce() -> std::io::Result<(T, Option<u32>)>,
+    ) -> std::io::Result<(T, Option<ProcessGroup>)> {
+        let mut live = live();
+        if live.closing {
+            return Err(std::io::Error::other("mcpick is exiting"));
+        }
+        let (value, pid) = spawn()?;
+        let group = pid
+            .and_then(|pid| libc::pid_t::try_from(pid).ok())
+            .map(|pgid| {
+                live.groups.push(pgid);
+                ProcessGroup(pgid)
+            });
+        Ok((value, group))
+    }
+}
+
+impl Drop for ProcessGroup {
+    fn drop(&mut self) {
+        let mut live = live();
+        live.groups.retain(|&g| g != self.0);
+        kill(self.0);
+    }
+}
+
+/// Kills every registered group and refuses new ones from now on. Returns how many groups
+/// were killed. Called when mcpick is about to exit without unwinding (a signal) and as a
+/// last step of a normal exit.
+pub fn kill_all() -> usize {
+    kill_registered(true)
+}
+
+fn kill_registered(close: bool) -> usize {
+    let mut live = live();
+    live.closing |= close;
+    let groups = std::mem::take(&mut live.groups);
+    for &group in &groups {
+        kill(group);
+    }
+    groups.len()
+}
+
+#[cfg(test)]
+fn is_registered(pgid: libc::pid_t) -> bool {
+    live().groups.contains(&pgid)
+}
+
+fn kill(pgid: libc::pid_t) {
+    if pgid <= 1 {
+        return; // never "every process" or init
+    }
+    // SAFETY: killpg only sends a signal; a group that is gone yields ESRCH, ignored.
+    unsafe {
+        libc::killpg(pgid, libc::SIGKILL);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::process::CommandExt;
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+
+    /// Running (a zombie, dead but not yet reaped by its new parent, does not count).
+    fn alive(pid: libc::pid_t) -> bool {
+        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            Ok(stat) => stat
+                .rsplit_once(')')
+                .is_some_and(|(_, rest)| !rest.trim_start().starts_with(['Z', 'X'])),
+            Err(_) => false,
+        }
+    }
+
+    fn wait_gone(pid: libc::pid_t) -> bool {
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(5) {
+            if !alive(pid) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        false
+    }
+
+    /// A shell leading its own group, with a grandchild that writes its pid and sleeps.
+    fn spawn_family(dir: &std::path::Path) -> (std::process::Child, libc::pid_t) {
+        let pidfile = dir.join("grandchild.pid");
+        let script = format!("sleep 300 & echo $! > '{}'; wait", pidfile.display());
+        let child = Command::new("sh")
+            .args(["-c", &script])
+            .stdin(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let start = Instant::now();
+        let grandchild = loop {
+            if let Ok(text) = std::fs::read_to_string(&pidfile)
+                && let Ok(pid) = text.trim().parse()
+            {
+                break pid;
+            }
+            assert!(start.elapsed() < Duration::from_secs(5), "no pid file");
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        (child, grandchild)
+    }
+
+    #[test]
+    fn drop_and_kill_all_kill_the_whole_group() {
+        let dir = tempfile::tempdir().unwrap();
+
+        // Dropping one group kills its grandchild and unregisters it.
+        let a = dir.path().join("a");
+        std::fs::create_dir(&a).unwrap();
+        let ((mut child, grandchild), group) = ProcessGroup::spawn(|| {
+            let (child, grandchild) = spawn_family(&a);
+            let id = child.id();
+            Ok(((child, grandchild), Some(id)))
+        })
+        .unwrap();
+        let pgid = group.as_ref().unwrap().0;
+        assert!(is_registered(pgid));
+        drop(group);
+        assert!(!is_registered(pgid));
+        let _ = child.wait();
+        assert!(wait_gone(grandchild), "the grandchild outlived its group");
+
+        // Killing every registered group (as a signal does) reaches the grandchild too.
+        let b = dir.path().join("b");
+        std::fs::create_dir(&b).unwrap();
+        let ((mut child, grandchild), group) = ProcessGroup::spawn(|| {
+            let (child, grandchild) = spawn_family(&b);
+            let id = child.id();
+            Ok(((child, grandchild), Some(id)))
+        })
+        .unwrap();
+        // (Without closing the registry: other tests of this binary may still spawn.)
+        assert!(kill_registered(false) >= 1);
+        let _ = child.wait();
+        assert!(
+            wait_gone(grandchild),
+            "killing the groups left the grandchild running"
+        );
+        drop(group);
+    }
+}

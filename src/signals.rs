@@ -1,0 +1,96 @@
+//! SIGINT, SIGTERM and SIGHUP end mcpick the same way: every stdio server's process group is
+//! killed, the terminal is restored (when the browser has it), a line says why, and the
+//! process exits with 128 + the signal number.
+//!
+//! The signals are watched on a thread of their own with its own small runtime, so a busy
+//! main runtime (the browser digesting a million resources) cannot delay the exit.
+
+use std::io::Write;
+use std::sync::mpsc;
+
+use tokio::signal::unix::{SignalKind, signal};
+
+use crate::mcp::group;
+
+/// Starts watching the signals; returns once they are caught (from then on their default
+/// action no longer applies). `before_exit` runs after the servers are killed and before the
+/// message is printed: the browser passes the terminal restore.
+pub fn install(before_exit: fn()) -> std::io::Result<()> {
+    let (ready_tx, ready_rx) = mpsc::channel::<std::io::Result<()>>();
+    std::thread::Builder::new()
+        .name("mcpick-signals".into())
+        .spawn(move || {
+            let runtime = match tokio::runtime::Builder::new_current_thread()
+                .enable_io()
+                .build()
+            {
+                Ok(r) => r,
+                Err(e) => {
+                    let _ = ready_tx.send(Err(e));
+                    return;
+                }
+            };
+            runtime.block_on(async move {
+                let streams = (|| {
+                    Ok::<_, std::io::Error>((
+                        signal(SignalKind::interrupt())?,
+                        signal(SignalKind::terminate())?,
+                        signal(SignalKind::hangup())?,
+                    ))
+                })();
+                let (mut int, mut term, mut hup) = match streams {
+                    Ok(s) => {
+                        let _ = ready_tx.send(Ok(()));
+                        s
+                    }
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(e));
+                        return;
+                    }
+                };
+                let signo = tokio::select! {
+                    _ = int.recv() => libc::SIGINT,
+                    _ = term.recv() => libc::SIGTERM,
+                    _ = hup.recv() => libc::SIGHUP,
+                };
+                exit(signo, before_exit);
+            });
+        })?;
+    ready_rx
+        .recv()
+        .unwrap_or_else(|_| Err(std::io::Error::other("the signal thread did not start")))
+}
+
+fn exit(signo: libc::c_int, before_exit: fn()) -> ! {
+    group::kill_all();
+    // Holding stdout keeps a frame being drawn on another thread from landing after the
+    // terminal is restored.
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    before_exit();
+    let _ = out.flush();
+    eprintln!("mcpick: {}", describe(signo));
+    std::process::exit(128 + signo);
+}
+
+/// The line printed on the way out.
+fn describe(signo: libc::c_int) -> &'static str {
+    match signo {
+        libc::SIGINT => "interrupted",
+        libc::SIGTERM => "terminated (SIGTERM)",
+        libc::SIGHUP => "hung up (SIGHUP)",
+        _ => "stopped by a signal",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_signal_has_its_own_line() {
+        assert_eq!(describe(libc::SIGINT), "interrupted");
+        assert!(describe(libc::SIGTERM).contains("SIGTERM"));
+        assert!(describe(libc::SIGHUP).contains("SIGHUP"));
+    }
+}

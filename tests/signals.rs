@@ -1,0 +1,318 @@
+//! Every way mcpick is told to stop ends with each stdio server's whole process group gone:
+//! SIGTERM, SIGHUP and SIGINT to a headless command, `timeout` (which sends SIGTERM), and
+//! SIGTERM to the browser while a million resources load. The server is a shell that forks a
+//! grandchild (`sleep`) and writes the pids to files, so the test can check each one.
+//!
+//! A process counts as gone when it no longer exists or is a zombie (dead, waiting for a parent
+//! that may not reap it soon).
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use common::{isolated_home, mcpick_bin};
+
+/// The state letter of a process, or `None` when it does not exist.
+fn state(pid: i32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, rest) = stat.rsplit_once(')')?;
+    rest.trim_start().chars().next()
+}
+
+fn running(pid: i32) -> bool {
+    state(pid).is_some_and(|s| s != 'Z' && s != 'X')
+}
+
+/// Processes of process group `pgid` that are still running.
+fn group_members(pgid: i32) -> Vec<i32> {
+    let mut members = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        let Some((_, rest)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        // Fields after the command: state ppid pgrp ...
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        if fields.get(2) == Some(&pgid.to_string().as_str()) && running(pid) {
+            members.push(pid);
+        }
+    }
+    members
+}
+
+fn wait_for_pid(file: &Path) -> i32 {
+    let start = Instant::now();
+    loop {
+        if let Ok(text) = std::fs::read_to_string(file)
+            && let Ok(pid) = text.trim().parse()
+        {
+            return pid;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the server never wrote {}",
+            file.display()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Waits up to 10 s for the server's group (leader and grandchild) to be gone.
+fn assert_group_gone(server: i32, grandchild: i32) {
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(10) {
+        if !running(server) && !running(grandchild) && group_members(server).is_empty() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let left = group_members(server);
+    // Clean up what the failure left behind.
+    for pid in [server, grandchild] {
+        // SAFETY: only sends a signal to a process this test started.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
+    panic!(
+        "the server's process group outlived mcpick: server {server} running: {}, grandchild \
+         {grandchild} running: {}, group members: {left:?}",
+        running(server),
+        running(grandchild)
+    );
+}
+
+/// A stdio "server" that writes its pid, forks a sleeping grandchild, writes that pid too,
+/// then hangs (so mcpick is still waiting for its handshake when the signal comes).
+fn hanging_server(dir: &Path) -> String {
+    format!(
+        "echo $$ > '{d}/server.pid'; sleep 300 & echo $! > '{d}/grandchild.pid'; exec sleep 301",
+        d = dir.display()
+    )
+}
+
+fn temp_dir() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("mcpick-signals")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap()
+}
+
+/// Starts `prefix... mcpick ls -- sh -c <hanging server>`, waits for the grandchild, sends
+/// `signal` to mcpick (unless the prefix sends one itself), and checks that it exits with
+/// `expected` and the group is gone. Returns mcpick's stderr.
+fn signal_headless(prefix: &[&str], signal: Option<i32>, expected: i32) -> String {
+    let dir = temp_dir();
+    let script = hanging_server(dir.path());
+    let mut argv: Vec<String> = prefix.iter().map(|s| s.to_string()).collect();
+    argv.extend(
+        [
+            mcpick_bin(),
+            "ls",
+            "--timeout",
+            "120",
+            "--",
+            "sh",
+            "-c",
+            &script,
+        ]
+        .map(String::from),
+    );
+    let mut child = Command::new(&argv[0])
+        .args(&argv[1..])
+        .env("HOME", isolated_home())
+        .env("XDG_CONFIG_HOME", isolated_home().join(".config"))
+        .env("MCPICK_CACHE_DIR", "")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let server = wait_for_pid(&dir.path().join("server.pid"));
+    let grandchild = wait_for_pid(&dir.path().join("grandchild.pid"));
+    assert!(running(grandchild));
+    if let Some(signal) = signal {
+        // SAFETY: only sends a signal to the mcpick this test started.
+        unsafe { libc::kill(child.id() as i32, signal) };
+    }
+    let status = wait_with_limit(&mut child, Duration::from_secs(20));
+    let mut stderr = String::new();
+    use std::io::Read;
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert_eq!(status.code(), Some(expected), "stderr: {stderr}");
+    assert_group_gone(server, grandchild);
+    stderr
+}
+
+fn wait_with_limit(child: &mut std::process::Child, limit: Duration) -> ExitStatus {
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("mcpick did not exit within {limit:?} of the signal");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn sigterm_kills_the_server_group_of_a_headless_command() {
+    let stderr = signal_headless(&[], Some(libc::SIGTERM), 128 + libc::SIGTERM);
+    assert!(stderr.contains("SIGTERM"), "{stderr}");
+}
+
+#[test]
+fn sighup_kills_the_server_group_of_a_headless_command() {
+    let stderr = signal_headless(&[], Some(libc::SIGHUP), 128 + libc::SIGHUP);
+    assert!(stderr.contains("SIGHUP"), "{stderr}");
+}
+
+#[test]
+fn sigint_kills_the_server_group_of_a_headless_command() {
+    let stderr = signal_headless(&[], Some(libc::SIGINT), 130);
+    assert!(stderr.contains("interrupted"), "{stderr}");
+}
+
+#[test]
+fn timeout_command_kills_the_server_group() {
+    // coreutils `timeout` sends SIGTERM after 2 s and then exits 124.
+    signal_headless(&["timeout", "2"], None, 124);
+}
+
+// --- the browser, in tmux ---
+
+fn tmux(args: &[&str]) -> String {
+    let out = Command::new("tmux")
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("cannot run tmux ({e}): this test needs tmux installed (apt-get install tmux)")
+        });
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+struct Session(String);
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["kill-session", "-t", &self.0])
+            .status();
+    }
+}
+
+fn wait_screen(session: &str, what: &str, ok: impl Fn(&str) -> bool) -> String {
+    let start = Instant::now();
+    loop {
+        let screen = tmux(&["capture-pane", "-p", "-t", session]);
+        if ok(&screen) {
+            return screen;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "timed out waiting for {what}; the screen:\n{screen}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn sigterm_ends_the_browser_while_a_million_resources_load() {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let name = format!(
+        "mcpick-signals-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::SeqCst)
+    );
+    let dir = temp_dir();
+    let d = dir.path().display();
+    let home = isolated_home().display().to_string();
+    let status = Command::new("tmux")
+        .args([
+            "new-session",
+            "-d",
+            "-s",
+            &name,
+            "-x",
+            "120",
+            "-y",
+            "40",
+            "env",
+            "-i",
+            "TERM=xterm-256color",
+            "PATH=/usr/local/bin:/usr/bin:/bin",
+            "PS1=$ ",
+            "NO_COLOR=1",
+            "MCPICK_CACHE_DIR=",
+            &format!("HOME={home}"),
+            &format!("XDG_CONFIG_HOME={home}/.config"),
+            "bash",
+            "--norc",
+            "--noprofile",
+            "-i",
+        ])
+        .status()
+        .expect("tmux (this test needs tmux installed)");
+    assert!(status.success());
+    let session = Session(name);
+    tmux(&["set-option", "-t", &session.0, "remain-on-exit", "on"]);
+    wait_screen(&session.0, "the prompt", |s| {
+        s.lines().any(|l| l.starts_with('$'))
+    });
+    // The server writes mcpick's pid (its parent), its own and its grandchild's, then becomes
+    // the demo server with a million resources.
+    // (Single-quoted for the pane's bash, so `$PPID`, `$$` and `$!` are the server's.)
+    let server = format!(
+        "echo $PPID > {d}/mcpick.pid; echo $$ > {d}/server.pid; \
+         sleep 300 & echo $! > {d}/grandchild.pid; \
+         exec {bin} demo-server --count 1000000 --page-size 1000",
+        bin = mcpick_bin()
+    );
+    assert!(!server.contains('\''), "no quote in the paths: {server}");
+    let line = format!(
+        "{} --set {d}/set.json -- sh -c '{server}'; echo \"EXIT=$?\"; \
+         stty -a | tr ' ' '\\n' | grep -x -- '-\\?icanon'\n",
+        mcpick_bin()
+    );
+    tmux(&["send-keys", "-t", &session.0, "-l", &line]);
+    let mcpick = wait_for_pid(&dir.path().join("mcpick.pid"));
+    let server = wait_for_pid(&dir.path().join("server.pid"));
+    let grandchild = wait_for_pid(&dir.path().join("grandchild.pid"));
+    // Pages are streaming in: resources are being counted on screen.
+    wait_screen(&session.0, "resources loading", |s| {
+        s.contains("loading page")
+    });
+    let sent = Instant::now();
+    // SAFETY: only sends a signal to the mcpick this test started.
+    unsafe { libc::kill(mcpick, libc::SIGTERM) };
+    let screen = wait_screen(&session.0, "the exit status and canonical mode", |s| {
+        s.contains("EXIT=143") && s.lines().any(|l| l.trim() == "icanon")
+    });
+    // Promptly: the browser used to ignore SIGTERM for about 40 s while a catalogue loaded.
+    assert!(
+        sent.elapsed() < Duration::from_secs(15),
+        "the browser took {:?} to end",
+        sent.elapsed()
+    );
+    assert!(screen.contains("terminated (SIGTERM)"), "{screen}");
+    assert_eq!(
+        tmux(&["display-message", "-p", "-t", &session.0, "#{alternate_on}"]).trim(),
+        "0",
+        "back on the normal screen"
+    );
+    assert_group_gone(server, grandchild);
+}
