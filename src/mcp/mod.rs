@@ -8,14 +8,17 @@
 mod client;
 mod connection;
 pub mod error;
+mod lenient;
 pub mod list;
 pub mod log;
 mod read;
 pub mod spec;
 mod sse;
+pub mod warning;
 
 pub use connection::{ConnectOptions, Connection, ServerSummary};
 pub use error::{McpError, NotFound};
 pub use list::{ListOptions, ListOutcome, Page};
 pub use read::ReadOutcome;
 pub use spec::{ServerSpec, TransportSpec};
+pub use warning::{Warning, Warnings};
