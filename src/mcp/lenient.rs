@@ -157,11 +157,7 @@ fn contents_item(value: Value, site: &mut Site<'_>) -> Option<ResourceContents> 
             meta,
         }),
         (None, None) => {
-            site.warn(
-                None,
-                "has neither `text` nor `blob`",
-                Effect::EntrySkipped,
-            );
+            site.warn(None, "has neither `text` nor `blob`", Effect::EntrySkipped);
             None
         }
         (Some(text), _) => {
@@ -198,11 +194,7 @@ fn object(value: Value, site: &mut Site<'_>) -> Option<Map<String, Value>> {
 }
 
 /// The entry's URI (or URI template): without a string one there is nothing to key it by.
-fn required_uri(
-    object: &mut Map<String, Value>,
-    key: &str,
-    site: &mut Site<'_>,
-) -> Option<String> {
+fn required_uri(object: &mut Map<String, Value>, key: &str, site: &mut Site<'_>) -> Option<String> {
     match object.remove(key) {
         Some(Value::String(uri)) => {
             site.set_uri(&uri);
@@ -419,11 +411,23 @@ mod tests {
     #[test]
     fn a_malformed_optional_field_is_dropped_and_the_entry_kept() {
         let cases = [
-            (json!({"annotations": {"priority": "high"}}), "annotations.priority"),
-            (json!({"annotations": {"audience": ["user", 42]}}), "annotations.audience"),
-            (json!({"annotations": {"audience": "user"}}), "annotations.audience"),
+            (
+                json!({"annotations": {"priority": "high"}}),
+                "annotations.priority",
+            ),
+            (
+                json!({"annotations": {"audience": ["user", 42]}}),
+                "annotations.audience",
+            ),
+            (
+                json!({"annotations": {"audience": "user"}}),
+                "annotations.audience",
+            ),
             (json!({"annotations": "yes"}), "annotations"),
-            (json!({"annotations": {"lastModified": 5}}), "annotations.lastModified"),
+            (
+                json!({"annotations": {"lastModified": 5}}),
+                "annotations.lastModified",
+            ),
             (json!({"size": "big"}), "size"),
             (json!({"size": -1}), "size"),
             (json!({"mimeType": 7}), "mimeType"),
@@ -446,7 +450,10 @@ mod tests {
             assert_eq!(warning.field.as_deref(), Some(field));
             assert_eq!(warning.effect, Effect::FieldDropped);
             let kept = &items[0];
-            assert_eq!((kept.uri.as_str(), kept.name.as_str()), ("demo://bad", "bad"));
+            assert_eq!(
+                (kept.uri.as_str(), kept.name.as_str()),
+                ("demo://bad", "bad")
+            );
             let a = kept.annotations.clone().unwrap_or_default();
             match field {
                 "annotations.priority" => assert_eq!(a.priority, None),
@@ -479,7 +486,10 @@ mod tests {
         assert_eq!(warning.problem, "is a string (\"high\"), not a number");
         let (_, warning) = only_warning(json!({"uri": "demo://a", "name": "a",
             "annotations": {"audience": ["user", 42]}}));
-        assert_eq!(warning.problem, "[1] is a number (42), not \"user\" or \"assistant\"");
+        assert_eq!(
+            warning.problem,
+            "[1] is a number (42), not \"user\" or \"assistant\""
+        );
     }
 
     #[test]
@@ -487,7 +497,10 @@ mod tests {
         for (entry, name) in [
             (json!({"uri": "file:///project/src/main.rs"}), "main.rs"),
             (json!({"uri": "demo://notes/7/", "name": 99}), "7"),
-            (json!({"uri": "https://x.example/wiki/Page?rev=2#top", "name": null}), "Page"),
+            (
+                json!({"uri": "https://x.example/wiki/Page?rev=2#top", "name": null}),
+                "Page",
+            ),
             (json!({"uri": "urn:isbn:123"}), "urn:isbn:123"),
             (json!({"uri": "demo://host"}), "host"),
             (json!({"uri": ""}), ""),
@@ -514,13 +527,19 @@ mod tests {
         assert_eq!(parsed.origin, [0, 5]);
         let w = parsed.warnings.kept();
         assert_eq!(w.len(), 4);
-        assert!(w.iter().all(|w| w.effect == Effect::EntrySkipped && w.uri.is_none()));
+        assert!(
+            w.iter()
+                .all(|w| w.effect == Effect::EntrySkipped && w.uri.is_none())
+        );
         assert_eq!(w.iter().map(|w| w.index).collect::<Vec<_>>(), [1, 2, 3, 4]);
         assert_eq!(w[0].problem, "is missing (expected a string)");
         assert_eq!(w[1].problem, "is a number (12345), not a string");
         assert_eq!(w[1].field.as_deref(), Some("uri"));
         assert_eq!(w[3].field, None);
-        assert_eq!(w[3].problem, "is a string (\"just a string\"), not an object");
+        assert_eq!(
+            w[3].problem,
+            "is a string (\"just a string\"), not an object"
+        );
     }
 
     #[test]
@@ -533,9 +552,16 @@ mod tests {
             resource,
         )
         .unwrap();
-        assert_eq!(parsed.entries.items.len(), 1, "the page itself is still read");
+        assert_eq!(
+            parsed.entries.items.len(),
+            1,
+            "the page itself is still read"
+        );
         let error = parsed.next.unwrap_err();
-        assert!(error.contains("page 4") && error.contains("nextCursor"), "{error}");
+        assert!(
+            error.contains("page 4") && error.contains("nextCursor"),
+            "{error}"
+        );
         for (reply, cursor) in [
             (json!({"resources": [], "nextCursor": null}), None),
             (json!({"resources": [], "nextCursor": "n"}), Some("n")),
@@ -547,7 +573,12 @@ mod tests {
 
     #[test]
     fn a_reply_without_the_array_is_an_error() {
-        for reply in [json!({}), json!({"resources": "x"}), json!([1]), json!(null)] {
+        for reply in [
+            json!({}),
+            json!({"resources": "x"}),
+            json!([1]),
+            json!(null),
+        ] {
             assert!(page("resources/list", 1, reply.clone(), "resources", resource).is_err());
         }
     }
@@ -562,9 +593,15 @@ mod tests {
             {"uriTemplate": "demo://m/{id}", "name": "m", "mimeType": 7,
              "annotations": {"priority": "high"}},
         ]});
-        let parsed = page("resources/templates/list", 1, reply, "resourceTemplates", template)
-            .unwrap()
-            .entries;
+        let parsed = page(
+            "resources/templates/list",
+            1,
+            reply,
+            "resourceTemplates",
+            template,
+        )
+        .unwrap()
+        .entries;
         let names: Vec<&str> = parsed.items.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, ["t", "demo://n/{id}", "m"]);
         assert_eq!(parsed.items[2].mime_type, None);
@@ -644,6 +681,9 @@ mod tests {
         let parsed = entries("resources/list", Some(1), array, resource);
         assert!(parsed.items.is_empty());
         assert_eq!(parsed.warnings.total(), 100_000);
-        assert_eq!(parsed.warnings.kept().len(), super::super::warning::MAX_KEPT);
+        assert_eq!(
+            parsed.warnings.kept().len(),
+            super::super::warning::MAX_KEPT
+        );
     }
 }

@@ -11,6 +11,7 @@ pub mod error;
 mod lenient;
 pub mod list;
 pub mod log;
+mod raw;
 mod read;
 pub mod spec;
 mod sse;

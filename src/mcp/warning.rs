@@ -236,7 +236,10 @@ mod tests {
         );
         let w = &warnings.kept()[0];
         let text = w.to_string();
-        assert!(!text.contains('\u{1b}') && !text.contains('\u{9b}'), "{text:?}");
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{9b}'),
+            "{text:?}"
+        );
         assert!(w.uri.as_ref().unwrap().chars().count() <= MAX_URI_CHARS);
         assert!(w.problem.chars().count() <= 300, "{}", w.problem);
         assert!(w.problem.contains("pwned"), "the value is quoted, cleaned");
