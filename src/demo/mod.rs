@@ -12,6 +12,7 @@
 mod catalogue;
 mod complete;
 mod content;
+pub mod hostile;
 mod http;
 mod misbehave;
 mod server;
@@ -26,6 +27,7 @@ use clap::builder::RangedU64ValueParser;
 use rmcp::{ServiceExt, service::ServerInitializeError};
 
 use self::{
+    hostile::Served,
     misbehave::GarbageWriter,
     server::{DemoServer, Shared},
 };
@@ -62,6 +64,15 @@ pub struct DemoArgs {
     #[arg(long, value_name = "N")]
     pub hang_after: Option<u64>,
 
+    /// Misbehave: mix malformed entries into valid ones: the first `resources/list` page
+    /// gets one entry per malformed field (priority "high", audience ["user", 42],
+    /// annotations "yes", size "big", …), entries without a usable URI and a duplicate URI;
+    /// the templates list gets malformed templates; every `resources/read` reply gets
+    /// unusable contents items. Tests that one bad entry costs a client that entry only.
+    /// Stdio only.
+    #[arg(long, conflicts_with = "http")]
+    pub hostile: bool,
+
     /// Advertise no `resources` capability at all, only one `echo` tool (a client should
     /// report "no resources", not an error).
     #[arg(long)]
@@ -91,6 +102,7 @@ impl Default for DemoArgs {
             crash_after: None,
             garbage_after: None,
             hang_after: None,
+            hostile: false,
             no_resources: false,
             stderr_noise: false,
             require_header: None,
@@ -109,7 +121,8 @@ pub async fn serve_stdio(args: DemoArgs) -> anyhow::Result<()> {
     // promptly; `--garbage-after` rides on the stdout wrapper.
     let (stdin, stdout) = rmcp::transport::stdio_pipes();
     let stdout = GarbageWriter::new(stdout, shared.misbehave.garbage_flag());
-    let running = match DemoServer::new(shared).serve((stdin, stdout)).await {
+    let served = Served::new(DemoServer::new(shared), args.hostile);
+    let running = match served.serve((stdin, stdout)).await {
         Ok(running) => running,
         // The client left before the handshake: nothing to serve, not a failure.
         Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),

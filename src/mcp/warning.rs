@@ -79,6 +79,21 @@ impl fmt::Display for Warning {
     }
 }
 
+impl Warning {
+    /// A resource skipped because the server had already listed its URI (the first is kept).
+    pub fn duplicate(page: usize, index: usize, uri: &str) -> Self {
+        Warning {
+            method: "resources/list",
+            page: Some(page),
+            index,
+            uri: Some(sanitize::line(uri, MAX_URI_CHARS)),
+            field: Some("uri".into()),
+            problem: "was already listed by this server (the first entry is kept)".into(),
+            effect: Effect::EntrySkipped,
+        }
+    }
+}
+
 /// Where an entry sits in a reply; makes the warnings about it.
 #[derive(Debug)]
 pub(crate) struct Site<'a> {
