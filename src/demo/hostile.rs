@@ -23,10 +23,12 @@ use serde_json::{Value, json};
 use super::server::DemoServer;
 
 /// The malformed entries appended to the first `resources/list` page: one per malformed
-/// field, two without a usable URI, one that escapes a terminal. `duplicate` is a URI the
+/// field (the first one quoting terminal escapes), two without a usable URI. `duplicate` is a URI the
 /// page already lists, listed again. Each entry earns a client exactly one warning.
 pub fn hostile_resources(duplicate: Option<&str>) -> Vec<Value> {
     let mut entries = vec![
+        json!({"uri": "demo://hostile/escape", "name": "escape",
+               "annotations": {"priority": "\u{1b}[31mhigh\u{9b}2J\u{1b}]0;pwned\u{7}"}}),
         json!({"uri": "demo://hostile/priority", "name": "priority",
                "annotations": {"priority": "high", "audience": ["user"]}}),
         json!({"uri": "demo://hostile/audience", "name": "audience",
@@ -41,8 +43,6 @@ pub fn hostile_resources(duplicate: Option<&str>) -> Vec<Value> {
                "description": ["not", "a", "string"]}),
         json!({"uri": "demo://hostile/no-name.txt"}),
         json!({"uri": "demo://hostile/numeric-name", "name": 99}),
-        json!({"uri": "demo://hostile/escape", "name": "escape",
-               "annotations": {"priority": "\u{1b}[31mhigh\u{9b}2J\u{1b}]0;pwned\u{7}"}}),
         json!({"name": "no uri"}),
         json!({"uri": 12345, "name": "numeric uri"}),
     ];
