@@ -56,3 +56,75 @@ impl Drop for CancelOnDrop<'_> {
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rmcp::ServiceExt;
+    use rmcp::model::ListResourcesRequest;
+    use serde_json::json;
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    /// A server that completes the handshake, never answers `resources/list`, and reports
+    /// every message it receives afterwards.
+    async fn silent_server(
+        io: tokio::io::DuplexStream,
+        seen: tokio::sync::mpsc::UnboundedSender<Value>,
+    ) {
+        let (read, mut write) = tokio::io::split(io);
+        let mut lines = BufReader::new(read).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            let message: Value = serde_json::from_str(&line).unwrap();
+            let reply = match message["method"].as_str() {
+                Some("initialize") => json!({"jsonrpc": "2.0", "id": message["id"], "result": {
+                    "protocolVersion": "2025-06-18", "capabilities": {"resources": {}},
+                    "serverInfo": {"name": "silent", "version": "1"}}}),
+                Some("server/discover") => json!({"jsonrpc": "2.0", "id": message["id"],
+                    "error": {"code": -32601, "message": "Method not found"}}),
+                _ => {
+                    let _ = seen.send(message);
+                    continue;
+                }
+            };
+            let mut bytes = serde_json::to_vec(&reply).unwrap();
+            bytes.push(b'\n');
+            write.write_all(&bytes).await.unwrap();
+        }
+    }
+
+    #[tokio::test]
+    async fn a_request_given_up_on_is_cancelled_at_the_server() {
+        let (client_io, server_io) = tokio::io::duplex(64 * 1024);
+        let (tx, mut seen) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(silent_server(server_io, tx));
+        let client = ().serve(client_io).await.expect("handshake");
+        let request = ClientRequest::ListResourcesRequest(ListResourcesRequest {
+            method: Default::default(),
+            params: None,
+            extensions: Default::default(),
+        });
+        let gave_up = tokio::time::timeout(
+            std::time::Duration::from_millis(200),
+            send(client.peer(), request),
+        )
+        .await;
+        assert!(gave_up.is_err(), "the server never answers");
+        let mut list_id = None;
+        // Generous: without the cancellation this would wait forever.
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            let message = tokio::time::timeout_at(deadline, seen.recv())
+                .await
+                .expect("no notifications/cancelled reached the server")
+                .unwrap();
+            match message["method"].as_str() {
+                Some("resources/list") => list_id = Some(message["id"].clone()),
+                Some("notifications/cancelled") => {
+                    assert_eq!(Some(&message["params"]["requestId"]), list_id.as_ref());
+                    break;
+                }
+                _ => {}
+            }
+        }
+    }
+}
