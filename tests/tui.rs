@@ -268,6 +268,40 @@ fn servers_go_from_connecting_to_loading_to_ready() {
     );
 }
 
+/// A URI listed twice is kept once, the server's count says so, and its log tells why.
+#[test]
+fn a_duplicate_uri_is_kept_once_and_logged() {
+    let mut app = new_app(&["dup"], Theme::colour());
+    server(&mut app, 0, connected());
+    let a = Resource::new("x://a", "a");
+    let b = Resource::new("x://b", "b");
+    server(&mut app, 0, page(1, 2, &[a.clone(), b]));
+    server(&mut app, 0, page(2, 3, &[Resource::new("x://a", "again")]));
+    server(
+        &mut app,
+        0,
+        ServerEvent::Listed {
+            count: 3,
+            capped: false,
+        },
+    );
+    assert_eq!(app.total(), 2);
+    assert_eq!(
+        app.servers[0].status,
+        Status::Ready {
+            count: 2,
+            capped: false
+        }
+    );
+    let log = app.logs[0].tail(LogSource::Client, 5);
+    assert_eq!(
+        log,
+        [
+            "warning: resources/list page 2, entry 0 (x://a): `uri` was already listed by this server (the first entry is kept); entry skipped"
+        ]
+    );
+}
+
 #[test]
 fn a_server_without_resources_says_so() {
     let mut app = new_app(&["tools-only"], Theme::colour());

@@ -19,6 +19,6 @@ pub use entry::{AnnotationsEntry, ResourceEntry, TemplateEntry};
 pub use item::Item;
 pub use order::SortKey;
 pub use search::{FieldHighlights, Match, MatcherKind, Search};
-pub use store::{Catalogue, ItemId, ServerId, Snapshot};
+pub use store::{Catalogue, Duplicate, ItemId, ServerId, Snapshot};
 pub use tree::UriTree;
 pub use worker::{SearchResults, SearchWorker};

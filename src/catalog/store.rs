@@ -44,8 +44,18 @@ struct ServerItems {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct AppendReport {
     pub added: usize,
-    /// URIs listed again within the same listing: kept once (the first), reported here.
-    pub duplicates: Vec<String>,
+    /// URIs listed again within the same listing: the first is kept, each later one is
+    /// skipped and reported here (never merged silently), so every count agrees with the
+    /// entries kept.
+    pub duplicates: Vec<Duplicate>,
+}
+
+/// A resource skipped because its URI was already listed by the same server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Duplicate {
+    /// Its position in the page that was appended.
+    pub index: usize,
+    pub uri: String,
 }
 
 /// What replacing a server's listing changed.
@@ -53,7 +63,7 @@ pub struct AppendReport {
 pub struct ReplaceReport {
     pub appeared: Vec<String>,
     pub disappeared: Vec<String>,
-    pub duplicates: Vec<String>,
+    pub duplicates: Vec<Duplicate>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -119,7 +129,7 @@ impl Catalogue {
     ) -> AppendReport {
         let mut report = AppendReport::default();
         let slot = &mut self.servers[server as usize];
-        for resource in page {
+        for (position, resource) in page.into_iter().enumerate() {
             let hash = uri_hash(&resource.uri);
             let index = slot.len as u32;
             match slot.by_uri.entry(hash) {
@@ -131,7 +141,10 @@ impl Catalogue {
                             .iter()
                             .any(|&i| item_at(&slot.chunks, i).uri() == resource.uri)
                     {
-                        report.duplicates.push(resource.uri.clone());
+                        report.duplicates.push(Duplicate {
+                            index: position,
+                            uri: resource.uri.clone(),
+                        });
                         continue;
                     }
                     slot.collided.push(index);
@@ -348,10 +361,28 @@ mod tests {
         let r2 = cat.append(s, &[res("x://2"), res("x://3")]);
         assert_eq!(r1.added, 2);
         assert_eq!(r2.added, 1);
-        assert_eq!(r2.duplicates, ["x://2"]);
-        assert_eq!(cat.len(), 3);
+        assert_eq!(
+            r2.duplicates,
+            [Duplicate {
+                index: 0,
+                uri: "x://2".into()
+            }]
+        );
+        let r3 = cat.append(s, &[res("x://4"), res("x://1"), res("x://4")]);
+        let skipped: Vec<_> = r3
+            .duplicates
+            .iter()
+            .map(|d| (d.index, d.uri.as_str()))
+            .collect();
+        assert_eq!(skipped, [(1, "x://1"), (2, "x://4")]);
+        assert_eq!(
+            (r3.added, cat.server_len(s)),
+            (1, 4),
+            "counts agree with what is kept"
+        );
+        assert_eq!(cat.len(), 4);
         assert_eq!(cat.find(s, "x://3").unwrap().index, 2);
-        assert!(cat.find(s, "x://4").is_none());
+        assert!(cat.find(s, "x://5").is_none());
     }
 
     #[test]

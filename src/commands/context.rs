@@ -519,7 +519,7 @@ pub async fn list_all(
             connection
                 .list_resources(options, |page| resources.extend_from_slice(page.items))
                 .await
-                .map(|_| resources)
+                .map(|outcome| (resources, outcome.warnings))
                 .map_err(|e| session.describe_error(&e))
         }
     }))
@@ -530,8 +530,15 @@ pub async fn list_all(
     for (session, result) in sessions.iter().zip(listed) {
         let id = catalogue.server(&session.spec.name);
         match result {
-            Ok(resources) => {
-                catalogue.append(id, resources.iter());
+            Ok((resources, warnings)) => {
+                let duplicates = catalogue.append(id, resources.iter()).duplicates.len();
+                super::ls::report_warnings(
+                    &session.spec.name,
+                    &[],
+                    warnings + duplicates,
+                    0,
+                    "`mcpick ls --json` with the same servers lists them (servers[].warnings)",
+                );
                 complete.push(session.spec.name.clone());
             }
             Err(message) => {

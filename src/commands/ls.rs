@@ -12,7 +12,9 @@ use crate::catalog::{
     Catalogue, ItemId, ResourceEntry, Search, SortKey, TemplateEntry, UriTree, order,
 };
 use crate::cli::LsArgs;
-use crate::mcp::{ListOptions, ServerSummary};
+use crate::mcp::log::LogSource;
+use crate::mcp::warning::MAX_KEPT;
+use crate::mcp::{ListOptions, ServerSummary, Warning, Warnings};
 use crate::sanitize;
 
 /// The `--json` document.
@@ -39,6 +41,11 @@ pub struct ServerReport {
     /// True when `--cap` stopped the listing before the server's end.
     pub capped: bool,
     pub error: Option<String>,
+    /// Problems with single entries that cost only that entry or field (malformed fields
+    /// dropped, entries skipped, duplicate URIs): the first 100 in detail.
+    pub warnings: Vec<Warning>,
+    /// How many warnings there were in all (more than `warnings` holds when over 100).
+    pub warning_count: usize,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -62,6 +69,14 @@ pub async fn run(args: LsArgs) -> Exit {
         if let Some(error) = &server.error {
             super::report(error);
         }
+        let detail = if args.json { 0 } else { STDERR_DETAIL };
+        report_warnings(
+            &server.name,
+            &server.warnings,
+            server.warning_count,
+            detail,
+            "`mcpick ls --json` lists them in servers[].warnings",
+        );
         if server.capped {
             eprintln!(
                 "mcpick: server `{}`: stopped after {} resources (--cap); the server has more",
@@ -85,6 +100,32 @@ pub async fn run(args: LsArgs) -> Exit {
         return Exit::ServerFailed;
     }
     if failed { Exit::ServerFailed } else { Exit::Ok }
+}
+
+/// Warnings printed one by one on stderr under a table or tree; the rest are counted.
+const STDERR_DETAIL: usize = 5;
+
+/// Tells stderr about a server's warnings: the first `detail` one by one, then one line with
+/// the count and `where_to_look` for the rest. Nothing when there are none.
+pub fn report_warnings(
+    server: &str,
+    warnings: &[Warning],
+    count: usize,
+    detail: usize,
+    where_to_look: &str,
+) {
+    if count == 0 {
+        return;
+    }
+    let server = sanitize::line(server, 200);
+    for warning in warnings.iter().take(detail) {
+        eprintln!("mcpick: warning: server `{server}`: {warning}");
+    }
+    let noun = if count == 1 { "warning" } else { "warnings" };
+    eprintln!(
+        "mcpick: warning: server `{server}`: {count} {noun} about malformed or duplicate entries \
+         in its listing (fields dropped or entries skipped, the rest kept); {where_to_look}"
+    );
 }
 
 /// What listing every server produced: per-server reports and the catalogue.
@@ -149,6 +190,8 @@ pub async fn collect(sessions: &[Session], options: &ListOptions, templates: boo
                 template_count: 0,
                 capped: false,
                 error: None,
+                warnings: Vec::new(),
+                warning_count: 0,
             };
             let connection = match &session.connection {
                 Ok(connection) => connection,
@@ -160,14 +203,20 @@ pub async fn collect(sessions: &[Session], options: &ListOptions, templates: boo
             fill_summary(&mut report, connection.summary());
             report.transport = connection.transport();
             report.has_resources = connection.has_resources();
+            let mut warnings = Warnings::new();
             let listed = connection
                 .list_resources(options, |page| {
+                    warnings.extend(page.warnings);
                     let added = catalogue.borrow_mut().append(server, page.items);
-                    for uri in added.duplicates {
-                        connection.log().push(
-                            crate::mcp::log::LogSource::Client,
-                            &format!("resources/list listed {uri} twice; kept the first"),
-                        );
+                    for duplicate in added.duplicates {
+                        let at = page.source_index(duplicate.index);
+                        let warning = Warning::duplicate(page.number, at, &duplicate.uri);
+                        if warnings.total() < MAX_KEPT {
+                            connection
+                                .log()
+                                .push(LogSource::Client, &format!("warning: {warning}"));
+                        }
+                        warnings.push(warning);
                     }
                     progress.update(index, page.number, page.received);
                 })
@@ -179,7 +228,10 @@ pub async fn collect(sessions: &[Session], options: &ListOptions, templates: boo
             if templates && report.error.is_none() {
                 let mut all = Vec::new();
                 let listed = connection
-                    .list_templates(options, |page| all.extend_from_slice(page.items))
+                    .list_templates(options, |page| {
+                        warnings.extend(page.warnings);
+                        all.extend_from_slice(page.items);
+                    })
                     .await;
                 catalogue.borrow_mut().set_templates(server, &all);
                 report.template_count = all.len();
@@ -188,6 +240,8 @@ pub async fn collect(sessions: &[Session], options: &ListOptions, templates: boo
                 }
             }
             report.resource_count = catalogue.borrow().server_len(server);
+            report.warning_count = warnings.total();
+            report.warnings = warnings.kept().to_vec();
             report
         }
     }))

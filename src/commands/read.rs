@@ -31,8 +31,22 @@ pub async fn run(args: ReadArgs) -> Exit {
                 continue;
             }
         };
-        match connection.read(&args.uri).await {
-            Ok(ReadOutcome::NotFound(nf)) => {
+        match connection.read_checked(&args.uri).await {
+            Ok((outcome, warnings)) if !warnings.is_empty() => {
+                // A malformed contents item cost that item only; say which.
+                for warning in warnings.kept() {
+                    eprintln!("mcpick: warning: server `{name}`: {warning}");
+                }
+                if warnings.omitted() > 0 {
+                    eprintln!(
+                        "mcpick: warning: server `{name}`: {} more malformed contents items",
+                        warnings.omitted()
+                    );
+                }
+                answer = Some((name, outcome));
+                break;
+            }
+            Ok((ReadOutcome::NotFound(nf), _)) => {
                 let code = if nf.code != 0 {
                     format!("error {}: ", nf.code)
                 } else {
@@ -40,7 +54,7 @@ pub async fn run(args: ReadArgs) -> Exit {
                 };
                 not_found.push(format!("server `{name}` ({code}{})", nf.message));
             }
-            Ok(outcome) => {
+            Ok((outcome, _)) => {
                 answer = Some((name, outcome));
                 break;
             }

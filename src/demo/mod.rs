@@ -12,6 +12,7 @@
 mod catalogue;
 mod complete;
 mod content;
+pub mod hostile;
 mod http;
 mod misbehave;
 mod server;
@@ -27,6 +28,7 @@ use clap::builder::RangedU64ValueParser;
 use rmcp::{ServiceExt, service::ServerInitializeError};
 
 use self::{
+    hostile::Served,
     misbehave::GarbageWriter,
     server::{DemoServer, Shared},
 };
@@ -73,6 +75,15 @@ pub struct DemoArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub big_mib: Option<u32>,
 
+    /// Misbehave: mix malformed entries into valid ones: the first `resources/list` page
+    /// gets one entry per malformed field (priority "high", audience ["user", 42],
+    /// annotations "yes", size "big", …), entries without a usable URI and a duplicate URI;
+    /// the templates list gets malformed templates; every `resources/read` reply gets
+    /// unusable contents items. Tests that one bad entry costs a client that entry only.
+    /// Stdio only.
+    #[arg(long, conflicts_with = "http")]
+    pub hostile: bool,
+
     /// Advertise no `resources` capability at all, only one `echo` tool (a client should
     /// report "no resources", not an error).
     #[arg(long)]
@@ -105,6 +116,7 @@ impl Default for DemoArgs {
             hang_after: None,
             invalid_json_after: None,
             big_mib: None,
+            hostile: false,
             no_resources: false,
             stderr_noise: false,
             require_header: None,
@@ -124,7 +136,8 @@ pub async fn serve_stdio(args: DemoArgs) -> anyhow::Result<()> {
     let (stdin, stdout) = rmcp::transport::stdio_pipes();
     let stdout = GarbageWriter::new(stdout, shared.misbehave.garbage_flag())
         .with_invalid_json(shared.misbehave.invalid_json_flag());
-    let running = match DemoServer::new(shared).serve((stdin, stdout)).await {
+    let served = Served::new(DemoServer::new(shared), args.hostile);
+    let running = match served.serve((stdin, stdout)).await {
         Ok(running) => running,
         // The client left before the handshake: nothing to serve, not a failure.
         Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),

@@ -1,14 +1,26 @@
 //! `resources/list` and `resources/templates/list` with full pagination. Pages reach the
 //! caller as they arrive (a browser shows them at once); the loop guards against servers that
 //! repeat a cursor or page forever, and stops at a cap.
+//!
+//! A page rmcp can type is taken as it is (the fast path). A page it cannot (one entry with a
+//! wrongly typed field makes the whole page untyped) is read entry by entry by
+//! [`super::lenient`]: one bad entry costs that entry, and each problem is reported as a
+//! [`Warning`](super::warning::Warning) with the page.
 
 use std::collections::HashSet;
 use std::hash::{DefaultHasher, Hash, Hasher};
 
-use rmcp::model::{PaginatedRequestParams, Resource, ResourceTemplate};
+use rmcp::model::{
+    ClientRequest, ListResourceTemplatesRequest, ListResourcesRequest, PaginatedRequestParams,
+    Resource, ResourceTemplate, ServerResult,
+};
 
 use super::connection::Connection;
 use super::error::McpError;
+use super::lenient::{self, LenientPage};
+use super::log::{LogSource, ServerLog};
+use super::raw;
+use super::warning::{MAX_KEPT, Site, Warnings};
 use crate::sanitize;
 
 /// Consecutive empty pages tolerated before the listing is declared endless.
@@ -37,15 +49,75 @@ pub struct Page<'a, T> {
     pub items: &'a [T],
     /// Entries received so far, this page included.
     pub received: usize,
+    /// Problems with this page's entries: malformed fields dropped, entries skipped. Empty
+    /// when rmcp could type the page.
+    pub warnings: &'a Warnings,
+    /// For each item, its index in the array the server sent; `None` when nothing was
+    /// skipped (the same index).
+    origin: Option<&'a [u32]>,
+}
+
+impl<T> Page<'_, T> {
+    /// The index the server gave `items[i]` in its page (differs from `i` when malformed
+    /// entries before it were skipped), for warnings about it.
+    pub fn source_index(&self, i: usize) -> usize {
+        self.origin
+            .and_then(|o| o.get(i))
+            .map_or(i, |&index| index as usize)
+    }
 }
 
 /// How a listing ended.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ListOutcome {
     pub pages: usize,
+    /// Entries received (after skipping malformed ones, before any de-duplication).
     pub count: usize,
     /// True when the cap stopped the listing while the server still had more.
     pub capped: bool,
+    /// How many warnings the pages carried (see [`Page::warnings`]).
+    pub warnings: usize,
+}
+
+/// One page as fetched: the entries, the next cursor, and what was wrong with the page.
+#[derive(Debug)]
+pub(crate) struct Fetched<T> {
+    items: Vec<T>,
+    /// The cursor; an error when the server sent one mcpick cannot follow (the page's own
+    /// entries are still delivered).
+    next: Result<Option<String>, McpError>,
+    warnings: Warnings,
+    origin: Option<Vec<u32>>,
+}
+
+impl<T> Fetched<T> {
+    /// A page rmcp typed: nothing skipped, nothing to report.
+    pub(crate) fn typed(items: Vec<T>, next: Option<String>) -> Self {
+        Fetched {
+            items,
+            next: Ok(next),
+            warnings: Warnings::new(),
+            origin: None,
+        }
+    }
+
+    fn lenient(method: &'static str, page: LenientPage<T>) -> Self {
+        let skipped = page.entries.origin.len() != page.entries.items.len()
+            || page
+                .entries
+                .origin
+                .iter()
+                .enumerate()
+                .any(|(i, &o)| o as usize != i);
+        Fetched {
+            items: page.entries.items,
+            next: page
+                .next
+                .map_err(|reason| McpError::Transport { method, reason }),
+            warnings: page.entries.warnings,
+            origin: skipped.then_some(page.entries.origin),
+        }
+    }
 }
 
 impl Connection {
@@ -64,12 +136,25 @@ impl Connection {
             METHOD,
             self.is_modern(),
             options.cap,
+            self.log(),
             on_page,
-            |cursor| async move {
-                let result = self
-                    .request(METHOD, self.peer().list_resources(params(cursor)))
-                    .await?;
-                Ok((result.resources, result.next_cursor))
+            |cursor, number| async move {
+                let request = ClientRequest::ListResourcesRequest(ListResourcesRequest {
+                    method: Default::default(),
+                    params: params(cursor),
+                    extensions: Default::default(),
+                });
+                match self
+                    .request(METHOD, raw::send(self.peer(), request))
+                    .await?
+                {
+                    ServerResult::ListResourcesResult(page) => {
+                        Ok(Fetched::typed(page.resources, page.next_cursor))
+                    }
+                    other => {
+                        self.lenient_page(METHOD, number, other, "resources", lenient::resource)
+                    }
+                }
             },
         )
         .await
@@ -89,15 +174,55 @@ impl Connection {
             METHOD,
             self.is_modern(),
             options.cap,
+            self.log(),
             on_page,
-            |cursor| async move {
-                let result = self
-                    .request(METHOD, self.peer().list_resource_templates(params(cursor)))
-                    .await?;
-                Ok((result.resource_templates, result.next_cursor))
+            |cursor, number| async move {
+                let request =
+                    ClientRequest::ListResourceTemplatesRequest(ListResourceTemplatesRequest {
+                        method: Default::default(),
+                        params: params(cursor),
+                        extensions: Default::default(),
+                    });
+                match self
+                    .request(METHOD, raw::send(self.peer(), request))
+                    .await?
+                {
+                    ServerResult::ListResourceTemplatesResult(page) => {
+                        Ok(Fetched::typed(page.resource_templates, page.next_cursor))
+                    }
+                    other => self.lenient_page(
+                        METHOD,
+                        number,
+                        other,
+                        "resourceTemplates",
+                        lenient::template,
+                    ),
+                }
             },
         )
         .await
+    }
+
+    /// A page rmcp could not type, read entry by entry; an error when it is no page at all.
+    fn lenient_page<T>(
+        &self,
+        method: &'static str,
+        number: usize,
+        reply: ServerResult,
+        key: &str,
+        entry: fn(serde_json::Value, &mut Site<'_>) -> Option<T>,
+    ) -> Result<Fetched<T>, McpError> {
+        match lenient::page(method, number, raw::into_value(reply), key, entry) {
+            Ok(page) => Ok(Fetched::lenient(method, page)),
+            Err(reason) => {
+                let error = McpError::Transport {
+                    method,
+                    reason: format!("the server sent a reply that is not a page: {reason}"),
+                };
+                self.log().push(LogSource::Client, &error.to_string());
+                Err(error)
+            }
+        }
     }
 }
 
@@ -109,59 +234,93 @@ fn params(cursor: Option<String>) -> Option<PaginatedRequestParams> {
 ///
 /// A missing `nextCursor` ends the listing. An empty-string cursor is a real cursor in the
 /// modern era, and the end in the legacy era (where servers use it to mean "no more").
+/// Warnings go to `log` as they arrive, the first [`MAX_KEPT`] in detail, then as a count.
 pub(crate) async fn paginate<T, F, Fut>(
     method: &'static str,
     modern: bool,
     cap: usize,
+    log: &ServerLog,
     mut on_page: impl FnMut(Page<'_, T>),
     mut fetch: F,
 ) -> Result<ListOutcome, McpError>
 where
-    F: FnMut(Option<String>) -> Fut,
-    Fut: Future<Output = Result<(Vec<T>, Option<String>), McpError>>,
+    F: FnMut(Option<String>, usize) -> Fut,
+    Fut: Future<Output = Result<Fetched<T>, McpError>>,
 {
-    let mut seen = HashSet::new();
-    let mut cursor: Option<String> = None;
     let mut outcome = ListOutcome::default();
-    let mut empty_run = 0;
-    loop {
-        let (mut items, next) = fetch(cursor.take()).await?;
-        outcome.pages += 1;
-        let room = cap - outcome.count;
-        let over_cap = items.len() > room;
-        items.truncate(room);
-        outcome.count += items.len();
-        on_page(Page {
-            number: outcome.pages,
-            items: &items,
-            received: outcome.count,
-        });
-        let next = next.filter(|c| modern || !c.is_empty());
-        let Some(next) = next else {
-            return Ok(outcome);
-        };
-        if over_cap || outcome.count >= cap {
-            outcome.capped = true;
-            return Ok(outcome);
-        }
-        empty_run = if items.is_empty() { empty_run + 1 } else { 0 };
-        if empty_run >= MAX_EMPTY_PAGES {
-            return Err(McpError::EmptyPages {
-                method,
-                pages: empty_run,
+    let mut logged = 0;
+    let result = async {
+        let mut seen = HashSet::new();
+        let mut cursor: Option<String> = None;
+        let mut empty_run = 0;
+        loop {
+            let Fetched {
+                mut items,
+                next,
+                warnings,
+                origin,
+            } = fetch(cursor.take(), outcome.pages + 1).await?;
+            outcome.pages += 1;
+            let room = cap - outcome.count;
+            let over_cap = items.len() > room;
+            items.truncate(room);
+            outcome.count += items.len();
+            outcome.warnings += warnings.total();
+            for warning in warnings.kept().iter().take(MAX_KEPT - logged) {
+                log.push(LogSource::Client, &format!("warning: {warning}"));
+                logged += 1;
+            }
+            on_page(Page {
+                number: outcome.pages,
+                items: &items,
+                received: outcome.count,
+                warnings: &warnings,
+                origin: origin.as_deref(),
             });
+            let next = match next {
+                Ok(next) => next.filter(|c| modern || !c.is_empty()),
+                Err(error) => {
+                    log.push(LogSource::Client, &error.to_string());
+                    return Err(error);
+                }
+            };
+            let Some(next) = next else {
+                return Ok(());
+            };
+            if over_cap || outcome.count >= cap {
+                outcome.capped = true;
+                return Ok(());
+            }
+            empty_run = if items.is_empty() { empty_run + 1 } else { 0 };
+            if empty_run >= MAX_EMPTY_PAGES {
+                return Err(McpError::EmptyPages {
+                    method,
+                    pages: empty_run,
+                });
+            }
+            let mut hasher = DefaultHasher::new();
+            next.hash(&mut hasher);
+            if !seen.insert(hasher.finish()) {
+                return Err(McpError::CursorLoop {
+                    method,
+                    cursor: sanitize::line(&next, 80),
+                    page: outcome.pages,
+                });
+            }
+            cursor = Some(next);
         }
-        let mut hasher = DefaultHasher::new();
-        next.hash(&mut hasher);
-        if !seen.insert(hasher.finish()) {
-            return Err(McpError::CursorLoop {
-                method,
-                cursor: sanitize::line(&next, 80),
-                page: outcome.pages,
-            });
-        }
-        cursor = Some(next);
     }
+    .await;
+    if outcome.warnings > logged {
+        log.push(
+            LogSource::Client,
+            &format!(
+                "warning: {method}: {} more warnings about malformed entries, not logged one by one",
+                outcome.warnings - logged
+            ),
+        );
+    }
+    result.map(|()| outcome)
 }
 
 #[cfg(test)]
@@ -182,13 +341,15 @@ mod tests {
             "resources/list",
             modern,
             cap,
+            &ServerLog::new(10),
             |page: Page<'_, u32>| got.borrow_mut().extend_from_slice(page.items),
-            |cursor| {
+            |cursor, number| {
                 asked.borrow_mut().push(cursor);
                 let next = pages.borrow_mut().next();
+                assert_eq!(number, asked.borrow().len(), "pages are numbered from 1");
                 async move {
                     let (items, next) = next.expect("asked for a page past the end");
-                    Ok((items, next.map(str::to_owned)))
+                    Ok(Fetched::typed(items, next.map(str::to_owned)))
                 }
             },
         )
@@ -273,5 +434,95 @@ mod tests {
             .collect();
         let (result, _, _) = run(pages, false, 100).await;
         assert!(matches!(result, Err(McpError::EmptyPages { .. })));
+    }
+
+    /// Pages read entry by entry: warnings reach the caller with their page and the log
+    /// (the first [`MAX_KEPT`] in detail), and indices map back to the server's array.
+    #[tokio::test]
+    async fn lenient_pages_carry_their_warnings() {
+        use serde_json::json;
+        let log = ServerLog::new(1000);
+        let replies = RefCell::new(
+            vec![
+                json!({"resources": [{"uri": "a://1", "name": "1"}, {"uri": 5},
+                                     {"uri": "a://2", "name": "2", "size": "big"}],
+                       "nextCursor": "p2"}),
+                json!({"resources": (0..150).map(|i| json!({"uri": i})).collect::<Vec<_>>(),
+                       "nextCursor": "p3"}),
+                json!({"resources": [{"uri": "a://3", "name": "3"}], "nextCursor": 7}),
+            ]
+            .into_iter(),
+        );
+        let pages = RefCell::new(Vec::new());
+        let result = paginate(
+            "resources/list",
+            false,
+            100,
+            &log,
+            |page: Page<'_, Resource>| {
+                let origin: Vec<usize> = (0..page.items.len())
+                    .map(|i| page.source_index(i))
+                    .collect();
+                let fields: Vec<Option<String>> = page
+                    .warnings
+                    .kept()
+                    .iter()
+                    .map(|w| w.field.clone())
+                    .collect();
+                pages.borrow_mut().push((
+                    page.number,
+                    page.items.len(),
+                    origin,
+                    page.warnings.total(),
+                    fields,
+                ));
+            },
+            |_cursor, number| {
+                let reply = replies.borrow_mut().next().unwrap();
+                let page = lenient::page(
+                    "resources/list",
+                    number,
+                    reply,
+                    "resources",
+                    lenient::resource,
+                );
+                async move { Ok(Fetched::lenient("resources/list", page.unwrap())) }
+            },
+        )
+        .await;
+        let pages = pages.into_inner();
+        assert_eq!(
+            pages[0],
+            (
+                1,
+                2,
+                vec![0, 2],
+                2,
+                vec![Some("uri".into()), Some("size".into())]
+            )
+        );
+        assert_eq!((pages[1].0, pages[1].1, pages[1].3), (2, 0, 150));
+        assert_eq!(
+            pages[2].1, 1,
+            "the last page is delivered before its bad cursor fails"
+        );
+        let error = result.unwrap_err().to_string();
+        assert!(
+            error.contains("nextCursor") && error.contains("page 3"),
+            "{error}"
+        );
+        let lines: Vec<String> = log.entries().into_iter().map(|e| e.text).collect();
+        let detailed = lines.iter().filter(|l| l.contains(" entry ")).count();
+        assert_eq!(detailed, MAX_KEPT, "{lines:#?}");
+        assert!(
+            lines.iter().any(|l| l.contains("52 more warnings")),
+            "{lines:#?}"
+        );
+        assert!(lines.iter().any(|l| l.contains("nextCursor")), "{lines:#?}");
+        assert!(
+            lines[0].starts_with("warning: resources/list page 1, entry 1: `uri` is a number (5)"),
+            "{}",
+            lines[0]
+        );
     }
 }

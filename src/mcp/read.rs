@@ -1,9 +1,17 @@
-//! `resources/read`, with "not found" and "empty" told apart from failure.
+//! `resources/read`, with "not found" and "empty" told apart from failure. A reply rmcp cannot
+//! type (one malformed contents item) is read item by item: a bad item costs that item.
 
-use rmcp::model::{ReadResourceRequestParams, ReadResourceResponse, ResourceContents};
+use rmcp::model::{
+    ClientRequest, ReadResourceRequest, ReadResourceRequestParams, ResourceContents, ServerResult,
+};
+use serde_json::Value;
 
 use super::connection::Connection;
 use super::error::{McpError, NotFound};
+use super::lenient;
+use super::log::LogSource;
+use super::raw;
+use super::warning::{Warnings, describe, wrong};
 
 /// What a read produced.
 #[derive(Debug, Clone, PartialEq)]
@@ -17,42 +25,157 @@ pub enum ReadOutcome {
     NotFound(NotFound),
 }
 
+const METHOD: &str = "resources/read";
+
 impl Connection {
     /// Reads one resource. Server errors that mean "not found" become
-    /// [`ReadOutcome::NotFound`]; everything else is an error.
+    /// [`ReadOutcome::NotFound`]; everything else is an error. Malformed contents items are
+    /// skipped and logged (see [`Connection::read_checked`] to get them).
     pub async fn read(&self, uri: &str) -> Result<ReadOutcome, McpError> {
-        const METHOD: &str = "resources/read";
+        self.read_checked(uri).await.map(|(outcome, _)| outcome)
+    }
+
+    /// [`Connection::read`], with the warnings about contents items that were skipped or
+    /// repaired (also written to the server's log).
+    pub async fn read_checked(&self, uri: &str) -> Result<(ReadOutcome, Warnings), McpError> {
         if !self.has_resources() {
-            return Ok(ReadOutcome::NotFound(NotFound {
-                code: 0,
-                message: "the server publishes no resources".into(),
-            }));
+            return Ok((
+                ReadOutcome::NotFound(NotFound {
+                    code: 0,
+                    message: "the server publishes no resources".into(),
+                }),
+                Warnings::new(),
+            ));
         }
-        let response = self
-            .request(
-                METHOD,
-                self.peer()
-                    .read_resource_once(ReadResourceRequestParams::new(uri)),
-            )
-            .await;
-        match response {
-            Ok(ReadResourceResponse::Complete(result)) if result.contents.is_empty() => {
-                Ok(ReadOutcome::Empty)
+        let request = ClientRequest::ReadResourceRequest(ReadResourceRequest::new(
+            ReadResourceRequestParams::new(uri),
+        ));
+        match self.request(METHOD, raw::send(self.peer(), request)).await {
+            Ok(ServerResult::ReadResourceResult(result)) => {
+                Ok((contents_outcome(result.contents), Warnings::new()))
             }
-            Ok(ReadResourceResponse::Complete(result)) => Ok(ReadOutcome::Contents(result.contents)),
-            Ok(ReadResourceResponse::InputRequired(_)) => Err(McpError::Transport {
+            Ok(ServerResult::InputRequiredResult(_)) => Err(McpError::Transport {
                 method: METHOD,
                 reason: "the server asked for more input (input_required), which mcpick does not provide"
                     .into(),
             }),
-            Ok(_) => Err(McpError::Transport {
-                method: METHOD,
-                reason: "the server sent a reply mcpick does not understand".into(),
-            }),
+            Ok(other) => {
+                let read = lenient_read(raw::into_value(other));
+                let (Ok((_, warnings)) | Err((_, warnings))) = &read;
+                for warning in warnings.kept() {
+                    self.log()
+                        .push(LogSource::Client, &format!("warning: {warning}"));
+                }
+                read.map_err(|(error, _)| {
+                    self.log().push(LogSource::Client, &error.to_string());
+                    error
+                })
+            }
             Err(error) => match error.not_found(self.is_modern()) {
-                Some(not_found) => Ok(ReadOutcome::NotFound(not_found)),
+                Some(not_found) => Ok((ReadOutcome::NotFound(not_found), Warnings::new())),
                 None => Err(error),
             },
+        }
+    }
+}
+
+fn contents_outcome(contents: Vec<ResourceContents>) -> ReadOutcome {
+    if contents.is_empty() {
+        ReadOutcome::Empty
+    } else {
+        ReadOutcome::Contents(contents)
+    }
+}
+
+/// A read reply rmcp could not type, item by item. An error when it has no `contents` array,
+/// or when it had items and none of them is usable (that is not "empty").
+fn lenient_read(reply: Value) -> Result<(ReadOutcome, Warnings), (McpError, Warnings)> {
+    let error = |reason: String, warnings| {
+        Err((
+            McpError::Transport {
+                method: METHOD,
+                reason,
+            },
+            warnings,
+        ))
+    };
+    let array = match reply {
+        Value::Object(mut reply) => match reply.remove("contents") {
+            Some(Value::Array(array)) => array,
+            other => {
+                return error(
+                    format!(
+                        "the server sent a reply without contents: `contents` {}",
+                        wrong(other.as_ref(), "an array")
+                    ),
+                    Warnings::new(),
+                );
+            }
+        },
+        other => {
+            return error(
+                format!("the server sent {}, not a read result", describe(&other)),
+                Warnings::new(),
+            );
+        }
+    };
+    let sent = array.len();
+    let parsed = lenient::contents(array);
+    if sent > 0 && parsed.items.is_empty() {
+        let first = parsed
+            .warnings
+            .kept()
+            .first()
+            .map(|w| format!(" (first: {w})"))
+            .unwrap_or_default();
+        return error(
+            format!("none of the {sent} contents items the server sent is usable{first}"),
+            parsed.warnings,
+        );
+    }
+    Ok((contents_outcome(parsed.items), parsed.warnings))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_bad_item_costs_that_item() {
+        let (outcome, warnings) = lenient_read(json!({"contents": [
+            {"uri": "demo://a", "text": "hello"},
+            {"uri": "demo://a#2", "text": 42},
+        ]}))
+        .unwrap();
+        assert_eq!(
+            outcome,
+            ReadOutcome::Contents(vec![ResourceContents::TextResourceContents {
+                uri: "demo://a".into(),
+                mime_type: None,
+                text: "hello".into(),
+                meta: None
+            }])
+        );
+        assert_eq!(warnings.total(), 1);
+        assert_eq!(warnings.kept()[0].index, 1);
+        assert_eq!(warnings.kept()[0].page, None);
+    }
+
+    #[test]
+    fn nothing_usable_is_an_error_and_nothing_sent_is_empty() {
+        let (error, warnings) =
+            lenient_read(json!({"contents": [{"uri": 1, "text": "x"}]})).unwrap_err();
+        let text = error.to_string();
+        assert!(text.contains("none of the 1 contents items"), "{text}");
+        assert!(text.contains("`uri` is a number (1)"), "{text}");
+        assert_eq!(warnings.total(), 1);
+        // An empty array only fails rmcp's typing when something else is wrong; it stays
+        // "empty", not an error.
+        let (outcome, _) = lenient_read(json!({"contents": [], "ttlMs": "soon"})).unwrap();
+        assert_eq!(outcome, ReadOutcome::Empty);
+        for reply in [json!({}), json!({"contents": "x"}), json!("x")] {
+            assert!(lenient_read(reply).is_err());
         }
     }
 }

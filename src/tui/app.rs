@@ -1462,7 +1462,7 @@ impl App {
                     page: number,
                     received,
                 };
-                let mut fx = self.add_page(server, &resources);
+                let mut fx = self.add_page(server, number, &resources);
                 // Resolution costs O(catalogue): while pages stream in, redo it only each time
                 // the catalogue has grown by a quarter (a few times in all, not once a page,
                 // which kept a core busy and delayed keys at a million resources). The end of
@@ -1474,6 +1474,8 @@ impl App {
                 fx
             }
             ServerEvent::Listed { count, capped } => {
+                // What the catalogue kept (duplicate URIs skipped), so every count agrees.
+                let count = count.min(self.catalogue.server_len(server));
                 state.status = if count == 0 && !capped {
                     Status::NoResources
                 } else {
@@ -1498,9 +1500,28 @@ impl App {
         }
     }
 
-    fn add_page(&mut self, server: ServerId, resources: &[Resource]) -> Vec<Effect> {
+    fn add_page(&mut self, server: ServerId, page: usize, resources: &[Resource]) -> Vec<Effect> {
         let before = self.catalogue.server_len(server);
-        self.catalogue.append(server, resources);
+        let report = self.catalogue.append(server, resources);
+        // A URI listed twice is kept once and said so in the server's log (first few a page).
+        if let Some(log) = self.logs.get(server as usize) {
+            for d in report.duplicates.iter().take(10) {
+                let warning = crate::mcp::Warning::duplicate(page, d.index, &d.uri);
+                log.push(
+                    crate::mcp::log::LogSource::Client,
+                    &format!("warning: {warning}"),
+                );
+            }
+            if report.duplicates.len() > 10 {
+                log.push(
+                    crate::mcp::log::LogSource::Client,
+                    &format!(
+                        "warning: resources/list page {page}: {} more duplicate URIs skipped",
+                        report.duplicates.len() - 10
+                    ),
+                );
+            }
+        }
         let after = self.catalogue.server_len(server);
         let mimes = self.catalogue.mimes();
         for index in before..after {
