@@ -14,4 +14,5 @@ pub mod demo;
 pub mod export;
 pub mod mcp;
 pub mod sanitize;
+pub mod serve;
 pub mod tui;

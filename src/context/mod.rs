@@ -31,6 +31,7 @@
 pub mod content;
 pub mod file;
 pub mod mark;
+pub mod measured;
 pub mod policy;
 pub mod resolve;
 pub mod tokens;

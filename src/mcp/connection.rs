@@ -58,6 +58,7 @@ pub struct Connection {
     service: RunningService<RoleClient, ClientState>,
     log: ServerLog,
     timeout: Duration,
+    events: tokio::sync::broadcast::Sender<super::events::ServerEvent>,
     _group: Option<ProcessGroup>,
 }
 
@@ -79,7 +80,11 @@ impl Connection {
         options: &ConnectOptions,
         log: ServerLog,
     ) -> Result<Connection, McpError> {
-        let state = ClientState { log: log.clone() };
+        let events = super::events::channel();
+        let state = ClientState {
+            log: log.clone(),
+            events: events.clone(),
+        };
         let timeout = options.timeout;
         let (service, transport, group) = match &spec.transport {
             TransportSpec::Stdio {
@@ -152,6 +157,7 @@ impl Connection {
             service,
             log,
             timeout,
+            events,
             _group: group,
         })
     }
@@ -209,6 +215,10 @@ impl Connection {
     pub fn has_resources(&self) -> bool {
         self.info()
             .is_some_and(|i| i.capabilities.resources.is_some())
+    }
+
+    pub(crate) fn event_sender(&self) -> &tokio::sync::broadcast::Sender<super::events::ServerEvent> {
+        &self.events
     }
 
     pub(crate) fn peer(&self) -> &Peer<RoleClient> {

@@ -8,6 +8,7 @@
 mod client;
 mod connection;
 pub mod error;
+mod events;
 pub mod list;
 pub mod log;
 mod read;
@@ -16,6 +17,7 @@ mod sse;
 
 pub use connection::{ConnectOptions, Connection, ServerSummary};
 pub use error::{McpError, NotFound};
+pub use events::{ServerEvent, Watch};
 pub use list::{ListOptions, ListOutcome, Page};
 pub use read::ReadOutcome;
 pub use spec::{ServerSpec, TransportSpec};
