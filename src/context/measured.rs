@@ -29,10 +29,7 @@ where
 {
     let mut texts = Texts::new();
     loop {
-        let preview = resolve(&Input {
-            measures,
-            ..*base
-        });
+        let preview = resolve(&Input { measures, ..*base });
         let wanted = preview.to_measure();
         if wanted.is_empty() {
             return (preview, texts);

@@ -217,7 +217,9 @@ impl Connection {
             .is_some_and(|i| i.capabilities.resources.is_some())
     }
 
-    pub(crate) fn event_sender(&self) -> &tokio::sync::broadcast::Sender<super::events::ServerEvent> {
+    pub(crate) fn event_sender(
+        &self,
+    ) -> &tokio::sync::broadcast::Sender<super::events::ServerEvent> {
         &self.events
     }
 

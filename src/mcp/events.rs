@@ -91,7 +91,8 @@ impl Connection {
                 #[allow(deprecated)] // resources/subscribe is the legacy era's way
                 self.request(
                     "resources/subscribe",
-                    self.peer().subscribe(SubscribeRequestParams::new(uri.clone())),
+                    self.peer()
+                        .subscribe(SubscribeRequestParams::new(uri.clone())),
                 )
                 .await?;
             }

@@ -165,7 +165,9 @@ pub fn alias(server: &str, uri: &str) -> String {
 
 /// A pinned resource is as important as it gets, and meant for the assistant.
 fn pin_annotations(resource: &mut Resource) {
-    let annotations = resource.annotations.get_or_insert_with(Annotations::default);
+    let annotations = resource
+        .annotations
+        .get_or_insert_with(Annotations::default);
     annotations.priority = Some(1.0);
     if let Some(audience) = &mut annotations.audience
         && !audience.contains(&Role::Assistant)
@@ -289,7 +291,10 @@ mod tests {
             .map(|r| r.resource.uri.as_str())
             .collect();
         assert_eq!(uris, ["x://1", "x://2"]);
-        assert_eq!(allowed.bundle, 1, "the prompt still hands out the budgeted set");
+        assert_eq!(
+            allowed.bundle, 1,
+            "the prompt still hands out the budgeted set"
+        );
         assert!(included.list_differs(&allowed));
         assert!(!allowed.list_differs(&allowed.clone()));
     }

@@ -184,8 +184,9 @@ impl ServerHandler for ServeHandler {
         } else {
             capabilities.build()
         };
-        let implementation = Implementation::new(&self.presentation.name, env!("CARGO_PKG_VERSION"))
-            .with_title("mcpick context set");
+        let implementation =
+            Implementation::new(&self.presentation.name, env!("CARGO_PKG_VERSION"))
+                .with_title("mcpick context set");
         ServerConfig::new(capabilities)
             .with_server_info(implementation)
             .with_instructions(instructions(&self.engine.current(), self.presentation.tool))
@@ -248,7 +249,10 @@ impl ServerHandler for ServeHandler {
     ) -> Result<GetPromptResponse, ErrorData> {
         if request.name != CONTEXT {
             return Err(ErrorData::invalid_params(
-                format!("unknown prompt: {} (this server has `{CONTEXT}`)", request.name),
+                format!(
+                    "unknown prompt: {} (this server has `{CONTEXT}`)",
+                    request.name
+                ),
                 None,
             ));
         }
