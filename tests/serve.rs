@@ -568,3 +568,24 @@ fn claude_code_connects_to_mcpick_serve() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn an_upstream_update_reaches_subscribed_clients_in_both_eras() {
+    let project = Project::new();
+    // The fixture's clock reports `notifications/resources/updated` every 2 s to subscribers.
+    let clock = "demo://clock/now";
+    project.ok(&["pin", clock]);
+    for mode in ["auto", "legacy"] {
+        let events = python_client(
+            &project,
+            mode,
+            &["--watch", "30", "--subscribe", clock],
+            |_| {},
+        );
+        assert_eq!(
+            event(&events, "updated")["uri"],
+            clock,
+            "{mode}: {events:#?}"
+        );
+    }
+}

@@ -224,11 +224,11 @@ mod tests {
 
     fn listed(uri: &str) -> Resource {
         let mut r = Resource::new(uri, uri);
-        r.annotations = Some(Annotations {
-            audience: Some(vec![Role::User]),
-            priority: Some(0.2),
-            last_modified: None,
-        });
+        r.annotations = Some(
+            Annotations::default()
+                .with_audience(vec![Role::User])
+                .with_priority(0.2),
+        );
         r
     }
 

@@ -11,7 +11,9 @@ handshake), then prints one JSON object per line on stdout:
   {"event": "tools", "names": [...]} and {"event": "tool", "texts": [...]}  when offered
 With --watch SECS: {"event": "ready"}, then waits up to SECS for a resource list change
 (legacy: notifications/resources/list_changed; modern: subscriptions/listen) and prints
-{"event": "changed", "resources": [...]} or {"event": "timeout"}.
+{"event": "changed", "resources": [...]} or {"event": "timeout"}. With --subscribe URI as
+well, it waits for an update of URI instead (legacy: resources/subscribe; modern: the listen
+filter) and prints {"event": "updated", "uri"}.
 """
 
 from __future__ import annotations
@@ -50,14 +52,20 @@ async def main() -> None:
     parser.add_argument("--url")
     parser.add_argument("--read", action="append", default=[])
     parser.add_argument("--watch", type=float)
+    parser.add_argument("--subscribe")
     parser.add_argument("command", nargs="*")
     args = parser.parse_args()
     server = args.url or StdioServerParameters(command=args.command[0], args=args.command[1:])
 
     changed = anyio.Event()
+    updated: list[str] = []
 
     async def on_message(message) -> None:
-        if "ResourceListChanged" in type(message).__name__ or getattr(message, "method", "") == "notifications/resources/list_changed":
+        kind = type(message).__name__ + getattr(message, "method", "")
+        if args.subscribe is None and ("ResourceListChanged" in kind or "list_changed" in kind):
+            changed.set()
+        if args.subscribe is not None and ("ResourceUpdated" in kind or "resources/updated" in kind):
+            updated.append(message.params.uri)
             changed.set()
 
     async with Client(server, mode=args.mode, message_handler=on_message, cache=None) as client:
@@ -95,16 +103,27 @@ async def main() -> None:
             return
         modern = not client.protocol_version.startswith("2024") and not client.protocol_version.startswith("2025")
         with anyio.move_on_after(args.watch) as scope:
-            if modern:
+            if modern and args.subscribe is not None:
+                async with client.listen(resource_subscriptions=[args.subscribe]) as sub:
+                    emit({"event": "ready"})
+                    async for event in sub:
+                        if type(event).__name__ == "ResourceUpdated":
+                            updated.append(event.uri)
+                            break
+            elif modern:
                 async with client.listen(resources_list_changed=True) as sub:
                     emit({"event": "ready"})
                     async for _event in sub:
                         break
             else:
+                if args.subscribe is not None:
+                    await client.subscribe_resource(args.subscribe)
                 emit({"event": "ready"})
                 await changed.wait()
         if scope.cancelled_caught:
             emit({"event": "timeout"})
+        elif updated:
+            emit({"event": "updated", "uri": updated[0]})
         else:
             emit({"event": "changed", "resources": await list_all(client)})
 
