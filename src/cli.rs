@@ -98,6 +98,13 @@ mcpick pin --demo 'file:///project/docs/*'\n  mcpick pin --server github --allow
 host model's tokenizer.\n\nExamples:\n  mcpick preview --demo --budget 4000\n  mcpick preview --set team.context.json --format json -o context.json"
     )]
     Preview(crate::commands::preview::PreviewArgs),
+    /// Serve the context set as an MCP server (stdio, or Streamable HTTP with --http) that
+    /// publishes only the set: as resources in the agent's order, as the prompt `context` and
+    /// as the read-only tool `context`. Changes to the set file reach connected hosts.
+    #[command(
+        after_help = "Hosts connect to it like to any MCP server; `mcpick install HOST` is not built yet, so add it by hand, e.g. for Claude Code:\n  claude mcp add mcpick -- mcpick serve --set \"$PWD/mcpick.context.json\"\n\nExamples:\n  mcpick serve --set mcpick.context.json\n  mcpick serve --demo --expose allowed\n  mcpick serve --http 127.0.0.1:8765"
+    )]
+    Serve(crate::commands::serve::ServeArgs),
 }
 
 /// Which servers to talk to. With none given, every defined server (see `mcpick servers`), or

@@ -16,5 +16,6 @@ pub mod mcp;
 pub mod redact;
 pub mod safe_json;
 pub mod sanitize;
+pub mod serve;
 pub mod signals;
 pub mod tui;

@@ -79,6 +79,7 @@ async fn run(cli: Cli) -> ExitCode {
             Command::Marks(args) => commands::marks::marks(args).await,
             Command::Policy(args) => commands::marks::policy(args),
             Command::Preview(args) => commands::preview::run(args).await,
+            Command::Serve(args) => commands::serve::run(args).await,
             Command::DemoServer(_) | Command::Servers(_) => unreachable!("handled above"),
         }
     };

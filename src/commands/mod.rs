@@ -7,6 +7,7 @@ pub mod marks;
 pub mod preview;
 mod progress;
 pub mod read;
+pub mod serve;
 pub mod servers;
 
 use std::path::Path;

@@ -36,6 +36,7 @@ pub mod change;
 pub mod content;
 pub mod file;
 pub mod mark;
+pub mod measured;
 pub mod policy;
 pub mod relative;
 pub mod resolve;

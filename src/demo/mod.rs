@@ -98,6 +98,11 @@ pub struct DemoArgs {
     #[arg(long, value_name = "NAME: VALUE", requires = "http")]
     pub require_header: Option<String>,
 
+    /// Append one line per resource request (`resources/read URI`, `resources/list`) to
+    /// FILE, to count what a client or a proxy such as `mcpick serve` forwards.
+    #[arg(long, value_name = "FILE")]
+    pub request_log: Option<std::path::PathBuf>,
+
     /// Serve HTTP instead of stdio: Streamable HTTP at http://ADDR/mcp and the legacy
     /// HTTP+SSE transport at http://ADDR/sse; port 0 picks a free port (the chosen address is
     /// printed as `listening on http://ADDR/mcp`).
@@ -120,6 +125,7 @@ impl Default for DemoArgs {
             no_resources: false,
             stderr_noise: false,
             require_header: None,
+            request_log: None,
             http: None,
         }
     }

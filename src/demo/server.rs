@@ -60,6 +60,8 @@ pub(crate) struct Shared {
     pub(crate) clock_tick: Duration,
     /// `--big-mib`: the size of `demo://big`.
     pub(crate) big_mib: Option<u32>,
+    /// `--request-log`: one line per resource request.
+    request_log: Option<Mutex<std::fs::File>>,
 }
 
 impl Shared {
@@ -78,6 +80,22 @@ impl Shared {
             big_mib: args.big_mib,
             clock_reads: AtomicU64::new(0),
             clock_tick: CLOCK_TICK,
+            request_log: args.request_log.as_ref().and_then(|path| {
+                let file = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path);
+                file.map(Mutex::new).ok()
+            }),
+        }
+    }
+
+    /// Records one request in the `--request-log` file, if there is one.
+    fn log_request(&self, line: &str) {
+        if let Some(file) = &self.request_log {
+            use std::io::Write;
+            let mut file = file.lock().unwrap_or_else(|e| e.into_inner());
+            let _ = writeln!(file, "{line}");
         }
     }
 }
@@ -240,6 +258,7 @@ impl ServerHandler for DemoServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         self.resources_enabled::<ListResourcesRequestMethod>()?;
+        self.shared.log_request("resources/list");
         self.shared.misbehave.count_request().await;
         self.list_page(request.as_ref().and_then(|r| r.cursor.as_deref()))
     }
@@ -268,6 +287,8 @@ impl ServerHandler for DemoServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         self.resources_enabled::<ReadResourceRequestMethod>()?;
+        self.shared
+            .log_request(&format!("resources/read {}", request.uri));
         self.shared.misbehave.count_request().await;
         let uri = request.uri;
         if let (BIG_URI, Some(mib)) = (uri.as_str(), self.shared.big_mib) {

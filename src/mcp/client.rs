@@ -8,6 +8,7 @@ use rmcp::model::{
 };
 use rmcp::service::{NotificationContext, RoleClient};
 
+use super::events::ServerEvent;
 use super::log::{LogSource, ServerLog};
 
 /// The client handler rmcp drives. mcpick asks for no client features (no sampling, roots or
@@ -17,6 +18,8 @@ pub(crate) struct ClientState {
     pub(crate) log: ServerLog,
     /// Which handshake to start with (the era remembered for this server).
     pub(crate) handshake: super::era::Handshake,
+    /// Where legacy-era change notifications go (see [`super::events`]).
+    pub(crate) events: tokio::sync::broadcast::Sender<ServerEvent>,
 }
 
 impl ClientHandler for ClientState {
@@ -55,6 +58,7 @@ impl ClientHandler for ClientState {
             LogSource::Notification,
             "notifications/resources/list_changed",
         );
+        let _ = self.events.send(ServerEvent::ListChanged);
     }
 
     async fn on_resource_updated(
@@ -66,5 +70,6 @@ impl ClientHandler for ClientState {
             LogSource::Notification,
             &format!("notifications/resources/updated {}", params.uri),
         );
+        let _ = self.events.send(ServerEvent::Updated(params.uri));
     }
 }

@@ -14,9 +14,9 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 use super::client::ClientState;
 use super::era;
 use super::error::McpError;
+use super::group::ProcessGroup;
 use super::http::LimitedClient;
 use super::limit::MessageLimit;
-use super::group::ProcessGroup;
 use super::log::{LogSource, ServerLog};
 use super::spec::{ServerSpec, TransportSpec};
 use super::sse::{SseTransport, error_chain};
@@ -65,6 +65,7 @@ pub struct Connection {
     timeout: Duration,
     /// The definition's secret values, scrubbed from every error this connection reports.
     secrets: crate::redact::Secrets,
+    events: tokio::sync::broadcast::Sender<super::events::ServerEvent>,
     _group: Option<ProcessGroup>,
 }
 
@@ -144,9 +145,11 @@ impl Connection {
         log: ServerLog,
         start_with: era::Handshake,
     ) -> Result<Connection, McpError> {
+        let events = super::events::channel();
         let state = ClientState {
             log: log.clone(),
             handshake: start_with,
+            events: events.clone(),
         };
         let timeout = options.timeout;
         let limit = options.max_message;
@@ -230,6 +233,7 @@ impl Connection {
             log,
             timeout,
             secrets: Default::default(),
+            events,
             _group: group,
         })
     }
@@ -287,6 +291,12 @@ impl Connection {
     pub fn has_resources(&self) -> bool {
         self.info()
             .is_some_and(|i| i.capabilities.resources.is_some())
+    }
+
+    pub(crate) fn event_sender(
+        &self,
+    ) -> &tokio::sync::broadcast::Sender<super::events::ServerEvent> {
+        &self.events
     }
 
     pub(crate) fn peer(&self) -> &Peer<RoleClient> {

@@ -498,6 +498,7 @@ mod tests {
         let state = super::super::client::ClientState {
             log: log.clone(),
             handshake,
+            events: super::super::events::channel(),
         };
         let service = super::super::connection::handshake(state, tokio::io::split(client), timeout)
             .await

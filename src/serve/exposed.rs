@@ -1,0 +1,307 @@
+//! What `mcpick serve` publishes, worked out from a resolved [`Preview`]: pure, no I/O.
+//!
+//! - `included` (the default) exposes exactly the preview's included resources, in the
+//!   agent's order; `allowed` adds everything the budget alone cut off (and whatever could not
+//!   be read), so only excluded, audience- and priority-filtered resources stay hidden.
+//! - Annotations pass through as published, except that a pinned resource carries
+//!   `priority: 1.0` and has `assistant` in its `audience`.
+//! - A URI published by several servers is exposed once per server: the copy of the server
+//!   whose name sorts first keeps the URI, every other copy is `mcpick://SERVER/URI`
+//!   (SERVER percent-encoded), so no two servers' resources collide.
+
+use std::collections::{BTreeSet, HashMap};
+
+use rmcp::model::{Annotations, Resource, Role};
+
+use crate::context::{Candidate, Preview, Reason};
+
+/// Which resources `serve` publishes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Expose {
+    /// What the agent view includes: within the budget, in order.
+    #[default]
+    Included,
+    /// Every resource not excluded and passing the audience and minimum-priority filters,
+    /// without the budget cut.
+    Allowed,
+}
+
+/// The scheme of the URIs given to second copies of a URI published by several servers.
+pub const ALIAS_SCHEME: &str = "mcpick";
+
+/// One published resource.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExposedResource {
+    /// The server it comes from.
+    pub server: String,
+    /// Its URI on that server.
+    pub upstream_uri: String,
+    /// As published by `serve` (URI possibly aliased, annotations adjusted).
+    pub resource: Resource,
+    pub pinned: bool,
+}
+
+/// Everything `serve` publishes at one moment.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Served {
+    /// In the agent's order; the first `bundle` of them are the budgeted set (the prompt and
+    /// the tool hand out exactly those).
+    pub resources: Vec<ExposedResource>,
+    pub bundle: usize,
+    /// Tokens of the bundle, and whether any count is an estimate from `size`.
+    pub tokens: u64,
+    pub estimated: bool,
+    pub budget: Option<u64>,
+    /// Marks that match no listed resource.
+    pub missing: usize,
+    /// Servers that could not be connected or listed, with the reason.
+    pub unavailable: Vec<(String, String)>,
+    by_uri: HashMap<String, usize>,
+}
+
+impl Served {
+    /// The resource published under `uri`, if any.
+    pub fn get(&self, uri: &str) -> Option<&ExposedResource> {
+        self.by_uri.get(uri).map(|&i| &self.resources[i])
+    }
+
+    /// The published URI of a server's resource, if it is published.
+    pub fn published_uri(&self, server: &str, upstream_uri: &str) -> Option<&str> {
+        self.resources
+            .iter()
+            .find(|r| r.server == server && r.upstream_uri == upstream_uri)
+            .map(|r| r.resource.uri.as_str())
+    }
+
+    /// True when a client would see a different list (URIs, order or fields).
+    pub fn list_differs(&self, other: &Served) -> bool {
+        self.resources.len() != other.resources.len()
+            || self
+                .resources
+                .iter()
+                .zip(&other.resources)
+                .any(|(a, b)| a.resource != b.resource)
+    }
+}
+
+/// Builds what is served from a preview. `raw` finds a server's resource as it was listed.
+pub fn build<'r>(
+    preview: &Preview,
+    candidates: &[Candidate],
+    raw: impl Fn(&str, &str) -> Option<&'r Resource>,
+    expose: Expose,
+) -> Served {
+    let mut chosen: Vec<(usize, bool)> = preview
+        .included
+        .iter()
+        .map(|i| (i.index, i.pinned))
+        .collect();
+    let bundle = chosen.len();
+    if expose == Expose::Allowed {
+        chosen.extend(
+            preview
+                .left_out
+                .iter()
+                .filter(|l| matches!(l.reason, Reason::OverBudget | Reason::ReadFailed(_)))
+                .map(|l| (l.index, false)),
+        );
+    }
+    let mut owners: HashMap<&str, BTreeSet<&str>> = HashMap::new();
+    for &(index, _) in &chosen {
+        let c = &candidates[index];
+        owners.entry(c.uri).or_default().insert(c.server);
+    }
+    let mut served = Served {
+        bundle,
+        tokens: preview.total_tokens,
+        estimated: preview.is_estimated(),
+        budget: preview.budget,
+        missing: preview.missing.len(),
+        ..Served::default()
+    };
+    for (index, pinned) in chosen {
+        let c = &candidates[index];
+        let Some(listed) = raw(c.server, c.uri) else {
+            continue;
+        };
+        let mut resource = listed.clone();
+        if owners[c.uri].first() != Some(&c.server) {
+            resource.uri = alias(c.server, c.uri);
+        }
+        if pinned {
+            pin_annotations(&mut resource);
+        }
+        if served.by_uri.contains_key(&resource.uri) {
+            continue; // a server that lists one URI twice: publish it once
+        }
+        served
+            .by_uri
+            .insert(resource.uri.clone(), served.resources.len());
+        served.resources.push(ExposedResource {
+            server: c.server.to_string(),
+            upstream_uri: c.uri.to_string(),
+            resource,
+            pinned,
+        });
+    }
+    served.bundle = served.bundle.min(served.resources.len());
+    served
+}
+
+/// `mcpick://SERVER/URI` for the second and later copies of a URI.
+pub fn alias(server: &str, uri: &str) -> String {
+    let mut out = format!("{ALIAS_SCHEME}://");
+    for b in server.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out.push('/');
+    out.push_str(uri);
+    out
+}
+
+/// A pinned resource is as important as it gets, and meant for the assistant.
+fn pin_annotations(resource: &mut Resource) {
+    let annotations = resource
+        .annotations
+        .get_or_insert_with(Annotations::default);
+    annotations.priority = Some(1.0);
+    if let Some(audience) = &mut annotations.audience
+        && !audience.contains(&Role::Assistant)
+    {
+        audience.push(Role::Assistant);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::ItemId;
+    use crate::context::{Included, LeftOut, TokenizerKind};
+
+    fn cand(server: &'static str, uri: &'static str) -> Candidate<'static> {
+        Candidate {
+            id: ItemId {
+                server: 0,
+                index: 0,
+            },
+            server,
+            uri,
+            name: uri,
+            priority: None,
+            audience: None,
+            modified_ms: None,
+            size: None,
+        }
+    }
+
+    fn included(index: usize, pinned: bool) -> Included {
+        Included {
+            index,
+            tokens: 1,
+            estimated: false,
+            running_total: 1,
+            pinned,
+            priority: 0.5,
+            priority_defaulted: true,
+        }
+    }
+
+    fn preview(included: Vec<Included>, left_out: Vec<LeftOut>) -> Preview {
+        Preview {
+            budget: Some(10),
+            tokenizer: TokenizerKind::default(),
+            included,
+            total_tokens: 2,
+            left_out,
+            pins_over_budget: false,
+            missing: Vec::new(),
+            unavailable: Vec::new(),
+        }
+    }
+
+    fn listed(uri: &str) -> Resource {
+        let mut r = Resource::new(uri, uri);
+        r.annotations = Some(
+            Annotations::default()
+                .with_audience(vec![Role::User])
+                .with_priority(0.2),
+        );
+        r
+    }
+
+    #[test]
+    fn order_pins_and_aliases() {
+        let cands = [cand("b", "x://1"), cand("a", "x://1"), cand("a", "x://2")];
+        let raws: Vec<Resource> = cands.iter().map(|c| listed(c.uri)).collect();
+        let p = preview(
+            vec![included(2, true), included(0, false), included(1, false)],
+            vec![],
+        );
+        let served = build(
+            &p,
+            &cands,
+            |s, u| {
+                cands
+                    .iter()
+                    .position(|c| c.server == s && c.uri == u)
+                    .map(|i| &raws[i])
+            },
+            Expose::Included,
+        );
+        let uris: Vec<&str> = served
+            .resources
+            .iter()
+            .map(|r| r.resource.uri.as_str())
+            .collect();
+        assert_eq!(uris, ["x://2", "mcpick://b/x://1", "x://1"]);
+        assert_eq!(served.get("x://1").unwrap().server, "a");
+        let pinned = served.resources[0].resource.annotations.clone().unwrap();
+        assert_eq!(pinned.priority, Some(1.0));
+        assert_eq!(pinned.audience, Some(vec![Role::User, Role::Assistant]));
+        let unpinned = served.resources[1].resource.annotations.clone().unwrap();
+        assert_eq!(unpinned.priority, Some(0.2), "published as listed");
+        assert!(served.get("x://3").is_none());
+        assert_eq!(served.bundle, 3);
+    }
+
+    #[test]
+    fn allowed_adds_what_the_budget_cut_but_not_exclusions() {
+        let cands = [cand("a", "x://1"), cand("a", "x://2"), cand("a", "x://3")];
+        let raws: Vec<Resource> = cands.iter().map(|c| listed(c.uri)).collect();
+        let left = |index, reason| LeftOut {
+            index,
+            reason,
+            tokens: None,
+            estimated: false,
+        };
+        let p = preview(
+            vec![included(0, false)],
+            vec![left(1, Reason::OverBudget), left(2, Reason::Excluded)],
+        );
+        let find = |_: &str, u: &str| cands.iter().position(|c| c.uri == u).map(|i| &raws[i]);
+        let included = build(&p, &cands, find, Expose::Included);
+        assert_eq!(included.resources.len(), 1);
+        let allowed = build(&p, &cands, find, Expose::Allowed);
+        let uris: Vec<&str> = allowed
+            .resources
+            .iter()
+            .map(|r| r.resource.uri.as_str())
+            .collect();
+        assert_eq!(uris, ["x://1", "x://2"]);
+        assert_eq!(
+            allowed.bundle, 1,
+            "the prompt still hands out the budgeted set"
+        );
+        assert!(included.list_differs(&allowed));
+        assert!(!allowed.list_differs(&allowed.clone()));
+    }
+
+    #[test]
+    fn alias_encodes_the_server_name() {
+        assert_eq!(alias("my docs", "a://b"), "mcpick://my%20docs/a://b");
+    }
+}

@@ -1,0 +1,451 @@
+//! The MCP side of `serve`: one handler per client connection (stdio) or session (HTTP).
+//! rmcp speaks both eras; this file answers with what the [`Engine`] publishes and nothing
+//! else. A read of anything unpublished is "not found" (`-32002` to legacy clients, `-32602`
+//! to 2026-07-28 ones: rmcp maps the code) and never reaches an upstream.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
+use base64::Engine as _;
+use futures::StreamExt;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, Implementation, JsonObject, ListPromptsResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, Prompt, PromptMessage,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents,
+    ResourceUpdatedNotificationParam, Role, ServerCapabilities, ServerConfig,
+    SubscribeRequestParams, SubscriptionFilter, Tool, ToolAnnotations, UnsubscribeRequestParams,
+};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::json;
+use tokio::sync::broadcast::error::RecvError;
+
+use super::engine::Engine;
+use super::exposed::Served;
+use crate::context::agent_text;
+use crate::mcp::ReadOutcome;
+
+/// The name of the prompt and of the tool that hand out the whole set.
+pub const CONTEXT: &str = "context";
+
+/// Resources per `resources/list` page.
+const PAGE_SIZE: usize = 500;
+
+/// Reads at once when the prompt or the tool gathers the set.
+const BUNDLE_JOBS: usize = 8;
+
+/// How `serve` presents itself.
+#[derive(Debug, Clone)]
+pub struct Presentation {
+    /// The server name hosts show (`--name`).
+    pub name: String,
+    /// Whether the `context` tool is offered (`--no-tool` turns it off).
+    pub tool: bool,
+}
+
+/// The handler of one client.
+#[derive(Clone)]
+pub struct ServeHandler {
+    engine: Arc<Engine>,
+    presentation: Arc<Presentation>,
+    /// Published URIs this (legacy) client subscribed to.
+    subscribed: Arc<Mutex<HashSet<String>>>,
+}
+
+impl ServeHandler {
+    pub fn new(engine: Arc<Engine>, presentation: Arc<Presentation>) -> Self {
+        ServeHandler {
+            engine,
+            presentation,
+            subscribed: Arc::default(),
+        }
+    }
+
+    /// Reads the budgeted set from the upstreams, in order.
+    async fn bundle(&self) -> (Arc<Served>, Vec<Result<Vec<ResourceContents>, String>>) {
+        let served = self.engine.current();
+        let wanted: Vec<(String, String)> = served.resources[..served.bundle]
+            .iter()
+            .map(|r| (r.server.clone(), r.upstream_uri.clone()))
+            .collect();
+        let reads = futures::stream::iter(wanted.into_iter().map(|(server, uri)| {
+            let engine = self.engine.clone();
+            async move {
+                match engine.upstreams.read(&server, &uri).await {
+                    Ok(ReadOutcome::Contents(contents)) => Ok(contents),
+                    Ok(ReadOutcome::Empty) => Ok(Vec::new()),
+                    Ok(ReadOutcome::NotFound(nf)) => Err(format!("not found: {}", nf.message)),
+                    Err(e) => Err(e),
+                }
+            }
+        }))
+        .buffered(BUNDLE_JOBS)
+        .collect()
+        .await;
+        (served, reads)
+    }
+}
+
+/// One paragraph for hosts and models: what the set holds and how to get it.
+pub fn instructions(served: &Served, tool: bool) -> String {
+    let tokens = format!(
+        "{}{}",
+        if served.estimated { "~" } else { "" },
+        served.tokens
+    );
+    let budget = match served.budget {
+        Some(b) => format!(" of a {b}-token budget"),
+        None => String::new(),
+    };
+    let mut text = format!(
+        "This server publishes a context set chosen with mcpick: {} resources, {tokens} tokens{budget}, in the order they should be read (pinned ones have priority 1.0). Read them as resources, or get all of them at once with the prompt `{CONTEXT}`{}.",
+        served.bundle,
+        if tool {
+            format!(" or the tool `{CONTEXT}`")
+        } else {
+            String::new()
+        }
+    );
+    if served.resources.len() > served.bundle {
+        text.push_str(&format!(
+            " {} more resources are listed that did not fit the budget.",
+            served.resources.len() - served.bundle
+        ));
+    }
+    if served.missing > 0 {
+        text.push_str(&format!(
+            " {} marked resources are missing from their servers.",
+            served.missing
+        ));
+    }
+    if !served.unavailable.is_empty() {
+        let names: Vec<&str> = served.unavailable.iter().map(|(n, _)| n.as_str()).collect();
+        text.push_str(&format!(
+            " Unavailable servers (their resources are missing): {}.",
+            names.join(", ")
+        ));
+    }
+    text
+}
+
+fn not_found(uri: &str) -> ErrorData {
+    ErrorData::resource_not_found(
+        format!("Resource not found: {uri}"),
+        Some(json!({ "uri": uri })),
+    )
+}
+
+const CURSOR_TAG: &str = "mcpick-serve:";
+
+fn encode_cursor(offset: usize) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("{CURSOR_TAG}{offset}"))
+}
+
+fn decode_cursor(cursor: &str) -> Option<usize> {
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(cursor)
+        .ok()?;
+    String::from_utf8(bytes)
+        .ok()?
+        .strip_prefix(CURSOR_TAG)?
+        .parse()
+        .ok()
+}
+
+/// One page of what is published.
+pub fn page(served: &Served, cursor: Option<&str>) -> Result<ListResourcesResult, ErrorData> {
+    let offset = match cursor {
+        None => 0,
+        Some(c) => decode_cursor(c)
+            .filter(|&o| o <= served.resources.len())
+            .ok_or_else(|| ErrorData::invalid_params("invalid cursor", None))?,
+    };
+    let end = (offset + PAGE_SIZE).min(served.resources.len());
+    let mut result = ListResourcesResult::with_all_items(
+        served.resources[offset..end]
+            .iter()
+            .map(|r| r.resource.clone())
+            .collect(),
+    );
+    result.next_cursor = (end < served.resources.len()).then(|| encode_cursor(end));
+    Ok(result)
+}
+
+impl ServerHandler for ServeHandler {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder()
+            .enable_resources()
+            .enable_resources_subscribe()
+            .enable_resources_list_changed()
+            .enable_prompts();
+        let capabilities = if self.presentation.tool {
+            capabilities.enable_tools().build()
+        } else {
+            capabilities.build()
+        };
+        let implementation =
+            Implementation::new(&self.presentation.name, env!("CARGO_PKG_VERSION"))
+                .with_title("mcpick context set");
+        ServerConfig::new(capabilities)
+            .with_server_info(implementation)
+            .with_instructions(instructions(&self.engine.current(), self.presentation.tool))
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        page(
+            &self.engine.current(),
+            request.as_ref().and_then(|r| r.cursor.as_deref()),
+        )
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let served = self.engine.current();
+        let Some(exposed) = served.get(&request.uri) else {
+            return Err(not_found(&request.uri));
+        };
+        match self
+            .engine
+            .upstreams
+            .read(&exposed.server, &exposed.upstream_uri)
+            .await
+        {
+            Ok(ReadOutcome::Contents(contents)) => Ok(ReadResourceResult::new(contents).into()),
+            Ok(ReadOutcome::Empty) => Ok(ReadResourceResult::new(Vec::new()).into()),
+            Ok(ReadOutcome::NotFound(_)) => Err(not_found(&request.uri)),
+            Err(e) => Err(ErrorData::internal_error(
+                format!("server `{}`: {e}", exposed.server),
+                None,
+            )),
+        }
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let mut prompt = Prompt::new(
+            CONTEXT,
+            Some("The context set chosen with mcpick, as embedded resources in order"),
+            None,
+        );
+        prompt.title = Some("mcpick context set".into());
+        Ok(ListPromptsResult::with_all_items(vec![prompt]))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        if request.name != CONTEXT {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "unknown prompt: {} (this server has `{CONTEXT}`)",
+                    request.name
+                ),
+                None,
+            ));
+        }
+        let (served, reads) = self.bundle().await;
+        let mut messages = vec![PromptMessage::new_text(
+            Role::User,
+            instructions(&served, false),
+        )];
+        for (r, read) in served.resources.iter().zip(reads) {
+            match read {
+                Ok(contents) => messages.extend(
+                    contents
+                        .into_iter()
+                        .map(|c| PromptMessage::new(Role::User, ContentBlock::resource(c))),
+                ),
+                Err(e) => messages.push(PromptMessage::new_text(
+                    Role::User,
+                    format!("({} could not be read: {e})", r.resource.uri),
+                )),
+            }
+        }
+        Ok(GetPromptResult::new(messages)
+            .with_description("The context set chosen with mcpick")
+            .into())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        if !self.presentation.tool {
+            return Ok(ListToolsResult::with_all_items(Vec::new()));
+        }
+        let tool = Tool::new(
+            CONTEXT,
+            "Returns the project context chosen with mcpick: every resource of the set, in order, as text. Call it before working on the project.",
+            JsonObject::from_iter([("type".to_string(), json!("object"))]),
+        )
+        .with_annotations(ToolAnnotations::new().read_only(true));
+        Ok(ListToolsResult::with_all_items(vec![tool]))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        if !self.presentation.tool || request.name != CONTEXT {
+            return Err(ErrorData::invalid_params(
+                format!("unknown tool: {}", request.name),
+                None,
+            ));
+        }
+        let (served, reads) = self.bundle().await;
+        let mut blocks = vec![ContentBlock::text(instructions(&served, true))];
+        for (r, read) in served.resources.iter().zip(reads) {
+            let body = match read {
+                Ok(contents) => agent_text(&contents),
+                Err(e) => format!("(could not be read: {e})"),
+            };
+            blocks.push(ContentBlock::text(format!(
+                "<resource uri=\"{}\" name=\"{}\">\n{body}\n</resource>",
+                r.resource.uri, r.resource.name
+            )));
+        }
+        Ok(CallToolResult::success(blocks).into())
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if self.engine.current().get(&request.uri).is_none() {
+            return Err(not_found(&request.uri));
+        }
+        self.subscribed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(request.uri);
+        Ok(())
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.subscribed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&request.uri);
+        Ok(())
+    }
+
+    /// A legacy client is connected: tell it when the list changes and when a resource it
+    /// subscribed to is updated, until it goes away.
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let peer = context.peer;
+        let mut served = self.engine.served.subscribe();
+        let mut updates = self.engine.updates.subscribe();
+        let subscribed = self.subscribed.clone();
+        tokio::spawn(async move {
+            loop {
+                let sent = tokio::select! {
+                    changed = served.changed() => {
+                        if changed.is_err() {
+                            return;
+                        }
+                        peer.notify_resource_list_changed().await
+                    }
+                    update = updates.recv() => match update {
+                        Ok(uri) => {
+                            let wanted = subscribed
+                                .lock()
+                                .unwrap_or_else(|e| e.into_inner())
+                                .contains(&uri);
+                            if !wanted {
+                                continue;
+                            }
+                            peer.notify_resource_updated(ResourceUpdatedNotificationParam::new(uri)).await
+                        }
+                        Err(RecvError::Lagged(_)) => continue,
+                        Err(RecvError::Closed) => return,
+                    },
+                };
+                if sent.is_err() {
+                    return; // the client went away
+                }
+            }
+        });
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(requested.supported_by(&self.get_info().capabilities))
+    }
+
+    /// The 2026-07-28 way: one long-lived request carrying list changes and updates.
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let accepted = context.accepted().clone();
+        let wants_list = accepted.resources_list_changed == Some(true);
+        let uris: HashSet<String> = accepted
+            .resource_subscriptions
+            .unwrap_or_default()
+            .into_iter()
+            .collect();
+        let mut served = self.engine.served.subscribe();
+        let mut updates = self.engine.updates.subscribe();
+        loop {
+            tokio::select! {
+                () = context.cancelled() => return Ok(()),
+                changed = served.changed(), if wants_list => {
+                    if changed.is_err() || context.sink().notify_resource_list_changed().await.is_err() {
+                        return Ok(());
+                    }
+                }
+                update = updates.recv() => match update {
+                    Ok(uri) if uris.contains(&uri) => {
+                        if context.sink().notify_resource_updated(uri).await.is_err() {
+                            return Ok(());
+                        }
+                    }
+                    Ok(_) | Err(RecvError::Lagged(_)) => {}
+                    Err(RecvError::Closed) => return Ok(()),
+                },
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursors_round_trip_and_reject_junk() {
+        for offset in [0, 500, 100_000] {
+            assert_eq!(decode_cursor(&encode_cursor(offset)), Some(offset));
+        }
+        for junk in ["", "abc", "bWNwaWNrLXNlcnZlOng"] {
+            assert_eq!(decode_cursor(junk), None, "{junk}");
+        }
+    }
+
+    #[test]
+    fn pages_cover_everything_once() {
+        let served = Served::default();
+        let first = page(&served, None).unwrap();
+        assert!(first.resources.is_empty() && first.next_cursor.is_none());
+        assert!(page(&served, Some(&encode_cursor(1))).is_err());
+    }
+}

@@ -1,0 +1,158 @@
+//! Keeping what `serve` publishes current: the set file is watched (a change from the TUI or
+//! `mcpick pin` is resolved again), upstream list changes re-list that server, upstream
+//! updates of published resources reach subscribed clients. Bursts are coalesced: one
+//! re-list per server and one resolution per burst.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::mpsc;
+
+use super::Diag;
+use super::engine::Engine;
+use crate::context::ContextSet;
+use crate::mcp::{ServerEvent, Watch};
+
+/// How often the set file is looked at. Polling is portable and costs one `stat`.
+const SET_POLL: Duration = Duration::from_millis(250);
+
+/// Changes arriving within this window are handled together.
+const COALESCE: Duration = Duration::from_millis(50);
+
+enum Change {
+    Set(ContextSet),
+    Upstream(usize, ServerEvent),
+}
+
+/// Runs forever, applying changes to `engine`.
+pub async fn upkeep(engine: Arc<Engine>, diag: Arc<Diag>) {
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    for (i, upstream) in engine.upstreams.iter().enumerate() {
+        let Some(connection) = &upstream.connection else {
+            continue;
+        };
+        let mut events = connection.events();
+        let tx = tx.clone();
+        tokio::spawn(async move {
+            loop {
+                let event = match events.recv().await {
+                    Ok(event) => event,
+                    // Missed some: listing again covers whatever they were.
+                    Err(RecvError::Lagged(_)) => ServerEvent::ListChanged,
+                    Err(RecvError::Closed) => return,
+                };
+                if tx.send(Change::Upstream(i, event)).is_err() {
+                    return;
+                }
+            }
+        });
+    }
+    tokio::spawn(watch_set(engine.set_path.clone(), tx, diag.clone()));
+    let mut watches = rewatch(&engine, &diag).await;
+    while let Some(first) = rx.recv().await {
+        let mut batch = vec![first];
+        tokio::time::sleep(COALESCE).await;
+        while let Ok(more) = rx.try_recv() {
+            batch.push(more);
+        }
+        let mut set = None;
+        let mut relist = BTreeSet::new();
+        let mut updated = Vec::new();
+        for change in batch {
+            match change {
+                Change::Set(s) => set = Some(s),
+                Change::Upstream(i, ServerEvent::ListChanged) => {
+                    relist.insert(i);
+                }
+                Change::Upstream(i, ServerEvent::Updated(uri)) => updated.push((i, uri)),
+            }
+        }
+        for &i in &relist {
+            engine.upstreams.relist(i).await;
+        }
+        let mut changed = false;
+        for (i, uri) in updated {
+            let name = engine.upstreams.name(i).to_string();
+            changed |= engine.updated(&name, &uri).await;
+        }
+        changed |= match set {
+            Some(set) => engine.set_changed(set).await,
+            None if !relist.is_empty() => engine.refresh().await,
+            None => false,
+        };
+        if changed {
+            let served = engine.current();
+            diag.line(&format!(
+                "the published list changed: {} resources ({} in the budgeted set)",
+                served.resources.len(),
+                served.bundle
+            ));
+            drop(watches);
+            watches = rewatch(&engine, &diag).await;
+        }
+    }
+}
+
+/// Asks every upstream for list changes and for updates of its published resources.
+async fn rewatch(engine: &Engine, diag: &Diag) -> Vec<Watch> {
+    let served = engine.current();
+    let mut watches = Vec::new();
+    for upstream in engine.upstreams.iter() {
+        let Some(connection) = &upstream.connection else {
+            continue;
+        };
+        let uris: Vec<String> = served
+            .resources
+            .iter()
+            .filter(|r| r.server == upstream.name)
+            .map(|r| r.upstream_uri.clone())
+            .collect();
+        match connection.watch(&uris).await {
+            Ok(watch) => watches.push(watch),
+            Err(e) => diag.line(&format!(
+                "server `{}`: cannot watch for changes: {}",
+                upstream.name,
+                connection.explain(&e)
+            )),
+        }
+    }
+    watches
+}
+
+/// The set file's identity for change detection: modification time and length.
+fn stamp(path: &Path) -> Option<(SystemTime, u64)> {
+    let meta = std::fs::metadata(path).ok()?;
+    Some((meta.modified().ok()?, meta.len()))
+}
+
+/// Polls the set file; sends the new set when its contents changed. A file that cannot be
+/// used (corrupt, newer) is reported and the last good set stays published.
+async fn watch_set(path: std::path::PathBuf, tx: mpsc::UnboundedSender<Change>, diag: Arc<Diag>) {
+    let mut last_stamp = stamp(&path);
+    let mut last_text = std::fs::read(&path).ok();
+    loop {
+        tokio::time::sleep(SET_POLL).await;
+        let now = stamp(&path);
+        if now == last_stamp {
+            continue;
+        }
+        last_stamp = now;
+        let text = std::fs::read(&path).ok();
+        if text == last_text {
+            continue;
+        }
+        last_text = text;
+        match ContextSet::load(&path) {
+            Ok(set) => {
+                diag.line(&format!("{}: changed; resolving again", path.display()));
+                if tx.send(Change::Set(set)).is_err() {
+                    return;
+                }
+            }
+            Err(e) => diag.line(&format!("{e}; still serving the previous set")),
+        }
+    }
+}

@@ -1,0 +1,181 @@
+//! The servers `serve` publishes from: connected once, listed, held open for reads, and
+//! listed again when they say their list changed. One failing upstream costs only its own
+//! resources.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use futures::future::join_all;
+use rmcp::model::Resource;
+
+use crate::catalog::Catalogue;
+use crate::mcp::log::ServerLog;
+use crate::mcp::{ConnectOptions, Connection, ListOptions, McpError, ReadOutcome, ServerSpec};
+
+/// One upstream as chosen: a definition, or why the definition cannot be used.
+#[derive(Debug, Clone)]
+pub struct UpstreamDef {
+    pub spec: ServerSpec,
+    pub error: Option<String>,
+}
+
+/// One upstream's latest listing, or why there is none.
+#[derive(Debug, Clone, Default)]
+struct Listing {
+    resources: Arc<Vec<Resource>>,
+    error: Option<String>,
+}
+
+/// One connected (or failed) upstream.
+pub struct Upstream {
+    pub name: String,
+    pub connection: Option<Connection>,
+    pub log: ServerLog,
+    listing: Mutex<Listing>,
+}
+
+/// Every upstream of one `serve`.
+pub struct Upstreams {
+    list: Vec<Upstream>,
+    cap: usize,
+}
+
+/// A moment's view of every listing, to resolve against.
+pub struct Listings {
+    pub catalogue: Catalogue,
+    /// Servers whose listing completed (marks on the others are not "missing").
+    pub complete: Vec<String>,
+    /// Servers without a listing, and why.
+    pub unavailable: Vec<(String, String)>,
+    resources: Vec<(String, Arc<Vec<Resource>>)>,
+}
+
+impl Listings {
+    /// A listed resource by server and URI (the first one, if a server lists a URI twice).
+    pub fn index(&self) -> HashMap<(&str, &str), &Resource> {
+        let mut map = HashMap::new();
+        for (server, resources) in &self.resources {
+            for r in resources.iter() {
+                map.entry((server.as_str(), r.uri.as_str())).or_insert(r);
+            }
+        }
+        map
+    }
+}
+
+impl Upstreams {
+    /// Connects to and lists every upstream at once.
+    pub async fn connect(defs: Vec<UpstreamDef>, options: &ConnectOptions, cap: usize) -> Self {
+        let list = join_all(defs.into_iter().map(|def| async move {
+            let log = ServerLog::new(options.log_lines);
+            let connection = match def.error {
+                Some(reason) => Err(McpError::Config { reason }),
+                None => Connection::connect(&def.spec, options, log.clone()).await,
+            };
+            let (connection, listing) = match connection {
+                Ok(c) => (Some(c), Listing::default()),
+                Err(e) => (
+                    None,
+                    Listing {
+                        error: Some(e.to_string()),
+                        ..Listing::default()
+                    },
+                ),
+            };
+            Upstream {
+                name: def.spec.name,
+                connection,
+                log,
+                listing: Mutex::new(listing),
+            }
+        }))
+        .await;
+        let upstreams = Upstreams { list, cap };
+        join_all((0..upstreams.list.len()).map(|i| upstreams.relist(i))).await;
+        upstreams
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Upstream> {
+        self.list.iter()
+    }
+
+    /// The name of upstream `i`.
+    pub fn name(&self, i: usize) -> &str {
+        &self.list[i].name
+    }
+
+    /// The position of the upstream named `name`.
+    pub fn position(&self, name: &str) -> Option<usize> {
+        self.list.iter().position(|u| u.name == name)
+    }
+
+    /// Lists upstream `i` again; a failure replaces its listing with the error.
+    pub async fn relist(&self, i: usize) {
+        let upstream = &self.list[i];
+        let Some(connection) = &upstream.connection else {
+            return;
+        };
+        let mut resources = Vec::new();
+        let result = connection
+            .list_resources(&ListOptions { cap: self.cap }, |page| {
+                resources.extend_from_slice(page.items)
+            })
+            .await;
+        let listing = match result {
+            Ok(_) => Listing {
+                resources: Arc::new(resources),
+                error: None,
+            },
+            Err(e) => Listing {
+                resources: Arc::default(),
+                error: Some(connection.explain(&e)),
+            },
+        };
+        *upstream.listing.lock().unwrap_or_else(|e| e.into_inner()) = listing;
+    }
+
+    /// Every listing as it is now.
+    pub fn listings(&self) -> Listings {
+        let mut catalogue = Catalogue::new();
+        let mut complete = Vec::new();
+        let mut unavailable = Vec::new();
+        let mut resources = Vec::new();
+        for upstream in &self.list {
+            let listing = upstream
+                .listing
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone();
+            let id = catalogue.server(&upstream.name);
+            match listing.error {
+                Some(error) => unavailable.push((upstream.name.clone(), error)),
+                None => {
+                    catalogue.append(id, listing.resources.iter());
+                    complete.push(upstream.name.clone());
+                }
+            }
+            resources.push((upstream.name.clone(), listing.resources));
+        }
+        Listings {
+            catalogue,
+            complete,
+            unavailable,
+            resources,
+        }
+    }
+
+    /// Reads `uri` from the upstream named `server`.
+    pub async fn read(&self, server: &str, uri: &str) -> Result<ReadOutcome, String> {
+        let upstream = self
+            .position(server)
+            .map(|i| &self.list[i])
+            .ok_or_else(|| format!("no upstream named `{server}`"))?;
+        let Some(connection) = &upstream.connection else {
+            return Err(format!("the server `{server}` is not connected"));
+        };
+        connection
+            .read(uri)
+            .await
+            .map_err(|e| connection.explain(&e))
+    }
+}

@@ -1,0 +1,132 @@
+"""A real MCP client (Python `mcp` 2.x) for mcpick's `serve` tests.
+
+    python serve_client.py [--mode auto|legacy] [--read URI]... [--watch SECS] (--url URL | -- CMD ARGS...)
+
+Connects (auto: 2026-07-28 `server/discover`, falling back; legacy: the `initialize`
+handshake), then prints one JSON object per line on stdout:
+  {"event": "connected", "protocolVersion", "instructions", "capabilities"}
+  {"event": "list", "resources": [{"uri", "name", "annotations"}...]}   every page followed
+  {"event": "read", "uri", "ok", "code", "contents": [{"uri", "text"|"blob"}]}  per --read
+  {"event": "prompt", "messages": [{"type", "uri"?, "text"?}]}          prompt `context`
+  {"event": "tools", "names": [...]} and {"event": "tool", "texts": [...]}  when offered
+With --watch SECS: {"event": "ready"}, then waits up to SECS for a resource list change
+(legacy: notifications/resources/list_changed; modern: subscriptions/listen) and prints
+{"event": "changed", "resources": [...]} or {"event": "timeout"}. With --subscribe URI as
+well, it waits for an update of URI instead (legacy: resources/subscribe; modern: the listen
+filter) and prints {"event": "updated", "uri"}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import anyio
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.shared.exceptions import MCPError
+
+
+def emit(obj: dict) -> None:
+    print(json.dumps(obj), flush=True)
+
+
+def dump(model) -> dict:
+    return model.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+async def list_all(client: Client) -> list[dict]:
+    out, cursor = [], None
+    while True:
+        page = await client.list_resources(cursor=cursor, cache_mode="bypass")
+        out.extend(dump(r) for r in page.resources)
+        cursor = page.next_cursor
+        if not cursor:
+            return out
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--mode", default="auto")
+    parser.add_argument("--url")
+    parser.add_argument("--read", action="append", default=[])
+    parser.add_argument("--watch", type=float)
+    parser.add_argument("--subscribe")
+    parser.add_argument("command", nargs="*")
+    args = parser.parse_args()
+    server = args.url or StdioServerParameters(command=args.command[0], args=args.command[1:])
+
+    changed = anyio.Event()
+    updated: list[str] = []
+
+    async def on_message(message) -> None:
+        kind = type(message).__name__ + getattr(message, "method", "")
+        if args.subscribe is None and ("ResourceListChanged" in kind or "list_changed" in kind):
+            changed.set()
+        if args.subscribe is not None and ("ResourceUpdated" in kind or "resources/updated" in kind):
+            updated.append(message.params.uri)
+            changed.set()
+
+    async with Client(server, mode=args.mode, message_handler=on_message, cache=None) as client:
+        emit({
+            "event": "connected",
+            "protocolVersion": client.protocol_version,
+            "instructions": client.instructions,
+            "capabilities": dump(client.server_capabilities),
+        })
+        emit({"event": "list", "resources": await list_all(client)})
+        for uri in args.read:
+            try:
+                result = await client.read_resource(uri, cache_mode="bypass")
+                emit({"event": "read", "uri": uri, "ok": True, "contents": [dump(c) for c in result.contents]})
+            except MCPError as e:
+                emit({"event": "read", "uri": uri, "ok": False, "code": e.code, "message": e.message})
+        prompt = await client.get_prompt("context")
+        messages = []
+        for m in prompt.messages:
+            c = dump(m.content)
+            item = {"type": c.get("type")}
+            if c.get("type") == "resource":
+                item["uri"] = c["resource"]["uri"]
+            if c.get("type") == "text":
+                item["text"] = c["text"]
+            messages.append(item)
+        emit({"event": "prompt", "messages": messages})
+        if client.server_capabilities.tools is not None:
+            tools = await client.list_tools()
+            emit({"event": "tools", "names": [t.name for t in tools.tools]})
+            if any(t.name == "context" for t in tools.tools):
+                result = await client.call_tool("context", {})
+                emit({"event": "tool", "texts": [dump(c).get("text") for c in result.content]})
+        if args.watch is None:
+            return
+        modern = not client.protocol_version.startswith("2024") and not client.protocol_version.startswith("2025")
+        with anyio.move_on_after(args.watch) as scope:
+            if modern and args.subscribe is not None:
+                async with client.listen(resource_subscriptions=[args.subscribe]) as sub:
+                    emit({"event": "ready"})
+                    async for event in sub:
+                        if type(event).__name__ == "ResourceUpdated":
+                            updated.append(event.uri)
+                            break
+            elif modern:
+                async with client.listen(resources_list_changed=True) as sub:
+                    emit({"event": "ready"})
+                    async for _event in sub:
+                        break
+            else:
+                if args.subscribe is not None:
+                    await client.subscribe_resource(args.subscribe)
+                emit({"event": "ready"})
+                await changed.wait()
+        if scope.cancelled_caught:
+            emit({"event": "timeout"})
+        elif updated:
+            emit({"event": "updated", "uri": updated[0]})
+        else:
+            emit({"event": "changed", "resources": await list_all(client)})
+
+
+if __name__ == "__main__":
+    anyio.run(main)

@@ -1,0 +1,591 @@
+//! `mcpick serve` against real clients: the Python `mcp` 2.x SDK (2026-07-28 over stdio and
+//! HTTP, and its legacy `initialize` mode), the TypeScript SDK 1.x client (legacy era) and
+//! Claude Code's `claude mcp list`. Upstream is the fixture server, which logs every resource
+//! request it gets, so "never reaches an upstream" is counted, not assumed.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use common::*;
+use serde_json::Value;
+
+/// A folder with a context set over the fixture server (which logs requests to `log`):
+/// README pinned, the docs folder excluded, a budget of 3000 tokens.
+struct Project {
+    dir: tempfile::TempDir,
+}
+
+impl Project {
+    fn new() -> Project {
+        let project = Project {
+            dir: tempfile::tempdir().unwrap(),
+        };
+        let log = project.log_path();
+        let log = log.to_str().unwrap();
+        let upstream = [
+            "--name",
+            "demo",
+            "--",
+            mcpick_bin(),
+            "demo-server",
+            "--request-log",
+            log,
+        ];
+        project.ok(&[&["pin", "file:///project/README.md"], &upstream[..]].concat());
+        project.ok(&[&["exclude", "file:///project/docs/*"], &upstream[..]].concat());
+        project.ok(&["policy", "--budget", "3000"]);
+        project
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn set(&self) -> String {
+        self.path()
+            .join("mcpick.context.json")
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    fn log_path(&self) -> PathBuf {
+        self.path().join("upstream-requests.log")
+    }
+
+    /// Resource reads the upstream received.
+    fn upstream_reads(&self) -> Vec<String> {
+        std::fs::read_to_string(self.log_path())
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| l.strip_prefix("resources/read "))
+            .map(str::to_owned)
+            .collect()
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let out = mcpick_in(self.path(), &[], args);
+        assert_eq!(exit_code(&out), 0, "{args:?}: {}", stderr(&out));
+        stdout(&out)
+    }
+
+    fn preview_included(&self) -> Vec<String> {
+        let (code, doc, err) = mcpick_json_in(self.path(), &[], &["preview", "--format", "json"]);
+        assert_eq!(code, 0, "{err}");
+        doc["included"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["uri"].as_str().unwrap().to_string())
+            .collect()
+    }
+}
+
+/// A client process printing one JSON event per line; `on_event` may act on each (e.g. pin
+/// when the client is ready). Returns every event; fails the test if the client fails.
+fn client(
+    program: &str,
+    args: &[&str],
+    cwd: &Path,
+    env: &[(&str, &str)],
+    mut on_event: impl FnMut(&Value),
+) -> Vec<Value> {
+    let mut child = Command::new(program)
+        .args(args)
+        .current_dir(cwd)
+        .env("HOME", isolated_home())
+        .env("XDG_CONFIG_HOME", isolated_home().join(".config"))
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("start {program}: {e}"));
+    let id = child.id();
+    let (done, timer) = mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        if timer.recv_timeout(Duration::from_secs(120)).is_err() {
+            // SAFETY: only sends a signal to the client this test started.
+            unsafe { libc::kill(id as i32, libc::SIGKILL) };
+        }
+    });
+    let mut stderr_pipe = child.stderr.take().unwrap();
+    let errors = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr_pipe.read_to_string(&mut text);
+        text
+    });
+    let mut events = Vec::new();
+    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
+        let line = line.unwrap();
+        let event: Value = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("client printed a non-JSON line ({e}): {line}"));
+        on_event(&event);
+        events.push(event);
+    }
+    let status = child.wait().unwrap();
+    let _ = done.send(());
+    let errors = errors.join().unwrap();
+    assert!(status.success(), "{program} {args:?} failed: {errors}");
+    events
+}
+
+fn python_client(
+    project: &Project,
+    mode: &str,
+    extra: &[&str],
+    on_event: impl FnMut(&Value),
+) -> Vec<Value> {
+    let script = repo_root().join("tests/peers/serve_client.py");
+    let mut args = vec![script.to_str().unwrap(), "--mode", mode];
+    args.extend_from_slice(extra);
+    let set = project.set();
+    if !extra.contains(&"--url") {
+        args.extend(["--", mcpick_bin(), "serve", "--set", &set]);
+    }
+    client(&python(), &args, project.path(), &[], on_event)
+}
+
+fn event<'a>(events: &'a [Value], name: &str) -> &'a Value {
+    events
+        .iter()
+        .find(|e| e["event"] == name)
+        .unwrap_or_else(|| panic!("no `{name}` event in {events:#?}"))
+}
+
+fn listed(event: &Value) -> Vec<String> {
+    event["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["uri"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn reads<'a>(events: &'a [Value], uri: &str) -> &'a Value {
+    events
+        .iter()
+        .find(|e| e["event"] == "read" && e["uri"] == uri)
+        .unwrap_or_else(|| panic!("no read of {uri}"))
+}
+
+const EXCLUDED: &str = "file:///project/docs/getting-started.md";
+const UNLISTED: &str = "file:///project/no-such-file.md";
+
+#[test]
+fn python_clients_see_exactly_the_preview_in_both_eras() {
+    let project = Project::new();
+    let included = project.preview_included();
+    assert!(
+        included.len() >= 2,
+        "a few resources fit 3000 tokens: {included:?}"
+    );
+    assert_eq!(
+        included[0], "file:///project/README.md",
+        "the pin comes first"
+    );
+    let direct = project.ok(&["read", "--json", "file:///project/README.md"]);
+    let direct: Value = serde_json::from_str(&direct).unwrap();
+    for (mode, version, not_found) in [
+        ("auto", "2026-07-28", -32602),
+        ("legacy", "2025-11-25", -32002),
+    ] {
+        let before = project.upstream_reads();
+        let events = python_client(
+            &project,
+            mode,
+            &[
+                "--read",
+                &included[0],
+                "--read",
+                EXCLUDED,
+                "--read",
+                UNLISTED,
+            ],
+            |_| {},
+        );
+        let connected = event(&events, "connected");
+        assert_eq!(connected["protocolVersion"], version, "{mode}");
+        let instructions = connected["instructions"].as_str().unwrap();
+        assert!(
+            instructions.contains(&format!("{} resources", included.len())),
+            "{instructions}"
+        );
+        assert_eq!(
+            listed(event(&events, "list")),
+            included,
+            "{mode}: the agent's order"
+        );
+        let pinned = &event(&events, "list")["resources"][0]["annotations"];
+        assert_eq!(
+            pinned["priority"], 1.0,
+            "a pinned resource has priority 1.0"
+        );
+        assert!(
+            pinned["audience"]
+                .as_array()
+                .unwrap()
+                .contains(&"assistant".into())
+        );
+
+        let readme = reads(&events, &included[0]);
+        assert_eq!(readme["ok"], true, "{readme}");
+        assert_eq!(
+            readme["contents"][0]["text"], direct[0]["text"],
+            "an included read passes the upstream's contents through"
+        );
+        for uri in [EXCLUDED, UNLISTED] {
+            let read = reads(&events, uri);
+            assert_eq!(
+                read["ok"], false,
+                "{mode}: {uri} must not be readable: {read}"
+            );
+            assert_eq!(read["code"], not_found, "{mode}: not-found code for {uri}");
+        }
+        let asked: Vec<String> = project.upstream_reads().split_off(before.len());
+        for uri in [EXCLUDED, UNLISTED] {
+            assert!(
+                !asked.iter().any(|u| u == uri),
+                "{mode}: {uri} reached the upstream: {asked:?}"
+            );
+        }
+        assert!(
+            asked.iter().any(|u| u == &included[0]),
+            "the included read was forwarded: {asked:?}"
+        );
+
+        let prompt: Vec<String> = event(&events, "prompt")["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["type"] == "resource")
+            .map(|m| m["uri"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(
+            prompt, included,
+            "{mode}: the prompt embeds the set in order"
+        );
+        assert_eq!(
+            event(&events, "tools")["names"],
+            serde_json::json!(["context"])
+        );
+        let texts = event(&events, "tool")["texts"].as_array().unwrap();
+        assert_eq!(
+            texts.len(),
+            included.len() + 1,
+            "a summary, then one text per resource"
+        );
+        assert!(texts[1].as_str().unwrap().contains("# Demo project"));
+    }
+}
+
+#[test]
+fn a_legacy_typescript_client_sees_the_set_and_not_found_codes() {
+    let project = Project::new();
+    let included = project.preview_included();
+    let script = repo_root().join("tests/peers/node/serve_client.cjs");
+    let node_path = peers().join("node/node_modules");
+    let set = project.set();
+    let events = client(
+        "node",
+        &[
+            script.to_str().unwrap(),
+            "--read",
+            EXCLUDED,
+            "--read",
+            &included[1],
+            "--",
+            mcpick_bin(),
+            "serve",
+            "--set",
+            &set,
+        ],
+        project.path(),
+        &[("NODE_PATH", node_path.to_str().unwrap())],
+        |_| {},
+    );
+    assert_eq!(listed(event(&events, "list")), included);
+    assert_eq!(reads(&events, EXCLUDED)["code"], -32002, "legacy not-found");
+    assert_eq!(reads(&events, &included[1])["ok"], true);
+    let prompt = event(&events, "prompt")["messages"].as_array().unwrap();
+    assert_eq!(prompt.len(), included.len() + 1);
+}
+
+#[test]
+fn a_pin_while_clients_are_connected_reaches_them_in_both_eras() {
+    let project = Project::new();
+    let target = "demo://assets/logo.png";
+    for mode in ["auto", "legacy"] {
+        assert!(!project.preview_included().contains(&target.to_string()));
+        let events = python_client(&project, mode, &["--watch", "30"], |e| {
+            if e["event"] == "ready" {
+                project.ok(&["pin", target]);
+            }
+        });
+        let changed = event(&events, "changed");
+        let after = project.preview_included();
+        assert!(after.contains(&target.to_string()));
+        assert_eq!(
+            listed(changed),
+            after,
+            "{mode}: the new list is the new preview"
+        );
+        project.ok(&["unmark", target]);
+    }
+}
+
+#[test]
+fn an_upstream_that_fails_costs_only_its_resources() {
+    let project = Project::new();
+    // A second server that cannot start, with a pin of its own (recorded; the pin itself
+    // reports the failed server with status 1).
+    let out = mcpick_in(
+        project.path(),
+        &[],
+        &[
+            "pin",
+            "--allow-missing",
+            "--name",
+            "broken",
+            "x://gone",
+            "--",
+            "/nonexistent/mcp-server",
+        ],
+    );
+    assert_eq!(exit_code(&out), 1, "{}", stderr(&out));
+    assert!(
+        std::fs::read_to_string(project.set())
+            .unwrap()
+            .contains("x://gone")
+    );
+    let events = python_client(
+        &project,
+        "auto",
+        &["--read", "file:///project/README.md"],
+        |_| {},
+    );
+    let connected = event(&events, "connected");
+    assert!(
+        connected["instructions"]
+            .as_str()
+            .unwrap()
+            .contains("broken"),
+        "the instructions name the unavailable server: {connected}"
+    );
+    let list = listed(event(&events, "list"));
+    assert!(
+        list.contains(&"file:///project/README.md".to_string()),
+        "{list:?}"
+    );
+    assert!(!list.contains(&"x://gone".to_string()));
+    assert_eq!(reads(&events, "file:///project/README.md")["ok"], true);
+}
+
+#[test]
+fn an_upstream_crash_after_listing_leaves_the_others_served() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let out = mcpick_in(dir.path(), &[], args);
+        assert_eq!(exit_code(&out), 0, "{args:?}: {}", stderr(&out));
+    };
+    run(&["pin", "--demo", "file:///project/README.md"]);
+    // Answers its one listing page, then exits on the next request.
+    run(&[
+        "pin",
+        "--name",
+        "flaky",
+        "demo://notes/1",
+        "--",
+        mcpick_bin(),
+        "demo-server",
+        "--page-size",
+        "1000",
+        "--crash-after",
+        "1",
+    ]);
+    let set = dir.path().join("mcpick.context.json");
+    let script = repo_root().join("tests/peers/serve_client.py");
+    let events = client(
+        &python(),
+        &[
+            script.to_str().unwrap(),
+            "--read",
+            "demo://notes/1",
+            "--read",
+            "file:///project/README.md",
+            "--",
+            mcpick_bin(),
+            "serve",
+            "--set",
+            set.to_str().unwrap(),
+        ],
+        dir.path(),
+        &[],
+        |_| {},
+    );
+    let list = listed(event(&events, "list"));
+    assert!(
+        list.contains(&"demo://notes/1".to_string()),
+        "listed before the crash"
+    );
+    let crashed = reads(&events, "demo://notes/1");
+    assert_eq!(
+        crashed["ok"], false,
+        "the crashed upstream's read fails: {crashed}"
+    );
+    assert_ne!(crashed["code"], -32602, "a crash is not 'not found'");
+    assert_eq!(
+        reads(&events, "file:///project/README.md")["ok"],
+        true,
+        "the others are served"
+    );
+}
+
+/// `mcpick serve --http` in the background; the address comes from its stderr.
+fn serve_http(project: &Project, args: &[&str], env: &[(&str, &str)]) -> Background {
+    let set = project.set();
+    let mut all = vec!["serve", "--set", set.as_str(), "--http"];
+    all.extend_from_slice(args);
+    let mut env = env.to_vec();
+    let home = isolated_home().to_string_lossy().into_owned();
+    env.push(("HOME", &home));
+    Background::start(mcpick_bin(), &all, &env)
+}
+
+/// One raw HTTP POST of an `initialize`, returning the status code.
+fn post_status(url: &str, headers: &[(&str, &str)]) -> u16 {
+    let rest = url.strip_prefix("http://").unwrap();
+    let (authority, path) = rest.split_at(rest.find('/').unwrap());
+    let mut stream = std::net::TcpStream::connect(authority).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+    let mut request = format!(
+        "POST {path} HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(body);
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut line = String::new();
+    BufReader::new(stream).read_line(&mut line).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[test]
+fn http_serves_modern_clients_and_refuses_other_origins() {
+    let project = Project::new();
+    let included = project.preview_included();
+    let server = serve_http(&project, &["127.0.0.1:0"], &[]);
+    let events = python_client(&project, "auto", &["--url", &server.url], |_| {});
+    assert_eq!(event(&events, "connected")["protocolVersion"], "2026-07-28");
+    assert_eq!(listed(event(&events, "list")), included);
+
+    assert_eq!(
+        post_status(&server.url, &[]),
+        200,
+        "a local client is served"
+    );
+    let foreign = post_status(&server.url, &[("Origin", "http://evil.example")]);
+    assert_eq!(
+        foreign, 403,
+        "a web page of another origin is refused (DNS rebinding)"
+    );
+}
+
+#[test]
+fn http_beyond_loopback_needs_a_token() {
+    let project = Project::new();
+    let set = project.set();
+    let out = mcpick_in(
+        project.path(),
+        &[],
+        &["serve", "--set", &set, "--http", "0.0.0.0:0"],
+    );
+    assert_eq!(exit_code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--require-token-env"),
+        "{}",
+        stderr(&out)
+    );
+
+    let server = serve_http(
+        &project,
+        &["0.0.0.0:0", "--require-token-env", "SERVE_TOKEN"],
+        &[("SERVE_TOKEN", "s3cret-token")],
+    );
+    let url = server.url.replace("0.0.0.0", "127.0.0.1");
+    assert_eq!(post_status(&url, &[]), 401, "no token");
+    assert_eq!(post_status(&url, &[("Authorization", "Bearer wrong")]), 401);
+    assert_eq!(
+        post_status(&url, &[("Authorization", "Bearer s3cret-token")]),
+        200
+    );
+}
+
+#[test]
+fn claude_code_connects_to_mcpick_serve() {
+    let project = Project::new();
+    let home = project.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let dir = project.path().to_string_lossy().into_owned();
+    // A project's .mcp.json servers run once the project is trusted.
+    std::fs::write(
+        home.join(".claude.json"),
+        serde_json::json!({ "projects": { dir.clone(): {
+            "hasTrustDialogAccepted": true, "enableAllProjectMcpServers": true } } })
+        .to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        project.path().join(".mcp.json"),
+        serde_json::json!({ "mcpServers": { "mcpick": {
+            "type": "stdio", "command": mcpick_bin(), "args": ["serve", "--set", project.set()] } } })
+        .to_string(),
+    )
+    .unwrap();
+    let claude = peers().join("node/node_modules/.bin/claude");
+    let out = Command::new(&claude)
+        .args(["mcp", "list"])
+        .current_dir(project.path())
+        .env("HOME", &home)
+        .env_remove("ANTHROPIC_API_KEY")
+        .output()
+        .expect("run claude");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("mcpick:") && l.contains("✔ Connected")),
+        "claude mcp list: {text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn an_upstream_update_reaches_subscribed_clients_in_both_eras() {
+    let project = Project::new();
+    // The fixture's clock reports `notifications/resources/updated` every 2 s to subscribers.
+    let clock = "demo://clock/now";
+    project.ok(&["pin", clock]);
+    for mode in ["auto", "legacy"] {
+        let events = python_client(
+            &project,
+            mode,
+            &["--watch", "30", "--subscribe", clock],
+            |_| {},
+        );
+        assert_eq!(
+            event(&events, "updated")["uri"],
+            clock,
+            "{mode}: {events:#?}"
+        );
+    }
+}
