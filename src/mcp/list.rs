@@ -77,6 +77,31 @@ pub struct ListOutcome {
     pub capped: bool,
     /// How many warnings the pages carried (see [`Page::warnings`]).
     pub warnings: usize,
+    /// The cache hints of the 2026-07-28 era, over every page: the smallest `ttlMs`, and
+    /// `private` when any page said so. `mcpick serve` passes them on.
+    pub cache: CacheHints,
+}
+
+/// `ttlMs` and `cacheScope` of modern results (SEP-2549), merged over several results.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CacheHints {
+    pub ttl_ms: Option<u64>,
+    pub scope: Option<rmcp::model::CacheScope>,
+}
+
+impl CacheHints {
+    /// Merges `other` in: the shorter freshness wins, and `private` over `public`.
+    pub fn merge(&mut self, other: CacheHints) {
+        self.ttl_ms = match (self.ttl_ms, other.ttl_ms) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        use rmcp::model::CacheScope::Private;
+        self.scope = match (self.scope, other.scope) {
+            (Some(Private), _) | (_, Some(Private)) => Some(Private),
+            (a, b) => a.or(b),
+        };
+    }
 }
 
 /// One page as fetched: the entries, the next cursor, and what was wrong with the page.
@@ -88,9 +113,20 @@ pub(crate) struct Fetched<T> {
     next: Result<Option<String>, McpError>,
     warnings: Warnings,
     origin: Option<Vec<u32>>,
+    cache: CacheHints,
 }
 
 impl<T> Fetched<T> {
+    /// The page's cache hints (typed pages carry them; lenient ones are read without).
+    pub(crate) fn with_cache(
+        mut self,
+        ttl_ms: Option<u64>,
+        scope: Option<rmcp::model::CacheScope>,
+    ) -> Self {
+        self.cache = CacheHints { ttl_ms, scope };
+        self
+    }
+
     /// A page rmcp typed: nothing skipped, nothing to report.
     pub(crate) fn typed(items: Vec<T>, next: Option<String>) -> Self {
         Fetched {
@@ -98,6 +134,7 @@ impl<T> Fetched<T> {
             next: Ok(next),
             warnings: Warnings::new(),
             origin: None,
+            cache: CacheHints::default(),
         }
     }
 
@@ -116,6 +153,7 @@ impl<T> Fetched<T> {
                 .map_err(|reason| McpError::Transport { method, reason }),
             warnings: page.entries.warnings,
             origin: skipped.then_some(page.entries.origin),
+            cache: CacheHints::default(),
         }
     }
 }
@@ -149,7 +187,8 @@ impl Connection {
                     .await?
                 {
                     ServerResult::ListResourcesResult(page) => {
-                        Ok(Fetched::typed(page.resources, page.next_cursor))
+                        Ok(Fetched::typed(page.resources, page.next_cursor)
+                            .with_cache(page.ttl_ms, page.cache_scope))
                     }
                     other => {
                         self.lenient_page(METHOD, number, other, "resources", lenient::resource)
@@ -259,8 +298,10 @@ where
                 next,
                 warnings,
                 origin,
+                cache,
             } = fetch(cursor.take(), outcome.pages + 1).await?;
             outcome.pages += 1;
+            outcome.cache.merge(cache);
             let room = cap - outcome.count;
             let over_cap = items.len() > room;
             items.truncate(room);
@@ -524,5 +565,35 @@ mod tests {
             "{}",
             lines[0]
         );
+    }
+}
+
+#[cfg(test)]
+mod cache_tests {
+    use super::CacheHints;
+    use rmcp::model::CacheScope;
+
+    #[test]
+    fn the_shortest_freshness_and_private_win() {
+        let mut hints = CacheHints::default();
+        hints.merge(CacheHints {
+            ttl_ms: Some(5000),
+            scope: Some(CacheScope::Public),
+        });
+        hints.merge(CacheHints {
+            ttl_ms: None,
+            scope: None,
+        });
+        assert_eq!(hints.ttl_ms, Some(5000));
+        hints.merge(CacheHints {
+            ttl_ms: Some(100),
+            scope: Some(CacheScope::Private),
+        });
+        hints.merge(CacheHints {
+            ttl_ms: Some(900),
+            scope: Some(CacheScope::Public),
+        });
+        assert_eq!(hints.ttl_ms, Some(100));
+        assert_eq!(hints.scope, Some(CacheScope::Private));
     }
 }

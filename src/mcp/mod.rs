@@ -28,7 +28,7 @@ pub use connection::{ConnectOptions, Connection, ServerSummary};
 pub use error::{McpError, NotFound};
 pub use events::{ServerEvent, Watch};
 pub use limit::MessageLimit;
-pub use list::{ListOptions, ListOutcome, Page};
+pub use list::{CacheHints, ListOptions, ListOutcome, Page};
 pub use read::ReadOutcome;
 pub use spec::{ServerSpec, TransportSpec};
 pub use warning::{Warning, Warnings};

@@ -115,6 +115,7 @@ impl Engine {
             self.expose,
         );
         served.unavailable = listings.unavailable.clone();
+        served.cache = listings.cache;
         // Always keep the newest state; wake the clients' notifiers only for a new list.
         self.served.send_if_modified(|current| {
             let changed = current.list_differs(&served);

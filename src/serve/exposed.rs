@@ -56,6 +56,8 @@ pub struct Served {
     pub missing: usize,
     /// Servers that could not be connected or listed, with the reason.
     pub unavailable: Vec<(String, String)>,
+    /// The upstream listings' cache hints, passed on to 2026-07-28 clients.
+    pub cache: crate::mcp::CacheHints,
     by_uri: HashMap<String, usize>,
 }
 

@@ -169,6 +169,8 @@ pub fn page(served: &Served, cursor: Option<&str>) -> Result<ListResourcesResult
             .collect(),
     );
     result.next_cursor = (end < served.resources.len()).then(|| encode_cursor(end));
+    result.ttl_ms = served.cache.ttl_ms;
+    result.cache_scope = served.cache.scope;
     Ok(result)
 }
 
@@ -447,5 +449,17 @@ mod tests {
         let first = page(&served, None).unwrap();
         assert!(first.resources.is_empty() && first.next_cursor.is_none());
         assert!(page(&served, Some(&encode_cursor(1))).is_err());
+    }
+
+    #[test]
+    fn pages_carry_the_upstreams_cache_hints() {
+        let mut served = Served::default();
+        served.cache = crate::mcp::CacheHints {
+            ttl_ms: Some(250),
+            scope: Some(rmcp::model::CacheScope::Private),
+        };
+        let first = page(&served, None).unwrap();
+        assert_eq!(first.ttl_ms, Some(250));
+        assert_eq!(first.cache_scope, Some(rmcp::model::CacheScope::Private));
     }
 }

@@ -10,7 +10,9 @@ use rmcp::model::Resource;
 
 use crate::catalog::Catalogue;
 use crate::mcp::log::ServerLog;
-use crate::mcp::{ConnectOptions, Connection, ListOptions, McpError, ReadOutcome, ServerSpec};
+use crate::mcp::{
+    CacheHints, ConnectOptions, Connection, ListOptions, McpError, ReadOutcome, ServerSpec,
+};
 
 /// One upstream as chosen: a definition, or why the definition cannot be used.
 #[derive(Debug, Clone)]
@@ -24,6 +26,7 @@ pub struct UpstreamDef {
 struct Listing {
     resources: Arc<Vec<Resource>>,
     error: Option<String>,
+    cache: CacheHints,
 }
 
 /// One connected (or failed) upstream.
@@ -47,6 +50,8 @@ pub struct Listings {
     pub complete: Vec<String>,
     /// Servers without a listing, and why.
     pub unavailable: Vec<(String, String)>,
+    /// The listings' cache hints, merged (the shortest `ttlMs`, `private` if any is).
+    pub cache: CacheHints,
     resources: Vec<(String, Arc<Vec<Resource>>)>,
 }
 
@@ -122,13 +127,15 @@ impl Upstreams {
             })
             .await;
         let listing = match result {
-            Ok(_) => Listing {
+            Ok(outcome) => Listing {
                 resources: Arc::new(resources),
                 error: None,
+                cache: outcome.cache,
             },
             Err(e) => Listing {
                 resources: Arc::default(),
                 error: Some(connection.explain(&e)),
+                cache: CacheHints::default(),
             },
         };
         *upstream.listing.lock().unwrap_or_else(|e| e.into_inner()) = listing;
@@ -140,6 +147,7 @@ impl Upstreams {
         let mut complete = Vec::new();
         let mut unavailable = Vec::new();
         let mut resources = Vec::new();
+        let mut cache = CacheHints::default();
         for upstream in &self.list {
             let listing = upstream
                 .listing
@@ -152,6 +160,7 @@ impl Upstreams {
                 None => {
                     catalogue.append(id, listing.resources.iter());
                     complete.push(upstream.name.clone());
+                    cache.merge(listing.cache);
                 }
             }
             resources.push((upstream.name.clone(), listing.resources));
@@ -160,6 +169,7 @@ impl Upstreams {
             catalogue,
             complete,
             unavailable,
+            cache,
             resources,
         }
     }
