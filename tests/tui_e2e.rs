@@ -211,6 +211,27 @@ fn demo_start_search_navigate_preview_quit() {
     pane.quit_and_check_restored();
 }
 
+/// A `[keys]` entry the browser cannot use, and a config file it cannot parse, are named on
+/// its status line even when only ad-hoc servers are used (the config is loaded once, for the
+/// servers and the keys together).
+#[test]
+fn config_and_key_table_errors_reach_the_status_line() {
+    let dir = tempfile::tempdir_in("/tmp").unwrap();
+    let keys = dir.path().join("k.toml");
+    std::fs::write(&keys, "[keys.browse]\nj = \"fly\"\n").unwrap();
+    let pane = Pane::new();
+    pane.start(&format!("--demo --config {}", keys.display()));
+    pane.wait_text("keys.browse.j");
+    pane.quit_and_check_restored();
+
+    let broken = dir.path().join("b.toml");
+    std::fs::write(&broken, "[keys.browse\n").unwrap();
+    let pane = Pane::new();
+    pane.start(&format!("--demo --config {}", broken.display()));
+    pane.wait_text("not valid TOML");
+    pane.quit_and_check_restored();
+}
+
 #[test]
 fn escape_sequences_render_harmlessly() {
     let pane = Pane::new();
