@@ -217,19 +217,17 @@ fn demo_start_search_navigate_preview_quit() {
 #[test]
 fn config_and_key_table_errors_reach_the_status_line() {
     let dir = tempfile::tempdir_in("/tmp").unwrap();
-    let keys = dir.path().join("k.toml");
-    std::fs::write(&keys, "[keys.browse]\nj = \"fly\"\n").unwrap();
-    let pane = Pane::new();
-    pane.start(&format!("--demo --config {}", keys.display()));
-    pane.wait_text("keys.browse.j");
-    pane.quit_and_check_restored();
-
-    let broken = dir.path().join("b.toml");
-    std::fs::write(&broken, "[keys.browse\n").unwrap();
-    let pane = Pane::new();
-    pane.start(&format!("--demo --config {}", broken.display()));
-    pane.wait_text("not valid TOML");
-    pane.quit_and_check_restored();
+    for (file, text, shown) in [
+        ("k.toml", "[keys.browse]\nj = \"fly\"\n", "keys.browse.j"),
+        ("b.toml", "[keys.browse\n", "not valid TOML"),
+    ] {
+        let path = dir.path().join(file);
+        std::fs::write(&path, text).unwrap();
+        let pane = Pane::new();
+        pane.start(&format!("--demo --config {}", path.display()));
+        pane.wait_text(shown);
+        pane.quit_and_check_restored();
+    }
 }
 
 #[test]

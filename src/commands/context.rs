@@ -226,23 +226,12 @@ pub fn shown_name(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::written::fixtures::{http_with_secrets, stdio_with_secrets};
     use crate::config::written::written_form;
-
-    fn strings(list: &[&str]) -> Vec<String> {
-        list.iter().map(|s| s.to_string()).collect()
-    }
 
     #[test]
     fn the_example_uses_placeholders_for_what_was_masked() {
-        let http = TransportSpec::Http {
-            url: "https://me:pw@h/mcp?token=abc&mode=x".into(),
-            headers: [
-                ("X-Key".to_string(), "literal-value".to_string()),
-                ("X-Env".to_string(), "${FROM_ENV}".to_string()),
-            ]
-            .into(),
-        };
-        let example = toml_example("remote", &written_form(&http));
+        let example = toml_example("remote", &written_form(&http_with_secrets()));
         assert!(
             example.contains(
                 r#"url = "https://${URL_USER}:${URL_PASSWORD}@h/mcp?token=${TOKEN}&mode=${MODE}""#
@@ -254,13 +243,7 @@ mod tests {
             "{example}"
         );
 
-        let stdio = TransportSpec::Stdio {
-            command: "srv".into(),
-            args: strings(&["--api-key=k1", "--token", "k2", "--port", "80"]),
-            env: [("TOKEN".to_string(), "v".to_string())].into(),
-            cwd: None,
-        };
-        let example = toml_example("srv", &written_form(&stdio));
+        let example = toml_example("srv", &written_form(&stdio_with_secrets()));
         assert!(
             example.contains(
                 r#"args = ["--api-key=${API_KEY}", "--token", "${SECRET_1}", "--port", "80"]"#

@@ -19,29 +19,13 @@ pub const SELF_COMMAND: &str = "mcpick";
 /// query values and fragment; literal secrets in arguments masked (see [`crate::redact`]);
 /// the mcpick binary as `mcpick`.
 pub fn written_form(transport: &TransportSpec) -> TransportSpec {
-    match transport {
-        TransportSpec::Stdio {
-            command,
-            args,
-            env,
-            cwd,
-        } => {
-            let is_self = std::env::current_exe()
-                .ok()
-                .is_some_and(|exe| Path::new(command) == exe);
-            masked_form(&TransportSpec::Stdio {
-                command: if is_self {
-                    SELF_COMMAND.to_string()
-                } else {
-                    command.clone()
-                },
-                args: args.clone(),
-                env: env.clone(),
-                cwd: cwd.clone(),
-            })
-        }
-        other => masked_form(other),
+    let mut written = masked_form(transport);
+    if let TransportSpec::Stdio { command, .. } = &mut written
+        && std::env::current_exe().is_ok_and(|exe| Path::new(command) == exe)
+    {
+        *command = SELF_COMMAND.to_string();
     }
+    written
 }
 
 /// `transport` without literal secrets: env and header values masked whole unless they hold
@@ -181,24 +165,44 @@ pub fn expand_written(name: &str, written: &TransportSpec) -> Result<ServerSpec,
     })
 }
 
+/// Definitions with every kind of literal secret, for the tests of what a set records.
 #[cfg(test)]
-mod tests {
-    use super::*;
+pub(crate) mod fixtures {
+    use crate::mcp::TransportSpec;
 
-    fn strings(list: &[&str]) -> Vec<String> {
-        list.iter().map(|s| s.to_string()).collect()
-    }
-
-    #[test]
-    fn a_set_records_no_credential() {
-        let http = TransportSpec::Http {
+    /// Userinfo and query values in the URL, a literal header and a placeholder header.
+    pub fn http_with_secrets() -> TransportSpec {
+        TransportSpec::Http {
             url: "https://me:pw@h/mcp?token=abc&mode=x".into(),
             headers: [
                 ("X-Key".to_string(), "literal-value".to_string()),
                 ("X-Env".to_string(), "${FROM_ENV}".to_string()),
             ]
             .into(),
-        };
+        }
+    }
+
+    /// Secret arguments (`--api-key=…`, `--token …`) and a literal env value.
+    pub fn stdio_with_secrets() -> TransportSpec {
+        TransportSpec::Stdio {
+            command: "srv".into(),
+            args: ["--api-key=k1", "--token", "k2", "--port", "80"]
+                .map(String::from)
+                .to_vec(),
+            env: [("TOKEN".to_string(), "v".to_string())].into(),
+            cwd: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixtures::{http_with_secrets, stdio_with_secrets};
+    use super::*;
+
+    #[test]
+    fn a_set_records_no_credential() {
+        let http = http_with_secrets();
         assert_eq!(
             written_form(&http),
             TransportSpec::Http {
@@ -213,20 +217,32 @@ mod tests {
         let parts = masked_parts(&http);
         assert_eq!(parts.len(), 2, "{parts:?}");
         assert!(parts[1].contains("header `X-Key`"), "{parts:?}");
-
-        let stdio = TransportSpec::Stdio {
-            command: "srv".into(),
-            args: strings(&["--api-key=k1", "--token", "k2", "--port", "80"]),
-            env: [("TOKEN".to_string(), "v".to_string())].into(),
-            cwd: None,
-        };
-        assert_eq!(masked_parts(&stdio).len(), 3);
+        assert_eq!(masked_parts(&stdio_with_secrets()).len(), 3);
         // Nothing to mask, nothing to say.
         let plain = TransportSpec::Http {
             url: "https://h/mcp".into(),
             headers: Default::default(),
         };
         assert!(masked_parts(&plain).is_empty());
+    }
+
+    #[test]
+    fn the_running_binary_is_recorded_as_mcpick() {
+        let exe = std::env::current_exe().unwrap();
+        let stdio = TransportSpec::Stdio {
+            command: exe.to_string_lossy().into_owned(),
+            args: vec!["demo-server".into()],
+            env: Default::default(),
+            cwd: None,
+        };
+        let TransportSpec::Stdio { command, .. } = written_form(&stdio) else {
+            panic!("stdio stays stdio")
+        };
+        assert_eq!(command, SELF_COMMAND);
+        let TransportSpec::Stdio { command, .. } = written_form(&stdio_with_secrets()) else {
+            panic!("stdio stays stdio")
+        };
+        assert_eq!(command, "srv");
     }
 
     #[test]
