@@ -13,7 +13,8 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use mcpick::catalog::{Catalogue, MatcherKind, Search, UriTree, synth};
+use mcpick::catalog::{Catalogue, MatcherKind, Search, UriTree};
+use mcpick::demo::synth;
 
 const TYPED: &str = "mcp mod";
 const NO_MATCH: &str = "qzxj";

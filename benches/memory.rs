@@ -28,7 +28,7 @@ fn trim() {
 fn measure(n: usize) {
     trim();
     let before = rss_bytes();
-    let catalogue = mcpick::catalog::synth::catalogue(n);
+    let catalogue = mcpick::demo::synth::catalogue(n);
     trim();
     let with_catalogue = rss_bytes();
     let mut tree = mcpick::catalog::UriTree::build(&catalogue);

@@ -16,8 +16,8 @@ use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use mcpick::catalog::{Search, SearchResults};
-use mcpick::tui::app::{Effect, sort_snapshot};
+use mcpick::catalog::{Search, SearchResults, sort_snapshot};
+use mcpick::tui::app::Effect;
 use mcpick::tui::keymap::Keymap;
 use mcpick::tui::theme::Theme;
 use mcpick::tui::ui;

@@ -19,3 +19,4 @@ pub mod sanitize;
 pub mod serve;
 pub mod signals;
 pub mod tui;
+pub mod units;

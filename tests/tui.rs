@@ -6,12 +6,12 @@
 use std::sync::Arc;
 
 use crossterm::event::{KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
-use mcpick::catalog::{Catalogue, ItemId, Search, SearchResults, SortKey};
+use mcpick::catalog::{Catalogue, ItemId, Search, SearchResults, SortKey, sort_snapshot};
 use mcpick::context::{
     ContextSet, Input, Mark, Measure, Measures, TokenizerKind, candidates, resolve,
 };
 use mcpick::mcp::log::LogSource;
-use mcpick::tui::app::{SaveFailure, SaveReport, Selection, Status, View, sort_snapshot};
+use mcpick::tui::app::{SaveFailure, SaveReport, Selection, Status, View};
 use mcpick::tui::keymap::{Action, Chord, Keymap, Mode};
 use mcpick::tui::preview::{self, PreviewDoc};
 use mcpick::tui::theme::Theme;

@@ -211,6 +211,25 @@ fn demo_start_search_navigate_preview_quit() {
     pane.quit_and_check_restored();
 }
 
+/// A `[keys]` entry the browser cannot use, and a config file it cannot parse, are named on
+/// its status line even when only ad-hoc servers are used (the config is loaded once, for the
+/// servers and the keys together).
+#[test]
+fn config_and_key_table_errors_reach_the_status_line() {
+    let dir = tempfile::tempdir_in("/tmp").unwrap();
+    for (file, text, shown) in [
+        ("k.toml", "[keys.browse]\nj = \"fly\"\n", "keys.browse.j"),
+        ("b.toml", "[keys.browse\n", "not valid TOML"),
+    ] {
+        let path = dir.path().join(file);
+        std::fs::write(&path, text).unwrap();
+        let pane = Pane::new();
+        pane.start(&format!("--demo --config {}", path.display()));
+        pane.wait_text(shown);
+        pane.quit_and_check_restored();
+    }
+}
+
 #[test]
 fn escape_sequences_render_harmlessly() {
     let pane = Pane::new();

@@ -10,14 +10,13 @@ pub mod item;
 pub mod order;
 pub mod search;
 pub mod store;
-pub mod synth;
 mod time;
 pub mod tree;
 pub mod worker;
 
 pub use entry::{AnnotationsEntry, ResourceEntry, TemplateEntry};
 pub use item::Item;
-pub use order::SortKey;
+pub use order::{SortKey, sort_snapshot};
 pub use search::{FieldHighlights, Match, MatcherKind, Search};
 pub use store::{Catalogue, Duplicate, ItemId, ServerId, Snapshot};
 pub use tree::UriTree;

@@ -2,9 +2,10 @@
 //! each in the order it listed its resources), so the same catalogue always lists the same way.
 
 use std::cmp::{Ordering, Reverse};
+use std::sync::Arc;
 
 use super::item::Item;
-use super::store::{Catalogue, ItemId};
+use super::store::{Catalogue, ItemId, Snapshot};
 
 /// How the list view orders resources.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -111,4 +112,42 @@ pub fn sorted(catalogue: &Catalogue, key: SortKey) -> Vec<ItemId> {
     let mut ids: Vec<ItemId> = catalogue.iter().map(|(id, _)| id).collect();
     sort_ids(catalogue, &mut ids, key);
     ids
+}
+
+/// Sorts every resource of a snapshot by `key`, ties in catalogue order (a front end runs this
+/// off its event loop). Returns the ids and the per-server lengths covered.
+pub fn sort_snapshot(
+    snapshot: &Snapshot,
+    names: &[Arc<str>],
+    key: SortKey,
+) -> (Vec<ItemId>, Vec<usize>) {
+    let mut lens = Vec::new();
+    let mut ids = Vec::with_capacity(snapshot.len());
+    for block in snapshot.blocks() {
+        let s = block.server as usize;
+        if lens.len() <= s {
+            lens.resize(s + 1, 0);
+        }
+        lens[s] = lens[s].max(block.first as usize + block.items.len());
+        ids.extend((0..block.items.len()).map(|i| ItemId {
+            server: block.server,
+            index: block.first + i as u32,
+        }));
+    }
+    lens.resize(names.len().max(lens.len()), 0);
+    match key {
+        SortKey::Server => {
+            // Stable: by name, then catalogue order.
+            ids.sort_by(|a, b| names[a.server as usize].cmp(&names[b.server as usize]));
+        }
+        _ => {
+            // The other orders look only at the items, never at the catalogue.
+            let empty = Catalogue::new();
+            ids.sort_by(|&a, &b| match (snapshot.get(a), snapshot.get(b)) {
+                (Some(ia), Some(ib)) => key.compare(&empty, (a, ia), (b, ib)),
+                _ => std::cmp::Ordering::Equal,
+            });
+        }
+    }
+    (ids, lens)
 }

@@ -166,7 +166,7 @@ fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::synth;
+    use crate::demo::synth;
 
     fn wait_for(worker: &SearchWorker, generation: u64) -> Arc<SearchResults> {
         let deadline = Instant::now() + Duration::from_secs(20);

@@ -7,15 +7,17 @@ use futures::future::join_all;
 use serde::Serialize;
 
 use super::progress::Progress;
-use super::{Exit, Session, close_all, connect_all, select_servers, usage_error};
+use super::{Exit, Session, close_all, connect_all, take_selection};
 use crate::catalog::{
     Catalogue, ItemId, ResourceEntry, Search, SortKey, TemplateEntry, UriTree, order,
 };
 use crate::cli::LsArgs;
+use crate::config::select::select_servers;
 use crate::mcp::log::LogSource;
 use crate::mcp::warning::MAX_KEPT;
 use crate::mcp::{ListOptions, ServerSummary, Warning, Warnings};
 use crate::sanitize;
+use crate::units::human_size;
 
 /// The `--json` document.
 #[derive(Debug, Clone, Serialize)]
@@ -56,9 +58,9 @@ pub struct ServerInfoReport {
 }
 
 pub async fn run(args: LsArgs) -> Exit {
-    let specs = match select_servers(&args.servers) {
+    let specs = match take_selection(select_servers(&args.servers.choice())) {
         Ok(specs) => specs,
-        Err(message) => return usage_error(&message),
+        Err(exit) => return exit,
     };
     let sessions = connect_all(specs, &args.servers.connect_options()).await;
     let collected = collect(&sessions, &ListOptions { cap: args.cap }, args.templates).await;
@@ -423,32 +425,4 @@ fn write_row(
         }
     }
     writeln!(out, "{}", line.trim_end())
-}
-
-/// Sizes for people: 512 B, 1.5 KiB, 3.2 MiB.
-pub fn human_size(bytes: u64) -> String {
-    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
-    if bytes < 1024 {
-        return format!("{bytes} B");
-    }
-    let mut value = bytes as f64 / 1024.0;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    format!("{value:.1} {}", UNITS[unit])
-}
-
-#[cfg(test)]
-mod tests {
-    use super::human_size;
-
-    #[test]
-    fn sizes_read_well() {
-        assert_eq!(human_size(0), "0 B");
-        assert_eq!(human_size(1023), "1023 B");
-        assert_eq!(human_size(1536), "1.5 KiB");
-        assert_eq!(human_size(5 * 1024 * 1024), "5.0 MiB");
-    }
 }

@@ -9,130 +9,14 @@
 
 use std::io::Write;
 
-use clap::Args;
 use serde::Serialize;
 
-use super::context::{Chosen, SetArgs, choose, list_all, load_set, shown_name, update_set};
-use super::{Exit, close_all, connect_all, usage_error};
-use crate::cli::ServerArgs;
-use crate::context::{Audience, ContextSet, Mark, Pattern, Target, TokenizerKind};
+use super::context::{choose, list_all, load_set, shown_name, update_set};
+use super::{Exit, close_all, connect_all};
+use crate::cli::{Budget, MarkArgs, MarksArgs, PolicyArgs, UnmarkArgs};
+use crate::config::select::Chosen;
+use crate::context::{ContextSet, Mark, Pattern, Target};
 use crate::sanitize;
-
-#[derive(Debug, Args)]
-pub struct MarkArgs {
-    /// Resource URIs, exactly as listed, or `PREFIX*` for every resource under a prefix
-    /// (now and later); `*` alone is the whole server.
-    #[arg(required = true, value_name = "URI|PREFIX*")]
-    pub targets: Vec<String>,
-
-    /// Treat a trailing `*` as part of the URI, not as a prefix.
-    #[arg(long)]
-    pub exact: bool,
-
-    /// Record an exact URI even when no server lists it now (it shows as missing). With
-    /// `--server`, no server is contacted.
-    #[arg(long)]
-    pub allow_missing: bool,
-
-    #[command(flatten)]
-    pub set: SetArgs,
-
-    #[command(flatten)]
-    pub servers: ServerArgs,
-}
-
-#[derive(Debug, Args)]
-pub struct UnmarkArgs {
-    /// The marked URIs or `PREFIX*`es, as `mcpick marks` shows them.
-    #[arg(required = true, value_name = "URI|PREFIX*")]
-    pub targets: Vec<String>,
-
-    /// Treat a trailing `*` as part of the URI, not as a prefix.
-    #[arg(long)]
-    pub exact: bool,
-
-    /// Only on this server (repeatable); default: every server.
-    #[arg(short = 's', long = "server", value_name = "NAME")]
-    pub servers: Vec<String>,
-
-    #[command(flatten)]
-    pub set: SetArgs,
-}
-
-#[derive(Debug, Args)]
-pub struct MarksArgs {
-    /// Print one JSON document.
-    #[arg(long)]
-    pub json: bool,
-
-    /// Connect to the servers and report marks that match no listed resource as missing.
-    #[arg(long)]
-    pub check: bool,
-
-    #[command(flatten)]
-    pub set: SetArgs,
-
-    #[command(flatten)]
-    pub servers: ServerArgs,
-}
-
-#[derive(Debug, Args)]
-pub struct PolicyArgs {
-    /// Which audience unmarked resources need (no `audience` annotation counts for both).
-    #[arg(long, value_enum)]
-    pub audience: Option<Audience>,
-
-    /// Leave out unmarked resources below this priority (0.0–1.0; no priority counts as 0.5).
-    #[arg(long, value_name = "P", value_parser = parse_priority, conflicts_with = "no_min_priority")]
-    pub min_priority: Option<f32>,
-
-    /// Remove the minimum priority.
-    #[arg(long)]
-    pub no_min_priority: bool,
-
-    /// Token budget: a number of tokens (0: nothing but pinned resources), or `none` for no
-    /// budget.
-    #[arg(long, value_name = "TOKENS|none", value_parser = parse_budget, conflicts_with = "no_budget")]
-    pub budget: Option<Budget>,
-
-    /// Remove the budget (no limit; the same as `--budget none`).
-    #[arg(long)]
-    pub no_budget: bool,
-
-    /// Tokenizer for token counts (an estimate of the host model's).
-    #[arg(long, value_enum)]
-    pub tokenizer: Option<TokenizerKind>,
-
-    /// Print the policy as JSON.
-    #[arg(long)]
-    pub json: bool,
-
-    #[command(flatten)]
-    pub set: SetArgs,
-}
-
-/// A `--budget` value: tokens (`Some`, 0 included: zero tokens), or `None` for no budget. One
-/// meaning in `policy` and `preview`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Budget(pub Option<u64>);
-
-pub fn parse_budget(s: &str) -> Result<Budget, String> {
-    if s.eq_ignore_ascii_case("none") {
-        return Ok(Budget(None));
-    }
-    s.parse::<u64>()
-        .map(|n| Budget(Some(n)))
-        .map_err(|_| format!("`{s}` is not a number of tokens (or `none` for no budget)"))
-}
-
-pub fn parse_priority(s: &str) -> Result<f32, String> {
-    let p: f32 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
-    if (0.0..=1.0).contains(&p) {
-        Ok(p)
-    } else {
-        Err(format!("{p} is not between 0 and 1"))
-    }
-}
 
 /// `mcpick pin` / `mcpick exclude`.
 pub async fn mark(args: MarkArgs, mark: Mark) -> Exit {
@@ -147,7 +31,7 @@ pub async fn mark(args: MarkArgs, mark: Mark) -> Exit {
         .collect();
     let chosen = match choose(&args.servers, &set) {
         Ok(chosen) => chosen,
-        Err(message) => return usage_error(&message),
+        Err(exit) => return exit,
     };
     let mut targets: Vec<Target> = Vec::new();
     let mut exit = Exit::Ok;
@@ -356,7 +240,7 @@ pub async fn marks(args: MarksArgs) -> Exit {
     if args.check {
         let chosen = match choose(&args.servers, &set) {
             Ok(chosen) => chosen,
-            Err(message) => return usage_error(&message),
+            Err(exit) => return exit,
         };
         let options = args.servers.connect_options();
         let sessions =

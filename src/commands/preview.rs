@@ -5,56 +5,14 @@
 
 use std::collections::HashMap;
 use std::io::Write;
-use std::path::PathBuf;
 
-use clap::Args;
-use futures::StreamExt;
-
-use super::context::{SetArgs, choose, list_all, load_set};
-use super::marks::{Budget, parse_budget, parse_priority};
-use super::{Exit, close_all, connect_all, usage_error};
-use crate::cli::ServerArgs;
-use crate::context::{Audience, Input, Measures, TokenizerKind, candidates, resolve};
-use crate::export::{self, Format, Texts};
+use super::context::{choose, list_all, load_set};
+use super::{Exit, close_all, connect_all};
+use crate::cli::{Budget, PreviewArgs};
+use crate::context::measured::resolve_measured;
+use crate::context::{Input, Measures, candidates};
+use crate::export;
 use crate::sanitize;
-
-#[derive(Debug, Args)]
-pub struct PreviewArgs {
-    /// Token budget for this run (the set's policy otherwise): a number of tokens (0: nothing
-    /// but pinned resources), or `none` for no budget.
-    #[arg(long, value_name = "TOKENS|none", value_parser = parse_budget)]
-    pub budget: Option<Budget>,
-
-    /// Audience filter for this run.
-    #[arg(long, value_enum)]
-    pub audience: Option<Audience>,
-
-    /// Minimum priority for this run.
-    #[arg(long, value_name = "P", value_parser = parse_priority)]
-    pub min_priority: Option<f32>,
-
-    /// Tokenizer for this run.
-    #[arg(long, value_enum)]
-    pub tokenizer: Option<TokenizerKind>,
-
-    /// Output format.
-    #[arg(long, value_enum, default_value = "markdown")]
-    pub format: Format,
-
-    /// Write to FILE (atomically) instead of stdout.
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
-    pub output: Option<PathBuf>,
-
-    /// Reads at once.
-    #[arg(long, value_name = "N", default_value_t = 8)]
-    pub jobs: usize,
-
-    #[command(flatten)]
-    pub set: SetArgs,
-
-    #[command(flatten)]
-    pub servers: ServerArgs,
-}
 
 pub async fn run(args: PreviewArgs) -> Exit {
     let set = match load_set(&args.set) {
@@ -76,7 +34,7 @@ pub async fn run(args: PreviewArgs) -> Exit {
     }
     let chosen = match choose(&args.servers, &set) {
         Ok(chosen) => chosen,
-        Err(message) => return usage_error(&message),
+        Err(exit) => return exit,
     };
     let options = args.servers.connect_options();
     let sessions = connect_all(chosen.into_iter().map(|c| c.selected).collect(), &options).await;
@@ -91,44 +49,26 @@ pub async fn run(args: PreviewArgs) -> Exit {
         .iter()
         .filter_map(|s| Some((s.spec.name.as_str(), s.connection.as_ref().ok()?)))
         .collect();
-    let mut measures = Measures::new();
-    let mut texts: Texts = HashMap::new();
-    let preview = loop {
-        let preview = resolve(&Input {
-            candidates: &cands,
-            listed: &listed,
-            unavailable: &unavailable,
-            marks: &set.marks,
-            policy: &policy,
-            measures: &measures,
-        });
-        let wanted = preview.to_measure();
-        if wanted.is_empty() {
-            break preview;
-        }
-        let reads = futures::stream::iter(wanted.into_iter().map(|index| {
-            let c = cands[index];
-            let connection = connections.get(c.server).copied();
-            async move {
-                let outcome = match connection {
-                    Some(conn) => conn.read(c.uri).await.map_err(|e| e.to_string()),
-                    None => Err("the server is not connected".to_string()),
-                };
-                (index, outcome)
-            }
-        }))
-        .buffer_unordered(args.jobs.max(1))
-        .collect::<Vec<_>>()
-        .await;
-        for (index, outcome) in reads {
-            let c = cands[index];
-            let (measure, text) = crate::context::measure(outcome, policy.tokenizer);
-            if let Some(text) = text {
-                texts.insert(index, text);
-            }
-            measures.insert(c.server, c.uri, measure);
-        }
+    let base = Input {
+        candidates: &cands,
+        listed: &listed,
+        unavailable: &unavailable,
+        marks: &set.marks,
+        policy: &policy,
+        measures: &Measures::new(),
     };
+    let mut measures = Measures::new();
+    let (preview, texts) = resolve_measured(&base, &mut measures, args.jobs, |index| {
+        let c = cands[index];
+        let connection = connections.get(c.server).copied();
+        async move {
+            match connection {
+                Some(conn) => conn.read(c.uri).await.map_err(|e| e.to_string()),
+                None => Err("the server is not connected".to_string()),
+            }
+        }
+    })
+    .await;
     drop(connections);
     close_all(sessions).await;
 

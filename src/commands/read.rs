@@ -5,15 +5,16 @@ use std::io::{IsTerminal, Write};
 use base64::Engine;
 use rmcp::model::ResourceContents;
 
-use super::{Exit, close_all, connect_all, select_servers, usage_error};
+use super::{Exit, close_all, connect_all, take_selection};
 use crate::cli::ReadArgs;
+use crate::config::select::select_servers;
 use crate::mcp::ReadOutcome;
 use crate::sanitize;
 
 pub async fn run(args: ReadArgs) -> Exit {
-    let specs = match select_servers(&args.servers) {
+    let specs = match take_selection(select_servers(&args.servers.choice())) {
         Ok(specs) => specs,
-        Err(message) => return usage_error(&message),
+        Err(exit) => return exit,
     };
     let sessions = connect_all(specs, &args.servers.connect_options()).await;
     let uri = sanitize::line(&args.uri, 500);
@@ -160,7 +161,7 @@ fn print_contents(contents: &[ResourceContents], json: bool) -> std::io::Result<
                     writeln!(
                         out,
                         "[binary {mime}, {}; redirect stdout to a file to save it]",
-                        super::ls::human_size(bytes.len() as u64)
+                        crate::units::human_size(bytes.len() as u64)
                     )?;
                 } else {
                     out.write_all(&bytes)?;

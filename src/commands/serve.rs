@@ -2,56 +2,13 @@
 //! exactly as `mcpick preview` chooses them (a definition in a config file wins, for its
 //! secrets).
 
-use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::sync::Arc;
 
-use clap::Args;
-
-use super::context::{SetArgs, choose, load_set};
+use super::context::load_set;
 use super::{Exit, usage_error};
-use crate::cli::ServerArgs;
-use crate::serve::{self, Diag, Engine, Expose, Listen, Presentation, UpstreamDef, Upstreams};
-
-#[derive(Debug, Args)]
-pub struct ServeArgs {
-    /// Serve Streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:8765; port 0
-    /// picks a free one, printed on stderr). Loopback unless --require-token-env is given.
-    #[arg(long, value_name = "ADDR")]
-    pub http: Option<SocketAddr>,
-
-    /// What to publish: the budgeted set the agent view shows (included), or everything not
-    /// excluded or filtered, without the budget cut (allowed).
-    #[arg(long, value_enum, default_value_t)]
-    pub expose: Expose,
-
-    /// Don't offer the `context` tool (the prompt and the resources stay).
-    #[arg(long)]
-    pub no_tool: bool,
-
-    /// The server name hosts show.
-    #[arg(long = "as", value_name = "NAME", default_value = "mcpick")]
-    pub server_name: String,
-
-    /// With --http on a non-loopback address: the environment variable holding the bearer
-    /// token clients must send (`Authorization: Bearer …`).
-    #[arg(long, value_name = "VAR", requires = "http")]
-    pub require_token_env: Option<String>,
-
-    /// Also write diagnostics to FILE (they always go to stderr; stdout carries the protocol).
-    #[arg(long, value_name = "FILE")]
-    pub log: Option<PathBuf>,
-
-    /// Reads at once while counting tokens.
-    #[arg(long, value_name = "N", default_value_t = 8)]
-    pub jobs: usize,
-
-    #[command(flatten)]
-    pub set: SetArgs,
-
-    #[command(flatten)]
-    pub servers: ServerArgs,
-}
+use crate::cli::ServeArgs;
+use crate::config::select::{SetServers, choose};
+use crate::serve::{self, Diag, Engine, Listen, Presentation, UpstreamDef, Upstreams};
 
 pub async fn run(args: ServeArgs) -> Exit {
     let token = match (&args.http, &args.require_token_env) {
@@ -86,7 +43,19 @@ pub async fn run(args: ServeArgs) -> Exit {
         Ok(set) => set,
         Err(exit) => return exit,
     };
-    let chosen = match choose(&args.servers, &set) {
+    let servers = SetServers {
+        servers: &set.servers,
+        folder: set.folder.as_deref(),
+    };
+    let selection = choose(&args.servers.choice(), servers);
+    // Config files that could not be used go to the diagnostics (stderr and --log).
+    for warning in &selection.warnings {
+        diag.line(&format!(
+            "warning: {}",
+            crate::sanitize::line(warning, 2000)
+        ));
+    }
+    let chosen = match selection.servers {
         Ok(chosen) => chosen,
         Err(message) => return usage_error(&message),
     };

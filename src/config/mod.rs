@@ -42,8 +42,11 @@
 
 pub mod expand;
 mod parse;
+pub mod relative;
+pub mod select;
 #[cfg(test)]
 mod tests;
+pub mod written;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -295,6 +298,19 @@ pub struct Config {
     /// Every server name, winners in precedence order of their source.
     pub servers: Vec<KnownServer>,
     pub sources: Vec<SourceReport>,
+    /// The `[keys]` tables of mcpick's TOML files, highest precedence first. Read in the same
+    /// pass as the servers, so a file that cannot be parsed is reported once, by
+    /// [`Config::file_errors`], and the key table's own errors come from its one reader.
+    pub keys: Vec<KeyTable>,
+}
+
+/// One `[keys]` table as written (the TUI's key map reads it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyTable {
+    /// The file it came from, for messages.
+    pub origin: String,
+    /// The value of `keys`: a table when the file is right.
+    pub value: toml::Value,
 }
 
 impl Config {
@@ -331,26 +347,39 @@ pub fn load(sources: &[Source], vars: &Vars) -> Config {
         let state = match parsed {
             Ok(None) => SourceState::Missing,
             Err(message) => SourceState::Failed(message.clone()),
-            Ok(Some(doc)) => match parse::definitions(source, doc, vars) {
-                Err(message) => SourceState::Failed(message),
-                Ok(definitions) => {
-                    let count = definitions.len();
-                    for definition in definitions {
-                        match config
-                            .servers
-                            .iter_mut()
-                            .find(|s| s.name() == definition.name)
-                        {
-                            Some(known) => known.shadowed.push(definition),
-                            None => config.servers.push(KnownServer {
-                                definition,
-                                shadowed: Vec::new(),
-                            }),
-                        }
+            Ok(Some(doc)) => {
+                if source.format == Format::Mcpick
+                    && let Some(keys) = doc.get("keys")
+                {
+                    // It came from TOML, so it converts back (TOML has no null).
+                    if let Ok(value) = toml::Value::try_from(keys) {
+                        config.keys.push(KeyTable {
+                            origin: source.path.display().to_string(),
+                            value,
+                        });
                     }
-                    SourceState::Loaded { servers: count }
                 }
-            },
+                match parse::definitions(source, doc, vars) {
+                    Err(message) => SourceState::Failed(message),
+                    Ok(definitions) => {
+                        let count = definitions.len();
+                        for definition in definitions {
+                            match config
+                                .servers
+                                .iter_mut()
+                                .find(|s| s.name() == definition.name)
+                            {
+                                Some(known) => known.shadowed.push(definition),
+                                None => config.servers.push(KnownServer {
+                                    definition,
+                                    shadowed: Vec::new(),
+                                }),
+                            }
+                        }
+                        SourceState::Loaded { servers: count }
+                    }
+                }
+            }
         };
         config.sources.push(SourceReport {
             source: source.clone(),

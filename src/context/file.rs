@@ -94,7 +94,7 @@ pub struct ContextSet {
     /// Unknown top-level keys, kept as they were.
     pub extra: BTreeMap<String, Value>,
     /// The folder of the file it was loaded from (absolute; through symbolic links): relative
-    /// paths in its server definitions are relative to it (see [`super::relative`]). Not
+    /// paths in its server definitions are relative to it (see [`crate::config::relative`]). Not
     /// part of the file.
     pub folder: Option<PathBuf>,
 }

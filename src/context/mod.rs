@@ -14,7 +14,7 @@
 //!   under a lock by [`ContextSet::update`]; [`SetFile`] for a front end that keeps it open).
 //! - [`change`]: [`SetChange`], a front end's change as operations, applied to the file as
 //!   others left it.
-//! - [`relative`]: relative paths in server definitions, relative to the set's folder.
+//! - Relative paths in a set's server definitions are [`crate::config::relative`]'s job.
 //!
 //! # How a front end uses it
 //!
@@ -38,7 +38,6 @@ pub mod file;
 pub mod mark;
 pub mod measured;
 pub mod policy;
-pub mod relative;
 pub mod resolve;
 pub mod tokens;
 

@@ -17,6 +17,7 @@ mod http;
 mod misbehave;
 mod server;
 mod sse;
+pub mod synth;
 mod time;
 
 #[cfg(test)]

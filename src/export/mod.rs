@@ -3,8 +3,6 @@
 //! server string in a heading, attribute or list line is cleaned ([`crate::sanitize`]);
 //! contents are already clean ([`crate::context::agent_text`]).
 
-use std::collections::HashMap;
-
 use serde::Serialize;
 
 use crate::context::{Candidate, Pattern, Preview, Reason, Unavailable};
@@ -22,8 +20,10 @@ pub enum Format {
     Json,
 }
 
-/// Agent texts by candidate index (only for included resources).
-pub type Texts = HashMap<usize, String>;
+/// Agent texts by candidate index: the one type [`resolve_measured`] fills.
+///
+/// [`resolve_measured`]: crate::context::measured::resolve_measured
+pub use crate::context::measured::Texts;
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]

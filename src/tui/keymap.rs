@@ -10,7 +10,6 @@
 //! ```
 
 use std::fmt;
-use std::path::Path;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -440,29 +439,17 @@ impl Keymap {
 
     /// The built-in keys with the `[keys]` tables of mcpick's TOML config files applied, the
     /// lowest-precedence file first: the user's `config.toml`, then `./mcpick.toml`, then
-    /// `--config FILE` (when it is TOML). Returns warnings for entries that were ignored.
-    pub fn load(explicit: Option<&Path>) -> (Keymap, Vec<String>) {
-        let locations = crate::config::Locations::system();
+    /// `--config FILE` (when it is TOML). The tables come from the run's one loaded
+    /// [`Config`](crate::config::Config), whose file errors the caller reports. Returns
+    /// warnings for entries that were ignored.
+    pub fn load(config: &crate::config::Config) -> (Keymap, Vec<String>) {
         let mut keymap = Keymap::default();
         let mut warnings = Vec::new();
-        let sources = crate::config::sources(&locations, explicit);
-        for source in sources.iter().rev() {
-            if source.format != crate::config::Format::Mcpick {
-                continue;
-            }
-            let Ok(text) = std::fs::read_to_string(&source.path) else {
-                continue;
-            };
-            let origin = source.path.display().to_string();
-            // Parse errors are reported by the server-definition loader; skip them here.
-            let Ok(doc) = text.parse::<toml::Table>() else {
-                continue;
-            };
-            if let Some(keys) = doc.get("keys") {
-                match keys.as_table() {
-                    Some(table) => warnings.extend(keymap.apply_table(table, &origin)),
-                    None => warnings.push(format!("{origin}: `keys` is not a table")),
-                }
+        for keys in config.keys.iter().rev() {
+            let origin = &keys.origin;
+            match keys.value.as_table() {
+                Some(table) => warnings.extend(keymap.apply_table(table, origin)),
+                None => warnings.push(format!("{origin}: `keys` is not a table")),
             }
         }
         (keymap, warnings)

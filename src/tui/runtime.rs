@@ -16,17 +16,15 @@ use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 use tokio::time::Instant;
 
-use super::app::{
-    App, Effect, Msg, SaveFailure, SaveReport, ServerEvent, ServerSetup, sort_snapshot,
-};
+use super::app::{App, Effect, Msg, SaveFailure, SaveReport, ServerEvent, ServerSetup};
 use super::keymap::Keymap;
 use super::preview::{self, PreviewDoc};
 use super::term::{self, Term};
 use super::theme::{ColorChoice, Theme};
 use super::ui;
-use crate::catalog::{ItemId, Search, SearchResults, SearchWorker, ServerId};
+use crate::catalog::{ItemId, Search, SearchResults, SearchWorker, ServerId, sort_snapshot};
 use crate::cli::ServerArgs;
-use crate::commands::context::choose;
+use crate::config::select::{SetServers, choose_from, load_config};
 use crate::context::{ContextSet, SetChange, SetFile, TokenizerKind};
 use crate::mcp::{ConnectOptions, Connection, ListOptions, McpError, ServerSpec};
 use crate::sanitize;
@@ -52,8 +50,19 @@ pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> Exi
         Ok(set) => (set, None),
         Err(e) => (ContextSet::default(), Some(e.to_string())),
     };
+    // The run's one config load: the servers and the `[keys]` tables; its file errors go to
+    // the status line with the key table's own.
+    let (config, mut warnings) = load_config(args.config.file.as_deref());
+    // Also on stderr, as every command says them: seen after the browser closes, in full.
+    for warning in &warnings {
+        crate::commands::report(&format!("warning: {warning}"));
+    }
     // The same servers `mcpick preview --set FILE` would use.
-    let chosen = match choose(&args, &set) {
+    let servers = SetServers {
+        servers: &set.servers,
+        folder: set.folder.as_deref(),
+    };
+    let chosen = match choose_from(&args.choice(), servers, &config) {
         Ok(c) => c,
         Err(e) => {
             crate::commands::report(&e);
@@ -65,7 +74,8 @@ pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> Exi
             .insert(c.selected.spec.name.clone(), c.shown.clone());
     }
     let selected: Vec<_> = chosen.into_iter().map(|c| c.selected).collect();
-    let (keymap, warnings) = Keymap::load(args.config.file.as_deref());
+    let (keymap, key_warnings) = Keymap::load(&config);
+    warnings.extend(key_warnings);
     let theme = Theme::choose(color, std::env::var("NO_COLOR").ok().as_deref());
     let options = args.connect_options();
     let setups = selected

@@ -13,11 +13,12 @@ use unicode_width::UnicodeWidthChar;
 
 use super::app::{App, Overlay, Selection, Status, View};
 use super::keymap::{Action, Mode};
-use super::preview::{Body, PreviewDoc, human_size};
+use super::preview::{Body, PreviewDoc};
 use crate::catalog::item::{AUDIENCE_ASSISTANT, AUDIENCE_USER};
 use crate::catalog::{ItemId, SortKey};
 use crate::context::{Mark, Reason};
 use crate::sanitize;
+use crate::units::human_size;
 
 /// The area inside a pane's border.
 pub fn inner(area: Rect) -> Rect {

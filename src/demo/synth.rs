@@ -2,7 +2,7 @@
 //! (several URI schemes, deep paths, names, titles, descriptions, every kind of annotation),
 //! fed into a [`Catalogue`] page by page as a server would.
 
-use super::store::Catalogue;
+use crate::catalog::Catalogue;
 
 /// A catalogue of `count` resources on one server named `synthetic`.
 pub fn catalogue(count: usize) -> Catalogue {
@@ -10,7 +10,7 @@ pub fn catalogue(count: usize) -> Catalogue {
     let server = cat.server("synthetic");
     const PAGE: usize = 10_000;
     for offset in (0..count).step_by(PAGE) {
-        let page = crate::demo::demo_page(count, offset, PAGE.min(count - offset));
+        let page = super::demo_page(count, offset, PAGE.min(count - offset));
         cat.append(server, &page);
     }
     cat

@@ -1,4 +1,7 @@
-//! Command-line arguments shared by every command.
+//! Every command-line argument struct (clap), and nothing else: the commands import these,
+//! never the other way round.
+
+mod context;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -7,6 +10,11 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::demo::DemoArgs;
 use crate::mcp::spec::parse_header;
+
+pub use context::{
+    Budget, MarkArgs, MarksArgs, PolicyArgs, PreviewArgs, ServeArgs, SetArgs, UnmarkArgs,
+    parse_budget, parse_priority,
+};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -81,30 +89,30 @@ no server lists is refused (status 3) unless --allow-missing. The most specific 
 over prefix, longer prefix over shorter.\n\nExamples:\n  mcpick pin --demo file:///project/README.md\n  \
 mcpick pin --demo 'file:///project/docs/*'\n  mcpick pin --server github --allow-missing 'repo://x/*'"
     )]
-    Pin(crate::commands::marks::MarkArgs),
+    Pin(context::MarkArgs),
     /// Exclude resources (never handed to the agent): `URI` or `PREFIX*`.
-    Exclude(crate::commands::marks::MarkArgs),
+    Exclude(context::MarkArgs),
     /// Remove marks: `URI` or `PREFIX*`, as `mcpick marks` shows them.
-    Unmark(crate::commands::marks::UnmarkArgs),
+    Unmark(context::UnmarkArgs),
     /// Show the marks and the policy of a context set (--check: report missing resources).
-    Marks(crate::commands::marks::MarksArgs),
+    Marks(context::MarksArgs),
     /// Show or change the policy of a context set: audience, minimum priority, budget,
     /// tokenizer.
-    Policy(crate::commands::marks::PolicyArgs),
+    Policy(context::PolicyArgs),
     /// Print what an agent would be handed: the resources in order with their contents and
     /// token counts, the cut line, and what was left out and why.
     #[command(
         after_help = "Token counts come from a real tokenizer (o200k_base by default) and are estimates of the \
 host model's tokenizer.\n\nExamples:\n  mcpick preview --demo --budget 4000\n  mcpick preview --set team.context.json --format json -o context.json"
     )]
-    Preview(crate::commands::preview::PreviewArgs),
+    Preview(context::PreviewArgs),
     /// Serve the context set as an MCP server (stdio, or Streamable HTTP with --http) that
     /// publishes only the set: as resources in the agent's order, as the prompt `context` and
     /// as the read-only tool `context`. Changes to the set file reach connected hosts.
     #[command(
         after_help = "Hosts connect to it like to any MCP server; `mcpick install HOST` is not built yet, so add it by hand, e.g. for Claude Code:\n  claude mcp add mcpick -- mcpick serve --set \"$PWD/mcpick.context.json\"\n\nExamples:\n  mcpick serve --set mcpick.context.json\n  mcpick serve --demo --expose allowed\n  mcpick serve --http 127.0.0.1:8765"
     )]
-    Serve(crate::commands::serve::ServeArgs),
+    Serve(context::ServeArgs),
 }
 
 /// Which servers to talk to. With none given, every defined server (see `mcpick servers`), or
@@ -199,6 +207,20 @@ impl ServerArgs {
         match parse_timeout(&self.timeout.to_string()) {
             Ok(secs) => Duration::from_secs_f64(secs),
             Err(_) => Duration::from_secs(30),
+        }
+    }
+
+    /// The server flags as [`crate::config::select`] takes them.
+    pub fn choice(&self) -> crate::config::select::ServerChoice {
+        crate::config::select::ServerChoice {
+            servers: self.servers.clone(),
+            demo: self.demo,
+            url: self.url.clone(),
+            sse: self.sse,
+            headers: self.headers.clone(),
+            name: self.name.clone(),
+            command: self.command.clone(),
+            config_file: self.config.file.clone(),
         }
     }
 

@@ -1,0 +1,471 @@
+//! Which servers a run uses: the servers the command line names (`--server`, `--demo`,
+//! `--url`, `-- COMMAND`), else the servers a context set refers to, else every defined
+//! server, else the built-in demo. The headless commands, `serve` and the TUI all choose
+//! through here, so they always agree.
+//!
+//! Nothing here prints: what a person should hear about (a config file that cannot be
+//! parsed) comes back as [`Selection::warnings`], and the caller says it its own way (stderr
+//! for a command, the status line for the TUI).
+//!
+//! Server definitions in a set are a fallback: a server of the same name defined in a config
+//! file (see `mcpick servers`) is used in its place, since that one holds the person's own
+//! secrets. A set's definition is expanded (`${VAR}` from the environment) only to connect;
+//! the set file keeps it as written ([`super::written`]).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::relative::{from_set_relative, to_set_relative};
+use super::written::{expand_written, masked_form, masked_parts, written_form};
+use super::{Config, Definition, Locations};
+use crate::mcp::{ServerSpec, TransportSpec};
+use crate::sanitize;
+
+/// The server flags of a command line, as selection needs them (the CLI's `ServerArgs`
+/// converts into this, so the import runs from the CLI to here).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ServerChoice {
+    /// `--server NAME`, in order (repeats are ignored).
+    pub servers: Vec<String>,
+    /// `--demo`.
+    pub demo: bool,
+    /// `--url URL`.
+    pub url: Option<String>,
+    /// `--sse`: the legacy transport only for `url`.
+    pub sse: bool,
+    /// `-H NAME: VALUE` for `url`.
+    pub headers: Vec<(String, String)>,
+    /// `--name`: the ad-hoc server's name.
+    pub name: Option<String>,
+    /// `-- COMMAND ARGS…`.
+    pub command: Vec<String>,
+    /// `--config FILE`.
+    pub config_file: Option<PathBuf>,
+}
+
+impl ServerChoice {
+    /// True when the command line names servers (`--server`, `--demo`, `--url`, `-- CMD`).
+    pub fn names_servers(&self) -> bool {
+        !self.servers.is_empty() || self.adhoc()
+    }
+
+    /// True when it gives a server that needs no config file (`--demo`, `--url`, `-- CMD`).
+    fn adhoc(&self) -> bool {
+        self.demo || self.url.is_some() || !self.command.is_empty()
+    }
+}
+
+/// What a choice came to: the servers (or why the choice is a usage error) and warnings
+/// about config files that could not be used. The warnings are there either way, so an error
+/// never hides them.
+#[derive(Debug)]
+pub struct Selection<T> {
+    pub servers: Result<Vec<T>, String>,
+    /// One message per config file that could not be read or parsed (the others were used);
+    /// raw text that names files: clean it before a terminal ([`crate::sanitize`]).
+    pub warnings: Vec<String>,
+}
+
+/// One server chosen for this run: a definition ready to connect, or one whose definition
+/// failed (an unset variable, a bad field), which becomes a failed session.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Selected {
+    /// The definition (for a failed one: as written, masked; never connected to).
+    pub spec: ServerSpec,
+    /// Why the definition cannot be used; names the file and the field.
+    pub error: Option<String>,
+    /// The definition as written (placeholders kept), which messages name the server by;
+    /// `None` for an ad-hoc server, named by its masked definition.
+    pub shown: Option<TransportSpec>,
+}
+
+impl Selected {
+    fn ready(spec: ServerSpec) -> Self {
+        Selected {
+            spec,
+            error: None,
+            shown: None,
+        }
+    }
+
+    /// A configured server: ready, or failed with the reason its definition gave.
+    fn from_definition(definition: &Definition) -> Self {
+        match &definition.spec {
+            Ok(spec) => Selected {
+                shown: definition.shown.clone(),
+                ..Selected::ready(spec.clone())
+            },
+            Err(error) => Selected {
+                spec: definition.shown_spec(),
+                error: Some(error.clone()),
+                shown: definition.shown.clone(),
+            },
+        }
+    }
+
+    /// How messages name this server: its definition as written (placeholders kept) for a
+    /// configured server, the masked definition for an ad-hoc one.
+    pub fn shown_target(&self) -> String {
+        self.shown.as_ref().unwrap_or(&self.spec.transport).target()
+    }
+}
+
+/// Loads the run's config from the real process's locations: the one load a run makes
+/// (servers and the `[keys]` tables together), with its file errors as warnings.
+pub fn load_config(file: Option<&Path>) -> (Config, Vec<String>) {
+    load_config_at(&Locations::system(), file)
+}
+
+/// [`load_config`] from `locations`.
+pub fn load_config_at(locations: &Locations, file: Option<&Path>) -> (Config, Vec<String>) {
+    let config = super::load_at(locations, file);
+    let warnings = config.file_errors().into_iter().map(String::from).collect();
+    (config, warnings)
+}
+
+/// The servers named by the arguments, with the definitions from config files: `--server`
+/// names, the ad-hoc ones and `--demo`; with none of these, every defined server, or the
+/// built-in demo when none is defined. An error is a usage error.
+pub fn select_servers(choice: &ServerChoice) -> Selection<Selected> {
+    select_servers_at(&Locations::system(), choice)
+}
+
+/// [`select_servers`] with config files found from `locations`.
+pub fn select_servers_at(locations: &Locations, choice: &ServerChoice) -> Selection<Selected> {
+    if let Some(file) = &choice.config_file
+        && !locations.cwd.join(file).is_file()
+    {
+        return Selection {
+            servers: Err(format!("--config {}: no such file", file.display())),
+            warnings: Vec::new(),
+        };
+    }
+    // Ad-hoc servers alone need no config files.
+    let (config, warnings) =
+        if choice.adhoc() && choice.servers.is_empty() && choice.config_file.is_none() {
+            (Config::default(), Vec::new())
+        } else {
+            load_config_at(locations, choice.config_file.as_deref())
+        };
+    Selection {
+        servers: select_from(choice, &config),
+        warnings,
+    }
+}
+
+/// [`select_servers`] with the config already loaded.
+pub fn select_from(choice: &ServerChoice, config: &Config) -> Result<Vec<Selected>, String> {
+    let mut selected = Vec::new();
+    let mut named: Vec<&str> = Vec::new();
+    for name in &choice.servers {
+        if named.contains(&name.as_str()) {
+            continue;
+        }
+        named.push(name);
+        let known = config
+            .get(name)
+            .ok_or_else(|| unknown_server(name, config))?;
+        selected.push(Selected::from_definition(&known.definition));
+    }
+    selected.extend(adhoc_servers(choice)?.into_iter().map(Selected::ready));
+    if selected.is_empty() && !choice.demo {
+        for known in &config.servers {
+            selected.push(Selected::from_definition(&known.definition));
+        }
+    }
+    if choice.demo || selected.is_empty() {
+        selected.push(Selected::ready(demo_spec()?));
+    }
+    Ok(selected)
+}
+
+fn unknown_server(name: &str, config: &Config) -> String {
+    let name = sanitize::line(name, 200);
+    if config.servers.is_empty() {
+        return format!(
+            "no server named `{name}`: no servers are defined (see `mcpick servers --help` for where mcpick looks)"
+        );
+    }
+    let known: Vec<String> = config
+        .servers
+        .iter()
+        .map(|s| sanitize::line(s.name(), 200))
+        .collect();
+    format!(
+        "no server named `{name}`; known servers: {}",
+        known.join(", ")
+    )
+}
+
+/// The ad-hoc servers: `-- COMMAND ARGS…` and `--url`.
+fn adhoc_servers(choice: &ServerChoice) -> Result<Vec<ServerSpec>, String> {
+    let mut specs = Vec::new();
+    if let Some((command, rest)) = choice.command.split_first() {
+        specs.push(ServerSpec {
+            name: choice
+                .name
+                .clone()
+                .unwrap_or_else(|| name_from_command(command, rest)),
+            transport: TransportSpec::Stdio {
+                command: command.clone(),
+                args: rest.to_vec(),
+                env: Default::default(),
+                cwd: None,
+            },
+        });
+    }
+    if let Some(url) = &choice.url {
+        let shown = crate::redact::url(url);
+        let parsed =
+            url::Url::parse(url).map_err(|e| format!("`{shown}` is not a valid URL: {e}"))?;
+        if !matches!(parsed.scheme(), "http" | "https") {
+            return Err(format!("`{shown}` is not an http:// or https:// URL"));
+        }
+        let headers = choice.headers.iter().cloned().collect();
+        let name = match (&choice.name, specs.is_empty()) {
+            (Some(name), true) => name.clone(),
+            _ => parsed.host_str().unwrap_or("http").to_string(),
+        };
+        let transport = if choice.sse {
+            TransportSpec::Sse {
+                url: url.clone(),
+                headers,
+            }
+        } else {
+            TransportSpec::Http {
+                url: url.clone(),
+                headers,
+            }
+        };
+        specs.push(ServerSpec { name, transport });
+    } else if !choice.headers.is_empty() {
+        return Err("-H/--header only applies to --url".into());
+    }
+    Ok(specs)
+}
+
+/// The built-in demo server: this very binary, run as `mcpick demo-server`.
+pub fn demo_spec() -> Result<ServerSpec, String> {
+    let exe = std::env::current_exe()
+        .map_err(|e| format!("cannot find the mcpick binary to start the demo server: {e}"))?;
+    Ok(ServerSpec {
+        name: "demo".into(),
+        transport: TransportSpec::Stdio {
+            command: exe.to_string_lossy().into_owned(),
+            args: vec!["demo-server".into()],
+            env: Default::default(),
+            cwd: None,
+        },
+    })
+}
+
+/// A short name for an ad-hoc stdio server: the package or script for launchers
+/// (`npx -y @scope/server-x@1` → `server-x`), else the command's file name.
+pub fn name_from_command(command: &str, args: &[String]) -> String {
+    let base = |s: &str| {
+        Path::new(s)
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_else(|| s.to_string())
+    };
+    let command_name = base(command);
+    let launchers = [
+        "npx", "uvx", "bunx", "pnpx", "node", "python", "python3", "uv", "deno", "pipx",
+    ];
+    if launchers.contains(&command_name.as_str())
+        && let Some(target) = args.iter().find(|a| !a.starts_with('-') && *a != "run")
+    {
+        return name_from_target(target);
+    }
+    command_name
+}
+
+/// `@scope/pkg@1.2` → `pkg`; `a/server-x/dist/index.js` → `server-x`; `tool.py` → `tool`.
+fn name_from_target(target: &str) -> String {
+    if target.starts_with('@') || !target.contains(['/', '.']) {
+        let package = target.rsplit('/').next().unwrap_or(target);
+        return package
+            .split('@')
+            .next()
+            .filter(|p| !p.is_empty())
+            .unwrap_or(package)
+            .to_string();
+    }
+    let path = Path::new(target);
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| target.to_string());
+    if !["index", "main", "server", "cli", "__main__"].contains(&stem.as_str()) {
+        return stem;
+    }
+    // A generic entry point: name it after the package folder above dist/, build/, ….
+    path.ancestors()
+        .skip(1)
+        .filter_map(|p| p.file_name())
+        .map(|f| f.to_string_lossy().into_owned())
+        .find(|f| !["dist", "build", "lib", "src", "bin", "out"].contains(&f.as_str()))
+        .unwrap_or(stem)
+}
+
+/// One server chosen for a context command, with the definition the set records for it.
+#[derive(Debug, Clone)]
+pub struct Chosen {
+    pub selected: Selected,
+    /// The definition as written (placeholders kept, other secret values masked).
+    pub shown: TransportSpec,
+    /// What masking took out of an ad-hoc definition (see [`masked_parts`]); empty for one
+    /// from a config file or a set.
+    pub masked: Vec<String>,
+}
+
+impl Chosen {
+    /// An ad-hoc server: recorded in its [`written_form`], messages name it masked.
+    fn adhoc(mut selected: Selected) -> Self {
+        let shown = written_form(&selected.spec.transport);
+        let masked = masked_parts(&selected.spec.transport);
+        selected.shown = Some(shown.clone());
+        Chosen {
+            selected,
+            shown,
+            masked,
+        }
+    }
+
+    /// A server whose recorded form is `shown`, already free of literal secrets.
+    fn written(mut selected: Selected, shown: TransportSpec) -> Self {
+        selected.shown = Some(shown.clone());
+        Chosen {
+            selected,
+            shown,
+            masked: Vec::new(),
+        }
+    }
+}
+
+/// The server definitions a context set records, and the folder its relative paths are
+/// relative to (see [`super::relative`]).
+#[derive(Debug, Clone, Copy)]
+pub struct SetServers<'a> {
+    pub servers: &'a BTreeMap<String, TransportSpec>,
+    pub folder: Option<&'a Path>,
+}
+
+/// The servers of a context command: those the command line names (a `--server` name may
+/// also come from the set), else the set's servers, else every defined server (or the demo).
+/// Loads the config only when the choice needs it.
+pub fn choose(choice: &ServerChoice, set: SetServers) -> Selection<Chosen> {
+    choose_at(&Locations::system(), choice, set)
+}
+
+/// [`choose`] with config files found from `locations`.
+pub fn choose_at(
+    locations: &Locations,
+    choice: &ServerChoice,
+    set: SetServers,
+) -> Selection<Chosen> {
+    let needs_config = !choice.servers.is_empty() || !choice.names_servers();
+    let (config, warnings) = if needs_config {
+        load_config_at(locations, choice.config_file.as_deref())
+    } else {
+        (Config::default(), Vec::new())
+    };
+    Selection {
+        servers: choose_from(choice, set, &config),
+        warnings,
+    }
+}
+
+/// [`choose`] with the config already loaded (the TUI loads it once, for its keys too).
+pub fn choose_from(
+    choice: &ServerChoice,
+    set: SetServers,
+    config: &Config,
+) -> Result<Vec<Chosen>, String> {
+    let mut chosen = Vec::new();
+    if !choice.names_servers() && !set.servers.is_empty() {
+        for (name, written) in set.servers {
+            chosen.push(by_name(name, config, Some(written), set.folder)?);
+        }
+        return Ok(chosen);
+    }
+    for name in &choice.servers {
+        if chosen
+            .iter()
+            .any(|c: &Chosen| &c.selected.spec.name == name)
+        {
+            continue;
+        }
+        chosen.push(by_name(name, config, set.servers.get(name), set.folder)?);
+    }
+    if choice.adhoc() {
+        let only_adhoc = ServerChoice {
+            servers: Vec::new(),
+            ..choice.clone()
+        };
+        let cwd = std::env::current_dir().ok();
+        for selected in select_from(&only_adhoc, &Config::default())? {
+            let mut chosen_one = Chosen::adhoc(selected);
+            // Relative paths on the command line are relative to here; the set stores them
+            // relative to its own folder (see `config::relative`).
+            if let (Some(cwd), Some(folder)) = (&cwd, set.folder) {
+                chosen_one.shown = to_set_relative(&chosen_one.shown, cwd, folder);
+            }
+            chosen.push(chosen_one);
+        }
+    }
+    if chosen.is_empty() {
+        for selected in select_from(choice, config)? {
+            match config
+                .get(&selected.spec.name)
+                .and_then(|k| k.definition.shown.clone())
+            {
+                Some(shown) => chosen.push(Chosen::written(selected, shown)),
+                None => chosen.push(Chosen::adhoc(selected)),
+            }
+        }
+    }
+    Ok(chosen)
+}
+
+/// A named server: its config definition, else the set's (its relative paths resolved
+/// against the set's `folder`).
+fn by_name(
+    name: &str,
+    config: &Config,
+    written: Option<&TransportSpec>,
+    folder: Option<&Path>,
+) -> Result<Chosen, String> {
+    if let Some(known) = config.get(name) {
+        let selected = Selected::from_definition(&known.definition);
+        return Ok(match known.definition.shown.clone() {
+            Some(shown) => Chosen::written(selected, shown),
+            None => Chosen::adhoc(selected),
+        });
+    }
+    let Some(written) = written else {
+        return Err(unknown_server(name, config));
+    };
+    let selected = match expand_written(name, written) {
+        Ok(mut spec) => {
+            if let Some(folder) = folder {
+                spec.transport = from_set_relative(&spec.transport, folder);
+            }
+            Selected::ready(spec)
+        }
+        Err(error) => Selected {
+            spec: ServerSpec {
+                name: name.to_string(),
+                transport: written.clone(),
+            },
+            error: Some(format!("the context set's definition of `{name}`: {error}")),
+            shown: None,
+        },
+    };
+    // The set holds the definition as written; clean it again in case the file was edited
+    // by hand (a literal secret in a set is not shown either).
+    Ok(Chosen::written(selected, masked_form(written)))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,93 @@
+//! The import direction DESIGN.md asks for, checked on the source text: `cli` holds argument
+//! structs and imports no command; server selection (`config`) imports neither the CLI nor the
+//! commands; the catalogue does not reach up into the demo; the browser chooses servers through
+//! `config::select`, not through a command module.
+
+use std::path::{Path, PathBuf};
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// Every `.rs` file under `dir` (or `dir` itself when it is a file), except test modules:
+/// files named `tests.rs` or under a `tests` folder.
+fn sources(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    if dir.is_file() {
+        files.push(dir.to_path_buf());
+        return files;
+    }
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            if path.file_name().is_some_and(|n| n != "tests") {
+                files.extend(sources(&path));
+            }
+        } else if path.extension().is_some_and(|e| e == "rs")
+            && path.file_name().is_some_and(|n| n != "tests.rs")
+        {
+            files.push(path);
+        }
+    }
+    files
+}
+
+/// The non-test code of a file: everything before its `#[cfg(test)]` module.
+fn code(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    match text.find("#[cfg(test)]\nmod tests") {
+        Some(i) => text[..i].to_string(),
+        None => text,
+    }
+}
+
+/// The places under `dir` whose code names one of `forbidden`.
+fn offenders(dir: &str, forbidden: &[&str]) -> Vec<String> {
+    let root = src().join(dir);
+    let files = sources(&root);
+    assert!(!files.is_empty(), "no sources under {}", root.display());
+    let mut found = Vec::new();
+    for file in files {
+        for (n, line) in code(&file).lines().enumerate() {
+            if forbidden.iter().any(|f| line.contains(f)) {
+                found.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn cli_imports_no_command() {
+    let found = offenders("cli", &["crate::commands", "super::commands"]);
+    assert!(found.is_empty(), "{found:#?}");
+    assert!(
+        !src().join("cli.rs").exists(),
+        "cli is the folder src/cli/ (checked above)"
+    );
+}
+
+#[test]
+fn config_imports_neither_the_cli_nor_the_commands() {
+    let found = offenders("config", &["crate::cli", "crate::commands", "crate::tui"]);
+    assert!(found.is_empty(), "{found:#?}");
+}
+
+#[test]
+fn the_catalogue_does_not_import_the_demo() {
+    let found = offenders("catalog", &["crate::demo"]);
+    assert!(found.is_empty(), "{found:#?}");
+}
+
+#[test]
+fn the_browser_chooses_servers_through_config_select() {
+    let found = offenders("tui", &["commands::context"]);
+    assert!(found.is_empty(), "{found:#?}");
+}
+
+/// The checker itself: a forbidden import in a file is found.
+#[test]
+fn the_check_finds_an_import() {
+    let found = offenders("commands", &["crate::cli"]);
+    assert!(!found.is_empty(), "commands do import the CLI's structs");
+}
