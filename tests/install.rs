@@ -602,6 +602,14 @@ fn gemini_project_and_user() {
     // Gemini CLI connects to the project entry in a trusted folder (the forced `git` entry
     // removed, so one server starts).
     world.ok(&["uninstall", "gemini", "--as", "git"]);
+    // `gemini mcp list` gives a server 5 s to connect unless the entry says `timeout`; a
+    // loaded 2-core test machine needs more, so the test adds Gemini's own field (mcpick keeps
+    // unknown fields, and the entry stays mcpick's).
+    let file = world.project().join(".gemini/settings.json");
+    let mut doc = parse(Host::Gemini, &std::fs::read_to_string(&file).unwrap());
+    doc["mcpServers"]["mcpick"]["timeout"] = 120_000.into();
+    std::fs::write(&file, doc.to_string()).unwrap();
+    assert!(is_ours(&doc["mcpServers"]["mcpick"]));
     let project = std::fs::canonicalize(world.project()).unwrap();
     std::fs::create_dir_all(world.home().join(".gemini")).unwrap();
     std::fs::write(

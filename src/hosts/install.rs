@@ -178,3 +178,81 @@ pub fn commit(path: &Path, before: Option<&str>, after: &str) -> std::io::Result
     crate::context::file::write_atomic(&target, after.as_bytes())?;
     Ok(made)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hosts::Host;
+
+    fn launch() -> Launch {
+        Launch {
+            command: "mcpick".into(),
+            args: vec!["serve".into(), "--set".into(), "mcpick.context.json".into()],
+        }
+    }
+
+    fn changed(plan: Plan) -> String {
+        match plan {
+            Plan::Change { text, .. } => text,
+            Plan::Unchanged => panic!("unchanged"),
+        }
+    }
+
+    #[test]
+    fn every_dialect_installs_once_and_removes_back_to_the_original() {
+        for host in Host::ALL {
+            let d = host.dialect();
+            let original = match d.format {
+                crate::hosts::FileFormat::Toml => {
+                    "# mine\n[mcp_servers.a]\ncommand = \"a\" # keep\n".to_string()
+                }
+                _ => {
+                    let key = d.servers_key[0];
+                    format!(
+                        "{{\n  // mine\n  \"{key}\": {{\n    \"a\": {{ \"command\": \"a\" }} // keep\n  }},\n  \"x\": 1\n}}\n"
+                    )
+                }
+            };
+            let installed =
+                changed(plan_install(d, Some(&original), "mcpick", &launch(), false).unwrap());
+            assert!(
+                installed.contains("// keep") || installed.contains("# keep"),
+                "{}: {installed}",
+                d.name
+            );
+            assert_eq!(
+                plan_install(d, Some(&installed), "mcpick", &launch(), false).unwrap(),
+                Plan::Unchanged,
+                "{}",
+                d.name
+            );
+            assert!(matches!(
+                plan_install(d, Some(&installed), "a", &launch(), false),
+                Err(Refused::Foreign { .. })
+            ));
+            assert!(matches!(
+                plan_uninstall(d, Some(&installed), "a"),
+                Err(Refused::Foreign { .. })
+            ));
+            let removed = changed(plan_uninstall(d, Some(&installed), "mcpick").unwrap());
+            assert_eq!(removed, original, "{}", d.name);
+            assert_eq!(ours(d, &installed).unwrap().len(), 1);
+        }
+    }
+
+    #[test]
+    fn a_missing_file_is_created_and_a_bad_one_refused() {
+        let d = Host::ClaudeCode.dialect();
+        let text = changed(plan_install(d, None, "mcpick", &launch(), false).unwrap());
+        let doc = crate::hosts::json::parse(&text).unwrap();
+        assert_eq!(doc["mcpServers"]["mcpick"]["type"], "stdio");
+        assert!(matches!(
+            plan_install(d, Some("{ \"mcpServers\": 3 }"), "mcpick", &launch(), false),
+            Err(Refused::Unreadable(_))
+        ));
+        assert!(matches!(
+            plan_install(d, Some("[1]"), "mcpick", &launch(), false),
+            Err(Refused::Unreadable(_))
+        ));
+    }
+}
