@@ -12,6 +12,7 @@ pub mod config;
 pub mod context;
 pub mod demo;
 pub mod export;
+pub mod hosts;
 pub mod mcp;
 pub mod redact;
 pub mod safe_json;

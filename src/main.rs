@@ -52,6 +52,12 @@ async fn run(cli: Cli) -> ExitCode {
             };
         }
         Some(Command::Servers(args)) => return ExitCode::from(commands::servers::run(args) as u8),
+        Some(Command::Install(args)) => {
+            return ExitCode::from(commands::install::install(args) as u8);
+        }
+        Some(Command::Uninstall(args)) => {
+            return ExitCode::from(commands::install::uninstall(args) as u8);
+        }
         Some(command) => command,
         // The interactive browser, when there is a terminal to draw on.
         None if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() => {
@@ -80,7 +86,11 @@ async fn run(cli: Cli) -> ExitCode {
             Command::Policy(args) => commands::marks::policy(args),
             Command::Preview(args) => commands::preview::run(args).await,
             Command::Serve(args) => commands::serve::run(args).await,
-            Command::DemoServer(_) | Command::Servers(_) => unreachable!("handled above"),
+            Command::Export(args) => commands::export::run(args).await,
+            Command::DemoServer(_)
+            | Command::Servers(_)
+            | Command::Install(_)
+            | Command::Uninstall(_) => unreachable!("handled above"),
         }
     };
     // Ctrl-C, SIGTERM and SIGHUP are handled by `mcpick::signals`: servers killed, exit 128+n.

@@ -2,6 +2,7 @@
 //! never the other way round.
 
 mod context;
+mod handoff;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -11,6 +12,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::demo::DemoArgs;
 use crate::mcp::spec::parse_header;
 
+pub use handoff::{ExportArgs, InstallArgs, UninstallArgs};
 pub use context::{
     Budget, MarkArgs, MarksArgs, PolicyArgs, PreviewArgs, ServeArgs, SetArgs, UnmarkArgs,
     parse_budget, parse_priority,
@@ -110,9 +112,29 @@ host model's tokenizer.\n\nExamples:\n  mcpick preview --demo --budget 4000\n  m
     /// publishes only the set: as resources in the agent's order, as the prompt `context` and
     /// as the read-only tool `context`. Changes to the set file reach connected hosts.
     #[command(
-        after_help = "Hosts connect to it like to any MCP server; `mcpick install HOST` is not built yet, so add it by hand, e.g. for Claude Code:\n  claude mcp add mcpick -- mcpick serve --set \"$PWD/mcpick.context.json\"\n\nExamples:\n  mcpick serve --set mcpick.context.json\n  mcpick serve --demo --expose allowed\n  mcpick serve --http 127.0.0.1:8765"
+        after_help = "Hosts connect to it like to any MCP server; `mcpick install HOST` writes the entry into a host's config file.\n\nExamples:\n  mcpick serve --set mcpick.context.json\n  mcpick serve --demo --expose allowed\n  mcpick serve --http 127.0.0.1:8765"
     )]
     Serve(context::ServeArgs),
+    /// Write an entry that runs `mcpick serve --set …` into a host's config file (keeping
+    /// every other entry, field and comment), or show with --list where mcpick is installed.
+    #[command(
+        after_help = "Hosts: claude-code, claude-desktop, cursor, vscode, codex, gemini, windsurf, zed. \
+A project entry (the default where the host has a project file) runs `mcpick` from PATH with the set \
+relative to the project, so it can be committed; a user entry runs this binary with the set's absolute \
+path. The original file is kept as NAME.mcpick-backup before the first change.\n\nExamples:\n  \
+mcpick install claude-code\n  mcpick install vscode --dry-run\n  mcpick install codex --scope user --set team.context.json\n  mcpick install --list"
+    )]
+    Install(handoff::InstallArgs),
+    /// Remove the entry `mcpick install` wrote from a host's config file (only an entry
+    /// mcpick wrote).
+    Uninstall(handoff::UninstallArgs),
+    /// Print the bundle an agent would be handed (the included resources with their contents,
+    /// in order, under the budget) without preview's diagnostics; or copy it to the clipboard,
+    /// or print it as @server:uri mentions.
+    #[command(
+        after_help = "Examples:\n  mcpick export --demo\n  mcpick export --format xml -o context.xml\n  mcpick export --clipboard\n  mcpick export --mentions"
+    )]
+    Export(handoff::ExportArgs),
 }
 
 /// Which servers to talk to. With none given, every defined server (see `mcpick servers`), or

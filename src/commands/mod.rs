@@ -2,6 +2,8 @@
 //! of them at once, and reports per server: one failing server never hides the others.
 
 pub mod context;
+pub mod export;
+pub mod install;
 pub mod ls;
 pub mod marks;
 pub mod preview;

@@ -54,6 +54,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::hosts;
 use crate::mcp::{ServerSpec, TransportSpec};
 pub use expand::Vars;
 
@@ -190,14 +191,26 @@ pub fn sources(locations: &Locations, explicit: Option<&Path>) -> Vec<Source> {
     }
     let cwd = &locations.cwd;
     add(cwd.join("mcpick.toml"), Scope::Project, Format::Mcpick);
-    add(cwd.join(".mcp.json"), Scope::Project, Format::ClaudeCode);
-    add(cwd.join(".cursor/mcp.json"), Scope::Project, Format::Cursor);
-    add(cwd.join(".vscode/mcp.json"), Scope::Project, Format::VsCode);
+    add(
+        cwd.join(hosts::claude_code::PROJECT_FILE),
+        Scope::Project,
+        Format::ClaudeCode,
+    );
+    add(
+        cwd.join(hosts::cursor::PROJECT_FILE),
+        Scope::Project,
+        Format::Cursor,
+    );
+    add(
+        cwd.join(hosts::vscode::PROJECT_FILE),
+        Scope::Project,
+        Format::VsCode,
+    );
     if let Some(dir) = &locations.mcpick_dir {
         add(dir.join("config.toml"), Scope::User, Format::Mcpick);
     }
-    if let Some(home) = &locations.home {
-        let claude = home.join(".claude.json");
+    let places = hosts::Places::from_locations(locations);
+    if let Some(claude) = hosts::claude_code::user_file(&places) {
         add(
             claude.clone(),
             Scope::Host,
@@ -211,15 +224,11 @@ pub fn sources(locations: &Locations, explicit: Option<&Path>) -> Vec<Source> {
             Format::ClaudeCodeUser { project: None },
         );
     }
-    if let Some(dir) = &locations.config_dir {
-        add(
-            dir.join("Claude/claude_desktop_config.json"),
-            Scope::Host,
-            Format::ClaudeDesktop,
-        );
+    if let Some(path) = hosts::claude_desktop::user_file(&places) {
+        add(path, Scope::Host, Format::ClaudeDesktop);
     }
-    if let Some(home) = &locations.home {
-        add(home.join(".cursor/mcp.json"), Scope::Host, Format::Cursor);
+    if let Some(path) = hosts::cursor::user_file(&places) {
+        add(path, Scope::Host, Format::Cursor);
     }
     list
 }
@@ -437,11 +446,9 @@ fn parse_text(text: &str, path: &Path, format: &Format) -> Result<Value, String>
             })
             .and_then(|table| serde_json::to_value(table).map_err(|e| format!("{shown}: {e}")));
     }
-    // Host files are JSON; VS Code's allow comments and trailing commas (JSONC). Stripping
-    // them keeps every other character in place, so line and column stay right.
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    serde_json::from_str(&parse::strip_jsonc(text))
-        .map_err(|e| format!("{shown}: not valid JSON: {e}"))
+    // Host files are JSON; VS Code's allow comments and trailing commas (JSONC), which the
+    // host reader blanks out in place, so line and column stay right.
+    hosts::json::parse(text).map_err(|e| format!("{shown}: not valid JSON: {e}"))
 }
 
 /// 1-based line and column (in characters) of a byte offset.

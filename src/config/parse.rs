@@ -1,10 +1,15 @@
-//! From a parsed file to [`Definition`]s: where each dialect keeps its servers, the fields of
-//! one server, and expansion with errors that name the file and the field.
+//! From a parsed file to [`Definition`]s: the fields of one server, and expansion with errors
+//! that name the file and the field. Where each host keeps its servers is its dialect's
+//! business ([`crate::hosts`]), shared with `mcpick install`.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::{Map, Value};
+
+#[cfg(test)]
+pub(super) use crate::hosts::json::strip_jsonc;
+use crate::hosts::{self, Dialect};
 
 use super::expand::{Vars, expand, shown_secret};
 use super::{Definition, Format, Source};
@@ -27,22 +32,21 @@ pub(super) fn definitions(
     let inputs = root.get("inputs");
     let (servers, prefix) = match &source.format {
         Format::Mcpick => (root.get("servers"), "servers".to_string()),
-        Format::ClaudeCode | Format::ClaudeDesktop | Format::Cursor => {
-            (root.get("mcpServers"), "mcpServers".to_string())
+        Format::ClaudeCode | Format::ClaudeCodeUser { project: None } => {
+            host_servers(&hosts::claude_code::DIALECT, doc)
         }
-        Format::ClaudeCodeUser { project: None } => {
-            (root.get("mcpServers"), "mcpServers".to_string())
-        }
+        Format::ClaudeDesktop => host_servers(&hosts::claude_desktop::DIALECT, doc),
+        Format::Cursor => host_servers(&hosts::cursor::DIALECT, doc),
         Format::ClaudeCodeUser {
             project: Some(project),
-        } => match project_section(root, project) {
+        } => match hosts::claude_code::project_section(root, project) {
             Some((key, section)) => (
                 section.get("mcpServers"),
                 format!("projects{}.mcpServers", key_segment(key, true)),
             ),
             None => (None, String::new()),
         },
-        Format::VsCode => (root.get("servers"), "servers".to_string()),
+        Format::VsCode => host_servers(&hosts::vscode::DIALECT, doc),
         Format::Json => match root.get("mcpServers") {
             Some(servers) => (Some(servers), "mcpServers".to_string()),
             None => (root.get("servers"), "servers".to_string()),
@@ -73,16 +77,9 @@ pub(super) fn definitions(
         .collect())
 }
 
-/// `projects[<project>]` of `~/.claude.json`: the key is the project's absolute path.
-fn project_section<'a>(
-    root: &'a Map<String, Value>,
-    project: &Path,
-) -> Option<(&'a str, &'a Map<String, Value>)> {
-    root.get("projects")?
-        .as_object()?
-        .iter()
-        .find(|(key, _)| Path::new(key.as_str()) == project)
-        .and_then(|(key, section)| Some((key.as_str(), section.as_object()?)))
+/// Where a host dialect keeps its servers, and the field path naming them in messages.
+fn host_servers<'a>(dialect: &Dialect, doc: &'a Value) -> (Option<&'a Value>, String) {
+    (dialect.servers(doc), dialect.servers_key.join("."))
 }
 
 /// `.name` for plain names, `["odd name"]` otherwise (always brackets when `bracket`).
@@ -341,72 +338,4 @@ fn scalar(value: &Value) -> Option<String> {
         Value::Bool(b) => Some(b.to_string()),
         _ => None,
     }
-}
-
-/// JSONC to JSON: comments (`//`, `/* */`) and trailing commas become spaces, so every other
-/// byte keeps its position (and parse errors their line and column).
-pub(super) fn strip_jsonc(text: &str) -> String {
-    let mut bytes = text.as_bytes().to_vec();
-    // Pass 1: comments.
-    let mut i = 0;
-    let mut in_string = false;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if in_string {
-            match b {
-                b'\\' => i += 1,
-                b'"' => in_string = false,
-                _ => {}
-            }
-        } else if b == b'"' {
-            in_string = true;
-        } else if b == b'/' && bytes.get(i + 1) == Some(&b'/') {
-            while i < bytes.len() && bytes[i] != b'\n' {
-                bytes[i] = b' ';
-                i += 1;
-            }
-            continue;
-        } else if b == b'/' && bytes.get(i + 1) == Some(&b'*') {
-            let start = i;
-            i += 2;
-            while i < bytes.len() && !(bytes[i] == b'*' && bytes.get(i + 1) == Some(&b'/')) {
-                i += 1;
-            }
-            let end = (i + 2).min(bytes.len());
-            for byte in &mut bytes[start..end] {
-                if *byte != b'\n' {
-                    *byte = b' ';
-                }
-            }
-            i = end;
-            continue;
-        }
-        i += 1;
-    }
-    // Pass 2: trailing commas.
-    let mut in_string = false;
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if in_string {
-            match b {
-                b'\\' => i += 1,
-                b'"' => in_string = false,
-                _ => {}
-            }
-        } else if b == b'"' {
-            in_string = true;
-        } else if b == b',' {
-            let next = bytes[i + 1..]
-                .iter()
-                .find(|c| !c.is_ascii_whitespace())
-                .copied();
-            if matches!(next, Some(b'}' | b']')) {
-                bytes[i] = b' ';
-            }
-        }
-        i += 1;
-    }
-    // Only ASCII bytes outside strings were replaced, and whole comments: still UTF-8.
-    String::from_utf8(bytes).unwrap_or_else(|_| text.to_string())
 }

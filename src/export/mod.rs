@@ -3,6 +3,9 @@
 //! server string in a heading, attribute or list line is cleaned ([`crate::sanitize`]);
 //! contents are already clean ([`crate::context::agent_text`]).
 
+pub mod bundle;
+pub mod clipboard;
+
 use serde::Serialize;
 
 use crate::context::{Candidate, Pattern, Preview, Reason, Unavailable};

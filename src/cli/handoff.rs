@@ -1,0 +1,121 @@
+//! The hand-off commands' arguments: `install`, `uninstall` and `export`.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::ServerArgs;
+use super::context::{Budget, SetArgs, parse_budget, parse_priority};
+use crate::context::{Audience, TokenizerKind};
+use crate::export::Format;
+use crate::hosts::{Host, Scope};
+
+#[derive(Debug, Args)]
+pub struct InstallArgs {
+    /// The host whose config file gets the entry.
+    #[arg(value_enum, required_unless_present = "list")]
+    pub host: Option<Host>,
+
+    /// project: the project's file, committed and shared (the default where the host has
+    /// one); user: the user's file, for every project.
+    #[arg(long, value_enum)]
+    pub scope: Option<Scope>,
+
+    /// The entry's name in the host's file (also the server name the host shows).
+    #[arg(
+        long = "as",
+        alias = "name",
+        value_name = "NAME",
+        default_value = "mcpick"
+    )]
+    pub name: String,
+
+    /// Print the change as a unified diff and change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Replace an entry of the same name that mcpick did not write.
+    #[arg(long)]
+    pub force: bool,
+
+    /// Show, per host, the files found and the mcpick entries in them.
+    #[arg(long, conflicts_with_all = ["host", "force", "dry_run"])]
+    pub list: bool,
+
+    #[command(flatten)]
+    pub set: SetArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct UninstallArgs {
+    /// The host whose config file holds the entry.
+    #[arg(value_enum)]
+    pub host: Host,
+
+    #[arg(long, value_enum)]
+    pub scope: Option<Scope>,
+
+    /// The entry's name.
+    #[arg(
+        long = "as",
+        alias = "name",
+        value_name = "NAME",
+        default_value = "mcpick"
+    )]
+    pub name: String,
+
+    /// Print the change as a unified diff and change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// Output format of the bundle.
+    #[arg(long, value_enum, default_value = "markdown")]
+    pub format: Format,
+
+    /// Write to FILE (atomically) instead of stdout.
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "FILE",
+        conflicts_with = "clipboard"
+    )]
+    pub output: Option<PathBuf>,
+
+    /// Put it on the clipboard through the terminal (OSC 52; works over SSH); stdout must be
+    /// a terminal.
+    #[arg(long)]
+    pub clipboard: bool,
+
+    /// Print the included resources as `@server:uri` mentions instead of the bundle.
+    #[arg(long)]
+    pub mentions: bool,
+
+    /// Token budget for this run: a number of tokens, or `none`.
+    #[arg(long, value_name = "TOKENS|none", value_parser = parse_budget)]
+    pub budget: Option<Budget>,
+
+    /// Audience filter for this run.
+    #[arg(long, value_enum)]
+    pub audience: Option<Audience>,
+
+    /// Minimum priority for this run.
+    #[arg(long, value_name = "P", value_parser = parse_priority)]
+    pub min_priority: Option<f32>,
+
+    /// Tokenizer for this run.
+    #[arg(long, value_enum)]
+    pub tokenizer: Option<TokenizerKind>,
+
+    /// Reads at once.
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    pub jobs: usize,
+
+    #[command(flatten)]
+    pub set: SetArgs,
+
+    #[command(flatten)]
+    pub servers: ServerArgs,
+}

@@ -1,0 +1,44 @@
+//! The bundle an agent is handed, without `preview`'s diagnostics: the included resources
+//! with their contents, in order; and the same resources as `@server:uri` mentions.
+
+use super::{Format, Texts, render};
+use crate::context::{Candidate, Preview};
+use crate::sanitize;
+
+/// The included part of `preview`: nothing left out, missing or unavailable is mentioned.
+pub fn included_only(preview: &Preview) -> Preview {
+    Preview {
+        left_out: Vec::new(),
+        missing: Vec::new(),
+        unavailable: Vec::new(),
+        pins_over_budget: false,
+        ..preview.clone()
+    }
+}
+
+/// The bundle in `format`.
+pub fn bundle(
+    format: Format,
+    preview: &Preview,
+    candidates: &[Candidate],
+    texts: &Texts,
+) -> String {
+    render(format, &included_only(preview), candidates, texts)
+}
+
+/// One `@server:uri` line per included resource, in order: the mention syntax Claude Code
+/// and Gemini CLI complete. Server names and URIs are cleaned of control characters.
+pub fn mentions(preview: &Preview, candidates: &[Candidate]) -> String {
+    preview
+        .included
+        .iter()
+        .map(|i| {
+            let c = &candidates[i.index];
+            format!(
+                "@{}:{}\n",
+                sanitize::line(c.server, 200),
+                sanitize::line(c.uri, 2000)
+            )
+        })
+        .collect()
+}

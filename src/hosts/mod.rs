@@ -1,0 +1,199 @@
+//! Host dialects: one module per host application, saying where its config files live (project
+//! and user scope), where in them its servers are, and the shape of the entry `mcpick install`
+//! writes. `mcpick servers` reads through the same [`Dialect`]s, so reading and writing a
+//! host's file can never disagree.
+//!
+//! The editing itself is format-preserving ([`doc`]): JSON and JSONC through a concrete syntax
+//! tree (comments, order and formatting kept), TOML through `toml_edit`.
+
+pub mod claude_code;
+pub mod claude_desktop;
+pub mod codex;
+pub mod cursor;
+pub mod doc;
+pub mod gemini;
+pub mod install;
+pub mod json;
+pub mod vscode;
+pub mod windsurf;
+pub mod zed;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+/// The host applications `mcpick install` writes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Host {
+    ClaudeCode,
+    ClaudeDesktop,
+    Cursor,
+    #[value(name = "vscode")]
+    VsCode,
+    Codex,
+    Gemini,
+    Windsurf,
+    Zed,
+}
+
+impl Host {
+    pub const ALL: [Host; 8] = [
+        Host::ClaudeCode,
+        Host::ClaudeDesktop,
+        Host::Cursor,
+        Host::VsCode,
+        Host::Codex,
+        Host::Gemini,
+        Host::Windsurf,
+        Host::Zed,
+    ];
+
+    /// The name on the command line: `claude-code`, `vscode`, ….
+    pub fn name(self) -> &'static str {
+        self.dialect().name
+    }
+
+    pub fn dialect(self) -> &'static Dialect {
+        match self {
+            Host::ClaudeCode => &claude_code::DIALECT,
+            Host::ClaudeDesktop => &claude_desktop::DIALECT,
+            Host::Cursor => &cursor::DIALECT,
+            Host::VsCode => &vscode::DIALECT,
+            Host::Codex => &codex::DIALECT,
+            Host::Gemini => &gemini::DIALECT,
+            Host::Windsurf => &windsurf::DIALECT,
+            Host::Zed => &zed::DIALECT,
+        }
+    }
+}
+
+/// Where an entry goes: the project (a file committed and shared with the repository) or the
+/// user (a file in the home directory, for every project).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Scope {
+    #[default]
+    Project,
+    User,
+}
+
+impl Scope {
+    pub fn name(self) -> &'static str {
+        match self {
+            Scope::Project => "project",
+            Scope::User => "user",
+        }
+    }
+}
+
+/// The directories host files are found in.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Places {
+    /// The project: the working directory.
+    pub project: PathBuf,
+    pub home: Option<PathBuf>,
+    /// The OS's per-user config directory (`~/.config`, `~/Library/Application Support`,
+    /// `%APPDATA%`).
+    pub config_dir: Option<PathBuf>,
+    /// `$CODEX_HOME` when set.
+    pub codex_home: Option<PathBuf>,
+}
+
+impl Places {
+    /// From the locations `mcpick servers` uses, plus the hosts' own environment variables.
+    pub fn from_locations(locations: &crate::config::Locations) -> Places {
+        Places {
+            project: locations.cwd.clone(),
+            home: locations.home.clone(),
+            config_dir: locations.config_dir.clone(),
+            codex_home: std::env::var_os("CODEX_HOME")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from),
+        }
+    }
+
+    pub fn system() -> Places {
+        Places::from_locations(&crate::config::Locations::system())
+    }
+}
+
+/// The file format of a host's config.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileFormat {
+    /// JSON; comments and trailing commas are kept if someone put them there.
+    Json,
+    /// JSON with comments (VS Code, Zed).
+    Jsonc,
+    Toml,
+}
+
+/// What an installed entry runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Launch {
+    pub command: String,
+    pub args: Vec<String>,
+}
+
+/// One host's config dialect.
+pub struct Dialect {
+    pub host_name: &'static str,
+    /// The name on the command line.
+    pub name: &'static str,
+    pub format: FileFormat,
+    /// The project file, relative to the project; `None` when the host has no project scope.
+    pub project_file: Option<&'static str>,
+    /// The user file.
+    pub user_file: fn(&Places) -> Option<PathBuf>,
+    /// The keys leading to the object of servers (`["mcpServers"]`, `["servers"]`, …).
+    pub servers_key: &'static [&'static str],
+    /// The host's variable for the project folder in a project-scope entry, if it has one
+    /// (`${workspaceFolder}`); else the set path is relative to the folder the host starts
+    /// servers in, the project.
+    pub workspace_var: Option<&'static str>,
+    /// The entry for a stdio server.
+    pub entry: fn(&Launch) -> Value,
+    /// Where the host runs a project server, for the README and `--list`.
+    pub cwd_note: &'static str,
+}
+
+impl Dialect {
+    /// The file of `scope`, if the host has one there.
+    pub fn file(&self, scope: Scope, places: &Places) -> Option<PathBuf> {
+        match scope {
+            Scope::Project => self.project_file.map(|f| places.project.join(f)),
+            Scope::User => (self.user_file)(places),
+        }
+    }
+
+    /// The object of servers in a parsed file, if there is one.
+    pub fn servers<'a>(&self, root: &'a Value) -> Option<&'a Value> {
+        self.servers_key
+            .iter()
+            .try_fold(root, |value, key| value.get(key))
+    }
+}
+
+/// `{command, args}`: the shape most hosts share.
+pub fn plain_entry(launch: &Launch) -> Value {
+    json!({ "command": launch.command, "args": launch.args })
+}
+
+/// True when `entry` is one mcpick wrote: its command is `mcpick` (any folder) and its first
+/// argument `serve`.
+pub fn is_ours(entry: &Value) -> bool {
+    let command = entry.get("command").and_then(Value::as_str).unwrap_or("");
+    let stem = Path::new(command)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("");
+    let first = entry
+        .get("args")
+        .and_then(Value::as_array)
+        .and_then(|a| a.first())
+        .and_then(Value::as_str);
+    stem == "mcpick" && first == Some("serve")
+}
+
+/// The user's home joined with `rest`.
+fn in_home(places: &Places, rest: &str) -> Option<PathBuf> {
+    places.home.as_ref().map(|h| h.join(rest))
+}

@@ -1,0 +1,723 @@
+//! `mcpick install` / `uninstall` for every host: a temporary project and home holding a
+//! realistic file (other servers, unknown keys, comments where the format allows them). The
+//! installed entry is parsed back with mcpick's host dialects and STARTED: `mcpick ls --json
+//! -- COMMAND ARGS…` lists through it, which must give exactly what `preview` includes. Claude
+//! Code's own `claude mcp list` must report the project entry connected.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::*;
+use mcpick::hosts::{Host, Places, Scope, is_ours};
+use serde_json::Value;
+
+/// A project (with a context set over the fixture server) and a home, both temporary.
+struct World {
+    dir: tempfile::TempDir,
+}
+
+impl World {
+    fn new() -> World {
+        let world = World {
+            dir: tempfile::tempdir().unwrap(),
+        };
+        std::fs::create_dir_all(world.project()).unwrap();
+        std::fs::create_dir_all(world.home()).unwrap();
+        let upstream = ["--name", "demo", "--", mcpick_bin(), "demo-server"];
+        world.ok(&[&["pin", "file:///project/README.md"], &upstream[..]].concat());
+        world.ok(&[&["exclude", "file:///project/docs/*"], &upstream[..]].concat());
+        world.ok(&["policy", "--budget", "3000"]);
+        world
+    }
+
+    fn project(&self) -> PathBuf {
+        self.dir.path().join("project")
+    }
+
+    fn home(&self) -> PathBuf {
+        self.dir.path().join("home")
+    }
+
+    fn places(&self) -> Places {
+        Places {
+            project: std::fs::canonicalize(self.project()).unwrap(),
+            home: Some(self.home()),
+            config_dir: Some(self.home().join(".config")),
+            codex_home: None,
+        }
+    }
+
+    /// `PATH` with mcpick's folder first: project entries run `mcpick` from PATH.
+    fn path_var() -> String {
+        let bin = Path::new(mcpick_bin()).parent().unwrap();
+        format!(
+            "{}:{}",
+            bin.display(),
+            std::env::var("PATH").unwrap_or_default()
+        )
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        let home = self.home();
+        let config = home.join(".config");
+        let path = World::path_var();
+        mcpick_in(
+            &self.project(),
+            &[
+                ("HOME", home.to_str().unwrap()),
+                ("XDG_CONFIG_HOME", config.to_str().unwrap()),
+                ("PATH", &path),
+                ("CODEX_HOME", ""),
+            ],
+            args,
+        )
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert_eq!(exit_code(&out), 0, "{args:?}: {}", stderr(&out));
+        stdout(&out)
+    }
+
+    fn preview_included(&self) -> Vec<String> {
+        let out = self.run(&["preview", "--format", "json"]);
+        assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        doc["included"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["uri"].as_str().unwrap().to_string())
+            .collect()
+    }
+}
+
+/// The parsed file (JSON, JSONC or TOML) as JSON.
+fn parse(host: Host, text: &str) -> Value {
+    match host {
+        Host::Codex => serde_json::to_value(toml::from_str::<toml::Table>(text).unwrap()).unwrap(),
+        _ => mcpick::hosts::json::parse(text).unwrap(),
+    }
+}
+
+/// The file without the entry `name`: what must be left of the user's file.
+fn without(host: Host, mut doc: Value, name: &str) -> Value {
+    let key = host.dialect().servers_key;
+    let mut at = &mut doc;
+    for k in key {
+        at = &mut at[*k];
+    }
+    if let Some(servers) = at.as_object_mut() {
+        servers.remove(name);
+    }
+    doc
+}
+
+fn entry(host: Host, text: &str, name: &str) -> Value {
+    let doc = parse(host, text);
+    host.dialect()
+        .servers(&doc)
+        .and_then(|s| s.get(name))
+        .cloned()
+        .unwrap_or_else(|| panic!("no entry `{name}` in {text}"))
+}
+
+/// Starts the entry as a stdio server, as a host would (in the project, `${workspaceFolder}`
+/// expanded), with the Python SDK's client, and returns the URIs it lists.
+fn list_through(world: &World, entry: &Value) -> Vec<String> {
+    let project = std::fs::canonicalize(world.project()).unwrap();
+    let expand = |s: &str| s.replace("${workspaceFolder}", project.to_str().unwrap());
+    let script = repo_root().join("tests/peers/serve_client.py");
+    let mut args = vec![
+        script.to_str().unwrap().to_string(),
+        "--mode".into(),
+        "auto".into(),
+        "--".into(),
+        expand(entry["command"].as_str().unwrap()),
+    ];
+    args.extend(
+        entry["args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| expand(a.as_str().unwrap())),
+    );
+    let out = Command::new(python())
+        .args(&args)
+        .current_dir(&project)
+        .env("HOME", world.home())
+        .env("PATH", World::path_var())
+        .output()
+        .expect("run the Python client");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{args:?}: {text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let list: Value = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|e| e["event"] == "list")
+        .unwrap_or_else(|| panic!("no list event: {text}"));
+    list["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["uri"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The whole round for one host and scope; `existing` is the user's file (`None`: no file),
+/// `kept` are strings (comments, unknown keys) that must survive every step, and `foreign` is
+/// the name of an entry in `existing` that mcpick did not write.
+fn round(host: Host, scope: Scope, existing: Option<&str>, kept: &[&str], foreign: &str) -> World {
+    let world = World::new();
+    let file = host.dialect().file(scope, &world.places()).unwrap();
+    if let Some(text) = existing {
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, text).unwrap();
+    }
+    let read = || std::fs::read_to_string(&file).ok();
+    let name = host.name();
+    let scope_arg = ["--scope", scope.name()];
+
+    // --dry-run: the diff, and nothing changed.
+    let diff = world.ok(&[&["install", name, "--dry-run"], &scope_arg[..]].concat());
+    assert!(
+        diff.contains("+++ ")
+            && diff
+                .lines()
+                .any(|l| l.starts_with('+') && l.contains("serve")),
+        "{name}: {diff}"
+    );
+    assert_eq!(
+        read().as_deref(),
+        existing,
+        "{name}: --dry-run changed the file"
+    );
+    assert!(!mcpick::hosts::install::backup_path(&file).exists());
+
+    // Install: the entry is there, everything else kept, the original backed up.
+    world.ok(&[&["install", name], &scope_arg[..]].concat());
+    let after = read().expect("the file was written");
+    for k in kept {
+        assert!(after.contains(k), "{name}: `{k}` lost:\n{after}");
+    }
+    let backup = mcpick::hosts::install::backup_path(&file);
+    match existing {
+        Some(text) => {
+            assert_eq!(
+                std::fs::read_to_string(&backup).unwrap(),
+                text,
+                "{name}: backup"
+            );
+            assert_eq!(
+                without(host, parse(host, &after), "mcpick"),
+                parse(host, text),
+                "{name}: the rest of the file changed:\n{after}"
+            );
+        }
+        None => assert!(!backup.exists()),
+    }
+    let installed = entry(host, &after, "mcpick");
+    assert!(is_ours(&installed), "{name}: {installed}");
+    let args: Vec<&str> = installed["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    match scope {
+        Scope::Project => {
+            assert_eq!(installed["command"], "mcpick", "{name}: from PATH");
+            assert!(
+                args[2].ends_with("mcpick.context.json") && !args[2].starts_with('/'),
+                "{name}: a project entry names the set relative to the project: {args:?}"
+            );
+        }
+        Scope::User => {
+            assert_eq!(
+                installed["command"].as_str().unwrap(),
+                std::fs::canonicalize(mcpick_bin())
+                    .unwrap()
+                    .to_str()
+                    .unwrap()
+            );
+            assert!(args[2].starts_with('/'), "{name}: {args:?}");
+        }
+    }
+
+    // The entry starts and serves exactly the set.
+    assert_eq!(
+        list_through(&world, &installed),
+        world.preview_included(),
+        "{name}: the installed server lists what preview includes"
+    );
+
+    // Twice: nothing changes.
+    let out = world.run(&[&["install", name], &scope_arg[..]].concat());
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(stderr(&out).contains("nothing changed"), "{}", stderr(&out));
+    assert_eq!(
+        read().unwrap(),
+        after,
+        "{name}: a second install changed the file"
+    );
+
+    // A foreign entry is neither replaced nor removed without being asked.
+    if !foreign.is_empty() {
+        let before = read();
+        let out = world.run(&[&["install", name, "--as", foreign], &scope_arg[..]].concat());
+        assert_eq!(exit_code(&out), 2, "{name}: {}", stderr(&out));
+        assert!(stderr(&out).contains("--force"), "{}", stderr(&out));
+        let out = world.run(&[&["uninstall", name, "--as", foreign], &scope_arg[..]].concat());
+        assert_eq!(exit_code(&out), 2, "{name}: {}", stderr(&out));
+        assert_eq!(read(), before, "{name}: a refused edit changed the file");
+    }
+
+    // Uninstall removes only ours: the user's file comes back byte for byte.
+    world.ok(&[&["uninstall", name], &scope_arg[..]].concat());
+    let removed = read().unwrap();
+    for k in kept {
+        assert!(
+            removed.contains(k),
+            "{name}: `{k}` lost by uninstall:\n{removed}"
+        );
+    }
+    match existing {
+        // Byte for byte, except that an object written on one line may have become
+        // multi-line when the entry was added.
+        Some(text) if removed != text => assert_eq!(
+            parse(host, &removed),
+            parse(host, text),
+            "{name}: uninstall left other changes:\n{removed}"
+        ),
+        Some(_) => {}
+        None => assert!(
+            parse(host, &removed)
+                .to_string()
+                .contains("mcpick")
+                .eq(&false),
+            "{removed}"
+        ),
+    }
+    // The backup keeps the very first original.
+    if let Some(text) = existing {
+        assert_eq!(std::fs::read_to_string(&backup).unwrap(), text);
+    }
+
+    // --force replaces a foreign entry (and then it is ours).
+    if !foreign.is_empty() {
+        world.ok(&[
+            &["install", name, "--as", foreign, "--force"],
+            &scope_arg[..],
+        ]
+        .concat());
+        let forced = entry(host, &read().unwrap(), foreign);
+        assert!(is_ours(&forced), "{forced}");
+        world.ok(&[&["install", name], &scope_arg[..]].concat());
+    }
+    world
+}
+
+const JSON_SERVERS: &str = r#"{
+  "mcpServers": {
+    "github": {
+      "command": "npx",
+      "args": ["-y", "@modelcontextprotocol/server-github"],
+      "env": { "GITHUB_PERSONAL_ACCESS_TOKEN": "${GITHUB_TOKEN}" }
+    },
+    "remote": { "url": "https://example.com/mcp", "headers": { "X-Team": "a" } }
+  },
+  "futureSetting": { "nested": [1, 2, { "deep": true }] }
+}
+"#;
+
+#[test]
+fn claude_code_project() {
+    let world = round(
+        Host::ClaudeCode,
+        Scope::Project,
+        Some(JSON_SERVERS),
+        &["futureSetting", "server-github"],
+        "github",
+    );
+    // Claude Code's own parser: the project entry (after the round, installed again)
+    // really starts `mcpick serve` from PATH and connects.
+    let project = std::fs::canonicalize(world.project()).unwrap();
+    std::fs::write(
+        world.home().join(".claude.json"),
+        serde_json::json!({ "projects": { project.to_str().unwrap(): {
+            "hasTrustDialogAccepted": true, "enableAllProjectMcpServers": true } } })
+        .to_string(),
+    )
+    .unwrap();
+    world.ok(&["uninstall", "claude-code", "--as", "github"]);
+    let claude = peers().join("node/node_modules/.bin/claude");
+    let text = host_says(&world, &claude, &["mcp", "list"]);
+    assert!(
+        text.lines().any(|l| l.starts_with("mcpick:")
+            && l.contains("mcpick serve")
+            && l.contains("✔ Connected")),
+        "claude mcp list: {text}"
+    );
+}
+
+#[test]
+fn claude_code_user_changes_only_the_top_level_servers() {
+    // ~/.claude.json is Claude Code's state file: projects, settings, caches.
+    let state = r##"{
+  "numStartups": 42,
+  "installMethod": "npm",
+  "autoUpdates": false,
+  "tipsHistory": { "memory-command": 3 },
+  "projects": {
+    "/home/me/app": {
+      "allowedTools": [],
+      "mcpServers": { "db": { "command": "db-mcp" } },
+      "hasTrustDialogAccepted": true
+    }
+  },
+  "mcpServers": { "github": { "type": "stdio", "command": "gh-mcp", "args": [], "env": {} } },
+  "cachedChangelog": "# Changelog\n\n- lots of text"
+}"##;
+    round(
+        Host::ClaudeCode,
+        Scope::User,
+        Some(state),
+        &["numStartups", "cachedChangelog", "db-mcp", "tipsHistory"],
+        "github",
+    );
+}
+
+#[test]
+fn claude_desktop_user() {
+    let text = r#"{
+    "mcpServers": {
+        "filesystem": {
+            "command": "npx",
+            "args": ["-y", "@modelcontextprotocol/server-filesystem", "/Users/me/Desktop"]
+        }
+    },
+    "globalShortcut": "Ctrl+Space"
+}
+"#;
+    round(
+        Host::ClaudeDesktop,
+        Scope::User,
+        Some(text),
+        &["globalShortcut", "        \"filesystem\""],
+        "filesystem",
+    );
+}
+
+#[test]
+fn claude_desktop_has_no_project_scope() {
+    let world = World::new();
+    let out = world.run(&["install", "claude-desktop", "--scope", "project"]);
+    assert_eq!(exit_code(&out), 2);
+    assert!(stderr(&out).contains("--scope user"), "{}", stderr(&out));
+}
+
+#[test]
+fn cursor_project_and_user() {
+    round(
+        Host::Cursor,
+        Scope::Project,
+        Some(JSON_SERVERS),
+        &["futureSetting"],
+        "github",
+    );
+    // No file yet: created.
+    round(Host::Cursor, Scope::User, None, &[], "");
+}
+
+const VSCODE: &str = r#"{
+  // Servers for this workspace. Ask Ana before adding one.
+  "inputs": [
+    { "type": "promptString", "id": "api-key", "description": "API key", "password": true }
+  ],
+  "servers": {
+    /* the team's GitHub server */
+    "github": { "type": "http", "url": "https://api.githubcopilot.com/mcp/" },
+    "perplexity": {
+      "type": "stdio",
+      "command": "npx",
+      "args": ["-y", "server-perplexity-ask"],
+      "env": { "PERPLEXITY_API_KEY": "${input:api-key}" }, // from the prompt
+    },
+  },
+}
+"#;
+
+#[test]
+fn vscode_project_keeps_comments() {
+    let world = round(
+        Host::VsCode,
+        Scope::Project,
+        Some(VSCODE),
+        &[
+            "// Servers for this workspace. Ask Ana before adding one.",
+            "/* the team's GitHub server */",
+            "// from the prompt",
+            "\"inputs\"",
+        ],
+        "github",
+    );
+    let file = world.project().join(".vscode/mcp.json");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let installed = entry(Host::VsCode, &text, "mcpick");
+    assert_eq!(installed["type"], "stdio");
+    assert_eq!(
+        installed["args"][2], "${workspaceFolder}/mcpick.context.json",
+        "VS Code's workspace variable names the set"
+    );
+    // mcpick's own import reads the entry VS Code would run.
+    let out = world.run(&["servers", "--json"]);
+    assert!(
+        stdout(&out).contains(".vscode/mcp.json"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn vscode_user() {
+    round(
+        Host::VsCode,
+        Scope::User,
+        Some(VSCODE),
+        &["// from the prompt"],
+        "github",
+    );
+}
+
+const CODEX: &str = r##"# Codex settings — edited by hand
+model = "gpt-5-codex"
+approval_policy = "on-request"
+
+[mcp_servers.docs]
+command = "npx"
+args = ["-y", "mcp-server-docs"] # pinned version below
+env = { "DOCS_TOKEN" = "${DOCS_TOKEN}" }
+startup_timeout_sec = 20
+
+# Remote servers
+[mcp_servers.linear]
+url = "https://mcp.linear.app/mcp"
+
+[profiles.fast]
+model = "gpt-5-mini"
+"##;
+
+/// A host's own command-line program: from the test peers (`tests/peers/node`), or from the
+/// `node_modules/.bin` folder `MCPICK_HOST_CLIS` names.
+fn host_cli(name: &str) -> PathBuf {
+    let dir = std::env::var_os("MCPICK_HOST_CLIS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| peers().join("node/node_modules/.bin"));
+    let path = dir.join(name);
+    assert!(path.exists(), "{} is not installed", path.display());
+    path
+}
+
+/// Host CLIs connect with their own timeouts: one at a time, so that a loaded machine does
+/// not make them give up.
+static ONE_HOST_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Runs a host's CLI in the project with the world's home; returns stdout and stderr.
+fn host_says(world: &World, program: &Path, args: &[&str]) -> String {
+    let _one = ONE_HOST_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let out = Command::new(program)
+        .args(args)
+        .current_dir(world.project())
+        .env("HOME", world.home())
+        .env("PATH", World::path_var())
+        .env_remove("CODEX_HOME")
+        .env_remove("GEMINI_API_KEY")
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .unwrap_or_else(|e| panic!("run {}: {e}", program.display()));
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+#[test]
+fn codex_project_and_user_keep_toml_comments() {
+    let kept = [
+        "# Codex settings — edited by hand",
+        "# pinned version below",
+        "# Remote servers",
+        "[profiles.fast]",
+        "startup_timeout_sec = 20",
+    ];
+    let world = round(Host::Codex, Scope::Project, Some(CODEX), &kept, "docs");
+    round(Host::Codex, Scope::User, Some(CODEX), &kept, "linear");
+    // Codex's own parser reads the project entry in a trusted project.
+    let project = std::fs::canonicalize(world.project()).unwrap();
+    std::fs::create_dir_all(world.home().join(".codex")).unwrap();
+    std::fs::write(
+        world.home().join(".codex/config.toml"),
+        format!(
+            "[projects.{:?}]\ntrust_level = \"trusted\"\n",
+            project.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let said = host_says(&world, &host_cli("codex"), &["mcp", "list"]);
+    assert!(
+        said.lines().any(|l| l.starts_with("mcpick ")
+            && l.contains("serve --set mcpick.context.json")
+            && l.contains("enabled")),
+        "codex mcp list: {said}"
+    );
+    assert!(said.lines().any(|l| l.starts_with("docs ")), "{said}");
+}
+
+const GEMINI: &str = r#"{
+  "theme": "GitHub",
+  "selectedAuthType": "gemini-api-key",
+  "mcpServers": {
+    "git": { "command": "uvx", "args": ["mcp-server-git"], "trust": false, "timeout": 30000 }
+  },
+  "mcp": { "allowed": ["git", "mcpick"] }
+}
+"#;
+
+#[test]
+fn gemini_project_and_user() {
+    let world = round(
+        Host::Gemini,
+        Scope::Project,
+        Some(GEMINI),
+        &["selectedAuthType"],
+        "git",
+    );
+    // Gemini CLI connects to the project entry in a trusted folder (the forced `git` entry
+    // removed, so one server starts).
+    world.ok(&["uninstall", "gemini", "--as", "git"]);
+    // `gemini mcp list` gives a server 5 s to connect unless the entry says `timeout`; a
+    // loaded 2-core test machine needs more, so the test adds Gemini's own field (mcpick keeps
+    // unknown fields, and the entry stays mcpick's).
+    let file = world.project().join(".gemini/settings.json");
+    let mut doc = parse(Host::Gemini, &std::fs::read_to_string(&file).unwrap());
+    doc["mcpServers"]["mcpick"]["timeout"] = 120_000.into();
+    std::fs::write(&file, doc.to_string()).unwrap();
+    assert!(is_ours(&doc["mcpServers"]["mcpick"]));
+    let project = std::fs::canonicalize(world.project()).unwrap();
+    std::fs::create_dir_all(world.home().join(".gemini")).unwrap();
+    std::fs::write(
+        world.home().join(".gemini/trustedFolders.json"),
+        serde_json::json!({ project.to_str().unwrap(): "TRUST_FOLDER" }).to_string(),
+    )
+    .unwrap();
+    let said = host_says(&world, &host_cli("gemini"), &["mcp", "list"]);
+    assert!(
+        said.lines().any(
+            |l| l.contains("mcpick: mcpick serve --set mcpick.context.json")
+                && l.contains("Connected")
+        ),
+        "gemini mcp list: {said}"
+    );
+    round(
+        Host::Gemini,
+        Scope::User,
+        Some(GEMINI),
+        &["\"allowed\""],
+        "git",
+    );
+}
+
+#[test]
+fn windsurf_user() {
+    round(
+        Host::Windsurf,
+        Scope::User,
+        Some(JSON_SERVERS),
+        &["futureSetting"],
+        "remote",
+    );
+}
+
+const ZED: &str = r#"// Zed settings
+//
+// For information on how to configure Zed, see the Zed
+// documentation: https://zed.dev/docs/configuring-zed
+{
+  "ui_font_size": 16,
+  "buffer_font_size": 15,
+  "theme": { "mode": "system", "light": "One Light", "dark": "One Dark" },
+  "context_servers": {
+    "postgres": {
+      "command": "postgres-mcp",
+      "args": ["--read-only"], // never writes
+      "env": {}
+    }
+  },
+}
+"#;
+
+#[test]
+fn zed_project_and_user_keep_comments() {
+    let kept = ["// Zed settings", "// never writes", "\"ui_font_size\": 16"];
+    round(Host::Zed, Scope::Project, Some(ZED), &kept, "postgres");
+    round(Host::Zed, Scope::User, Some(ZED), &kept, "postgres");
+}
+
+#[test]
+fn a_file_that_does_not_parse_is_left_alone() {
+    let world = World::new();
+    let file = world.project().join(".mcp.json");
+    std::fs::write(&file, "{ \"mcpServers\": { oops").unwrap();
+    let out = world.run(&["install", "claude-code"]);
+    assert_eq!(exit_code(&out), 1, "{}", stderr(&out));
+    assert!(stderr(&out).contains("not valid JSON"), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "{ \"mcpServers\": { oops"
+    );
+    // Servers that are not an object: refused rather than replaced.
+    std::fs::write(&file, "{ \"mcpServers\": [1] }").unwrap();
+    let out = world.run(&["install", "claude-code"]);
+    assert_eq!(exit_code(&out), 1, "{}", stderr(&out));
+    assert!(stderr(&out).contains("not an object"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_set_outside_the_project_needs_user_scope() {
+    let world = World::new();
+    let out = world.run(&["install", "cursor", "--set", "../elsewhere.json"]);
+    assert_eq!(exit_code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("outside the project"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn list_shows_every_host_file_and_our_entries() {
+    let world = World::new();
+    world.ok(&["install", "vscode"]);
+    world.ok(&["install", "codex", "--scope", "user", "--as", "ctx"]);
+    let list = world.ok(&["install", "--list"]);
+    for host in Host::ALL {
+        assert!(list.contains(host.name()), "{list}");
+    }
+    let line = |needle: &str| {
+        list.lines()
+            .find(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("no {needle}: {list}"))
+            .to_string()
+    };
+    assert!(line(".vscode/mcp.json").contains("mcpick entry `mcpick`"));
+    assert!(line("home/.codex/config.toml").contains("mcpick entry `ctx`"));
+    assert!(line("home/.codex/config.toml").contains("--as ctx"));
+    assert!(line(".cursor/mcp.json").contains("no file"));
+}
