@@ -388,6 +388,23 @@ fn ls_sorts_and_filters_with_the_catalogue_engine() {
 }
 
 #[test]
+fn ls_filter_speaks_the_search_syntax() {
+    // Every term applies to the whole resource: `^file` to the URI with its scheme, `!readme`
+    // to every field.
+    let (code, doc, stderr) = mcpick_json(&["ls", "--demo", "--json", "--filter", "^file !readme"]);
+    assert_eq!(code, 0, "{stderr}");
+    let found = resources(&doc);
+    assert!(found.len() > 100, "{} matches", found.len());
+    for r in found {
+        assert!(r["uri"].as_str().unwrap().starts_with("file://"), "{r}");
+        assert!(!r.to_string().to_lowercase().contains("readme"), "{r}");
+    }
+    // A match in a name ranks above a match in a description.
+    let (_, doc, _) = mcpick_json(&["ls", "--demo", "--json", "--filter", "png"]);
+    assert_eq!(uris(&doc)[0], "demo://assets/logo.png");
+}
+
+#[test]
 fn http_headers_are_sent_with_every_request() {
     let server = Background::start(
         mcpick_bin(),

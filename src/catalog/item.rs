@@ -22,7 +22,7 @@ const HAS_LAST_MODIFIED: u8 = 16;
 /// One resource as a server listed it.
 ///
 /// `text` is `title␠name␠uri␠description␠lastModified` (a missing title or description is
-/// empty); the first four fields, with their separating spaces, are the fuzzy-search haystack.
+/// empty); search looks at each field on its own (see [`super::query`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Item {
     text: Box<str>,
@@ -143,27 +143,9 @@ impl Item {
         self.title().unwrap_or_else(|| self.name())
     }
 
-    /// The fuzzy-search haystack: title, name, uri and description, space-separated.
-    pub fn haystack(&self) -> &str {
-        &self.text[..self.ends[3] as usize]
-    }
-
-    /// The part of the haystack searched first: title, name and uri. The description is
-    /// searched only when these don't match, which keeps broad queries fast and stops a
-    /// match from straggling across fields.
-    pub fn primary_haystack(&self) -> &str {
-        &self.text[..self.ends[2] as usize]
-    }
-
-    /// The description part of the haystack (empty when there is none).
+    /// The description, empty when there is none (what search looks at).
     pub fn description_haystack(&self) -> &str {
         self.field(3)
-    }
-
-    /// Where each field lies in [`Item::haystack`], in order title, name, uri, description.
-    pub fn haystack_fields(&self) -> [std::ops::Range<usize>; 4] {
-        let e = self.ends.map(|e| e as usize);
-        [0..e[0], e[0] + 1..e[1], e[1] + 1..e[2], e[2] + 1..e[3]]
     }
 
     pub fn size(&self) -> Option<u64> {
@@ -286,9 +268,7 @@ mod tests {
         assert_eq!(item.priority(), Some(0.8));
         assert_eq!(item.audience(), Some(AUDIENCE_ASSISTANT));
         assert_eq!(item.last_modified(), None);
-        assert_eq!(item.haystack(), "A title a b.md file:///a b.md desc");
-        let fields = item.haystack_fields();
-        assert_eq!(&item.haystack()[fields[2].clone()], "file:///a b.md");
+        assert_eq!(item.description_haystack(), "desc");
         let entry = item.to_entry("s".into(), &mimes);
         assert_eq!(entry.mime_type.as_deref(), Some("text/markdown"));
         assert_eq!(entry.annotations.unwrap().priority, Some(0.8));

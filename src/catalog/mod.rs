@@ -3,11 +3,12 @@
 //!
 //! - [`Catalogue`]: every resource and template, keyed by (server, uri), filled page by page.
 //! - [`UriTree`]: the URI tree with counts, compaction, expand state and visible rows.
-//! - [`order`]: the list orders; [`search`]: fuzzy search on every core.
+//! - [`order`]: the list orders; [`query`]: the search syntax; [`search`]: search on every core.
 
 mod entry;
 pub mod item;
 pub mod order;
+pub mod query;
 pub mod search;
 pub mod store;
 mod time;

@@ -1,58 +1,30 @@
-//! Fuzzy search over title, name, URI and description.
+//! Search over every resource: the fzf syntax of [`super::query`] (title, name, URI, server
+//! name and description), run on every core.
 //!
-//! A matcher hides behind [`Scorer`] so the engines can be compared in one benchmark run.
-//! `nucleo-matcher` is the default: `fuzzy-matcher` is about 3× slower per item and cannot
-//! finish a broad query over 100k resources within the 50 ms budget on two cores (figures in
-//! the README). Matching runs on every core over the catalogue's chunks; a query that extends
-//! the previous one only re-scores the previous matches. Results are ordered by score, ties
-//! by catalogue order, so they never depend on thread timing.
+//! The fuzzy matcher is chosen by [`MatcherKind`] so the engines can be compared in one
+//! benchmark run. `nucleo-matcher` is the default: `fuzzy-matcher` is about 3× slower per item
+//! and cannot finish a broad query over 100k resources within the 50 ms budget on two cores
+//! (figures in the README). Matching runs on every core over the catalogue's chunks; a query
+//! that extends the previous one only re-scores the previous matches. Results are ordered by
+//! rank, ties by catalogue order, so they never depend on thread timing.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 
-use fuzzy_matcher::FuzzyMatcher;
-use fuzzy_matcher::skim::SkimMatcherV2;
-use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
-use nucleo_matcher::{Config, Matcher, Utf32Str};
-
 use super::item::Item;
-use super::store::{ItemId, Snapshot};
-
-/// Which fuzzy matcher scores items.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum MatcherKind {
-    /// `nucleo-matcher` (helix's matcher): fzf syntax (`'exact`, `^prefix`, `suffix$`,
-    /// `!not`), smart case, Unicode normalisation.
-    #[default]
-    Nucleo,
-    /// `fuzzy-matcher`'s skim algorithm; whitespace separates words that must all match.
-    Skim,
-}
-
-/// Scores haystacks against one query. Not shared between threads: each has its own.
-pub trait Scorer: Send {
-    fn score(&mut self, haystack: &str) -> Option<u32>;
-    /// Score and the matched character positions (sorted, unique).
-    fn indices(&mut self, haystack: &str, out: &mut Vec<u32>) -> Option<u32>;
-}
+pub use super::query::MatcherKind;
+use super::query::{Field, Scorer, ServerHits};
+use super::store::{ItemId, ServerId, Snapshot};
 
 impl MatcherKind {
-    pub fn scorer(self, query: &str) -> Box<dyn Scorer> {
-        match self {
-            MatcherKind::Nucleo => Box::new(NucleoScorer {
-                pattern: Pattern::parse(query, CaseMatching::Smart, Normalization::Smart),
-                matcher: Matcher::new(Config::DEFAULT),
-                buf: Vec::new(),
-            }),
-            MatcherKind::Skim => Box::new(SkimScorer {
-                words: query.split_whitespace().map(str::to_string).collect(),
-                matcher: SkimMatcherV2::default().smart_case(),
-            }),
-        }
+    /// A scorer for `query` (each thread makes its own).
+    pub fn scorer(self, query: &str) -> Scorer {
+        Scorer::new(self, query)
     }
 
     /// Whether every item matching `new` also matches `old`, so a search for `new` may
-    /// re-score only `old`'s matches. True when `new` only appends plain characters.
+    /// re-score only `old`'s matches. True when `new` only appends plain characters to the
+    /// last term (a fuzzy term, a substring, a prefix: each only gets stricter).
     ///
     /// Only for nucleo: skim's scoring is not monotone (the property tests found an item that
     /// matches `ss/` but not `ss`), so its searches always re-scan.
@@ -73,57 +45,16 @@ impl MatcherKind {
     }
 }
 
-struct NucleoScorer {
-    pattern: Pattern,
-    matcher: Matcher,
-    buf: Vec<char>,
-}
+/// Server hits per server id, computed the first time a server comes up.
+struct ServerCache(Vec<Option<ServerHits>>);
 
-impl Scorer for NucleoScorer {
-    fn score(&mut self, haystack: &str) -> Option<u32> {
-        self.pattern
-            .score(Utf32Str::new(haystack, &mut self.buf), &mut self.matcher)
-    }
-
-    fn indices(&mut self, haystack: &str, out: &mut Vec<u32>) -> Option<u32> {
-        out.clear();
-        let score = self.pattern.indices(
-            Utf32Str::new(haystack, &mut self.buf),
-            &mut self.matcher,
-            out,
-        )?;
-        out.sort_unstable();
-        out.dedup();
-        Some(score)
-    }
-}
-
-struct SkimScorer {
-    words: Vec<String>,
-    matcher: SkimMatcherV2,
-}
-
-impl Scorer for SkimScorer {
-    fn score(&mut self, haystack: &str) -> Option<u32> {
-        let mut total: u32 = 0;
-        for word in &self.words {
-            let s = self.matcher.fuzzy_match(haystack, word)?;
-            total = total.saturating_add(s.max(0) as u32);
+impl ServerCache {
+    fn get(&mut self, scorer: &mut Scorer, snapshot: &Snapshot, server: ServerId) -> &ServerHits {
+        let i = server as usize;
+        if self.0.len() <= i {
+            self.0.resize(i + 1, None);
         }
-        Some(total)
-    }
-
-    fn indices(&mut self, haystack: &str, out: &mut Vec<u32>) -> Option<u32> {
-        out.clear();
-        let mut total: u32 = 0;
-        for word in &self.words {
-            let (s, idx) = self.matcher.fuzzy_indices(haystack, word)?;
-            total = total.saturating_add(s.max(0) as u32);
-            out.extend(idx.into_iter().map(|i| i as u32));
-        }
-        out.sort_unstable();
-        out.dedup();
-        Some(total)
+        self.0[i].get_or_insert_with(|| scorer.server(snapshot.server_name(server)))
     }
 }
 
@@ -181,8 +112,9 @@ impl Search {
                             break;
                         }
                         let mut found = Vec::new();
+                        let server = scorer.server(snapshot.server_name(block.server));
                         for (offset, item) in block.items.iter().enumerate() {
-                            if let Some(score) = score_item(&mut *scorer, item) {
+                            if let Some(score) = scorer.score(item, &server) {
                                 found.push(Match {
                                     id: ItemId {
                                         server: block.server,
@@ -226,10 +158,12 @@ impl Search {
                 .map(|part| {
                     scope.spawn(move || {
                         let mut scorer = self.kind.scorer(query);
+                        let mut servers = ServerCache(Vec::new());
                         part.iter()
                             .filter_map(|m| {
                                 let item = snapshot.get(m.id)?;
-                                let score = score_item(&mut *scorer, item)?;
+                                let server = servers.get(&mut scorer, snapshot, m.id.server);
+                                let score = scorer.score(item, server)?;
                                 Some(Match { id: m.id, score })
                             })
                             .collect::<Vec<_>>()
@@ -251,29 +185,11 @@ impl Search {
             .unwrap_or_default()
     }
 
-    /// Matched character positions in `haystack`, for highlighting rows on screen.
-    pub fn highlight(&self, query: &str, haystack: &str) -> Vec<u32> {
-        let mut out = Vec::new();
-        self.kind.scorer(query).indices(haystack, &mut out);
-        out
-    }
-
-    /// Matched character positions in [`Item::haystack`] (as [`score_item`] matched it).
-    pub fn highlight_item(&self, query: &str, item: &Item) -> Vec<u32> {
-        let mut scorer = self.kind.scorer(query);
-        let mut out = Vec::new();
-        if scorer.indices(item.primary_haystack(), &mut out).is_some() {
-            return out;
-        }
-        if scorer
-            .indices(item.description_haystack(), &mut out)
-            .is_some()
-        {
-            let shift = item.primary_haystack().chars().count() as u32 + 1;
-            out.iter_mut().for_each(|i| *i += shift);
-            return out;
-        }
-        Vec::new()
+    /// Matched character positions in `text`, a title, name or URI (or a part of one, such
+    /// as a tree row's path segment), for highlighting rows on screen: where each term of
+    /// `query` holds in it.
+    pub fn highlight(&self, query: &str, text: &str) -> Vec<u32> {
+        self.kind.scorer(query).highlight(Field::Name, text)
     }
 }
 
@@ -287,47 +203,17 @@ pub struct FieldHighlights {
 }
 
 impl Search {
-    /// Where the query matched in each field of `item`, for drawing highlights. Computed
-    /// only for rows on screen.
+    /// Where the query's terms hold in each field of `item`, for drawing highlights.
+    /// Computed only for rows on screen.
     pub fn highlight_fields(&self, query: &str, item: &Item) -> FieldHighlights {
-        let mut out = FieldHighlights::default();
-        if query.trim().is_empty() {
-            return out;
+        let mut scorer = self.kind.scorer(query);
+        FieldHighlights {
+            title: scorer.highlight(Field::Title, item.title().unwrap_or("")),
+            name: scorer.highlight(Field::Name, item.name()),
+            uri: scorer.highlight(Field::Uri, item.uri()),
+            description: scorer.highlight(Field::Description, item.description_haystack()),
         }
-        let haystack = item.haystack();
-        // Char offsets where each field starts in the haystack.
-        let starts: Vec<u32> = item
-            .haystack_fields()
-            .iter()
-            .map(|r| haystack[..r.start].chars().count() as u32)
-            .collect();
-        let lens: Vec<u32> = item
-            .haystack_fields()
-            .iter()
-            .map(|r| haystack[r.clone()].chars().count() as u32)
-            .collect();
-        for pos in self.highlight_item(query, item) {
-            for (f, (&start, &len)) in starts.iter().zip(&lens).enumerate() {
-                if pos >= start && pos < start + len {
-                    let field = match f {
-                        0 => &mut out.title,
-                        1 => &mut out.name,
-                        2 => &mut out.uri,
-                        _ => &mut out.description,
-                    };
-                    field.push(pos - start);
-                }
-            }
-        }
-        out
     }
-}
-
-/// An item's score: its title, name and uri first; its description only when those miss.
-pub fn score_item(scorer: &mut dyn Scorer, item: &Item) -> Option<u32> {
-    scorer
-        .score(item.primary_haystack())
-        .or_else(|| scorer.score(item.description_haystack()))
 }
 
 /// Every item, in catalogue order, as the result of an empty query.

@@ -264,6 +264,7 @@ impl Catalogue {
                 .iter()
                 .map(|s| (s.chunks.clone(), s.len))
                 .collect(),
+            names: self.servers.iter().map(|s| s.name.clone()).collect(),
         }
     }
 }
@@ -289,6 +290,8 @@ fn push(chunks: &mut Vec<Arc<Vec<Item>>>, item: Item) {
 #[derive(Debug, Clone, Default)]
 pub struct Snapshot {
     servers: Vec<(Vec<Arc<Vec<Item>>>, usize)>,
+    /// Server names, by [`ServerId`]: search matches them too.
+    names: Vec<Arc<str>>,
 }
 
 /// A contiguous run of items of one server, the unit of work of a search.
@@ -311,6 +314,11 @@ impl Snapshot {
     pub fn get(&self, id: ItemId) -> Option<&Item> {
         let (chunks, len) = self.servers.get(id.server as usize)?;
         ((id.index as usize) < *len).then(|| item_at(chunks, id.index))
+    }
+
+    /// The name of `server` ("" for an unknown id).
+    pub fn server_name(&self, server: ServerId) -> &str {
+        self.names.get(server as usize).map_or("", |n| n)
     }
 
     /// Every chunk as a block, in catalogue order.
