@@ -12,11 +12,11 @@ use clap::{Args, Parser, Subcommand};
 use crate::demo::DemoArgs;
 use crate::mcp::spec::parse_header;
 
-pub use handoff::{ExportArgs, InstallArgs, UninstallArgs};
 pub use context::{
     Budget, MarkArgs, MarksArgs, PolicyArgs, PreviewArgs, ServeArgs, SetArgs, UnmarkArgs,
     parse_budget, parse_priority,
 };
+pub use handoff::{ExportArgs, InstallArgs, UninstallArgs};
 
 #[derive(Debug, Parser)]
 #[command(

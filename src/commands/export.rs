@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
+
 use super::context::{choose, list_all, load_set};
 use super::{Exit, close_all, connect_all, usage_error};
 use crate::cli::{Budget, ExportArgs};
