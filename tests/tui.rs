@@ -12,8 +12,8 @@ use mcpick::context::{
 };
 use mcpick::mcp::log::LogSource;
 use mcpick::tui::app::{SaveFailure, SaveReport, Selection, Status, View, sort_snapshot};
+use mcpick::tui::contents::{self, ContentsDoc};
 use mcpick::tui::keymap::{Action, Chord, Keymap, Mode};
-use mcpick::tui::preview::{self, PreviewDoc};
 use mcpick::tui::theme::Theme;
 use mcpick::tui::ui;
 use mcpick::tui::{App, Effect, Msg, ServerEvent, ServerSetup};
@@ -185,8 +185,8 @@ fn read_of(effects: &[Effect]) -> Option<(u64, ItemId, String)> {
     })
 }
 
-fn answer_read(app: &mut App, read: (u64, ItemId, String), doc: PreviewDoc) {
-    let fx = app.update(Msg::Preview {
+fn answer_read(app: &mut App, read: (u64, ItemId, String), doc: ContentsDoc) {
+    let fx = app.update(Msg::Contents {
         generation: read.0,
         item: read.1,
         doc: Arc::new(doc),
@@ -559,7 +559,7 @@ fn search_typing_and_deleting() {
 }
 
 #[test]
-fn preview_is_latest_wins_and_cached() {
+fn contents_are_latest_wins_and_cached() {
     let mut app = demo_app();
     let fx = drive(&mut app, "/logo.png<enter>");
     let first = read_of(&fx).expect("read logo");
@@ -567,13 +567,13 @@ fn preview_is_latest_wins_and_cached() {
     let fx = drive(&mut app, "/<ctrl-u>README.md<enter>");
     let second = read_of(&fx).expect("read README");
     assert!(second.0 > first.0);
-    answer_read(&mut app, first.clone(), PreviewDoc::Empty);
-    assert!(app.preview.loading, "the README read is still in flight");
-    answer_read(&mut app, second.clone(), PreviewDoc::Empty);
-    assert!(!app.preview.loading);
+    answer_read(&mut app, first.clone(), ContentsDoc::Empty);
+    assert!(app.contents.loading, "the README read is still in flight");
+    answer_read(&mut app, second.clone(), ContentsDoc::Empty);
+    assert!(!app.contents.loading);
     // Back on the logo: cached, so no new read.
     let fx = drive(&mut app, "/<ctrl-u>logo.png<enter>");
-    assert!(read_of(&fx).is_none(), "cached preview is not read again");
+    assert!(read_of(&fx).is_none(), "cached contents are not read again");
     assert!(app.cached(first.1).is_some());
     // r reads it again.
     let fx = drive(&mut app, "r");
@@ -593,36 +593,36 @@ fn moving_off_a_resource_cancels_its_read() {
 }
 
 #[test]
-fn preview_focus_scrolls() {
+fn contents_focus_scrolls() {
     let mut app = demo_app();
     let fx = drive(&mut app, "/README.md<enter>");
     let read = read_of(&fx).unwrap();
     let text: String = (1..=200).map(|i| format!("line {i}\n")).collect();
-    let body = preview::text_body(&text, Some("text/plain"), "x", false);
+    let body = contents::text_body(&text, Some("text/plain"), "x", false);
     answer_read(
         &mut app,
         read,
-        PreviewDoc::Parts(vec![preview::Part {
+        ContentsDoc::Parts(vec![contents::Part {
             uri: "file:///project/README.md".into(),
             mime: Some("text/plain".into()),
             body,
         }]),
     );
     drive(&mut app, "<tab>");
-    assert_eq!(app.mode(), Mode::Preview);
+    assert_eq!(app.mode(), Mode::Contents);
     drive(&mut app, "jjj");
-    assert_eq!(app.preview.scroll, 3);
+    assert_eq!(app.contents.scroll, 3);
     drive(&mut app, "G");
-    let bottom = app.preview.scroll;
+    let bottom = app.contents.scroll;
     assert!(bottom > 150, "{bottom}");
     drive(&mut app, "j");
-    assert_eq!(app.preview.scroll, bottom, "clamped at the end");
+    assert_eq!(app.contents.scroll, bottom, "clamped at the end");
     drive(&mut app, "g<esc>");
-    assert_eq!(app.preview.scroll, 0);
+    assert_eq!(app.contents.scroll, 0);
     assert_eq!(app.mode(), Mode::Browse);
-    // J/K scroll the preview from the tree.
+    // J/K scroll the contents pane from the tree.
     drive(&mut app, "JJ");
-    assert_eq!(app.preview.scroll, 2);
+    assert_eq!(app.contents.scroll, 2);
 }
 
 #[test]
@@ -789,16 +789,16 @@ fn snapshot_search_with_highlights() {
     assert!(styled >= 6, "{styled} highlighted cells");
 }
 
-fn text_doc(uri: &str, mime: &str, text: &str, color: bool) -> PreviewDoc {
-    PreviewDoc::Parts(vec![preview::Part {
+fn text_doc(uri: &str, mime: &str, text: &str, color: bool) -> ContentsDoc {
+    ContentsDoc::Parts(vec![contents::Part {
         uri: uri.into(),
         mime: Some(mime.into()),
-        body: preview::text_body(text, Some(mime), uri, color),
+        body: contents::text_body(text, Some(mime), uri, color),
     }])
 }
 
 #[test]
-fn snapshot_previews() {
+fn snapshot_contents() {
     let mut app = demo_app();
     let fx = drive(&mut app, "/Cargo.toml<enter>");
     let read = read_of(&fx).unwrap();
@@ -813,7 +813,7 @@ fn snapshot_previews() {
             true,
         ),
     );
-    insta::assert_snapshot!("preview_text", screen(&mut app, 100, 30));
+    insta::assert_snapshot!("contents_text", screen(&mut app, 100, 30));
 
     let fx = drive(&mut app, "/<ctrl-u>logo.png<enter>");
     let read = read_of(&fx).unwrap();
@@ -821,30 +821,30 @@ fn snapshot_previews() {
     answer_read(
         &mut app,
         read,
-        PreviewDoc::Parts(vec![preview::Part {
+        ContentsDoc::Parts(vec![contents::Part {
             uri: "demo://assets/logo.png".into(),
             mime: Some("image/png".into()),
-            body: preview::blob_body(png),
+            body: contents::blob_body(png),
         }]),
     );
-    insta::assert_snapshot!("preview_blob", screen(&mut app, 100, 30));
+    insta::assert_snapshot!("contents_blob", screen(&mut app, 100, 30));
 
     let fx = drive(&mut app, "/<ctrl-u>README.md<enter>");
     let read = read_of(&fx).unwrap();
     answer_read(
         &mut app,
         read,
-        PreviewDoc::NotFound("Resource not found: file:///project/README.md (code -32002)".into()),
+        ContentsDoc::NotFound("Resource not found: file:///project/README.md (code -32002)".into()),
     );
-    insta::assert_snapshot!("preview_not_found", screen(&mut app, 100, 30));
+    insta::assert_snapshot!("contents_not_found", screen(&mut app, 100, 30));
     drive(&mut app, "r");
     let fx = drive(&mut app, "j");
     let _ = fx;
     let mut app2 = demo_app();
     let fx = drive(&mut app2, "/README.md<enter>");
     let read = read_of(&fx).unwrap();
-    answer_read(&mut app2, read, PreviewDoc::TimedOut(30.0));
-    insta::assert_snapshot!("preview_timeout", screen(&mut app2, 100, 30));
+    answer_read(&mut app2, read, ContentsDoc::TimedOut(30.0));
+    insta::assert_snapshot!("contents_timeout", screen(&mut app2, 100, 30));
 }
 
 #[test]
@@ -876,10 +876,10 @@ fn snapshot_narrow() {
     let mut app = demo_app();
     drive(&mut app, "/logo.png<enter>");
     insta::assert_snapshot!("narrow_40x24", screen(&mut app, 40, 24));
-    // Too small for a preview pane: the preview takes the tree's place while focused.
+    // Too small for a contents pane: it takes the tree's place while focused.
     insta::assert_snapshot!("narrow_40x12", screen(&mut app, 40, 12));
     drive(&mut app, "<tab>");
-    insta::assert_snapshot!("narrow_40x12_preview", screen(&mut app, 40, 12));
+    insta::assert_snapshot!("narrow_40x12_contents", screen(&mut app, 40, 12));
 }
 
 #[test]

@@ -10,9 +10,9 @@ use ratatui::layout::{Position, Rect};
 use rmcp::model::Resource;
 
 use super::agent::{AgentPreview, ContextState, ResolveRequest, next_audience, step_budget};
+use super::contents::ContentsDoc;
 use super::keymap::{Action, Chord, Keymap, Mode};
 use super::layout::{Areas, layout};
-use super::preview::PreviewDoc;
 use super::theme::Theme;
 use crate::catalog::{
     Catalogue, ItemId, Search, SearchResults, ServerId, Snapshot, SortKey, UriTree,
@@ -23,8 +23,8 @@ use crate::context::{
 use crate::mcp::log::ServerLog;
 use crate::sanitize;
 
-/// Preview results kept, most recent first.
-const PREVIEW_CACHE: usize = 64;
+/// Contents-pane documents kept, most recent first.
+const CONTENTS_CACHE: usize = 64;
 /// Catalogues up to this size open with every folder expanded.
 const SMALL_CATALOGUE: usize = 40;
 /// Rows the mouse wheel moves.
@@ -53,11 +53,11 @@ pub enum Msg {
         ids: Vec<ItemId>,
         lens: Vec<usize>,
     },
-    /// A preview read finished.
-    Preview {
+    /// A read for the contents pane finished.
+    Contents {
         generation: u64,
         item: ItemId,
-        doc: Arc<PreviewDoc>,
+        doc: Arc<ContentsDoc>,
     },
     /// A resolution finished (see [`super::agent`]).
     Resolved(Arc<AgentPreview>),
@@ -117,13 +117,13 @@ pub enum Effect {
         snapshot: Snapshot,
         names: Vec<Arc<str>>,
     },
-    /// Read a resource for the preview (after a short rest; replaces any read in flight).
+    /// Read a resource for the contents pane (after a short rest; replaces any read in flight).
     Read {
         generation: u64,
         item: ItemId,
         uri: String,
     },
-    /// Stop the preview read in flight.
+    /// Stop the contents read in flight.
     CancelRead,
     /// Suspend the process (Ctrl-Z).
     Suspend,
@@ -200,9 +200,9 @@ pub enum Overlay {
     },
 }
 
-/// What the preview pane is about.
+/// What the contents pane is about.
 #[derive(Debug, Clone, Default)]
-pub struct PreviewState {
+pub struct ContentsState {
     pub item: Option<ItemId>,
     pub generation: u64,
     pub loading: bool,
@@ -243,7 +243,7 @@ pub struct App {
     pub servers: Vec<ServerState>,
     pub logs: Vec<ServerLog>,
     pub view: View,
-    /// Browse, Search or Preview (overlays set Help and Log).
+    /// Browse, Search or Contents (overlays set Help and Log).
     pub focus: Mode,
     pub overlay: Option<Overlay>,
     pub query: String,
@@ -273,8 +273,8 @@ pub struct App {
     pub list_cursor: Cursor,
     /// The node the tree cursor is on, to keep it there while rows come and go.
     tree_anchor: Option<u32>,
-    pub preview: PreviewState,
-    cache: HashMap<ItemId, Arc<PreviewDoc>>,
+    pub contents: ContentsState,
+    cache: HashMap<ItemId, Arc<ContentsDoc>>,
     cache_order: VecDeque<ItemId>,
     pub size: (u16, u16),
     pub theme: Theme,
@@ -345,7 +345,7 @@ impl App {
             tree_cursor: Cursor::default(),
             list_cursor: Cursor::default(),
             tree_anchor: None,
-            preview: PreviewState::default(),
+            contents: ContentsState::default(),
             cache: HashMap::new(),
             cache_order: VecDeque::new(),
             size: (80, 24),
@@ -404,7 +404,7 @@ impl App {
         layout(
             Rect::new(0, 0, self.size.0, self.size.1),
             self.header_lines(),
-            self.focus == Mode::Preview,
+            self.focus == Mode::Contents,
         )
     }
 
@@ -543,7 +543,7 @@ impl App {
             Msg::Resize(w, h) => {
                 self.size = (w, h);
                 self.clamp();
-                self.clamp_preview();
+                self.clamp_contents();
                 Vec::new()
             }
             Msg::Paste(text) => {
@@ -566,14 +566,14 @@ impl App {
                 ids,
                 lens,
             } => self.on_sorted(generation, key, ids, lens),
-            Msg::Preview {
+            Msg::Contents {
                 generation,
                 item,
                 doc,
             } => {
                 self.remember(item, doc);
-                if generation == self.preview.generation && self.preview.item == Some(item) {
-                    self.preview.loading = false;
+                if generation == self.contents.generation && self.contents.item == Some(item) {
+                    self.contents.loading = false;
                 }
                 Vec::new()
             }
@@ -591,7 +591,7 @@ impl App {
                 Vec::new()
             }
         };
-        fx.extend(self.sync_preview());
+        fx.extend(self.sync_contents());
         fx
     }
 
@@ -661,15 +661,15 @@ impl App {
                 return self.context_changed(Vec::new());
             }
             (Mode::Agent, a) => self.scroll_agent(a, page),
-            (Mode::Preview, Action::Up) => self.scroll_preview(-1),
-            (Mode::Preview, Action::Down) => self.scroll_preview(1),
-            (Mode::Preview, Action::PageUp) => self.scroll_preview(-page),
-            (Mode::Preview, Action::PageDown) => self.scroll_preview(page),
-            (Mode::Preview, Action::Top) => self.preview.scroll = 0,
-            (Mode::Preview, Action::Bottom) => self.scroll_preview(isize::MAX / 2),
+            (Mode::Contents, Action::Up) => self.scroll_contents(-1),
+            (Mode::Contents, Action::Down) => self.scroll_contents(1),
+            (Mode::Contents, Action::PageUp) => self.scroll_contents(-page),
+            (Mode::Contents, Action::PageDown) => self.scroll_contents(page),
+            (Mode::Contents, Action::Top) => self.contents.scroll = 0,
+            (Mode::Contents, Action::Bottom) => self.scroll_contents(isize::MAX / 2),
             (_, Action::FocusList) => self.focus = Mode::Browse,
-            (_, Action::PreviewDown) => self.scroll_preview(1),
-            (_, Action::PreviewUp) => self.scroll_preview(-1),
+            (_, Action::ContentsDown) => self.scroll_contents(1),
+            (_, Action::ContentsUp) => self.scroll_contents(-1),
             (_, Action::Up) => self.move_by(-1),
             (_, Action::Down) => self.move_by(1),
             (_, Action::PageUp) => self.move_by(-page),
@@ -734,16 +734,16 @@ impl App {
                     return self.query_changed();
                 }
             }
-            (_, Action::FocusPreview) => {
-                if self.preview.item.is_some() {
-                    self.focus = Mode::Preview;
+            (_, Action::FocusContents) => {
+                if self.contents.item.is_some() {
+                    self.focus = Mode::Contents;
                 }
             }
             (_, Action::Reload) => {
-                if let Some(item) = self.preview.item {
+                if let Some(item) = self.contents.item {
                     self.cache.remove(&item);
                     self.cache_order.retain(|&i| i != item);
-                    self.preview.item = None; // sync_preview reads it again
+                    self.contents.item = None; // sync_contents reads it again
                 }
             }
             (_, Action::LogFilter | Action::Close) => {}
@@ -1221,7 +1221,7 @@ impl App {
     /// the preview.
     fn expand(&mut self, only_open: bool) -> Vec<Effect> {
         if self.view == View::List {
-            self.focus = Mode::Preview;
+            self.focus = Mode::Contents;
             return Vec::new();
         }
         let Some(&row) = self.tree.window(self.tree_cursor.index, 1).first() else {
@@ -1241,7 +1241,7 @@ impl App {
                 self.reanchor();
             }
         } else if view.item.is_some() {
-            self.focus = Mode::Preview;
+            self.focus = Mode::Contents;
         }
         Vec::new()
     }
@@ -1558,14 +1558,14 @@ impl App {
 
     // ---- preview -------------------------------------------------------------------
 
-    pub fn cached(&self, item: ItemId) -> Option<&Arc<PreviewDoc>> {
+    pub fn cached(&self, item: ItemId) -> Option<&Arc<ContentsDoc>> {
         self.cache.get(&item)
     }
 
-    fn remember(&mut self, item: ItemId, doc: Arc<PreviewDoc>) {
+    fn remember(&mut self, item: ItemId, doc: Arc<ContentsDoc>) {
         if self.cache.insert(item, doc).is_none() {
             self.cache_order.push_back(item);
-            while self.cache_order.len() > PREVIEW_CACHE {
+            while self.cache_order.len() > CONTENTS_CACHE {
                 if let Some(old) = self.cache_order.pop_front() {
                     self.cache.remove(&old);
                 }
@@ -1574,19 +1574,19 @@ impl App {
     }
 
     /// Starts a read when the cursor is on a resource whose preview is not cached.
-    fn sync_preview(&mut self) -> Vec<Effect> {
+    fn sync_contents(&mut self) -> Vec<Effect> {
         let item = match self.selection() {
             Selection::Item(id) => Some(id),
             _ => None,
         };
-        if item == self.preview.item {
+        if item == self.contents.item {
             return Vec::new();
         }
-        self.preview.item = item;
-        self.preview.scroll = 0;
-        let was_loading = self.preview.loading;
-        self.preview.loading = false;
-        if item.is_none() && self.focus == Mode::Preview {
+        self.contents.item = item;
+        self.contents.scroll = 0;
+        let was_loading = self.contents.loading;
+        self.contents.loading = false;
+        if item.is_none() && self.focus == Mode::Contents {
             self.focus = Mode::Browse;
         }
         match item {
@@ -1594,10 +1594,10 @@ impl App {
                 let Some(resource) = self.catalogue.get(id) else {
                     return Vec::new();
                 };
-                self.preview.generation += 1;
-                self.preview.loading = true;
+                self.contents.generation += 1;
+                self.contents.loading = true;
                 vec![Effect::Read {
-                    generation: self.preview.generation,
+                    generation: self.contents.generation,
                     item: id,
                     uri: resource.uri().to_string(),
                 }]
@@ -1607,18 +1607,18 @@ impl App {
         }
     }
 
-    fn scroll_preview(&mut self, delta: isize) {
-        self.preview.scroll = if delta < 0 {
-            self.preview.scroll.saturating_sub(delta.unsigned_abs())
+    fn scroll_contents(&mut self, delta: isize) {
+        self.contents.scroll = if delta < 0 {
+            self.contents.scroll.saturating_sub(delta.unsigned_abs())
         } else {
-            self.preview.scroll.saturating_add(delta as usize)
+            self.contents.scroll.saturating_add(delta as usize)
         };
-        self.clamp_preview();
+        self.clamp_contents();
     }
 
-    fn clamp_preview(&mut self) {
+    fn clamp_contents(&mut self) {
         let areas = self.areas();
-        let Some(area) = areas.preview.or(if self.focus == Mode::Preview {
+        let Some(area) = areas.contents.or(if self.focus == Mode::Contents {
             Some(areas.main)
         } else {
             None
@@ -1626,9 +1626,9 @@ impl App {
             return;
         };
         let inner = super::ui::inner(area);
-        let total = super::ui::preview_rows(self, inner.width).len();
+        let total = super::ui::contents_rows(self, inner.width).len();
         let max = total.saturating_sub(inner.height as usize);
-        self.preview.scroll = self.preview.scroll.min(max);
+        self.contents.scroll = self.contents.scroll.min(max);
     }
 
     // ---- mouse ---------------------------------------------------------------------
@@ -1636,8 +1636,10 @@ impl App {
     fn on_mouse(&mut self, mouse: MouseEvent) -> Vec<Effect> {
         let at = Position::new(mouse.column, mouse.row);
         let areas = self.areas();
-        let in_preview = areas.preview.is_some_and(|p| p.contains(at))
-            || (self.focus == Mode::Preview && areas.preview.is_none() && areas.main.contains(at));
+        let in_contents = areas.contents.is_some_and(|p| p.contains(at))
+            || (self.focus == Mode::Contents
+                && areas.contents.is_none()
+                && areas.main.contains(at));
         match mouse.kind {
             MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
                 let down = mouse.kind == MouseEventKind::ScrollDown;
@@ -1646,8 +1648,8 @@ impl App {
                     for _ in 0..WHEEL_ROWS {
                         self.scroll_overlay(action, 1);
                     }
-                } else if in_preview {
-                    self.scroll_preview(if down { 3 } else { -3 });
+                } else if in_contents {
+                    self.scroll_contents(if down { 3 } else { -3 });
                 } else if areas.main.contains(at) {
                     self.move_by(if down {
                         WHEEL_ROWS as isize
@@ -1661,14 +1663,14 @@ impl App {
                 if self.overlay.is_some() {
                     return Vec::new();
                 }
-                if in_preview {
-                    if self.preview.item.is_some() {
-                        self.focus = Mode::Preview;
+                if in_contents {
+                    if self.contents.item.is_some() {
+                        self.focus = Mode::Contents;
                     }
                     return Vec::new();
                 }
                 let inner = super::ui::inner(areas.main);
-                if self.focus == Mode::Preview {
+                if self.focus == Mode::Contents {
                     self.focus = Mode::Browse;
                 }
                 if !inner.contains(at) {

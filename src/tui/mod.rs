@@ -2,15 +2,15 @@
 //!
 //! A pure core (`app`: state, `update(msg) -> Vec<Effect>`; `ui`: `render(&App, &mut Frame)`)
 //! inside one tokio `select!` loop (`runtime`), which owns the terminal (`term`), the server
-//! connections, the search worker and the preview reads, and turns their results into
-//! messages. Keys are data (`keymap`), styles are roles (`theme`), and the preview's contents
-//! are built off the UI thread (`preview`).
+//! connections, the search worker and the contents reads, and turns their results into
+//! messages. Keys are data (`keymap`), styles are roles (`theme`), and the contents pane.s
+//! documents are built off the UI thread (`contents`).
 
 pub mod agent;
 pub mod app;
+pub mod contents;
 pub mod keymap;
 pub mod layout;
-pub mod preview;
 pub mod runtime;
 pub mod term;
 pub mod theme;

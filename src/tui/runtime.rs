@@ -19,8 +19,8 @@ use tokio::time::Instant;
 use super::app::{
     App, Effect, Msg, SaveFailure, SaveReport, ServerEvent, ServerSetup, sort_snapshot,
 };
+use super::contents::{self, ContentsDoc};
 use super::keymap::Keymap;
-use super::preview::{self, PreviewDoc};
 use super::term::{self, Term};
 use super::theme::{ColorChoice, Theme};
 use super::ui;
@@ -34,7 +34,7 @@ use crate::sanitize;
 /// Shortest time between two frames.
 const FRAME: Duration = Duration::from_millis(8);
 /// How long the cursor must rest on a resource before it is read.
-const PREVIEW_REST: Duration = Duration::from_millis(120);
+const READ_REST: Duration = Duration::from_millis(120);
 /// Reads at once when counting tokens for the agent view (as `mcpick preview --jobs`).
 const MEASURE_JOBS: usize = 8;
 
@@ -258,24 +258,24 @@ impl Executor {
         let color = self.color;
         let limit = self.options.timeout;
         let task = tokio::spawn(async move {
-            tokio::time::sleep(PREVIEW_REST).await;
+            tokio::time::sleep(READ_REST).await;
             let doc = match connection {
-                None => PreviewDoc::Error("the server is not connected".into()),
+                None => ContentsDoc::Error("the server is not connected".into()),
                 Some(c) => {
                     match tokio::time::timeout(limit + Duration::from_secs(1), c.read(&uri)).await {
                         Err(_) | Ok(Err(McpError::Timeout { .. })) => {
-                            PreviewDoc::TimedOut(limit.as_secs_f32())
+                            ContentsDoc::TimedOut(limit.as_secs_f32())
                         }
                         Ok(Ok(outcome)) => {
-                            tokio::task::spawn_blocking(move || preview::build(Ok(outcome), color))
+                            tokio::task::spawn_blocking(move || contents::build(Ok(outcome), color))
                                 .await
-                                .unwrap_or_else(|e| PreviewDoc::Error(e.to_string()))
+                                .unwrap_or_else(|e| ContentsDoc::Error(e.to_string()))
                         }
-                        Ok(Err(e)) => preview::build(Err(c.explain(&e)), color),
+                        Ok(Err(e)) => contents::build(Err(c.explain(&e)), color),
                     }
                 }
             };
-            let _ = tx.send(Msg::Preview {
+            let _ = tx.send(Msg::Contents {
                 generation,
                 item,
                 doc: Arc::new(doc),

@@ -12,8 +12,8 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use unicode_width::UnicodeWidthChar;
 
 use super::app::{App, Overlay, Selection, Status, View};
+use super::contents::{Body, ContentsDoc, human_size};
 use super::keymap::{Action, Mode};
-use super::preview::{Body, PreviewDoc, human_size};
 use crate::catalog::item::{AUDIENCE_ASSISTANT, AUDIENCE_USER};
 use crate::catalog::{ItemId, SortKey};
 use crate::context::{Mark, Reason};
@@ -38,15 +38,15 @@ pub fn render(app: &App, frame: &mut Frame) {
         }
         _ if app.agent_open => render_agent(app, frame, areas.body),
         _ => {
-            if app.focus == Mode::Preview && areas.preview.is_none() {
-                render_preview(app, frame, areas.main);
+            if app.focus == Mode::Contents && areas.contents.is_none() {
+                render_contents(app, frame, areas.main);
             } else {
                 match app.view {
                     View::Tree => render_tree(app, frame, areas.main),
                     View::List => render_list(app, frame, areas.main),
                 }
-                if let Some(p) = areas.preview {
-                    render_preview(app, frame, p);
+                if let Some(p) = areas.contents {
+                    render_contents(app, frame, p);
                 }
             }
         }
@@ -282,7 +282,7 @@ fn render_tree(app: &App, frame: &mut Frame, area: Rect) {
         Some(_) => "Tree (filtered)".to_string(),
         None => "Tree".to_string(),
     };
-    let block = pane(app, title, app.focus != Mode::Preview);
+    let block = pane(app, title, app.focus != Mode::Contents);
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let cursor = app.cursor();
@@ -375,7 +375,7 @@ fn render_list(app: &App, frame: &mut Frame, area: Rect) {
     } else {
         format!("List · order: {}", app.order.label())
     };
-    let block = pane(app, title, app.focus != Mode::Preview);
+    let block = pane(app, title, app.focus != Mode::Contents);
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let cursor = app.cursor();
@@ -416,10 +416,10 @@ fn render_list(app: &App, frame: &mut Frame, area: Rect) {
 // ---- preview -----------------------------------------------------------------------
 
 /// Every row of the preview at `width`, wrapped: the fields, then the contents.
-pub fn preview_rows(app: &App, width: u16) -> Vec<Line<'static>> {
+pub fn contents_rows(app: &App, width: u16) -> Vec<Line<'static>> {
     let width = width.max(1) as usize;
     let mut out = Vec::new();
-    for line in preview_lines(app, width) {
+    for line in contents_lines(app, width) {
         // Field values wrap under the value, not under the field name.
         let indent = if line
             .spans
@@ -438,7 +438,7 @@ pub fn preview_rows(app: &App, width: u16) -> Vec<Line<'static>> {
 /// Width of the field-name column.
 const FIELD_W: usize = 13;
 
-fn preview_lines(app: &App, width: usize) -> Vec<Line<'static>> {
+fn contents_lines(app: &App, width: usize) -> Vec<Line<'static>> {
     let t = &app.theme;
     let mut lines = Vec::new();
     let field = |name: &str, value: String| {
@@ -532,34 +532,34 @@ fn preview_lines(app: &App, width: usize) -> Vec<Line<'static>> {
     ));
     lines.push(Line::styled("─".repeat(width), t.border));
     match app.cached(id) {
-        None if app.preview.loading => lines.push(Line::styled("reading…", t.dim)),
+        None if app.contents.loading => lines.push(Line::styled("reading…", t.dim)),
         None => lines.push(Line::styled("not read", t.dim)),
         Some(doc) => doc_lines(app, doc, width, &mut lines),
     }
     lines
 }
 
-fn doc_lines(app: &App, doc: &PreviewDoc, width: usize, lines: &mut Vec<Line<'static>>) {
+fn doc_lines(app: &App, doc: &ContentsDoc, width: usize, lines: &mut Vec<Line<'static>>) {
     let t = &app.theme;
     match doc {
-        PreviewDoc::Empty => lines.push(Line::styled(
+        ContentsDoc::Empty => lines.push(Line::styled(
             "○ empty: the server returned no contents",
             t.dim,
         )),
-        PreviewDoc::NotFound(m) => {
+        ContentsDoc::NotFound(m) => {
             lines.push(Line::styled(format!("✗ not found: {m}"), t.error));
         }
-        PreviewDoc::Error(m) => {
+        ContentsDoc::Error(m) => {
             for (i, l) in m.lines().enumerate() {
                 let prefix = if i == 0 { "✗ read failed: " } else { "  " };
                 lines.push(Line::styled(format!("{prefix}{l}"), t.error));
             }
         }
-        PreviewDoc::TimedOut(secs) => lines.push(Line::styled(
+        ContentsDoc::TimedOut(secs) => lines.push(Line::styled(
             format!("✗ timed out: no answer within {secs:.0}s (r to try again)"),
             t.error,
         )),
-        PreviewDoc::Parts(parts) => {
+        ContentsDoc::Parts(parts) => {
             let many = parts.len() > 1;
             if parts.is_empty() {
                 lines.push(Line::styled("○ no contents mcpick can show", t.dim));
@@ -634,7 +634,7 @@ fn doc_lines(app: &App, doc: &PreviewDoc, width: usize, lines: &mut Vec<Line<'st
                             lines.push(Line::styled(format!("✗ {e}"), t.error));
                         }
                         let per_row = if width >= 78 { 16 } else { 8 };
-                        for h in super::preview::hex_head(first_bytes, per_row) {
+                        for h in super::contents::hex_head(first_bytes, per_row) {
                             lines.push(Line::styled(h, t.dim));
                         }
                     }
@@ -680,18 +680,18 @@ fn wrap(line: Line<'static>, width: usize, indent: usize, out: &mut Vec<Line<'st
     }
 }
 
-fn render_preview(app: &App, frame: &mut Frame, area: Rect) {
-    let focused = app.focus == Mode::Preview;
-    let mut title = "Preview".to_string();
-    if app.preview.loading {
+fn render_contents(app: &App, frame: &mut Frame, area: Rect) {
+    let focused = app.focus == Mode::Contents;
+    let mut title = "Contents".to_string();
+    if app.contents.loading {
         title.push_str(" · reading…");
     }
     let block = pane(app, title, focused);
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let rows = preview_rows(app, inner.width);
+    let rows = contents_rows(app, inner.width);
     let max = rows.len().saturating_sub(inner.height as usize);
-    let scroll = app.preview.scroll.min(max);
+    let scroll = app.contents.scroll.min(max);
     let visible: Vec<Line> = rows
         .into_iter()
         .skip(scroll)
@@ -758,7 +758,7 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
             (Action::Help, "help"),
             (Action::Search, "search"),
             (Action::ToggleView, "tree/list"),
-            (Action::FocusPreview, "preview"),
+            (Action::FocusContents, "preview"),
             (Action::Log, "log"),
             (Action::Quit, "quit"),
         ],
@@ -767,7 +767,7 @@ fn render_status(app: &App, frame: &mut Frame, area: Rect) {
             (Action::ClearSearch, "clear"),
             (Action::Down, "next"),
         ],
-        Mode::Preview => &[
+        Mode::Contents => &[
             (Action::Down, "scroll"),
             (Action::FocusList, "back"),
             (Action::Reload, "reload"),
