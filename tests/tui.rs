@@ -11,8 +11,9 @@ use mcpick::context::{
     ContextSet, Input, Mark, Measure, Measures, TokenizerKind, candidates, resolve,
 };
 use mcpick::mcp::log::LogSource;
-use mcpick::tui::app::{SaveFailure, SaveReport, Selection, Status, View, sort_snapshot};
+use mcpick::tui::app::{SaveFailure, SaveReport, Selection, Status, View};
 use mcpick::tui::contents::{self, ContentsDoc};
+use mcpick::tui::executor::compute;
 use mcpick::tui::keymap::{Action, Chord, Keymap, Mode};
 use mcpick::tui::theme::Theme;
 use mcpick::tui::ui;
@@ -93,48 +94,15 @@ fn demo_app() -> App {
     app
 }
 
-/// Runs effects the way the runtime would, synchronously; reads get no answer (see
-/// [`answer_read`]).
+/// Runs effects the way the runtime would, synchronously (searches, sorts and resolutions
+/// through the runtime's own [`compute`]); reads get no answer (see [`answer_read`]).
 fn run(app: &mut App, effects: Vec<Effect>) -> Vec<Effect> {
     let mut pending = effects;
     let mut reads = Vec::new();
     while let Some(effect) = pending.pop() {
-        match effect {
-            Effect::Search {
-                generation,
-                snapshot,
-                query,
-            } => {
-                let matches = Search::default().find(&snapshot, &query);
-                let results = SearchResults {
-                    generation,
-                    query,
-                    matches,
-                    complete: true,
-                    scanned: snapshot.len(),
-                    total: snapshot.len(),
-                };
-                pending.extend(app.update(Msg::SearchResults(Arc::new(results))));
-            }
-            Effect::Sort {
-                generation,
-                key,
-                snapshot,
-                names,
-            } => {
-                let (ids, lens) = sort_snapshot(&snapshot, &names, key);
-                pending.extend(app.update(Msg::Sorted {
-                    generation,
-                    key,
-                    ids,
-                    lens,
-                }));
-            }
-            Effect::Resolve(request) => {
-                let agent = mcpick::tui::agent::resolve_snapshot(&request);
-                pending.extend(app.update(Msg::Resolved(Arc::new(agent))));
-            }
-            other => reads.push(other),
+        match compute(effect) {
+            Ok(msg) => pending.extend(app.update(msg)),
+            Err(other) => reads.push(other),
         }
     }
     reads
@@ -461,12 +429,7 @@ fn a_running_search_is_not_restarted_by_every_page() {
     };
     app.update(key('/'));
     let fx = app.update(key('s'));
-    let Some(Effect::Search {
-        generation,
-        snapshot,
-        query,
-    }) = fx.into_iter().find(|e| matches!(e, Effect::Search { .. }))
-    else {
+    let Some(search) = fx.into_iter().find(|e| matches!(e, Effect::Search { .. })) else {
         panic!("typing starts a search");
     };
     // Pages arrive while it runs: no new search for each of them.
@@ -478,15 +441,7 @@ fn a_running_search_is_not_restarted_by_every_page() {
         );
     }
     // The running search completes: one re-run follows, over everything that arrived.
-    let matches = Search::default().find(&snapshot, &query);
-    let fx = app.update(Msg::SearchResults(Arc::new(SearchResults {
-        generation,
-        query: query.clone(),
-        matches,
-        complete: true,
-        scanned: snapshot.len(),
-        total: snapshot.len(),
-    })));
+    let fx = app.update(compute(search).expect("a search is computed"));
     assert!(
         fx.iter().any(|e| matches!(e, Effect::Search { .. })),
         "a re-run for the new pages"

@@ -3,12 +3,14 @@
 //! A pure core (`app`: state, `update(msg) -> Vec<Effect>`; `ui`: `render(&App, &mut Frame)`)
 //! inside one tokio `select!` loop (`runtime`), which owns the terminal (`term`), the server
 //! connections, the search worker and the contents reads, and turns their results into
-//! messages. Keys are data (`keymap`), styles are roles (`theme`), and the contents pane.s
+//! messages. Keys are data (`keymap`), styles are roles (`theme`), and the contents pane's
 //! documents are built off the UI thread (`contents`).
 
 pub mod agent;
 pub mod app;
 pub mod contents;
+pub mod executor;
+pub mod keeper;
 pub mod keymap;
 pub mod layout;
 pub mod runtime;
@@ -16,5 +18,86 @@ pub mod term;
 pub mod theme;
 pub mod ui;
 
+use std::path::PathBuf;
+use std::process::ExitCode;
+
 pub use app::{App, Effect, Msg, ServerEvent, ServerSetup};
-pub use runtime::run;
+
+use crate::cli::ServerArgs;
+use crate::commands::context::choose;
+use crate::context::{ContextSet, SetFile};
+use crate::mcp::ServerSpec;
+use crate::sanitize;
+use keymap::Keymap;
+use theme::{ColorChoice, Theme};
+
+/// Runs the browser until the person quits. Returns the process exit status.
+pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> ExitCode {
+    if let Some(file) = &args.config.file
+        && !file.is_file()
+    {
+        eprintln!("mcpick: --config {}: no such file", file.display());
+        return ExitCode::from(2);
+    }
+    // The context set: a file that cannot be used is shown in the UI and never overwritten.
+    let (set_file, loaded) = SetFile::open(&set_path);
+    let (mut set, load_error) = match loaded {
+        Ok(set) => (set, None),
+        Err(e) => (ContextSet::default(), Some(e.to_string())),
+    };
+    // The same servers `mcpick preview --set FILE` would use.
+    let chosen = match choose(&args, &set) {
+        Ok(c) => c,
+        Err(e) => {
+            crate::commands::report(&e);
+            return ExitCode::from(2);
+        }
+    };
+    for c in &chosen {
+        set.servers
+            .insert(c.selected.spec.name.clone(), c.shown.clone());
+    }
+    let selected: Vec<_> = chosen.into_iter().map(|c| c.selected).collect();
+    let (keymap, warnings) = Keymap::load(args.config.file.as_deref());
+    let theme = Theme::choose(color, std::env::var("NO_COLOR").ok().as_deref());
+    let options = args.connect_options();
+    let setups = selected
+        .iter()
+        .map(|s| ServerSetup {
+            name: s.spec.name.clone(),
+            error: s.error.clone(),
+        })
+        .collect();
+    let mut app = App::new(setups, keymap, theme, options.log_lines);
+    if !warnings.is_empty() {
+        app.notice = Some(sanitize::line(
+            &format!("config: {}", warnings.join("; ")),
+            300,
+        ));
+    }
+    let specs: Vec<ServerSpec> = selected.into_iter().map(|s| s.spec).collect();
+    let first = app.set_context(set, load_error);
+
+    let (mut terminal, guard) = match term::init() {
+        Ok(t) => t,
+        Err(e) => {
+            term::restore();
+            eprintln!("mcpick: cannot set up the terminal: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let result = runtime::event_loop(&mut terminal, app, first, specs, options, set_file).await;
+    drop(guard);
+    match result {
+        Ok(None) => ExitCode::SUCCESS,
+        Ok(Some(not_saved)) => {
+            // A mark is never lost without saying so, and a non-zero status.
+            eprintln!("mcpick: {}", sanitize::line(&not_saved, 2000));
+            ExitCode::from(1)
+        }
+        Err(e) => {
+            eprintln!("mcpick: terminal error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
