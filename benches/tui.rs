@@ -101,9 +101,9 @@ fn search(app: &mut App, query: &str) {
 
 fn complete_results(app: &App) -> Arc<SearchResults> {
     let search = Effect::Search {
-        generation: app.search_generation,
+        generation: app.search.generation,
         snapshot: app.catalogue.snapshot(),
-        query: app.query.clone(),
+        query: app.search.query.clone(),
     };
     match compute(search) {
         Ok(Msg::SearchResults(results)) => results,

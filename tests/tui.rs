@@ -288,22 +288,30 @@ fn a_server_without_resources_says_so() {
 #[test]
 fn walking_the_tree() {
     let mut app = demo_app();
-    assert_eq!(app.view, View::Tree);
+    assert_eq!(app.browse.view, View::Tree);
     // The server row, then its top-level folders, collapsed.
     assert!(matches!(
         app.selection(),
         Selection::Folder { server: true, .. }
     ));
-    let rows = app.tree.row_count();
+    let rows = app.browse.tree.row_count();
     drive(&mut app, "E");
-    assert!(app.tree.row_count() > rows, "expand all opens folders");
+    assert!(
+        app.browse.tree.row_count() > rows,
+        "expand all opens folders"
+    );
     drive(&mut app, "C");
-    assert_eq!(app.tree.row_count(), rows, "collapse all closes them");
+    assert_eq!(
+        app.browse.tree.row_count(),
+        rows,
+        "collapse all closes them"
+    );
     // Find demo://assets, open it, step onto logo.png.
-    let assets = (0..app.tree.row_count())
+    let assets = (0..app.browse.tree.row_count())
         .find(|&i| {
-            app.tree
-                .view(app.tree.window(i, 1)[0])
+            app.browse
+                .tree
+                .view(app.browse.tree.window(i, 1)[0])
                 .label
                 .contains("assets")
         })
@@ -312,7 +320,7 @@ fn walking_the_tree() {
         drive(&mut app, "j");
     }
     drive(&mut app, "l");
-    assert!(app.tree.row_count() > rows);
+    assert!(app.browse.tree.row_count() > rows);
     let fx = drive(&mut app, "l");
     assert_eq!(
         selected_uri(&app).as_deref(),
@@ -325,7 +333,7 @@ fn walking_the_tree() {
     drive(&mut app, "h");
     assert!(matches!(app.selection(), Selection::Folder { .. }));
     drive(&mut app, "h");
-    assert_eq!(app.tree.row_count(), rows);
+    assert_eq!(app.browse.tree.row_count(), rows);
     // G and g go to the ends; p goes to the parent.
     drive(&mut app, "G");
     assert_eq!(app.cursor().index, rows - 1);
@@ -339,16 +347,16 @@ fn walking_the_tree() {
 fn list_view_cycles_orders() {
     let mut app = demo_app();
     drive(&mut app, "t");
-    assert_eq!(app.view, View::List);
-    assert_eq!(app.list_key, Some(SortKey::Priority));
+    assert_eq!(app.browse.view, View::List);
+    assert_eq!(app.browse.list_key, Some(SortKey::Priority));
     let first = |app: &App| app.catalogue.get(app.list_ids()[0]).unwrap().clone();
     let top = first(&app);
     assert!(app.list_ids().iter().all(|&id| {
         app.catalogue.get(id).unwrap().priority().unwrap_or(-1.0) <= top.priority().unwrap()
     }));
     drive(&mut app, "oo");
-    assert_eq!(app.order, SortKey::Name);
-    assert_eq!(app.list_key, Some(SortKey::Name));
+    assert_eq!(app.browse.order, SortKey::Name);
+    assert_eq!(app.browse.list_key, Some(SortKey::Name));
     let names: Vec<String> = app
         .list_ids()
         .iter()
@@ -361,16 +369,16 @@ fn list_view_cycles_orders() {
     drive(&mut app, "<pgdown>");
     assert_eq!(app.cursor().index, app.page_rows());
     drive(&mut app, "t");
-    assert_eq!(app.view, View::Tree);
+    assert_eq!(app.browse.view, View::Tree);
 }
 
 #[test]
 fn search_filters_the_tree_and_esc_clears() {
     let mut app = demo_app();
-    let all_rows = app.tree.row_count();
+    let all_rows = app.browse.tree.row_count();
     drive(&mut app, "/logo.png");
     assert_eq!(app.mode(), Mode::Search);
-    assert_eq!(app.query, "logo.png");
+    assert_eq!(app.search.query, "logo.png");
     let n = app.matching().unwrap();
     assert!((1..300).contains(&n), "{n}");
     // The best match is selected, with its ancestors open.
@@ -380,11 +388,11 @@ fn search_filters_the_tree_and_esc_clears() {
     );
     drive(&mut app, "<enter>");
     assert_eq!(app.mode(), Mode::Browse);
-    assert_eq!(app.query, "logo.png");
+    assert_eq!(app.search.query, "logo.png");
     drive(&mut app, "<esc>");
-    assert_eq!(app.query, "");
+    assert_eq!(app.search.query, "");
     assert_eq!(app.matching(), None);
-    assert_eq!(app.tree.row_count(), all_rows);
+    assert_eq!(app.browse.tree.row_count(), all_rows);
 }
 
 #[test]
@@ -488,9 +496,9 @@ fn resolution_is_not_redone_for_every_page_of_a_big_listing() {
 fn search_typing_and_deleting() {
     let mut app = demo_app();
     drive(&mut app, "/readmX<backspace>");
-    assert_eq!(app.query, "readm");
+    assert_eq!(app.search.query, "readm");
     drive(&mut app, "<ctrl-u>");
-    assert_eq!(app.query, "");
+    assert_eq!(app.search.query, "");
     drive(&mut app, "README<down><up><tab>");
     assert_eq!(app.mode(), Mode::Browse);
     // In the list view, matches are listed best first.
@@ -654,7 +662,10 @@ fn keys_from_config_override_defaults() {
     drive(&mut app, "x");
     assert!(app.quit);
     // The help is generated from the table, so it shows the new key.
-    let help: Vec<String> = ui::help_lines(&app).iter().map(|l| l.to_string()).collect();
+    let help: Vec<String> = ui::help_lines(&app.keymap, &app.theme)
+        .iter()
+        .map(|l| l.to_string())
+        .collect();
     assert!(
         help.iter()
             .any(|l| l.contains('x') && l.contains(Action::Quit.description()))
@@ -872,8 +883,8 @@ fn resize_keeps_the_cursor_visible() {
 
 /// Puts the cursor on the first tree row whose label is `label`.
 fn goto(app: &mut App, label: &str) {
-    let row = (0..app.tree.row_count())
-        .find(|&i| app.tree.view(app.tree.window(i, 1)[0]).label == label)
+    let row = (0..app.browse.tree.row_count())
+        .find(|&i| app.browse.tree.view(app.browse.tree.window(i, 1)[0]).label == label)
         .unwrap_or_else(|| panic!("no row {label}"));
     drive(app, "g");
     for _ in 0..row {
@@ -1151,7 +1162,7 @@ fn agent_view_measures_in_the_background() {
     assert_eq!(app.measure_progress(), None);
     // Closing stops measuring; a close key in the agent view.
     drive(&mut app, "<esc>");
-    assert!(!app.agent_open);
+    assert!(!app.context.agent_open);
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! core (page size, mouse hit-testing) alike.
 
 use ratatui::layout::Rect;
+use ratatui::widgets::{Block, Borders};
 
 /// The panes of one frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,6 +24,14 @@ pub struct Areas {
 pub const SIDE_BY_SIDE_MIN_WIDTH: u16 = 100;
 /// Body rows needed for the contents pane below the tree.
 pub const STACKED_MIN_HEIGHT: u16 = 16;
+
+/// Width of the mark column at the start of tree and list rows.
+pub const MARK_W: u16 = 2;
+
+/// The area inside a pane's border.
+pub fn inner(area: Rect) -> Rect {
+    Block::default().borders(Borders::ALL).inner(area)
+}
 
 pub fn layout(area: Rect, header_lines: u16, contents_focused: bool) -> Areas {
     let header_h = header_lines.min(area.height);

@@ -15,6 +15,7 @@ pub mod keymap;
 pub mod layout;
 pub mod runtime;
 pub mod term;
+pub mod text;
 pub mod theme;
 pub mod ui;
 

@@ -3,6 +3,8 @@
 //! expanded, lines and size capped) and syntax-highlighted by MIME type or extension; blobs as
 //! their type, size, a hex head, and for images the format and dimensions.
 
+pub mod rows;
+
 use std::sync::OnceLock;
 
 use base64::Engine;
