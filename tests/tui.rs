@@ -10,7 +10,7 @@ use mcpick::catalog::{Catalogue, ItemId, Search, SearchResults, SortKey};
 use mcpick::context::{
     ContextSet, Input, Mark, Measure, Measures, TokenizerKind, candidates, resolve,
 };
-use mcpick::mcp::log::LogSource;
+use mcpick::mcp::log::{LogSource, ServerLog};
 use mcpick::tui::app::{SaveFailure, SaveReport, Selection, Status, View};
 use mcpick::tui::contents::{self, ContentsDoc};
 use mcpick::tui::executor::compute;
@@ -268,6 +268,37 @@ fn a_duplicate_uri_is_kept_once_and_logged() {
             "warning: resources/list page 2, entry 0 (x://a): `uri` was already listed by this server (the first entry is kept); entry skipped"
         ]
     );
+}
+
+/// A server's log reaches the core as messages (no lock read while drawing): each copy
+/// replaces the last, and the core's own notes (duplicate URIs) stay beside it.
+#[test]
+fn server_logs_arrive_as_messages() {
+    let mut app = new_app(&["demo"], Theme::colour());
+    let log = ServerLog::new(10);
+    log.push(LogSource::Stderr, "starting");
+    app.update(Msg::Log {
+        server: 0,
+        entries: log.entries(),
+    });
+    app.logs[0].push(LogSource::Client, "own note");
+    log.push(LogSource::Stderr, "ready");
+    app.update(Msg::Log {
+        server: 0,
+        entries: log.entries(),
+    });
+    assert_eq!(app.logs[0].tail(LogSource::Stderr, 5), ["starting", "ready"]);
+    assert_eq!(app.logs[0].tail(LogSource::Client, 5), ["own note"]);
+    drive(&mut app, "L");
+    let s = screen(&mut app, 100, 14);
+    assert!(s.contains("starting") && s.contains("ready"), "{s}");
+    assert!(s.contains("own note"), "{s}");
+    // A log for a server that does not exist changes nothing.
+    app.update(Msg::Log {
+        server: 7,
+        entries: log.entries(),
+    });
+    assert_eq!(app.logs.len(), 1);
 }
 
 #[test]

@@ -14,16 +14,19 @@ use futures::StreamExt;
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
-use super::app::{App, Effect, Msg, ServerEvent, sort_snapshot};
+use super::app::{Effect, Msg, ServerEvent, sort_snapshot};
 use super::contents::{self, ContentsDoc};
 use super::keeper::Keeper;
 use super::term::{self, Term};
 use crate::catalog::{ItemId, Search, SearchResults, SearchWorker, ServerId};
 use crate::context::TokenizerKind;
+use crate::mcp::log::ServerLog;
 use crate::mcp::{ConnectOptions, Connection, ListOptions, McpError, ReadOutcome, ServerSpec};
 
 /// How long the cursor must rest on a resource before it is read.
 const READ_REST: Duration = Duration::from_millis(120);
+/// How long a log change waits for more before it is sent to the core.
+const LOG_BATCH: Duration = Duration::from_millis(50);
 /// Reads at once when counting tokens for the agent view (as `mcpick preview --jobs`).
 const MEASURE_JOBS: usize = 8;
 
@@ -113,6 +116,23 @@ fn connection_of(connections: &Connections, server: ServerId) -> Option<Arc<Conn
         .flatten()
 }
 
+/// Sends a server's log to the core each time it changes, a batch at a time: the core holds
+/// its own copy, so drawing never locks the log the connection writes to.
+fn forward_log(server: ServerId, log: ServerLog, tx: mpsc::UnboundedSender<Msg>) -> AbortHandle {
+    tokio::spawn(async move {
+        loop {
+            log.changed().await;
+            // Lines come in bursts (a stack trace on stderr): one message for the burst.
+            tokio::time::sleep(LOG_BATCH).await;
+            let entries = log.entries();
+            if tx.send(Msg::Log { server, entries }).is_err() {
+                return;
+            }
+        }
+    })
+    .abort_handle()
+}
+
 /// Runs effects: owns the connections and the tasks.
 pub struct Executor {
     tx: mpsc::UnboundedSender<Msg>,
@@ -126,6 +146,8 @@ pub struct Executor {
     pub worker: SearchWorker,
     /// Saves the set and watches it for others' changes.
     pub keeper: Keeper,
+    /// Each server's connection log; its changes reach the core as `Msg::Log`.
+    logs: Vec<ServerLog>,
 }
 
 impl Executor {
@@ -137,29 +159,34 @@ impl Executor {
         worker: SearchWorker,
         keeper: Keeper,
     ) -> Self {
+        let logs: Vec<ServerLog> = specs
+            .iter()
+            .map(|_| ServerLog::new(options.log_lines))
+            .collect();
+        let tasks = logs
+            .iter()
+            .enumerate()
+            .map(|(server, log)| forward_log(server as ServerId, log.clone(), tx.clone()))
+            .collect();
         Executor {
             tx,
             specs,
             options,
             color,
             connections: Arc::new(Mutex::new(Vec::new())),
-            tasks: Vec::new(),
+            tasks,
             read: None,
             measure: None,
             worker,
             keeper,
+            logs,
         }
     }
 
-    pub fn run(
-        &mut self,
-        app: &App,
-        effects: Vec<Effect>,
-        terminal: &mut Term,
-    ) -> std::io::Result<()> {
+    pub fn run(&mut self, effects: Vec<Effect>, terminal: &mut Term) -> std::io::Result<()> {
         for effect in effects {
             match effect {
-                Effect::Connect { server, generation } => self.connect(app, server, generation),
+                Effect::Connect { server, generation } => self.connect(server, generation),
                 Effect::Search {
                     generation,
                     snapshot,
@@ -200,11 +227,13 @@ impl Executor {
         Ok(())
     }
 
-    fn connect(&mut self, app: &App, server: ServerId, generation: u64) {
+    fn connect(&mut self, server: ServerId, generation: u64) {
         let Some(spec) = self.specs.get(server as usize).cloned() else {
             return;
         };
-        let log = app.logs[server as usize].clone();
+        let Some(log) = self.logs.get(server as usize).cloned() else {
+            return;
+        };
         let options = self.options.clone();
         let tx = self.tx.clone();
         let connections = self.connections.clone();

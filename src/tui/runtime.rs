@@ -60,7 +60,7 @@ pub async fn event_loop(
     let mut dirty = false;
     let mut effects = app.start();
     effects.extend(first);
-    executor.run(&app, effects, terminal)?;
+    executor.run(effects, terminal)?;
 
     let mut input = EventStream::new();
     let mut delivered: Option<Arc<SearchResults>> = None;
@@ -103,7 +103,7 @@ pub async fn event_loop(
                 Err(_) => break,
             }
         }
-        executor.run(&app, effects, terminal)?;
+        executor.run(effects, terminal)?;
         if app.quit {
             break;
         }

@@ -27,7 +27,6 @@ use super::text::thousands;
 use super::theme::Theme;
 use crate::catalog::{Catalogue, ServerId, UriTree};
 use crate::context::{ContextSet, Mark};
-use crate::mcp::log::ServerLog;
 use crate::sanitize;
 
 pub use browse::{Browse, Cursor, Selection, View};
@@ -36,7 +35,7 @@ pub use context::ContextState;
 pub use list::sort_snapshot;
 pub use msg::{Effect, Msg, SaveFailure, SaveReport, ServerEvent};
 pub use search::SearchState;
-pub use servers::{ServerSetup, ServerState, Status};
+pub use servers::{Log, ServerSetup, ServerState, Status};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Overlay {
@@ -53,7 +52,8 @@ pub enum Overlay {
 pub struct App {
     pub catalogue: Catalogue,
     pub servers: Vec<ServerState>,
-    pub logs: Vec<ServerLog>,
+    /// Each server's log (see [`servers::Log`]).
+    pub logs: Vec<Log>,
     /// The tree or list: view, cursors, rows, order.
     pub browse: Browse,
     pub search: SearchState,
@@ -101,7 +101,7 @@ impl App {
         }
         tree.refresh();
         App {
-            logs: states.iter().map(|_| ServerLog::new(log_lines)).collect(),
+            logs: states.iter().map(|_| Log::new(log_lines)).collect(),
             catalogue,
             servers: states,
             browse: Browse::new(tree),
@@ -206,6 +206,12 @@ impl App {
                 Vec::new()
             }
             Msg::Resolved(agent) => self.on_resolved(agent),
+            Msg::Log { server, entries } => {
+                if let Some(log) = self.logs.get_mut(server as usize) {
+                    log.replace_remote(entries);
+                }
+                Vec::new()
+            }
             Msg::Measured {
                 generation,
                 tokenizer,

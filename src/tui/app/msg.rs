@@ -10,6 +10,7 @@ use super::super::agent::{AgentPreview, ResolveRequest};
 use super::super::contents::ContentsDoc;
 use crate::catalog::{ItemId, SearchResults, ServerId, Snapshot, SortKey};
 use crate::context::{Applied, ContextSet, Measure, SetChange, TokenizerKind};
+use crate::mcp::log::LogEntry;
 
 /// Everything that can happen to the core.
 #[derive(Debug)]
@@ -39,6 +40,11 @@ pub enum Msg {
         generation: u64,
         item: ItemId,
         doc: Arc<ContentsDoc>,
+    },
+    /// A server's connection log as it is now (sent when it changes; replaces the last copy).
+    Log {
+        server: ServerId,
+        entries: Vec<LogEntry>,
     },
     /// A resolution finished (see [`super::agent`]).
     Resolved(Arc<AgentPreview>),

@@ -1,14 +1,79 @@
 //! The servers: each one's state as the header shows it, and what its connection and listing
 //! events do to the catalogue, the tree, the list and the search.
 
+use std::collections::VecDeque;
+use std::time::SystemTime;
+
 use rmcp::model::Resource;
 
 use super::{App, Effect, ServerEvent};
 use crate::catalog::{ItemId, ServerId};
+use crate::mcp::log::{LogEntry, LogSource};
 use crate::sanitize;
 
 /// Catalogues up to this size open with every folder expanded.
 const SMALL_CATALOGUE: usize = 40;
+/// Longest log line kept, in characters (as the connection's own log).
+const MAX_LOG_CHARS: usize = 2000;
+
+/// One server's log as the core holds it: plain data, read while drawing without a lock. The
+/// connection's entries (stderr, notifications, its errors) arrive as [`super::Msg::Log`], a
+/// copy of that log that replaces the last one; the core's own notes (duplicate URIs) are
+/// kept beside them, at most `capacity`.
+#[derive(Debug, Clone, Default)]
+pub struct Log {
+    remote: Vec<LogEntry>,
+    own: VecDeque<LogEntry>,
+    capacity: usize,
+}
+
+impl Log {
+    pub fn new(capacity: usize) -> Self {
+        Log {
+            remote: Vec::new(),
+            own: VecDeque::new(),
+            capacity: capacity.max(1),
+        }
+    }
+
+    /// Adds one of the core's own notes (cleaned and capped, as the connection's log does).
+    pub fn push(&mut self, source: LogSource, raw: &str) {
+        if self.own.len() == self.capacity {
+            self.own.pop_front();
+        }
+        self.own.push_back(LogEntry {
+            at: SystemTime::now(),
+            source,
+            text: sanitize::line(raw.trim_end(), MAX_LOG_CHARS),
+        });
+    }
+
+    /// The connection's log as it is now.
+    pub fn replace_remote(&mut self, entries: Vec<LogEntry>) {
+        self.remote = entries;
+    }
+
+    /// Every entry, oldest first (the connection's first when two have the same time).
+    pub fn entries(&self) -> Vec<&LogEntry> {
+        let mut all: Vec<&LogEntry> = self.remote.iter().chain(self.own.iter()).collect();
+        all.sort_by_key(|e| e.at);
+        all
+    }
+
+    /// The last `n` lines of one source, oldest first.
+    pub fn tail(&self, source: LogSource, n: usize) -> Vec<String> {
+        let mut lines: Vec<String> = self
+            .entries()
+            .into_iter()
+            .rev()
+            .filter(|e| e.source == source)
+            .take(n)
+            .map(|e| e.text.clone())
+            .collect();
+        lines.reverse();
+        lines
+    }
+}
 
 /// The state of one server, as the header shows it.
 #[derive(Debug, Clone, PartialEq)]
@@ -136,17 +201,14 @@ impl App {
         let before = self.catalogue.server_len(server);
         let report = self.catalogue.append(server, resources);
         // A URI listed twice is kept once and said so in the server's log (first few a page).
-        if let Some(log) = self.logs.get(server as usize) {
+        if let Some(log) = self.logs.get_mut(server as usize) {
             for d in report.duplicates.iter().take(10) {
                 let warning = crate::mcp::Warning::duplicate(page, d.index, &d.uri);
-                log.push(
-                    crate::mcp::log::LogSource::Client,
-                    &format!("warning: {warning}"),
-                );
+                log.push(LogSource::Client, &format!("warning: {warning}"));
             }
             if report.duplicates.len() > 10 {
                 log.push(
-                    crate::mcp::log::LogSource::Client,
+                    LogSource::Client,
                     &format!(
                         "warning: resources/list page {page}: {} more duplicate URIs skipped",
                         report.duplicates.len() - 10

@@ -8,8 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::pane;
-use crate::mcp::log::ServerLog;
-use crate::tui::app::ServerState;
+use crate::tui::app::{Log, ServerState};
 use crate::tui::text::wrap;
 use crate::tui::theme::Theme;
 
@@ -32,7 +31,7 @@ pub fn clock(at: SystemTime) -> String {
 
 /// The log rows shown: every server's entries (or one server's), oldest first.
 pub fn log_lines(
-    logs: &[ServerLog],
+    logs: &[Log],
     servers: &[ServerState],
     filter: Option<u16>,
     t: &Theme,
@@ -67,7 +66,7 @@ pub fn log_lines(
                     t.server,
                 ),
                 Span::styled(format!("{source:<6} "), t.field),
-                Span::styled(e.text, style),
+                Span::styled(e.text.clone(), style),
             ])
         })
         .collect()
@@ -78,7 +77,7 @@ pub fn log_lines(
 pub fn draw(
     frame: &mut Frame,
     area: Rect,
-    logs: &[ServerLog],
+    logs: &[Log],
     servers: &[ServerState],
     filter: Option<u16>,
     scroll: usize,
