@@ -287,7 +287,10 @@ fn server_logs_arrive_as_messages() {
         server: 0,
         entries: log.entries(),
     });
-    assert_eq!(app.logs[0].tail(LogSource::Stderr, 5), ["starting", "ready"]);
+    assert_eq!(
+        app.logs[0].tail(LogSource::Stderr, 5),
+        ["starting", "ready"]
+    );
     assert_eq!(app.logs[0].tail(LogSource::Client, 5), ["own note"]);
     drive(&mut app, "L");
     let s = screen(&mut app, 100, 14);

@@ -1,10 +1,18 @@
 //! The interactive browser: `mcpick` with no subcommand.
 //!
-//! A pure core (`app`: state, `update(msg) -> Vec<Effect>`; `ui`: `render(&App, &mut Frame)`)
-//! inside one tokio `select!` loop (`runtime`), which owns the terminal (`term`), the server
-//! connections, the search worker and the contents reads, and turns their results into
-//! messages. Keys are data (`keymap`), styles are roles (`theme`), and the contents pane's
-//! documents are built off the UI thread (`contents`).
+//! A pure core inside an async shell:
+//! - `app/`: `App` state and `update(msg) -> Vec<Effect>`; `App` routes to sub-states, one file
+//!   each (browse, tree, list, search, contents, context, servers).
+//! - `ui/`: `render(&App, &mut Frame)`, one file per pane, each drawing from the narrow state
+//!   it shows; reads state, never changes it.
+//! - `runtime`: the `tokio::select!` loop (terminal events, the message channel, the redraw
+//!   deadline); `executor`: runs effects as tasks (connections, reads, counts; the CPU-bound
+//!   ones through [`executor::compute`]); `keeper`: saves the set file and watches it.
+//! - Below the core: `contents` (the contents pane's document and rows), `agent`
+//!   (resolution requests), `keymap` (keys as data), `layout` (geometry), `text`, `theme`
+//!   (styles by role), `term` (the terminal).
+//!
+//! This file starts the browser: servers chosen, the set loaded, the terminal set up.
 
 pub mod agent;
 pub mod app;

@@ -119,7 +119,7 @@ impl App {
                 Some(&row) => {
                     let view = self.browse.tree.view(row);
                     match view.item {
-                        // A resource (also one that is a folder too): preview it.
+                        // A resource (also one that is a folder too): its contents are shown.
                         Some(id) => Selection::Item(id),
                         None => Selection::Folder {
                             label: view.label,

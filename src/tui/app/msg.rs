@@ -46,7 +46,7 @@ pub enum Msg {
         server: ServerId,
         entries: Vec<LogEntry>,
     },
-    /// A resolution finished (see [`super::agent`]).
+    /// A resolution finished (see [`crate::tui::agent`]).
     Resolved(Arc<AgentPreview>),
     /// One read for a token count finished (`generation`: of its measuring batch).
     Measured {
@@ -114,7 +114,7 @@ pub enum Effect {
     CancelRead,
     /// Suspend the process (Ctrl-Z).
     Suspend,
-    /// Resolve the agent's view off the UI thread ([`super::agent::resolve_snapshot`]) and
+    /// Resolve the agent's view off the UI thread ([`crate::tui::agent::resolve_snapshot`]) and
     /// answer with [`Msg::Resolved`].
     Resolve(Box<ResolveRequest>),
     /// Read these resources and count their tokens ([`crate::context::measure`]), answering

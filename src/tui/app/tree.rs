@@ -35,7 +35,7 @@ impl App {
     }
 
     /// Opens the folder at the cursor (`only_open`: never closes); on a resource, focuses
-    /// the preview.
+    /// the contents pane.
     pub(super) fn expand(&mut self, only_open: bool) -> Vec<Effect> {
         if self.browse.view == View::List {
             self.focus = Mode::Contents;
