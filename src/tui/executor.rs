@@ -5,7 +5,7 @@
 //! The CPU-bound effects (search, sort, resolve) are answered by one pure function,
 //! [`compute`], which the runtime runs on a blocking thread and tests and benchmarks call
 //! directly. Every read (contents pane and token counts) goes through one
-//! [`read_with_timeout`].
+//! `read_with_timeout`.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
