@@ -16,8 +16,9 @@ use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use mcpick::catalog::{Search, SearchResults, sort_snapshot};
+use mcpick::catalog::SearchResults;
 use mcpick::tui::app::Effect;
+use mcpick::tui::executor::compute;
 use mcpick::tui::keymap::Keymap;
 use mcpick::tui::theme::Theme;
 use mcpick::tui::ui;
@@ -75,23 +76,14 @@ fn key(code: KeyCode) -> Msg {
     Msg::Key(KeyEvent::new(code, KeyModifiers::NONE))
 }
 
-/// Runs sorts synchronously (searches are left to the caller).
+/// Runs sorts synchronously, through the runtime's own [`compute`] (searches are left to the
+/// caller).
 fn settle(app: &mut App, effects: Vec<Effect>) {
     for e in effects {
-        if let Effect::Sort {
-            generation,
-            key,
-            snapshot,
-            names,
-        } = e
+        if matches!(e, Effect::Sort { .. })
+            && let Ok(msg) = compute(e)
         {
-            let (ids, lens) = sort_snapshot(&snapshot, &names, key);
-            let fx = app.update(Msg::Sorted {
-                generation,
-                key,
-                ids,
-                lens,
-            });
+            let fx = app.update(msg);
             settle(app, fx);
         }
     }
@@ -108,16 +100,15 @@ fn search(app: &mut App, query: &str) {
 }
 
 fn complete_results(app: &App) -> Arc<SearchResults> {
-    let snapshot = app.catalogue.snapshot();
-    let matches = Search::default().find(&snapshot, &app.query);
-    Arc::new(SearchResults {
-        generation: app.search_generation,
-        query: app.query.clone(),
-        matches,
-        complete: true,
-        scanned: snapshot.len(),
-        total: snapshot.len(),
-    })
+    let search = Effect::Search {
+        generation: app.search.generation,
+        snapshot: app.catalogue.snapshot(),
+        query: app.search.query.clone(),
+    };
+    match compute(search) {
+        Ok(Msg::SearchResults(results)) => results,
+        _ => unreachable!("a search is answered with its results"),
+    }
 }
 
 fn bench(c: &mut Criterion) {

@@ -6,14 +6,15 @@
 use std::sync::Arc;
 
 use crossterm::event::{KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
-use mcpick::catalog::{Catalogue, ItemId, Search, SearchResults, SortKey, sort_snapshot};
+use mcpick::catalog::{Catalogue, ItemId, Search, SearchResults, SortKey};
 use mcpick::context::{
     ContextSet, Input, Mark, Measure, Measures, TokenizerKind, candidates, resolve,
 };
-use mcpick::mcp::log::LogSource;
+use mcpick::mcp::log::{LogSource, ServerLog};
 use mcpick::tui::app::{SaveFailure, SaveReport, Selection, Status, View};
+use mcpick::tui::contents::{self, ContentsDoc};
+use mcpick::tui::executor::compute;
 use mcpick::tui::keymap::{Action, Chord, Keymap, Mode};
-use mcpick::tui::preview::{self, PreviewDoc};
 use mcpick::tui::theme::Theme;
 use mcpick::tui::ui;
 use mcpick::tui::{App, Effect, Msg, ServerEvent, ServerSetup};
@@ -93,48 +94,15 @@ fn demo_app() -> App {
     app
 }
 
-/// Runs effects the way the runtime would, synchronously; reads get no answer (see
-/// [`answer_read`]).
+/// Runs effects the way the runtime would, synchronously (searches, sorts and resolutions
+/// through the runtime's own [`compute`]); reads get no answer (see [`answer_read`]).
 fn run(app: &mut App, effects: Vec<Effect>) -> Vec<Effect> {
     let mut pending = effects;
     let mut reads = Vec::new();
     while let Some(effect) = pending.pop() {
-        match effect {
-            Effect::Search {
-                generation,
-                snapshot,
-                query,
-            } => {
-                let matches = Search::default().find(&snapshot, &query);
-                let results = SearchResults {
-                    generation,
-                    query,
-                    matches,
-                    complete: true,
-                    scanned: snapshot.len(),
-                    total: snapshot.len(),
-                };
-                pending.extend(app.update(Msg::SearchResults(Arc::new(results))));
-            }
-            Effect::Sort {
-                generation,
-                key,
-                snapshot,
-                names,
-            } => {
-                let (ids, lens) = sort_snapshot(&snapshot, &names, key);
-                pending.extend(app.update(Msg::Sorted {
-                    generation,
-                    key,
-                    ids,
-                    lens,
-                }));
-            }
-            Effect::Resolve(request) => {
-                let agent = mcpick::tui::agent::resolve_snapshot(&request);
-                pending.extend(app.update(Msg::Resolved(Arc::new(agent))));
-            }
-            other => reads.push(other),
+        match compute(effect) {
+            Ok(msg) => pending.extend(app.update(msg)),
+            Err(other) => reads.push(other),
         }
     }
     reads
@@ -185,8 +153,8 @@ fn read_of(effects: &[Effect]) -> Option<(u64, ItemId, String)> {
     })
 }
 
-fn answer_read(app: &mut App, read: (u64, ItemId, String), doc: PreviewDoc) {
-    let fx = app.update(Msg::Preview {
+fn answer_read(app: &mut App, read: (u64, ItemId, String), doc: ContentsDoc) {
+    let fx = app.update(Msg::Contents {
         generation: read.0,
         item: read.1,
         doc: Arc::new(doc),
@@ -302,6 +270,40 @@ fn a_duplicate_uri_is_kept_once_and_logged() {
     );
 }
 
+/// A server's log reaches the core as messages (no lock read while drawing): each copy
+/// replaces the last, and the core's own notes (duplicate URIs) stay beside it.
+#[test]
+fn server_logs_arrive_as_messages() {
+    let mut app = new_app(&["demo"], Theme::colour());
+    let log = ServerLog::new(10);
+    log.push(LogSource::Stderr, "starting");
+    app.update(Msg::Log {
+        server: 0,
+        entries: log.entries(),
+    });
+    app.logs[0].push(LogSource::Client, "own note");
+    log.push(LogSource::Stderr, "ready");
+    app.update(Msg::Log {
+        server: 0,
+        entries: log.entries(),
+    });
+    assert_eq!(
+        app.logs[0].tail(LogSource::Stderr, 5),
+        ["starting", "ready"]
+    );
+    assert_eq!(app.logs[0].tail(LogSource::Client, 5), ["own note"]);
+    drive(&mut app, "L");
+    let s = screen(&mut app, 100, 14);
+    assert!(s.contains("starting") && s.contains("ready"), "{s}");
+    assert!(s.contains("own note"), "{s}");
+    // A log for a server that does not exist changes nothing.
+    app.update(Msg::Log {
+        server: 7,
+        entries: log.entries(),
+    });
+    assert_eq!(app.logs.len(), 1);
+}
+
 #[test]
 fn a_server_without_resources_says_so() {
     let mut app = new_app(&["tools-only"], Theme::colour());
@@ -320,22 +322,30 @@ fn a_server_without_resources_says_so() {
 #[test]
 fn walking_the_tree() {
     let mut app = demo_app();
-    assert_eq!(app.view, View::Tree);
+    assert_eq!(app.browse.view, View::Tree);
     // The server row, then its top-level folders, collapsed.
     assert!(matches!(
         app.selection(),
         Selection::Folder { server: true, .. }
     ));
-    let rows = app.tree.row_count();
+    let rows = app.browse.tree.row_count();
     drive(&mut app, "E");
-    assert!(app.tree.row_count() > rows, "expand all opens folders");
+    assert!(
+        app.browse.tree.row_count() > rows,
+        "expand all opens folders"
+    );
     drive(&mut app, "C");
-    assert_eq!(app.tree.row_count(), rows, "collapse all closes them");
+    assert_eq!(
+        app.browse.tree.row_count(),
+        rows,
+        "collapse all closes them"
+    );
     // Find demo://assets, open it, step onto logo.png.
-    let assets = (0..app.tree.row_count())
+    let assets = (0..app.browse.tree.row_count())
         .find(|&i| {
-            app.tree
-                .view(app.tree.window(i, 1)[0])
+            app.browse
+                .tree
+                .view(app.browse.tree.window(i, 1)[0])
                 .label
                 .contains("assets")
         })
@@ -344,7 +354,7 @@ fn walking_the_tree() {
         drive(&mut app, "j");
     }
     drive(&mut app, "l");
-    assert!(app.tree.row_count() > rows);
+    assert!(app.browse.tree.row_count() > rows);
     let fx = drive(&mut app, "l");
     assert_eq!(
         selected_uri(&app).as_deref(),
@@ -357,7 +367,7 @@ fn walking_the_tree() {
     drive(&mut app, "h");
     assert!(matches!(app.selection(), Selection::Folder { .. }));
     drive(&mut app, "h");
-    assert_eq!(app.tree.row_count(), rows);
+    assert_eq!(app.browse.tree.row_count(), rows);
     // G and g go to the ends; p goes to the parent.
     drive(&mut app, "G");
     assert_eq!(app.cursor().index, rows - 1);
@@ -371,16 +381,16 @@ fn walking_the_tree() {
 fn list_view_cycles_orders() {
     let mut app = demo_app();
     drive(&mut app, "t");
-    assert_eq!(app.view, View::List);
-    assert_eq!(app.list_key, Some(SortKey::Priority));
+    assert_eq!(app.browse.view, View::List);
+    assert_eq!(app.browse.list_key, Some(SortKey::Priority));
     let first = |app: &App| app.catalogue.get(app.list_ids()[0]).unwrap().clone();
     let top = first(&app);
     assert!(app.list_ids().iter().all(|&id| {
         app.catalogue.get(id).unwrap().priority().unwrap_or(-1.0) <= top.priority().unwrap()
     }));
     drive(&mut app, "oo");
-    assert_eq!(app.order, SortKey::Name);
-    assert_eq!(app.list_key, Some(SortKey::Name));
+    assert_eq!(app.browse.order, SortKey::Name);
+    assert_eq!(app.browse.list_key, Some(SortKey::Name));
     let names: Vec<String> = app
         .list_ids()
         .iter()
@@ -393,16 +403,16 @@ fn list_view_cycles_orders() {
     drive(&mut app, "<pgdown>");
     assert_eq!(app.cursor().index, app.page_rows());
     drive(&mut app, "t");
-    assert_eq!(app.view, View::Tree);
+    assert_eq!(app.browse.view, View::Tree);
 }
 
 #[test]
 fn search_filters_the_tree_and_esc_clears() {
     let mut app = demo_app();
-    let all_rows = app.tree.row_count();
+    let all_rows = app.browse.tree.row_count();
     drive(&mut app, "/logo.png");
     assert_eq!(app.mode(), Mode::Search);
-    assert_eq!(app.query, "logo.png");
+    assert_eq!(app.search.query, "logo.png");
     let n = app.matching().unwrap();
     assert!((1..300).contains(&n), "{n}");
     // The best match is selected, with its ancestors open.
@@ -412,11 +422,11 @@ fn search_filters_the_tree_and_esc_clears() {
     );
     drive(&mut app, "<enter>");
     assert_eq!(app.mode(), Mode::Browse);
-    assert_eq!(app.query, "logo.png");
+    assert_eq!(app.search.query, "logo.png");
     drive(&mut app, "<esc>");
-    assert_eq!(app.query, "");
+    assert_eq!(app.search.query, "");
     assert_eq!(app.matching(), None);
-    assert_eq!(app.tree.row_count(), all_rows);
+    assert_eq!(app.browse.tree.row_count(), all_rows);
 }
 
 #[test]
@@ -461,12 +471,7 @@ fn a_running_search_is_not_restarted_by_every_page() {
     };
     app.update(key('/'));
     let fx = app.update(key('s'));
-    let Some(Effect::Search {
-        generation,
-        snapshot,
-        query,
-    }) = fx.into_iter().find(|e| matches!(e, Effect::Search { .. }))
-    else {
+    let Some(search) = fx.into_iter().find(|e| matches!(e, Effect::Search { .. })) else {
         panic!("typing starts a search");
     };
     // Pages arrive while it runs: no new search for each of them.
@@ -478,15 +483,7 @@ fn a_running_search_is_not_restarted_by_every_page() {
         );
     }
     // The running search completes: one re-run follows, over everything that arrived.
-    let matches = Search::default().find(&snapshot, &query);
-    let fx = app.update(Msg::SearchResults(Arc::new(SearchResults {
-        generation,
-        query: query.clone(),
-        matches,
-        complete: true,
-        scanned: snapshot.len(),
-        total: snapshot.len(),
-    })));
+    let fx = app.update(compute(search).expect("a search is computed"));
     assert!(
         fx.iter().any(|e| matches!(e, Effect::Search { .. })),
         "a re-run for the new pages"
@@ -533,9 +530,9 @@ fn resolution_is_not_redone_for_every_page_of_a_big_listing() {
 fn search_typing_and_deleting() {
     let mut app = demo_app();
     drive(&mut app, "/readmX<backspace>");
-    assert_eq!(app.query, "readm");
+    assert_eq!(app.search.query, "readm");
     drive(&mut app, "<ctrl-u>");
-    assert_eq!(app.query, "");
+    assert_eq!(app.search.query, "");
     drive(&mut app, "README<down><up><tab>");
     assert_eq!(app.mode(), Mode::Browse);
     // In the list view, matches are listed best first.
@@ -559,7 +556,7 @@ fn search_typing_and_deleting() {
 }
 
 #[test]
-fn preview_is_latest_wins_and_cached() {
+fn contents_are_latest_wins_and_cached() {
     let mut app = demo_app();
     let fx = drive(&mut app, "/logo.png<enter>");
     let first = read_of(&fx).expect("read logo");
@@ -567,13 +564,13 @@ fn preview_is_latest_wins_and_cached() {
     let fx = drive(&mut app, "/<ctrl-u>README.md<enter>");
     let second = read_of(&fx).expect("read README");
     assert!(second.0 > first.0);
-    answer_read(&mut app, first.clone(), PreviewDoc::Empty);
-    assert!(app.preview.loading, "the README read is still in flight");
-    answer_read(&mut app, second.clone(), PreviewDoc::Empty);
-    assert!(!app.preview.loading);
+    answer_read(&mut app, first.clone(), ContentsDoc::Empty);
+    assert!(app.contents.loading, "the README read is still in flight");
+    answer_read(&mut app, second.clone(), ContentsDoc::Empty);
+    assert!(!app.contents.loading);
     // Back on the logo: cached, so no new read.
     let fx = drive(&mut app, "/<ctrl-u>logo.png<enter>");
-    assert!(read_of(&fx).is_none(), "cached preview is not read again");
+    assert!(read_of(&fx).is_none(), "cached contents are not read again");
     assert!(app.cached(first.1).is_some());
     // r reads it again.
     let fx = drive(&mut app, "r");
@@ -593,36 +590,36 @@ fn moving_off_a_resource_cancels_its_read() {
 }
 
 #[test]
-fn preview_focus_scrolls() {
+fn contents_focus_scrolls() {
     let mut app = demo_app();
     let fx = drive(&mut app, "/README.md<enter>");
     let read = read_of(&fx).unwrap();
     let text: String = (1..=200).map(|i| format!("line {i}\n")).collect();
-    let body = preview::text_body(&text, Some("text/plain"), "x", false);
+    let body = contents::text_body(&text, Some("text/plain"), "x", false);
     answer_read(
         &mut app,
         read,
-        PreviewDoc::Parts(vec![preview::Part {
+        ContentsDoc::Parts(vec![contents::Part {
             uri: "file:///project/README.md".into(),
             mime: Some("text/plain".into()),
             body,
         }]),
     );
     drive(&mut app, "<tab>");
-    assert_eq!(app.mode(), Mode::Preview);
+    assert_eq!(app.mode(), Mode::Contents);
     drive(&mut app, "jjj");
-    assert_eq!(app.preview.scroll, 3);
+    assert_eq!(app.contents.scroll, 3);
     drive(&mut app, "G");
-    let bottom = app.preview.scroll;
+    let bottom = app.contents.scroll;
     assert!(bottom > 150, "{bottom}");
     drive(&mut app, "j");
-    assert_eq!(app.preview.scroll, bottom, "clamped at the end");
+    assert_eq!(app.contents.scroll, bottom, "clamped at the end");
     drive(&mut app, "g<esc>");
-    assert_eq!(app.preview.scroll, 0);
+    assert_eq!(app.contents.scroll, 0);
     assert_eq!(app.mode(), Mode::Browse);
-    // J/K scroll the preview from the tree.
+    // J/K scroll the contents pane from the tree.
     drive(&mut app, "JJ");
-    assert_eq!(app.preview.scroll, 2);
+    assert_eq!(app.contents.scroll, 2);
 }
 
 #[test]
@@ -699,7 +696,10 @@ fn keys_from_config_override_defaults() {
     drive(&mut app, "x");
     assert!(app.quit);
     // The help is generated from the table, so it shows the new key.
-    let help: Vec<String> = ui::help_lines(&app).iter().map(|l| l.to_string()).collect();
+    let help: Vec<String> = ui::help_lines(&app.keymap, &app.theme)
+        .iter()
+        .map(|l| l.to_string())
+        .collect();
     assert!(
         help.iter()
             .any(|l| l.contains('x') && l.contains(Action::Quit.description()))
@@ -789,16 +789,16 @@ fn snapshot_search_with_highlights() {
     assert!(styled >= 6, "{styled} highlighted cells");
 }
 
-fn text_doc(uri: &str, mime: &str, text: &str, color: bool) -> PreviewDoc {
-    PreviewDoc::Parts(vec![preview::Part {
+fn text_doc(uri: &str, mime: &str, text: &str, color: bool) -> ContentsDoc {
+    ContentsDoc::Parts(vec![contents::Part {
         uri: uri.into(),
         mime: Some(mime.into()),
-        body: preview::text_body(text, Some(mime), uri, color),
+        body: contents::text_body(text, Some(mime), uri, color),
     }])
 }
 
 #[test]
-fn snapshot_previews() {
+fn snapshot_contents() {
     let mut app = demo_app();
     let fx = drive(&mut app, "/Cargo.toml<enter>");
     let read = read_of(&fx).unwrap();
@@ -813,7 +813,7 @@ fn snapshot_previews() {
             true,
         ),
     );
-    insta::assert_snapshot!("preview_text", screen(&mut app, 100, 30));
+    insta::assert_snapshot!("contents_text", screen(&mut app, 100, 30));
 
     let fx = drive(&mut app, "/<ctrl-u>logo.png<enter>");
     let read = read_of(&fx).unwrap();
@@ -821,30 +821,30 @@ fn snapshot_previews() {
     answer_read(
         &mut app,
         read,
-        PreviewDoc::Parts(vec![preview::Part {
+        ContentsDoc::Parts(vec![contents::Part {
             uri: "demo://assets/logo.png".into(),
             mime: Some("image/png".into()),
-            body: preview::blob_body(png),
+            body: contents::blob_body(png),
         }]),
     );
-    insta::assert_snapshot!("preview_blob", screen(&mut app, 100, 30));
+    insta::assert_snapshot!("contents_blob", screen(&mut app, 100, 30));
 
     let fx = drive(&mut app, "/<ctrl-u>README.md<enter>");
     let read = read_of(&fx).unwrap();
     answer_read(
         &mut app,
         read,
-        PreviewDoc::NotFound("Resource not found: file:///project/README.md (code -32002)".into()),
+        ContentsDoc::NotFound("Resource not found: file:///project/README.md (code -32002)".into()),
     );
-    insta::assert_snapshot!("preview_not_found", screen(&mut app, 100, 30));
+    insta::assert_snapshot!("contents_not_found", screen(&mut app, 100, 30));
     drive(&mut app, "r");
     let fx = drive(&mut app, "j");
     let _ = fx;
     let mut app2 = demo_app();
     let fx = drive(&mut app2, "/README.md<enter>");
     let read = read_of(&fx).unwrap();
-    answer_read(&mut app2, read, PreviewDoc::TimedOut(30.0));
-    insta::assert_snapshot!("preview_timeout", screen(&mut app2, 100, 30));
+    answer_read(&mut app2, read, ContentsDoc::TimedOut(30.0));
+    insta::assert_snapshot!("contents_timeout", screen(&mut app2, 100, 30));
 }
 
 #[test]
@@ -876,10 +876,10 @@ fn snapshot_narrow() {
     let mut app = demo_app();
     drive(&mut app, "/logo.png<enter>");
     insta::assert_snapshot!("narrow_40x24", screen(&mut app, 40, 24));
-    // Too small for a preview pane: the preview takes the tree's place while focused.
+    // Too small for a contents pane: it takes the tree's place while focused.
     insta::assert_snapshot!("narrow_40x12", screen(&mut app, 40, 12));
     drive(&mut app, "<tab>");
-    insta::assert_snapshot!("narrow_40x12_preview", screen(&mut app, 40, 12));
+    insta::assert_snapshot!("narrow_40x12_contents", screen(&mut app, 40, 12));
 }
 
 #[test]
@@ -917,8 +917,8 @@ fn resize_keeps_the_cursor_visible() {
 
 /// Puts the cursor on the first tree row whose label is `label`.
 fn goto(app: &mut App, label: &str) {
-    let row = (0..app.tree.row_count())
-        .find(|&i| app.tree.view(app.tree.window(i, 1)[0]).label == label)
+    let row = (0..app.browse.tree.row_count())
+        .find(|&i| app.browse.tree.view(app.browse.tree.window(i, 1)[0]).label == label)
         .unwrap_or_else(|| panic!("no row {label}"));
     drive(app, "g");
     for _ in 0..row {
@@ -1196,7 +1196,7 @@ fn agent_view_measures_in_the_background() {
     assert_eq!(app.measure_progress(), None);
     // Closing stops measuring; a close key in the agent view.
     drive(&mut app, "<esc>");
-    assert!(!app.agent_open);
+    assert!(!app.context.agent_open);
 }
 
 #[test]

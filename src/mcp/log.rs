@@ -38,6 +38,8 @@ const MAX_LINE_CHARS: usize = 2000;
 #[derive(Debug, Clone)]
 pub struct ServerLog {
     inner: Arc<Mutex<Ring>>,
+    /// Woken on every change, so a reader can wait for one instead of polling.
+    changed: Arc<tokio::sync::Notify>,
 }
 
 #[derive(Debug)]
@@ -63,6 +65,7 @@ impl ServerLog {
                 entries: VecDeque::with_capacity(capacity.min(256)),
                 pushed: 0,
             })),
+            changed: Arc::new(tokio::sync::Notify::new()),
         }
     }
 
@@ -79,6 +82,14 @@ impl ServerLog {
         }
         ring.entries.push_back(entry);
         ring.pushed += 1;
+        drop(ring);
+        self.changed.notify_one();
+    }
+
+    /// Waits until the log changes (an entry pushed or marked) after the last wait ended; a
+    /// change made while nobody waits is remembered once.
+    pub async fn changed(&self) {
+        self.changed.notified().await;
     }
 
     /// A position in the log (entries pushed so far) that stays valid as old entries drop.
@@ -98,6 +109,10 @@ impl ServerLog {
                 entry.text = format!("{prefix}{}", entry.text);
                 marked += 1;
             }
+        }
+        drop(ring);
+        if marked > 0 {
+            self.changed.notify_one();
         }
         marked
     }
@@ -152,6 +167,21 @@ mod tests {
         assert_eq!(log.mark_stderr(from, to, "(probe) "), 1);
         let texts: Vec<_> = log.entries().into_iter().map(|e| e.text).collect();
         assert_eq!(texts, ["note", "(probe) two", "after"]);
+    }
+
+    #[tokio::test]
+    async fn a_change_wakes_a_waiting_reader() {
+        let log = ServerLog::new(3);
+        let reader = log.clone();
+        let waiting = tokio::spawn(async move {
+            reader.changed().await;
+            reader.entries().len()
+        });
+        log.push(LogSource::Stderr, "hello");
+        assert_eq!(waiting.await.unwrap(), 1);
+        // A change while nobody waits is remembered for the next wait.
+        log.push(LogSource::Stderr, "again");
+        log.changed().await;
     }
 
     #[test]

@@ -8,13 +8,10 @@
 //! ([`crate::context::measure`], as `mcpick preview` does) and resolution runs again as counts
 //! arrive, until nothing unread is left above the cut line.
 
-use std::collections::HashSet;
 use std::sync::Arc;
 
 use crate::catalog::{ItemId, Snapshot};
-use crate::context::{
-    Audience, ContextSet, Input, Marks, Measures, Policy, Preview, candidates_in, resolve,
-};
+use crate::context::{Audience, Input, Marks, Measures, Policy, Preview, candidates_in, resolve};
 
 /// The budget steps `[` and `]` move through; above the last: no budget.
 pub const BUDGET_STEPS: &[u64] = &[
@@ -56,6 +53,21 @@ pub struct AgentPreview {
 impl AgentPreview {
     pub fn id(&self, index: usize) -> Option<ItemId> {
         self.ids.get(index).copied()
+    }
+
+    /// Scrolling rows of the agent view: the included resources, the cut line, the left-out
+    /// heading and entries, the missing-marks heading and entries.
+    pub fn row_count(&self) -> usize {
+        let p = &self.preview;
+        let mut n = p.included.len() + 1;
+        let left_out = p.left_out.len() + p.unavailable.len();
+        if left_out > 0 {
+            n += 1 + left_out;
+        }
+        if !p.missing.is_empty() {
+            n += 1 + p.missing.len();
+        }
+        n
     }
 
     /// The included resources' ids, in the order the agent receives them.
@@ -104,56 +116,6 @@ pub fn resolve_snapshot(req: &ResolveRequest) -> AgentPreview {
         generation: req.generation,
         preview,
         ids: cands.iter().map(|c| c.id).collect(),
-    }
-}
-
-/// The context set being edited, and everything derived from it.
-#[derive(Debug, Default)]
-pub struct ContextState {
-    pub set: ContextSet,
-    /// Why the set file could not be loaded: saving is off so the file is never overwritten.
-    pub load_error: Option<String>,
-    /// The last save failed: why (marks are kept in memory).
-    pub save_error: Option<String>,
-    /// The set as last seen on disk plus the changes this browser sent since: a change's
-    /// "before" comes from here (see [`crate::context::SetChange::between`]).
-    pub base: ContextSet,
-    /// Changes whose save failed, sent again with the next one.
-    pub failed_change: Option<crate::context::SetChange>,
-    /// Another process changed the file while a save of ours was on its way: take the
-    /// file's state from the next save's answer.
-    pub others_pending: bool,
-    /// Changes were made while saving is off (the file could not be loaded).
-    pub unsaved: bool,
-    /// Saves asked for / confirmed (by sequence number).
-    pub save_seq: u64,
-    pub saved_seq: u64,
-    pub measures: Measures,
-    /// The latest resolution.
-    pub agent: Option<Arc<AgentPreview>>,
-    pub resolve_generation: u64,
-    pub resolve_in_flight: bool,
-    pub resolve_dirty: bool,
-    /// Catalogue size at the last resolution requested (see `App::on_server`'s pages).
-    pub resolved_len: usize,
-    /// Reads for token counts in flight (the current batch).
-    pub measuring: HashSet<ItemId>,
-    pub measure_generation: u64,
-    /// Size of the current batch (for progress).
-    pub measure_batch: usize,
-}
-
-impl ContextState {
-    pub fn new(set: ContextSet, load_error: Option<String>) -> Self {
-        ContextState {
-            set,
-            load_error,
-            ..Default::default()
-        }
-    }
-
-    pub fn can_save(&self) -> bool {
-        self.load_error.is_none()
     }
 }
 

@@ -20,8 +20,8 @@ pub enum Mode {
     Browse,
     /// Typing a search query (printable keys go into the query).
     Search,
-    /// The preview pane has the focus (keys scroll it).
-    Preview,
+    /// The contents pane has the focus (keys scroll it; config name `preview`).
+    Contents,
     /// The log view is open.
     Log,
     /// The help overlay is open.
@@ -34,7 +34,7 @@ impl Mode {
     pub const ALL: [Mode; 6] = [
         Mode::Browse,
         Mode::Search,
-        Mode::Preview,
+        Mode::Contents,
         Mode::Agent,
         Mode::Log,
         Mode::Help,
@@ -44,7 +44,7 @@ impl Mode {
         match self {
             Mode::Browse => "browse",
             Mode::Search => "search",
-            Mode::Preview => "preview",
+            Mode::Contents => "preview",
             Mode::Log => "log",
             Mode::Help => "help",
             Mode::Agent => "agent",
@@ -55,7 +55,7 @@ impl Mode {
         match self {
             Mode::Browse => "Tree and list",
             Mode::Search => "Search line",
-            Mode::Preview => "Preview pane",
+            Mode::Contents => "Preview pane",
             Mode::Log => "Log view",
             Mode::Help => "Help",
             Mode::Agent => "Agent view",
@@ -110,10 +110,10 @@ actions! {
     AcceptSearch = "accept_search": "Keep the results and go back to the list",
     DeleteChar = "delete_char": "Delete the character before the cursor",
     ClearQuery = "clear_query": "Delete the whole query",
-    FocusPreview = "focus_preview": "Focus the preview pane",
+    FocusContents = "focus_preview": "Focus the preview pane",
     FocusList = "focus_list": "Back to the tree or list",
-    PreviewDown = "preview_down": "Scroll the preview down",
-    PreviewUp = "preview_up": "Scroll the preview up",
+    ContentsDown = "preview_down": "Scroll the preview down",
+    ContentsUp = "preview_up": "Scroll the preview up",
     Reload = "reload": "Read the resource again (drops the cached preview)",
     Log = "log": "Show or hide the server log",
     LogFilter = "log_filter": "Log: next server filter (all, then each server)",
@@ -265,31 +265,31 @@ pub struct Keymap {
 const DEFAULTS: &[(&[Mode], &[&str], Action)] = {
     use Action as A;
     use Mode::*;
-    const NAV: &[Mode] = &[Browse, Preview, Log, Help, Agent];
+    const NAV: &[Mode] = &[Browse, Contents, Log, Help, Agent];
     &[
-        (&[Browse, Preview], &["q"], A::Quit),
+        (&[Browse, Contents], &["q"], A::Quit),
         (
-            &[Browse, Search, Preview, Log, Help, Agent],
+            &[Browse, Search, Contents, Log, Help, Agent],
             &["ctrl-c"],
             A::Quit,
         ),
         (
-            &[Browse, Search, Preview, Log, Help, Agent],
+            &[Browse, Search, Contents, Log, Help, Agent],
             &["ctrl-z"],
             A::Suspend,
         ),
-        (&[Browse, Preview, Log, Agent], &["?", "f1"], A::Help),
+        (&[Browse, Contents, Log, Agent], &["?", "f1"], A::Help),
         (NAV, &["k", "up"], A::Up),
         (NAV, &["j", "down"], A::Down),
         (&[Search], &["up", "ctrl-p"], A::Up),
         (&[Search], &["down", "ctrl-n"], A::Down),
         (
-            &[Browse, Search, Preview, Log, Help, Agent],
+            &[Browse, Search, Contents, Log, Help, Agent],
             &["pgup", "ctrl-b"],
             A::PageUp,
         ),
         (
-            &[Browse, Search, Preview, Log, Help, Agent],
+            &[Browse, Search, Contents, Log, Help, Agent],
             &["pgdown", "ctrl-f"],
             A::PageDown,
         ),
@@ -309,26 +309,26 @@ const DEFAULTS: &[(&[Mode], &[&str], Action)] = {
         (&[Search], &["enter", "tab"], A::AcceptSearch),
         (&[Search], &["backspace"], A::DeleteChar),
         (&[Search], &["ctrl-u"], A::ClearQuery),
-        (&[Browse], &["tab"], A::FocusPreview),
-        (&[Preview], &["tab", "esc", "h", "left"], A::FocusList),
-        (&[Browse], &["J", "ctrl-e"], A::PreviewDown),
-        (&[Browse], &["K", "ctrl-y"], A::PreviewUp),
-        (&[Browse, Preview], &["r"], A::Reload),
-        (&[Browse, Preview], &["L"], A::Log),
+        (&[Browse], &["tab"], A::FocusContents),
+        (&[Contents], &["tab", "esc", "h", "left"], A::FocusList),
+        (&[Browse], &["J", "ctrl-e"], A::ContentsDown),
+        (&[Browse], &["K", "ctrl-y"], A::ContentsUp),
+        (&[Browse, Contents], &["r"], A::Reload),
+        (&[Browse, Contents], &["L"], A::Log),
         (&[Log], &["s"], A::LogFilter),
         (&[Log], &["L", "esc", "q"], A::Close),
         (&[Help], &["?", "esc", "q", "f1"], A::Close),
-        (&[Browse, Preview], &["+", "="], A::Pin),
-        (&[Browse, Preview], &["x"], A::Exclude),
-        (&[Browse, Preview], &["0", "delete"], A::Unmark),
+        (&[Browse, Contents], &["+", "="], A::Pin),
+        (&[Browse, Contents], &["x"], A::Exclude),
+        (&[Browse, Contents], &["0", "delete"], A::Unmark),
         (&[Browse], &["P"], A::PinResults),
         (&[Browse], &["X"], A::ExcludeResults),
-        (&[Browse, Preview, Agent], &["u"], A::Undo),
-        (&[Browse, Preview], &["a"], A::AgentView),
+        (&[Browse, Contents, Agent], &["u"], A::Undo),
+        (&[Browse, Contents], &["a"], A::AgentView),
         (&[Agent], &["a", "esc", "q"], A::Close),
-        (&[Browse, Preview, Agent], &["]"], A::BudgetUp),
-        (&[Browse, Preview, Agent], &["["], A::BudgetDown),
-        (&[Browse, Preview, Agent], &["A"], A::CycleAudience),
+        (&[Browse, Contents, Agent], &["]"], A::BudgetUp),
+        (&[Browse, Contents, Agent], &["["], A::BudgetDown),
+        (&[Browse, Contents, Agent], &["A"], A::CycleAudience),
     ]
 };
 

@@ -2,6 +2,7 @@
 //! core (page size, mouse hit-testing) alike.
 
 use ratatui::layout::Rect;
+use ratatui::widgets::{Block, Borders};
 
 /// The panes of one frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -11,20 +12,28 @@ pub struct Areas {
     pub search: Rect,
     /// The tree or list, with its border.
     pub main: Rect,
-    /// The preview beside or below the main pane; `None` when the terminal is too small
-    /// (the preview then takes the main pane's place while it has the focus).
-    pub preview: Option<Rect>,
+    /// The contents pane beside or below the main pane; `None` when the terminal is too small
+    /// (the contents pane then takes the main pane's place while it has the focus).
+    pub contents: Option<Rect>,
     pub status: Rect,
     /// Everything between the search line and the status line (overlays cover it).
     pub body: Rect,
 }
 
-/// Wide enough for the preview beside the tree.
+/// Wide enough for the contents pane beside the tree.
 pub const SIDE_BY_SIDE_MIN_WIDTH: u16 = 100;
-/// Body rows needed for the preview below the tree.
+/// Body rows needed for the contents pane below the tree.
 pub const STACKED_MIN_HEIGHT: u16 = 16;
 
-pub fn layout(area: Rect, header_lines: u16, preview_focused: bool) -> Areas {
+/// Width of the mark column at the start of tree and list rows.
+pub const MARK_W: u16 = 2;
+
+/// The area inside a pane's border.
+pub fn inner(area: Rect) -> Rect {
+    Block::default().borders(Borders::ALL).inner(area)
+}
+
+pub fn layout(area: Rect, header_lines: u16, contents_focused: bool) -> Areas {
     let header_h = header_lines.min(area.height);
     let header = Rect::new(area.x, area.y, area.width, header_h);
     let mut y = area.y + header_h;
@@ -39,7 +48,7 @@ pub fn layout(area: Rect, header_lines: u16, preview_focused: bool) -> Areas {
     let status = Rect::new(area.x, area.bottom() - status_h, area.width, status_h);
     let body_h = area.bottom().saturating_sub(y + status_h);
     let body = Rect::new(area.x, y, area.width, body_h);
-    let (main, preview) = if body.width >= SIDE_BY_SIDE_MIN_WIDTH {
+    let (main, contents) = if body.width >= SIDE_BY_SIDE_MIN_WIDTH {
         let left = body.width * 45 / 100;
         (
             Rect::new(body.x, body.y, left, body.height),
@@ -62,14 +71,14 @@ pub fn layout(area: Rect, header_lines: u16, preview_focused: bool) -> Areas {
             )),
         )
     } else {
-        let _ = preview_focused;
+        let _ = contents_focused;
         (body, None)
     };
     Areas {
         header,
         search,
         main,
-        preview,
+        contents,
         status,
         body,
     }
@@ -83,11 +92,11 @@ mod tests {
     fn wide_narrow_and_tiny() {
         let wide = layout(Rect::new(0, 0, 120, 40), 1, false);
         assert_eq!(wide.main.height, 37);
-        assert_eq!(wide.preview.unwrap().x, wide.main.width);
+        assert_eq!(wide.contents.unwrap().x, wide.main.width);
         let narrow = layout(Rect::new(0, 0, 40, 24), 1, false);
-        assert_eq!(narrow.preview.unwrap().y, narrow.main.bottom());
+        assert_eq!(narrow.contents.unwrap().y, narrow.main.bottom());
         let tiny = layout(Rect::new(0, 0, 40, 12), 1, false);
-        assert_eq!(tiny.preview, None);
+        assert_eq!(tiny.contents, None);
         let none = layout(Rect::new(0, 0, 0, 0), 1, false);
         assert_eq!(none.body.height, 0);
     }

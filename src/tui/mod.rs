@@ -1,20 +1,124 @@
 //! The interactive browser: `mcpick` with no subcommand.
 //!
-//! A pure core (`app`: state, `update(msg) -> Vec<Effect>`; `ui`: `render(&App, &mut Frame)`)
-//! inside one tokio `select!` loop (`runtime`), which owns the terminal (`term`), the server
-//! connections, the search worker and the preview reads, and turns their results into
-//! messages. Keys are data (`keymap`), styles are roles (`theme`), and the preview's contents
-//! are built off the UI thread (`preview`).
+//! A pure core inside an async shell:
+//! - `app/`: `App` state and `update(msg) -> Vec<Effect>`; `App` routes to sub-states, one file
+//!   each (browse, tree, list, search, contents, context, servers).
+//! - `ui/`: `render(&App, &mut Frame)`, one file per pane, each drawing from the narrow state
+//!   it shows; reads state, never changes it.
+//! - `runtime`: the `tokio::select!` loop (terminal events, the message channel, the redraw
+//!   deadline); `executor`: runs effects as tasks (connections, reads, counts; the CPU-bound
+//!   ones through [`executor::compute`]); `keeper`: saves the set file and watches it.
+//! - Below the core: `contents` (the contents pane's document and rows), `agent`
+//!   (resolution requests), `keymap` (keys as data), `layout` (geometry), `text`, `theme`
+//!   (styles by role), `term` (the terminal).
+//!
+//! This file starts the browser: servers chosen, the set loaded, the terminal set up.
 
 pub mod agent;
 pub mod app;
+pub mod contents;
+pub mod executor;
+pub mod keeper;
 pub mod keymap;
 pub mod layout;
-pub mod preview;
 pub mod runtime;
 pub mod term;
+pub mod text;
 pub mod theme;
 pub mod ui;
 
+use std::path::PathBuf;
+use std::process::ExitCode;
+
 pub use app::{App, Effect, Msg, ServerEvent, ServerSetup};
-pub use runtime::run;
+
+use crate::cli::ServerArgs;
+use crate::config::select::{SetServers, choose_from, load_config};
+use crate::context::{ContextSet, SetFile};
+use crate::mcp::ServerSpec;
+use crate::sanitize;
+use keymap::Keymap;
+use theme::{ColorChoice, Theme};
+
+/// Runs the browser until the person quits. Returns the process exit status.
+pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> ExitCode {
+    if let Some(file) = &args.config.file
+        && !file.is_file()
+    {
+        eprintln!("mcpick: --config {}: no such file", file.display());
+        return ExitCode::from(2);
+    }
+    // The context set: a file that cannot be used is shown in the UI and never overwritten.
+    let (set_file, loaded) = SetFile::open(&set_path);
+    let (mut set, load_error) = match loaded {
+        Ok(set) => (set, None),
+        Err(e) => (ContextSet::default(), Some(e.to_string())),
+    };
+    // The run's one config load: the servers and the `[keys]` tables; its file errors go to
+    // the status line with the key table's own.
+    let (config, mut warnings) = load_config(args.config.file.as_deref());
+    // Also on stderr, as every command says them: seen after the browser closes, in full.
+    for warning in &warnings {
+        crate::commands::report(&format!("warning: {warning}"));
+    }
+    // The same servers `mcpick preview --set FILE` would use.
+    let servers = SetServers {
+        servers: &set.servers,
+        folder: set.folder.as_deref(),
+    };
+    let chosen = match choose_from(&args.choice(), servers, &config) {
+        Ok(c) => c,
+        Err(e) => {
+            crate::commands::report(&e);
+            return ExitCode::from(2);
+        }
+    };
+    for c in &chosen {
+        set.servers
+            .insert(c.selected.spec.name.clone(), c.shown.clone());
+    }
+    let selected: Vec<_> = chosen.into_iter().map(|c| c.selected).collect();
+    let (keymap, key_warnings) = Keymap::load(&config);
+    warnings.extend(key_warnings);
+    let theme = Theme::choose(color, std::env::var("NO_COLOR").ok().as_deref());
+    let options = args.connect_options();
+    let setups = selected
+        .iter()
+        .map(|s| ServerSetup {
+            name: s.spec.name.clone(),
+            error: s.error.clone(),
+        })
+        .collect();
+    let mut app = App::new(setups, keymap, theme, options.log_lines);
+    if !warnings.is_empty() {
+        app.notice = Some(sanitize::line(
+            &format!("config: {}", warnings.join("; ")),
+            300,
+        ));
+    }
+    let specs: Vec<ServerSpec> = selected.into_iter().map(|s| s.spec).collect();
+    let first = app.set_context(set, load_error);
+
+    let (mut terminal, guard) = match term::init() {
+        Ok(t) => t,
+        Err(e) => {
+            term::restore();
+            eprintln!("mcpick: cannot set up the terminal: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let result = runtime::event_loop(&mut terminal, app, first, specs, options, set_file).await;
+    drop(guard);
+    match result {
+        Ok(None) => ExitCode::SUCCESS,
+        Ok(Some(not_saved)) => {
+            // A mark is never lost without saying so, and a non-zero status.
+            eprintln!("mcpick: {}", sanitize::line(&not_saved, 2000));
+            ExitCode::from(1)
+        }
+        Err(e) => {
+            eprintln!("mcpick: terminal error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}

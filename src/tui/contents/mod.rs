@@ -1,7 +1,9 @@
-//! What the preview pane shows of a resource's contents, built off the UI thread from a
+//! What the contents pane shows of a resource's contents, built off the UI thread from a
 //! `resources/read` outcome: text cleaned (escape sequences and controls removed, tabs
 //! expanded, lines and size capped) and syntax-highlighted by MIME type or extension; blobs as
 //! their type, size, a hex head, and for images the format and dimensions.
+
+pub mod rows;
 
 use std::sync::OnceLock;
 
@@ -81,7 +83,7 @@ pub struct Part {
 
 /// The outcome of reading a resource, ready to draw.
 #[derive(Debug, Clone, PartialEq)]
-pub enum PreviewDoc {
+pub enum ContentsDoc {
     Parts(Vec<Part>),
     /// The server answered with an empty `contents` array.
     Empty,
@@ -89,20 +91,20 @@ pub enum PreviewDoc {
     NotFound(String),
     /// The read failed (sanitised message).
     Error(String),
-    /// No answer within the preview timeout.
+    /// No answer within the read timeout.
     TimedOut(f32),
 }
 
-/// Builds the preview of a read. `color` false skips highlighting.
-pub fn build(outcome: Result<ReadOutcome, String>, color: bool) -> PreviewDoc {
+/// Builds the contents-pane document of a read. `color` false skips highlighting.
+pub fn build(outcome: Result<ReadOutcome, String>, color: bool) -> ContentsDoc {
     match outcome {
-        Err(e) => PreviewDoc::Error(sanitize::text(&e)),
-        Ok(ReadOutcome::Empty) => PreviewDoc::Empty,
-        Ok(ReadOutcome::NotFound(nf)) => PreviewDoc::NotFound(sanitize::line(
+        Err(e) => ContentsDoc::Error(sanitize::text(&e)),
+        Ok(ReadOutcome::Empty) => ContentsDoc::Empty,
+        Ok(ReadOutcome::NotFound(nf)) => ContentsDoc::NotFound(sanitize::line(
             &format!("{} (code {})", nf.message, nf.code),
             1000,
         )),
-        Ok(ReadOutcome::Contents(contents)) => PreviewDoc::Parts(
+        Ok(ReadOutcome::Contents(contents)) => ContentsDoc::Parts(
             contents
                 .iter()
                 .take(64)

@@ -1,0 +1,171 @@
+//! The contents pane's state: which resource it shows, the latest read (latest wins, by
+//! generation), the scroll, and a small cache of read documents.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+
+use super::super::contents::ContentsDoc;
+use super::super::contents::rows::{ContentsView, Subject, rows};
+use super::super::keymap::Mode;
+use super::super::layout::inner;
+use super::{App, Effect, Selection};
+use crate::catalog::ItemId;
+
+/// Contents-pane documents kept, most recent first.
+const CONTENTS_CACHE: usize = 64;
+
+/// What the contents pane is about.
+#[derive(Debug, Clone, Default)]
+pub struct ContentsState {
+    pub item: Option<ItemId>,
+    pub generation: u64,
+    pub loading: bool,
+    /// First row shown (after wrapping).
+    pub scroll: usize,
+    cache: HashMap<ItemId, Arc<ContentsDoc>>,
+    cache_order: VecDeque<ItemId>,
+}
+
+impl ContentsState {
+    pub fn cached(&self, item: ItemId) -> Option<&Arc<ContentsDoc>> {
+        self.cache.get(&item)
+    }
+
+    fn remember(&mut self, item: ItemId, doc: Arc<ContentsDoc>) {
+        if self.cache.insert(item, doc).is_none() {
+            self.cache_order.push_back(item);
+            while self.cache_order.len() > CONTENTS_CACHE {
+                if let Some(old) = self.cache_order.pop_front() {
+                    self.cache.remove(&old);
+                }
+            }
+        }
+    }
+
+    /// Drops the cached document of the resource shown, so it is read again.
+    pub(super) fn reload(&mut self) {
+        if let Some(item) = self.item {
+            self.cache.remove(&item);
+            self.cache_order.retain(|&i| i != item);
+            self.item = None; // sync_contents reads it again
+        }
+    }
+
+    /// A read finished: keep it; the pane stops waiting if it was the latest read.
+    pub(super) fn on_read(&mut self, generation: u64, item: ItemId, doc: Arc<ContentsDoc>) {
+        self.remember(item, doc);
+        if generation == self.generation && self.item == Some(item) {
+            self.loading = false;
+        }
+    }
+}
+
+impl App {
+    /// What the contents pane shows now: the selected row, its mark, and its document.
+    pub fn contents_view(&self) -> ContentsView<'_> {
+        let (subject, mark, doc) = match self.selection() {
+            Selection::None => (Subject::Nothing, None, None),
+            Selection::Folder {
+                label,
+                count,
+                server,
+            } => {
+                let connection = if server {
+                    self.servers
+                        .iter()
+                        .find(|s| s.name == label)
+                        .and_then(|s| s.detail.as_deref())
+                } else {
+                    None
+                };
+                (
+                    Subject::Folder {
+                        label,
+                        count,
+                        server,
+                        connection,
+                    },
+                    None,
+                    None,
+                )
+            }
+            Selection::Item(id) => (
+                Subject::Item {
+                    id,
+                    catalogue: &self.catalogue,
+                },
+                self.mark_of(id),
+                self.contents.cached(id).map(|d| &**d),
+            ),
+        };
+        ContentsView {
+            subject,
+            mark,
+            doc,
+            loading: self.contents.loading,
+            theme: &self.theme,
+        }
+    }
+
+    pub fn cached(&self, item: ItemId) -> Option<&Arc<ContentsDoc>> {
+        self.contents.cached(item)
+    }
+
+    /// Starts a read when the cursor is on a resource whose contents are not cached.
+    pub(super) fn sync_contents(&mut self) -> Vec<Effect> {
+        let item = match self.selection() {
+            Selection::Item(id) => Some(id),
+            _ => None,
+        };
+        if item == self.contents.item {
+            return Vec::new();
+        }
+        self.contents.item = item;
+        self.contents.scroll = 0;
+        let was_loading = self.contents.loading;
+        self.contents.loading = false;
+        if item.is_none() && self.focus == Mode::Contents {
+            self.focus = Mode::Browse;
+        }
+        match item {
+            Some(id) if self.contents.cached(id).is_none() => {
+                let Some(resource) = self.catalogue.get(id) else {
+                    return Vec::new();
+                };
+                self.contents.generation += 1;
+                self.contents.loading = true;
+                vec![Effect::Read {
+                    generation: self.contents.generation,
+                    item: id,
+                    uri: resource.uri().to_string(),
+                }]
+            }
+            _ if was_loading => vec![Effect::CancelRead],
+            _ => Vec::new(),
+        }
+    }
+
+    pub(super) fn scroll_contents(&mut self, delta: isize) {
+        self.contents.scroll = if delta < 0 {
+            self.contents.scroll.saturating_sub(delta.unsigned_abs())
+        } else {
+            self.contents.scroll.saturating_add(delta as usize)
+        };
+        self.clamp_contents();
+    }
+
+    pub(super) fn clamp_contents(&mut self) {
+        let areas = self.areas();
+        let Some(area) = areas.contents.or(if self.focus == Mode::Contents {
+            Some(areas.main)
+        } else {
+            None
+        }) else {
+            return;
+        };
+        let inner = inner(area);
+        let total = rows(&self.contents_view(), inner.width).len();
+        let max = total.saturating_sub(inner.height as usize);
+        self.contents.scroll = self.contents.scroll.min(max);
+    }
+}

@@ -1,0 +1,452 @@
+//! The context set being edited and what is derived from it: marks (keys that set them, what
+//! they target), the policy, saves and merges with other processes, resolution into the
+//! agent's preview, token counts, and the agent view.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use super::super::agent::{AgentPreview, ResolveRequest};
+use super::super::keymap::Action;
+use super::super::text::thousands;
+use super::{App, Effect, SaveFailure, SaveReport, Status};
+use crate::catalog::{Catalogue, ItemId, ServerId};
+use crate::context::{
+    ContextSet, Effective, Mark, Marks, Measure, Measures, SetChange, Target, TokenizerKind,
+};
+use crate::sanitize;
+
+/// The context set being edited, and everything derived from it.
+#[derive(Debug, Default)]
+pub struct ContextState {
+    pub set: ContextSet,
+    /// Why the set file could not be loaded: saving is off so the file is never overwritten.
+    pub load_error: Option<String>,
+    /// The last save failed: why (marks are kept in memory).
+    pub save_error: Option<String>,
+    /// The set as last seen on disk plus the changes this browser sent since: a change's
+    /// "before" comes from here (see [`crate::context::SetChange::between`]).
+    pub base: ContextSet,
+    /// Changes whose save failed, sent again with the next one.
+    pub failed_change: Option<SetChange>,
+    /// Another process changed the file while a save of ours was on its way: take the
+    /// file's state from the next save's answer.
+    pub others_pending: bool,
+    /// Changes were made while saving is off (the file could not be loaded).
+    pub unsaved: bool,
+    /// Saves asked for / confirmed (by sequence number).
+    pub save_seq: u64,
+    pub saved_seq: u64,
+    pub measures: Measures,
+    /// The latest resolution.
+    pub agent: Option<Arc<AgentPreview>>,
+    pub resolve_generation: u64,
+    pub resolve_in_flight: bool,
+    pub resolve_dirty: bool,
+    /// Catalogue size at the last resolution requested (see `App::on_server`'s pages).
+    pub resolved_len: usize,
+    /// Reads for token counts in flight (the current batch).
+    pub measuring: HashSet<ItemId>,
+    pub measure_generation: u64,
+    /// Size of the current batch (for progress).
+    pub measure_batch: usize,
+    /// The agent view is open.
+    pub agent_open: bool,
+    /// First row of the agent view shown.
+    pub agent_scroll: usize,
+}
+
+impl ContextState {
+    pub fn new(set: ContextSet, load_error: Option<String>) -> Self {
+        ContextState {
+            set,
+            load_error,
+            ..Default::default()
+        }
+    }
+
+    pub fn can_save(&self) -> bool {
+        self.load_error.is_none()
+    }
+}
+
+impl App {
+    /// The mark that decides a resource (its own or inherited).
+    pub fn mark_of(&self, id: ItemId) -> Option<Effective<'_>> {
+        mark_of(&self.catalogue, &self.context.set.marks, id)
+    }
+
+    pub(super) fn mark_selected(&mut self, mark: Option<Mark>) -> Vec<Effect> {
+        let Some(target) = self.mark_target() else {
+            self.info = Some("nothing to mark here".into());
+            return Vec::new();
+        };
+        let shown = sanitize::line(&target.pattern.to_string(), 200);
+        let marks = &mut self.context.set.marks;
+        let changed = match mark {
+            Some(m) => {
+                let now = marks.toggle(target.clone(), m);
+                self.info = Some(match now {
+                    Some(Mark::Pin) => format!("pinned {shown}"),
+                    Some(Mark::Exclude) => format!("excluded {shown}"),
+                    None => format!("unmarked {shown}"),
+                });
+                true
+            }
+            None => {
+                let changed = marks.set(target.clone(), None);
+                self.info = Some(if changed {
+                    format!("unmarked {shown}")
+                } else if let crate::context::Pattern::Exact(uri) = &target.pattern
+                    && let Some(e) = marks.effective(&target.server, uri)
+                    && let Some(p) = e.prefix
+                {
+                    format!(
+                        "{shown}: the {} mark comes from {}*; unmark that folder",
+                        e.mark.name(),
+                        sanitize::line(p, 200)
+                    )
+                } else {
+                    format!("{shown} has no mark")
+                });
+                changed
+            }
+        };
+        if changed {
+            self.context_changed(vec![target])
+        } else {
+            Vec::new()
+        }
+    }
+
+    pub(super) fn mark_results(&mut self, mark: Mark) -> Vec<Effect> {
+        let ids: Vec<ItemId> = match &self.search.matched {
+            Some(m) if !self.search.query.is_empty() => m.clone(),
+            _ => {
+                self.info = Some("no search results to mark: search first".into());
+                return Vec::new();
+            }
+        };
+        let targets: Vec<Target> = ids
+            .iter()
+            .filter_map(|&id| {
+                let item = self.catalogue.get(id)?;
+                Some(Target::exact(
+                    self.catalogue.server_name(id.server).as_ref(),
+                    item.uri(),
+                ))
+            })
+            .collect();
+        let n = self.context.set.marks.set_many(targets.clone(), Some(mark));
+        self.info = Some(format!(
+            "{} {} search result{} (u undoes)",
+            if mark == Mark::Pin {
+                "pinned"
+            } else {
+                "excluded"
+            },
+            thousands(n),
+            if n == 1 { "" } else { "s" }
+        ));
+        if n > 0 {
+            self.context_changed(targets)
+        } else {
+            Vec::new()
+        }
+    }
+
+    pub(super) fn undo(&mut self) -> Vec<Effect> {
+        match self.context.set.marks.undo() {
+            Some(targets) => {
+                self.info = Some(format!(
+                    "undone: {} mark{}",
+                    targets.len(),
+                    if targets.len() == 1 { "" } else { "s" }
+                ));
+                self.context_changed(targets)
+            }
+            None => {
+                self.info = Some("nothing to undo".into());
+                Vec::new()
+            }
+        }
+    }
+
+    pub(super) fn toggle_agent(&mut self) -> Vec<Effect> {
+        self.context.agent_open = !self.context.agent_open;
+        self.context.agent_scroll = 0;
+        if self.context.agent_open {
+            self.sync_measure()
+        } else if !self.context.measuring.is_empty() {
+            self.context.measuring.clear();
+            vec![Effect::CancelMeasure]
+        } else {
+            Vec::new()
+        }
+    }
+
+    pub(super) fn scroll_agent(&mut self, action: Action, page: isize) {
+        let rows = self.context.agent.as_ref().map_or(1, |a| a.row_count());
+        let delta = match action {
+            Action::Up => -1,
+            Action::Down => 1,
+            Action::PageUp => -page,
+            Action::PageDown => page,
+            Action::Top => isize::MIN / 2,
+            Action::Bottom => isize::MAX / 2,
+            _ => 0,
+        };
+        let s = self.context.agent_scroll as isize;
+        self.context.agent_scroll = s
+            .saturating_add(delta)
+            .clamp(0, rows.saturating_sub(1) as isize) as usize;
+    }
+
+    /// After a mark or policy change (`touched`: the targets whose marks may have changed):
+    /// save the change and resolve again. The save carries the change, not the set: it is
+    /// applied to the file as other processes left it.
+    pub(super) fn context_changed(&mut self, touched: Vec<Target>) -> Vec<Effect> {
+        let mut fx = Vec::new();
+        let c = &mut self.context;
+        let change = SetChange::between(&c.base, &c.set, touched.iter().cloned());
+        for target in touched {
+            let now = c.set.marks.get(&target);
+            c.base.marks.set(target, now);
+        }
+        c.base.marks.clear_history();
+        c.base.policy = c.set.policy;
+        if !change.is_empty() {
+            if c.can_save() {
+                let change = match c.failed_change.take() {
+                    Some(failed) => failed.then(change),
+                    None => change,
+                };
+                c.save_seq += 1;
+                fx.push(Effect::Save {
+                    seq: c.save_seq,
+                    change,
+                });
+            } else {
+                c.unsaved = true;
+            }
+        }
+        fx.extend(self.request_resolve());
+        fx
+    }
+
+    /// Takes the set as another process left it (merged with this browser's saves): marks,
+    /// policy and their definitions; the undo history stays.
+    pub(super) fn adopt(&mut self, disk: ContextSet) -> Vec<Effect> {
+        let c = &mut self.context;
+        if disk.policy.tokenizer != c.set.policy.tokenizer {
+            c.measures.clear();
+        }
+        c.set.marks.adopt(disk.marks.clone());
+        c.set.policy = disk.policy;
+        for (name, spec) in &disk.servers {
+            c.set
+                .servers
+                .entry(name.clone())
+                .or_insert_with(|| spec.clone());
+        }
+        c.set.extra = disk.extra.clone();
+        c.base = disk;
+        c.others_pending = false;
+        self.request_resolve()
+    }
+
+    /// The runtime saw another process save the set file.
+    pub(super) fn on_set_on_disk(&mut self, disk: ContextSet) -> Vec<Effect> {
+        let c = &self.context;
+        if !c.can_save() {
+            return Vec::new();
+        }
+        if c.save_seq != c.saved_seq || c.failed_change.is_some() {
+            // A save of ours is on its way (or must be sent again): it merges, and its
+            // answer brings the file's state.
+            self.context.others_pending = true;
+            return Vec::new();
+        }
+        let n = disk.marks.len();
+        self.info = Some(format!(
+            "reloaded: another process changed the set ({n} mark{})",
+            if n == 1 { "" } else { "s" }
+        ));
+        self.adopt(disk)
+    }
+
+    /// Asks for a resolution, or (one in flight) for one more after it.
+    pub(super) fn request_resolve(&mut self) -> Vec<Effect> {
+        let c = &mut self.context;
+        if c.resolve_in_flight {
+            c.resolve_dirty = true;
+            return Vec::new();
+        }
+        c.resolve_generation += 1;
+        c.resolve_in_flight = true;
+        c.resolve_dirty = false;
+        c.resolved_len = self.catalogue.len();
+        let listed = self
+            .servers
+            .iter()
+            .filter(|s| matches!(s.status, Status::Ready { .. } | Status::NoResources))
+            .map(|s| s.name.clone())
+            .collect();
+        let unavailable = self
+            .servers
+            .iter()
+            .filter_map(|s| match &s.status {
+                Status::Failed(why) => Some((s.name.clone(), why.clone())),
+                _ => None,
+            })
+            .collect();
+        vec![Effect::Resolve(Box::new(ResolveRequest {
+            generation: c.resolve_generation,
+            snapshot: self.catalogue.snapshot(),
+            names: (0..self.catalogue.server_count())
+                .map(|s| self.catalogue.server_name(s as ServerId).clone())
+                .collect(),
+            listed,
+            unavailable,
+            marks: c.set.marks.clone(),
+            policy: c.set.policy,
+            measures: c.measures.clone(),
+        }))]
+    }
+
+    pub(super) fn on_resolved(&mut self, agent: Arc<AgentPreview>) -> Vec<Effect> {
+        if agent.generation != self.context.resolve_generation {
+            return Vec::new(); // stale
+        }
+        self.context.resolve_in_flight = false;
+        self.context.agent = Some(agent);
+        let mut fx = Vec::new();
+        if self.context.resolve_dirty {
+            fx.extend(self.request_resolve());
+        } else if self.context.agent_open {
+            fx.extend(self.sync_measure());
+        }
+        if self.context.agent_open {
+            let rows = self.context.agent.as_ref().map_or(1, |a| a.row_count());
+            self.context.agent_scroll = self.context.agent_scroll.min(rows.saturating_sub(1));
+        }
+        fx
+    }
+
+    /// Starts reads for the counts the latest resolution still estimates (what
+    /// [`crate::context::Preview::to_measure`] names), unless they are all in flight.
+    pub(super) fn sync_measure(&mut self) -> Vec<Effect> {
+        let Some(agent) = &self.context.agent else {
+            return Vec::new();
+        };
+        let mut items = Vec::new();
+        for index in agent.preview.to_measure() {
+            let Some(id) = agent.id(index) else { continue };
+            let Some(item) = self.catalogue.get(id) else {
+                continue;
+            };
+            let server = self.catalogue.server_name(id.server);
+            if self.context.measures.get(server, item.uri()).is_none() {
+                items.push((id, item.uri().to_string()));
+            }
+        }
+        if items.is_empty()
+            || items
+                .iter()
+                .all(|(id, _)| self.context.measuring.contains(id))
+        {
+            return Vec::new();
+        }
+        let c = &mut self.context;
+        c.measure_generation += 1;
+        c.measuring = items.iter().map(|(id, _)| *id).collect();
+        c.measure_batch = items.len();
+        vec![Effect::Measure {
+            generation: c.measure_generation,
+            tokenizer: c.set.policy.tokenizer,
+            items,
+        }]
+    }
+
+    pub(super) fn on_measured(
+        &mut self,
+        generation: u64,
+        tokenizer: TokenizerKind,
+        item: ItemId,
+        measure: Measure,
+    ) -> Vec<Effect> {
+        if tokenizer != self.context.set.policy.tokenizer {
+            return Vec::new();
+        }
+        if generation == self.context.measure_generation {
+            self.context.measuring.remove(&item);
+        }
+        let Some(resource) = self.catalogue.get(item) else {
+            return Vec::new();
+        };
+        let server = self.catalogue.server_name(item.server).clone();
+        self.context
+            .measures
+            .insert(&server, resource.uri(), measure);
+        self.request_resolve()
+    }
+
+    pub(super) fn on_saved(
+        &mut self,
+        seq: u64,
+        result: Result<SaveReport, SaveFailure>,
+    ) -> Vec<Effect> {
+        let c = &mut self.context;
+        let report = match result {
+            Err(failure) => {
+                c.save_error = Some(sanitize::line(&failure.error, 500));
+                // Sent again with the next change (marks stay in memory meanwhile).
+                c.failed_change = Some(match c.failed_change.take() {
+                    Some(earlier) => earlier.then(failure.change),
+                    None => failure.change,
+                });
+                return Vec::new();
+            }
+            Ok(report) => report,
+        };
+        if seq >= c.saved_seq {
+            c.saved_seq = seq;
+            if c.failed_change.is_none() {
+                c.save_error = None;
+            }
+        }
+        let conflicts = report.applied.conflicts.len() + report.applied.policy_conflicts.len();
+        if conflicts > 0 {
+            self.info = Some(format!(
+                "{conflicts} change{} also made differently by another process: yours kept (the last save wins)",
+                if conflicts == 1 { " was" } else { "s were" }
+            ));
+        }
+        let c = &mut self.context;
+        if !(report.others_changed || c.others_pending) {
+            return Vec::new();
+        }
+        if seq != c.save_seq || c.failed_change.is_some() {
+            c.others_pending = true;
+            return Vec::new();
+        }
+        if conflicts == 0 {
+            self.info = Some(format!(
+                "merged: another process changed the set too ({} marks now)",
+                report.set.marks.len()
+            ));
+        }
+        self.adopt(*report.set)
+    }
+
+    /// (done, total) of the measuring batch in flight; `None` when nothing is measured.
+    pub fn measure_progress(&self) -> Option<(usize, usize)> {
+        let c = &self.context;
+        (!c.measuring.is_empty()).then(|| (c.measure_batch - c.measuring.len(), c.measure_batch))
+    }
+}
+
+/// The mark that decides a resource (its own or inherited).
+pub fn mark_of<'a>(catalogue: &Catalogue, marks: &'a Marks, id: ItemId) -> Option<Effective<'a>> {
+    let item = catalogue.get(id)?;
+    marks.effective(catalogue.server_name(id.server), item.uri())
+}

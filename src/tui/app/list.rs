@@ -1,0 +1,57 @@
+//! The list view's order: sorted off the UI thread ([`sort_snapshot`]), later arrivals
+//! appended until the next sort.
+
+use super::{App, Effect, View};
+use crate::catalog::{ItemId, ServerId, SortKey};
+
+impl App {
+    /// Asks for a sort when the list view is shown and its order is out of date.
+    pub(super) fn ensure_sorted(&mut self) -> Vec<Effect> {
+        if self.browse.view != View::List || self.browse.sort_in_flight {
+            return Vec::new();
+        }
+        if self.browse.list_key == Some(self.browse.order) && !self.browse.list_stale {
+            return Vec::new();
+        }
+        self.browse.sort_in_flight = true;
+        self.browse.list_stale = false;
+        self.browse.sort_generation += 1;
+        vec![Effect::Sort {
+            generation: self.browse.sort_generation,
+            key: self.browse.order,
+            snapshot: self.catalogue.snapshot(),
+            names: (0..self.catalogue.server_count())
+                .map(|s| self.catalogue.server_name(s as ServerId).clone())
+                .collect(),
+        }]
+    }
+
+    pub(super) fn on_sorted(
+        &mut self,
+        generation: u64,
+        key: SortKey,
+        mut ids: Vec<ItemId>,
+        lens: Vec<usize>,
+    ) -> Vec<Effect> {
+        if generation != self.browse.sort_generation {
+            return Vec::new();
+        }
+        self.browse.sort_in_flight = false;
+        // Resources that arrived while sorting go at the end until the next sort.
+        for s in 0..self.catalogue.server_count() {
+            let from = lens.get(s).copied().unwrap_or(0);
+            let to = self.catalogue.server_len(s as ServerId);
+            if to > from {
+                self.browse.list_stale = true;
+                ids.extend((from..to).map(|i| ItemId {
+                    server: s as ServerId,
+                    index: i as u32,
+                }));
+            }
+        }
+        self.browse.list = ids;
+        self.browse.list_key = Some(key);
+        self.clamp();
+        self.ensure_sorted()
+    }
+}

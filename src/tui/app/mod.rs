@@ -1,0 +1,412 @@
+//! The pure core of the browser: state, `update(msg) -> Vec<Effect>`, and the actions keys
+//! resolve to. No tokio, no terminal, no clock: tests drive it with messages and read its
+//! fields and effects. Rendering (`ui::render`) reads this state and never changes it.
+//!
+//! `App` routes: each message and action goes to the sub-state that owns it, one file each:
+//! [`browse`] (view, cursors, the tree's rows) with [`tree`] and [`list`], [`search`],
+//! [`contents`] (the contents pane), [`context`] (marks, policy, the agent view, saves) and
+//! [`servers`] (server states, pages, logs). Geometry comes from [`super::layout`].
+
+pub mod browse;
+pub mod contents;
+pub mod context;
+pub mod list;
+mod mouse;
+pub mod msg;
+pub mod search;
+pub mod servers;
+pub mod tree;
+
+use crossterm::event::{KeyEvent, KeyEventKind};
+use ratatui::layout::Rect;
+
+use super::agent::{next_audience, step_budget};
+use super::keymap::{Action, Chord, Keymap, Mode};
+use super::layout::{Areas, layout};
+use super::text::thousands;
+use super::theme::Theme;
+use crate::catalog::{Catalogue, ServerId, UriTree};
+use crate::context::{ContextSet, Mark};
+use crate::sanitize;
+
+pub use browse::{Browse, Cursor, Selection, View};
+pub use contents::ContentsState;
+pub use context::ContextState;
+pub use msg::{Effect, Msg, SaveFailure, SaveReport, ServerEvent};
+pub use search::SearchState;
+pub use servers::{Log, ServerSetup, ServerState, Status};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Overlay {
+    Help {
+        scroll: usize,
+    },
+    /// `filter`: only this server's entries; `scroll`: rows up from the newest.
+    Log {
+        filter: Option<ServerId>,
+        scroll: usize,
+    },
+}
+
+pub struct App {
+    pub catalogue: Catalogue,
+    pub servers: Vec<ServerState>,
+    /// Each server's log (see [`servers::Log`]).
+    pub logs: Vec<Log>,
+    /// The tree or list: view, cursors, rows, order.
+    pub browse: Browse,
+    pub search: SearchState,
+    /// The contents pane.
+    pub contents: ContentsState,
+    /// The context set, what is derived from it, and the agent view.
+    pub context: ContextState,
+    /// Browse, Search or Contents (overlays set Help and Log).
+    pub focus: Mode,
+    pub overlay: Option<Overlay>,
+    pub size: (u16, u16),
+    pub theme: Theme,
+    pub keymap: Keymap,
+    pub quit: bool,
+    /// A one-line message for the status line (sanitised).
+    pub notice: Option<String>,
+    /// A one-line note on the last mark or policy change (sanitised).
+    pub info: Option<String>,
+}
+
+impl App {
+    pub fn new(servers: Vec<ServerSetup>, keymap: Keymap, theme: Theme, log_lines: usize) -> Self {
+        let mut catalogue = Catalogue::new();
+        let mut states = Vec::new();
+        let mut tree = UriTree::default();
+        for setup in &servers {
+            // Two servers with one name would share a catalogue slot: keep them apart.
+            let mut name = sanitize::line(&setup.name, 80);
+            let mut n = 2;
+            while states.iter().any(|s: &ServerState| s.name == name) {
+                name = format!("{}#{n}", sanitize::line(&setup.name, 80));
+                n += 1;
+            }
+            catalogue.server(&name);
+            tree.add_server(&name);
+            states.push(ServerState {
+                name,
+                status: match &setup.error {
+                    Some(e) => Status::Failed(sanitize::line(e, 1000)),
+                    None => Status::Connecting,
+                },
+                generation: 1,
+                detail: None,
+            });
+        }
+        tree.refresh();
+        App {
+            logs: states.iter().map(|_| Log::new(log_lines)).collect(),
+            catalogue,
+            servers: states,
+            browse: Browse::new(tree),
+            search: SearchState::default(),
+            contents: ContentsState::default(),
+            context: ContextState::default(),
+            focus: Mode::Browse,
+            overlay: None,
+            size: (80, 24),
+            theme,
+            keymap,
+            quit: false,
+            notice: None,
+            info: None,
+        }
+    }
+
+    /// Installs the context set loaded from `--set` (or, with `load_error`, an empty set and
+    /// saving off: the file is never overwritten). Returns the first resolution's effect.
+    pub fn set_context(&mut self, set: ContextSet, load_error: Option<String>) -> Vec<Effect> {
+        let mut set = set;
+        set.marks.clear_history();
+        if let Some(e) = &load_error {
+            self.notice = Some(sanitize::line(
+                &format!("{e} (marks are not saved this session)"),
+                500,
+            ));
+        }
+        self.context = ContextState::new(set, load_error);
+        self.context.base = self.context.set.clone();
+        self.request_resolve()
+    }
+
+    /// The mode keys are read in.
+    pub fn mode(&self) -> Mode {
+        match self.overlay {
+            Some(Overlay::Help { .. }) => Mode::Help,
+            Some(Overlay::Log { .. }) => Mode::Log,
+            None if self.context.agent_open => Mode::Agent,
+            None => self.focus,
+        }
+    }
+
+    pub fn areas(&self) -> Areas {
+        layout(
+            Rect::new(0, 0, self.size.0, self.size.1),
+            self.header_lines(),
+            self.focus == Mode::Contents,
+        )
+    }
+
+    pub fn header_lines(&self) -> u16 {
+        self.servers.len().clamp(1, 4) as u16
+    }
+
+    /// Rows of the tree or list pane inside its border.
+    pub fn page_rows(&self) -> usize {
+        (self.areas().main.height.saturating_sub(2) as usize).max(1)
+    }
+
+    pub fn update(&mut self, msg: Msg) -> Vec<Effect> {
+        let mut fx = match msg {
+            Msg::Key(key) => {
+                if key.kind != KeyEventKind::Press {
+                    return Vec::new();
+                }
+                self.on_key(key)
+            }
+            Msg::Mouse(mouse) => self.on_mouse(mouse),
+            Msg::Resize(w, h) => {
+                self.size = (w, h);
+                self.clamp();
+                self.clamp_contents();
+                Vec::new()
+            }
+            Msg::Paste(text) => {
+                if self.mode() == Mode::Search {
+                    self.search.query.push_str(&sanitize::line(&text, 500));
+                    self.query_changed()
+                } else {
+                    Vec::new()
+                }
+            }
+            Msg::Server {
+                server,
+                generation,
+                event,
+            } => self.on_server(server, generation, event),
+            Msg::SearchResults(results) => self.on_results(results),
+            Msg::Sorted {
+                generation,
+                key,
+                ids,
+                lens,
+            } => self.on_sorted(generation, key, ids, lens),
+            Msg::Contents {
+                generation,
+                item,
+                doc,
+            } => {
+                self.contents.on_read(generation, item, doc);
+                Vec::new()
+            }
+            Msg::Resolved(agent) => self.on_resolved(agent),
+            Msg::Log { server, entries } => {
+                if let Some(log) = self.logs.get_mut(server as usize) {
+                    log.replace_remote(entries);
+                }
+                Vec::new()
+            }
+            Msg::Measured {
+                generation,
+                tokenizer,
+                item,
+                measure,
+            } => self.on_measured(generation, tokenizer, item, measure),
+            Msg::Saved { seq, result } => self.on_saved(seq, result),
+            Msg::SetOnDisk(set) => self.on_set_on_disk(*set),
+            Msg::Quit => {
+                self.quit = true;
+                Vec::new()
+            }
+        };
+        fx.extend(self.sync_contents());
+        fx
+    }
+
+    pub(super) fn on_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        let chord = Chord::from_event(&key);
+        let mode = self.mode();
+        if let Some(action) = self.keymap.resolve(mode, chord) {
+            return self.apply(action);
+        }
+        if mode == Mode::Search
+            && let crossterm::event::KeyCode::Char(c) = chord.code
+            && (chord.mods - crossterm::event::KeyModifiers::SHIFT).is_empty()
+        {
+            self.search.query.push(c);
+            return self.query_changed();
+        }
+        Vec::new()
+    }
+
+    /// Does what a key bound to `action` does: the one place where behaviour lives.
+    pub fn apply(&mut self, action: Action) -> Vec<Effect> {
+        let mode = self.mode();
+        let page = self.page_rows() as isize;
+        match (mode, action) {
+            (_, Action::Quit) => self.quit = true,
+            (_, Action::Suspend) => return vec![Effect::Suspend],
+            (Mode::Help, Action::Close) | (Mode::Help, Action::Help) => self.overlay = None,
+            (_, Action::Help) => self.overlay = Some(Overlay::Help { scroll: 0 }),
+            (Mode::Log, Action::Close) | (Mode::Log, Action::Log) => self.overlay = None,
+            (_, Action::Log) => {
+                self.overlay = Some(Overlay::Log {
+                    filter: None,
+                    scroll: 0,
+                })
+            }
+            (Mode::Log, Action::LogFilter) => {
+                if let Some(Overlay::Log { filter, scroll }) = &mut self.overlay {
+                    *filter = match *filter {
+                        None if !self.servers.is_empty() => Some(0),
+                        Some(s) if (s as usize) + 1 < self.servers.len() => Some(s + 1),
+                        _ => None,
+                    };
+                    *scroll = 0;
+                }
+            }
+            (Mode::Help | Mode::Log, a) => self.scroll_overlay(a, page as usize),
+            (_, Action::AgentView) | (Mode::Agent, Action::Close) => return self.toggle_agent(),
+            (_, Action::Pin) => return self.mark_selected(Some(Mark::Pin)),
+            (_, Action::Exclude) => return self.mark_selected(Some(Mark::Exclude)),
+            (_, Action::Unmark) => return self.mark_selected(None),
+            (_, Action::PinResults) => return self.mark_results(Mark::Pin),
+            (_, Action::ExcludeResults) => return self.mark_results(Mark::Exclude),
+            (_, Action::Undo) => return self.undo(),
+            (_, Action::BudgetUp | Action::BudgetDown) => {
+                let policy = &mut self.context.set.policy;
+                policy.budget = step_budget(policy.budget, action == Action::BudgetUp);
+                self.info = Some(match policy.budget {
+                    Some(b) => format!("budget {} tokens", thousands(b as usize)),
+                    None => "no budget".to_string(),
+                });
+                return self.context_changed(Vec::new());
+            }
+            (_, Action::CycleAudience) => {
+                let policy = &mut self.context.set.policy;
+                policy.audience = next_audience(policy.audience);
+                self.info = Some(format!("audience filter: {}", policy.audience.name()));
+                return self.context_changed(Vec::new());
+            }
+            (Mode::Agent, a) => self.scroll_agent(a, page),
+            (Mode::Contents, Action::Up) => self.scroll_contents(-1),
+            (Mode::Contents, Action::Down) => self.scroll_contents(1),
+            (Mode::Contents, Action::PageUp) => self.scroll_contents(-page),
+            (Mode::Contents, Action::PageDown) => self.scroll_contents(page),
+            (Mode::Contents, Action::Top) => self.contents.scroll = 0,
+            (Mode::Contents, Action::Bottom) => self.scroll_contents(isize::MAX / 2),
+            (_, Action::FocusList) => self.focus = Mode::Browse,
+            (_, Action::ContentsDown) => self.scroll_contents(1),
+            (_, Action::ContentsUp) => self.scroll_contents(-1),
+            (_, Action::Up) => self.move_by(-1),
+            (_, Action::Down) => self.move_by(1),
+            (_, Action::PageUp) => self.move_by(-page),
+            (_, Action::PageDown) => self.move_by(page),
+            (_, Action::Top) => self.move_to(0),
+            (_, Action::Bottom) => self.move_to(usize::MAX),
+            (_, Action::Expand) => return self.expand(true),
+            (_, Action::Collapse) => self.collapse(),
+            (_, Action::Toggle) => return self.expand(false),
+            (_, Action::ExpandAll) => {
+                if self.browse.view == View::Tree {
+                    self.browse.tree.set_all_expanded(true);
+                    self.reanchor();
+                }
+            }
+            (_, Action::CollapseAll) => {
+                if self.browse.view == View::Tree {
+                    self.browse.tree.set_all_expanded(false);
+                    // The cursor's folder may now be hidden: go to its server.
+                    self.browse.tree.refresh();
+                    let server = self.tree_anchor_server();
+                    self.browse.tree_anchor = None;
+                    self.browse.tree_cursor.index = server;
+                    self.clamp();
+                }
+            }
+            (_, Action::Parent) => self.parent(),
+            (_, Action::ToggleView) => {
+                self.browse.view = match self.browse.view {
+                    View::Tree => View::List,
+                    View::List => View::Tree,
+                };
+                self.clamp();
+                return self.ensure_sorted();
+            }
+            (_, Action::CycleOrder) => {
+                if self.browse.view == View::Tree {
+                    self.browse.view = View::List;
+                } else {
+                    self.browse.order = self.browse.order.next();
+                }
+                self.clamp();
+                return self.ensure_sorted();
+            }
+            (_, Action::Search) => self.focus = Mode::Search,
+            (_, Action::ClearSearch) => {
+                self.focus = Mode::Browse;
+                if !self.search.query.is_empty() {
+                    self.search.query.clear();
+                    return self.query_changed();
+                }
+            }
+            (_, Action::AcceptSearch) => self.focus = Mode::Browse,
+            (_, Action::DeleteChar) => {
+                if self.search.query.pop().is_some() {
+                    return self.query_changed();
+                }
+            }
+            (_, Action::ClearQuery) => {
+                if !self.search.query.is_empty() {
+                    self.search.query.clear();
+                    return self.query_changed();
+                }
+            }
+            (_, Action::FocusContents) => {
+                if self.contents.item.is_some() {
+                    self.focus = Mode::Contents;
+                }
+            }
+            (_, Action::Reload) => {
+                self.contents.reload();
+            }
+            (_, Action::LogFilter | Action::Close) => {}
+        }
+        Vec::new()
+    }
+
+    pub(super) fn scroll_overlay(&mut self, action: Action, page: usize) {
+        let Some(overlay) = &mut self.overlay else {
+            return;
+        };
+        let (scroll, up_is_more) = match overlay {
+            Overlay::Help { scroll } => (scroll, false),
+            Overlay::Log { scroll, .. } => (scroll, true),
+        };
+        let delta: isize = match action {
+            Action::Up => -1,
+            Action::Down => 1,
+            Action::PageUp => -(page as isize),
+            Action::PageDown => page as isize,
+            Action::Top => isize::MIN / 2,
+            Action::Bottom => isize::MAX / 2,
+            _ => 0,
+        };
+        // The log counts rows up from the newest entry.
+        let delta = if up_is_more { -delta } else { delta };
+        *scroll = if delta < 0 {
+            scroll.saturating_sub(delta.unsigned_abs())
+        } else {
+            scroll.saturating_add(delta as usize).min(1_000_000)
+        };
+    }
+
+    pub fn total(&self) -> usize {
+        self.catalogue.len()
+    }
+}

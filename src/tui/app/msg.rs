@@ -1,0 +1,150 @@
+//! The core's vocabulary with the runtime: what can happen to it (`Msg`) and what it asks
+//! for (`Effect`, data, never executed in the core).
+
+use std::sync::Arc;
+
+use crossterm::event::{KeyEvent, MouseEvent};
+use rmcp::model::Resource;
+
+use super::super::agent::{AgentPreview, ResolveRequest};
+use super::super::contents::ContentsDoc;
+use crate::catalog::{ItemId, SearchResults, ServerId, Snapshot, SortKey};
+use crate::context::{Applied, ContextSet, Measure, SetChange, TokenizerKind};
+use crate::mcp::log::LogEntry;
+
+/// Everything that can happen to the core.
+#[derive(Debug)]
+pub enum Msg {
+    Key(KeyEvent),
+    Mouse(MouseEvent),
+    Resize(u16, u16),
+    Paste(String),
+    /// Something about one server's connection or listing. `generation` is the server's
+    /// listing generation; events of an older one are dropped.
+    Server {
+        server: ServerId,
+        generation: u64,
+        event: ServerEvent,
+    },
+    /// Search results (partial or complete) from the search worker.
+    SearchResults(Arc<SearchResults>),
+    /// The list sorted in the background; `lens` are the per-server lengths it covers.
+    Sorted {
+        generation: u64,
+        key: SortKey,
+        ids: Vec<ItemId>,
+        lens: Vec<usize>,
+    },
+    /// A read for the contents pane finished.
+    Contents {
+        generation: u64,
+        item: ItemId,
+        doc: Arc<ContentsDoc>,
+    },
+    /// A server's connection log as it is now (sent when it changes; replaces the last copy).
+    Log {
+        server: ServerId,
+        entries: Vec<LogEntry>,
+    },
+    /// A resolution finished (see [`crate::tui::agent`]).
+    Resolved(Arc<AgentPreview>),
+    /// One read for a token count finished (`generation`: of its measuring batch).
+    Measured {
+        generation: u64,
+        tokenizer: TokenizerKind,
+        item: ItemId,
+        measure: Measure,
+    },
+    /// A save of the context set finished (`seq`: of its [`Effect::Save`]).
+    Saved {
+        seq: u64,
+        result: Result<SaveReport, SaveFailure>,
+    },
+    /// Another process saved the set file (the runtime watches it): the set as it is now.
+    SetOnDisk(Box<ContextSet>),
+    /// Ask to quit (a signal).
+    Quit,
+}
+
+#[derive(Debug)]
+pub enum ServerEvent {
+    /// Connected; `resources` false when the server has no `resources` capability.
+    Connected {
+        protocol: String,
+        transport: String,
+        resources: bool,
+    },
+    /// One page of `resources/list`.
+    Page {
+        number: usize,
+        received: usize,
+        resources: Vec<Resource>,
+    },
+    /// The listing finished.
+    Listed { count: usize, capped: bool },
+    /// Connecting or listing failed (already explained for a person).
+    Failed(String),
+}
+
+/// What the runtime should do: data, never executed here.
+#[derive(Debug)]
+pub enum Effect {
+    /// Connect to server `server` and list its resources, tagging events with `generation`.
+    Connect { server: ServerId, generation: u64 },
+    /// Run a search on the worker.
+    Search {
+        generation: u64,
+        snapshot: Snapshot,
+        query: String,
+    },
+    /// Sort every resource of `snapshot` by `key` in the background.
+    Sort {
+        generation: u64,
+        key: SortKey,
+        snapshot: Snapshot,
+        names: Vec<Arc<str>>,
+    },
+    /// Read a resource for the contents pane (after a short rest; replaces any read in flight).
+    Read {
+        generation: u64,
+        item: ItemId,
+        uri: String,
+    },
+    /// Stop the contents read in flight.
+    CancelRead,
+    /// Suspend the process (Ctrl-Z).
+    Suspend,
+    /// Resolve the agent's view off the UI thread ([`crate::tui::agent::resolve_snapshot`]) and
+    /// answer with [`Msg::Resolved`].
+    Resolve(Box<ResolveRequest>),
+    /// Read these resources and count their tokens ([`crate::context::measure`]), answering
+    /// one [`Msg::Measured`] each; replaces the batch in flight (latest wins).
+    Measure {
+        generation: u64,
+        tokenizer: TokenizerKind,
+        items: Vec<(ItemId, String)>,
+    },
+    /// Stop the measuring batch in flight.
+    CancelMeasure,
+    /// Apply this change to the `--set` file as it is on disk (under its lock, see
+    /// [`crate::context::SetFile::update`]) and save it; answer [`Msg::Saved`]. Saves run in
+    /// `seq` order.
+    Save { seq: u64, change: SetChange },
+}
+
+/// A save that worked: the set as saved (with what other processes had saved before).
+#[derive(Debug)]
+pub struct SaveReport {
+    pub set: Box<ContextSet>,
+    /// The file held changes this browser had not seen.
+    pub others_changed: bool,
+    /// Targets and policy fields another process had changed differently (ours won).
+    pub applied: Applied,
+}
+
+/// A save that failed: why, and the change, to send again with the next one.
+#[derive(Debug)]
+pub struct SaveFailure {
+    pub error: String,
+    pub change: SetChange,
+}

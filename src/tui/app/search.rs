@@ -1,0 +1,139 @@
+//! The search: the query, its generation, the matches (partial while the worker scans), and
+//! how results filter the tree and reset the list.
+
+use std::sync::Arc;
+
+use super::{App, Cursor, Effect};
+use crate::catalog::{ItemId, Search, SearchResults};
+
+/// The search state: the query and what it matched.
+#[derive(Default)]
+pub struct SearchState {
+    pub query: String,
+    pub generation: u64,
+    /// The matches of the current query, best first (partial while searching).
+    pub matched: Option<Vec<ItemId>>,
+    pub searching: bool,
+    /// (scanned, total) of the search in progress.
+    pub progress: (usize, usize),
+    /// The generation whose matches filter the tree.
+    pub(super) filter_generation: u64,
+    /// The query whose best match the tree cursor last jumped to, and whether that result was
+    /// complete: a search re-run because pages arrived does not move the cursor again.
+    pub(super) jumped: Option<(String, bool)>,
+    /// Pages arrived while a search ran: search again when it completes.
+    pub(super) research: bool,
+    /// The query whose complete result last reset the list cursor.
+    pub(super) list_reset_for: Option<String>,
+    /// The matcher (also used to highlight matched characters of visible rows).
+    pub matcher: Search,
+}
+
+impl SearchState {
+    /// The matches while a query is typed (`None` without a query).
+    pub fn results(&self) -> Option<&[ItemId]> {
+        match &self.matched {
+            Some(m) if !self.query.is_empty() => Some(m),
+            _ => None,
+        }
+    }
+
+    /// How many resources match, while a query is typed.
+    pub fn matching(&self) -> Option<usize> {
+        (!self.query.is_empty()).then(|| self.matched.as_ref().map_or(0, Vec::len))
+    }
+
+    /// Characters of `text` the query matches (char indices), for highlighting.
+    pub fn highlights(&self, text: &str) -> Vec<u32> {
+        if self.query.is_empty() {
+            Vec::new()
+        } else {
+            self.matcher.highlight(&self.query, text)
+        }
+    }
+}
+
+impl App {
+    pub(super) fn query_changed(&mut self) -> Vec<Effect> {
+        self.search.generation += 1;
+        self.search.jumped = None;
+        self.search.research = false;
+        self.search.list_reset_for = None;
+        if self.search.query.is_empty() {
+            self.search.matched = None;
+            self.search.searching = false;
+            self.browse.tree.set_filter(None);
+            self.search.filter_generation = self.search.generation;
+            self.reanchor();
+            self.browse.list_cursor = Cursor::default();
+            self.clamp();
+            return Vec::new();
+        }
+        self.search.searching = true;
+        vec![self.search_effect()]
+    }
+
+    pub(super) fn search_effect(&self) -> Effect {
+        Effect::Search {
+            generation: self.search.generation,
+            snapshot: self.catalogue.snapshot(),
+            query: self.search.query.clone(),
+        }
+    }
+
+    pub(super) fn on_results(&mut self, results: Arc<SearchResults>) -> Vec<Effect> {
+        if results.generation != self.search.generation || self.search.query.is_empty() {
+            return Vec::new(); // stale
+        }
+        let ids: Vec<ItemId> = results.matches.iter().map(|m| m.id).collect();
+        self.search.searching = !results.complete;
+        self.search.progress = (results.scanned, results.total);
+        // The tree takes the first partial result and the complete one (re-filtering a big
+        // tree on every partial result would cost frames).
+        if results.complete || self.search.filter_generation != results.generation {
+            self.browse.tree.set_filter(Some(&ids));
+            self.search.filter_generation = results.generation;
+            // In a filtered tree, start on the best match: once per query typed (and once more
+            // when its complete result replaces a partial one), not on every re-run.
+            let jump = match &self.search.jumped {
+                Some((query, complete)) if *query == results.query => results.complete && !complete,
+                _ => true,
+            };
+            if jump {
+                self.search.jumped = Some((results.query.clone(), results.complete));
+            }
+            if let Some(&best) = ids.first().filter(|_| jump) {
+                self.browse.tree.refresh();
+                if let Some(row) = self.browse.tree.row_of(best) {
+                    self.browse.tree_cursor.index = row;
+                    self.browse.tree_anchor = None;
+                }
+            }
+            self.reanchor();
+        }
+        let first = self.search.matched.is_none();
+        self.search.matched = Some(ids);
+        // The list starts at the best match for each new query, not again for a re-run.
+        if first
+            || (results.complete && self.search.list_reset_for.as_deref() != Some(&*results.query))
+        {
+            self.browse.list_cursor.index = 0;
+            self.browse.list_cursor.offset = 0;
+            if results.complete {
+                self.search.list_reset_for = Some(results.query.clone());
+            }
+        }
+        self.clamp();
+        if results.complete && std::mem::take(&mut self.search.research) {
+            // Pages arrived while this search ran: include them now.
+            self.search.generation += 1;
+            self.search.searching = true;
+            return vec![self.search_effect()];
+        }
+        Vec::new()
+    }
+
+    pub fn matching(&self) -> Option<usize> {
+        self.search.matching()
+    }
+}

@@ -1,0 +1,252 @@
+//! The servers: each one's state as the header shows it, and what its connection and listing
+//! events do to the catalogue, the tree, the list and the search.
+
+use std::collections::VecDeque;
+use std::time::SystemTime;
+
+use rmcp::model::Resource;
+
+use super::{App, Effect, ServerEvent};
+use crate::catalog::{ItemId, ServerId};
+use crate::mcp::log::{LogEntry, LogSource};
+use crate::sanitize;
+
+/// Catalogues up to this size open with every folder expanded.
+const SMALL_CATALOGUE: usize = 40;
+/// Longest log line kept, in characters (as the connection's own log).
+const MAX_LOG_CHARS: usize = 2000;
+
+/// One server's log as the core holds it: plain data, read while drawing without a lock. The
+/// connection's entries (stderr, notifications, its errors) arrive as [`super::Msg::Log`], a
+/// copy of that log that replaces the last one; the core's own notes (duplicate URIs) are
+/// kept beside them, at most `capacity`.
+#[derive(Debug, Clone, Default)]
+pub struct Log {
+    remote: Vec<LogEntry>,
+    own: VecDeque<LogEntry>,
+    capacity: usize,
+}
+
+impl Log {
+    pub fn new(capacity: usize) -> Self {
+        Log {
+            remote: Vec::new(),
+            own: VecDeque::new(),
+            capacity: capacity.max(1),
+        }
+    }
+
+    /// Adds one of the core's own notes (cleaned and capped, as the connection's log does).
+    pub fn push(&mut self, source: LogSource, raw: &str) {
+        if self.own.len() == self.capacity {
+            self.own.pop_front();
+        }
+        self.own.push_back(LogEntry {
+            at: SystemTime::now(),
+            source,
+            text: sanitize::line(raw.trim_end(), MAX_LOG_CHARS),
+        });
+    }
+
+    /// The connection's log as it is now.
+    pub fn replace_remote(&mut self, entries: Vec<LogEntry>) {
+        self.remote = entries;
+    }
+
+    /// Every entry, oldest first (the connection's first when two have the same time).
+    pub fn entries(&self) -> Vec<&LogEntry> {
+        let mut all: Vec<&LogEntry> = self.remote.iter().chain(self.own.iter()).collect();
+        all.sort_by_key(|e| e.at);
+        all
+    }
+
+    /// The last `n` lines of one source, oldest first.
+    pub fn tail(&self, source: LogSource, n: usize) -> Vec<String> {
+        let mut lines: Vec<String> = self
+            .entries()
+            .into_iter()
+            .rev()
+            .filter(|e| e.source == source)
+            .take(n)
+            .map(|e| e.text.clone())
+            .collect();
+        lines.reverse();
+        lines
+    }
+}
+
+/// The state of one server, as the header shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Status {
+    Connecting,
+    Loading { page: usize, received: usize },
+    Ready { count: usize, capped: bool },
+    NoResources,
+    Failed(String),
+}
+
+#[derive(Debug, Clone)]
+pub struct ServerState {
+    /// Sanitised.
+    pub name: String,
+    pub status: Status,
+    pub generation: u64,
+    /// Protocol version and transport once connected (sanitised).
+    pub detail: Option<String>,
+}
+
+/// A server to show: its name and, when its definition is unusable, why.
+#[derive(Debug, Clone)]
+pub struct ServerSetup {
+    pub name: String,
+    pub error: Option<String>,
+}
+
+impl App {
+    /// The effects to run at start: connect every server whose definition is usable.
+    pub fn start(&mut self) -> Vec<Effect> {
+        self.servers
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.status == Status::Connecting)
+            .map(|(i, s)| Effect::Connect {
+                server: i as ServerId,
+                generation: s.generation,
+            })
+            .collect()
+    }
+
+    pub(super) fn on_server(
+        &mut self,
+        server: ServerId,
+        generation: u64,
+        event: ServerEvent,
+    ) -> Vec<Effect> {
+        let Some(state) = self.servers.get_mut(server as usize) else {
+            return Vec::new();
+        };
+        if state.generation != generation {
+            return Vec::new();
+        }
+        match event {
+            ServerEvent::Connected {
+                protocol,
+                transport,
+                resources,
+            } => {
+                state.detail = Some(sanitize::line(&format!("{transport} · {protocol}"), 100));
+                state.status = if resources {
+                    Status::Loading {
+                        page: 0,
+                        received: 0,
+                    }
+                } else {
+                    Status::NoResources
+                };
+                Vec::new()
+            }
+            ServerEvent::Page {
+                number,
+                received,
+                resources,
+            } => {
+                state.status = Status::Loading {
+                    page: number,
+                    received,
+                };
+                let mut fx = self.add_page(server, number, &resources);
+                // Resolution costs O(catalogue): while pages stream in, redo it only each time
+                // the catalogue has grown by a quarter (a few times in all, not once a page,
+                // which kept a core busy and delayed keys at a million resources). The end of
+                // every listing resolves anyway.
+                let len = self.catalogue.len();
+                if len < 5_000 || len >= self.context.resolved_len.saturating_mul(5) / 4 {
+                    fx.extend(self.request_resolve());
+                }
+                fx
+            }
+            ServerEvent::Listed { count, capped } => {
+                // What the catalogue kept (duplicate URIs skipped), so every count agrees.
+                let count = count.min(self.catalogue.server_len(server));
+                state.status = if count == 0 && !capped {
+                    Status::NoResources
+                } else {
+                    Status::Ready { count, capped }
+                };
+                // A small catalogue is shown fully open.
+                if self.catalogue.len() <= SMALL_CATALOGUE
+                    && self
+                        .servers
+                        .iter()
+                        .all(|s| !matches!(s.status, Status::Connecting | Status::Loading { .. }))
+                {
+                    self.browse.tree.set_all_expanded(true);
+                    self.reanchor();
+                }
+                self.request_resolve()
+            }
+            ServerEvent::Failed(reason) => {
+                state.status = Status::Failed(sanitize::text(&reason));
+                self.request_resolve()
+            }
+        }
+    }
+
+    pub(super) fn add_page(
+        &mut self,
+        server: ServerId,
+        page: usize,
+        resources: &[Resource],
+    ) -> Vec<Effect> {
+        let before = self.catalogue.server_len(server);
+        let report = self.catalogue.append(server, resources);
+        // A URI listed twice is kept once and said so in the server's log (first few a page).
+        if let Some(log) = self.logs.get_mut(server as usize) {
+            for d in report.duplicates.iter().take(10) {
+                let warning = crate::mcp::Warning::duplicate(page, d.index, &d.uri);
+                log.push(LogSource::Client, &format!("warning: {warning}"));
+            }
+            if report.duplicates.len() > 10 {
+                log.push(
+                    LogSource::Client,
+                    &format!(
+                        "warning: resources/list page {page}: {} more duplicate URIs skipped",
+                        report.duplicates.len() - 10
+                    ),
+                );
+            }
+        }
+        let after = self.catalogue.server_len(server);
+        let mimes = self.catalogue.mimes();
+        for index in before..after {
+            let id = ItemId {
+                server,
+                index: index as u32,
+            };
+            if let Some(item) = self.catalogue.get(id) {
+                let directory = mimes.get(item.mime_id()) == Some("inode/directory");
+                self.browse.tree.insert(id, item.uri(), directory);
+            }
+            self.browse.list.push(id);
+        }
+        if after > before {
+            self.browse.list_stale = true;
+        }
+        let mut fx = Vec::new();
+        if !self.search.query.is_empty() {
+            // New resources may match: search again, but not while a search runs (restarting
+            // it for every page would starve it until loading ends): once it completes.
+            if self.search.searching {
+                self.search.research = true;
+            } else {
+                self.search.generation += 1;
+                self.search.searching = true;
+                fx.push(self.search_effect());
+            }
+        }
+        self.reanchor();
+        self.clamp();
+        fx.extend(self.ensure_sorted());
+        fx
+    }
+}

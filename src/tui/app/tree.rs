@@ -1,0 +1,186 @@
+//! The tree view's moves (open, close, parent) and what a mark key on a tree row targets.
+
+use super::super::keymap::Mode;
+use super::context::mark_of;
+use super::{App, Effect, Selection, View};
+use crate::catalog::tree::Row;
+use crate::catalog::{Catalogue, ItemId, UriTree};
+use crate::context::{Mark, Marks, Target};
+
+impl App {
+    pub(super) fn tree_anchor_server(&self) -> usize {
+        // The server row above the cursor (depth 0).
+        let index = self
+            .browse
+            .tree_cursor
+            .index
+            .min(self.browse.tree.row_count().saturating_sub(1));
+        let mut server = 0;
+        let anchor = self.browse.tree_anchor;
+        for (i, row) in self
+            .browse
+            .tree
+            .window(0, self.browse.tree.row_count())
+            .iter()
+            .enumerate()
+        {
+            if row.depth == 0 {
+                server = i;
+            }
+            if i >= index || Some(row.head) == anchor {
+                break;
+            }
+        }
+        server
+    }
+
+    /// Opens the folder at the cursor (`only_open`: never closes); on a resource, focuses
+    /// the contents pane.
+    pub(super) fn expand(&mut self, only_open: bool) -> Vec<Effect> {
+        if self.browse.view == View::List {
+            self.focus = Mode::Contents;
+            return Vec::new();
+        }
+        let Some(&row) = self
+            .browse
+            .tree
+            .window(self.browse.tree_cursor.index, 1)
+            .first()
+        else {
+            return Vec::new();
+        };
+        let view = self.browse.tree.view(row);
+        if view.folder {
+            if self.search.matched.is_some() && !self.search.query.is_empty() {
+                // A filtered tree is always open.
+                return Vec::new();
+            }
+            if only_open && view.expanded {
+                // Already open: step onto its first child.
+                self.move_by(1);
+            } else {
+                self.browse
+                    .tree
+                    .set_expanded(row, !view.expanded || only_open);
+                self.reanchor();
+            }
+        } else if view.item.is_some() {
+            self.focus = Mode::Contents;
+        }
+        Vec::new()
+    }
+
+    pub(super) fn collapse(&mut self) {
+        if self.browse.view == View::List {
+            return;
+        }
+        let Some(&row) = self
+            .browse
+            .tree
+            .window(self.browse.tree_cursor.index, 1)
+            .first()
+        else {
+            return;
+        };
+        let view = self.browse.tree.view(row);
+        if view.folder && view.expanded && self.search.query.is_empty() {
+            self.browse.tree.set_expanded(row, false);
+            self.reanchor();
+        } else {
+            self.parent();
+        }
+    }
+
+    pub(super) fn parent(&mut self) {
+        if self.browse.view == View::Tree
+            && let Some(p) = self.browse.tree.parent_row(self.browse.tree_cursor.index)
+        {
+            self.move_to(p);
+        }
+    }
+
+    /// What a mark key applies to: on a tree folder its URI prefix (a server row: the whole
+    /// server), on a resource its exact URI.
+    pub fn mark_target(&self) -> Option<Target> {
+        let exact = |id: ItemId| {
+            let item = self.catalogue.get(id)?;
+            Some(Target::exact(
+                self.catalogue.server_name(id.server).as_ref(),
+                item.uri(),
+            ))
+        };
+        match self.browse.view {
+            View::List => match self.selection() {
+                Selection::Item(id) => exact(id),
+                _ => None,
+            },
+            View::Tree => {
+                let &row = self
+                    .browse
+                    .tree
+                    .window(self.browse.tree_cursor.index, 1)
+                    .first()?;
+                let view = self.browse.tree.view(row);
+                if view.server {
+                    let id = self.browse.tree.first_item_under(row);
+                    let name = match id {
+                        Some(id) => self.catalogue.server_name(id.server).to_string(),
+                        None => self
+                            .servers
+                            .iter()
+                            .find(|s| s.name == view.label)?
+                            .name
+                            .clone(),
+                    };
+                    Some(Target::prefix(name, ""))
+                } else if view.folder {
+                    let (server, prefix) = self.browse.tree.uri_prefix(&self.catalogue, row)?;
+                    Some(Target::prefix(
+                        self.catalogue.server_name(server).as_ref(),
+                        prefix,
+                    ))
+                } else {
+                    exact(view.item?)
+                }
+            }
+        }
+    }
+
+    /// The mark that decides a tree row: a resource's, or a folder's prefix mark (its own,
+    /// `prefix == Some(its prefix)`, or inherited from a shorter one).
+    pub fn row_mark(&self, row: Row) -> Option<(Mark, bool)> {
+        row_mark(
+            &self.browse.tree,
+            &self.catalogue,
+            &self.context.set.marks,
+            row,
+        )
+    }
+}
+
+/// The mark that decides a tree row: a resource's, or a folder's prefix mark (`true`: its own,
+/// on exactly its prefix; `false`: inherited from a shorter one).
+pub fn row_mark(
+    tree: &UriTree,
+    catalogue: &Catalogue,
+    marks: &Marks,
+    row: Row,
+) -> Option<(Mark, bool)> {
+    let view = tree.view(row);
+    if marks.is_empty() {
+        return None;
+    }
+    if !view.folder
+        && let Some(id) = view.item
+    {
+        return mark_of(catalogue, marks, id).map(|e| (e.mark, e.is_direct()));
+    }
+    let (server, prefix) = if view.server {
+        let id = tree.first_item_under(row)?;
+        (id.server, String::new())
+    } else {
+        tree.uri_prefix(catalogue, row)?
+    };
+    let e = marks.effective_prefix(catalogue.server_name(server), &prefix)?;
+    Some((e.mark, e.prefix == Some(prefix.as_str())))
+}

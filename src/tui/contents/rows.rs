@@ -1,0 +1,269 @@
+//! The contents pane's text: the selected row's fields, then the read document, as styled
+//! rows wrapped to a width. The pane draws them; the core counts them to keep the scroll in
+//! range (the row count lives with the rows, not in drawing).
+
+use ratatui::style::{Color, Style};
+use ratatui::text::{Line, Span};
+
+use super::{Body, ContentsDoc};
+use crate::catalog::item::{AUDIENCE_ASSISTANT, AUDIENCE_USER};
+use crate::catalog::{Catalogue, ItemId};
+use crate::context::{Effective, Mark};
+use crate::sanitize;
+use crate::tui::text::{thousands, wrap};
+use crate::tui::theme::Theme;
+use crate::units::human_size;
+
+/// What the pane is about, with what it needs to show it.
+pub struct ContentsView<'a> {
+    pub subject: Subject<'a>,
+    /// The resource's mark (its own or inherited).
+    pub mark: Option<Effective<'a>>,
+    /// The read document, once read.
+    pub doc: Option<&'a ContentsDoc>,
+    /// A read is in flight.
+    pub loading: bool,
+    pub theme: &'a Theme,
+}
+
+/// What the cursor is on, for the pane.
+pub enum Subject<'a> {
+    Nothing,
+    /// A folder or server row: its label, resource count, and a server's connection detail.
+    Folder {
+        label: String,
+        count: u32,
+        server: bool,
+        connection: Option<&'a str>,
+    },
+    Item {
+        id: ItemId,
+        catalogue: &'a Catalogue,
+    },
+}
+
+/// Every row of the pane at `width`, wrapped: the fields, then the contents.
+pub fn rows(view: &ContentsView, width: u16) -> Vec<Line<'static>> {
+    let width = width.max(1) as usize;
+    let mut out = Vec::new();
+    for line in lines(view, width) {
+        // Field values wrap under the value, not under the field name.
+        let indent = if line
+            .spans
+            .first()
+            .is_some_and(|s| s.style == view.theme.field && s.content.len() == FIELD_W)
+        {
+            FIELD_W
+        } else {
+            0
+        };
+        wrap(line, width, indent, &mut out);
+    }
+    out
+}
+
+/// Width of the field-name column.
+const FIELD_W: usize = 13;
+
+fn lines(view: &ContentsView, width: usize) -> Vec<Line<'static>> {
+    let t = view.theme;
+    let mut lines = Vec::new();
+    let field = |name: &str, value: String| {
+        Line::from(vec![
+            Span::styled(format!("{name:<FIELD_W$}"), t.field),
+            Span::styled(value, t.text),
+        ])
+    };
+    let (id, item, catalogue) = match &view.subject {
+        Subject::Item { id, catalogue } => match catalogue.get(*id) {
+            Some(item) => (*id, item, *catalogue),
+            None => return lines,
+        },
+        Subject::Folder {
+            label,
+            count,
+            server,
+            connection,
+        } => {
+            let what = if *server { "server" } else { "folder" };
+            lines.push(field(what, sanitize::line(label, 1000)));
+            lines.push(field("resources", thousands(*count as usize)));
+            if let Some(detail) = connection {
+                lines.push(field("connection", detail.to_string()));
+            }
+            return lines;
+        }
+        Subject::Nothing => {
+            lines.push(Line::styled("nothing selected", t.dim));
+            return lines;
+        }
+    };
+    lines.push(field("uri", sanitize::line(item.uri(), 4000)));
+    if let Some(e) = &view.mark {
+        let what = match e.mark {
+            Mark::Pin => "+ pinned",
+            Mark::Exclude => "x excluded",
+        };
+        lines.push(field(
+            "mark",
+            match e.prefix {
+                None => what.to_string(),
+                Some(p) => format!("{what} (from {}*)", sanitize::line(p, 1000)),
+            },
+        ));
+    }
+    lines.push(field("name", sanitize::line(item.name(), 1000)));
+    if let Some(title) = item.title() {
+        lines.push(field("title", sanitize::line(title, 1000)));
+    }
+    if let Some(d) = item.description() {
+        let d = sanitize::text(d);
+        for (i, l) in d.lines().take(50).enumerate() {
+            let l = l.replace('\t', "    ");
+            lines.push(field(if i == 0 { "description" } else { "" }, l));
+        }
+    }
+    let mime = catalogue.mimes().get(item.mime_id());
+    lines.push(field(
+        "mimeType",
+        mime.map(|m| sanitize::line(m, 200))
+            .unwrap_or_else(|| "—".into()),
+    ));
+    lines.push(field(
+        "size",
+        item.size()
+            .map(|s| format!("{} ({} bytes)", human_size(s), thousands(s as usize)))
+            .unwrap_or_else(|| "—".into()),
+    ));
+    if let Some(bits) = item.audience() {
+        let mut roles = Vec::new();
+        if bits & AUDIENCE_USER != 0 {
+            roles.push("user");
+        }
+        if bits & AUDIENCE_ASSISTANT != 0 {
+            roles.push("assistant");
+        }
+        lines.push(field("audience", roles.join(", ")));
+    }
+    if let Some(p) = item.priority() {
+        lines.push(field("priority", format!("{p}")));
+    }
+    if let Some(m) = item.last_modified() {
+        lines.push(field("lastModified", sanitize::line(m, 60)));
+    }
+    lines.push(field(
+        "server",
+        sanitize::line(catalogue.server_name(id.server), 200),
+    ));
+    lines.push(Line::styled("─".repeat(width), t.border));
+    match view.doc {
+        None if view.loading => lines.push(Line::styled("reading…", t.dim)),
+        None => lines.push(Line::styled("not read", t.dim)),
+        Some(doc) => doc_lines(t, doc, width, &mut lines),
+    }
+    lines
+}
+
+fn doc_lines(t: &Theme, doc: &ContentsDoc, width: usize, lines: &mut Vec<Line<'static>>) {
+    match doc {
+        ContentsDoc::Empty => lines.push(Line::styled(
+            "○ empty: the server returned no contents",
+            t.dim,
+        )),
+        ContentsDoc::NotFound(m) => {
+            lines.push(Line::styled(format!("✗ not found: {m}"), t.error));
+        }
+        ContentsDoc::Error(m) => {
+            for (i, l) in m.lines().enumerate() {
+                let prefix = if i == 0 { "✗ read failed: " } else { "  " };
+                lines.push(Line::styled(format!("{prefix}{l}"), t.error));
+            }
+        }
+        ContentsDoc::TimedOut(secs) => lines.push(Line::styled(
+            format!("✗ timed out: no answer within {secs:.0}s (r to try again)"),
+            t.error,
+        )),
+        ContentsDoc::Parts(parts) => {
+            let many = parts.len() > 1;
+            if parts.is_empty() {
+                lines.push(Line::styled("○ no contents mcpick can show", t.dim));
+            }
+            for (n, part) in parts.iter().enumerate() {
+                if many {
+                    lines.push(Line::styled(
+                        format!(
+                            "── part {}/{} · {} · {} ──",
+                            n + 1,
+                            parts.len(),
+                            part.uri,
+                            part.mime.as_deref().unwrap_or("no type")
+                        ),
+                        t.title,
+                    ));
+                }
+                match &part.body {
+                    Body::Text {
+                        lines: text,
+                        bytes,
+                        truncated,
+                        syntax,
+                    } => {
+                        if text.is_empty() {
+                            lines.push(Line::styled("(empty text)", t.dim));
+                        }
+                        for l in text {
+                            lines.push(Line::from(
+                                l.0.iter()
+                                    .map(|(rgb, s)| {
+                                        let style = match rgb {
+                                            Some((r, g, b)) if t.color => {
+                                                Style::new().fg(Color::Rgb(*r, *g, *b))
+                                            }
+                                            _ => t.text,
+                                        };
+                                        Span::styled(s.clone(), style)
+                                    })
+                                    .collect::<Vec<_>>(),
+                            ));
+                        }
+                        let mut note = format!("text · {}", human_size(*bytes as u64));
+                        if let Some(s) = syntax {
+                            note.push_str(&format!(" · {s}"));
+                        }
+                        if *truncated {
+                            note.push_str(" · cut: only the beginning is shown");
+                        }
+                        lines.push(Line::styled(format!("── {note} ──"), t.dim));
+                    }
+                    Body::Blob {
+                        bytes,
+                        image,
+                        head: first_bytes,
+                        error,
+                    } => {
+                        let mut head = format!(
+                            "blob · {} · {} ({} bytes)",
+                            part.mime.as_deref().unwrap_or("no type"),
+                            human_size(*bytes as u64),
+                            thousands(*bytes)
+                        );
+                        if let Some(img) = image {
+                            head.push_str(&format!(
+                                " · {} image {}×{}",
+                                img.format, img.width, img.height
+                            ));
+                        }
+                        lines.push(Line::styled(head, t.title));
+                        if let Some(e) = error {
+                            lines.push(Line::styled(format!("✗ {e}"), t.error));
+                        }
+                        let per_row = if width >= 78 { 16 } else { 8 };
+                        for h in super::hex_head(first_bytes, per_row) {
+                            lines.push(Line::styled(h, t.dim));
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,386 @@
+//! Runs the core's effects: server connections, reads, searches, sorts, resolutions and
+//! saves become tasks, and their results come back as `Msg`s. Connections live in tasks owned
+//! here, never in the core; dropping the executor aborts them and kills every server process.
+//!
+//! The CPU-bound effects (search, sort, resolve) are answered by one pure function,
+//! [`compute`], which the runtime runs on a blocking thread and tests and benchmarks call
+//! directly. Every read (contents pane and token counts) goes through one
+//! `read_with_timeout`.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::StreamExt;
+use tokio::sync::mpsc;
+use tokio::task::AbortHandle;
+
+use super::app::{Effect, Msg, ServerEvent};
+use super::contents::{self, ContentsDoc};
+use super::keeper::Keeper;
+use super::term::{self, Term};
+use crate::catalog::{ItemId, Search, SearchResults, SearchWorker, ServerId, sort_snapshot};
+use crate::context::TokenizerKind;
+use crate::mcp::log::ServerLog;
+use crate::mcp::{ConnectOptions, Connection, ListOptions, McpError, ReadOutcome, ServerSpec};
+
+/// How long the cursor must rest on a resource before it is read.
+const READ_REST: Duration = Duration::from_millis(120);
+/// How long a log change waits for more before it is sent to the core.
+const LOG_BATCH: Duration = Duration::from_millis(50);
+/// Reads at once when counting tokens for the agent view (as `mcpick preview --jobs`).
+const MEASURE_JOBS: usize = 8;
+
+/// The answer to a CPU-bound effect, computed synchronously: `Ok(msg)` for a search (complete,
+/// in one pass), a sort or a resolution; `Err(effect)` for every other effect (it needs I/O).
+/// The runtime runs sorts and resolutions through here on a blocking thread (searches go to
+/// the incremental worker); tests and benchmarks run all three through here.
+pub fn compute(effect: Effect) -> Result<Msg, Effect> {
+    match effect {
+        Effect::Search {
+            generation,
+            snapshot,
+            query,
+        } => {
+            let matches = Search::default().find(&snapshot, &query);
+            Ok(Msg::SearchResults(Arc::new(SearchResults {
+                generation,
+                query,
+                matches,
+                complete: true,
+                scanned: snapshot.len(),
+                total: snapshot.len(),
+            })))
+        }
+        Effect::Sort {
+            generation,
+            key,
+            snapshot,
+            names,
+        } => {
+            let (ids, lens) = sort_snapshot(&snapshot, &names, key);
+            Ok(Msg::Sorted {
+                generation,
+                key,
+                ids,
+                lens,
+            })
+        }
+        Effect::Resolve(request) => Ok(Msg::Resolved(Arc::new(super::agent::resolve_snapshot(
+            &request,
+        )))),
+        other => Err(other),
+    }
+}
+
+/// Why a read gave no outcome.
+enum ReadFailure {
+    NotConnected,
+    /// No answer within the connection's timeout plus a second.
+    TimedOut,
+    /// The read failed: the error, and the connection's explanation of it for a person.
+    Failed {
+        error: McpError,
+        explained: String,
+    },
+}
+
+/// One `resources/read` for the browser, given up a second after the connection's own timeout
+/// (`limit`) so a hung transport cannot hold a slot.
+async fn read_with_timeout(
+    connection: Option<Arc<Connection>>,
+    uri: &str,
+    limit: Duration,
+) -> Result<ReadOutcome, ReadFailure> {
+    let Some(c) = connection else {
+        return Err(ReadFailure::NotConnected);
+    };
+    match tokio::time::timeout(limit + Duration::from_secs(1), c.read(uri)).await {
+        Err(_) => Err(ReadFailure::TimedOut),
+        Ok(Ok(outcome)) => Ok(outcome),
+        Ok(Err(error)) => {
+            let explained = c.explain(&error);
+            Err(ReadFailure::Failed { error, explained })
+        }
+    }
+}
+
+/// The connection of each server, once connected (shared with the tasks that read).
+type Connections = Arc<Mutex<Vec<Option<Arc<Connection>>>>>;
+
+fn connection_of(connections: &Connections, server: ServerId) -> Option<Arc<Connection>> {
+    connections
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(server as usize)
+        .cloned()
+        .flatten()
+}
+
+/// Sends a server's log to the core each time it changes, a batch at a time: the core holds
+/// its own copy, so drawing never locks the log the connection writes to.
+fn forward_log(server: ServerId, log: ServerLog, tx: mpsc::UnboundedSender<Msg>) -> AbortHandle {
+    tokio::spawn(async move {
+        loop {
+            log.changed().await;
+            // Lines come in bursts (a stack trace on stderr): one message for the burst.
+            tokio::time::sleep(LOG_BATCH).await;
+            let entries = log.entries();
+            if tx.send(Msg::Log { server, entries }).is_err() {
+                return;
+            }
+        }
+    })
+    .abort_handle()
+}
+
+/// Runs effects: owns the connections and the tasks.
+pub struct Executor {
+    tx: mpsc::UnboundedSender<Msg>,
+    specs: Vec<ServerSpec>,
+    options: ConnectOptions,
+    color: bool,
+    connections: Connections,
+    tasks: Vec<AbortHandle>,
+    read: Option<AbortHandle>,
+    measure: Option<AbortHandle>,
+    pub worker: SearchWorker,
+    /// Saves the set and watches it for others' changes.
+    pub keeper: Keeper,
+    /// Each server's connection log; its changes reach the core as `Msg::Log`.
+    logs: Vec<ServerLog>,
+}
+
+impl Executor {
+    pub fn new(
+        tx: mpsc::UnboundedSender<Msg>,
+        specs: Vec<ServerSpec>,
+        options: ConnectOptions,
+        color: bool,
+        worker: SearchWorker,
+        keeper: Keeper,
+    ) -> Self {
+        let logs: Vec<ServerLog> = specs
+            .iter()
+            .map(|_| ServerLog::new(options.log_lines))
+            .collect();
+        let tasks = logs
+            .iter()
+            .enumerate()
+            .map(|(server, log)| forward_log(server as ServerId, log.clone(), tx.clone()))
+            .collect();
+        Executor {
+            tx,
+            specs,
+            options,
+            color,
+            connections: Arc::new(Mutex::new(Vec::new())),
+            tasks,
+            read: None,
+            measure: None,
+            worker,
+            keeper,
+            logs,
+        }
+    }
+
+    pub fn run(&mut self, effects: Vec<Effect>, terminal: &mut Term) -> std::io::Result<()> {
+        for effect in effects {
+            match effect {
+                Effect::Connect { server, generation } => self.connect(server, generation),
+                Effect::Search {
+                    generation,
+                    snapshot,
+                    query,
+                } => self.worker.search(generation, snapshot, &query),
+                effect @ (Effect::Sort { .. } | Effect::Resolve(_)) => {
+                    let tx = self.tx.clone();
+                    tokio::task::spawn_blocking(move || {
+                        if let Ok(msg) = compute(effect) {
+                            let _ = tx.send(msg);
+                        }
+                    });
+                }
+                Effect::Read {
+                    generation,
+                    item,
+                    uri,
+                } => self.read(generation, item, uri),
+                Effect::CancelRead => {
+                    if let Some(h) = self.read.take() {
+                        h.abort();
+                    }
+                }
+                Effect::Suspend => term::suspend(terminal)?,
+                Effect::Measure {
+                    generation,
+                    tokenizer,
+                    items,
+                } => self.measure(generation, tokenizer, items),
+                Effect::CancelMeasure => {
+                    if let Some(h) = self.measure.take() {
+                        h.abort();
+                    }
+                }
+                Effect::Save { seq, change } => self.keeper.save(seq, change),
+            }
+        }
+        Ok(())
+    }
+
+    fn connect(&mut self, server: ServerId, generation: u64) {
+        let Some(spec) = self.specs.get(server as usize).cloned() else {
+            return;
+        };
+        let Some(log) = self.logs.get(server as usize).cloned() else {
+            return;
+        };
+        let options = self.options.clone();
+        let tx = self.tx.clone();
+        let connections = self.connections.clone();
+        let send = move |event| {
+            let _ = tx.send(Msg::Server {
+                server,
+                generation,
+                event,
+            });
+        };
+        let task = tokio::spawn(async move {
+            let connection = match Connection::connect(&spec, &options, log).await {
+                Ok(c) => Arc::new(c),
+                Err(e) => return send(ServerEvent::Failed(e.to_string())),
+            };
+            {
+                let mut slots = connections.lock().unwrap_or_else(|e| e.into_inner());
+                if slots.len() <= server as usize {
+                    slots.resize(server as usize + 1, None);
+                }
+                slots[server as usize] = Some(connection.clone());
+            }
+            let summary = connection.summary();
+            send(ServerEvent::Connected {
+                protocol: summary.protocol_version,
+                transport: connection.transport().to_string(),
+                resources: connection.has_resources(),
+            });
+            if !connection.has_resources() {
+                return;
+            }
+            let listed = connection
+                .list_resources(&ListOptions::default(), |page| {
+                    send(ServerEvent::Page {
+                        number: page.number,
+                        received: page.received,
+                        resources: page.items.to_vec(),
+                    })
+                })
+                .await;
+            match listed {
+                Ok(outcome) => send(ServerEvent::Listed {
+                    count: outcome.count,
+                    capped: outcome.capped,
+                }),
+                Err(e) => send(ServerEvent::Failed(connection.explain(&e))),
+            }
+        });
+        self.tasks.push(task.abort_handle());
+    }
+
+    /// Latest wins: the read in flight is dropped (rmcp cancels it), and the new one starts
+    /// after the cursor has rested a moment.
+    fn read(&mut self, generation: u64, item: ItemId, uri: String) {
+        if let Some(h) = self.read.take() {
+            h.abort();
+        }
+        let connection = connection_of(&self.connections, item.server);
+        let tx = self.tx.clone();
+        let color = self.color;
+        let limit = self.options.timeout;
+        let task = tokio::spawn(async move {
+            tokio::time::sleep(READ_REST).await;
+            let doc = match read_with_timeout(connection, &uri, limit).await {
+                Err(ReadFailure::NotConnected) => {
+                    ContentsDoc::Error("the server is not connected".into())
+                }
+                Err(ReadFailure::TimedOut)
+                | Err(ReadFailure::Failed {
+                    error: McpError::Timeout { .. },
+                    ..
+                }) => ContentsDoc::TimedOut(limit.as_secs_f32()),
+                Err(ReadFailure::Failed { explained, .. }) => {
+                    contents::build(Err(explained), color)
+                }
+                Ok(outcome) => {
+                    tokio::task::spawn_blocking(move || contents::build(Ok(outcome), color))
+                        .await
+                        .unwrap_or_else(|e| ContentsDoc::Error(e.to_string()))
+                }
+            };
+            let _ = tx.send(Msg::Contents {
+                generation,
+                item,
+                doc: Arc::new(doc),
+            });
+        });
+        self.read = Some(task.abort_handle());
+    }
+
+    /// Reads and counts a batch for the agent view, `MEASURE_JOBS` at a time, through the
+    /// same connections and read as the contents pane; latest wins (the batch in flight is
+    /// dropped).
+    fn measure(&mut self, generation: u64, tokenizer: TokenizerKind, items: Vec<(ItemId, String)>) {
+        if let Some(h) = self.measure.take() {
+            h.abort();
+        }
+        let connections = self.connections.clone();
+        let tx = self.tx.clone();
+        let limit = self.options.timeout;
+        let task = tokio::spawn(async move {
+            let reads = futures::stream::iter(items.into_iter().map(|(item, uri)| {
+                let connection = connection_of(&connections, item.server);
+                async move {
+                    let outcome = match read_with_timeout(connection, &uri, limit).await {
+                        Ok(outcome) => Ok(outcome),
+                        Err(ReadFailure::NotConnected) => {
+                            Err("the server is not connected".to_string())
+                        }
+                        Err(ReadFailure::TimedOut) => {
+                            Err(format!("timed out after {:.0} s", limit.as_secs_f32()))
+                        }
+                        Err(ReadFailure::Failed { explained, .. }) => Err(explained),
+                    };
+                    (item, outcome)
+                }
+            }))
+            .buffer_unordered(MEASURE_JOBS);
+            futures::pin_mut!(reads);
+            while let Some((item, outcome)) = reads.next().await {
+                let measure = tokio::task::spawn_blocking(move || {
+                    crate::context::measure(outcome, tokenizer).0
+                })
+                .await;
+                let Ok(measure) = measure else { continue };
+                let _ = tx.send(Msg::Measured {
+                    generation,
+                    tokenizer,
+                    item,
+                    measure,
+                });
+            }
+        });
+        self.measure = Some(task.abort_handle());
+    }
+}
+
+impl Drop for Executor {
+    fn drop(&mut self) {
+        if let Some(m) = &self.measure {
+            m.abort();
+        }
+        for t in &self.tasks {
+            t.abort();
+        }
+        if let Some(r) = &self.read {
+            r.abort();
+        }
+    }
+}

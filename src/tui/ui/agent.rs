@@ -1,0 +1,271 @@
+//! The agent view: the ranked, budgeted list an agent would receive (the preview).
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::pane;
+use crate::catalog::Catalogue;
+use crate::context::{Mark, Reason};
+use crate::sanitize;
+use crate::tui::app::ContextState;
+use crate::tui::text::thousands;
+use crate::tui::theme::Theme;
+
+/// What the agent view draws from.
+pub struct AgentView<'a> {
+    pub context: &'a ContextState,
+    pub catalogue: &'a Catalogue,
+    /// (done, total) of the token counts in flight.
+    pub progress: Option<(usize, usize)>,
+    pub theme: &'a Theme,
+}
+
+fn agent_line(v: &AgentView, row: usize) -> Line<'static> {
+    let t = v.theme;
+    let Some(agent) = &v.context.agent else {
+        return Line::styled("resolving…", t.dim);
+    };
+    let p = &agent.preview;
+    let describe = |index: usize| -> (String, String) {
+        let Some(id) = agent.id(index) else {
+            return (String::new(), String::new());
+        };
+        let Some(item) = v.catalogue.get(id) else {
+            return (String::new(), String::new());
+        };
+        (
+            sanitize::line(item.display_name(), 80),
+            format!(
+                "{}  {}",
+                sanitize::line(v.catalogue.server_name(id.server), 40),
+                sanitize::line(item.uri(), 500)
+            ),
+        )
+    };
+    let mut row = row;
+    if row < p.included.len() {
+        let inc = &p.included[row];
+        let (name, uri) = describe(inc.index);
+        return Line::from(vec![
+            Span::styled(format!("{:>4} ", row + 1), t.dim),
+            Span::styled(
+                if inc.pinned { "+ " } else { "  " },
+                if inc.pinned { t.pin } else { t.text },
+            ),
+            Span::styled(
+                format!(
+                    "{:>9} ",
+                    format!(
+                        "{}{}",
+                        if inc.estimated { "~" } else { "" },
+                        thousands(inc.tokens as usize)
+                    )
+                ),
+                t.text,
+            ),
+            Span::styled(
+                format!("{:>10}  ", thousands(inc.running_total as usize)),
+                t.dim,
+            ),
+            Span::styled(name, t.text),
+            Span::styled(format!("  {uri}"), t.dim),
+        ]);
+    }
+    row -= p.included.len();
+    if row == 0 {
+        let text = match p.budget {
+            Some(b) if p.pins_over_budget => format!(
+                "── cut line · pins alone need {} tokens, over the budget of {} ──",
+                thousands(p.total_tokens as usize),
+                thousands(b as usize)
+            ),
+            Some(b) => format!(
+                "── cut line · budget {} · used {} · {} left ──",
+                thousands(b as usize),
+                thousands(p.total_tokens as usize),
+                thousands(b.saturating_sub(p.total_tokens) as usize)
+            ),
+            None => format!(
+                "── end · no budget · {} tokens ──",
+                thousands(p.total_tokens as usize)
+            ),
+        };
+        return Line::styled(text, if p.pins_over_budget { t.error } else { t.title });
+    }
+    row -= 1;
+    if !p.left_out.is_empty() || !p.unavailable.is_empty() {
+        if row == 0 {
+            return Line::styled(
+                format!(
+                    "Left out ({})",
+                    thousands(p.left_out.len() + p.unavailable.len())
+                ),
+                t.title,
+            );
+        }
+        row -= 1;
+        if row < p.left_out.len() {
+            let l = &p.left_out[row];
+            let (name, uri) = describe(l.index);
+            let tokens = match l.tokens {
+                Some(n) => format!(
+                    "{}{}",
+                    if l.estimated { "~" } else { "" },
+                    thousands(n as usize)
+                ),
+                None => String::new(),
+            };
+            let mut spans = vec![
+                if l.reason == Reason::Excluded {
+                    Span::styled("     x ", t.exclude)
+                } else {
+                    Span::styled("     - ", t.dim)
+                },
+                Span::styled(format!("{:<22}", l.reason.name()), t.field),
+                Span::styled(format!("{tokens:>9}  "), t.text),
+                Span::styled(name, t.text),
+                Span::styled(format!("  {uri}"), t.dim),
+            ];
+            if let Reason::ReadFailed(why) = &l.reason {
+                spans.push(Span::styled(
+                    format!("  ({})", sanitize::line(why, 200)),
+                    t.error,
+                ));
+            }
+            return Line::from(spans);
+        }
+        row -= p.left_out.len();
+        // Marks on servers that could not be listed: the agent gets nothing for them.
+        if let Some(u) = p.unavailable.get(row) {
+            return Line::from(vec![
+                Span::styled(
+                    format!("     {} ", if u.mark == Mark::Pin { "+" } else { "x" }),
+                    if u.mark == Mark::Pin {
+                        t.pin
+                    } else {
+                        t.exclude
+                    },
+                ),
+                Span::styled(format!("{:<22}", "server unavailable"), t.field),
+                Span::styled(
+                    format!(
+                        "{:>9}  {}  {}",
+                        u.mark.name(),
+                        sanitize::line(&u.target.server, 40),
+                        sanitize::line(&u.target.pattern.to_string(), 500)
+                    ),
+                    t.text,
+                ),
+                Span::styled(format!("  ({})", sanitize::line(&u.error, 200)), t.error),
+            ]);
+        }
+        row -= p.unavailable.len();
+    }
+    if row == 0 {
+        return Line::styled(
+            format!(
+                "Missing marks ({}): kept in the set, they match no listed resource",
+                p.missing.len()
+            ),
+            t.title,
+        );
+    }
+    row -= 1;
+    match p.missing.get(row) {
+        Some(m) => Line::from(vec![
+            Span::styled(
+                format!("     {} ", if m.mark == Mark::Pin { "+" } else { "x" }),
+                if m.mark == Mark::Pin {
+                    t.pin
+                } else {
+                    t.exclude
+                },
+            ),
+            Span::styled(format!("{:<8}", m.mark.name()), t.field),
+            Span::styled(
+                format!(
+                    "{}  {}",
+                    sanitize::line(&m.target.server, 40),
+                    sanitize::line(&m.target.pattern.to_string(), 500)
+                ),
+                t.text,
+            ),
+        ]),
+        None => Line::raw(""),
+    }
+}
+
+/// The agent view: what the agent is handed, the cut line, what is left out and why.
+pub fn draw(frame: &mut Frame, area: Rect, v: &AgentView) {
+    let t = v.theme;
+    let policy = &v.context.set.policy;
+    let title = format!(
+        "Agent view · budget {} · audience {} · min priority {}",
+        policy
+            .budget
+            .map_or("none".to_string(), |b| thousands(b as usize)),
+        policy.audience.name(),
+        policy
+            .min_priority
+            .map_or("none".to_string(), |m| format!("{m:.2}")),
+    );
+    let block = pane(t, title, true);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if inner.height == 0 {
+        return;
+    }
+    let mut lines = Vec::new();
+    let mut summary = vec![];
+    if let Some(agent) = &v.context.agent {
+        let p = &agent.preview;
+        summary.push(Span::styled(
+            format!(
+                "{} resource{} · {}{} tokens",
+                thousands(p.included.len()),
+                if p.included.len() == 1 { "" } else { "s" },
+                if p.is_estimated() { "~" } else { "" },
+                thousands(p.total_tokens as usize)
+            ),
+            t.text,
+        ));
+    }
+    match v.progress {
+        Some((done, total)) => {
+            summary.push(Span::styled(format!(" · counting {done}/{total}…"), t.busy))
+        }
+        None if v
+            .context
+            .agent
+            .as_ref()
+            .is_some_and(|a| a.preview.is_estimated()) =>
+        {
+            summary.push(Span::styled(" · ~ estimated from size", t.dim))
+        }
+        None => {}
+    }
+    summary.push(Span::styled(
+        format!(
+            " · {} counts, an estimate of the host model's tokenizer",
+            policy.tokenizer.name()
+        ),
+        t.dim,
+    ));
+    lines.push(Line::from(summary));
+    lines.push(Line::styled(
+        format!(
+            "{:>4} {:<2}{:>9} {:>10}  resource",
+            "#", "", "tokens", "total"
+        ),
+        t.field,
+    ));
+    let height = inner.height.saturating_sub(2) as usize;
+    let rows = v.context.agent.as_ref().map_or(1, |a| a.row_count());
+    let scroll = v.context.agent_scroll.min(rows.saturating_sub(height));
+    for r in scroll..(scroll + height).min(rows) {
+        lines.push(agent_line(v, r));
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+}

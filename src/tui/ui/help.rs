@@ -1,0 +1,86 @@
+//! The help overlay, generated from the key table.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph};
+
+use super::pane;
+use crate::tui::keymap::{Action, Keymap, Mode};
+use crate::tui::text::wrap;
+use crate::tui::theme::Theme;
+
+/// The help text, generated from the key table.
+pub fn help_lines(keymap: &Keymap, t: &Theme) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    for mode in Mode::ALL {
+        lines.push(Line::styled(mode.title().to_string(), t.title));
+        for &action in Action::ALL {
+            let keys = keymap.keys_for(mode, action);
+            if keys.is_empty() {
+                continue;
+            }
+            let keys: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+            lines.push(Line::from(vec![
+                Span::styled(format!("  {:<18}", keys.join(", ")), t.key),
+                Span::styled(action.description().to_string(), t.text),
+                Span::styled(format!("  ({})", action.name()), t.dim),
+            ]));
+        }
+        if mode == Mode::Search {
+            lines.push(Line::from(vec![
+                Span::styled(format!("  {:<18}", "other keys"), t.key),
+                Span::styled("Type into the query".to_string(), t.text),
+            ]));
+        }
+        lines.push(Line::raw(""));
+    }
+    lines.push(Line::styled(
+        "Marks: + pinned, x excluded; ⁺ ˣ (dimmed) inherited from a folder's prefix mark."
+            .to_string(),
+        t.dim,
+    ));
+    lines.push(Line::styled(
+        "Mouse: wheel scrolls, click selects, click a folder's ▸ or a selected folder to open it."
+            .to_string(),
+        t.dim,
+    ));
+    lines.push(Line::styled(
+        "Change keys in mcpick's config: [keys.browse] \"x\" = \"quit\" (names in parentheses)."
+            .to_string(),
+        t.dim,
+    ));
+    lines
+}
+
+fn centered(area: Rect, width: u16, height: u16) -> Rect {
+    let w = width.min(area.width);
+    let h = height.min(area.height);
+    Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    )
+}
+
+/// The help overlay, centred over the body.
+pub fn draw(frame: &mut Frame, body: Rect, keymap: &Keymap, t: &Theme, scroll: usize) {
+    let lines = help_lines(keymap, t);
+    let area = centered(body, 84, lines.len() as u16 + 2);
+    frame.render_widget(Clear, area);
+    let block = pane(t, "Help · keys".into(), true);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let mut rows = Vec::new();
+    for l in lines {
+        wrap(l, inner.width.max(1) as usize, 20, &mut rows);
+    }
+    let scroll = scroll.min(rows.len().saturating_sub(inner.height as usize));
+    let visible: Vec<Line> = rows
+        .into_iter()
+        .skip(scroll)
+        .take(inner.height as usize)
+        .collect();
+    frame.render_widget(Paragraph::new(visible), inner);
+}

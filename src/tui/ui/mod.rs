@@ -1,0 +1,145 @@
+//! Drawing: `render(&App, &mut Frame)` reads the state and never changes it. One file per
+//! pane, each drawing from the narrow state it shows (a sub-state, the theme, a small view
+//! struct), never from `App`; this file composes them. Only the rows on screen are built, so a
+//! frame costs the same with a hundred resources or a million.
+
+pub mod agent;
+pub mod browse;
+pub mod contents;
+pub mod header;
+pub mod help;
+pub mod log;
+pub mod search;
+pub mod status;
+
+use ratatui::Frame;
+use ratatui::text::Span;
+use ratatui::widgets::{Block, Borders};
+
+use super::app::{App, Overlay, View};
+use super::keymap::{Action, Mode};
+use super::theme::Theme;
+
+pub use browse::mark_glyph;
+pub use help::help_lines;
+
+/// Draws one frame: each pane from the narrow state it shows.
+pub fn render(app: &App, frame: &mut Frame) {
+    let areas = app.areas();
+    let buf_area = frame.area();
+    if buf_area.width == 0 || buf_area.height == 0 {
+        return;
+    }
+    let theme = &app.theme;
+    header::draw(frame, areas.header, &app.servers, theme);
+    let hint = app
+        .keymap
+        .hint(Mode::Browse, Action::Search)
+        .unwrap_or_default();
+    search::draw(
+        frame,
+        areas.search,
+        &app.search,
+        app.mode() == Mode::Search,
+        &hint,
+        app.total(),
+        theme,
+    );
+    match app.overlay {
+        Some(Overlay::Log { filter, scroll }) => {
+            log::draw(
+                frame,
+                areas.body,
+                &app.logs,
+                &app.servers,
+                filter,
+                scroll,
+                theme,
+            );
+        }
+        _ if app.context.agent_open => agent::draw(frame, areas.body, &agent_view(app)),
+        _ => {
+            let contents_focused = app.focus == Mode::Contents;
+            if contents_focused && areas.contents.is_none() {
+                contents::draw(
+                    frame,
+                    areas.main,
+                    &app.contents_view(),
+                    app.contents.scroll,
+                    true,
+                );
+            } else {
+                let view = browse_view(app);
+                match app.browse.view {
+                    View::Tree => browse::draw_tree(frame, areas.main, &view),
+                    View::List => browse::draw_list(frame, areas.main, &view),
+                }
+                if let Some(p) = areas.contents {
+                    contents::draw(
+                        frame,
+                        p,
+                        &app.contents_view(),
+                        app.contents.scroll,
+                        contents_focused,
+                    );
+                }
+            }
+        }
+    }
+    status::draw(frame, areas.status, &status_view(app));
+    if let Some(Overlay::Help { scroll }) = app.overlay {
+        help::draw(frame, areas.body, &app.keymap, theme, scroll);
+    }
+}
+
+fn browse_view(app: &App) -> browse::BrowseView<'_> {
+    browse::BrowseView {
+        browse: &app.browse,
+        search: &app.search,
+        catalogue: &app.catalogue,
+        marks: &app.context.set.marks,
+        servers: &app.servers,
+        focused: app.focus != Mode::Contents,
+        theme: &app.theme,
+    }
+}
+
+fn agent_view(app: &App) -> agent::AgentView<'_> {
+    agent::AgentView {
+        context: &app.context,
+        catalogue: &app.catalogue,
+        progress: app.measure_progress(),
+        theme: &app.theme,
+    }
+}
+
+fn status_view(app: &App) -> status::StatusView<'_> {
+    status::StatusView {
+        mode: app.mode(),
+        view: app.browse.view,
+        total: app.total(),
+        matching: app.matching(),
+        order: app.browse.order,
+        context: &app.context,
+        progress: app.measure_progress(),
+        notice: app.notice.as_deref(),
+        info: app.info.as_deref(),
+        keymap: &app.keymap,
+        theme: &app.theme,
+    }
+}
+
+/// A pane's border with its title (`▶` when it has the focus).
+fn pane<'a>(t: &Theme, title: String, focused: bool) -> Block<'a> {
+    Block::default()
+        .borders(Borders::ALL)
+        .border_style(if focused { t.border_focused } else { t.border })
+        .title(Span::styled(
+            if focused {
+                format!("▶ {title} ")
+            } else {
+                format!(" {title} ")
+            },
+            t.title,
+        ))
+}

@@ -1,0 +1,159 @@
+//! The status line.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use crate::catalog::SortKey;
+use crate::tui::agent::AgentPreview;
+use crate::tui::app::{ContextState, View};
+use crate::tui::keymap::{Action, Keymap, Mode};
+use crate::tui::text::thousands;
+use crate::tui::theme::Theme;
+
+/// What the status line draws from.
+pub struct StatusView<'a> {
+    pub mode: Mode,
+    pub view: View,
+    /// Resources in the catalogue.
+    pub total: usize,
+    /// How many match, while searching.
+    pub matching: Option<usize>,
+    pub order: SortKey,
+    pub context: &'a ContextState,
+    /// (done, total) of the token counts in flight.
+    pub progress: Option<(usize, usize)>,
+    pub notice: Option<&'a str>,
+    pub info: Option<&'a str>,
+    pub keymap: &'a Keymap,
+    pub theme: &'a Theme,
+}
+
+/// The status line: view, counts, marks, the budget meter, messages, key hints.
+pub fn draw(frame: &mut Frame, area: Rect, v: &StatusView) {
+    let t = v.theme;
+    let mode = v.mode;
+    let mut spans = vec![Span::styled(
+        match v.view {
+            View::Tree => " TREE ",
+            View::List => " LIST ",
+        },
+        t.selection,
+    )];
+    let mut info = format!(" {} resources", thousands(v.total));
+    if let Some(n) = v.matching {
+        info.push_str(&format!(" · {} matching", thousands(n)));
+    }
+    if v.view == View::List && v.matching.is_none() {
+        info.push_str(&format!(" · order {}", v.order.label()));
+    }
+    spans.push(Span::styled(info, t.text));
+    let (pins, excludes) = v.context.set.marks.counts();
+    if pins + excludes > 0 {
+        spans.push(Span::styled(" · ", t.text));
+        spans.push(Span::styled(format!("+{pins}"), t.pin));
+        spans.push(Span::styled(" ", t.text));
+        spans.push(Span::styled(format!("x{excludes}"), t.exclude));
+    }
+    spans.push(Span::styled(" · ", t.text));
+    spans.extend(meter(v.context.agent.as_deref(), t));
+    if let Some((done, total)) = v.progress {
+        spans.push(Span::styled(format!(" · counting {done}/{total}"), t.busy));
+    }
+    if let Some(e) = &v.context.save_error {
+        spans.push(Span::styled(format!(" · not saved: {e}"), t.error));
+    } else if v.context.load_error.is_some() {
+        spans.push(Span::styled(" · set not saved", t.error));
+    }
+    if let Some(notice) = v.notice {
+        spans.push(Span::styled(format!(" · {notice}"), t.error));
+    }
+    if let Some(info) = v.info {
+        spans.push(Span::styled(format!(" · {info}"), t.dim));
+    }
+    spans.push(Span::raw("   "));
+    let hints: &[(Action, &str)] = match mode {
+        Mode::Browse => &[
+            (Action::Help, "help"),
+            (Action::Search, "search"),
+            (Action::ToggleView, "tree/list"),
+            (Action::FocusContents, "preview"),
+            (Action::Log, "log"),
+            (Action::Quit, "quit"),
+        ],
+        Mode::Search => &[
+            (Action::AcceptSearch, "keep"),
+            (Action::ClearSearch, "clear"),
+            (Action::Down, "next"),
+        ],
+        Mode::Contents => &[
+            (Action::Down, "scroll"),
+            (Action::FocusList, "back"),
+            (Action::Reload, "reload"),
+            (Action::Quit, "quit"),
+        ],
+        Mode::Log => &[
+            (Action::LogFilter, "server filter"),
+            (Action::Close, "close"),
+        ],
+        Mode::Help => &[(Action::Close, "close")],
+        Mode::Agent => &[
+            (Action::BudgetUp, "budget+"),
+            (Action::BudgetDown, "budget-"),
+            (Action::CycleAudience, "audience"),
+            (Action::Close, "close"),
+        ],
+    };
+    for (action, label) in hints {
+        if let Some(key) = v.keymap.hint(mode, *action) {
+            spans.push(Span::styled(key, t.key));
+            spans.push(Span::styled(format!(" {label}  "), t.dim));
+        }
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// The budget meter: `▕███░░░░░▏ ~1,234/8,000 tok` (`~`: some count is still an estimate
+/// from `size`; `!`: pins alone are over the budget).
+pub fn meter(agent: Option<&AgentPreview>, t: &Theme) -> Vec<Span<'static>> {
+    let Some(agent) = agent else {
+        return vec![Span::styled("tokens …", t.dim)];
+    };
+    let p = &agent.preview;
+    let (used, budget) = p.meter();
+    let est = if p.is_estimated() { "~" } else { "" };
+    match budget {
+        Some(b) => {
+            const CELLS: u64 = 8;
+            let filled = used
+                .saturating_mul(CELLS)
+                .checked_div(b)
+                .map_or(CELLS, |f| f.min(CELLS));
+            let over = p.pins_over_budget || used > b;
+            vec![
+                Span::styled(
+                    format!(
+                        "▕{}{}▏",
+                        "█".repeat(filled as usize),
+                        "░".repeat((CELLS - filled) as usize)
+                    ),
+                    if over { t.error } else { t.ok },
+                ),
+                Span::styled(
+                    format!(
+                        " {}{est}{}/{} tok",
+                        if over { "!" } else { "" },
+                        thousands(used as usize),
+                        thousands(b as usize)
+                    ),
+                    if over { t.error } else { t.text },
+                ),
+            ]
+        }
+        None => vec![Span::styled(
+            format!("{est}{} tok (no budget)", thousands(used as usize)),
+            t.text,
+        )],
+    }
+}
