@@ -499,14 +499,8 @@ impl App {
     /// After the tree's rows changed: puts the cursor back on the node it was on.
     fn reanchor(&mut self) {
         self.tree.refresh();
-        if let Some(anchor) = self.tree_anchor {
-            let rows = self.tree.window(0, self.tree.row_count());
-            if let Some(i) = rows
-                .iter()
-                .position(|r| r.head == anchor || r.tail == anchor)
-            {
-                self.tree_cursor.index = i;
-            }
+        if let Some(i) = self.tree_anchor.and_then(|a| self.tree.row_of_node(a)) {
+            self.tree_cursor.index = i;
         }
         if self.view == View::Tree {
             self.clamp();
@@ -660,7 +654,10 @@ impl App {
                 self.info = Some(format!("audience filter: {}", policy.audience.name()));
                 return self.context_changed(Vec::new());
             }
-            (Mode::Agent, a) => self.scroll_agent(a, page),
+            (Mode::Agent, a) => {
+                self.scroll_agent(a, page);
+                return self.sync_measure();
+            }
             (Mode::Preview, Action::Up) => self.scroll_preview(-1),
             (Mode::Preview, Action::Down) => self.scroll_preview(1),
             (Mode::Preview, Action::PageUp) => self.scroll_preview(-page),
@@ -1086,13 +1083,16 @@ impl App {
     }
 
     /// Starts reads for the counts the latest resolution still estimates (what
-    /// [`crate::context::Preview::to_measure`] names), unless they are all in flight.
+    /// [`crate::context::Preview::to_measure_shown`] names for the rows on screen), unless they are all in flight.
     fn sync_measure(&mut self) -> Vec<Effect> {
         let Some(agent) = &self.context.agent else {
             return Vec::new();
         };
         let mut items = Vec::new();
-        for index in agent.preview.to_measure() {
+        // The agent view's rows on screen (and a screenful either side, read ahead).
+        let page = self.page_rows();
+        let shown = self.agent_scroll.saturating_sub(page)..self.agent_scroll + 2 * page;
+        for index in agent.preview.to_measure_shown(shown) {
             let Some(id) = agent.id(index) else { continue };
             let Some(item) = self.catalogue.get(id) else {
                 continue;
