@@ -94,7 +94,7 @@ proptest! {
         let all: HashSet<_> = cat.iter().map(|(id, _)| id).collect();
         prop_assert_eq!(unique, all.iter().collect::<HashSet<_>>(), "an item missing");
         // Folder counts add up: each server row counts all of its resources.
-        for &row in tree.window(0, tree.row_count()) {
+        for row in tree.window(0, tree.row_count()) {
             let view = tree.view(row);
             if view.server {
                 let server = cat.iter().filter(|(id, _)| cat.server_name(id.server).as_ref() == view.label).count();
@@ -122,7 +122,7 @@ proptest! {
         prop_assert!(shown.is_superset(&chosen_set), "a match is hidden");
         // Every row is a match or leads to one (a resource that is also the folder of a
         // match shows as that folder).
-        for &row in tree.window(0, tree.row_count()) {
+        for row in tree.window(0, tree.row_count()) {
             let view = tree.view(row);
             let is_match = view.item.is_some_and(|id| chosen_set.contains(&id));
             prop_assert!(is_match || view.count > 0, "row {:?} leads to no match", view.label);

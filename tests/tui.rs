@@ -1470,3 +1470,49 @@ fn a_failed_save_is_sent_again_with_the_next_change() {
     assert!(saved[0].contains("README.md"), "{}", saved[0]);
     assert!(saved[0].contains("logo.png"), "{}", saved[0]);
 }
+
+/// The reads asked for in these effects.
+fn measured_items(fx: &[Effect]) -> Vec<ItemId> {
+    fx.iter()
+        .flat_map(|e| match e {
+            Effect::Measure { items, .. } => items.iter().map(|(id, _)| *id).collect(),
+            _ => Vec::new(),
+        })
+        .collect()
+}
+
+#[test]
+fn agent_view_without_a_budget_reads_only_the_rows_on_screen() {
+    let mut app = new_app(&["demo"], Theme::colour());
+    load(&mut app, &mcpick::demo::demo_resources(5_000));
+    assert_eq!(app.context.set.policy.budget, None);
+    let included = app.context.agent.as_ref().unwrap().preview.included.len();
+    let fx = drive(&mut app, "a");
+    assert_eq!(app.mode(), Mode::Agent);
+    let first = measured_items(&fx);
+    let page = app.page_rows();
+    assert!(included > 20 * page, "{included}");
+    assert!(!first.is_empty(), "the rows on screen are counted");
+    assert!(
+        first.len() <= 3 * page,
+        "{} reads for {included} resources with {page} rows on screen",
+        first.len()
+    );
+    // Rows scrolled into view are read on demand; the ones already asked for are not asked
+    // for again and the rest of the catalogue is never read.
+    let mut asked: std::collections::HashSet<ItemId> = first.iter().copied().collect();
+    for _ in 0..5 {
+        let fx = drive(&mut app, "<pagedown>");
+        asked.extend(measured_items(&fx));
+    }
+    assert!(asked.len() > first.len(), "scrolling reads the new rows");
+    assert!(asked.len() <= 9 * page, "{} reads", asked.len());
+    // With a budget, what is above the cut line is read (and nothing like everything).
+    drive(&mut app, "[[[[[[[[[[");
+    let fx = drive(&mut app, "[");
+    assert_eq!(app.context.set.policy.budget, Some(500));
+    let with_budget = measured_items(&fx);
+    let preview = &app.context.agent.as_ref().unwrap().preview;
+    assert!(with_budget.len() <= preview.to_measure().len());
+    assert!(with_budget.len() < included / 10, "{}", with_budget.len());
+}

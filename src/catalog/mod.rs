@@ -5,6 +5,7 @@
 //! - [`UriTree`]: the URI tree with counts, compaction, expand state and visible rows.
 //! - [`order`]: the list orders; [`query`]: the search syntax; [`search`]: search on every core.
 
+mod children;
 mod entry;
 pub mod item;
 pub mod order;

@@ -1,14 +1,20 @@
 //! The URI tree: servers at the root, then each URI's structure (`scheme://authority`, path
 //! segments, the query kept on the leaf).
 //!
-//! Nodes are stored once in an arena; what the screen shows is a flattened list of visible
-//! rows, rebuilt when the shape or the expand state changes and read window by window, so a
-//! frame costs O(rows on screen) whatever the catalogue size. Chains of single-child folders
-//! are shown as one row (`a/b/c`); a URI that is both a resource and a prefix of others is a
-//! node with an item and children, shown as both.
+//! Nodes are stored once in an arena. Each folder keeps its children sorted in chunks that
+//! know how many visible rows they hold ([`super::children`]), and each node knows how many
+//! rows it shows (itself, plus its children's when open). So adding a resource costs its
+//! path (O(depth · log folder)), never a pass over the catalogue, and the rows on screen are
+//! found by descending those counts: a frame costs O(rows on screen · depth) whatever the
+//! catalogue size, with nothing flattened. Only a filtered tree (a search) keeps a flat list
+//! of its rows, built when the filter is set. Chains of single-child folders are shown as one
+//! row (`a/b/c`); a URI that is both a resource and a prefix of others is a node with an item
+//! and children, shown as both.
 
+use std::cmp::Ordering;
 use std::collections::HashMap;
 
+use super::children::Children;
 use super::store::{Catalogue, ItemId, ServerId};
 
 pub type NodeId = u32;
@@ -18,10 +24,11 @@ struct Node {
     /// The raw URI piece (never decoded: lookups and paths use it as published).
     segment: Box<str>,
     parent: NodeId,
-    /// Sorted by `segment` up to `sorted`; children added since the last refresh follow
-    /// unsorted (sorting on every insert made big flat folders quadratic).
-    children: Vec<NodeId>,
-    sorted: u32,
+    /// Sorted by [`segment_order`].
+    children: Children,
+    /// Visible rows of this node as a row's head, unfiltered: 1, plus its row's tail's
+    /// children's rows when that tail is open.
+    rows: u32,
     item: Option<ItemId>,
     /// Resources in this subtree, this node's own included.
     count: u32,
@@ -34,6 +41,11 @@ const NO_PARENT: NodeId = NodeId::MAX;
 
 /// Marks the segment of a leaf that holds a whole URI of its own (see `insert`).
 const ALONE: char = '\u{0}';
+
+/// How siblings are ordered.
+fn segment_order(a: &str, b: &str) -> Ordering {
+    a.cmp(b)
+}
 
 /// One visible row: a node, or a compacted chain of single-child folders from `head` to
 /// `tail` (equal when nothing was compacted).
@@ -67,6 +79,7 @@ pub struct UriTree {
     roots: Vec<NodeId>,
     /// Node of each item: `item_nodes[server][index]`.
     item_nodes: Vec<Vec<NodeId>>,
+    /// The rows of a filtered tree (unused without a filter).
     rows: Vec<Row>,
     rows_dirty: bool,
     /// While a filter is set: matching resources per node; rows show only nodes with hits,
@@ -74,8 +87,15 @@ pub struct UriTree {
     hits: Option<Vec<u32>>,
     /// (parent, hash of segment) → child, so inserting never scans a folder.
     lookup: HashMap<(NodeId, u64), NodeId>,
-    /// Nodes with children not yet sorted into place.
-    unsorted: Vec<NodeId>,
+}
+
+/// Where a walk over the unfiltered rows is: per level, the folder whose children it walks
+/// (`NO_PARENT`: the server roots) and the child's position.
+#[derive(Debug, Clone, Copy)]
+struct Level {
+    parent: NodeId,
+    chunk: usize,
+    pos: usize,
 }
 
 impl UriTree {
@@ -105,8 +125,8 @@ impl UriTree {
         self.nodes.push(Node {
             segment: segment.into(),
             parent,
-            children: Vec::new(),
-            sorted: 0,
+            children: Children::default(),
+            rows: 1,
             item: None,
             count: 0,
             expanded: false,
@@ -115,7 +135,8 @@ impl UriTree {
         (self.nodes.len() - 1) as NodeId
     }
 
-    /// Adds one resource (items arrive in listing order, as pages come in).
+    /// Adds one resource (items arrive in listing order, as pages come in): O(depth · log
+    /// of the folder it goes into).
     pub fn insert(&mut self, id: ItemId, uri: &str, directory: bool) {
         let root = self.roots[id.server as usize];
         let mut node = root;
@@ -146,11 +167,9 @@ impl UriTree {
             nodes.resize(id.index as usize + 1, NO_PARENT);
         }
         nodes[id.index as usize] = node;
-        // Under a filter the new nodes stay hidden until the next filter, so the rows are
-        // unchanged: no re-flattening for every page that arrives during a search.
-        if self.hits.is_none() {
-            self.rows_dirty = true;
-        }
+        self.fix_rows(node);
+        // Under a filter the new nodes stay hidden until the next filter, so the filtered
+        // rows are unchanged: no re-flattening for every page that arrives during a search.
     }
 
     fn child(&mut self, parent: NodeId, segment: &str) -> NodeId {
@@ -160,51 +179,71 @@ impl UriTree {
                 return c;
             }
             // A hash collision: look among the children themselves.
-            if let Some(&c) = self.nodes[parent as usize]
+            if let Some(c) = self.nodes[parent as usize]
                 .children
                 .iter()
-                .find(|&&c| *self.nodes[c as usize].segment == *segment)
+                .find(|&c| *self.nodes[c as usize].segment == *segment)
             {
                 return c;
             }
         }
         let id = self.new_node(segment, parent);
-        let p = &mut self.nodes[parent as usize];
-        if p.sorted as usize == p.children.len() {
-            self.unsorted.push(parent);
-        }
-        p.children.push(id);
+        let mut children = std::mem::take(&mut self.nodes[parent as usize].children);
+        children.insert(
+            id,
+            1,
+            |c| segment_order(&self.nodes[c as usize].segment, segment),
+            |c| self.nodes[c as usize].rows as u64,
+        );
+        self.nodes[parent as usize].children = children;
         self.lookup.entry(key).or_insert(id);
         id
     }
 
-    /// Sorts the children added since the last call into place: sort the new tail, merge.
-    fn sort_children(&mut self) {
-        for parent in std::mem::take(&mut self.unsorted) {
-            let mut children = std::mem::take(&mut self.nodes[parent as usize].children);
-            let sorted = self.nodes[parent as usize].sorted as usize;
-            let segment = |c: &NodeId| &*self.nodes[*c as usize].segment;
-            children[sorted..].sort_by(|a, b| segment(a).cmp(segment(b)));
-            if sorted > 0 {
-                let tail = children.split_off(sorted);
-                let mut merged = Vec::with_capacity(children.len() + tail.len());
-                let (mut i, mut j) = (0, 0);
-                while i < children.len() && j < tail.len() {
-                    if segment(&tail[j]) < segment(&children[i]) {
-                        merged.push(tail[j]);
-                        j += 1;
-                    } else {
-                        merged.push(children[i]);
-                        i += 1;
-                    }
-                }
-                merged.extend_from_slice(&children[i..]);
-                merged.extend_from_slice(&tail[j..]);
-                children = merged;
+    /// Orders child `c` against `node` among their siblings.
+    fn sibling_cmp(&self, node: NodeId) -> impl Fn(NodeId) -> Ordering + '_ {
+        let segment = &self.nodes[node as usize].segment;
+        move |c| segment_order(&self.nodes[c as usize].segment, segment)
+    }
+
+    /// The unfiltered rows of `node` as a row's head.
+    fn head_rows(&self, node: NodeId) -> u32 {
+        let tail = self.chain_tail_with(node, false);
+        let t = &self.nodes[tail as usize];
+        let below = if t.expanded { t.children.rows() } else { 0 };
+        u32::try_from(1 + below).unwrap_or(u32::MAX)
+    }
+
+    /// After `from` changed (a child, an item, its expand state): recounts the rows of it
+    /// and of every ancestor, and the row sums of the chunks holding them. O(depth²).
+    fn fix_rows(&mut self, from: NodeId) {
+        let mut n = from;
+        loop {
+            let old = self.nodes[n as usize].rows;
+            let new = self.head_rows(n);
+            self.nodes[n as usize].rows = new;
+            let parent = self.nodes[n as usize].parent;
+            if parent == NO_PARENT {
+                return;
             }
-            let node = &mut self.nodes[parent as usize];
-            node.sorted = children.len() as u32;
-            node.children = children;
+            if new != old {
+                let mut children = std::mem::take(&mut self.nodes[parent as usize].children);
+                children.adjust(i64::from(new) - i64::from(old), self.sibling_cmp(n));
+                self.nodes[parent as usize].children = children;
+            }
+            n = parent;
+        }
+    }
+
+    /// Recounts every node's rows (after the expand state of many folders changed): O(nodes).
+    fn recount_rows(&mut self) {
+        // Children are created after their parents: going backwards, every node's children
+        // (and its chain's tail) are counted before it.
+        for n in (0..self.nodes.len()).rev() {
+            let mut children = std::mem::take(&mut self.nodes[n].children);
+            children.recount(|c| self.nodes[c as usize].rows as u64);
+            self.nodes[n].children = children;
+            self.nodes[n].rows = self.head_rows(n as NodeId);
         }
     }
 
@@ -224,16 +263,9 @@ impl UriTree {
             .is_none_or(|h| h.get(node as usize).is_some_and(|&n| n > 0))
     }
 
-    fn visible_children(&self, node: NodeId) -> impl Iterator<Item = NodeId> + '_ {
-        self.nodes[node as usize]
-            .children
-            .iter()
-            .copied()
-            .filter(|&c| self.visible(c))
-    }
-
-    /// Follows a chain of single-child folders that carry no resource.
-    fn chain_tail(&self, head: NodeId) -> NodeId {
+    /// Follows a chain of single-child folders that carry no resource (`filtered`: counting
+    /// only children with hits).
+    fn chain_tail_with(&self, head: NodeId, filtered: bool) -> NodeId {
         let mut tail = head;
         if self.nodes[head as usize].parent == NO_PARENT {
             return tail; // a server's root row is never merged
@@ -243,10 +275,16 @@ impl UriTree {
             if n.item.is_some() || n.directory {
                 return tail;
             }
-            let mut children = self.visible_children(tail);
-            let (Some(only), None) = (children.next(), children.next()) else {
-                return tail;
+            let only = if filtered {
+                let mut children = n.children.iter().filter(|&c| self.visible(c));
+                match (children.next(), children.next()) {
+                    (Some(only), None) => Some(only),
+                    _ => None,
+                }
+            } else {
+                n.children.only()
             };
+            let Some(only) = only else { return tail };
             let c = &self.nodes[only as usize];
             if c.item.is_some() || c.directory || c.children.is_empty() {
                 return tail;
@@ -255,18 +293,44 @@ impl UriTree {
         }
     }
 
+    fn chain_tail(&self, head: NodeId) -> NodeId {
+        self.chain_tail_with(head, self.hits.is_some())
+    }
+
+    /// The head of the (unfiltered) row showing `node`.
+    fn head_of(&self, node: NodeId) -> NodeId {
+        let mut x = node;
+        loop {
+            let parent = self.nodes[x as usize].parent;
+            if parent == NO_PARENT || self.nodes[parent as usize].parent == NO_PARENT {
+                return x;
+            }
+            if self.chain_tail_with(parent, false) == parent {
+                return x;
+            }
+            // The parent's chain runs on through `x`: is `parent` the chain's head?
+            x = parent;
+        }
+    }
+
     fn open(&self, node: NodeId) -> bool {
         self.hits.is_some() || self.nodes[node as usize].expanded
     }
 
-    /// Rebuilds the visible rows if the tree changed. Call before reading rows.
+    /// Builds the filtered tree's rows if the filter changed. Call before reading rows (a
+    /// tree without a filter needs nothing: its rows are found as they are read).
     pub fn refresh(&mut self) {
-        self.sort_children();
         if !self.rows_dirty {
             return;
         }
+        self.rows_dirty = false;
         let mut rows = std::mem::take(&mut self.rows);
         rows.clear();
+        if self.hits.is_none() {
+            rows.shrink_to_fit();
+            self.rows = rows;
+            return;
+        }
         let mut stack: Vec<(NodeId, u16)> = self.roots.iter().rev().map(|&r| (r, 0)).collect();
         while let Some((head, depth)) = stack.pop() {
             if !self.visible(head) {
@@ -274,28 +338,172 @@ impl UriTree {
             }
             let tail = self.chain_tail(head);
             rows.push(Row { head, tail, depth });
-            if self.open(tail) {
-                for &c in self.nodes[tail as usize].children.iter().rev() {
-                    if self.visible(c) {
-                        stack.push((c, depth + 1));
-                    }
+            for c in self.nodes[tail as usize].children.iter().rev() {
+                if self.visible(c) {
+                    stack.push((c, depth + 1));
                 }
             }
         }
         self.rows = rows;
-        self.rows_dirty = false;
     }
 
     /// Number of visible rows (after [`UriTree::refresh`]).
     pub fn row_count(&self) -> usize {
-        self.rows.len()
+        match self.hits {
+            Some(_) => self.rows.len(),
+            None => self
+                .roots
+                .iter()
+                .map(|&r| self.nodes[r as usize].rows as usize)
+                .sum(),
+        }
     }
 
-    /// The visible rows `offset..offset + len`: O(len).
-    pub fn window(&self, offset: usize, len: usize) -> &[Row] {
-        let start = offset.min(self.rows.len());
-        let end = offset.saturating_add(len).min(self.rows.len());
-        &self.rows[start..end]
+    /// The visible rows `offset..offset + len`: O(len · depth), whatever the tree's size.
+    pub fn window(&self, offset: usize, len: usize) -> Vec<Row> {
+        if self.hits.is_some() {
+            let start = offset.min(self.rows.len());
+            let end = offset.saturating_add(len).min(self.rows.len());
+            return self.rows[start..end].to_vec();
+        }
+        let mut out = Vec::with_capacity(len.min(1024));
+        let Some(mut levels) = self.seek(offset) else {
+            return out;
+        };
+        while out.len() < len {
+            let Some(row) = self.row_at(&levels) else {
+                break;
+            };
+            out.push(row);
+            if !self.step(&mut levels, row) {
+                break;
+            }
+        }
+        out
+    }
+
+    fn level_node(&self, level: &Level) -> Option<NodeId> {
+        if level.parent == NO_PARENT {
+            self.roots.get(level.pos).copied()
+        } else {
+            self.nodes[level.parent as usize]
+                .children
+                .at(level.chunk, level.pos)
+        }
+    }
+
+    fn row_at(&self, levels: &[Level]) -> Option<Row> {
+        let head = self.level_node(levels.last()?)?;
+        Some(Row {
+            head,
+            tail: self.chain_tail_with(head, false),
+            depth: (levels.len() - 1) as u16,
+        })
+    }
+
+    /// The walk positioned on unfiltered row `k`.
+    fn seek(&self, k: usize) -> Option<Vec<Level>> {
+        let mut k = k as u64;
+        let mut levels = Vec::new();
+        let mut node = None;
+        for (pos, &r) in self.roots.iter().enumerate() {
+            let rows = self.nodes[r as usize].rows as u64;
+            if k < rows {
+                levels.push(Level {
+                    parent: NO_PARENT,
+                    chunk: 0,
+                    pos,
+                });
+                node = Some(r);
+                break;
+            }
+            k -= rows;
+        }
+        let mut node = node?;
+        while k > 0 {
+            k -= 1; // the row of `node` itself
+            let tail = self.chain_tail_with(node, false);
+            let (chunk, pos, rest) = self.nodes[tail as usize]
+                .children
+                .seek(k, |c| self.nodes[c as usize].rows as u64)?;
+            levels.push(Level {
+                parent: tail,
+                chunk,
+                pos,
+            });
+            node = self.nodes[tail as usize].children.at(chunk, pos)?;
+            k = rest;
+        }
+        Some(levels)
+    }
+
+    /// Moves the walk to the row after `row`; false at the end.
+    fn step(&self, levels: &mut Vec<Level>, row: Row) -> bool {
+        let tail = &self.nodes[row.tail as usize];
+        if tail.expanded && !tail.children.is_empty() {
+            levels.push(Level {
+                parent: row.tail,
+                chunk: 0,
+                pos: 0,
+            });
+            return true;
+        }
+        while let Some(level) = levels.last_mut() {
+            if level.parent == NO_PARENT {
+                if level.pos + 1 < self.roots.len() {
+                    level.pos += 1;
+                    return true;
+                }
+            } else if let Some((chunk, pos)) = self.nodes[level.parent as usize]
+                .children
+                .next(level.chunk, level.pos)
+            {
+                level.chunk = chunk;
+                level.pos = pos;
+                return true;
+            }
+            levels.pop();
+        }
+        false
+    }
+
+    /// The unfiltered row index of a row's head, if every folder above it is open.
+    fn index_of_head(&self, head: NodeId) -> Option<usize> {
+        let parent = self.nodes[head as usize].parent;
+        if parent == NO_PARENT {
+            let before: usize = self
+                .roots
+                .iter()
+                .take_while(|&&r| r != head)
+                .map(|&r| self.nodes[r as usize].rows as usize)
+                .sum();
+            return Some(before);
+        }
+        if !self.nodes[parent as usize].expanded {
+            return None;
+        }
+        let above = self.index_of_head(self.head_of(parent))?;
+        let before =
+            self.nodes[parent as usize]
+                .children
+                .rows_before(head, self.sibling_cmp(head), |c| {
+                    self.nodes[c as usize].rows as u64
+                });
+        Some(above + 1 + before as usize)
+    }
+
+    /// The row showing `node` (as its head or its tail), if it is visible.
+    pub fn row_of_node(&self, node: NodeId) -> Option<usize> {
+        if node as usize >= self.nodes.len() {
+            return None;
+        }
+        if self.hits.is_some() {
+            return self
+                .rows
+                .iter()
+                .position(|r| r.tail == node || r.head == node);
+        }
+        self.index_of_head(self.head_of(node))
     }
 
     /// What to draw for a row.
@@ -338,6 +546,7 @@ impl UriTree {
     pub fn set_expanded(&mut self, row: Row, expanded: bool) {
         if self.is_folder(row.tail) {
             self.nodes[row.tail as usize].expanded = expanded;
+            self.fix_rows(row.tail);
             self.rows_dirty = true;
         }
     }
@@ -349,13 +558,22 @@ impl UriTree {
                 n.expanded = expanded;
             }
         }
+        self.recount_rows();
         self.rows_dirty = true;
     }
 
     /// The row index of the parent of the row at `index`, for "jump to parent".
     pub fn parent_row(&self, index: usize) -> Option<usize> {
-        let row = *self.rows.get(index)?;
-        (0..index).rev().find(|&i| self.rows[i].depth < row.depth)
+        if self.hits.is_some() {
+            let row = *self.rows.get(index)?;
+            return (0..index).rev().find(|&i| self.rows[i].depth < row.depth);
+        }
+        let row = *self.window(index, 1).first()?;
+        let parent = self.nodes[row.head as usize].parent;
+        if parent == NO_PARENT {
+            return None;
+        }
+        self.index_of_head(self.head_of(parent))
     }
 
     /// The row showing an item, if it is visible.
@@ -364,9 +582,7 @@ impl UriTree {
             .item_nodes
             .get(id.server as usize)?
             .get(id.index as usize)?;
-        self.rows
-            .iter()
-            .position(|r| r.tail == node || r.head == node)
+        self.row_of_node(node)
     }
 
     /// Restricts the rows to the ancestors of `matches` (and the matches), all open; `None`
@@ -420,6 +636,7 @@ impl UriTree {
                 self.nodes[n as usize].expanded = true;
             }
         }
+        self.recount_rows();
         self.rows_dirty = true;
     }
 
@@ -758,5 +975,114 @@ mod tests {
         rebuilt.restore_expanded(&paths);
         rebuilt.refresh();
         assert_eq!(labels(&rebuilt), before);
+    }
+
+    /// The rows as the old eager flattening found them: a plain depth-first walk over the
+    /// sorted children, independent of the row counts the tree keeps.
+    fn reference_rows(tree: &UriTree) -> Vec<Row> {
+        let mut rows = Vec::new();
+        let mut stack: Vec<(NodeId, u16)> = tree.roots.iter().rev().map(|&r| (r, 0)).collect();
+        while let Some((head, depth)) = stack.pop() {
+            let tail = tree.chain_tail_with(head, false);
+            rows.push(Row { head, tail, depth });
+            if tree.nodes[tail as usize].expanded {
+                let children: Vec<NodeId> = tree.nodes[tail as usize].children.iter().collect();
+                assert!(
+                    children.windows(2).all(|w| segment_order(
+                        &tree.nodes[w[0] as usize].segment,
+                        &tree.nodes[w[1] as usize].segment
+                    )
+                    .is_lt()),
+                    "children sorted"
+                );
+                for &c in children.iter().rev() {
+                    stack.push((c, depth + 1));
+                }
+            }
+        }
+        rows
+    }
+
+    fn check_rows(tree: &UriTree) {
+        let expected = reference_rows(tree);
+        assert_eq!(tree.row_count(), expected.len());
+        assert_eq!(tree.window(0, usize::MAX), expected);
+        for (i, row) in expected.iter().enumerate() {
+            assert_eq!(tree.window(i, 3), expected[i..(i + 3).min(expected.len())]);
+            assert_eq!(tree.row_of_node(row.head), Some(i), "row of head");
+            assert_eq!(tree.row_of_node(row.tail), Some(i), "row of tail");
+            let parent = (0..i).rev().find(|&p| expected[p].depth < row.depth);
+            assert_eq!(tree.parent_row(i), parent, "parent of row {i}");
+        }
+    }
+
+    fn uri_strategy() -> impl Strategy<Value = String> {
+        let segment = prop::sample::select(vec!["a", "b", "c", "d", "e%20f", "x?q=1", ""]);
+        (
+            prop::sample::select(vec!["x://h", "x://h/", "y://", "urn:"]),
+            prop::collection::vec(segment, 0..5),
+        )
+            .prop_map(|(root, segments)| format!("{root}{}", segments.join("/")))
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// Pages inserted one by one, with folders opened and closed between them, give the
+        /// same rows as the same resources built at once with the same folders open, and as
+        /// a plain flattening of the tree.
+        #[test]
+        fn pages_give_the_rows_of_a_tree_built_at_once(
+            uris in prop::collection::vec(uri_strategy(), 1..60),
+            page in 1usize..10,
+            toggles in prop::collection::vec((0usize..64, any::<bool>()), 0..12),
+        ) {
+            let mut cat = Catalogue::new();
+            let s = cat.server("srv");
+            cat.server("other");
+            let mut tree = UriTree::default();
+            tree.add_server("srv");
+            tree.add_server("other");
+            let mut toggles = toggles.into_iter();
+            for chunk in uris.chunks(page) {
+                let before = cat.server_len(s);
+                let resources: Vec<_> = chunk.iter().map(|u| Resource::new(u.as_str(), "n")).collect();
+                cat.append(s, &resources);
+                for index in before..cat.server_len(s) {
+                    let id = ItemId { server: s, index: index as u32 };
+                    let uri = cat.get(id).unwrap().uri().to_string();
+                    tree.insert(id, &uri, uri.ends_with('/'));
+                }
+                if let Some((at, open)) = toggles.next() {
+                    let rows = tree.window(0, usize::MAX);
+                    if !rows.is_empty() {
+                        tree.set_expanded(rows[at % rows.len()], open);
+                    }
+                }
+                tree.refresh();
+                check_rows(&tree);
+            }
+            let mut built = UriTree::default();
+            built.add_server("srv");
+            built.add_server("other");
+            for (id, item) in cat.iter() {
+                built.insert(id, item.uri(), item.uri().ends_with('/'));
+            }
+            built.restore_expanded(&tree.expanded_paths());
+            built.refresh();
+            check_rows(&built);
+            let labels_of = |t: &UriTree| -> Vec<(String, u16, u32)> {
+                t.window(0, usize::MAX).iter().map(|&r| {
+                    let v = t.view(r);
+                    (v.label, v.depth, v.count)
+                }).collect()
+            };
+            prop_assert_eq!(labels_of(&tree), labels_of(&built));
+            tree.set_all_expanded(true);
+            tree.refresh();
+            check_rows(&tree);
+        }
     }
 }

@@ -298,6 +298,24 @@ impl Preview {
         list
     }
 
+    /// What a browser reads, at most, to show this preview: with a budget, everything
+    /// [`Preview::to_measure`] names (the cut line depends on it); with no budget there is no
+    /// cut line to place, so only the estimated included rows in `shown` (rows on screen, or
+    /// asked for) are read and every other count stays an estimate from `size`. A million
+    /// resources cost a screenful of reads, not a million.
+    pub fn to_measure_shown(&self, shown: std::ops::Range<usize>) -> Vec<usize> {
+        if self.budget.is_some() {
+            return self.to_measure();
+        }
+        let end = shown.end.min(self.included.len());
+        let start = shown.start.min(end);
+        self.included[start..end]
+            .iter()
+            .filter(|i| i.estimated)
+            .map(|i| i.index)
+            .collect()
+    }
+
     /// (tokens used, budget) for a budget meter.
     pub fn meter(&self) -> (u64, Option<u64>) {
         (self.total_tokens, self.budget)

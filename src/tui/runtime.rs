@@ -96,11 +96,15 @@ pub async fn event_loop(
         };
         let is_input = matches!(msg, Msg::Key(_) | Msg::Mouse(_) | Msg::Resize(..));
         let mut effects = app.update(msg);
-        // Drain bursts (pages arriving fast) before drawing.
-        for _ in 0..256 {
-            match rx.try_recv() {
-                Ok(m) => effects.extend(app.update(m)),
-                Err(_) => break,
+        // Drain bursts (pages arriving fast) before drawing, for at most a frame's time; a
+        // key's frame never waits for them.
+        if !is_input {
+            let until = Instant::now() + FRAME;
+            while Instant::now() < until {
+                match rx.try_recv() {
+                    Ok(m) => effects.extend(app.update(m)),
+                    Err(_) => break,
+                }
             }
         }
         executor.run(effects, terminal)?;

@@ -158,14 +158,12 @@ impl App {
     /// After the tree's rows changed: puts the cursor back on the node it was on.
     pub(super) fn reanchor(&mut self) {
         self.browse.tree.refresh();
-        if let Some(anchor) = self.browse.tree_anchor {
-            let rows = self.browse.tree.window(0, self.browse.tree.row_count());
-            if let Some(i) = rows
-                .iter()
-                .position(|r| r.head == anchor || r.tail == anchor)
-            {
-                self.browse.tree_cursor.index = i;
-            }
+        if let Some(i) = self
+            .browse
+            .tree_anchor
+            .and_then(|a| self.browse.tree.row_of_node(a))
+        {
+            self.browse.tree_cursor.index = i;
         }
         if self.browse.view == View::Tree {
             self.clamp();

@@ -333,13 +333,18 @@ impl App {
     }
 
     /// Starts reads for the counts the latest resolution still estimates (what
-    /// [`crate::context::Preview::to_measure`] names), unless they are all in flight.
+    /// [`crate::context::Preview::to_measure_shown`] names for the rows on screen), unless
+    /// they are all in flight.
     pub(super) fn sync_measure(&mut self) -> Vec<Effect> {
         let Some(agent) = &self.context.agent else {
             return Vec::new();
         };
         let mut items = Vec::new();
-        for index in agent.preview.to_measure() {
+        // The agent view's rows on screen (and a screenful either side, read ahead).
+        let page = self.page_rows();
+        let scroll = self.context.agent_scroll;
+        let shown = scroll.saturating_sub(page)..scroll + 2 * page;
+        for index in agent.preview.to_measure_shown(shown) {
             let Some(id) = agent.id(index) else { continue };
             let Some(item) = self.catalogue.get(id) else {
                 continue;

@@ -293,7 +293,10 @@ impl App {
                 self.info = Some(format!("audience filter: {}", policy.audience.name()));
                 return self.context_changed(Vec::new());
             }
-            (Mode::Agent, a) => self.scroll_agent(a, page),
+            (Mode::Agent, a) => {
+                self.scroll_agent(a, page);
+                return self.sync_measure();
+            }
             (Mode::Contents, Action::Up) => self.scroll_contents(-1),
             (Mode::Contents, Action::Down) => self.scroll_contents(1),
             (Mode::Contents, Action::PageUp) => self.scroll_contents(-page),
