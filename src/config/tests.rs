@@ -141,7 +141,11 @@ fn sources_are_listed_in_precedence_order() {
         ("/h/.config/Code/User/mcp.json", Scope::Host, "vscode"),
         ("CODEX", Scope::Host, "codex"),
         ("/h/.gemini/settings.json", Scope::Host, "gemini"),
-        ("/h/.codeium/windsurf/mcp_config.json", Scope::Host, "windsurf"),
+        (
+            "/h/.codeium/windsurf/mcp_config.json",
+            Scope::Host,
+            "windsurf",
+        ),
         ("ZED", Scope::Host, "zed"),
     ];
     // Codex's user file follows `$CODEX_HOME`, Zed's the OS.
