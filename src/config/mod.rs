@@ -1,5 +1,6 @@
-//! Server definitions: mcpick's own TOML config and the host config files users already have
-//! (Claude Code, Claude Desktop, Cursor, VS Code).
+//! Server definitions: mcpick's own TOML config and the host config files users already have,
+//! each read through its host's dialect ([`crate::hosts`]), the module `mcpick install` writes
+//! it with.
 //!
 //! # Sources, in precedence order
 //!
@@ -7,14 +8,17 @@
 //! kept as *shadowed* definitions (`mcpick servers` shows them):
 //!
 //! 1. `--config FILE` (mcpick TOML, or a host-style JSON file when it ends in `.json`)
-//! 2. the project, in the working directory: `mcpick.toml`, then `.mcp.json` (Claude Code),
-//!    `.cursor/mcp.json` (Cursor), `.vscode/mcp.json` (VS Code)
+//! 2. the project, in the working directory: `mcpick.toml`, then every host's project file in
+//!    [`Host::ALL`] order: `.mcp.json` (Claude Code), `.cursor/mcp.json`, `.vscode/mcp.json`,
+//!    `.codex/config.toml`, `.gemini/settings.json`, `.zed/settings.json`
 //! 3. the user's mcpick config: `config.toml` in the user config directory
 //!    (`~/.config/mcpick/` on Linux, `~/Library/Application Support/mcpick/` on macOS,
 //!    `%APPDATA%\mcpick\config\` on Windows)
-//! 4. host imports from the home directory: `~/.claude.json` (its `projects[<cwd>]` section,
-//!    then its top-level `mcpServers`), Claude Desktop's `claude_desktop_config.json`, then
-//!    `~/.cursor/mcp.json`
+//! 4. every host's user file, in [`Host::ALL`] order: `~/.claude.json` (its `projects[<cwd>]`
+//!    section, then its top-level `mcpServers`), Claude Desktop's
+//!    `claude_desktop_config.json`, `~/.cursor/mcp.json`, VS Code's user `mcp.json`,
+//!    `~/.codex/config.toml`, `~/.gemini/settings.json`, Windsurf's `mcp_config.json`, Zed's
+//!    `settings.json`
 //!
 //! A definition that fails (an unset variable, a bad field) still wins over lower sources: it
 //! is shown as failed rather than silently replaced by another definition.
