@@ -69,6 +69,12 @@ impl Setup {
                 "XDG_CONFIG_HOME",
                 self.home.join(".config").to_str().unwrap().to_string(),
             ),
+            // Codex's user file is `~/.codex/config.toml`, not the tester's `$CODEX_HOME`.
+            ("CODEX_HOME", String::new()),
+            // Named by the other hosts' files (`other_host_files`).
+            ("MCPICK_E2E_CODEX_TOKEN", "codex-token".into()),
+            ("MCPICK_E2E_GEMINI_KEY", "gemini-key".into()),
+            ("MCPICK_E2E_WINDSURF_TOKEN", "windsurf-token".into()),
         ]
     }
 
@@ -340,4 +346,326 @@ fn key_table_errors_come_back_from_the_one_config_load() {
     assert_eq!(file_errors.len(), 1, "{file_errors:?}");
     assert!(file_errors[0].contains("not valid TOML"), "{file_errors:?}");
     assert!(config.keys.is_empty());
+}
+
+/// Writes `text` at `path`, creating its folder.
+fn write_text(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// The other hosts' files as people have them: other settings, comments where the format
+/// allows them, every transport each host has, and one broken entry per file.
+fn other_host_files(setup: &Setup) {
+    let bin = mcpick_bin();
+    write_text(
+        &setup.project.join(".codex/config.toml"),
+        &format!(
+            r#"# Codex settings for this project
+model = "o3"
+approval_policy = "on-request"
+
+[mcp_servers.codex-stdio]   # the fixture server
+command = "{bin}"
+args = ["demo-server", "--count", "3"]
+env = {{ MODE = "test" }}
+startup_timeout_sec = 20
+
+[mcp_servers.codex-http]
+url = "https://codex.example.com/mcp"
+bearer_token_env_var = "MCPICK_E2E_CODEX_TOKEN"
+http_headers = {{ "X-Team" = "tools" }}
+
+[mcp_servers.codex-broken]
+args = ["no", "command"]
+
+[profiles.fast]
+model = "o4-mini"
+"#
+        ),
+    );
+    write_text(
+        &setup.home.join(".codex/config.toml"),
+        r#"# user-wide
+[mcp_servers.codex-stdio]
+command = "from-user-codex"
+
+[mcp_servers.codex-user]
+command = "user-tool"
+args = ["--flag"]
+"#,
+    );
+    write_text(
+        &setup.project.join(".gemini/settings.json"),
+        &serde_json::to_string_pretty(&json!({
+            "theme": "Default",
+            "mcp": {"allowed": ["gemini-stdio"]},
+            "mcpServers": {
+                "gemini-stdio": {
+                    "command": bin,
+                    "args": ["demo-server", "--count", "4"],
+                    "env": {"API_KEY": "$MCPICK_E2E_GEMINI_KEY"},
+                    "cwd": "./tools",
+                    "timeout": 30000,
+                    "trust": false
+                },
+                "gemini-sse": {"url": "https://gemini.example.com/sse"},
+                "gemini-http": {
+                    "httpUrl": "https://gemini.example.com/mcp",
+                    "headers": {"Authorization": "Bearer literal-gemini-secret-0123"}
+                },
+                "gemini-broken": {"command": "x", "args": "not a list"}
+            }
+        }))
+        .unwrap(),
+    );
+    write_text(
+        &setup.home.join(".codeium/windsurf/mcp_config.json"),
+        &serde_json::to_string_pretty(&json!({
+            "mcpServers": {
+                "windsurf-stdio": {"command": bin, "args": ["demo-server", "--count", "5"], "disabled": false},
+                "windsurf-remote": {
+                    "serverUrl": "https://windsurf.example.com/mcp",
+                    "headers": {"Authorization": "Bearer ${env:MCPICK_E2E_WINDSURF_TOKEN}"}
+                },
+                "windsurf-broken": "not an object"
+            }
+        }))
+        .unwrap(),
+    );
+    write_text(
+        &setup.project.join(".zed/settings.json"),
+        &format!(
+            r#"// Zed project settings
+{{
+  "tab_size": 2,
+  "context_servers": {{
+    // today's shape
+    "zed-new": {{ "source": "custom", "command": "{bin}", "args": ["demo-server", "--count", "6"], "env": {{}} }},
+    /* the older shape */
+    "zed-old": {{ "command": {{ "path": "{bin}", "args": ["demo-server", "--count", "8"], "env": {{ "A": "b" }} }}, "settings": {{}} }},
+    "zed-remote": {{ "url": "https://zed.example.com/mcp", "headers": {{ "Authorization": "Bearer literal-zed-secret-0123" }} }},
+    "zed-extension": {{ "source": "extension", "enabled": true, "settings": {{ "key": 1 }} }},
+    "zed-broken": {{ "command": {{ "args": [] }} }},
+  }},
+}}
+"#
+        ),
+    );
+    write_text(
+        &setup.home.join(".config/zed/settings.json"),
+        r#"{
+  // user settings
+  "ui_font_size": 16,
+  "context_servers": { "zed-new": { "command": "from-user-zed" }, "zed-user": { "command": "zed-tool" } },
+}
+"#,
+    );
+}
+
+#[test]
+fn codex_gemini_windsurf_and_zed_servers_are_read_from_their_own_files() {
+    let setup = Setup::new();
+    other_host_files(&setup);
+    let (code, doc, err) = setup.run_json(&["servers", "--json"]);
+    assert_eq!(code, 1, "the broken entries fail; {err}");
+    let bin = mcpick_bin();
+    let expect = |name: &str, transport: &str, target: &str, format: &str, scope: &str| {
+        let entry = server(&doc, name);
+        assert_eq!(entry["transport"], transport, "{name}: {entry:#}");
+        assert_eq!(entry["target"], target, "{name}: {entry:#}");
+        assert_eq!(entry["format"], format, "{name}");
+        assert_eq!(entry["scope"], scope, "{name}");
+        assert!(entry["error"].is_null(), "{name}: {entry:#}");
+        entry.clone()
+    };
+    let codex = expect(
+        "codex-stdio",
+        "stdio",
+        &format!("{bin} demo-server --count 3"),
+        "codex",
+        "project",
+    );
+    assert_eq!(
+        codex["env"]["MODE"], "***",
+        "env values without a placeholder are masked"
+    );
+    assert_eq!(codex["field"], "mcp_servers.codex-stdio");
+    let codex_http = expect(
+        "codex-http",
+        "http",
+        "https://codex.example.com/mcp",
+        "codex",
+        "project",
+    );
+    assert_eq!(
+        codex_http["headers"]["Authorization"],
+        "Bearer ${MCPICK_E2E_CODEX_TOKEN}"
+    );
+    assert_eq!(codex_http["headers"]["X-Team"], "***");
+    expect("codex-user", "stdio", "user-tool --flag", "codex", "host");
+
+    let gemini = expect(
+        "gemini-stdio",
+        "stdio",
+        &format!("{bin} demo-server --count 4"),
+        "gemini",
+        "project",
+    );
+    assert_eq!(gemini["env"]["API_KEY"], "${MCPICK_E2E_GEMINI_KEY}");
+    assert_eq!(gemini["cwd"], "./tools");
+    expect(
+        "gemini-sse",
+        "sse",
+        "https://gemini.example.com/sse",
+        "gemini",
+        "project",
+    );
+    let gemini_http = expect(
+        "gemini-http",
+        "http",
+        "https://gemini.example.com/mcp",
+        "gemini",
+        "project",
+    );
+    assert_ne!(
+        gemini_http["headers"]["Authorization"],
+        "Bearer literal-gemini-secret-0123"
+    );
+
+    expect(
+        "windsurf-stdio",
+        "stdio",
+        &format!("{bin} demo-server --count 5"),
+        "windsurf",
+        "host",
+    );
+    let windsurf = expect(
+        "windsurf-remote",
+        "http",
+        "https://windsurf.example.com/mcp",
+        "windsurf",
+        "host",
+    );
+    assert_eq!(
+        windsurf["headers"]["Authorization"],
+        "Bearer ${env:MCPICK_E2E_WINDSURF_TOKEN}"
+    );
+
+    expect(
+        "zed-new",
+        "stdio",
+        &format!("{bin} demo-server --count 6"),
+        "zed",
+        "project",
+    );
+    let old = expect(
+        "zed-old",
+        "stdio",
+        &format!("{bin} demo-server --count 8"),
+        "zed",
+        "project",
+    );
+    assert_eq!(old["env"]["A"], "***");
+    expect(
+        "zed-remote",
+        "http",
+        "https://zed.example.com/mcp",
+        "zed",
+        "project",
+    );
+    expect("zed-user", "stdio", "zed-tool", "zed", "host");
+    assert!(
+        doc["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["name"] != "zed-extension"),
+        "an extension's entry is not a server mcpick can start: {doc:#}"
+    );
+
+    // The project's definition wins over the user's, which is kept as shadowed.
+    for (name, user) in [
+        ("codex-stdio", "from-user-codex"),
+        ("zed-new", "from-user-zed"),
+    ] {
+        let shadowed = server(&doc, name)["shadowed"].as_array().unwrap().clone();
+        assert_eq!(shadowed.len(), 1, "{name}: {shadowed:?}");
+        assert_eq!(shadowed[0]["target"], user);
+        assert_eq!(shadowed[0]["scope"], "host");
+    }
+
+    // One broken entry per file fails alone, naming its file and field.
+    for (name, file, field) in [
+        (
+            "codex-broken",
+            ".codex/config.toml",
+            "mcp_servers.codex-broken",
+        ),
+        (
+            "gemini-broken",
+            ".gemini/settings.json",
+            "mcpServers.gemini-broken.args",
+        ),
+        (
+            "windsurf-broken",
+            ".codeium/windsurf/mcp_config.json",
+            "mcpServers.windsurf-broken",
+        ),
+        (
+            "zed-broken",
+            ".zed/settings.json",
+            "context_servers.zed-broken.command",
+        ),
+    ] {
+        let error = server(&doc, name)["error"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{name} has no error: {doc:#}"));
+        assert!(
+            error.contains(file) && error.contains(field),
+            "{name}: {error}"
+        );
+    }
+    assert!(
+        doc["sources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["state"] != "failed"),
+        "a broken entry is not a broken file: {doc:#}"
+    );
+
+    // Literal secrets are never printed, in JSON or in the table.
+    let table = stdout(&setup.run(&["servers"]));
+    for shown in [doc.to_string(), table.clone()] {
+        assert!(!shown.contains("literal-gemini-secret"), "{shown}");
+        assert!(!shown.contains("literal-zed-secret"), "{shown}");
+        for value in ["codex-token", "gemini-key", "windsurf-token"] {
+            assert!(!shown.contains(value), "{value} printed: {shown}");
+        }
+    }
+    assert!(
+        table.contains("./.zed/settings.json  context_servers.zed-old"),
+        "{table}"
+    );
+    assert!(
+        table.contains("~/.codex/config.toml  mcp_servers.codex-user"),
+        "{table}"
+    );
+}
+
+#[test]
+fn servers_from_other_hosts_files_connect_by_name() {
+    let setup = Setup::new();
+    other_host_files(&setup);
+    for (name, count) in [
+        ("codex-stdio", 3),
+        ("windsurf-stdio", 5),
+        ("zed-new", 6),
+        ("zed-old", 8),
+    ] {
+        let (code, doc, err) = setup.run_json(&["ls", "--json", "--server", name]);
+        assert_eq!(code, 0, "{name}: {err}");
+        assert_eq!(server(&doc, name)["resourceCount"], count, "{name}");
+    }
 }

@@ -721,3 +721,88 @@ fn list_shows_every_host_file_and_our_entries() {
     assert!(line("home/.codex/config.toml").contains("--as ctx"));
     assert!(line(".cursor/mcp.json").contains("no file"));
 }
+
+/// What `mcpick servers --json` says about `name` (panics when it is not there).
+fn listed(doc: &Value, name: &str) -> Value {
+    doc["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == name)
+        .cloned()
+        .unwrap_or_else(|| panic!("`{name}` not listed: {doc:#}"))
+}
+
+/// Reading and writing a host's file are one dialect: what `install` writes for every host and
+/// scope, `mcpick servers` reads back from that file as the same launch, and it starts.
+#[test]
+fn every_installed_entry_is_read_back_by_servers_as_written() {
+    let world = World::new();
+    let mut installed = Vec::new();
+    for host in Host::ALL {
+        for scope in [Scope::Project, Scope::User] {
+            let Some(file) = host.dialect().file(scope, &world.places()) else {
+                continue;
+            };
+            let name = format!("{}-{}", scope.name(), host.name());
+            world.ok(&[
+                "install",
+                host.name(),
+                "--scope",
+                scope.name(),
+                "--as",
+                &name,
+            ]);
+            let written = entry(host, &std::fs::read_to_string(&file).unwrap(), &name);
+            installed.push((host, scope, name, file, written));
+        }
+    }
+    assert_eq!(installed.len(), 14, "6 hosts with both scopes, 2 user-only");
+    let out = world.run(&["servers", "--json"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for (host, scope, name, file, written) in &installed {
+        let shown = listed(&doc, name);
+        let args: Vec<&str> = written["args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap())
+            .collect();
+        let launch = format!(
+            "{} {}",
+            written["command"].as_str().unwrap(),
+            args.join(" ")
+        );
+        assert_eq!(shown["transport"], "stdio", "{name}: {shown:#}");
+        assert_eq!(shown["target"], launch, "{name}: the launch written");
+        assert_eq!(shown["format"], host.name(), "{name}");
+        assert_eq!(shown["file"], file.to_str().unwrap(), "{name}");
+        assert_eq!(
+            shown["scope"],
+            match scope {
+                Scope::Project => "project",
+                Scope::User => "host",
+            },
+            "{name}"
+        );
+        assert!(shown["error"].is_null(), "{name}: {shown:#}");
+    }
+    // And each one starts and serves the set, as mcpick connects to it by name.
+    let included = world.preview_included();
+    for (_, _, name, _, _) in &installed {
+        let out = world.run(&["ls", "--json", "--server", name]);
+        assert_eq!(exit_code(&out), 0, "{name}: {}", stderr(&out));
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut uris: Vec<String> = doc["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["uri"].as_str().unwrap().to_string())
+            .collect();
+        let mut want = included.clone();
+        uris.sort();
+        want.sort();
+        assert_eq!(uris, want, "{name}: lists exactly the set");
+    }
+}

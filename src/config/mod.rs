@@ -1,5 +1,6 @@
-//! Server definitions: mcpick's own TOML config and the host config files users already have
-//! (Claude Code, Claude Desktop, Cursor, VS Code).
+//! Server definitions: mcpick's own TOML config and the host config files users already have,
+//! each read through its host's dialect ([`crate::hosts`]), the module `mcpick install` writes
+//! it with.
 //!
 //! # Sources, in precedence order
 //!
@@ -7,14 +8,17 @@
 //! kept as *shadowed* definitions (`mcpick servers` shows them):
 //!
 //! 1. `--config FILE` (mcpick TOML, or a host-style JSON file when it ends in `.json`)
-//! 2. the project, in the working directory: `mcpick.toml`, then `.mcp.json` (Claude Code),
-//!    `.cursor/mcp.json` (Cursor), `.vscode/mcp.json` (VS Code)
+//! 2. the project, in the working directory: `mcpick.toml`, then every host's project file in
+//!    [`Host::ALL`] order: `.mcp.json` (Claude Code), `.cursor/mcp.json`, `.vscode/mcp.json`,
+//!    `.codex/config.toml`, `.gemini/settings.json`, `.zed/settings.json`
 //! 3. the user's mcpick config: `config.toml` in the user config directory
 //!    (`~/.config/mcpick/` on Linux, `~/Library/Application Support/mcpick/` on macOS,
 //!    `%APPDATA%\mcpick\config\` on Windows)
-//! 4. host imports from the home directory: `~/.claude.json` (its `projects[<cwd>]` section,
-//!    then its top-level `mcpServers`), Claude Desktop's `claude_desktop_config.json`, then
-//!    `~/.cursor/mcp.json`
+//! 4. every host's user file, in [`Host::ALL`] order: `~/.claude.json` (its `projects[<cwd>]`
+//!    section, then its top-level `mcpServers`), Claude Desktop's
+//!    `claude_desktop_config.json`, `~/.cursor/mcp.json`, VS Code's user `mcp.json`,
+//!    `~/.codex/config.toml`, `~/.gemini/settings.json`, Windsurf's `mcp_config.json`, Zed's
+//!    `settings.json`
 //!
 //! A definition that fails (an unset variable, a bad field) still wins over lower sources: it
 //! is shown as failed rather than silently replaced by another definition.
@@ -54,7 +58,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::hosts;
+use crate::hosts::{self, Host};
 use crate::mcp::{ServerSpec, TransportSpec};
 pub use expand::Vars;
 
@@ -122,17 +126,12 @@ pub enum Scope {
 pub enum Format {
     /// mcpick's TOML: `[servers.NAME]`.
     Mcpick,
-    /// Claude Code's project `.mcp.json`: `mcpServers`.
-    ClaudeCode,
+    /// A host's file, read through its dialect ([`crate::hosts`]): the same module that
+    /// `mcpick install` writes with.
+    Host(Host),
     /// Claude Code's `~/.claude.json`: `projects[<project>].mcpServers`, or the top-level
-    /// `mcpServers` when `project` is `None`.
+    /// `mcpServers` (its dialect's servers) when `project` is `None`.
     ClaudeCodeUser { project: Option<PathBuf> },
-    /// Claude Desktop: `mcpServers`.
-    ClaudeDesktop,
-    /// Cursor: `mcpServers`.
-    Cursor,
-    /// VS Code: `servers`, with `inputs`.
-    VsCode,
     /// A JSON file given with `--config`: `mcpServers` or `servers` (with `inputs`).
     Json,
 }
@@ -142,11 +141,27 @@ impl Format {
     pub fn name(&self) -> &'static str {
         match self {
             Format::Mcpick => "mcpick",
-            Format::ClaudeCode | Format::ClaudeCodeUser { .. } => "claude-code",
-            Format::ClaudeDesktop => "claude-desktop",
-            Format::Cursor => "cursor",
-            Format::VsCode => "vscode",
+            Format::Host(host) => host.name(),
+            Format::ClaudeCodeUser { .. } => Host::ClaudeCode.name(),
             Format::Json => "json",
+        }
+    }
+
+    /// The host whose dialect reads this file, if any.
+    pub fn host(&self) -> Option<Host> {
+        match self {
+            Format::Host(host) => Some(*host),
+            Format::ClaudeCodeUser { .. } => Some(Host::ClaudeCode),
+            Format::Mcpick | Format::Json => None,
+        }
+    }
+
+    /// True for TOML files: mcpick's own and Codex's.
+    fn is_toml(&self) -> bool {
+        match self {
+            Format::Mcpick => true,
+            Format::Host(host) => host.dialect().format == hosts::FileFormat::Toml,
+            Format::ClaudeCodeUser { .. } | Format::Json => false,
         }
     }
 }
@@ -190,45 +205,34 @@ pub fn sources(locations: &Locations, explicit: Option<&Path>) -> Vec<Source> {
         add(locations.cwd.join(path), Scope::Explicit, format);
     }
     let cwd = &locations.cwd;
+    let places = hosts::Places::from_locations(locations);
     add(cwd.join("mcpick.toml"), Scope::Project, Format::Mcpick);
-    add(
-        cwd.join(hosts::claude_code::PROJECT_FILE),
-        Scope::Project,
-        Format::ClaudeCode,
-    );
-    add(
-        cwd.join(hosts::cursor::PROJECT_FILE),
-        Scope::Project,
-        Format::Cursor,
-    );
-    add(
-        cwd.join(hosts::vscode::PROJECT_FILE),
-        Scope::Project,
-        Format::VsCode,
-    );
+    for host in Host::ALL {
+        if let Some(path) = host.dialect().file(hosts::Scope::Project, &places) {
+            add(path, Scope::Project, Format::Host(host));
+        }
+    }
     if let Some(dir) = &locations.mcpick_dir {
         add(dir.join("config.toml"), Scope::User, Format::Mcpick);
     }
-    let places = hosts::Places::from_locations(locations);
-    if let Some(claude) = hosts::claude_code::user_file(&places) {
-        add(
-            claude.clone(),
-            Scope::Host,
-            Format::ClaudeCodeUser {
-                project: Some(cwd.clone()),
-            },
-        );
-        add(
-            claude,
-            Scope::Host,
-            Format::ClaudeCodeUser { project: None },
-        );
-    }
-    if let Some(path) = hosts::claude_desktop::user_file(&places) {
-        add(path, Scope::Host, Format::ClaudeDesktop);
-    }
-    if let Some(path) = hosts::cursor::user_file(&places) {
-        add(path, Scope::Host, Format::Cursor);
+    for host in Host::ALL {
+        let Some(path) = host.dialect().file(hosts::Scope::User, &places) else {
+            continue;
+        };
+        if host == Host::ClaudeCode {
+            // `~/.claude.json`: the servers of this project (`claude mcp add`'s local
+            // scope) before the top-level ones.
+            add(
+                path.clone(),
+                Scope::Host,
+                Format::ClaudeCodeUser {
+                    project: Some(cwd.clone()),
+                },
+            );
+            add(path, Scope::Host, Format::ClaudeCodeUser { project: None });
+        } else {
+            add(path, Scope::Host, Format::Host(host));
+        }
     }
     list
 }
@@ -429,7 +433,7 @@ fn read_file(path: &Path, format: &Format) -> Result<Option<Value>, String> {
 
 fn parse_text(text: &str, path: &Path, format: &Format) -> Result<Value, String> {
     let shown = path.display();
-    if *format == Format::Mcpick {
+    if format.is_toml() {
         return toml::from_str::<toml::Table>(text)
             .map_err(|e| {
                 let at = e
@@ -446,8 +450,8 @@ fn parse_text(text: &str, path: &Path, format: &Format) -> Result<Value, String>
             })
             .and_then(|table| serde_json::to_value(table).map_err(|e| format!("{shown}: {e}")));
     }
-    // Host files are JSON; VS Code's allow comments and trailing commas (JSONC), which the
-    // host reader blanks out in place, so line and column stay right.
+    // The other host files are JSON; VS Code's and Zed's allow comments and trailing commas
+    // (JSONC), which the host reader blanks out in place, so line and column stay right.
     hosts::json::parse(text).map_err(|e| format!("{shown}: not valid JSON: {e}"))
 }
 

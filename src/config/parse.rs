@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 #[cfg(test)]
 pub(super) use crate::hosts::json::strip_jsonc;
-use crate::hosts::{self, Dialect};
+use crate::hosts::{self, Dialect, Host};
 
 use super::expand::{Vars, expand, shown_secret};
 use super::{Definition, Format, Source};
@@ -32,11 +32,8 @@ pub(super) fn definitions(
     let inputs = root.get("inputs");
     let (servers, prefix) = match &source.format {
         Format::Mcpick => (root.get("servers"), "servers".to_string()),
-        Format::ClaudeCode | Format::ClaudeCodeUser { project: None } => {
-            host_servers(&hosts::claude_code::DIALECT, doc)
-        }
-        Format::ClaudeDesktop => host_servers(&hosts::claude_desktop::DIALECT, doc),
-        Format::Cursor => host_servers(&hosts::cursor::DIALECT, doc),
+        Format::Host(host) => host_servers(host.dialect(), doc),
+        Format::ClaudeCodeUser { project: None } => host_servers(Host::ClaudeCode.dialect(), doc),
         Format::ClaudeCodeUser {
             project: Some(project),
         } => match hosts::claude_code::project_section(root, project) {
@@ -46,7 +43,6 @@ pub(super) fn definitions(
             ),
             None => (None, String::new()),
         },
-        Format::VsCode => host_servers(&hosts::vscode::DIALECT, doc),
         Format::Json => match root.get("mcpServers") {
             Some(servers) => (Some(servers), "mcpServers".to_string()),
             None => (root.get("servers"), "servers".to_string()),
@@ -59,11 +55,20 @@ pub(super) fn definitions(
         .as_object()
         .ok_or_else(|| format!("{file}: `{prefix}` is not an object of servers"))?;
     let strict = source.format == Format::Mcpick;
+    let dialect = source.format.host().map(Host::dialect);
     Ok(servers
         .iter()
+        .filter_map(|(name, value)| {
+            // The host's entry shape, in mcpick's fields; entries it cannot start are skipped.
+            let value = match dialect {
+                Some(dialect) => (dialect.read)(value)?,
+                None => value.clone(),
+            };
+            Some((name, value))
+        })
         .map(|(name, value)| {
             let field = format!("{prefix}{}", key_segment(name, false));
-            let (shown, spec) = server(name, value, &field, vars, inputs, strict);
+            let (shown, spec) = server(name, &value, &field, vars, inputs, strict);
             Definition {
                 name: name.clone(),
                 path: source.path.clone(),

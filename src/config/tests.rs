@@ -126,6 +126,9 @@ fn sources_are_listed_in_precedence_order() {
         ("/w/app/.mcp.json", Scope::Project, "claude-code"),
         ("/w/app/.cursor/mcp.json", Scope::Project, "cursor"),
         ("/w/app/.vscode/mcp.json", Scope::Project, "vscode"),
+        ("/w/app/.codex/config.toml", Scope::Project, "codex"),
+        ("/w/app/.gemini/settings.json", Scope::Project, "gemini"),
+        ("/w/app/.zed/settings.json", Scope::Project, "zed"),
         ("/h/.config/mcpick/config.toml", Scope::User, "mcpick"),
         ("/h/.claude.json", Scope::Host, "claude-code"),
         ("/h/.claude.json", Scope::Host, "claude-code"),
@@ -135,20 +138,40 @@ fn sources_are_listed_in_precedence_order() {
             "claude-desktop",
         ),
         ("/h/.cursor/mcp.json", Scope::Host, "cursor"),
+        ("/h/.config/Code/User/mcp.json", Scope::Host, "vscode"),
+        ("CODEX", Scope::Host, "codex"),
+        ("/h/.gemini/settings.json", Scope::Host, "gemini"),
+        (
+            "/h/.codeium/windsurf/mcp_config.json",
+            Scope::Host,
+            "windsurf",
+        ),
+        ("ZED", Scope::Host, "zed"),
     ];
+    // Codex's user file follows `$CODEX_HOME`, Zed's the OS.
+    let places = crate::hosts::Places::from_locations(&locations);
+    let codex = crate::hosts::codex::user_file(&places).unwrap();
+    let zed = crate::hosts::zed::user_file(&places).unwrap();
     let expected: Vec<(String, Scope, &str)> = expected
         .iter()
-        .map(|(p, s, f)| (p.to_string(), *s, *f))
+        .map(|(p, s, f)| {
+            let p = match *p {
+                "CODEX" => codex.display().to_string(),
+                "ZED" => zed.display().to_string(),
+                p => p.to_string(),
+            };
+            (p, *s, *f)
+        })
         .collect();
     assert_eq!(shown, expected);
     // `~/.claude.json`: the project's section first, then the top level.
     assert_eq!(
-        list[6].format,
+        list[9].format,
         Format::ClaudeCodeUser {
             project: Some(PathBuf::from("/w/app"))
         }
     );
-    assert_eq!(list[7].format, Format::ClaudeCodeUser { project: None });
+    assert_eq!(list[10].format, Format::ClaudeCodeUser { project: None });
     // A --config file not ending in .json is mcpick TOML; absolute paths stay as they are.
     let list = sources(&locations, Some(Path::new("/etc/mcpick.conf")));
     assert_eq!(list[0].path, Path::new("/etc/mcpick.conf"));
@@ -655,7 +678,7 @@ command = "node"
     let source = Source {
         path: PathBuf::from("/p/.mcp.json"),
         scope: Scope::Project,
-        format: Format::ClaudeCode,
+        format: Format::Host(crate::hosts::Host::ClaudeCode),
     };
     let defs = parse::definitions(&source, &doc, &vars).unwrap();
     assert!(defs[0].spec.is_ok());
@@ -680,7 +703,7 @@ fn odd_server_names_are_quoted_in_field_paths() {
     let source = Source {
         path: PathBuf::from("/p/.mcp.json"),
         scope: Scope::Project,
-        format: Format::ClaudeCode,
+        format: Format::Host(crate::hosts::Host::ClaudeCode),
     };
     let defs = parse::definitions(&source, &doc, &vars).unwrap();
     assert_eq!(defs[0].field, r#"mcpServers["my.server x"]"#);

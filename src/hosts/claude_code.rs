@@ -21,6 +21,7 @@ pub static DIALECT: Dialect = Dialect {
     servers_key: &["mcpServers"],
     workspace_var: None,
     entry,
+    read: super::plain_read,
     cwd_note: "runs servers in the folder it was started in (the project)",
 };
 

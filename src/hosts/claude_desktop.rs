@@ -14,6 +14,7 @@ pub static DIALECT: Dialect = Dialect {
     servers_key: &["mcpServers"],
     workspace_var: None,
     entry: plain_entry,
+    read: super::plain_read,
     cwd_note: "user scope only",
 };
 

@@ -17,6 +17,7 @@ pub static DIALECT: Dialect = Dialect {
     servers_key: &["mcpServers"],
     workspace_var: Some("${workspaceFolder}"),
     entry: plain_entry,
+    read: super::plain_read,
     cwd_note: "expands ${workspaceFolder}",
 };
 

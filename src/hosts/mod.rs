@@ -151,6 +151,11 @@ pub struct Dialect {
     pub workspace_var: Option<&'static str>,
     /// The entry for a stdio server.
     pub entry: fn(&Launch) -> Value,
+    /// One entry as the host writes it, in mcpick's own fields (`type`, `command`, `args`,
+    /// `env`, `cwd`, `url`, `headers`); `None` for an entry that is not a server mcpick can
+    /// start (a Zed extension's settings). The inverse of [`Dialect::entry`]: a launch written
+    /// by `entry` reads back as the same command and arguments.
+    pub read: fn(&Value) -> Option<Value>,
     /// Where the host runs a project server, for the README and `--list`.
     pub cwd_note: &'static str,
 }
@@ -170,6 +175,11 @@ impl Dialect {
             .iter()
             .try_fold(root, |value, key| value.get(key))
     }
+}
+
+/// Most hosts' entries are already in mcpick's fields (`type` optional, `command` or `url`).
+pub fn plain_read(entry: &Value) -> Option<Value> {
+    Some(entry.clone())
 }
 
 /// `{command, args}`: the shape most hosts share.

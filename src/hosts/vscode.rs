@@ -20,6 +20,7 @@ pub static DIALECT: Dialect = Dialect {
     servers_key: &["servers"],
     workspace_var: Some("${workspaceFolder}"),
     entry,
+    read: super::plain_read,
     cwd_note: "expands ${workspaceFolder}",
 };
 

@@ -1,7 +1,10 @@
 //! Windsurf: `~/.codeium/windsurf/mcp_config.json`, user scope only, `mcpServers` with
-//! `{command, args}`.
+//! `{command, args, env}` (stdio) or `serverUrl` (remote, Streamable HTTP) with `headers`;
+//! values may name variables as `${env:VAR}`.
 
 use std::path::PathBuf;
+
+use serde_json::Value;
 
 use super::{Dialect, FileFormat, Places, in_home, plain_entry};
 
@@ -14,9 +17,33 @@ pub static DIALECT: Dialect = Dialect {
     servers_key: &["mcpServers"],
     workspace_var: None,
     entry: plain_entry,
+    read,
     cwd_note: "user scope only",
 };
 
 pub fn user_file(places: &Places) -> Option<PathBuf> {
     in_home(places, ".codeium/windsurf/mcp_config.json")
+}
+
+/// `serverUrl` is the remote server's `url`.
+fn read(entry: &Value) -> Option<Value> {
+    let mut out = entry.clone();
+    if let Some(object) = out.as_object_mut()
+        && !object.contains_key("url")
+        && let Some(url) = object.remove("serverUrl")
+    {
+        object.insert("url".into(), url);
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[test]
+    fn server_url_is_the_url() {
+        let read = super::read(&json!({"serverUrl": "https://x/mcp", "headers": {}})).unwrap();
+        assert_eq!(read, json!({"url": "https://x/mcp", "headers": {}}));
+    }
 }

@@ -57,7 +57,7 @@ fn config() -> Config {
             path: "/p/.mcp.json".into(),
             field: format!("mcpServers.{name}"),
             scope: Scope::Project,
-            format: Format::ClaudeCode,
+            format: Format::Host(crate::hosts::Host::ClaudeCode),
             shown: Some(TransportSpec::Http {
                 url: "https://${HOST}/mcp".into(),
                 headers: Default::default(),
