@@ -1516,3 +1516,86 @@ fn agent_view_without_a_budget_reads_only_the_rows_on_screen() {
     assert!(with_budget.len() <= preview.to_measure().len());
     assert!(with_budget.len() < included / 10, "{}", with_budget.len());
 }
+
+#[test]
+fn y_copies_the_uri_and_capital_y_the_bundle() {
+    let mut app = marked_demo(Theme::colour());
+    // `y` on a resource: its URI, whole, for the clipboard.
+    let uri = selected_uri(&app).expect("a resource is selected");
+    let fx = drive(&mut app, "y");
+    let copied: Vec<_> = fx
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Copy { text, .. } => Some(text.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(copied, vec![uri.clone()]);
+    app.update(Msg::Copied {
+        what: format!("URI {uri}"),
+        note: None,
+    });
+    assert!(screen(&mut app, 120, 30).contains(&format!("copied URI {uri}")));
+    // On a folder row there is no URI to copy: it says so and copies nothing.
+    goto(&mut app, "file:///project");
+    let fx = drive(&mut app, "y");
+    assert!(!fx.iter().any(|e| matches!(e, Effect::Copy { .. })));
+    assert!(screen(&mut app, 120, 30).contains("move to a resource"));
+
+    // `Y`: the runtime reads the bundle from the current marks and policy…
+    let fx = drive(&mut app, "Y");
+    let request = fx
+        .into_iter()
+        .find_map(|e| match e {
+            Effect::Bundle(request) => Some(request),
+            _ => None,
+        })
+        .expect("Y asks for the bundle");
+    assert_eq!(request.marks, app.context.set.marks);
+    assert_eq!(request.policy, app.context.set.policy);
+    assert_eq!(request.snapshot.len(), 300);
+    // …and what it renders is copied, with what and how many tokens said.
+    let fx = app.update(Msg::Bundle(Ok(mcpick::tui::app::Bundled {
+        text: "# bundle\n".into(),
+        resources: 37,
+        tokens: 15_883,
+        estimated: false,
+    })));
+    match fx.as_slice() {
+        [Effect::Copy { what, text }] => {
+            assert_eq!(text, "# bundle\n");
+            assert!(what.contains("37 resources · 15,883 tokens"), "{what}");
+        }
+        other => panic!("expected one copy, got {other:?}"),
+    }
+    // An empty bundle is not copied.
+    let fx = app.update(Msg::Bundle(Ok(mcpick::tui::app::Bundled {
+        text: String::new(),
+        resources: 0,
+        tokens: 0,
+        estimated: false,
+    })));
+    assert!(fx.is_empty());
+}
+
+#[test]
+fn capital_i_shows_how_to_hand_the_set_off() {
+    let mut app = demo_app();
+    app.context.path = Some("sets/team set.json".into());
+    drive(&mut app, "I");
+    let shown = screen(&mut app, 120, 40);
+    assert!(
+        shown.contains("mcpick serve --set 'sets/team set.json'"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("mcpick install claude-code --set 'sets/team set.json'"),
+        "{shown}"
+    );
+    insta::assert_snapshot!("handoff", shown);
+    drive(&mut app, "<esc>");
+    assert!(!screen(&mut app, 120, 40).contains("Hand off this set"));
+    // The agent view names the serve command too.
+    drive(&mut app, "a");
+    assert!(screen(&mut app, 120, 40).contains("mcpick serve --set 'sets/team set.json'"));
+}

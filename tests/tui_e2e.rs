@@ -518,3 +518,50 @@ fn a_mark_the_browser_cannot_save_ends_with_status_1_and_the_reason() {
     assert!(screen.contains("read-only (mode 0444)"), "{screen}");
     assert_eq!(std::fs::read_to_string(&set).unwrap(), "{\"version\": 1}\n");
 }
+
+/// `Y` in the browser puts on the clipboard exactly what `mcpick export` prints for the same
+/// set: tmux with `set-clipboard on` keeps what an application sends through OSC 52 as its
+/// newest paste buffer, like a terminal's clipboard.
+#[test]
+fn capital_y_copies_the_bundle_export_prints() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = dir.path().join("copy.json");
+    let set_arg = set.to_string_lossy().into_owned();
+    for args in [
+        vec![
+            "pin",
+            "--set",
+            &set_arg,
+            "--demo",
+            "file:///project/README.md",
+        ],
+        vec!["policy", "--set", &set_arg, "--budget", "3000"],
+    ] {
+        let out = common::mcpick_in(dir.path(), &[], &args);
+        assert_eq!(common::exit_code(&out), 0, "{}", common::stderr(&out));
+    }
+    let export = common::mcpick_in(dir.path(), &[], &["export", "--set", &set_arg, "--demo"]);
+    assert_eq!(common::exit_code(&export), 0, "{}", common::stderr(&export));
+    let expected = String::from_utf8(export.stdout).unwrap();
+    assert!(expected.contains("file:///project/README.md"), "{expected}");
+
+    let pane = Pane::new();
+    tmux(&["set-option", "-s", "set-clipboard", "on"]);
+    pane.start(&format!("--demo --set {set_arg}"));
+    pane.wait_text("ready · 300 resources");
+    pane.keys(&["Y"]);
+    let screen = pane.wait_text("copied the bundle");
+    assert!(screen.contains("tokens"), "{screen}");
+    let copied = tmux(&["show-buffer"]);
+    assert_eq!(copied, expected, "the clipboard holds the export");
+    // `y` copies the selected resource's URI.
+    pane.type_text("/README.md");
+    pane.keys(&["Enter"]);
+    pane.wait_text("uri          file:///project/README.md");
+    pane.keys(&["y"]);
+    pane.wait_text("copied URI file:///project/README.md");
+    assert_eq!(tmux(&["show-buffer"]), "file:///project/README.md");
+    pane.keys(&["Escape"]);
+    pane.wait_text("press / to search");
+    pane.quit_and_check_restored();
+}

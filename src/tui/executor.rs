@@ -14,12 +14,15 @@ use futures::StreamExt;
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
-use super::app::{Effect, Msg, ServerEvent};
+use super::agent::ResolveRequest;
+use super::app::{Bundled, Effect, Msg, ServerEvent};
 use super::contents::{self, ContentsDoc};
 use super::keeper::Keeper;
 use super::term::{self, Term};
 use crate::catalog::{ItemId, Search, SearchResults, SearchWorker, ServerId, sort_snapshot};
-use crate::context::TokenizerKind;
+use crate::context::measured::resolve_measured;
+use crate::context::{Input, Measures, TokenizerKind, candidates_in};
+use crate::export::Format;
 use crate::mcp::log::ServerLog;
 use crate::mcp::{ConnectOptions, Connection, ListOptions, McpError, ReadOutcome, ServerSpec};
 
@@ -101,6 +104,20 @@ async fn read_with_timeout(
             let explained = c.explain(&error);
             Err(ReadFailure::Failed { error, explained })
         }
+    }
+}
+
+/// A read whose failure is only told (token counts, the bundle), never shown as a pane.
+async fn read_text(
+    connection: Option<Arc<Connection>>,
+    uri: &str,
+    limit: Duration,
+) -> Result<ReadOutcome, String> {
+    match read_with_timeout(connection, uri, limit).await {
+        Ok(outcome) => Ok(outcome),
+        Err(ReadFailure::NotConnected) => Err("the server is not connected".to_string()),
+        Err(ReadFailure::TimedOut) => Err(format!("timed out after {:.0} s", limit.as_secs_f32())),
+        Err(ReadFailure::Failed { explained, .. }) => Err(explained),
     }
 }
 
@@ -222,6 +239,16 @@ impl Executor {
                     }
                 }
                 Effect::Save { seq, change } => self.keeper.save(seq, change),
+                Effect::Copy { what, text } => {
+                    use std::io::Write;
+                    let out = terminal.backend_mut();
+                    out.write_all(crate::export::clipboard::osc52(&text).as_bytes())?;
+                    out.flush()?;
+                    let tmux = std::env::var("TMUX").ok();
+                    let note = crate::export::clipboard::tmux_note(tmux.as_deref());
+                    let _ = self.tx.send(Msg::Copied { what, note });
+                }
+                Effect::Bundle(request) => self.bundle(*request),
             }
         }
         Ok(())
@@ -337,19 +364,7 @@ impl Executor {
         let task = tokio::spawn(async move {
             let reads = futures::stream::iter(items.into_iter().map(|(item, uri)| {
                 let connection = connection_of(&connections, item.server);
-                async move {
-                    let outcome = match read_with_timeout(connection, &uri, limit).await {
-                        Ok(outcome) => Ok(outcome),
-                        Err(ReadFailure::NotConnected) => {
-                            Err("the server is not connected".to_string())
-                        }
-                        Err(ReadFailure::TimedOut) => {
-                            Err(format!("timed out after {:.0} s", limit.as_secs_f32()))
-                        }
-                        Err(ReadFailure::Failed { explained, .. }) => Err(explained),
-                    };
-                    (item, outcome)
-                }
+                async move { (item, read_text(connection, &uri, limit).await) }
             }))
             .buffer_unordered(MEASURE_JOBS);
             futures::pin_mut!(reads);
@@ -368,6 +383,50 @@ impl Executor {
             }
         });
         self.measure = Some(task.abort_handle());
+    }
+}
+
+impl Executor {
+    /// Reads what the request's resolution includes and renders the bundle, as
+    /// `mcpick export` does (same resolution loop, same Markdown), off the UI thread.
+    fn bundle(&mut self, request: ResolveRequest) {
+        let connections = self.connections.clone();
+        let tx = self.tx.clone();
+        let limit = self.options.timeout;
+        let task = tokio::spawn(async move {
+            let cands = candidates_in(&request.snapshot, &request.names);
+            let listed: Vec<&str> = request.listed.iter().map(String::as_str).collect();
+            let unavailable: Vec<(&str, &str)> = request
+                .unavailable
+                .iter()
+                .map(|(s, e)| (s.as_str(), e.as_str()))
+                .collect();
+            let none = Measures::new();
+            let base = Input {
+                candidates: &cands,
+                listed: &listed,
+                unavailable: &unavailable,
+                marks: &request.marks,
+                policy: &request.policy,
+                measures: &none,
+            };
+            let mut measures = Measures::new();
+            let (preview, texts) = resolve_measured(&base, &mut measures, MEASURE_JOBS, |index| {
+                let c = cands[index];
+                let connection = connection_of(&connections, c.id.server);
+                let uri = c.uri.to_string();
+                async move { read_text(connection, &uri, limit).await }
+            })
+            .await;
+            let text = crate::export::bundle::bundle(Format::Markdown, &preview, &cands, &texts);
+            let _ = tx.send(Msg::Bundle(Ok(Bundled {
+                text,
+                resources: preview.included.len(),
+                tokens: preview.total_tokens,
+                estimated: preview.is_estimated(),
+            })));
+        });
+        self.tasks.push(task.abort_handle());
     }
 }
 

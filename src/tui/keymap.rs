@@ -128,6 +128,9 @@ actions! {
     BudgetUp = "budget_up": "Raise the token budget one step (past the top: no budget)",
     BudgetDown = "budget_down": "Lower the token budget one step",
     CycleAudience = "cycle_audience": "Next audience filter (assistant, user, any)",
+    CopyUri = "copy_uri": "Copy the resource's URI to the clipboard (OSC 52)",
+    CopyBundle = "copy_bundle": "Copy the bundle the agent is handed (contents, in order, under the budget) to the clipboard",
+    Handoff = "handoff": "Show the commands that serve, install or export this set",
 }
 
 /// One key with its modifiers. Shift is folded into the character (`J`, not `shift-j`).
@@ -329,6 +332,9 @@ const DEFAULTS: &[(&[Mode], &[&str], Action)] = {
         (&[Browse, Contents, Agent], &["]"], A::BudgetUp),
         (&[Browse, Contents, Agent], &["["], A::BudgetDown),
         (&[Browse, Contents, Agent], &["A"], A::CycleAudience),
+        (&[Browse, Contents], &["y"], A::CopyUri),
+        (&[Browse, Contents, Agent], &["Y"], A::CopyBundle),
+        (&[Browse, Contents, Agent], &["I"], A::Handoff),
     ]
 };
 

@@ -53,6 +53,8 @@ pub struct ContextState {
     pub agent_open: bool,
     /// First row of the agent view shown.
     pub agent_scroll: usize,
+    /// The set file, as the person named it (for the hand-off commands).
+    pub path: Option<std::path::PathBuf>,
 }
 
 impl ContextState {
@@ -285,6 +287,14 @@ impl App {
         c.resolve_in_flight = true;
         c.resolve_dirty = false;
         c.resolved_len = self.catalogue.len();
+        vec![Effect::Resolve(Box::new(
+            self.resolve_request(self.context.resolve_generation),
+        ))]
+    }
+
+    /// What a resolution of the current catalogue, marks and policy needs (the agent view's,
+    /// and the bundle `Y` copies).
+    pub(super) fn resolve_request(&self, generation: u64) -> ResolveRequest {
         let listed = self
             .servers
             .iter()
@@ -299,18 +309,18 @@ impl App {
                 _ => None,
             })
             .collect();
-        vec![Effect::Resolve(Box::new(ResolveRequest {
-            generation: c.resolve_generation,
+        ResolveRequest {
+            generation,
             snapshot: self.catalogue.snapshot(),
             names: (0..self.catalogue.server_count())
                 .map(|s| self.catalogue.server_name(s as ServerId).clone())
                 .collect(),
             listed,
             unavailable,
-            marks: c.set.marks.clone(),
-            policy: c.set.policy,
-            measures: c.measures.clone(),
-        }))]
+            marks: self.context.set.marks.clone(),
+            policy: self.context.set.policy,
+            measures: self.context.measures.clone(),
+        }
     }
 
     pub(super) fn on_resolved(&mut self, agent: Arc<AgentPreview>) -> Vec<Effect> {

@@ -10,6 +10,7 @@
 pub mod browse;
 pub mod contents;
 pub mod context;
+pub mod handoff;
 pub mod list;
 mod mouse;
 pub mod msg;
@@ -32,6 +33,7 @@ use crate::sanitize;
 pub use browse::{Browse, Cursor, Selection, View};
 pub use contents::ContentsState;
 pub use context::ContextState;
+pub use handoff::Bundled;
 pub use msg::{Effect, Msg, SaveFailure, SaveReport, ServerEvent};
 pub use search::SearchState;
 pub use servers::{Log, ServerSetup, ServerState, Status};
@@ -39,6 +41,10 @@ pub use servers::{Log, ServerSetup, ServerState, Status};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Overlay {
     Help {
+        scroll: usize,
+    },
+    /// The commands that hand the set to a host (`I`).
+    Handoff {
         scroll: usize,
     },
     /// `filter`: only this server's entries; `scroll`: rows up from the newest.
@@ -137,7 +143,7 @@ impl App {
     /// The mode keys are read in.
     pub fn mode(&self) -> Mode {
         match self.overlay {
-            Some(Overlay::Help { .. }) => Mode::Help,
+            Some(Overlay::Help { .. } | Overlay::Handoff { .. }) => Mode::Help,
             Some(Overlay::Log { .. }) => Mode::Log,
             None if self.context.agent_open => Mode::Agent,
             None => self.focus,
@@ -219,6 +225,8 @@ impl App {
             } => self.on_measured(generation, tokenizer, item, measure),
             Msg::Saved { seq, result } => self.on_saved(seq, result),
             Msg::SetOnDisk(set) => self.on_set_on_disk(*set),
+            Msg::Bundle(result) => self.on_bundle(result),
+            Msg::Copied { what, note } => self.on_copied(what, note),
             Msg::Quit => {
                 self.quit = true;
                 Vec::new()
@@ -278,6 +286,9 @@ impl App {
             (_, Action::PinResults) => return self.mark_results(Mark::Pin),
             (_, Action::ExcludeResults) => return self.mark_results(Mark::Exclude),
             (_, Action::Undo) => return self.undo(),
+            (_, Action::CopyUri) => return self.copy_uri(),
+            (_, Action::CopyBundle) => return self.copy_bundle(),
+            (_, Action::Handoff) => self.show_handoff(),
             (_, Action::BudgetUp | Action::BudgetDown) => {
                 let policy = &mut self.context.set.policy;
                 policy.budget = step_budget(policy.budget, action == Action::BudgetUp);
@@ -388,7 +399,7 @@ impl App {
             return;
         };
         let (scroll, up_is_more) = match overlay {
-            Overlay::Help { scroll } => (scroll, false),
+            Overlay::Help { scroll } | Overlay::Handoff { scroll } => (scroll, false),
             Overlay::Log { scroll, .. } => (scroll, true),
         };
         let delta: isize = match action {

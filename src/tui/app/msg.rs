@@ -8,6 +8,7 @@ use rmcp::model::Resource;
 
 use super::super::agent::{AgentPreview, ResolveRequest};
 use super::super::contents::ContentsDoc;
+use super::handoff::Bundled;
 use crate::catalog::{ItemId, SearchResults, ServerId, Snapshot, SortKey};
 use crate::context::{Applied, ContextSet, Measure, SetChange, TokenizerKind};
 use crate::mcp::log::LogEntry;
@@ -62,6 +63,13 @@ pub enum Msg {
     },
     /// Another process saved the set file (the runtime watches it): the set as it is now.
     SetOnDisk(Box<ContextSet>),
+    /// The bundle `Y` asked for is read and rendered (or could not be).
+    Bundle(Result<Bundled, String>),
+    /// The clipboard sequence was written; `note`: what else the person must know (tmux).
+    Copied {
+        what: String,
+        note: Option<&'static str>,
+    },
     /// Ask to quit (a signal).
     Quit,
 }
@@ -130,6 +138,11 @@ pub enum Effect {
     /// [`crate::context::SetFile::update`]) and save it; answer [`Msg::Saved`]. Saves run in
     /// `seq` order.
     Save { seq: u64, change: SetChange },
+    /// Put `text` on the clipboard through the terminal (OSC 52); `what` names it.
+    Copy { what: String, text: String },
+    /// Read the resources the request's resolution includes and render the bundle as
+    /// `mcpick export` does; answer [`Msg::Bundle`].
+    Bundle(Box<ResolveRequest>),
 }
 
 /// A save that worked: the set as saved (with what other processes had saved before).

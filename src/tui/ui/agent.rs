@@ -19,6 +19,8 @@ pub struct AgentView<'a> {
     pub catalogue: &'a Catalogue,
     /// (done, total) of the token counts in flight.
     pub progress: Option<(usize, usize)>,
+    /// The command that serves this set to a host.
+    pub serve: Option<String>,
     pub theme: &'a Theme,
 }
 
@@ -254,6 +256,13 @@ pub fn draw(frame: &mut Frame, area: Rect, v: &AgentView) {
         t.dim,
     ));
     lines.push(Line::from(summary));
+    if let Some(serve) = &v.serve {
+        lines.push(Line::from(vec![
+            Span::styled("hand it to a host: ", t.dim),
+            Span::styled(sanitize::line(serve, 500), t.text),
+            Span::styled("   I: install in a host  Y: copy the bundle", t.dim),
+        ]));
+    }
     lines.push(Line::styled(
         format!(
             "{:>4} {:<2}{:>9} {:>10}  resource",
@@ -261,7 +270,7 @@ pub fn draw(frame: &mut Frame, area: Rect, v: &AgentView) {
         ),
         t.field,
     ));
-    let height = inner.height.saturating_sub(2) as usize;
+    let height = inner.height.saturating_sub(lines.len() as u16) as usize;
     let rows = v.context.agent.as_ref().map_or(1, |a| a.row_count());
     let scroll = v.context.agent_scroll.min(rows.saturating_sub(height));
     for r in scroll..(scroll + height).min(rows) {

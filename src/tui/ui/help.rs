@@ -66,15 +66,60 @@ fn centered(area: Rect, width: u16, height: u16) -> Rect {
 
 /// The help overlay, centred over the body.
 pub fn draw(frame: &mut Frame, body: Rect, keymap: &Keymap, t: &Theme, scroll: usize) {
-    let lines = help_lines(keymap, t);
-    let area = centered(body, 84, lines.len() as u16 + 2);
+    draw_text(
+        frame,
+        body,
+        "Help · keys",
+        help_lines(keymap, t),
+        84,
+        20,
+        t,
+        scroll,
+    );
+}
+
+/// The hand-off overlay (`I`): the commands that serve, install or export the set.
+pub fn draw_handoff(frame: &mut Frame, body: Rect, lines: &[String], t: &Theme, scroll: usize) {
+    let lines = lines
+        .iter()
+        .map(|l| match l.strip_prefix("  ") {
+            Some(command) => Line::styled(format!("  {command}"), t.text),
+            None => Line::styled(l.clone(), t.title),
+        })
+        .collect();
+    draw_text(
+        frame,
+        body,
+        "Hand off this set · esc closes",
+        lines,
+        110,
+        4,
+        t,
+        scroll,
+    );
+}
+
+/// Lines in a bordered box centred over the body, wrapped (continuations indented by
+/// `indent`), scrolled by `scroll` rows.
+#[allow(clippy::too_many_arguments)]
+fn draw_text(
+    frame: &mut Frame,
+    body: Rect,
+    title: &str,
+    lines: Vec<Line<'static>>,
+    width: u16,
+    indent: usize,
+    t: &Theme,
+    scroll: usize,
+) {
+    let area = centered(body, width, lines.len() as u16 + 2);
     frame.render_widget(Clear, area);
-    let block = pane(t, "Help · keys".into(), true);
+    let block = pane(t, title.into(), true);
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let mut rows = Vec::new();
     for l in lines {
-        wrap(l, inner.width.max(1) as usize, 20, &mut rows);
+        wrap(l, inner.width.max(1) as usize, indent, &mut rows);
     }
     let scroll = scroll.min(rows.len().saturating_sub(inner.height as usize));
     let visible: Vec<Line> = rows

@@ -87,8 +87,12 @@ pub fn render(app: &App, frame: &mut Frame) {
         }
     }
     status::draw(frame, areas.status, &status_view(app));
-    if let Some(Overlay::Help { scroll }) = app.overlay {
-        help::draw(frame, areas.body, &app.keymap, theme, scroll);
+    match app.overlay {
+        Some(Overlay::Help { scroll }) => help::draw(frame, areas.body, &app.keymap, theme, scroll),
+        Some(Overlay::Handoff { scroll }) => {
+            help::draw_handoff(frame, areas.body, &app.handoff_lines(), theme, scroll)
+        }
+        _ => {}
     }
 }
 
@@ -109,6 +113,7 @@ fn agent_view(app: &App) -> agent::AgentView<'_> {
         context: &app.context,
         catalogue: &app.catalogue,
         progress: app.measure_progress(),
+        serve: Some(app.serve_command()),
         theme: &app.theme,
     }
 }
