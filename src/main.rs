@@ -77,6 +77,7 @@ async fn run(cli: Cli) -> ExitCode {
         match command {
             Command::Ls(args) => commands::ls::run(args).await,
             Command::Read(args) => commands::read::run(args).await,
+            Command::Watch(args) => commands::watch::run(args).await,
             Command::Pin(args) => commands::marks::mark(args, mcpick::context::Mark::Pin).await,
             Command::Exclude(args) => {
                 commands::marks::mark(args, mcpick::context::Mark::Exclude).await

@@ -18,21 +18,40 @@ fn escaped(c: char) -> bool {
 /// A pretty formatter that also escapes [`escaped`] characters.
 struct SafeFormatter<'a>(PrettyFormatter<'a>);
 
+/// Writes a string fragment with [`escaped`] characters as `\\uXXXX`.
+fn write_fragment<W: ?Sized + Write>(writer: &mut W, fragment: &str) -> io::Result<()> {
+    let mut start = 0;
+    for (i, c) in fragment.char_indices() {
+        if escaped(c) {
+            writer.write_all(&fragment.as_bytes()[start..i])?;
+            write!(writer, "\\u{:04x}", c as u32)?;
+            start = i + c.len_utf8();
+        }
+    }
+    writer.write_all(&fragment.as_bytes()[start..])
+}
+
+/// The compact (one-line) formatter that also escapes [`escaped`] characters: the
+/// trait's defaults are compact output.
+struct SafeCompact;
+
+impl Formatter for SafeCompact {
+    fn write_string_fragment<W: ?Sized + Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> io::Result<()> {
+        write_fragment(writer, fragment)
+    }
+}
+
 impl Formatter for SafeFormatter<'_> {
     fn write_string_fragment<W: ?Sized + Write>(
         &mut self,
         writer: &mut W,
         fragment: &str,
     ) -> io::Result<()> {
-        let mut start = 0;
-        for (i, c) in fragment.char_indices() {
-            if escaped(c) {
-                writer.write_all(&fragment.as_bytes()[start..i])?;
-                write!(writer, "\\u{:04x}", c as u32)?;
-                start = i + c.len_utf8();
-            }
-        }
-        writer.write_all(&fragment.as_bytes()[start..])
+        write_fragment(writer, fragment)
     }
 
     // Everything else is the pretty formatter's.
@@ -77,6 +96,14 @@ pub fn to_string_pretty<T: ?Sized + Serialize>(value: &T) -> io::Result<String> 
     let mut out = Vec::with_capacity(128);
     to_writer_pretty(&mut out, value)?;
     // Only valid UTF-8 is ever written: string fragments are cut at char boundaries.
+    String::from_utf8(out).map_err(io::Error::other)
+}
+
+/// `value` as JSON on one line (JSON Lines output), escaped like [`to_writer_pretty`].
+pub fn to_line<T: ?Sized + Serialize>(value: &T) -> io::Result<String> {
+    let mut out = Vec::with_capacity(128);
+    let mut serializer = serde_json::Serializer::with_formatter(&mut out, SafeCompact);
+    value.serialize(&mut serializer).map_err(io::Error::from)?;
     String::from_utf8(out).map_err(io::Error::other)
 }
 

@@ -65,6 +65,12 @@ pub enum Command {
 (`mcpick read URI > file.png`), else a one-line summary is printed.\n\nExamples:\n  mcpick read --demo file:///project/README.md\n  mcpick read --demo demo://assets/logo.png > logo.png"
     )]
     Read(ReadArgs),
+    /// Stay connected and print what the servers change as it happens: resources that appear
+    /// and disappear, updates of subscribed resources, a server that goes away.
+    #[command(
+        after_help = "Runs until every server is gone (exit status 1) or it is interrupted.\n\nExamples:\n  mcpick watch --demo\n  mcpick watch --json --server docs\n  mcpick watch --uri file:///project/README.md -- npx -y @modelcontextprotocol/server-everything"
+    )]
+    Watch(WatchArgs),
     /// List every server defined in mcpick's config and the host config files, with where
     /// each definition came from.
     #[command(
@@ -305,6 +311,26 @@ impl Default for LsArgs {
             servers: ServerArgs::default(),
         }
     }
+}
+
+#[derive(Debug, Args)]
+pub struct WatchArgs {
+    /// Print one JSON object per line (JSON Lines): `{"server", "event", …}` with event
+    /// `listed`, `watching`, `added`, `removed`, `updated`, `closed`, `failed` or `error`.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Subscribe to updates of this resource only (repeatable). Without it, every listed
+    /// resource is subscribed (up to --max-subscriptions per server), newcomers included.
+    #[arg(long = "uri", value_name = "URI")]
+    pub uris: Vec<String>,
+
+    /// The most resources subscribed per server when no --uri is given.
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub max_subscriptions: usize,
+
+    #[command(flatten)]
+    pub servers: ServerArgs,
 }
 
 #[derive(Debug, Args)]

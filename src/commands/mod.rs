@@ -11,6 +11,7 @@ mod progress;
 pub mod read;
 pub mod serve;
 pub mod servers;
+pub mod watch;
 
 use futures::future::join_all;
 

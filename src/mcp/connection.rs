@@ -42,6 +42,13 @@ impl Default for ConnectOptions {
     }
 }
 
+/// The `resources` capability's `listChanged` and `subscribe`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ResourceNotices {
+    pub list_changed: bool,
+    pub subscribe: bool,
+}
+
 /// What the server told us about itself during the handshake (or discovery).
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -291,6 +298,20 @@ impl Connection {
     pub fn has_resources(&self) -> bool {
         self.info()
             .is_some_and(|i| i.capabilities.resources.is_some())
+    }
+
+    /// What the server announced it reports about its resources.
+    pub fn resource_capabilities(&self) -> ResourceNotices {
+        let caps = self.info().and_then(|i| i.capabilities.resources.clone());
+        ResourceNotices {
+            list_changed: caps.as_ref().and_then(|c| c.list_changed) == Some(true),
+            subscribe: caps.as_ref().and_then(|c| c.subscribe) == Some(true),
+        }
+    }
+
+    /// True once the server's side is gone: the process exited or the stream ended.
+    pub fn is_closed(&self) -> bool {
+        self.peer().is_transport_closed()
     }
 
     pub(crate) fn event_sender(

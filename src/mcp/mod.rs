@@ -24,7 +24,7 @@ mod sse_events;
 mod stdio;
 pub mod warning;
 
-pub use connection::{ConnectOptions, Connection, ServerSummary};
+pub use connection::{ConnectOptions, Connection, ResourceNotices, ServerSummary};
 pub use error::{McpError, NotFound};
 pub use events::{ServerEvent, Watch};
 pub use limit::MessageLimit;

@@ -1,0 +1,193 @@
+//! `mcpick watch`: stays connected and prints what the servers change as it happens: list
+//! changes as the URIs that appeared and disappeared (a burst of notifications costs one
+//! re-list), updates of subscribed resources, and a server that goes away. Text for a person,
+//! or one JSON object per line (`--json`) for scripts and tests.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use futures::future::join_all;
+use serde_json::{Value, json};
+use tokio::sync::broadcast::error::RecvError;
+
+use super::{Exit, Session, close_all, connect_all, take_selection};
+use crate::cli::WatchArgs;
+use crate::config::select::select_servers;
+use crate::mcp::{Connection, ListOptions, ServerEvent};
+use crate::sanitize;
+
+/// Notifications arriving within this window after a list change are handled with it.
+const COALESCE: Duration = Duration::from_millis(100);
+
+/// How often a connection is looked at for having closed.
+const CLOSED_POLL: Duration = Duration::from_millis(250);
+
+pub async fn run(args: WatchArgs) -> Exit {
+    let specs = match take_selection(select_servers(&args.servers.choice())) {
+        Ok(specs) => specs,
+        Err(exit) => return exit,
+    };
+    let sessions = connect_all(specs, &args.servers.connect_options()).await;
+    let out = Printer { json: args.json };
+    // Runs until every server is gone (status 1, as a failed server is elsewhere), or until
+    // a signal ends mcpick (see `crate::signals`: the servers are killed there).
+    join_all(sessions.iter().map(|s| follow(s, &args, &out))).await;
+    close_all(sessions).await;
+    Exit::ServerFailed
+}
+
+/// Follows one server until it goes away (or forever).
+async fn follow(session: &Session, args: &WatchArgs, out: &Printer) {
+    let name = session.spec.name.as_str();
+    let connection = match &session.connection {
+        Ok(c) => c,
+        Err(e) => {
+            return out.event(
+                name,
+                "failed",
+                json!({ "error": session.describe_error(e) }),
+            );
+        }
+    };
+    // Subscribed before listing, so a change during the listing is not missed.
+    let mut events = connection.events();
+    let mut uris = match list(connection).await {
+        Ok(uris) => uris,
+        Err(e) => return out.event(name, "failed", json!({ "error": e })),
+    };
+    out.event(name, "listed", json!({ "count": uris.len() }));
+    let mut watch = subscribe(connection, &uris, args, out).await;
+    loop {
+        let event = tokio::select! {
+            event = events.recv() => event,
+            _ = closed(connection) => {
+                return out.event(name, "closed", json!({ "error": "the server closed the connection" }));
+            }
+        };
+        match event {
+            Ok(ServerEvent::Updated(uri)) => out.event(name, "updated", json!({ "uri": uri })),
+            Ok(ServerEvent::ListChanged) | Err(RecvError::Lagged(_)) => {
+                // Take the rest of the burst: one re-list for all of it.
+                tokio::time::sleep(COALESCE).await;
+                let mut updated = Vec::new();
+                while let Ok(more) = events.try_recv() {
+                    if let ServerEvent::Updated(uri) = more {
+                        updated.push(uri);
+                    }
+                }
+                match list(connection).await {
+                    Ok(now) => {
+                        for uri in now.difference(&uris) {
+                            out.event(name, "added", json!({ "uri": uri }));
+                        }
+                        for uri in uris.difference(&now) {
+                            out.event(name, "removed", json!({ "uri": uri }));
+                        }
+                        let grew = now.difference(&uris).next().is_some();
+                        uris = now;
+                        if grew && args.uris.is_empty() {
+                            drop(watch);
+                            watch = subscribe(connection, &uris, args, out).await;
+                        }
+                    }
+                    Err(e) => out.event(name, "error", json!({ "error": e })),
+                }
+                for uri in updated {
+                    out.event(name, "updated", json!({ "uri": uri }));
+                }
+            }
+            Err(RecvError::Closed) => return,
+        }
+    }
+}
+
+/// Every URI the server lists now.
+async fn list(connection: &Connection) -> Result<BTreeSet<String>, String> {
+    let mut uris = BTreeSet::new();
+    connection
+        .list_resources(&ListOptions::default(), |page| {
+            uris.extend(page.items.iter().map(|r| r.uri.clone()))
+        })
+        .await
+        .map_err(|e| connection.explain(&e))?;
+    Ok(uris)
+}
+
+/// Asks for list changes and updates: of `--uri`s, else of every listed resource up to
+/// `--max-subscriptions`.
+async fn subscribe(
+    connection: &Connection,
+    uris: &BTreeSet<String>,
+    args: &WatchArgs,
+    out: &Printer,
+) -> Option<crate::mcp::Watch> {
+    let name = connection.name();
+    let wanted: Vec<String> = if args.uris.is_empty() {
+        uris.iter().take(args.max_subscriptions).cloned().collect()
+    } else {
+        args.uris.clone()
+    };
+    let caps = connection.resource_capabilities();
+    let subscribed = if caps.subscribe { wanted.len() } else { 0 };
+    match connection.watch(&wanted).await {
+        Ok(watch) => {
+            out.event(
+                name,
+                "watching",
+                json!({ "listChanged": caps.list_changed, "subscribed": subscribed }),
+            );
+            Some(watch)
+        }
+        Err(e) => {
+            out.event(name, "error", json!({ "error": connection.explain(&e) }));
+            None
+        }
+    }
+}
+
+/// Returns once the server's side of the connection is gone.
+async fn closed(connection: &Connection) {
+    while !connection.is_closed() {
+        tokio::time::sleep(CLOSED_POLL).await;
+    }
+}
+
+/// Prints events as text or JSON Lines; every server string is cleaned first.
+struct Printer {
+    json: bool,
+}
+
+impl Printer {
+    fn event(&self, server: &str, event: &str, fields: Value) {
+        if self.json {
+            let mut object = json!({ "server": server, "event": event });
+            if let (Some(o), Value::Object(f)) = (object.as_object_mut(), fields) {
+                o.extend(f);
+            }
+            if let Ok(line) = crate::safe_json::to_line(&object) {
+                println!("{line}");
+            }
+            return;
+        }
+        let server = sanitize::line(server, 200);
+        let field = |k: &str| fields.get(k).cloned().unwrap_or(Value::Null);
+        let text = |k: &str| sanitize::line(field(k).as_str().unwrap_or(""), 2000);
+        let line = match event {
+            "listed" => format!("{server}: {} resources", field("count")),
+            "watching" => format!(
+                "{server}: watching · list changes {} · {} resources subscribed for updates",
+                if field("listChanged") == Value::Bool(true) {
+                    "announced"
+                } else {
+                    "not announced by the server"
+                },
+                field("subscribed")
+            ),
+            "added" => format!("{server}: + {}", text("uri")),
+            "removed" => format!("{server}: - {}", text("uri")),
+            "updated" => format!("{server}: updated {}", text("uri")),
+            other => format!("{server}: {other}: {}", text("error")),
+        };
+        println!("{line}");
+    }
+}

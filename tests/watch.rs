@@ -1,0 +1,129 @@
+//! `mcpick watch --json`: what a running server changes arrives as JSON Lines, against the
+//! project's demo server (stdio, modern era; its clock resource changes every second), the
+//! demo over Streamable HTTP, and a server that goes away.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use common::{Background, isolated_home, mcpick_bin};
+use serde_json::Value;
+
+/// `mcpick watch --json ARGS` running; its events read line by line.
+struct Watching {
+    child: Child,
+    events: mpsc::Receiver<Value>,
+    seen: Vec<Value>,
+}
+
+impl Watching {
+    fn start(args: &[&str]) -> Watching {
+        let mut child = Command::new(mcpick_bin())
+            .arg("watch")
+            .arg("--json")
+            .args(args)
+            .env("HOME", isolated_home())
+            .env("XDG_CONFIG_HOME", isolated_home().join(".config"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start mcpick watch");
+        let (tx, events) = mpsc::channel();
+        let stdout = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let event: Value = serde_json::from_str(&line)
+                    .unwrap_or_else(|e| panic!("not one JSON object per line ({e}): {line}"));
+                if tx.send(event).is_err() {
+                    break;
+                }
+            }
+        });
+        Watching {
+            child,
+            events,
+            seen: Vec::new(),
+        }
+    }
+
+    /// Waits up to 30 s for an event matching `ok`; returns it.
+    fn wait(&mut self, what: &str, ok: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.events.recv_timeout(left) {
+                Ok(event) => {
+                    self.seen.push(event.clone());
+                    if ok(&event) {
+                        return event;
+                    }
+                }
+                Err(_) => panic!("no {what}; events so far: {:#?}", self.seen),
+            }
+        }
+    }
+}
+
+impl Drop for Watching {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn is(event: &Value, kind: &str) -> bool {
+    event["event"] == kind
+}
+
+#[test]
+fn updates_of_the_demo_clock_arrive_over_stdio_and_http() {
+    let http = Background::start(mcpick_bin(), &["demo-server", "--http", "127.0.0.1:0"], &[]);
+    let url = http.url.clone();
+    for args in [vec!["--demo"], vec!["--url", url.as_str()]] {
+        let mut watch = Watching::start(&args);
+        let listed = watch.wait("the listing", |e| is(e, "listed"));
+        assert_eq!(listed["count"], 300, "{args:?}");
+        assert_eq!(listed["server"].as_str().map(str::is_empty), Some(false));
+        let watching = watch.wait("the subscription", |e| is(e, "watching"));
+        assert_eq!(watching["listChanged"], true, "{watching}");
+        assert_eq!(watching["subscribed"], 300, "{watching}");
+        // The clock changes every second; both updates name it.
+        for _ in 0..2 {
+            let updated = watch.wait("an update", |e| is(e, "updated"));
+            assert_eq!(updated["uri"], "demo://clock/now", "{args:?}");
+        }
+    }
+}
+
+#[test]
+fn a_server_that_goes_away_is_reported_and_watch_ends_with_status_1() {
+    // The demo server is stopped after two seconds; its end of the pipe closes.
+    let script = format!("timeout 2 {} demo-server", mcpick_bin());
+    let mut watch = Watching::start(&["--", "sh", "-c", &script]);
+    watch.wait("the listing", |e| is(e, "listed"));
+    let closed = watch.wait("the server's end", |e| is(e, "closed"));
+    assert!(
+        closed["error"].as_str().is_some_and(|e| !e.is_empty()),
+        "{closed}"
+    );
+    let status = watch.child.wait().expect("watch ends by itself");
+    assert_eq!(status.code(), Some(1));
+}
+
+#[test]
+fn a_server_that_cannot_start_is_a_failed_event() {
+    let mut watch = Watching::start(&["--", "/nonexistent/mcp-server"]);
+    let failed = watch.wait("the failure", |e| is(e, "failed"));
+    assert!(
+        failed["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("/nonexistent/mcp-server")),
+        "{failed}"
+    );
+    assert_eq!(watch.child.wait().unwrap().code(), Some(1));
+}
