@@ -1007,7 +1007,8 @@ fn marked_demo(theme: Theme) -> App {
     drive(&mut app, "+");
     drive(&mut app, "<esc>");
     goto(&mut app, "demo://notes");
-    drive(&mut app, "x");
+    // A • row: the folder key marks its URI prefix (`x` would mark the resource).
+    drive(&mut app, "<ctrl-x>");
     // No budget → 1,000,000 → … → 16,000.
     for _ in 0..6 {
         drive(&mut app, "[");
@@ -1103,6 +1104,75 @@ fn mark_keys_folder_prefix_exact_undo_and_results() {
             .iter()
             .all(|(t, _)| !t.pattern.is_prefix())
     );
+}
+
+#[test]
+fn marks_on_a_row_that_is_both_a_resource_and_a_folder() {
+    let mut app = demo_app();
+    goto(&mut app, "demo://notes");
+    let row = app.browse.tree.window(app.browse.tree_cursor.index, 1)[0];
+    let view = app.browse.tree.view(row);
+    assert!(view.folder && view.item.is_some(), "a • row");
+    // `+` marks the resource, never the folder.
+    drive(&mut app, "+");
+    assert_eq!(marks_of(&app), ["pin demo: demo://notes"]);
+    assert_eq!(app.row_marks(row).own, Some((Mark::Pin, true)));
+    assert_eq!(app.row_marks(row).folder, None);
+    // `F` marks the folder's URI prefix: both marks are shown, neither replaces the other.
+    drive(&mut app, "F");
+    assert_eq!(
+        marks_of(&app),
+        ["pin demo: demo://notes", "pin demo: demo://notes/*"]
+    );
+    assert_eq!(app.row_marks(row).own, Some((Mark::Pin, true)));
+    assert_eq!(app.row_marks(row).folder, Some((Mark::Pin, true)));
+    // `x` excludes the resource only; `ctrl-x` excludes the prefix; `0` unmarks the resource.
+    drive(&mut app, "x");
+    assert_eq!(app.row_marks(row).own, Some((Mark::Exclude, true)));
+    assert_eq!(app.row_marks(row).folder, Some((Mark::Pin, true)));
+    drive(&mut app, "<ctrl-x>0");
+    assert_eq!(marks_of(&app), ["exclude demo: demo://notes/*"]);
+    assert_eq!(app.row_marks(row).own, None);
+    assert_eq!(app.row_marks(row).folder, Some((Mark::Exclude, true)));
+    drive(&mut app, "+");
+    insta::assert_snapshot!("marks_resource_folder", screen(&mut app, 100, 14));
+    let text = screen(&mut app, 100, 14);
+    assert!(text.contains("+   ▸ demo://notes  16 •x"), "{text}");
+    // The folder keys on a resource that is not a folder change nothing and say why.
+    goto(&mut app, "demo://empty");
+    let before = marks_of(&app);
+    drive(&mut app, "F");
+    assert_eq!(marks_of(&app), before);
+    assert!(app.info.as_deref().unwrap().starts_with("not a folder"));
+}
+
+#[test]
+fn after_pinning_search_results_every_result_row_shows_its_mark() {
+    let mut app = demo_app();
+    drive(&mut app, "/notes<enter>P");
+    let n = app.matching().unwrap();
+    assert!(n > 3, "{n}");
+    assert_eq!(app.context.set.marks.counts(), (n, 0));
+    let rows = app.browse.tree.window(0, app.browse.tree.row_count());
+    let mut shown = 0;
+    for &row in &rows {
+        let view = app.browse.tree.view(row);
+        if let Some(id) = view.item
+            && app.search.matched.as_ref().unwrap().contains(&id)
+        {
+            assert_eq!(
+                app.row_marks(row).own,
+                Some((Mark::Pin, true)),
+                "{}",
+                view.label
+            );
+            shown += 1;
+        }
+    }
+    assert_eq!(shown, n, "every result has a row");
+    // On screen: the glyph is there, on resource rows and on • rows alike.
+    let text = screen(&mut app, 100, 40);
+    assert!(text.contains("+   ▾ demo://notes  16 •"), "{text}");
 }
 
 #[test]

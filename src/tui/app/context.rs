@@ -75,9 +75,15 @@ impl App {
         mark_of(&self.catalogue, &self.context.set.marks, id)
     }
 
-    pub(super) fn mark_selected(&mut self, mark: Option<Mark>) -> Vec<Effect> {
-        let Some(target) = self.mark_target() else {
-            self.info = Some("nothing to mark here".into());
+    /// A mark key: `folder` for the folder keys (a `•` row's URI prefix rather than the
+    /// resource).
+    pub(super) fn mark_selected(&mut self, mark: Option<Mark>, folder: bool) -> Vec<Effect> {
+        let Some(target) = self.mark_target(folder) else {
+            self.info = Some(if folder {
+                "not a folder: the folder keys mark a tree folder's URI prefix".into()
+            } else {
+                "nothing to mark here".into()
+            });
             return Vec::new();
         };
         let shown = sanitize::line(&target.pattern.to_string(), 200);

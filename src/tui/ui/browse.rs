@@ -12,7 +12,7 @@ use crate::catalog::{Catalogue, ItemId, SortKey};
 use crate::context::{Mark, Marks};
 use crate::sanitize;
 use crate::tui::app::context::mark_of;
-use crate::tui::app::tree::row_mark;
+use crate::tui::app::tree::row_marks;
 use crate::tui::app::{Browse, SearchState, ServerState, Status};
 use crate::tui::text::thousands;
 use crate::tui::theme::Theme;
@@ -139,8 +139,9 @@ pub fn draw_tree(frame: &mut Frame, area: Rect, v: &BrowseView) {
         let index = cursor.offset + i;
         let view = v.browse.tree.view(row);
         let label = sanitize::line(&view.label, 300);
+        let marks = row_marks(&v.browse.tree, v.catalogue, v.marks, row);
         let mut spans = vec![
-            mark_span(v.theme, row_mark(&v.browse.tree, v.catalogue, v.marks, row)),
+            mark_span(v.theme, marks.own),
             Span::raw("  ".repeat(view.depth as usize)),
         ];
         let (glyph, style) = if view.server {
@@ -163,10 +164,15 @@ pub fn draw_tree(frame: &mut Frame, area: Rect, v: &BrowseView) {
                 t.dim,
             ));
         }
-        if let (Some(id), true) = (view.item, view.folder) {
-            // A resource that is also a folder.
-            let _ = id;
+        if view.item.is_some() && view.folder {
+            // A resource that is also a folder: the mark column is the resource's; the
+            // folder's prefix mark follows the `•`.
             spans.push(Span::styled(" •", t.dim));
+            if marks.folder.is_some() {
+                let mut folder = mark_span(v.theme, marks.folder);
+                folder.content = mark_glyph(marks.folder).into();
+                spans.push(folder);
+            }
         }
         lines.push(row_line(v.theme, index == cursor.index, spans, inner.width));
     }
