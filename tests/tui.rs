@@ -51,6 +51,7 @@ fn connected() -> ServerEvent {
         protocol: "2026-07-28".into(),
         transport: "stdio".into(),
         resources: true,
+        info: Default::default(),
     }
 }
 
@@ -192,6 +193,7 @@ fn servers_go_from_connecting_to_loading_to_ready() {
             protocol: "2025-11-25".into(),
             transport: "stdio".into(),
             resources: true,
+            info: Default::default(),
         },
     );
     let resources = mcpick::demo::demo_resources(300);
@@ -237,6 +239,117 @@ fn servers_go_from_connecting_to_loading_to_ready() {
 }
 
 /// A URI listed twice is kept once, the server's count says so, and its log tells why.
+/// Five servers: alpha ready (with what it said about itself), beta without resources,
+/// gamma still connecting, delta and omega failed.
+fn five_servers() -> App {
+    let mut app = new_app(
+        &["alpha", "beta", "gamma", "delta", "omega"],
+        Theme::colour(),
+    );
+    let info = mcpick::tui::server_info::ServerInfo {
+        name: Some("alpha-server".into()),
+        title: Some("Alpha".into()),
+        version: Some("2.1.0".into()),
+        protocol: "2025-11-25".into(),
+        capabilities: vec![
+            "logging".into(),
+            "resources (subscribe, listChanged)".into(),
+        ],
+        instructions: None,
+    };
+    let mut fx = server(
+        &mut app,
+        0,
+        ServerEvent::Connected {
+            protocol: "2025-11-25".into(),
+            transport: "stdio".into(),
+            resources: true,
+            info,
+        },
+    );
+    let resources = mcpick::demo::demo_resources(300);
+    fx.extend(server(&mut app, 0, page(1, 3, &resources[..3])));
+    fx.extend(server(
+        &mut app,
+        0,
+        ServerEvent::Listed {
+            count: 3,
+            capped: false,
+        },
+    ));
+    fx.extend(server(
+        &mut app,
+        1,
+        ServerEvent::Connected {
+            protocol: "2025-06-18".into(),
+            transport: "http".into(),
+            resources: false,
+            info: Default::default(),
+        },
+    ));
+    fx.extend(server(
+        &mut app,
+        3,
+        ServerEvent::Failed("connection refused (http://127.0.0.1:9)".into()),
+    ));
+    fx.extend(server(
+        &mut app,
+        4,
+        ServerEvent::Failed("the server exited (status 1) before answering".into()),
+    ));
+    run(&mut app, fx);
+    app
+}
+
+#[test]
+fn failed_servers_are_named_with_their_reason_when_the_header_folds() {
+    let mut app = five_servers();
+    let text = screen(&mut app, 100, 24);
+    // Four header lines for five servers: both failed ones keep a line, with the reason.
+    assert!(
+        text.contains("✗ delta  failed: connection refused"),
+        "{text}"
+    );
+    assert!(
+        text.contains("✗ omega  failed: the server exited"),
+        "{text}"
+    );
+    assert!(text.contains("… 2 more: 1 ready, 1 loading"), "{text}");
+    // The server row's contents: what it said about itself, capabilities, last error.
+    assert!(
+        text.contains("server info  alpha-server 2.1.0 (Alpha)"),
+        "{text}"
+    );
+    assert!(text.contains("capabilities logging"), "{text}");
+    assert!(text.contains("last error   none"), "{text}");
+    insta::assert_snapshot!("header_failed_servers", text);
+    // A failed server's row says why.
+    goto(&mut app, "delta");
+    let text = screen(&mut app, 100, 24);
+    assert!(
+        text.contains("last error   connection refused (http://127.0.0.1:9)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("state        failed: connection refused"),
+        "{text}"
+    );
+    // More failed servers than lines: the ones without a line are named on the fold line.
+    let names = ["a", "b", "c", "d", "e", "f"];
+    let mut app = new_app(&names, Theme::colour());
+    for i in 0..5u16 {
+        server(&mut app, i, ServerEvent::Failed(format!("reason {i}")));
+    }
+    let text = screen(&mut app, 100, 24);
+    for i in 0..3 {
+        assert!(text.contains(&format!("failed: reason {i}")), "{text}");
+    }
+    assert!(
+        text.contains("… 3 more: 0 ready, 1 loading, 2 failed: d (reason 3), e (reason 4)"),
+        "{text}"
+    );
+}
+
 #[test]
 fn a_duplicate_uri_is_kept_once_and_logged() {
     let mut app = new_app(&["dup"], Theme::colour());
@@ -314,6 +427,7 @@ fn a_server_without_resources_says_so() {
             protocol: "2025-11-25".into(),
             transport: "stdio".into(),
             resources: false,
+            info: Default::default(),
         },
     );
     assert_eq!(app.servers[0].status, Status::NoResources);
@@ -736,6 +850,7 @@ fn snapshot_loading() {
             protocol: "2025-11-25".into(),
             transport: "http".into(),
             resources: true,
+            info: Default::default(),
         },
     );
     server(

@@ -258,9 +258,10 @@ impl Executor {
             }
             let summary = connection.summary();
             send(ServerEvent::Connected {
-                protocol: summary.protocol_version,
+                protocol: summary.protocol_version.clone(),
                 transport: connection.transport().to_string(),
                 resources: connection.has_resources(),
+                info: super::server_info::ServerInfo::from_summary(&summary),
             });
             if !connection.has_resources() {
                 return;

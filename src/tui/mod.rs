@@ -22,6 +22,7 @@ pub mod keeper;
 pub mod keymap;
 pub mod layout;
 pub mod runtime;
+pub mod server_info;
 pub mod term;
 pub mod text;
 pub mod theme;

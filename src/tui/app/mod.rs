@@ -96,6 +96,7 @@ impl App {
                 },
                 generation: 1,
                 detail: None,
+                info: None,
             });
         }
         tree.refresh();
