@@ -1013,6 +1013,37 @@ fn snapshot_no_color() {
 }
 
 #[test]
+fn color_always_wins_over_no_color() {
+    use mcpick::tui::theme::ColorChoice;
+    use ratatui::style::Color;
+    let always = Theme::choose(ColorChoice::Always, Some("1"));
+    assert!(always.color);
+    assert_eq!(always, Theme::colour());
+    assert_ne!(always.error.fg, None);
+    assert_eq!(Theme::choose(ColorChoice::Auto, Some("1")), Theme::mono());
+    assert_eq!(Theme::choose(ColorChoice::Auto, Some("")), Theme::colour());
+    assert_eq!(Theme::choose(ColorChoice::Never, None), Theme::mono());
+    // The terminal writes the theme's colours even where crossterm read NO_COLOR=1.
+    let sgr = || crossterm::style::SetForegroundColor(crossterm::style::Color::Red).to_string();
+    crossterm::style::Colored::set_ansi_color_disabled(true);
+    assert!(!sgr().contains("38;5;9"), "{:?}", sgr());
+    mcpick::tui::term::use_theme_colours(&always);
+    assert!(sgr().contains("38;5;9"), "{:?}", sgr());
+    // Drawn: cells carry colours.
+    let mut app = demo_app();
+    app.theme = always;
+    let terminal = draw(&app, 80, 24);
+    assert!(
+        terminal
+            .backend()
+            .buffer()
+            .content()
+            .iter()
+            .any(|c| c.fg != Color::Reset)
+    );
+}
+
+#[test]
 fn resize_keeps_the_cursor_visible() {
     let mut app = demo_app();
     drive(&mut app, "EG");

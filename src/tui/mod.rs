@@ -82,6 +82,7 @@ pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> Exi
     let (keymap, key_warnings) = Keymap::load(&config);
     warnings.extend(key_warnings);
     let theme = Theme::choose(color, std::env::var("NO_COLOR").ok().as_deref());
+    term::use_theme_colours(&theme);
     let options = args.connect_options();
     let setups = selected
         .iter()
