@@ -670,6 +670,71 @@ fn search_typing_and_deleting() {
 }
 
 #[test]
+fn the_search_line_edits_like_a_line() {
+    let mut app = demo_app();
+    drive(&mut app, "/read me");
+    assert_eq!(
+        (app.search.query.as_str(), app.search.cursor),
+        ("read me", 7)
+    );
+    // ←/→ move, typing goes in at the cursor.
+    drive(&mut app, "<left><left><left>x");
+    assert_eq!(
+        (app.search.query.as_str(), app.search.cursor),
+        ("readx me", 5)
+    );
+    // delete removes the character under the cursor, backspace the one before.
+    let fx = drive(&mut app, "<delete>");
+    assert_eq!(app.search.query, "readxme");
+    assert!(app.search.searching || app.matching().is_some(), "{fx:?}");
+    drive(&mut app, "<backspace>");
+    assert_eq!(
+        (app.search.query.as_str(), app.search.cursor),
+        ("readme", 4)
+    );
+    // home/end and ctrl-a/ctrl-e.
+    drive(&mut app, "<home>^");
+    assert_eq!(
+        (app.search.query.as_str(), app.search.cursor),
+        ("^readme", 1)
+    );
+    drive(&mut app, "<end> .md");
+    assert_eq!(app.search.query, "^readme .md");
+    drive(&mut app, "<ctrl-a><right>");
+    assert_eq!(app.search.cursor, 1);
+    drive(&mut app, "<ctrl-e>");
+    assert_eq!(app.search.cursor, app.search.query.len());
+    // ctrl-w deletes the word before the cursor (with the spaces after it).
+    drive(&mut app, "<ctrl-w>");
+    assert_eq!(app.search.query, "^readme ");
+    drive(&mut app, "<ctrl-w>");
+    assert_eq!((app.search.query.as_str(), app.search.cursor), ("", 0));
+    // Moving the cursor alone does not search again; multibyte characters are stepped over.
+    drive(&mut app, "né<left>");
+    assert_eq!(app.search.cursor, 1);
+    let generation = app.search.generation;
+    drive(&mut app, "<right><left><home>");
+    assert_eq!(app.search.generation, generation);
+    drive(&mut app, "<delete>");
+    assert_eq!(app.search.query, "é");
+    // The cursor is shown: on a character in reverse video, at the end as a bar.
+    drive(&mut app, "<end>");
+    let text = screen(&mut app, 100, 10);
+    assert!(text.contains("/ é▏"), "{text}");
+    drive(&mut app, "<home>");
+    let terminal = draw(&app, 100, 10);
+    let cell = &terminal.backend().buffer()[(2, 1)];
+    assert_eq!(cell.symbol(), "é");
+    assert!(
+        cell.modifier.contains(ratatui::style::Modifier::REVERSED),
+        "{cell:?}"
+    );
+    // Esc clears the query and the cursor.
+    drive(&mut app, "<esc>");
+    assert_eq!((app.search.query.as_str(), app.search.cursor), ("", 0));
+}
+
+#[test]
 fn contents_are_latest_wins_and_cached() {
     let mut app = demo_app();
     let fx = drive(&mut app, "/logo.png<enter>");

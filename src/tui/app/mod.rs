@@ -33,7 +33,7 @@ pub use browse::{Browse, Cursor, Selection, View};
 pub use contents::ContentsState;
 pub use context::ContextState;
 pub use msg::{Effect, Msg, SaveFailure, SaveReport, ServerEvent};
-pub use search::SearchState;
+pub use search::{LineEdit, SearchState};
 pub use servers::{Log, ServerSetup, ServerState, Status};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -179,7 +179,7 @@ impl App {
             }
             Msg::Paste(text) => {
                 if self.mode() == Mode::Search {
-                    self.search.query.push_str(&sanitize::line(&text, 500));
+                    self.search.insert(&sanitize::line(&text, 500));
                     self.query_changed()
                 } else {
                     Vec::new()
@@ -239,7 +239,7 @@ impl App {
             && let crossterm::event::KeyCode::Char(c) = chord.code
             && (chord.mods - crossterm::event::KeyModifiers::SHIFT).is_empty()
         {
-            self.search.query.push(c);
+            self.search.insert(c.encode_utf8(&mut [0; 4]));
             return self.query_changed();
         }
         Vec::new()
@@ -356,23 +356,19 @@ impl App {
             (_, Action::Search) => self.focus = Mode::Search,
             (_, Action::ClearSearch) => {
                 self.focus = Mode::Browse;
-                if !self.search.query.is_empty() {
-                    self.search.query.clear();
+                if self.search.edit(LineEdit::Clear) {
                     return self.query_changed();
                 }
             }
             (_, Action::AcceptSearch) => self.focus = Mode::Browse,
-            (_, Action::DeleteChar) => {
-                if self.search.query.pop().is_some() {
-                    return self.query_changed();
-                }
-            }
-            (_, Action::ClearQuery) => {
-                if !self.search.query.is_empty() {
-                    self.search.query.clear();
-                    return self.query_changed();
-                }
-            }
+            (_, Action::DeleteChar) => return self.edit_query(LineEdit::Backspace),
+            (_, Action::ClearQuery) => return self.edit_query(LineEdit::Clear),
+            (_, Action::DeleteForward) => return self.edit_query(LineEdit::Delete),
+            (_, Action::DeleteWord) => return self.edit_query(LineEdit::DeleteWord),
+            (_, Action::CursorLeft) => return self.edit_query(LineEdit::Left),
+            (_, Action::CursorRight) => return self.edit_query(LineEdit::Right),
+            (_, Action::CursorHome) => return self.edit_query(LineEdit::Home),
+            (_, Action::CursorEnd) => return self.edit_query(LineEdit::End),
             (_, Action::FocusContents) => {
                 if self.contents.item.is_some() {
                     self.focus = Mode::Contents;
@@ -384,6 +380,15 @@ impl App {
             (_, Action::LogFilter | Action::Close) => {}
         }
         Vec::new()
+    }
+
+    /// A line-editing key on the search line: search again when the query changed.
+    fn edit_query(&mut self, edit: LineEdit) -> Vec<Effect> {
+        if self.search.edit(edit) {
+            self.query_changed()
+        } else {
+            Vec::new()
+        }
     }
 
     pub(super) fn scroll_overlay(&mut self, action: Action, page: usize) {
