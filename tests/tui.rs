@@ -1752,6 +1752,107 @@ fn a_failed_save_is_sent_again_with_the_next_change() {
     assert!(saved[0].contains("logo.png"), "{}", saved[0]);
 }
 
+#[test]
+fn the_first_save_says_where_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mcpick.context.json");
+    let (mut file, _) = mcpick::context::SetFile::open(&path);
+    let mut app = demo_app();
+    app.context.path = Some(mcpick::tui::shown_path(&path));
+    drive(&mut app, "/README.md<enter>");
+    let fx = drive(&mut app, "+");
+    keep(&mut app, &mut file, fx);
+    let info = app.info.clone().unwrap();
+    assert!(info.starts_with("pinned "), "{info}");
+    assert!(
+        info.ends_with(&format!(" · saved to {}", path.display())),
+        "{info}"
+    );
+    // Once: the next save says only what changed.
+    let fx = drive(&mut app, "x");
+    keep(&mut app, &mut file, fx);
+    let info = app.info.clone().unwrap();
+    assert!(!info.contains("saved to"), "{info}");
+    // A bare name is shown as a person types it.
+    assert_eq!(
+        mcpick::tui::shown_path(std::path::Path::new("mcpick.context.json")),
+        "./mcpick.context.json"
+    );
+    assert_eq!(
+        mcpick::tui::shown_path(std::path::Path::new("sets/a.json")),
+        "sets/a.json"
+    );
+}
+
+#[test]
+fn status_messages_are_kept_in_the_log_view() {
+    let mut app = demo_app();
+    drive(&mut app, "/readme<enter>");
+    // `o` during a search says what it does (the list shows results best match first).
+    drive(&mut app, "o");
+    let info = app.info.clone().unwrap();
+    assert!(info.contains("best match first"), "{info}");
+    drive(&mut app, "o");
+    let long = app.info.clone().unwrap();
+    assert!(long.starts_with("list order lastModified"), "{long}");
+    // Too long for an 80-column status line…
+    let text = screen(&mut app, 80, 20);
+    assert!(!text.contains("listed best match first"), "{text}");
+    // …and whole in the log view, with the earlier ones.
+    drive(&mut app, "L");
+    let text = screen(&mut app, 200, 20);
+    assert!(text.contains("mcpick status list order priority"), "{text}");
+    assert!(text.contains(&long), "{text}");
+    // One entry per message, not per frame or update.
+    drive(&mut app, "jk");
+    let text = screen(&mut app, 200, 20);
+    let log: String = text.lines().filter(|l| l.starts_with("\"│")).collect();
+    assert_eq!(log.matches("list order lastModified").count(), 1, "{text}");
+}
+
+#[test]
+fn key_hints_name_the_marking_keys() {
+    let mut app = demo_app();
+    let text = screen(&mut app, 200, 20);
+    let status = text.lines().last().unwrap();
+    assert!(status.contains("+ pin  x exclude  a agent"), "{status}");
+}
+
+#[test]
+fn list_rows_keep_their_columns_when_a_value_is_missing() {
+    let mut app = demo_app();
+    drive(&mut app, "t");
+    for order in ["priority", "lastModified", "size", "server"] {
+        while !screen(&mut app, 120, 30).contains(&format!("order: {order} ")) {
+            drive(&mut app, "o");
+        }
+        drive(&mut app, "G");
+        let text = screen(&mut app, 120, 30);
+        let rows: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("\"│") && l.contains("://"))
+            .collect();
+        assert!(rows.len() > 5, "{order}: {text}");
+        // Every row has the value column (right-aligned, `—` when missing), then the name.
+        let width = match order {
+            "priority" => 6,
+            "size" => 9,
+            "lastModified" => 20,
+            _ => 12,
+        };
+        for row in &rows {
+            let chars: Vec<char> = row.chars().collect();
+            assert!(
+                chars[4 + width] != ' ' && chars[5 + width] == ' ' && chars[6 + width] != ' ',
+                "{order}: {row}"
+            );
+        }
+        if order != "server" {
+            assert!(text.contains("— "), "{order}: {text}");
+        }
+    }
+}
+
 /// The reads asked for in these effects.
 fn measured_items(fx: &[Effect]) -> Vec<ItemId> {
     fx.iter()

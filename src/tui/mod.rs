@@ -100,6 +100,7 @@ pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> Exi
     }
     let specs: Vec<ServerSpec> = selected.into_iter().map(|s| s.spec).collect();
     let first = app.set_context(set, load_error);
+    app.context.path = Some(shown_path(&set_path));
 
     let (mut terminal, guard) = match term::init() {
         Ok(t) => t,
@@ -123,4 +124,15 @@ pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> Exi
             ExitCode::from(1)
         }
     }
+}
+
+/// A set file's path as a person would type it: `./mcpick.context.json` for a bare name.
+pub fn shown_path(path: &std::path::Path) -> String {
+    let bare = path.is_relative() && path.parent().is_none_or(|p| p.as_os_str().is_empty());
+    let shown = if bare {
+        format!("./{}", path.display())
+    } else {
+        path.display().to_string()
+    };
+    sanitize::line(&shown, 300)
 }

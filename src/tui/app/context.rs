@@ -53,6 +53,11 @@ pub struct ContextState {
     pub agent_open: bool,
     /// First row of the agent view shown.
     pub agent_scroll: usize,
+    /// The set file as a person would type it (`./mcpick.context.json`), for the one
+    /// message saying where the first change was saved.
+    pub path: Option<String>,
+    /// That message was shown.
+    pub announced: bool,
 }
 
 impl ContextState {
@@ -424,6 +429,17 @@ impl App {
             if c.failed_change.is_none() {
                 c.save_error = None;
             }
+        }
+        if !c.announced
+            && let Some(path) = &c.path
+        {
+            // Once a session: where marks go.
+            let note = format!("saved to {path}");
+            c.announced = true;
+            self.info = Some(match self.info.take() {
+                Some(info) => format!("{info} · {note}"),
+                None => note,
+            });
         }
         let conflicts = report.applied.conflicts.len() + report.applied.policy_conflicts.len();
         if conflicts > 0 {

@@ -27,6 +27,7 @@ use super::text::thousands;
 use super::theme::Theme;
 use crate::catalog::{Catalogue, ServerId, UriTree};
 use crate::context::{ContextSet, Mark};
+use crate::mcp::log::LogSource;
 use crate::sanitize;
 
 pub use browse::{Browse, Cursor, Selection, View};
@@ -71,6 +72,11 @@ pub struct App {
     pub notice: Option<String>,
     /// A one-line note on the last mark or policy change (sanitised).
     pub info: Option<String>,
+    /// Every status-line message (notice and info), kept for the log view: one too long
+    /// for the status line stays readable there.
+    pub messages: Log,
+    /// The notice and info last copied into `messages`.
+    logged: (Option<String>, Option<String>),
 }
 
 impl App {
@@ -116,6 +122,8 @@ impl App {
             quit: false,
             notice: None,
             info: None,
+            messages: Log::new(log_lines),
+            logged: (None, None),
         }
     }
 
@@ -226,7 +234,24 @@ impl App {
             }
         };
         fx.extend(self.sync_contents());
+        self.log_messages();
         fx
+    }
+
+    /// Copies a new status-line message into `messages` (notices as errors).
+    fn log_messages(&mut self) {
+        if self.notice != self.logged.0 {
+            if let Some(n) = &self.notice {
+                self.messages.push(LogSource::Client, n);
+            }
+            self.logged.0 = self.notice.clone();
+        }
+        if self.info != self.logged.1 {
+            if let Some(i) = &self.info {
+                self.messages.push(LogSource::Notification, i);
+            }
+            self.logged.1 = self.info.clone();
+        }
     }
 
     pub(super) fn on_key(&mut self, key: KeyEvent) -> Vec<Effect> {
@@ -349,6 +374,14 @@ impl App {
                     self.browse.view = View::List;
                 } else {
                     self.browse.order = self.browse.order.next();
+                }
+                if self.search.matching().is_some() {
+                    // The list shows a search's results best match first: say what `o` did.
+                    self.info = Some(format!(
+                        "list order {}: applies when the search is cleared (esc); \
+                         search results are listed best match first",
+                        self.browse.order.label()
+                    ));
                 }
                 self.clamp();
                 return self.ensure_sorted();

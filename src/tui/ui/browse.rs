@@ -210,8 +210,19 @@ fn order_value(v: &BrowseView, id: ItemId) -> String {
             .map(|d| sanitize::line(d, 20))
             .unwrap_or_default(),
         SortKey::Size => item.size().map(human_size).unwrap_or_default(),
-        SortKey::Server => sanitize::line(v.catalogue.server_name(id.server), 20),
+        SortKey::Server => sanitize::line(v.catalogue.server_name(id.server), 12),
         SortKey::Name | SortKey::Uri => String::new(),
+    }
+}
+
+/// The width of the list's value column for an order (`None`: the order shows no column).
+fn column_width(order: SortKey) -> Option<usize> {
+    match order {
+        SortKey::Priority => Some(6),
+        SortKey::Size => Some(9),
+        SortKey::LastModified => Some(20),
+        SortKey::Server => Some(12),
+        SortKey::Name | SortKey::Uri => None,
     }
 }
 
@@ -239,13 +250,17 @@ pub fn draw_list(frame: &mut Frame, area: Rect, v: &BrowseView) {
         };
         let name = sanitize::line(item.display_name(), 200);
         let uri = sanitize::line(item.uri(), 500);
-        let value = order_value(v, id);
         let mut spans = vec![mark_span(
             v.theme,
             mark_of(v.catalogue, v.marks, id).map(|e| (e.mark, e.is_direct())),
         )];
-        if !value.is_empty() {
-            spans.push(Span::styled(format!("{value:>6} "), t.dim));
+        if let Some(width) = column_width(v.browse.order) {
+            // A missing value keeps the column: `—` in its place.
+            let mut value = order_value(v, id);
+            if value.is_empty() {
+                value = "—".into();
+            }
+            spans.push(Span::styled(format!("{value:>width$} "), t.dim));
         }
         spans.extend(highlighted(
             &name,
