@@ -239,6 +239,23 @@ fn color_always_wins_over_no_color() {
     pane.quit_and_check_restored();
 }
 
+/// A server that dies after listing is shown as failed, with its reason, not as ready.
+#[test]
+fn a_server_that_dies_after_listing_is_shown_failed() {
+    let pane = Pane::new();
+    pane.start(&format!(
+        "-- {} demo-server --count 10 --crash-after 1",
+        mcpick_bin()
+    ));
+    pane.wait_text("ready · 10 resources");
+    // Resting on a resource reads it: the server's second request, on which it exits.
+    pane.keys(&["j", "j"]);
+    pane.wait_text("logo.png");
+    let screen = pane.wait_text("failed: the server closed the connection after listing");
+    assert!(!screen.contains("ready · 10 resources"), "{screen}");
+    pane.quit_and_check_restored();
+}
+
 /// A `[keys]` entry the browser cannot use, and a config file it cannot parse, are named on
 /// its status line even when only ad-hoc servers are used (the config is loaded once, for the
 /// servers and the keys together).
