@@ -124,6 +124,7 @@ fn main() {
         protocol: "2025-06-18".into(),
         transport: "stdio".into(),
         resources: true,
+        info: Default::default(),
     }));
     off.run(&mut app, fx);
     terminal.draw(|f| ui::render(&app, f)).unwrap();

@@ -55,6 +55,7 @@ fn loaded(n: usize) -> App {
         protocol: "2026-07-28".into(),
         transport: "stdio".into(),
         resources: true,
+        info: Default::default(),
     }));
     const PAGE: usize = 10_000;
     for (i, offset) in (0..n).step_by(PAGE).enumerate() {

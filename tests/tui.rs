@@ -51,6 +51,7 @@ fn connected() -> ServerEvent {
         protocol: "2026-07-28".into(),
         transport: "stdio".into(),
         resources: true,
+        info: Default::default(),
     }
 }
 
@@ -192,6 +193,7 @@ fn servers_go_from_connecting_to_loading_to_ready() {
             protocol: "2025-11-25".into(),
             transport: "stdio".into(),
             resources: true,
+            info: Default::default(),
         },
     );
     let resources = mcpick::demo::demo_resources(300);
@@ -237,6 +239,117 @@ fn servers_go_from_connecting_to_loading_to_ready() {
 }
 
 /// A URI listed twice is kept once, the server's count says so, and its log tells why.
+/// Five servers: alpha ready (with what it said about itself), beta without resources,
+/// gamma still connecting, delta and omega failed.
+fn five_servers() -> App {
+    let mut app = new_app(
+        &["alpha", "beta", "gamma", "delta", "omega"],
+        Theme::colour(),
+    );
+    let info = mcpick::tui::server_info::ServerInfo {
+        name: Some("alpha-server".into()),
+        title: Some("Alpha".into()),
+        version: Some("2.1.0".into()),
+        protocol: "2025-11-25".into(),
+        capabilities: vec![
+            "logging".into(),
+            "resources (subscribe, listChanged)".into(),
+        ],
+        instructions: None,
+    };
+    let mut fx = server(
+        &mut app,
+        0,
+        ServerEvent::Connected {
+            protocol: "2025-11-25".into(),
+            transport: "stdio".into(),
+            resources: true,
+            info,
+        },
+    );
+    let resources = mcpick::demo::demo_resources(300);
+    fx.extend(server(&mut app, 0, page(1, 3, &resources[..3])));
+    fx.extend(server(
+        &mut app,
+        0,
+        ServerEvent::Listed {
+            count: 3,
+            capped: false,
+        },
+    ));
+    fx.extend(server(
+        &mut app,
+        1,
+        ServerEvent::Connected {
+            protocol: "2025-06-18".into(),
+            transport: "http".into(),
+            resources: false,
+            info: Default::default(),
+        },
+    ));
+    fx.extend(server(
+        &mut app,
+        3,
+        ServerEvent::Failed("connection refused (http://127.0.0.1:9)".into()),
+    ));
+    fx.extend(server(
+        &mut app,
+        4,
+        ServerEvent::Failed("the server exited (status 1) before answering".into()),
+    ));
+    run(&mut app, fx);
+    app
+}
+
+#[test]
+fn failed_servers_are_named_with_their_reason_when_the_header_folds() {
+    let mut app = five_servers();
+    let text = screen(&mut app, 100, 24);
+    // Four header lines for five servers: both failed ones keep a line, with the reason.
+    assert!(
+        text.contains("✗ delta  failed: connection refused"),
+        "{text}"
+    );
+    assert!(
+        text.contains("✗ omega  failed: the server exited"),
+        "{text}"
+    );
+    assert!(text.contains("… 2 more: 1 ready, 1 loading"), "{text}");
+    // The server row's contents: what it said about itself, capabilities, last error.
+    assert!(
+        text.contains("server info  alpha-server 2.1.0 (Alpha)"),
+        "{text}"
+    );
+    assert!(text.contains("capabilities logging"), "{text}");
+    assert!(text.contains("last error   none"), "{text}");
+    insta::assert_snapshot!("header_failed_servers", text);
+    // A failed server's row says why.
+    goto(&mut app, "delta");
+    let text = screen(&mut app, 100, 24);
+    assert!(
+        text.contains("last error   connection refused (http://127.0.0.1:9)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("state        failed: connection refused"),
+        "{text}"
+    );
+    // More failed servers than lines: the ones without a line are named on the fold line.
+    let names = ["a", "b", "c", "d", "e", "f"];
+    let mut app = new_app(&names, Theme::colour());
+    for i in 0..5u16 {
+        server(&mut app, i, ServerEvent::Failed(format!("reason {i}")));
+    }
+    let text = screen(&mut app, 100, 24);
+    for i in 0..3 {
+        assert!(text.contains(&format!("failed: reason {i}")), "{text}");
+    }
+    assert!(
+        text.contains("… 3 more: 0 ready, 1 loading, 2 failed: d (reason 3), e (reason 4)"),
+        "{text}"
+    );
+}
+
 #[test]
 fn a_duplicate_uri_is_kept_once_and_logged() {
     let mut app = new_app(&["dup"], Theme::colour());
@@ -314,6 +427,7 @@ fn a_server_without_resources_says_so() {
             protocol: "2025-11-25".into(),
             transport: "stdio".into(),
             resources: false,
+            info: Default::default(),
         },
     );
     assert_eq!(app.servers[0].status, Status::NoResources);
@@ -556,6 +670,71 @@ fn search_typing_and_deleting() {
 }
 
 #[test]
+fn the_search_line_edits_like_a_line() {
+    let mut app = demo_app();
+    drive(&mut app, "/read me");
+    assert_eq!(
+        (app.search.query.as_str(), app.search.cursor),
+        ("read me", 7)
+    );
+    // ←/→ move, typing goes in at the cursor.
+    drive(&mut app, "<left><left><left>x");
+    assert_eq!(
+        (app.search.query.as_str(), app.search.cursor),
+        ("readx me", 5)
+    );
+    // delete removes the character under the cursor, backspace the one before.
+    let fx = drive(&mut app, "<delete>");
+    assert_eq!(app.search.query, "readxme");
+    assert!(app.search.searching || app.matching().is_some(), "{fx:?}");
+    drive(&mut app, "<backspace>");
+    assert_eq!(
+        (app.search.query.as_str(), app.search.cursor),
+        ("readme", 4)
+    );
+    // home/end and ctrl-a/ctrl-e.
+    drive(&mut app, "<home>^");
+    assert_eq!(
+        (app.search.query.as_str(), app.search.cursor),
+        ("^readme", 1)
+    );
+    drive(&mut app, "<end> .md");
+    assert_eq!(app.search.query, "^readme .md");
+    drive(&mut app, "<ctrl-a><right>");
+    assert_eq!(app.search.cursor, 1);
+    drive(&mut app, "<ctrl-e>");
+    assert_eq!(app.search.cursor, app.search.query.len());
+    // ctrl-w deletes the word before the cursor (with the spaces after it).
+    drive(&mut app, "<ctrl-w>");
+    assert_eq!(app.search.query, "^readme ");
+    drive(&mut app, "<ctrl-w>");
+    assert_eq!((app.search.query.as_str(), app.search.cursor), ("", 0));
+    // Moving the cursor alone does not search again; multibyte characters are stepped over.
+    drive(&mut app, "né<left>");
+    assert_eq!(app.search.cursor, 1);
+    let generation = app.search.generation;
+    drive(&mut app, "<right><left><home>");
+    assert_eq!(app.search.generation, generation);
+    drive(&mut app, "<delete>");
+    assert_eq!(app.search.query, "é");
+    // The cursor is shown: on a character in reverse video, at the end as a bar.
+    drive(&mut app, "<end>");
+    let text = screen(&mut app, 100, 10);
+    assert!(text.contains("/ é▏"), "{text}");
+    drive(&mut app, "<home>");
+    let terminal = draw(&app, 100, 10);
+    let cell = &terminal.backend().buffer()[(2, 1)];
+    assert_eq!(cell.symbol(), "é");
+    assert!(
+        cell.modifier.contains(ratatui::style::Modifier::REVERSED),
+        "{cell:?}"
+    );
+    // Esc clears the query and the cursor.
+    drive(&mut app, "<esc>");
+    assert_eq!((app.search.query.as_str(), app.search.cursor), ("", 0));
+}
+
+#[test]
 fn contents_are_latest_wins_and_cached() {
     let mut app = demo_app();
     let fx = drive(&mut app, "/logo.png<enter>");
@@ -736,6 +915,7 @@ fn snapshot_loading() {
             protocol: "2025-11-25".into(),
             transport: "http".into(),
             resources: true,
+            info: Default::default(),
         },
     );
     server(
@@ -898,6 +1078,37 @@ fn snapshot_no_color() {
 }
 
 #[test]
+fn color_always_wins_over_no_color() {
+    use mcpick::tui::theme::ColorChoice;
+    use ratatui::style::Color;
+    let always = Theme::choose(ColorChoice::Always, Some("1"));
+    assert!(always.color);
+    assert_eq!(always, Theme::colour());
+    assert_ne!(always.error.fg, None);
+    assert_eq!(Theme::choose(ColorChoice::Auto, Some("1")), Theme::mono());
+    assert_eq!(Theme::choose(ColorChoice::Auto, Some("")), Theme::colour());
+    assert_eq!(Theme::choose(ColorChoice::Never, None), Theme::mono());
+    // The terminal writes the theme's colours even where crossterm read NO_COLOR=1.
+    let sgr = || crossterm::style::SetForegroundColor(crossterm::style::Color::Red).to_string();
+    crossterm::style::Colored::set_ansi_color_disabled(true);
+    assert!(!sgr().contains("38;5;9"), "{:?}", sgr());
+    mcpick::tui::term::use_theme_colours(&always);
+    assert!(sgr().contains("38;5;9"), "{:?}", sgr());
+    // Drawn: cells carry colours.
+    let mut app = demo_app();
+    app.theme = always;
+    let terminal = draw(&app, 80, 24);
+    assert!(
+        terminal
+            .backend()
+            .buffer()
+            .content()
+            .iter()
+            .any(|c| c.fg != Color::Reset)
+    );
+}
+
+#[test]
 fn resize_keeps_the_cursor_visible() {
     let mut app = demo_app();
     drive(&mut app, "EG");
@@ -1007,7 +1218,8 @@ fn marked_demo(theme: Theme) -> App {
     drive(&mut app, "+");
     drive(&mut app, "<esc>");
     goto(&mut app, "demo://notes");
-    drive(&mut app, "x");
+    // A • row: the folder key marks its URI prefix (`x` would mark the resource).
+    drive(&mut app, "<ctrl-x>");
     // No budget → 1,000,000 → … → 16,000.
     for _ in 0..6 {
         drive(&mut app, "[");
@@ -1103,6 +1315,75 @@ fn mark_keys_folder_prefix_exact_undo_and_results() {
             .iter()
             .all(|(t, _)| !t.pattern.is_prefix())
     );
+}
+
+#[test]
+fn marks_on_a_row_that_is_both_a_resource_and_a_folder() {
+    let mut app = demo_app();
+    goto(&mut app, "demo://notes");
+    let row = app.browse.tree.window(app.browse.tree_cursor.index, 1)[0];
+    let view = app.browse.tree.view(row);
+    assert!(view.folder && view.item.is_some(), "a • row");
+    // `+` marks the resource, never the folder.
+    drive(&mut app, "+");
+    assert_eq!(marks_of(&app), ["pin demo: demo://notes"]);
+    assert_eq!(app.row_marks(row).own, Some((Mark::Pin, true)));
+    assert_eq!(app.row_marks(row).folder, None);
+    // `F` marks the folder's URI prefix: both marks are shown, neither replaces the other.
+    drive(&mut app, "F");
+    assert_eq!(
+        marks_of(&app),
+        ["pin demo: demo://notes", "pin demo: demo://notes/*"]
+    );
+    assert_eq!(app.row_marks(row).own, Some((Mark::Pin, true)));
+    assert_eq!(app.row_marks(row).folder, Some((Mark::Pin, true)));
+    // `x` excludes the resource only; `ctrl-x` excludes the prefix; `0` unmarks the resource.
+    drive(&mut app, "x");
+    assert_eq!(app.row_marks(row).own, Some((Mark::Exclude, true)));
+    assert_eq!(app.row_marks(row).folder, Some((Mark::Pin, true)));
+    drive(&mut app, "<ctrl-x>0");
+    assert_eq!(marks_of(&app), ["exclude demo: demo://notes/*"]);
+    assert_eq!(app.row_marks(row).own, None);
+    assert_eq!(app.row_marks(row).folder, Some((Mark::Exclude, true)));
+    drive(&mut app, "+");
+    insta::assert_snapshot!("marks_resource_folder", screen(&mut app, 100, 14));
+    let text = screen(&mut app, 100, 14);
+    assert!(text.contains("+   ▸ demo://notes  16 •x"), "{text}");
+    // The folder keys on a resource that is not a folder change nothing and say why.
+    goto(&mut app, "demo://empty");
+    let before = marks_of(&app);
+    drive(&mut app, "F");
+    assert_eq!(marks_of(&app), before);
+    assert!(app.info.as_deref().unwrap().starts_with("not a folder"));
+}
+
+#[test]
+fn after_pinning_search_results_every_result_row_shows_its_mark() {
+    let mut app = demo_app();
+    drive(&mut app, "/notes<enter>P");
+    let n = app.matching().unwrap();
+    assert!(n > 3, "{n}");
+    assert_eq!(app.context.set.marks.counts(), (n, 0));
+    let rows = app.browse.tree.window(0, app.browse.tree.row_count());
+    let mut shown = 0;
+    for &row in &rows {
+        let view = app.browse.tree.view(row);
+        if let Some(id) = view.item
+            && app.search.matched.as_ref().unwrap().contains(&id)
+        {
+            assert_eq!(
+                app.row_marks(row).own,
+                Some((Mark::Pin, true)),
+                "{}",
+                view.label
+            );
+            shown += 1;
+        }
+    }
+    assert_eq!(shown, n, "every result has a row");
+    // On screen: the glyph is there, on resource rows and on • rows alike.
+    let text = screen(&mut app, 100, 40);
+    assert!(text.contains("+   ▾ demo://notes  16 •"), "{text}");
 }
 
 #[test]
@@ -1469,6 +1750,107 @@ fn a_failed_save_is_sent_again_with_the_next_change() {
     assert_eq!(saved.len(), 1);
     assert!(saved[0].contains("README.md"), "{}", saved[0]);
     assert!(saved[0].contains("logo.png"), "{}", saved[0]);
+}
+
+#[test]
+fn the_first_save_says_where_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mcpick.context.json");
+    let (mut file, _) = mcpick::context::SetFile::open(&path);
+    let mut app = demo_app();
+    app.context.path = Some(mcpick::tui::shown_path(&path));
+    drive(&mut app, "/README.md<enter>");
+    let fx = drive(&mut app, "+");
+    keep(&mut app, &mut file, fx);
+    let info = app.info.clone().unwrap();
+    assert!(info.starts_with("pinned "), "{info}");
+    assert!(
+        info.ends_with(&format!(" · saved to {}", path.display())),
+        "{info}"
+    );
+    // Once: the next save says only what changed.
+    let fx = drive(&mut app, "x");
+    keep(&mut app, &mut file, fx);
+    let info = app.info.clone().unwrap();
+    assert!(!info.contains("saved to"), "{info}");
+    // A bare name is shown as a person types it.
+    assert_eq!(
+        mcpick::tui::shown_path(std::path::Path::new("mcpick.context.json")),
+        "./mcpick.context.json"
+    );
+    assert_eq!(
+        mcpick::tui::shown_path(std::path::Path::new("sets/a.json")),
+        "sets/a.json"
+    );
+}
+
+#[test]
+fn status_messages_are_kept_in_the_log_view() {
+    let mut app = demo_app();
+    drive(&mut app, "/readme<enter>");
+    // `o` during a search says what it does (the list shows results best match first).
+    drive(&mut app, "o");
+    let info = app.info.clone().unwrap();
+    assert!(info.contains("best match first"), "{info}");
+    drive(&mut app, "o");
+    let long = app.info.clone().unwrap();
+    assert!(long.starts_with("list order lastModified"), "{long}");
+    // Too long for an 80-column status line…
+    let text = screen(&mut app, 80, 20);
+    assert!(!text.contains("listed best match first"), "{text}");
+    // …and whole in the log view, with the earlier ones.
+    drive(&mut app, "L");
+    let text = screen(&mut app, 200, 20);
+    assert!(text.contains("mcpick status list order priority"), "{text}");
+    assert!(text.contains(&long), "{text}");
+    // One entry per message, not per frame or update.
+    drive(&mut app, "jk");
+    let text = screen(&mut app, 200, 20);
+    let log: String = text.lines().filter(|l| l.starts_with("\"│")).collect();
+    assert_eq!(log.matches("list order lastModified").count(), 1, "{text}");
+}
+
+#[test]
+fn key_hints_name_the_marking_keys() {
+    let mut app = demo_app();
+    let text = screen(&mut app, 200, 20);
+    let status = text.lines().last().unwrap();
+    assert!(status.contains("+ pin  x exclude  a agent"), "{status}");
+}
+
+#[test]
+fn list_rows_keep_their_columns_when_a_value_is_missing() {
+    let mut app = demo_app();
+    drive(&mut app, "t");
+    for order in ["priority", "lastModified", "size", "server"] {
+        while !screen(&mut app, 120, 30).contains(&format!("order: {order} ")) {
+            drive(&mut app, "o");
+        }
+        drive(&mut app, "G");
+        let text = screen(&mut app, 120, 30);
+        let rows: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("\"│") && l.contains("://"))
+            .collect();
+        assert!(rows.len() > 5, "{order}: {text}");
+        // Every row has the value column (right-aligned, `—` when missing), then the name.
+        let width = match order {
+            "priority" => 6,
+            "size" => 9,
+            "lastModified" => 20,
+            _ => 12,
+        };
+        for row in &rows {
+            let chars: Vec<char> = row.chars().collect();
+            assert!(
+                chars[4 + width] != ' ' && chars[5 + width] == ' ' && chars[6 + width] != ' ',
+                "{order}: {row}"
+            );
+        }
+        if order != "server" {
+            assert!(text.contains("— "), "{order}: {text}");
+        }
+    }
 }
 
 /// The reads asked for in these effects.

@@ -96,6 +96,11 @@ impl Pane {
         tmux(&["capture-pane", "-p", "-t", &self.name])
     }
 
+    /// The screen with its escape sequences (colours, modifiers).
+    fn screen_styled(&self) -> String {
+        tmux(&["capture-pane", "-p", "-e", "-t", &self.name])
+    }
+
     fn format(&self, f: &str) -> String {
         tmux(&["display-message", "-p", "-t", &self.name, f])
             .trim()
@@ -208,6 +213,46 @@ fn demo_start_search_navigate_preview_quit() {
     pane.wait_text("Log · all servers");
     pane.keys(&["Escape"]);
     pane.wait_text("LIST");
+    pane.quit_and_check_restored();
+}
+
+/// The pane's shell has `NO_COLOR=1`: the browser is monochrome, unless `--color always`.
+#[test]
+fn color_always_wins_over_no_color() {
+    let pane = Pane::new();
+    pane.start("--demo");
+    pane.wait_text("ready · 300 resources");
+    // A foreground colour, as tmux writes it back: `38;5;N`, `38;2;…` or `3N` (N 0–7).
+    let coloured = |s: &str| {
+        s.contains("38;5;")
+            || s.contains("38;2;")
+            || (0..8).any(|n| s.contains(&format!("\x1b[3{n}m")) || s.contains(&format!(";3{n}m")))
+    };
+    let mono = pane.screen_styled();
+    assert!(!coloured(&mono), "{mono:?}");
+    pane.quit_and_check_restored();
+    pane.type_text("clear\n");
+    pane.start("--demo --color always");
+    pane.wait_text("ready · 300 resources");
+    let styled = pane.screen_styled();
+    assert!(coloured(&styled), "{styled:?}");
+    pane.quit_and_check_restored();
+}
+
+/// A server that dies after listing is shown as failed, with its reason, not as ready.
+#[test]
+fn a_server_that_dies_after_listing_is_shown_failed() {
+    let pane = Pane::new();
+    pane.start(&format!(
+        "-- {} demo-server --count 10 --crash-after 1",
+        mcpick_bin()
+    ));
+    pane.wait_text("ready · 10 resources");
+    // Resting on a resource reads it: the server's second request, on which it exits.
+    pane.keys(&["j", "j"]);
+    pane.wait_text("logo.png");
+    let screen = pane.wait_text("failed: the server closed the connection after listing");
+    assert!(!screen.contains("ready · 10 resources"), "{screen}");
     pane.quit_and_check_restored();
 }
 

@@ -7,6 +7,49 @@ use std::sync::Arc;
 use super::item::Item;
 use super::store::{Catalogue, ItemId, Snapshot};
 
+/// Natural order for names with numbers in them: runs of ASCII digits compare as numbers
+/// (`v2` before `v10`, `page-9` before `page-10`), everything else by character. Total and
+/// consistent with equality: strings that compare equal as numbers (`v01`, `v1`) fall back
+/// to byte order. No allocation; O(length).
+pub fn natural(a: &str, b: &str) -> Ordering {
+    let (x, y) = (a.as_bytes(), b.as_bytes());
+    let (mut i, mut j) = (0, 0);
+    while i < x.len() && j < y.len() {
+        if x[i].is_ascii_digit() && y[j].is_ascii_digit() {
+            let run = |s: &[u8], mut k: usize| {
+                while k < s.len() && s[k] == b'0' {
+                    k += 1;
+                }
+                let start = k;
+                while k < s.len() && s[k].is_ascii_digit() {
+                    k += 1;
+                }
+                (start, k)
+            };
+            let (si, ei) = run(x, i);
+            let (sj, ej) = run(y, j);
+            let by_number = (ei - si)
+                .cmp(&(ej - sj))
+                .then_with(|| x[si..ei].cmp(&y[sj..ej]));
+            if by_number != Ordering::Equal {
+                return by_number;
+            }
+            i = ei;
+            j = ej;
+        } else {
+            // Bytes of UTF-8 compare as their characters do.
+            match x[i].cmp(&y[j]) {
+                Ordering::Equal => {
+                    i += 1;
+                    j += 1;
+                }
+                other => return other,
+            }
+        }
+    }
+    (x.len() - i).cmp(&(y.len() - j)).then_with(|| a.cmp(b))
+}
+
 /// How the list view orders resources.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum SortKey {
@@ -150,4 +193,38 @@ pub fn sort_snapshot(
         }
     }
     (ids, lens)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::natural;
+    use std::cmp::Ordering;
+
+    #[test]
+    fn numbers_compare_as_numbers() {
+        let mut names = vec![
+            "v10", "v2", "v1", "a", "v02b", "v2a", "10", "9", "v", "ü", "b",
+        ];
+        names.sort_by(|a, b| natural(a, b));
+        assert_eq!(
+            names,
+            [
+                "9", "10", "a", "b", "v", "v1", "v2", "v2a", "v02b", "v10", "ü"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_order_is_total() {
+        // Equal as numbers, different as text: never Equal, and antisymmetric.
+        assert_eq!(natural("v01", "v1"), natural("v01", "v1"));
+        assert_ne!(natural("v01", "v1"), Ordering::Equal);
+        assert_eq!(natural("v01", "v1"), natural("v1", "v01").reverse());
+        assert_eq!(natural("x", "x"), Ordering::Equal);
+        // Long numbers do not overflow.
+        assert_eq!(
+            natural("n99999999999999999999999", "n100000000000000000000000"),
+            Ordering::Less
+        );
+    }
 }

@@ -42,9 +42,9 @@ const NO_PARENT: NodeId = NodeId::MAX;
 /// Marks the segment of a leaf that holds a whole URI of its own (see `insert`).
 const ALONE: char = '\u{0}';
 
-/// How siblings are ordered.
+/// How siblings are ordered: naturally (`v2` before `v10`).
 fn segment_order(a: &str, b: &str) -> Ordering {
-    a.cmp(b)
+    super::order::natural(a, b)
 }
 
 /// One visible row: a node, or a compacted chain of single-child folders from `head` to
@@ -843,6 +843,36 @@ mod tests {
                 )
             })
             .collect()
+    }
+
+    #[test]
+    fn siblings_sort_naturally() {
+        let (_, mut tree) = build(&[
+            "x://api/v10/a",
+            "x://api/v2/a",
+            "x://api/v1/a",
+            "x://api/page-10.md",
+            "x://api/page-9.md",
+            "x://api/Z",
+        ]);
+        tree.set_all_expanded(true);
+        tree.refresh();
+        assert_eq!(
+            labels(&tree),
+            [
+                "srv/",
+                "  x://api/",
+                "    Z",
+                "    page-9.md",
+                "    page-10.md",
+                "    v1/",
+                "      a",
+                "    v2/",
+                "      a",
+                "    v10/",
+                "      a",
+            ]
+        );
     }
 
     #[test]

@@ -121,6 +121,23 @@ async fn read_text(
     }
 }
 
+/// How often a listed server's connection is checked for having closed.
+const CLOSED_POLL: Duration = Duration::from_millis(500);
+
+/// Waits until the connection's transport has closed (the server exited or hung up), then
+/// says so for a person, with the server's last stderr lines.
+async fn closed(connection: &Connection) -> String {
+    while !connection.is_closed() {
+        tokio::time::sleep(CLOSED_POLL).await;
+    }
+    let error = McpError::Closed {
+        method: "the session",
+    };
+    let explained = connection.explain(&error);
+    let tail = explained.strip_prefix(&error.to_string()).unwrap_or("");
+    format!("the server closed the connection after listing{tail}")
+}
+
 /// The connection of each server, once connected (shared with the tasks that read).
 type Connections = Arc<Mutex<Vec<Option<Arc<Connection>>>>>;
 
@@ -285,12 +302,13 @@ impl Executor {
             }
             let summary = connection.summary();
             send(ServerEvent::Connected {
-                protocol: summary.protocol_version,
+                protocol: summary.protocol_version.clone(),
                 transport: connection.transport().to_string(),
                 resources: connection.has_resources(),
+                info: super::server_info::ServerInfo::from_summary(&summary),
             });
             if !connection.has_resources() {
-                return;
+                return send(ServerEvent::Failed(closed(&connection).await));
             }
             let listed = connection
                 .list_resources(&ListOptions::default(), |page| {
@@ -306,8 +324,10 @@ impl Executor {
                     count: outcome.count,
                     capped: outcome.capped,
                 }),
-                Err(e) => send(ServerEvent::Failed(connection.explain(&e))),
+                Err(e) => return send(ServerEvent::Failed(connection.explain(&e))),
             }
+            // A server that dies after listing is shown as failed, not ready.
+            send(ServerEvent::Failed(closed(&connection).await));
         });
         self.tasks.push(task.abort_handle());
     }

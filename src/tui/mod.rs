@@ -22,6 +22,7 @@ pub mod keeper;
 pub mod keymap;
 pub mod layout;
 pub mod runtime;
+pub mod server_info;
 pub mod term;
 pub mod text;
 pub mod theme;
@@ -81,6 +82,7 @@ pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> Exi
     let (keymap, key_warnings) = Keymap::load(&config);
     warnings.extend(key_warnings);
     let theme = Theme::choose(color, std::env::var("NO_COLOR").ok().as_deref());
+    term::use_theme_colours(&theme);
     let options = args.connect_options();
     let setups = selected
         .iter()
@@ -98,7 +100,7 @@ pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> Exi
     }
     let specs: Vec<ServerSpec> = selected.into_iter().map(|s| s.spec).collect();
     let first = app.set_context(set, load_error);
-    app.context.path = Some(set_path.clone());
+    app.context.path = Some(shown_path(&set_path));
 
     let (mut terminal, guard) = match term::init() {
         Ok(t) => t,
@@ -122,4 +124,15 @@ pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> Exi
             ExitCode::from(1)
         }
     }
+}
+
+/// A set file's path as a person would type it: `./mcpick.context.json` for a bare name.
+pub fn shown_path(path: &std::path::Path) -> String {
+    let bare = path.is_relative() && path.parent().is_none_or(|p| p.as_os_str().is_empty());
+    let shown = if bare {
+        format!("./{}", path.display())
+    } else {
+        path.display().to_string()
+    };
+    sanitize::line(&shown, 300)
 }

@@ -18,6 +18,13 @@ use ratatui::backend::CrosstermBackend;
 
 pub type Term = Terminal<CrosstermBackend<Stdout>>;
 
+/// Tells crossterm whether to write colours: it drops every colour on its own when `NO_COLOR`
+/// is set, which would leave `--color always` (the theme with colours) nearly unstyled.
+/// The theme decides ([`crate::tui::theme::Theme::choose`]): `always` wins over `NO_COLOR`.
+pub fn use_theme_colours(theme: &crate::tui::theme::Theme) {
+    crossterm::style::Colored::set_ansi_color_disabled(!theme.color);
+}
+
 /// True while the terminal is in the browser's state.
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 

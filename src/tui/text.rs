@@ -1,5 +1,6 @@
 //! Text helpers shared by the core and the panes: numbers as people read them, and wrapping.
 
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthChar;
 
@@ -16,38 +17,102 @@ pub fn thousands(n: usize) -> String {
     out
 }
 
-/// Wraps a line to `width` columns, by character; continuation rows start with `indent`
-/// spaces.
+/// Wraps a line to `width` columns by word: a row breaks at its last space (the space is
+/// dropped), and only a word longer than a row is cut. Continuation rows start with `indent`
+/// spaces. Styles are kept across breaks.
 pub fn wrap(line: Line<'static>, width: usize, indent: usize, out: &mut Vec<Line<'static>>) {
     if line.width() <= width {
         out.push(line);
         return;
     }
+    let width = width.max(1);
     let indent = if indent * 2 > width { 0 } else { indent };
-    let mut current: Vec<Span<'static>> = Vec::new();
-    let mut used = 0;
-    for span in line.spans {
-        let mut text = String::new();
-        for c in span.content.chars() {
-            let w = c.width().unwrap_or(0);
-            if used + w > width && used > 0 {
-                if !text.is_empty() {
-                    current.push(Span::styled(std::mem::take(&mut text), span.style));
-                }
-                out.push(Line::from(std::mem::take(&mut current)));
-                used = indent;
-                if indent > 0 {
-                    current.push(Span::raw(" ".repeat(indent)));
-                }
+    let cells: Vec<(char, usize, Style)> = line
+        .spans
+        .iter()
+        .flat_map(|span| {
+            let style = line.style.patch(span.style);
+            span.content
+                .chars()
+                .map(move |c| (c, c.width().unwrap_or(0), style))
+        })
+        .collect();
+    let mut start = 0;
+    let mut first = true;
+    while start < cells.len() {
+        let room = if first { width } else { width - indent };
+        // The longest run from `start` that fits, and the last space in it.
+        let mut used = 0;
+        let mut end = start;
+        let mut space = None;
+        while end < cells.len() && (used + cells[end].1 <= room || end == start) {
+            if cells[end].0 == ' ' && end > start {
+                space = Some(end);
             }
-            text.push(c);
-            used += w;
+            used += cells[end].1;
+            end += 1;
         }
-        if !text.is_empty() {
-            current.push(Span::styled(text, span.style));
+        let (row_end, next) = match space {
+            Some(p) if end < cells.len() && cells[end].0 != ' ' => (p, p + 1),
+            _ if end < cells.len() && cells[end].0 == ' ' => (end, end + 1),
+            _ => (end, end),
+        };
+        let mut spans = Vec::new();
+        if !first && indent > 0 {
+            spans.push(Span::raw(" ".repeat(indent)));
         }
+        for &(c, _, style) in &cells[start..row_end] {
+            match spans.last_mut() {
+                Some(last) if last.style == style => last.content.to_mut().push(c),
+                _ => spans.push(Span::styled(c.to_string(), style)),
+            }
+        }
+        out.push(Line::from(spans));
+        start = next;
+        first = false;
     }
-    if !current.is_empty() {
-        out.push(Line::from(current));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wrapped(text: &str, width: usize, indent: usize) -> Vec<String> {
+        let mut out = Vec::new();
+        wrap(Line::raw(text.to_string()), width, indent, &mut out);
+        out.iter().map(|l| l.to_string()).collect()
+    }
+
+    #[test]
+    fn wraps_by_word() {
+        assert_eq!(
+            wrapped("the quick brown fox jumps", 10, 0),
+            ["the quick", "brown fox", "jumps"]
+        );
+        // Continuation rows are indented; words are never cut when they fit a row.
+        assert_eq!(
+            wrapped("description of a resource", 14, 2),
+            ["description of", "  a resource"]
+        );
+    }
+
+    #[test]
+    fn cuts_only_words_longer_than_a_row() {
+        assert_eq!(wrapped("ab abcdefghijkl", 6, 0), ["ab", "abcdef", "ghijkl"]);
+        assert_eq!(wrapped("abcdefghij", 4, 0), ["abcd", "efgh", "ij"]);
+    }
+
+    #[test]
+    fn keeps_styles_across_breaks() {
+        let bold = Style::new().add_modifier(ratatui::style::Modifier::BOLD);
+        let line = Line::from(vec![
+            Span::raw("plain words "),
+            Span::styled("bold words", bold),
+        ]);
+        let mut out = Vec::new();
+        wrap(line, 12, 0, &mut out);
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[0].to_string(), "plain words");
+        assert_eq!(out[1].spans, [Span::styled("bold words", bold)]);
     }
 }

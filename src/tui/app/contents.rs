@@ -5,11 +5,13 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
 use super::super::contents::ContentsDoc;
-use super::super::contents::rows::{ContentsView, Subject, rows};
+use super::super::contents::rows::{ContentsView, ServerFacts, Subject, rows};
 use super::super::keymap::Mode;
 use super::super::layout::inner;
-use super::{App, Effect, Selection};
+use super::{App, Effect, Selection, Status};
 use crate::catalog::ItemId;
+use crate::mcp::log::LogSource;
+use crate::sanitize;
 
 /// Contents-pane documents kept, most recent first.
 const CONTENTS_CACHE: usize = 64;
@@ -70,11 +72,8 @@ impl App {
                 count,
                 server,
             } => {
-                let connection = if server {
-                    self.servers
-                        .iter()
-                        .find(|s| s.name == label)
-                        .and_then(|s| s.detail.as_deref())
+                let facts = if server {
+                    self.server_facts(&label)
                 } else {
                     None
                 };
@@ -82,8 +81,7 @@ impl App {
                     Subject::Folder {
                         label,
                         count,
-                        server,
-                        connection,
+                        server: facts,
                     },
                     None,
                     None,
@@ -105,6 +103,27 @@ impl App {
             loading: self.contents.loading,
             theme: &self.theme,
         }
+    }
+
+    /// What a server row's pane says about the server named `label`.
+    fn server_facts(&self, label: &str) -> Option<ServerFacts<'_>> {
+        let index = self.servers.iter().position(|s| s.name == label)?;
+        let s = &self.servers[index];
+        let last_error = match &s.status {
+            Status::Failed(why) => Some(sanitize::line(why, 1000)),
+            _ => self.logs.get(index).and_then(|log| {
+                log.tail(LogSource::Client, 20)
+                    .into_iter()
+                    .rev()
+                    .find(|l| !l.starts_with("warning:"))
+            }),
+        };
+        Some(ServerFacts {
+            state: s.status.describe().1,
+            connection: s.detail.as_deref(),
+            info: s.info.as_ref(),
+            last_error,
+        })
     }
 
     pub fn cached(&self, item: ItemId) -> Option<&Arc<ContentsDoc>> {

@@ -53,8 +53,11 @@ pub struct ContextState {
     pub agent_open: bool,
     /// First row of the agent view shown.
     pub agent_scroll: usize,
-    /// The set file, as the person named it (for the hand-off commands).
-    pub path: Option<std::path::PathBuf>,
+    /// The set file as a person would type it (`./mcpick.context.json`), for the one
+    /// message saying where the first change was saved.
+    pub path: Option<String>,
+    /// That message was shown.
+    pub announced: bool,
 }
 
 impl ContextState {
@@ -77,9 +80,15 @@ impl App {
         mark_of(&self.catalogue, &self.context.set.marks, id)
     }
 
-    pub(super) fn mark_selected(&mut self, mark: Option<Mark>) -> Vec<Effect> {
-        let Some(target) = self.mark_target() else {
-            self.info = Some("nothing to mark here".into());
+    /// A mark key: `folder` for the folder keys (a `•` row's URI prefix rather than the
+    /// resource).
+    pub(super) fn mark_selected(&mut self, mark: Option<Mark>, folder: bool) -> Vec<Effect> {
+        let Some(target) = self.mark_target(folder) else {
+            self.info = Some(if folder {
+                "not a folder: the folder keys mark a tree folder's URI prefix".into()
+            } else {
+                "nothing to mark here".into()
+            });
             return Vec::new();
         };
         let shown = sanitize::line(&target.pattern.to_string(), 200);
@@ -428,6 +437,17 @@ impl App {
             if c.failed_change.is_none() {
                 c.save_error = None;
             }
+        }
+        if !c.announced
+            && let Some(path) = &c.path
+        {
+            // Once a session: where marks go.
+            let note = format!("saved to {path}");
+            c.announced = true;
+            self.info = Some(match self.info.take() {
+                Some(info) => format!("{info} · {note}"),
+                None => note,
+            });
         }
         let conflicts = report.applied.conflicts.len() + report.applied.policy_conflicts.len();
         if conflicts > 0 {

@@ -84,19 +84,16 @@ impl App {
 
     /// The lines of the hand-off overlay.
     pub fn handoff_lines(&self) -> Vec<String> {
-        handoff_lines(self.set_path())
+        handoff_lines(Path::new(self.set_path()))
     }
 
     /// The command that serves the current set (the agent view shows it).
     pub fn serve_command(&self) -> String {
-        serve_command(&shell_word(&self.set_path().to_string_lossy()))
+        serve_command(&shell_word(self.set_path()))
     }
 
-    fn set_path(&self) -> &Path {
-        self.context
-            .path
-            .as_deref()
-            .unwrap_or(Path::new(DEFAULT_SET))
+    fn set_path(&self) -> &str {
+        self.context.path.as_deref().unwrap_or(DEFAULT_SET)
     }
 }
 

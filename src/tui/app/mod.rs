@@ -28,6 +28,7 @@ use super::text::thousands;
 use super::theme::Theme;
 use crate::catalog::{Catalogue, ServerId, UriTree};
 use crate::context::{ContextSet, Mark};
+use crate::mcp::log::LogSource;
 use crate::sanitize;
 
 pub use browse::{Browse, Cursor, Selection, View};
@@ -35,7 +36,7 @@ pub use contents::ContentsState;
 pub use context::ContextState;
 pub use handoff::Bundled;
 pub use msg::{Effect, Msg, SaveFailure, SaveReport, ServerEvent};
-pub use search::SearchState;
+pub use search::{LineEdit, SearchState};
 pub use servers::{Log, ServerSetup, ServerState, Status};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -77,6 +78,11 @@ pub struct App {
     pub notice: Option<String>,
     /// A one-line note on the last mark or policy change (sanitised).
     pub info: Option<String>,
+    /// Every status-line message (notice and info), kept for the log view: one too long
+    /// for the status line stays readable there.
+    pub messages: Log,
+    /// The notice and info last copied into `messages`.
+    logged: (Option<String>, Option<String>),
 }
 
 impl App {
@@ -102,6 +108,7 @@ impl App {
                 },
                 generation: 1,
                 detail: None,
+                info: None,
             });
         }
         tree.refresh();
@@ -121,6 +128,8 @@ impl App {
             quit: false,
             notice: None,
             info: None,
+            messages: Log::new(log_lines),
+            logged: (None, None),
         }
     }
 
@@ -184,7 +193,7 @@ impl App {
             }
             Msg::Paste(text) => {
                 if self.mode() == Mode::Search {
-                    self.search.query.push_str(&sanitize::line(&text, 500));
+                    self.search.insert(&sanitize::line(&text, 500));
                     self.query_changed()
                 } else {
                     Vec::new()
@@ -233,7 +242,24 @@ impl App {
             }
         };
         fx.extend(self.sync_contents());
+        self.log_messages();
         fx
+    }
+
+    /// Copies a new status-line message into `messages` (notices as errors).
+    fn log_messages(&mut self) {
+        if self.notice != self.logged.0 {
+            if let Some(n) = &self.notice {
+                self.messages.push(LogSource::Client, n);
+            }
+            self.logged.0 = self.notice.clone();
+        }
+        if self.info != self.logged.1 {
+            if let Some(i) = &self.info {
+                self.messages.push(LogSource::Notification, i);
+            }
+            self.logged.1 = self.info.clone();
+        }
     }
 
     pub(super) fn on_key(&mut self, key: KeyEvent) -> Vec<Effect> {
@@ -246,7 +272,7 @@ impl App {
             && let crossterm::event::KeyCode::Char(c) = chord.code
             && (chord.mods - crossterm::event::KeyModifiers::SHIFT).is_empty()
         {
-            self.search.query.push(c);
+            self.search.insert(c.encode_utf8(&mut [0; 4]));
             return self.query_changed();
         }
         Vec::new()
@@ -280,9 +306,11 @@ impl App {
             }
             (Mode::Help | Mode::Log, a) => self.scroll_overlay(a, page as usize),
             (_, Action::AgentView) | (Mode::Agent, Action::Close) => return self.toggle_agent(),
-            (_, Action::Pin) => return self.mark_selected(Some(Mark::Pin)),
-            (_, Action::Exclude) => return self.mark_selected(Some(Mark::Exclude)),
-            (_, Action::Unmark) => return self.mark_selected(None),
+            (_, Action::Pin) => return self.mark_selected(Some(Mark::Pin), false),
+            (_, Action::Exclude) => return self.mark_selected(Some(Mark::Exclude), false),
+            (_, Action::Unmark) => return self.mark_selected(None, false),
+            (_, Action::PinFolder) => return self.mark_selected(Some(Mark::Pin), true),
+            (_, Action::ExcludeFolder) => return self.mark_selected(Some(Mark::Exclude), true),
             (_, Action::PinResults) => return self.mark_results(Mark::Pin),
             (_, Action::ExcludeResults) => return self.mark_results(Mark::Exclude),
             (_, Action::Undo) => return self.undo(),
@@ -358,29 +386,33 @@ impl App {
                 } else {
                     self.browse.order = self.browse.order.next();
                 }
+                if self.search.matching().is_some() {
+                    // The list shows a search's results best match first: say what `o` did.
+                    self.info = Some(format!(
+                        "list order {}: applies when the search is cleared (esc); \
+                         search results are listed best match first",
+                        self.browse.order.label()
+                    ));
+                }
                 self.clamp();
                 return self.ensure_sorted();
             }
             (_, Action::Search) => self.focus = Mode::Search,
             (_, Action::ClearSearch) => {
                 self.focus = Mode::Browse;
-                if !self.search.query.is_empty() {
-                    self.search.query.clear();
+                if self.search.edit(LineEdit::Clear) {
                     return self.query_changed();
                 }
             }
             (_, Action::AcceptSearch) => self.focus = Mode::Browse,
-            (_, Action::DeleteChar) => {
-                if self.search.query.pop().is_some() {
-                    return self.query_changed();
-                }
-            }
-            (_, Action::ClearQuery) => {
-                if !self.search.query.is_empty() {
-                    self.search.query.clear();
-                    return self.query_changed();
-                }
-            }
+            (_, Action::DeleteChar) => return self.edit_query(LineEdit::Backspace),
+            (_, Action::ClearQuery) => return self.edit_query(LineEdit::Clear),
+            (_, Action::DeleteForward) => return self.edit_query(LineEdit::Delete),
+            (_, Action::DeleteWord) => return self.edit_query(LineEdit::DeleteWord),
+            (_, Action::CursorLeft) => return self.edit_query(LineEdit::Left),
+            (_, Action::CursorRight) => return self.edit_query(LineEdit::Right),
+            (_, Action::CursorHome) => return self.edit_query(LineEdit::Home),
+            (_, Action::CursorEnd) => return self.edit_query(LineEdit::End),
             (_, Action::FocusContents) => {
                 if self.contents.item.is_some() {
                     self.focus = Mode::Contents;
@@ -392,6 +424,15 @@ impl App {
             (_, Action::LogFilter | Action::Close) => {}
         }
         Vec::new()
+    }
+
+    /// A line-editing key on the search line: search again when the query changed.
+    fn edit_query(&mut self, edit: LineEdit) -> Vec<Effect> {
+        if self.search.edit(edit) {
+            self.query_changed()
+        } else {
+            Vec::new()
+        }
     }
 
     pub(super) fn scroll_overlay(&mut self, action: Action, page: usize) {

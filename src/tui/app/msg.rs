@@ -8,6 +8,7 @@ use rmcp::model::Resource;
 
 use super::super::agent::{AgentPreview, ResolveRequest};
 use super::super::contents::ContentsDoc;
+use super::super::server_info::ServerInfo;
 use super::handoff::Bundled;
 use crate::catalog::{ItemId, SearchResults, ServerId, Snapshot, SortKey};
 use crate::context::{Applied, ContextSet, Measure, SetChange, TokenizerKind};
@@ -81,6 +82,8 @@ pub enum ServerEvent {
         protocol: String,
         transport: String,
         resources: bool,
+        /// What the server said about itself (name, version, capabilities).
+        info: ServerInfo,
     },
     /// One page of `resources/list`.
     Page {

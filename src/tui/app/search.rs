@@ -10,6 +10,9 @@ use crate::catalog::{ItemId, Search, SearchResults};
 #[derive(Default)]
 pub struct SearchState {
     pub query: String,
+    /// Where typing goes in `query`: a byte index on a character boundary (see the editing
+    /// methods, which keep it there).
+    pub cursor: usize,
     pub generation: u64,
     /// The matches of the current query, best first (partial while searching).
     pub matched: Option<Vec<ItemId>>,
@@ -29,7 +32,61 @@ pub struct SearchState {
     pub matcher: Search,
 }
 
+/// One edit of the search line (the keys a line editor has).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineEdit {
+    Left,
+    Right,
+    Home,
+    End,
+    /// Delete the character before the cursor.
+    Backspace,
+    /// Delete the character under the cursor.
+    Delete,
+    /// Delete the word before the cursor (and the spaces after it), as ctrl-w does.
+    DeleteWord,
+    /// Delete the whole query.
+    Clear,
+}
+
 impl SearchState {
+    /// Inserts `text` at the cursor.
+    pub fn insert(&mut self, text: &str) {
+        let at = self.cursor.min(self.query.len());
+        self.query.insert_str(at, text);
+        self.cursor = at + text.len();
+    }
+
+    /// Applies one edit; true when the query changed (the cursor alone moving is not).
+    pub fn edit(&mut self, edit: LineEdit) -> bool {
+        let q = &self.query;
+        let at = self.cursor.min(q.len());
+        let before = |i: usize| q[..i].char_indices().next_back().map_or(0, |(j, _)| j);
+        let after = |i: usize| q[i..].chars().next().map_or(i, |c| i + c.len_utf8());
+        let (cursor, cut) = match edit {
+            LineEdit::Left => (before(at), None),
+            LineEdit::Right => (after(at), None),
+            LineEdit::Home => (0, None),
+            LineEdit::End => (q.len(), None),
+            LineEdit::Backspace => (before(at), Some(before(at)..at)),
+            LineEdit::Delete => (at, Some(at..after(at))),
+            LineEdit::DeleteWord => {
+                let trimmed = q[..at].trim_end_matches(' ');
+                let start = trimmed.rfind(' ').map_or(0, |i| i + 1);
+                (start, Some(start..at))
+            }
+            LineEdit::Clear => (0, Some(0..q.len())),
+        };
+        self.cursor = cursor;
+        match cut {
+            Some(range) if !range.is_empty() => {
+                self.query.replace_range(range, "");
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// The matches while a query is typed (`None` without a query).
     pub fn results(&self) -> Option<&[ItemId]> {
         match &self.matched {

@@ -6,10 +6,12 @@ use std::time::SystemTime;
 
 use rmcp::model::Resource;
 
+use super::super::server_info::ServerInfo;
 use super::{App, Effect, ServerEvent};
 use crate::catalog::{ItemId, ServerId};
 use crate::mcp::log::{LogEntry, LogSource};
 use crate::sanitize;
+use crate::tui::text::thousands;
 
 /// Catalogues up to this size open with every folder expanded.
 const SMALL_CATALOGUE: usize = 40;
@@ -85,6 +87,34 @@ pub enum Status {
     Failed(String),
 }
 
+impl Status {
+    /// The glyph and the words the header and a server row say for this state.
+    pub fn describe(&self) -> (&'static str, String) {
+        match self {
+            Status::Connecting => ("◌", "connecting…".to_string()),
+            Status::Loading { page, received } => (
+                "◐",
+                if *page == 0 {
+                    "listing…".to_string()
+                } else {
+                    format!("loading page {page} · {} resources", thousands(*received))
+                },
+            ),
+            Status::Ready { count, capped } => (
+                "●",
+                format!(
+                    "ready · {} resource{}{}",
+                    thousands(*count),
+                    if *count == 1 { "" } else { "s" },
+                    if *capped { " (cap reached)" } else { "" }
+                ),
+            ),
+            Status::NoResources => ("○", "no resources".to_string()),
+            Status::Failed(reason) => ("✗", format!("failed: {}", sanitize::line(reason, 300))),
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct ServerState {
     /// Sanitised.
@@ -93,6 +123,8 @@ pub struct ServerState {
     pub generation: u64,
     /// Protocol version and transport once connected (sanitised).
     pub detail: Option<String>,
+    /// What the server said about itself when it connected.
+    pub info: Option<ServerInfo>,
 }
 
 /// A server to show: its name and, when its definition is unusable, why.
@@ -133,7 +165,9 @@ impl App {
                 protocol,
                 transport,
                 resources,
+                info,
             } => {
+                state.info = Some(info);
                 state.detail = Some(sanitize::line(&format!("{transport} · {protocol}"), 100));
                 state.status = if resources {
                     Status::Loading {

@@ -100,8 +100,9 @@ impl App {
     }
 
     /// What a mark key applies to: on a tree folder its URI prefix (a server row: the whole
-    /// server), on a resource its exact URI.
-    pub fn mark_target(&self) -> Option<Target> {
+    /// server), on a resource its exact URI. A row that is both (`•`) is the resource's
+    /// unless `folder` (the folder keys, `F` / `ctrl-x`): then its URI prefix.
+    pub fn mark_target(&self, folder: bool) -> Option<Target> {
         let exact = |id: ItemId| {
             let item = self.catalogue.get(id)?;
             Some(Target::exact(
@@ -110,6 +111,7 @@ impl App {
             ))
         };
         match self.browse.view {
+            View::List if folder => None,
             View::List => match self.selection() {
                 Selection::Item(id) => exact(id),
                 _ => None,
@@ -133,12 +135,14 @@ impl App {
                             .clone(),
                     };
                     Some(Target::prefix(name, ""))
-                } else if view.folder {
+                } else if view.folder && (folder || view.item.is_none()) {
                     let (server, prefix) = self.browse.tree.uri_prefix(&self.catalogue, row)?;
                     Some(Target::prefix(
                         self.catalogue.server_name(server).as_ref(),
                         prefix,
                     ))
+                } else if folder {
+                    None
                 } else {
                     exact(view.item?)
                 }
@@ -146,10 +150,9 @@ impl App {
         }
     }
 
-    /// The mark that decides a tree row: a resource's, or a folder's prefix mark (its own,
-    /// `prefix == Some(its prefix)`, or inherited from a shorter one).
-    pub fn row_mark(&self, row: Row) -> Option<(Mark, bool)> {
-        row_mark(
+    /// The marks a tree row shows (see [`row_marks`]).
+    pub fn row_marks(&self, row: Row) -> RowMarks {
+        row_marks(
             &self.browse.tree,
             &self.catalogue,
             &self.context.set.marks,
@@ -158,29 +161,48 @@ impl App {
     }
 }
 
-/// The mark that decides a tree row: a resource's, or a folder's prefix mark (`true`: its own,
-/// on exactly its prefix; `false`: inherited from a shorter one).
-pub fn row_mark(
-    tree: &UriTree,
-    catalogue: &Catalogue,
-    marks: &Marks,
-    row: Row,
-) -> Option<(Mark, bool)> {
+/// A mark as a row shows it: `true` when it is set on exactly this row's target, `false` when
+/// inherited from a shorter prefix.
+pub type ShownMark = Option<(Mark, bool)>;
+
+/// The marks a tree row shows: `own` in the mark column (a resource's, or a folder's prefix
+/// mark), and on a row that is both a resource and a folder (`•`) the folder's prefix mark in
+/// `folder`, so neither hides the other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RowMarks {
+    pub own: ShownMark,
+    pub folder: ShownMark,
+}
+
+/// See [`RowMarks`].
+pub fn row_marks(tree: &UriTree, catalogue: &Catalogue, marks: &Marks, row: Row) -> RowMarks {
     let view = tree.view(row);
     if marks.is_empty() {
-        return None;
+        return RowMarks::default();
     }
-    if !view.folder
-        && let Some(id) = view.item
-    {
-        return mark_of(catalogue, marks, id).map(|e| (e.mark, e.is_direct()));
-    }
-    let (server, prefix) = if view.server {
-        let id = tree.first_item_under(row)?;
-        (id.server, String::new())
-    } else {
-        tree.uri_prefix(catalogue, row)?
+    let prefix_mark = || {
+        let (server, prefix) = if view.server {
+            let id = tree.first_item_under(row)?;
+            (id.server, String::new())
+        } else {
+            tree.uri_prefix(catalogue, row)?
+        };
+        let e = marks.effective_prefix(catalogue.server_name(server), &prefix)?;
+        Some((e.mark, e.prefix == Some(prefix.as_str())))
     };
-    let e = marks.effective_prefix(catalogue.server_name(server), &prefix)?;
-    Some((e.mark, e.prefix == Some(prefix.as_str())))
+    let item_mark = |id| mark_of(catalogue, marks, id).map(|e| (e.mark, e.is_direct()));
+    match (view.item, view.folder) {
+        (Some(id), true) => RowMarks {
+            own: item_mark(id),
+            folder: prefix_mark(),
+        },
+        (Some(id), false) => RowMarks {
+            own: item_mark(id),
+            folder: None,
+        },
+        (None, _) => RowMarks {
+            own: prefix_mark(),
+            folder: None,
+        },
+    }
 }

@@ -10,6 +10,7 @@ use crate::catalog::item::{AUDIENCE_ASSISTANT, AUDIENCE_USER};
 use crate::catalog::{Catalogue, ItemId};
 use crate::context::{Effective, Mark};
 use crate::sanitize;
+use crate::tui::server_info::ServerInfo;
 use crate::tui::text::{thousands, wrap};
 use crate::tui::theme::Theme;
 use crate::units::human_size;
@@ -29,17 +30,29 @@ pub struct ContentsView<'a> {
 /// What the cursor is on, for the pane.
 pub enum Subject<'a> {
     Nothing,
-    /// A folder or server row: its label, resource count, and a server's connection detail.
+    /// A folder or server row: its label, resource count, and (a server row) what is known
+    /// about the server.
     Folder {
         label: String,
         count: u32,
-        server: bool,
-        connection: Option<&'a str>,
+        server: Option<ServerFacts<'a>>,
     },
     Item {
         id: ItemId,
         catalogue: &'a Catalogue,
     },
+}
+
+/// What a server row's pane says about its server.
+pub struct ServerFacts<'a> {
+    /// The state in the header's words (`ready · 300 resources`, `failed: …`).
+    pub state: String,
+    /// Transport and protocol version, once connected.
+    pub connection: Option<&'a str>,
+    /// What the server said about itself when it connected.
+    pub info: Option<&'a ServerInfo>,
+    /// Why it failed, or the newest error its connection logged.
+    pub last_error: Option<String>,
 }
 
 /// Every row of the pane at `width`, wrapped: the fields, then the contents.
@@ -60,6 +73,44 @@ pub fn rows(view: &ContentsView, width: u16) -> Vec<Line<'static>> {
         wrap(line, width, indent, &mut out);
     }
     out
+}
+
+/// A server row's facts: connection, identity, protocol, capabilities, last error (all
+/// sanitised where they were made).
+fn server_lines(
+    facts: &ServerFacts,
+    field: &dyn Fn(&str, String) -> Line<'static>,
+    lines: &mut Vec<Line<'static>>,
+) {
+    if let Some(detail) = facts.connection {
+        lines.push(field("connection", detail.to_string()));
+    }
+    if let Some(info) = facts.info {
+        if let Some(identity) = info.identity() {
+            lines.push(field("server info", identity));
+        }
+        if !info.protocol.is_empty() {
+            lines.push(field("protocol", info.protocol.clone()));
+        }
+        if info.capabilities.is_empty() {
+            lines.push(field("capabilities", "none".into()));
+        }
+        for (i, c) in info.capabilities.iter().enumerate() {
+            lines.push(field(if i == 0 { "capabilities" } else { "" }, c.clone()));
+        }
+        if let Some(text) = &info.instructions {
+            for (i, l) in text.lines().take(20).enumerate() {
+                lines.push(field(
+                    if i == 0 { "instructions" } else { "" },
+                    l.to_string(),
+                ));
+            }
+        }
+    }
+    lines.push(field(
+        "last error",
+        facts.last_error.clone().unwrap_or_else(|| "none".into()),
+    ));
 }
 
 /// Width of the field-name column.
@@ -83,13 +134,15 @@ fn lines(view: &ContentsView, width: usize) -> Vec<Line<'static>> {
             label,
             count,
             server,
-            connection,
         } => {
-            let what = if *server { "server" } else { "folder" };
+            let what = if server.is_some() { "server" } else { "folder" };
             lines.push(field(what, sanitize::line(label, 1000)));
+            if let Some(facts) = server {
+                lines.push(field("state", facts.state.clone()));
+            }
             lines.push(field("resources", thousands(*count as usize)));
-            if let Some(detail) = connection {
-                lines.push(field("connection", detail.to_string()));
+            if let Some(facts) = server {
+                server_lines(facts, &field, &mut lines);
             }
             return lines;
         }

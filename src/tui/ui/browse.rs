@@ -12,7 +12,7 @@ use crate::catalog::{Catalogue, ItemId, SortKey};
 use crate::context::{Mark, Marks};
 use crate::sanitize;
 use crate::tui::app::context::mark_of;
-use crate::tui::app::tree::row_mark;
+use crate::tui::app::tree::row_marks;
 use crate::tui::app::{Browse, SearchState, ServerState, Status};
 use crate::tui::text::thousands;
 use crate::tui::theme::Theme;
@@ -139,8 +139,9 @@ pub fn draw_tree(frame: &mut Frame, area: Rect, v: &BrowseView) {
         let index = cursor.offset + i;
         let view = v.browse.tree.view(row);
         let label = sanitize::line(&view.label, 300);
+        let marks = row_marks(&v.browse.tree, v.catalogue, v.marks, row);
         let mut spans = vec![
-            mark_span(v.theme, row_mark(&v.browse.tree, v.catalogue, v.marks, row)),
+            mark_span(v.theme, marks.own),
             Span::raw("  ".repeat(view.depth as usize)),
         ];
         let (glyph, style) = if view.server {
@@ -163,10 +164,15 @@ pub fn draw_tree(frame: &mut Frame, area: Rect, v: &BrowseView) {
                 t.dim,
             ));
         }
-        if let (Some(id), true) = (view.item, view.folder) {
-            // A resource that is also a folder.
-            let _ = id;
+        if view.item.is_some() && view.folder {
+            // A resource that is also a folder: the mark column is the resource's; the
+            // folder's prefix mark follows the `•`.
             spans.push(Span::styled(" •", t.dim));
+            if marks.folder.is_some() {
+                let mut folder = mark_span(v.theme, marks.folder);
+                folder.content = mark_glyph(marks.folder).into();
+                spans.push(folder);
+            }
         }
         lines.push(row_line(v.theme, index == cursor.index, spans, inner.width));
     }
@@ -204,8 +210,19 @@ fn order_value(v: &BrowseView, id: ItemId) -> String {
             .map(|d| sanitize::line(d, 20))
             .unwrap_or_default(),
         SortKey::Size => item.size().map(human_size).unwrap_or_default(),
-        SortKey::Server => sanitize::line(v.catalogue.server_name(id.server), 20),
+        SortKey::Server => sanitize::line(v.catalogue.server_name(id.server), 12),
         SortKey::Name | SortKey::Uri => String::new(),
+    }
+}
+
+/// The width of the list's value column for an order (`None`: the order shows no column).
+fn column_width(order: SortKey) -> Option<usize> {
+    match order {
+        SortKey::Priority => Some(6),
+        SortKey::Size => Some(9),
+        SortKey::LastModified => Some(20),
+        SortKey::Server => Some(12),
+        SortKey::Name | SortKey::Uri => None,
     }
 }
 
@@ -233,13 +250,17 @@ pub fn draw_list(frame: &mut Frame, area: Rect, v: &BrowseView) {
         };
         let name = sanitize::line(item.display_name(), 200);
         let uri = sanitize::line(item.uri(), 500);
-        let value = order_value(v, id);
         let mut spans = vec![mark_span(
             v.theme,
             mark_of(v.catalogue, v.marks, id).map(|e| (e.mark, e.is_direct())),
         )];
-        if !value.is_empty() {
-            spans.push(Span::styled(format!("{value:>6} "), t.dim));
+        if let Some(width) = column_width(v.browse.order) {
+            // A missing value keeps the column: `—` in its place.
+            let mut value = order_value(v, id);
+            if value.is_empty() {
+                value = "—".into();
+            }
+            spans.push(Span::styled(format!("{value:>width$} "), t.dim));
         }
         spans.extend(highlighted(
             &name,

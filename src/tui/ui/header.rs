@@ -1,51 +1,43 @@
-//! The header: one line per server (glyph, name, state, connection).
+//! The header: one line per server (glyph, name, state, connection). When there are more
+//! servers than lines, failed servers keep their lines (named, with the reason) and the
+//! others are counted on the last line.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::sanitize;
 use crate::tui::app::{ServerState, Status};
-use crate::tui::text::thousands;
 use crate::tui::theme::Theme;
 
-/// One line per server with its state; the ones that do not fit are counted.
+/// Which servers get a line of `lines`: all when they fit; otherwise `lines - 1` of them,
+/// failed ones first (in their order), and the rest folded into a count.
+pub fn shown(servers: &[ServerState], lines: usize) -> Vec<usize> {
+    if servers.len() <= lines {
+        return (0..servers.len()).collect();
+    }
+    let room = lines.saturating_sub(1);
+    let failed = |i: &usize| matches!(servers[*i].status, Status::Failed(_));
+    let mut picked: Vec<usize> = (0..servers.len()).filter(failed).take(room).collect();
+    let others = (0..servers.len()).filter(|i| !failed(i));
+    picked.extend(others.take(room - picked.len()));
+    picked.sort_unstable();
+    picked
+}
+
+/// One line per server with its state; the ones that do not fit are counted (a failed one
+/// that does not fit either is named on the fold line).
 pub fn draw(frame: &mut Frame, area: Rect, servers: &[ServerState], t: &Theme) {
     let mut lines = Vec::new();
-    let shown = if servers.len() > area.height as usize {
-        (area.height as usize).saturating_sub(1)
-    } else {
-        servers.len()
-    };
-    for s in servers.iter().take(shown) {
-        let (glyph, style, text) = match &s.status {
-            Status::Connecting => ("◌", t.busy, "connecting…".to_string()),
-            Status::Loading { page, received } => (
-                "◐",
-                t.busy,
-                if *page == 0 {
-                    "listing…".to_string()
-                } else {
-                    format!("loading page {page} · {} resources", thousands(*received))
-                },
-            ),
-            Status::Ready { count, capped } => (
-                "●",
-                t.ok,
-                format!(
-                    "ready · {} resource{}{}",
-                    thousands(*count),
-                    if *count == 1 { "" } else { "s" },
-                    if *capped { " (cap reached)" } else { "" }
-                ),
-            ),
-            Status::NoResources => ("○", t.dim, "no resources".to_string()),
-            Status::Failed(reason) => (
-                "✗",
-                t.error,
-                format!("failed: {}", sanitize::line(reason, 300)),
-            ),
+    let picked = shown(servers, area.height as usize);
+    for &i in &picked {
+        let s = &servers[i];
+        let (glyph, text) = s.status.describe();
+        let style = match s.status {
+            Status::Connecting | Status::Loading { .. } => t.busy,
+            Status::Ready { .. } => t.ok,
+            Status::NoResources => t.dim,
+            Status::Failed(_) => t.error,
         };
         let mut spans = vec![
             Span::styled(format!("{glyph} "), style),
@@ -60,19 +52,37 @@ pub fn draw(frame: &mut Frame, area: Rect, servers: &[ServerState], t: &Theme) {
         }
         lines.push(Line::from(spans));
     }
-    if shown < servers.len() {
-        let rest = &servers[shown..];
+    if picked.len() < servers.len() {
+        let rest: Vec<&ServerState> = (0..servers.len())
+            .filter(|i| picked.binary_search(i).is_err())
+            .map(|i| &servers[i])
+            .collect();
         let count = |f: fn(&Status) -> bool| rest.iter().filter(|s| f(&s.status)).count();
-        lines.push(Line::styled(
+        let mut spans = vec![Span::styled(
             format!(
-                "… {} more: {} ready, {} loading, {} failed",
+                "… {} more: {} ready, {} loading",
                 rest.len(),
                 count(|s| matches!(s, Status::Ready { .. } | Status::NoResources)),
                 count(|s| matches!(s, Status::Connecting | Status::Loading { .. })),
-                count(|s| matches!(s, Status::Failed(_))),
             ),
             t.dim,
-        ));
+        )];
+        let failed: Vec<String> = rest
+            .iter()
+            .filter_map(|s| match &s.status {
+                Status::Failed(why) => {
+                    Some(format!("{} ({})", s.name, crate::sanitize::line(why, 60)))
+                }
+                _ => None,
+            })
+            .collect();
+        if !failed.is_empty() {
+            spans.push(Span::styled(
+                format!(", {} failed: {}", failed.len(), failed.join(", ")),
+                t.error,
+            ));
+        }
+        lines.push(Line::from(spans));
     }
     frame.render_widget(Paragraph::new(lines), area);
 }

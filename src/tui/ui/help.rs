@@ -41,6 +41,12 @@ pub fn help_lines(keymap: &Keymap, t: &Theme) -> Vec<Line<'static>> {
         t.dim,
     ));
     lines.push(Line::styled(
+        "A • row is both a resource and a folder: the mark column is the resource's (+ x 0 \
+         mark it), the mark after • is the folder's URI prefix (F, ctrl-x mark it)."
+            .to_string(),
+        t.dim,
+    ));
+    lines.push(Line::styled(
         "Mouse: wheel scrolls, click selects, click a folder's ▸ or a selected folder to open it."
             .to_string(),
         t.dim,

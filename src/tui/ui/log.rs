@@ -29,9 +29,11 @@ pub fn clock(at: SystemTime) -> String {
     }
 }
 
-/// The log rows shown: every server's entries (or one server's), oldest first.
+/// The log rows shown: every server's entries (or one server's), oldest first; with no
+/// filter also the status line's messages (`messages`, shown as mcpick's `status`).
 pub fn log_lines(
     logs: &[Log],
+    messages: &Log,
     servers: &[ServerState],
     filter: Option<u16>,
     t: &Theme,
@@ -45,26 +47,34 @@ pub fn log_lines(
             entries.push((e.at, i, e));
         }
     }
+    if filter.is_none() {
+        for e in messages.entries() {
+            entries.push((e.at, usize::MAX, e));
+        }
+    }
     entries.sort_by_key(|(at, i, _)| (*at, *i));
     entries
         .into_iter()
         .map(|(at, i, e)| {
-            let source = match e.source {
-                crate::mcp::log::LogSource::Stderr => "stderr",
-                crate::mcp::log::LogSource::Notification => "notice",
-                crate::mcp::log::LogSource::Client => "mcpick",
+            let source = match (i, e.source) {
+                (usize::MAX, _) => "status",
+                (_, crate::mcp::log::LogSource::Stderr) => "stderr",
+                (_, crate::mcp::log::LogSource::Notification) => "notice",
+                (_, crate::mcp::log::LogSource::Client) => "mcpick",
             };
             let style = if matches!(e.source, crate::mcp::log::LogSource::Client) {
                 t.error
             } else {
                 t.text
             };
+            let name = match servers.get(i) {
+                Some(s) => s.name.as_str(),
+                None if i == usize::MAX => "mcpick",
+                None => "?",
+            };
             Line::from(vec![
                 Span::styled(format!("{} ", clock(at)), t.dim),
-                Span::styled(
-                    format!("{} ", servers.get(i).map_or("?", |s| s.name.as_str())),
-                    t.server,
-                ),
+                Span::styled(format!("{name} "), t.server),
                 Span::styled(format!("{source:<6} "), t.field),
                 Span::styled(e.text.clone(), style),
             ])
@@ -78,6 +88,7 @@ pub fn draw(
     frame: &mut Frame,
     area: Rect,
     logs: &[Log],
+    messages: &Log,
     servers: &[ServerState],
     filter: Option<u16>,
     scroll: usize,
@@ -90,7 +101,7 @@ pub fn draw(
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let mut rows = Vec::new();
-    for l in log_lines(logs, servers, filter, t) {
+    for l in log_lines(logs, messages, servers, filter, t) {
         wrap(l, inner.width.max(1) as usize, 0, &mut rows);
     }
     if rows.is_empty() {

@@ -51,6 +51,7 @@ pub fn render(app: &App, frame: &mut Frame) {
                 frame,
                 areas.body,
                 &app.logs,
+                &app.messages,
                 &app.servers,
                 filter,
                 scroll,

@@ -23,9 +23,19 @@ pub fn draw(
     if search.query.is_empty() && !focused {
         spans.push(Span::styled(format!("press {key} to search"), t.dim));
     } else {
-        spans.push(Span::styled(search.query.clone(), t.text));
-        if focused {
+        let q = &search.query;
+        let at = search.cursor.min(q.len());
+        if !focused {
+            spans.push(Span::styled(q.clone(), t.text));
+        } else if at == q.len() {
+            spans.push(Span::styled(q.clone(), t.text));
             spans.push(Span::styled("▏", t.key));
+        } else {
+            // The cursor on a character: that character in reverse video.
+            let c = q[at..].chars().next().map_or(0, char::len_utf8);
+            spans.push(Span::styled(q[..at].to_string(), t.text));
+            spans.push(Span::styled(q[at..at + c].to_string(), t.selection));
+            spans.push(Span::styled(q[at + c..].to_string(), t.text));
         }
     }
     if let Some(n) = search.matching() {

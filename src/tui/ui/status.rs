@@ -77,8 +77,11 @@ pub fn draw(frame: &mut Frame, area: Rect, v: &StatusView) {
         Mode::Browse => &[
             (Action::Help, "help"),
             (Action::Search, "search"),
+            (Action::Pin, "pin"),
+            (Action::Exclude, "exclude"),
+            (Action::AgentView, "agent"),
             (Action::ToggleView, "tree/list"),
-            (Action::FocusContents, "preview"),
+            (Action::FocusContents, "contents"),
             (Action::Log, "log"),
             (Action::Quit, "quit"),
         ],
@@ -90,6 +93,8 @@ pub fn draw(frame: &mut Frame, area: Rect, v: &StatusView) {
         Mode::Contents => &[
             (Action::Down, "scroll"),
             (Action::FocusList, "back"),
+            (Action::Pin, "pin"),
+            (Action::Exclude, "exclude"),
             (Action::Reload, "reload"),
             (Action::Quit, "quit"),
         ],
