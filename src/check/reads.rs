@@ -264,7 +264,18 @@ pub fn judge(reads: &[ReadObs]) -> [Finding; 3] {
     ));
     mime.note(format!("{mime_checked} reads with a text or binary mimeType matched it"));
     size.note(format!("{size_checked} reads with a listed size matched it"));
-    [matches.finish(), mime.finish(), size.finish()]
+    let or_skip = |judge: Judge, checked: usize, why: &str| {
+        if checked == 0 {
+            Finding::skipped(judge.rule, why)
+        } else {
+            judge.finish()
+        }
+    };
+    [
+        matches.finish(),
+        or_skip(mime, mime_checked, "no read resource's own contents with a text or binary mimeType listed"),
+        or_skip(size, size_checked, "no read resource with a listed size"),
+    ]
 }
 
 #[cfg(test)]
