@@ -89,7 +89,11 @@ pub fn annotations(listing: &Listing) -> Finding {
                     }
                 }
             }
-            Some(other) => judge.fail(format!("{}: audience {} is not an array", at(), quote(other))),
+            Some(other) => judge.fail(format!(
+                "{}: audience {} is not an array",
+                at(),
+                quote(other)
+            )),
         }
         if let Some(m) = a.get("lastModified")
             && !m.is_null()
@@ -127,11 +131,15 @@ pub fn names_uris(listing: &Listing) -> Finding {
         match item.get("uri") {
             Some(Value::String(uri)) => {
                 if !is_absolute(uri) {
-                    judge.fail(format!("entry {i}: uri `{uri}` is not absolute (no scheme)"));
+                    judge.fail(format!(
+                        "entry {i}: uri `{uri}` is not absolute (no scheme)"
+                    ));
                 }
                 if let Some(first) = first_at.insert(uri, i) {
                     first_at.insert(uri, first);
-                    judge.fail(format!("entry {i}: uri `{uri}` is listed again (first at entry {first})"));
+                    judge.fail(format!(
+                        "entry {i}: uri `{uri}` is listed again (first at entry {first})"
+                    ));
                 }
             }
             other => judge.fail(format!(
@@ -170,7 +178,11 @@ mod tests {
         let f = annotations(&l);
         assert_eq!(f.verdict, super::super::Verdict::Fail);
         assert_eq!(f.evidence.len(), 3, "{:?}", f.evidence);
-        assert!(f.evidence[0].contains("entry 1 (a://2): priority 1.5"), "{:?}", f.evidence);
+        assert!(
+            f.evidence[0].contains("entry 1 (a://2): priority 1.5"),
+            "{:?}",
+            f.evidence
+        );
     }
 
     #[test]
@@ -183,7 +195,11 @@ mod tests {
         ]);
         let f = names_uris(&l);
         assert_eq!(f.evidence.len(), 3, "{:?}", f.evidence);
-        assert_eq!(valid_uris(&l).len(), 0, "duplicates, relative and nameless are all left out");
+        assert_eq!(
+            valid_uris(&l).len(),
+            0,
+            "duplicates, relative and nameless are all left out"
+        );
         assert!(is_absolute("file:///x") && is_absolute("urn:x") && !is_absolute("1a:x"));
     }
 }

@@ -52,11 +52,7 @@ pub async fn invalid_cursor(conn: &Connection, first: &Listing) -> Finding {
             judge.fail(format!(
                 "resources/list with the made-up cursor `{cursor}` succeeded with {} resources{}",
                 uris.len(),
-                if again {
-                    " (the first page again)"
-                } else {
-                    ""
-                }
+                if again { " (the first page again)" } else { "" }
             ));
         }
     }

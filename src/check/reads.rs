@@ -134,7 +134,12 @@ pub async fn not_found(conn: &Connection, valid: &[(&str, &Value)], modern: bool
 
 /// Whether a MIME type means text (`Some(true)`), binary (`Some(false)`) or either.
 fn wants_text(mime: &str) -> Option<bool> {
-    let mime = mime.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    let mime = mime
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
     if mime.starts_with("text/")
         || mime.ends_with("+json")
         || mime.ends_with("+xml")
@@ -262,8 +267,12 @@ pub fn judge(reads: &[ReadObs]) -> [Finding; 3] {
         "{} listed resources read; contents under the requested URI",
         reads.len()
     ));
-    mime.note(format!("{mime_checked} reads with a text or binary mimeType matched it"));
-    size.note(format!("{size_checked} reads with a listed size matched it"));
+    mime.note(format!(
+        "{mime_checked} reads with a text or binary mimeType matched it"
+    ));
+    size.note(format!(
+        "{size_checked} reads with a listed size matched it"
+    ));
     let or_skip = |judge: Judge, checked: usize, why: &str| {
         if checked == 0 {
             Finding::skipped(judge.rule, why)
@@ -273,7 +282,11 @@ pub fn judge(reads: &[ReadObs]) -> [Finding; 3] {
     };
     [
         matches.finish(),
-        or_skip(mime, mime_checked, "no read resource's own contents with a text or binary mimeType listed"),
+        or_skip(
+            mime,
+            mime_checked,
+            "no read resource's own contents with a text or binary mimeType listed",
+        ),
         or_skip(size, size_checked, "no read resource with a listed size"),
     ]
 }
@@ -288,7 +301,10 @@ mod tests {
         assert_eq!(base("demo://notes/1").as_deref(), Some("demo://notes/"));
         assert_eq!(base("urn:isbn:1").as_deref(), Some("urn:"));
         assert_eq!(base("relative/path"), None);
-        assert!(under("demo://multi/bundle/part-1.txt", "demo://multi/bundle"));
+        assert!(under(
+            "demo://multi/bundle/part-1.txt",
+            "demo://multi/bundle"
+        ));
         assert!(!under("demo://multi/bundler", "demo://multi/bundle"));
         assert_eq!(wants_text("text/markdown; charset=utf-8"), Some(true));
         assert_eq!(wants_text("image/png"), Some(false));

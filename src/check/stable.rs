@@ -11,13 +11,7 @@ pub const AFTER_READS: &str = "stable.after-reads";
 
 pub fn connections(first: &Listing, second: &Result<Listing, String>) -> Finding {
     match second {
-        Ok(second) => compare(
-            CONNECTIONS,
-            first,
-            second,
-            "connection 1",
-            "connection 2",
-        ),
+        Ok(second) => compare(CONNECTIONS, first, second, "connection 1", "connection 2"),
         Err(why) => Finding::skipped(CONNECTIONS, format!("no second connection: {why}")),
     }
 }
@@ -27,8 +21,10 @@ pub fn after_reads(first: &Listing, again: &Listing) -> Finding {
 }
 
 fn compare(rule: &'static str, a: &Listing, b: &Listing, a_name: &str, b_name: &str) -> Finding {
-    let (sa, sb): (BTreeSet<&str>, BTreeSet<&str>) =
-        (a.uris().into_iter().collect(), b.uris().into_iter().collect());
+    let (sa, sb): (BTreeSet<&str>, BTreeSet<&str>) = (
+        a.uris().into_iter().collect(),
+        b.uris().into_iter().collect(),
+    );
     let mut judge = Judge::new(rule);
     for uri in sa.difference(&sb) {
         judge.fail(format!("listed {a_name} only: {uri}"));

@@ -36,7 +36,11 @@ pub fn syntax(templates: &Listing) -> Finding {
                 other.map_or("missing".into(), quote)
             )),
         }
-        if !t.get("name").and_then(Value::as_str).is_some_and(|n| !n.is_empty()) {
+        if !t
+            .get("name")
+            .and_then(Value::as_str)
+            .is_some_and(|n| !n.is_empty())
+        {
             judge.fail(format!("template {i}: no name"));
         }
     }

@@ -25,7 +25,11 @@ fn roots(resources: &Listing, templates: &Listing) -> BTreeSet<String> {
         .filter(|u| u.starts_with("file://"))
         .filter_map(folder)
         .collect();
-    for t in templates.uris().into_iter().filter(|t| t.starts_with("file://")) {
+    for t in templates
+        .uris()
+        .into_iter()
+        .filter(|t| t.starts_with("file://"))
+    {
         let literal = &t[..t.find('{').unwrap_or(t.len())];
         roots.extend(folder(literal));
     }
@@ -84,7 +88,9 @@ pub async fn traversal(conn: &Connection, resources: &Listing, templates: &Listi
             let texts = items.iter().filter_map(|i| {
                 i["text"].as_str().map(str::to_owned).or_else(|| {
                     let blob = i["blob"].as_str()?;
-                    let bytes = base64::engine::general_purpose::STANDARD.decode(blob).ok()?;
+                    let bytes = base64::engine::general_purpose::STANDARD
+                        .decode(blob)
+                        .ok()?;
                     Some(String::from_utf8_lossy(&bytes).into_owned())
                 })
             });

@@ -18,7 +18,8 @@ pub fn variables(template: &str) -> Result<Vec<String>, String> {
         if rest.as_bytes()[close] == b'{' {
             return Err(format!("`{{` inside an expression at {}", at + close));
         }
-        expression(&rest[open + 1..close], &mut vars).map_err(|e| format!("{{{}}}: {e}", &rest[open + 1..close]))?;
+        expression(&rest[open + 1..close], &mut vars)
+            .map_err(|e| format!("{{{}}}: {e}", &rest[open + 1..close]))?;
         at += close + 1;
         rest = &rest[close + 1..];
     }
@@ -27,10 +28,9 @@ pub fn variables(template: &str) -> Result<Vec<String>, String> {
 }
 
 fn literal(text: &str, at: usize) -> Result<(), String> {
-    match text
-        .char_indices()
-        .find(|&(_, c)| c.is_control() || c == ' ' || matches!(c, '"' | '\'' | '<' | '>' | '\\' | '^' | '`' | '|'))
-    {
+    match text.char_indices().find(|&(_, c)| {
+        c.is_control() || c == ' ' || matches!(c, '"' | '\'' | '<' | '>' | '\\' | '^' | '`' | '|')
+    }) {
         Some((i, c)) => Err(format!("{c:?} is not allowed in a literal (at {})", at + i)),
         None => Ok(()),
     }

@@ -13,11 +13,11 @@ use clap::{Args, Parser, Subcommand};
 use crate::demo::DemoArgs;
 use crate::mcp::spec::parse_header;
 
+pub use check::{CheckArgs, DiffArgs, LockArgs};
 pub use context::{
     Budget, MarkArgs, MarksArgs, PolicyArgs, PreviewArgs, ServeArgs, SetArgs, UnmarkArgs,
     parse_budget, parse_priority,
 };
-pub use check::{CheckArgs, DiffArgs, LockArgs};
 pub use handoff::{ExportArgs, InstallArgs, UninstallArgs};
 
 #[derive(Debug, Parser)]

@@ -77,9 +77,9 @@ pub async fn run(args: CheckArgs) -> Exit {
     .await;
     close_all(sessions).await;
     close_all(seconds).await;
-    let failed = docs.iter().any(|d| {
-        d.error.is_some() || d.findings.iter().any(|f| f.verdict == Verdict::Fail)
-    });
+    let failed = docs
+        .iter()
+        .any(|d| d.error.is_some() || d.findings.iter().any(|f| f.verdict == Verdict::Fail));
     let written = if args.json {
         let doc = Doc {
             servers: docs,
@@ -132,7 +132,12 @@ fn print_table(docs: &[ServerDoc]) -> std::io::Result<()> {
                 writeln!(out, "  {:width$}  {:7}  {line}", "", "")?;
             }
         }
-        let count = |v: &str| doc.findings.iter().filter(|f| f.verdict.name() == v).count();
+        let count = |v: &str| {
+            doc.findings
+                .iter()
+                .filter(|f| f.verdict.name() == v)
+                .count()
+        };
         writeln!(
             out,
             "  {} pass · {} warn · {} fail · {} skipped",

@@ -126,7 +126,11 @@ impl Lock {
 
 /// One change in what the agent is handed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase", tag = "kind")]
+#[serde(
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase",
+    tag = "kind"
+)]
 pub enum Change {
     /// Handed over now, not before (`was`: why it was left out, if it was listed).
     Added {
@@ -202,7 +206,11 @@ pub fn drift(before: &Lock, now: &Lock) -> Vec<Change> {
             }
         });
     }
-    for l in before.included.iter().filter(|l| !new.contains_key(&key(l))) {
+    for l in before
+        .included
+        .iter()
+        .filter(|l| !new.contains_key(&key(l)))
+    {
         let reason_now = reason(now, key(l));
         changes.push(if reason_now.as_deref() == Some(OVER_BUDGET) {
             Change::CrossedCut {

@@ -164,7 +164,8 @@ pub async fn serve_stdio(args: DemoArgs) -> anyhow::Result<()> {
     let stdout = GarbageWriter::new(stdout, shared.misbehave.garbage_flag())
         .with_invalid_json(shared.misbehave.invalid_json_flag());
     let no_cache_hints = args.violate.contains(&violate::Violation::NoCacheHints);
-    let served = Served::new(DemoServer::new(shared), args.hostile).without_cache_hints(no_cache_hints);
+    let served =
+        Served::new(DemoServer::new(shared), args.hostile).without_cache_hints(no_cache_hints);
     let running = match served.serve((stdin, stdout)).await {
         Ok(running) => running,
         // The client left before the handshake: nothing to serve, not a failure.

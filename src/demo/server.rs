@@ -236,7 +236,11 @@ impl DemoServer {
         if v.has(Violation::BadUris) {
             let duplicate = shared.catalogue.page(0, 1);
             page.push(Resource::new("notes/relative.md", "relative"));
-            page.extend(duplicate.into_iter().map(|r| Resource::new(r.uri, "duplicate")));
+            page.extend(
+                duplicate
+                    .into_iter()
+                    .map(|r| Resource::new(r.uri, "duplicate")),
+            );
             page.push(Resource::new("demo://nameless", ""));
         }
     }

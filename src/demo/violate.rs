@@ -103,7 +103,10 @@ pub(crate) fn escapes_project(uri: &str) -> bool {
 }
 
 /// [`Violation::ReadUri`] and [`Violation::WrongMime`] applied to a read's contents.
-pub(crate) fn spoil_contents(v: &Violations, contents: Vec<ResourceContents>) -> Vec<ResourceContents> {
+pub(crate) fn spoil_contents(
+    v: &Violations,
+    contents: Vec<ResourceContents>,
+) -> Vec<ResourceContents> {
     use base64::Engine;
     contents
         .into_iter()
@@ -169,7 +172,10 @@ mod tests {
             assert!(escapes_project(bad), "{bad}");
         }
         assert!(!escapes_project("file:///project/README.md"));
-        assert!(!escapes_project("file:///mcpick-check-1234"), "a not-found probe");
+        assert!(
+            !escapes_project("file:///mcpick-check-1234"),
+            "a not-found probe"
+        );
         assert!(!escapes_project("demo://x/.."));
     }
 }

@@ -57,8 +57,9 @@ impl Connection {
 
     /// `resources/subscribe` to `uri` (the legacy era's subscription), as sent.
     pub async fn probe_subscribe(&self, uri: &str) -> Result<Value, McpError> {
-        let request =
-            ClientRequest::SubscribeRequest(SubscribeRequest::new(SubscribeRequestParams::new(uri)));
+        let request = ClientRequest::SubscribeRequest(SubscribeRequest::new(
+            SubscribeRequestParams::new(uri),
+        ));
         self.probe("resources/subscribe", request).await
     }
 
@@ -69,10 +70,11 @@ impl Connection {
         argument: &str,
         value: &str,
     ) -> Result<Value, McpError> {
-        let request = ClientRequest::CompleteRequest(CompleteRequest::new(CompleteRequestParams::new(
-            Reference::for_resource(template),
-            ArgumentInfo::new(argument, value),
-        )));
+        let request =
+            ClientRequest::CompleteRequest(CompleteRequest::new(CompleteRequestParams::new(
+                Reference::for_resource(template),
+                ArgumentInfo::new(argument, value),
+            )));
         self.probe("completion/complete", request).await
     }
 
