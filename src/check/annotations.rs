@@ -97,9 +97,9 @@ pub fn annotations(listing: &Listing) -> Finding {
         }
         if let Some(m) = a.get("lastModified")
             && !m.is_null()
-            && !m
+            && m
                 .as_str()
-                .is_some_and(|s| crate::catalog::time::parse_timestamp(s).is_some())
+                .is_none_or(|s| crate::catalog::time::parse_timestamp(s).is_none())
         {
             judge.fail(format!(
                 "{}: lastModified {} is not an ISO 8601 timestamp",

@@ -36,10 +36,10 @@ pub fn syntax(templates: &Listing) -> Finding {
                 other.map_or("missing".into(), quote)
             )),
         }
-        if !t
+        if t
             .get("name")
             .and_then(Value::as_str)
-            .is_some_and(|n| !n.is_empty())
+            .is_none_or(str::is_empty)
         {
             judge.fail(format!("template {i}: no name"));
         }
