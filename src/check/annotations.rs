@@ -97,8 +97,7 @@ pub fn annotations(listing: &Listing) -> Finding {
         }
         if let Some(m) = a.get("lastModified")
             && !m.is_null()
-            && m
-                .as_str()
+            && m.as_str()
                 .is_none_or(|s| crate::catalog::time::parse_timestamp(s).is_none())
         {
             judge.fail(format!(

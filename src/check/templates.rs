@@ -36,8 +36,7 @@ pub fn syntax(templates: &Listing) -> Finding {
                 other.map_or("missing".into(), quote)
             )),
         }
-        if t
-            .get("name")
+        if t.get("name")
             .and_then(Value::as_str)
             .is_none_or(str::is_empty)
         {
