@@ -6,6 +6,7 @@
 //! and fixture server.
 
 pub mod catalog;
+pub mod check;
 pub mod cli;
 pub mod commands;
 pub mod config;

@@ -88,6 +88,9 @@ async fn run(cli: Cli) -> ExitCode {
             Command::Preview(args) => commands::preview::run(args).await,
             Command::Serve(args) => commands::serve::run(args).await,
             Command::Export(args) => commands::export::run(args).await,
+            Command::Lock(args) => commands::lock::lock(args).await,
+            Command::Diff(args) => commands::lock::diff(args).await,
+            Command::Check(args) => commands::check::run(args).await,
             Command::DemoServer(_)
             | Command::Servers(_)
             | Command::Install(_)

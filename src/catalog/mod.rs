@@ -12,7 +12,7 @@ pub mod order;
 pub mod query;
 pub mod search;
 pub mod store;
-mod time;
+pub mod time;
 pub mod tree;
 pub mod worker;
 

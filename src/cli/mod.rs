@@ -1,6 +1,7 @@
 //! Every command-line argument struct (clap), and nothing else: the commands import these,
 //! never the other way round.
 
+mod check;
 mod context;
 mod handoff;
 
@@ -12,6 +13,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::demo::DemoArgs;
 use crate::mcp::spec::parse_header;
 
+pub use check::{CheckArgs, DiffArgs, LockArgs};
 pub use context::{
     Budget, MarkArgs, MarksArgs, PolicyArgs, PreviewArgs, ServeArgs, SetArgs, UnmarkArgs,
     parse_budget, parse_priority,
@@ -141,6 +143,38 @@ mcpick install claude-code\n  mcpick install vscode --dry-run\n  mcpick install 
         after_help = "Examples:\n  mcpick export --demo\n  mcpick export --format xml -o context.xml\n  mcpick export --clipboard\n  mcpick export --mentions"
     )]
     Export(handoff::ExportArgs),
+    /// Audit each server's resources against the MCP specification: one verdict per rule
+    /// (pass, warn, fail, or skipped and why), with the request and the offending answer.
+    #[command(
+        after_help = "Rules (ids are stable; README lists what each checks): capability, \
+capability.subscribe, pagination.terminates, pagination.invalid-cursor, stable.connections, \
+stable.after-reads, not-found, read.matches-list, read.mime, read.size, annotations, names-uris, \
+templates.syntax, templates.completion, traversal, caching.\n\nThe checks send reads of URIs \
+no server lists (random paths, traversal attempts such as file:///project/../../etc/passwd) and \
+connect a second time. Evidence is cleaned of escape sequences.\n\nExit status: 0 no rule failed \
+(warnings allowed), 1 a rule failed or a server could not be checked, 2 usage error.\n\nExamples:\n  \
+mcpick check --demo\n  mcpick check --json -- npx -y @modelcontextprotocol/server-everything\n  \
+mcpick check --sample 200 --server docs"
+    )]
+    Check(check::CheckArgs),
+    /// Record what the agent is handed now (the included resources in order with tokens and a
+    /// SHA-256 of their contents, and what is left out and why) in the set's lock file.
+    #[command(
+        after_help = "The lock is NAME.lock.json beside the set NAME.json (mcpick.context.lock.json \
+for the default set), written atomically as pretty JSON in a stable order, for committing next to \
+the set. `mcpick diff` compares against it.\n\nExit status: 0 written, 1 a server failed (nothing \
+written), 2 usage error.\n\nExamples:\n  mcpick lock\n  mcpick lock --set team.context.json"
+    )]
+    Lock(check::LockArgs),
+    /// Resolve the set again and report how what the agent is handed differs from the lock:
+    /// added, removed, moved, contents changed (with the token change), crossed the cut line.
+    #[command(
+        after_help = "Exit status: 0 nothing changed, 1 drift (the agent's context changed since \
+the lock was written), 2 usage error, a missing or unreadable lock, or a server that could not \
+be listed (drift cannot be told).\n\nExamples:\n  mcpick diff\n  mcpick diff --json --lock \
+review/mcpick.context.lock.json"
+    )]
+    Diff(check::DiffArgs),
 }
 
 /// Which servers to talk to. With none given, every defined server (see `mcpick servers`), or

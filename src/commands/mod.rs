@@ -1,9 +1,11 @@
 //! The headless commands. Each one turns arguments into server definitions, connects to all
 //! of them at once, and reports per server: one failing server never hides the others.
 
+pub mod check;
 pub mod context;
 pub mod export;
 pub mod install;
+pub mod lock;
 pub mod ls;
 pub mod marks;
 pub mod preview;

@@ -35,6 +35,7 @@
 pub mod change;
 pub mod content;
 pub mod file;
+pub mod lock;
 pub mod mark;
 pub mod measured;
 pub mod policy;

@@ -77,11 +77,23 @@ pub fn hostile_contents(uri: &str) -> Vec<Value> {
 pub(crate) struct Served {
     inner: DemoServer,
     hostile: bool,
+    /// `--violate no-cache-hints`: list and read results go out raw, so rmcp adds no
+    /// `ttlMs`/`cacheScope`.
+    no_cache_hints: bool,
 }
 
 impl Served {
     pub(crate) fn new(inner: DemoServer, hostile: bool) -> Self {
-        Served { inner, hostile }
+        Served {
+            inner,
+            hostile,
+            no_cache_hints: false,
+        }
+    }
+
+    pub(crate) fn without_cache_hints(mut self, no_cache_hints: bool) -> Self {
+        self.no_cache_hints = no_cache_hints;
+        self
     }
 }
 
@@ -98,6 +110,20 @@ impl Service<RoleServer> for Served {
             _ => None,
         };
         let result = self.inner.handle_request(request, context).await?;
+        if self.no_cache_hints
+            && matches!(
+                result,
+                ServerResult::ListResourcesResult(_) | ServerResult::ReadResourceResult(_)
+            )
+        {
+            // rmcp's handler filled the hints in; take them out and send the reply raw.
+            let mut value = serde_json::to_value(&result).unwrap_or(Value::Null);
+            if let Value::Object(map) = &mut value {
+                map.remove("ttlMs");
+                map.remove("cacheScope");
+            }
+            return Ok(ServerResult::CustomResult(CustomResult(value)));
+        }
         if !self.hostile {
             return Ok(result);
         }

@@ -19,6 +19,7 @@ mod server;
 mod sse;
 pub mod synth;
 mod time;
+pub mod violate;
 
 #[cfg(test)]
 mod e2e_tests;
@@ -104,6 +105,22 @@ pub struct DemoArgs {
     #[arg(long, value_name = "FILE")]
     pub request_log: Option<std::path::PathBuf>,
 
+    /// Break one rule of `mcpick check` on purpose (repeatable): capability, cursor-loop,
+    /// invalid-cursor, unstable, side-effect, not-found-empty, read-uri, wrong-mime,
+    /// wrong-size, bad-annotations, bad-uris, bad-template, no-completion, traversal,
+    /// no-cache-hints (stdio only). Each one fails exactly its rule (see the README).
+    #[arg(long, value_enum, value_name = "RULE")]
+    pub violate: Vec<violate::Violation>,
+
+    /// List this resource with priority 1.0, which moves it up the agent's order (to see
+    /// `mcpick diff` report drift).
+    #[arg(long, value_name = "URI")]
+    pub bump: Option<String>,
+
+    /// Add a paragraph to this resource's text, so its contents change (for `mcpick diff`).
+    #[arg(long, value_name = "URI")]
+    pub edit: Option<String>,
+
     /// Serve HTTP instead of stdio: Streamable HTTP at http://ADDR/mcp and the legacy
     /// HTTP+SSE transport at http://ADDR/sse; port 0 picks a free port (the chosen address is
     /// printed as `listening on http://ADDR/mcp`).
@@ -127,6 +144,9 @@ impl Default for DemoArgs {
             stderr_noise: false,
             require_header: None,
             request_log: None,
+            violate: Vec::new(),
+            bump: None,
+            edit: None,
             http: None,
         }
     }
@@ -143,7 +163,9 @@ pub async fn serve_stdio(args: DemoArgs) -> anyhow::Result<()> {
     let (stdin, stdout) = rmcp::transport::stdio_pipes();
     let stdout = GarbageWriter::new(stdout, shared.misbehave.garbage_flag())
         .with_invalid_json(shared.misbehave.invalid_json_flag());
-    let served = Served::new(DemoServer::new(shared), args.hostile);
+    let no_cache_hints = args.violate.contains(&violate::Violation::NoCacheHints);
+    let served =
+        Served::new(DemoServer::new(shared), args.hostile).without_cache_hints(no_cache_hints);
     let running = match served.serve((stdin, stdout)).await {
         Ok(running) => running,
         // The client left before the handshake: nothing to serve, not a failure.

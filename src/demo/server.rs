@@ -39,6 +39,7 @@ use super::{
     complete::{self, FILE_TEMPLATE, NOTE_TEMPLATE},
     content,
     misbehave::Misbehave,
+    violate::{self, Violation, Violations},
 };
 
 const INSTRUCTIONS: &str = "This is mcpick's built-in demo server: a deterministic, generated \
@@ -62,6 +63,12 @@ pub(crate) struct Shared {
     pub(crate) big_mib: Option<u32>,
     /// `--request-log`: one line per resource request.
     request_log: Option<Mutex<std::fs::File>>,
+    /// `--violate`: the `mcpick check` rules broken on purpose.
+    pub(crate) violations: Violations,
+    /// `--bump`: listed with priority 1.0.
+    bump: Option<String>,
+    /// `--edit`: its text gets an extra paragraph.
+    edit: Option<String>,
 }
 
 impl Shared {
@@ -73,7 +80,7 @@ impl Shared {
         Shared {
             catalogue: Catalogue::new(args.count),
             page_size: args.page_size.max(1),
-            repeat_cursor: args.repeat_cursor,
+            repeat_cursor: args.repeat_cursor || args.violate.contains(&Violation::CursorLoop),
             no_resources: args.no_resources,
             misbehave: Misbehave::new(args.crash_after, args.garbage_after, args.hang_after)
                 .with_invalid_json_after(args.invalid_json_after),
@@ -87,6 +94,9 @@ impl Shared {
                     .open(path);
                 file.map(Mutex::new).ok()
             }),
+            violations: Violations::new(&args.violate),
+            bump: args.bump.clone(),
+            edit: args.edit.clone(),
         }
     }
 
@@ -134,13 +144,19 @@ impl Drop for Subscriptions {
 pub(crate) struct DemoServer {
     shared: Arc<Shared>,
     subscriptions: Arc<Subscriptions>,
+    /// `--violate unstable`: the resource only this connection lists.
+    session_uri: Arc<str>,
 }
 
 impl DemoServer {
     pub(crate) fn new(shared: Arc<Shared>) -> Self {
+        static SESSIONS: AtomicU64 = AtomicU64::new(0);
+        let n = SESSIONS.fetch_add(1, Ordering::SeqCst);
+        let session_uri = format!("{}{}-{n}", violate::SESSION_PREFIX, std::process::id());
         DemoServer {
             shared,
             subscriptions: Arc::default(),
+            session_uri: session_uri.into(),
         }
     }
 
@@ -158,14 +174,24 @@ impl DemoServer {
         let catalogue = self.shared.catalogue;
         let count = catalogue.len();
         let page_size = self.shared.page_size;
+        let violations = &self.shared.violations;
         let offset = match cursor {
             None => 0,
-            Some(c) => decode_cursor(c).filter(|o| *o <= count).ok_or_else(|| {
-                ErrorData::invalid_params("invalid cursor", Some(json!({ "cursor": c })))
-            })?,
+            Some(c) => match decode_cursor(c).filter(|o| *o <= count) {
+                Some(offset) => offset,
+                None if violations.has(Violation::InvalidCursor) => 0,
+                None => {
+                    return Err(ErrorData::invalid_params(
+                        "invalid cursor",
+                        Some(json!({ "cursor": c })),
+                    ));
+                }
+            },
         };
         let end = offset.saturating_add(page_size).min(count);
-        let mut result = ListResourcesResult::with_all_items(catalogue.page(offset, end - offset));
+        let mut resources = catalogue.page(offset, end - offset);
+        self.adjust_page(&mut resources, offset == 0, end >= count);
+        let mut result = ListResourcesResult::with_all_items(resources);
         result.next_cursor = if self.shared.repeat_cursor {
             // Misbehaving on purpose: the same cursor forever, even after the last page.
             Some(encode_cursor(page_size.min(count)))
@@ -173,6 +199,50 @@ impl DemoServer {
             (end < count).then(|| encode_cursor(end))
         };
         Ok(result)
+    }
+}
+
+impl DemoServer {
+    /// `--bump` and the `--violate` modes that change what is listed.
+    fn adjust_page(&self, page: &mut Vec<rmcp::model::Resource>, first: bool, last: bool) {
+        use rmcp::model::Resource;
+        let shared = &self.shared;
+        let v = &shared.violations;
+        for r in page.iter_mut() {
+            if shared.bump.as_deref() == Some(r.uri.as_str()) {
+                let mut a = r.annotations.clone().unwrap_or_default();
+                a.priority = Some(1.0);
+                r.annotations = Some(a);
+            }
+            if v.has(Violation::WrongSize) {
+                r.size = r.size.map(|s| s + 1);
+            }
+        }
+        if first
+            && v.has(Violation::BadAnnotations)
+            && let Some(r) = page.first_mut()
+        {
+            r.annotations = Some(violate::bad_annotations());
+        }
+        if !last {
+            return;
+        }
+        if v.has(Violation::Unstable) {
+            page.push(Resource::new(&*self.session_uri, "session"));
+        }
+        if v.side_effect_due() {
+            page.push(Resource::new(violate::RECENT_URI, "recent"));
+        }
+        if v.has(Violation::BadUris) {
+            let duplicate = shared.catalogue.page(0, 1);
+            page.push(Resource::new("notes/relative.md", "relative"));
+            page.extend(
+                duplicate
+                    .into_iter()
+                    .map(|r| Resource::new(r.uri, "duplicate")),
+            );
+            page.push(Resource::new("demo://nameless", ""));
+        }
     }
 }
 
@@ -230,7 +300,10 @@ fn echo_tool() -> Tool {
 
 impl ServerHandler for DemoServer {
     fn get_info(&self) -> ServerConfig {
-        let capabilities = if self.shared.no_resources {
+        let capabilities = if self.shared.violations.has(Violation::Capability) {
+            // Resources are served all the same (that is the violation).
+            ServerCapabilities::builder().enable_completions().build()
+        } else if self.shared.no_resources {
             ServerCapabilities::builder().enable_tools().build()
         } else {
             ServerCapabilities::builder()
@@ -270,7 +343,7 @@ impl ServerHandler for DemoServer {
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
         self.resources_enabled::<ListResourceTemplatesRequestMethod>()?;
         self.shared.misbehave.count_request().await;
-        Ok(ListResourceTemplatesResult::with_all_items(vec![
+        let mut templates = vec![
             ResourceTemplate::new(FILE_TEMPLATE, "project-file")
                 .with_title("Project file")
                 .with_description("Any file of the demo project, by path below /project/."),
@@ -278,7 +351,11 @@ impl ServerHandler for DemoServer {
                 .with_title("Note by id")
                 .with_description("Any note; every integer id is readable.")
                 .with_mime_type("text/markdown"),
-        ]))
+        ];
+        if self.shared.violations.has(Violation::BadTemplate) {
+            templates.push(ResourceTemplate::new(violate::BAD_TEMPLATE, "broken"));
+        }
+        Ok(ListResourceTemplatesResult::with_all_items(templates))
     }
 
     async fn read_resource(
@@ -291,11 +368,28 @@ impl ServerHandler for DemoServer {
             .log_request(&format!("resources/read {}", request.uri));
         self.shared.misbehave.count_request().await;
         let uri = request.uri;
+        let v = &self.shared.violations;
+        v.note_read();
+        let planted = |text: &str| {
+            let contents = rmcp::model::ResourceContents::text(text, uri.as_str());
+            Ok(ReadResourceResult::new(vec![contents]).into())
+        };
+        if v.has(Violation::Traversal) && violate::escapes_project(&uri) {
+            return planted(violate::FAKE_PASSWD);
+        }
+        if (v.has(Violation::Unstable) && uri == *self.session_uri)
+            || (v.side_effect_due() && uri == violate::RECENT_URI)
+        {
+            return planted("listed by a misbehaving demo server");
+        }
         if let (BIG_URI, Some(mib)) = (uri.as_str(), self.shared.big_mib) {
             let contents = rmcp::model::ResourceContents::text(big_text(mib), BIG_URI);
             return Ok(ReadResourceResult::new(vec![contents]).into());
         }
         let Some(entry) = self.shared.catalogue.lookup(&uri) else {
+            if v.has(Violation::NotFoundEmpty) {
+                return Ok(ReadResourceResult::new(Vec::new()).into());
+            }
             return Err(not_found(&uri));
         };
         let clock_reads = if entry == Entry::Special(Special::Clock) {
@@ -303,7 +397,14 @@ impl ServerHandler for DemoServer {
         } else {
             0
         };
-        let contents = content::read(self.shared.catalogue, entry, &uri, clock_reads);
+        let mut contents = content::read(self.shared.catalogue, entry, &uri, clock_reads);
+        if self.shared.edit.as_deref() == Some(uri.as_str())
+            && let Some(rmcp::model::ResourceContents::TextResourceContents { text, .. }) =
+                contents.first_mut()
+        {
+            text.push_str("\n\nEdited: this paragraph was added by --edit.\n");
+        }
+        let contents = violate::spoil_contents(v, contents);
         Ok(ReadResourceResult::new(contents).into())
     }
 
@@ -314,6 +415,9 @@ impl ServerHandler for DemoServer {
     ) -> Result<CompleteResult, ErrorData> {
         self.resources_enabled::<CompleteRequestMethod>()?;
         self.shared.misbehave.count_request().await;
+        if self.shared.violations.has(Violation::NoCompletion) {
+            return Err(ErrorData::internal_error("completion is refused", None));
+        }
         let Some(uri) = request.r#ref.as_resource_uri() else {
             return Err(ErrorData::invalid_params(
                 "this server has no prompts",

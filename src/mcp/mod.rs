@@ -16,6 +16,7 @@ mod lenient;
 pub mod limit;
 pub mod list;
 pub mod log;
+mod probe;
 mod raw;
 mod read;
 pub mod spec;

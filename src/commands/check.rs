@@ -1,0 +1,151 @@
+//! `mcpick check`: every rule of [`crate::check`] against each server, as a table or JSON.
+//! Each server is connected twice (the second connection is for `stable.connections`).
+
+use std::io::Write;
+
+use futures::future::join_all;
+use serde::Serialize;
+
+use super::{Exit, close_all, connect_all, report, take_selection};
+use crate::check::{Finding, Target, Verdict, audit};
+use crate::cli::CheckArgs;
+use crate::config::select::select_servers;
+use crate::sanitize;
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ServerDoc {
+    name: String,
+    transport: Option<&'static str>,
+    protocol_version: Option<String>,
+    /// Why the server could not be checked.
+    error: Option<String>,
+    findings: Vec<Finding>,
+}
+
+#[derive(Serialize)]
+struct Doc {
+    servers: Vec<ServerDoc>,
+    failed: bool,
+}
+
+pub async fn run(args: CheckArgs) -> Exit {
+    let specs = match take_selection(select_servers(&args.servers.choice())) {
+        Ok(specs) => specs,
+        Err(exit) => return exit,
+    };
+    let options = args.servers.connect_options();
+    let (sessions, seconds) = futures::join!(
+        connect_all(specs.clone(), &options),
+        connect_all(specs, &options)
+    );
+    let docs = join_all(sessions.iter().zip(&seconds).map(|(session, second)| {
+        let sample = args.sample;
+        async move {
+            let name = sanitize::line(&session.spec.name, 200);
+            let conn = match &session.connection {
+                Ok(conn) => conn,
+                Err(e) => {
+                    return ServerDoc {
+                        name,
+                        transport: None,
+                        protocol_version: None,
+                        error: Some(session.describe_error(e)),
+                        findings: Vec::new(),
+                    };
+                }
+            };
+            let second = second
+                .connection
+                .as_ref()
+                .map_err(|e| second.describe_error(e));
+            let findings = audit(Target {
+                first: conn,
+                second,
+                sample,
+            })
+            .await;
+            ServerDoc {
+                name,
+                transport: Some(conn.transport()),
+                protocol_version: Some(conn.summary().protocol_version),
+                error: None,
+                findings,
+            }
+        }
+    }))
+    .await;
+    close_all(sessions).await;
+    close_all(seconds).await;
+    let failed = docs
+        .iter()
+        .any(|d| d.error.is_some() || d.findings.iter().any(|f| f.verdict == Verdict::Fail));
+    let written = if args.json {
+        let doc = Doc {
+            servers: docs,
+            failed,
+        };
+        let mut out = std::io::stdout().lock();
+        crate::safe_json::to_writer_pretty(&mut out, &doc).and_then(|()| writeln!(out))
+    } else {
+        print_table(&docs)
+    };
+    if let Err(e) = written
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        report(&format!("cannot write the report: {e}"));
+    }
+    if failed { Exit::ServerFailed } else { Exit::Ok }
+}
+
+fn print_table(docs: &[ServerDoc]) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    for doc in docs {
+        match &doc.error {
+            Some(error) => {
+                writeln!(out, "{}  not checked: {}", doc.name, sanitize::text(error))?;
+                continue;
+            }
+            None => writeln!(
+                out,
+                "{}  ({} · {})",
+                doc.name,
+                doc.transport.unwrap_or("?"),
+                sanitize::line(doc.protocol_version.as_deref().unwrap_or("?"), 40)
+            )?,
+        }
+        let width = doc.findings.iter().map(|f| f.rule.len()).max().unwrap_or(0);
+        for f in &doc.findings {
+            let detail = match &f.verdict {
+                Verdict::Skipped(why) => vec![sanitize::line(why, 400)],
+                _ => f.evidence.clone(),
+            };
+            let mut lines = detail.iter();
+            writeln!(
+                out,
+                "  {:width$}  {:7}  {}",
+                f.rule,
+                f.verdict.name(),
+                lines.next().map_or("", String::as_str)
+            )?;
+            for line in lines {
+                writeln!(out, "  {:width$}  {:7}  {line}", "", "")?;
+            }
+        }
+        let count = |v: &str| {
+            doc.findings
+                .iter()
+                .filter(|f| f.verdict.name() == v)
+                .count()
+        };
+        writeln!(
+            out,
+            "  {} pass · {} warn · {} fail · {} skipped",
+            count("pass"),
+            count("warn"),
+            count("fail"),
+            count("skipped")
+        )?;
+    }
+    out.flush()
+}

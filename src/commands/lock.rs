@@ -1,0 +1,180 @@
+//! `mcpick lock` and `mcpick diff`: resolve the set exactly as `mcpick preview` does
+//! ([`resolve_measured`]), then record the result ([`Lock`]) or compare it with the recorded
+//! one ([`drift`]).
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::context::{choose, list_all, load_set};
+use super::{Exit, close_all, connect_all, report};
+use crate::cli::{DiffArgs, LockArgs, ServerArgs, SetArgs};
+use crate::context::lock::{Change, Lock, drift, lock_path};
+use crate::context::measured::resolve_measured;
+use crate::context::{Input, Measures, candidates};
+use crate::sanitize;
+
+/// What the agent would be handed now, as a lock. Fails (status 1) when a server cannot be
+/// listed: its resources would look removed.
+async fn resolve_now(set: &SetArgs, servers: &ServerArgs, jobs: usize) -> Result<Lock, Exit> {
+    let set = load_set(set)?;
+    let chosen = choose(servers, &set)?;
+    let options = servers.connect_options();
+    let sessions = connect_all(chosen.into_iter().map(|c| c.selected).collect(), &options).await;
+    let (catalogue, complete, failed) = list_all(&sessions, crate::mcp::list::DEFAULT_CAP).await;
+    let cands = candidates(&catalogue);
+    let listed: Vec<&str> = complete.iter().map(String::as_str).collect();
+    let unavailable: Vec<(&str, &str)> = failed
+        .iter()
+        .map(|(server, error)| (server.as_str(), error.as_str()))
+        .collect();
+    let connections: HashMap<&str, &crate::mcp::Connection> = sessions
+        .iter()
+        .filter_map(|s| Some((s.spec.name.as_str(), s.connection.as_ref().ok()?)))
+        .collect();
+    let base = Input {
+        candidates: &cands,
+        listed: &listed,
+        unavailable: &unavailable,
+        marks: &set.marks,
+        policy: &set.policy,
+        measures: &Measures::new(),
+    };
+    let mut measures = Measures::new();
+    let (preview, texts) = resolve_measured(&base, &mut measures, jobs, |index| {
+        let c = cands[index];
+        let connection = connections.get(c.server).copied();
+        async move {
+            match connection {
+                Some(conn) => conn.read(c.uri).await.map_err(|e| e.to_string()),
+                None => Err("the server is not connected".to_string()),
+            }
+        }
+    })
+    .await;
+    let lock = Lock::from_preview(&preview, &cands, &texts);
+    drop(connections);
+    close_all(sessions).await;
+    if failed.is_empty() {
+        Ok(lock)
+    } else {
+        Err(Exit::ServerFailed)
+    }
+}
+
+/// `mcpick lock`.
+pub async fn lock(args: LockArgs) -> Exit {
+    let lock = match resolve_now(&args.set, &args.servers, args.jobs).await {
+        Ok(lock) => lock,
+        Err(exit) => {
+            if exit == Exit::ServerFailed {
+                report("nothing written: a server could not be listed");
+            }
+            return exit;
+        }
+    };
+    let path = lock_path(&args.set.path);
+    let text = match crate::safe_json::to_string_pretty(&lock) {
+        Ok(text) => text + "\n",
+        Err(e) => {
+            report(&format!("cannot encode the lock: {e}"));
+            return Exit::ServerFailed;
+        }
+    };
+    if let Err(e) = crate::context::file::write_atomic(&path, text.as_bytes()) {
+        report(&format!("cannot write {}: {e}", path.display()));
+        return Exit::ServerFailed;
+    }
+    eprintln!(
+        "mcpick: locked {} resources ({} tokens) in {}",
+        lock.included.len(),
+        lock.total_tokens,
+        sanitize::line(&path.display().to_string(), 500)
+    );
+    Exit::Ok
+}
+
+fn read_lock(path: &Path) -> Result<Lock, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            "no lock file (write one with `mcpick lock`)".to_string()
+        } else {
+            e.to_string()
+        }
+    })?;
+    Lock::parse(&text)
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DiffDoc<'a> {
+    lock: String,
+    drift: bool,
+    total_tokens_before: u64,
+    total_tokens_now: u64,
+    changes: &'a [Change],
+}
+
+/// `mcpick diff`: 0 no drift, 1 drift, 2 no usable lock or a server that could not be listed.
+pub async fn diff(args: DiffArgs) -> Exit {
+    let path = args
+        .lock
+        .clone()
+        .unwrap_or_else(|| lock_path(&args.set.path));
+    let shown = sanitize::line(&path.display().to_string(), 500);
+    let before = match read_lock(&path) {
+        Ok(lock) => lock,
+        Err(e) => {
+            report(&format!("{shown}: {e}"));
+            return Exit::Usage;
+        }
+    };
+    let now = match resolve_now(&args.set, &args.servers, args.jobs).await {
+        Ok(lock) => lock,
+        Err(Exit::ServerFailed) => {
+            report("cannot tell drift: a server could not be listed");
+            return Exit::Usage;
+        }
+        Err(_) => return Exit::Usage,
+    };
+    let changes = drift(&before, &now);
+    if args.json {
+        let doc = DiffDoc {
+            lock: path.display().to_string(),
+            drift: !changes.is_empty(),
+            total_tokens_before: before.total_tokens,
+            total_tokens_now: now.total_tokens,
+            changes: &changes,
+        };
+        let mut out = std::io::stdout().lock();
+        if let Err(e) = crate::safe_json::to_writer_pretty(&mut out, &doc) {
+            report(&format!("cannot write the diff: {e}"));
+            return Exit::Usage;
+        }
+        use std::io::Write;
+        let _ = writeln!(out);
+    } else if changes.is_empty() {
+        println!(
+            "no drift: the agent is handed what {shown} records ({} resources, {} tokens)",
+            now.included.len(),
+            now.total_tokens
+        );
+    } else {
+        println!(
+            "drift since {shown}: {} change{} ({} → {} tokens)",
+            changes.len(),
+            if changes.len() == 1 { "" } else { "s" },
+            before.total_tokens,
+            now.total_tokens
+        );
+        for change in &changes {
+            println!("  {}", sanitize::line(&change.describe(), 2000));
+        }
+    }
+    if changes.is_empty() {
+        Exit::Ok
+    } else {
+        Exit::ServerFailed
+    }
+}

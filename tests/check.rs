@@ -1,0 +1,378 @@
+//! `mcpick check` against the demo server (clean: every rule passes; each `--violate` mode:
+//! exactly its rule fails, with evidence) and against real third-party servers; `mcpick
+//! lock` / `mcpick diff` on the demo server with its catalogue and contents varied by flags.
+
+mod common;
+
+use std::path::Path;
+
+use common::*;
+use serde_json::Value;
+
+/// `mcpick check --json` on the demo server started with `demo_flags`.
+fn check_demo(demo_flags: &[&str]) -> (i32, Value) {
+    let mut args = vec![
+        "check",
+        "--json",
+        "--name",
+        "demo",
+        "--",
+        mcpick_bin(),
+        "demo-server",
+    ];
+    args.extend_from_slice(demo_flags);
+    let (code, doc, err) = mcpick_json(&args);
+    assert!(doc["servers"][0]["error"].is_null(), "{err}\n{doc:#}");
+    (code, doc)
+}
+
+fn findings(doc: &Value) -> &Vec<Value> {
+    doc["servers"][0]["findings"].as_array().expect("findings")
+}
+
+fn verdict<'a>(doc: &'a Value, rule: &str) -> &'a Value {
+    findings(doc)
+        .iter()
+        .find(|f| f["rule"] == rule)
+        .unwrap_or_else(|| panic!("no rule {rule}: {doc:#}"))
+}
+
+#[test]
+fn the_clean_demo_passes_every_rule() {
+    let (code, doc) = check_demo(&[]);
+    assert_eq!(code, 0, "{doc:#}");
+    assert_eq!(findings(&doc).len(), 16);
+    for f in findings(&doc) {
+        let v = f["verdict"].as_str().unwrap();
+        // The demo speaks 2026-07-28, where resources/subscribe is not the way to subscribe.
+        if f["rule"] == "capability.subscribe" {
+            assert_eq!(v, "skipped", "{f:#}");
+        } else {
+            assert_eq!(v, "pass", "{f:#}");
+        }
+    }
+    assert!(!doc["failed"].as_bool().unwrap());
+}
+
+#[test]
+fn each_violation_fails_exactly_its_rule_with_evidence() {
+    let cases = [
+        (
+            "capability",
+            "capability",
+            "declares no `resources` capability",
+        ),
+        ("cursor-loop", "pagination.terminates", "cursor"),
+        (
+            "invalid-cursor",
+            "pagination.invalid-cursor",
+            "the first page again",
+        ),
+        ("unstable", "stable.connections", "demo://session/"),
+        ("side-effect", "stable.after-reads", "demo://recent"),
+        ("not-found-empty", "not-found", "empty `contents`"),
+        ("read-uri", "read.matches-list", "demo://elsewhere"),
+        ("wrong-mime", "read.mime", "read as a blob"),
+        ("bad-annotations", "annotations", "priority 1.5"),
+        ("bad-uris", "names-uris", "notes/relative.md"),
+        ("bad-template", "templates.syntax", "demo://broken/{id"),
+        (
+            "no-completion",
+            "templates.completion",
+            "completion is refused",
+        ),
+        ("traversal", "traversal", "root:x:0:0"),
+        ("no-cache-hints", "caching", "ttlMs"),
+    ];
+    for (flag, rule, evidence) in cases {
+        let (code, doc) = check_demo(&["--violate", flag]);
+        assert_eq!(code, 1, "--violate {flag}: {doc:#}");
+        let failed: Vec<&str> = findings(&doc)
+            .iter()
+            .filter(|f| f["verdict"] == "fail")
+            .map(|f| f["rule"].as_str().unwrap())
+            .collect();
+        assert_eq!(failed, [rule], "--violate {flag}");
+        let f = verdict(&doc, rule);
+        let text = f["evidence"].to_string();
+        assert!(text.contains(evidence), "--violate {flag}: {f:#}");
+    }
+}
+
+#[test]
+fn a_wrong_size_is_a_warning_not_a_failure() {
+    let (code, doc) = check_demo(&["--violate", "wrong-size"]);
+    assert_eq!(code, 0, "{doc:#}");
+    let f = verdict(&doc, "read.size");
+    assert_eq!(f["verdict"], "warn", "{f:#}");
+    assert!(f["evidence"][0].as_str().unwrap().contains("read"), "{f:#}");
+}
+
+#[test]
+fn the_table_names_every_rule_and_exits_1_on_a_failure() {
+    let out = mcpick(&[
+        "check",
+        "--name",
+        "demo",
+        "--",
+        mcpick_bin(),
+        "demo-server",
+        "--violate",
+        "traversal",
+    ]);
+    assert_eq!(exit_code(&out), 1, "{}", stderr(&out));
+    let text = stdout(&out);
+    for rule in [
+        "capability",
+        "pagination.terminates",
+        "traversal",
+        "caching",
+    ] {
+        assert!(text.contains(rule), "{text}");
+    }
+    assert!(text.contains("1 fail"), "{text}");
+}
+
+/// server-everything (legacy era): what it does is recorded in the README. Facts asserted
+/// here are the stable ones: it declares `subscribe` and honours it, its catalogue is the
+/// same on every connection, and reads match the list.
+#[test]
+fn server_everything_verdicts() {
+    let js = everything_js();
+    let (_, doc, err) = mcpick_json(&["check", "--json", "--", "node", &js, "stdio"]);
+    assert!(doc["servers"][0]["error"].is_null(), "{err}\n{doc:#}");
+    for rule in [
+        "capability",
+        "capability.subscribe",
+        "pagination.terminates",
+        "stable.connections",
+        "stable.after-reads",
+        "read.matches-list",
+        "names-uris",
+        "templates.syntax",
+    ] {
+        assert_eq!(verdict(&doc, rule)["verdict"], "pass", "{rule}: {doc:#}");
+    }
+    assert_eq!(verdict(&doc, "caching")["verdict"], "skipped", "legacy era");
+    assert_eq!(
+        verdict(&doc, "traversal")["verdict"],
+        "skipped",
+        "no file://"
+    );
+}
+
+/// The Python SDK test server (2026-07-28): pages cleanly, refuses made-up cursors, reports
+/// unknown URIs with -32602 and sends cache hints.
+#[test]
+fn python_sdk_server_verdicts() {
+    let script = py_server();
+    let (code, doc, err) = mcpick_json(&["check", "--json", "--", &python(), &script]);
+    assert!(doc["servers"][0]["error"].is_null(), "{err}\n{doc:#}");
+    for rule in [
+        "pagination.terminates",
+        "pagination.invalid-cursor",
+        "stable.connections",
+        "not-found",
+        "read.matches-list",
+        "annotations",
+        "caching",
+    ] {
+        assert_eq!(verdict(&doc, rule)["verdict"], "pass", "{rule}: {doc:#}");
+    }
+    assert_eq!(code, 0, "{doc:#}");
+}
+
+// ---- lock / diff ----
+
+/// The demo server as a server named `demo` in the project's mcpick.toml (which wins over
+/// the set's record of it), so the set's marks and the lock name it the same way every
+/// time; `flags` vary its catalogue and contents.
+fn with_demo(dir: &Path, flags: &[&str]) {
+    let mut args = vec![format!("{:?}", "demo-server")];
+    if !flags.contains(&"--count") {
+        args.extend(["\"--count\"".to_string(), "\"40\"".to_string()]);
+    }
+    args.extend(flags.iter().map(|f| format!("{f:?}")));
+    let toml = format!(
+        "[servers.demo]\ncommand = {:?}\nargs = [{}]\n",
+        mcpick_bin(),
+        args.join(", ")
+    );
+    std::fs::write(dir.join("mcpick.toml"), toml).unwrap();
+}
+
+fn run_in(dir: &Path, args: &[&str]) -> std::process::Output {
+    mcpick_in(dir, &[], args)
+}
+
+/// A set on the demo with the changing clock excluded and a budget that cuts the list.
+fn locked_dir(budget: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    with_demo(dir.path(), &[]);
+    let out = run_in(dir.path(), &["exclude", "-s", "demo", "demo://clock/now"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let out = run_in(
+        dir.path(),
+        &["policy", "--budget", budget, "--audience", "any"],
+    );
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let out = run_in(dir.path(), &["lock"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    dir
+}
+
+fn diff_json(dir: &Path) -> (i32, Value) {
+    let (code, doc, err) = mcpick_json_in(dir, &[], &["diff", "--json"]);
+    assert!(code == 0 || code == 1, "{code}: {err}");
+    (code, doc)
+}
+
+fn kinds(doc: &Value) -> Vec<String> {
+    doc["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["kind"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn no_drift_right_after_lock_and_the_lock_is_stable_json() {
+    let dir = locked_dir("none");
+    let lock_path = dir.path().join("mcpick.context.lock.json");
+    let text = std::fs::read_to_string(&lock_path).unwrap();
+    let lock: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(lock["version"], 1);
+    let included = lock["included"].as_array().unwrap();
+    assert!(included.len() > 10, "{lock:#}");
+    assert!(
+        included
+            .iter()
+            .all(|l| l["sha256"].as_str().unwrap().len() == 64)
+    );
+    assert!(
+        lock["leftOut"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l["uri"] == "demo://clock/now" && l["reason"] == "excluded")
+    );
+    let (code, doc) = diff_json(dir.path());
+    assert_eq!(code, 0, "{doc:#}");
+    assert_eq!(doc["drift"], false);
+    // Locking again writes the same bytes: a stable order, nothing time-dependent.
+    let out = run_in(dir.path(), &["lock"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&lock_path).unwrap(), text);
+    let out = run_in(dir.path(), &["diff"]);
+    assert_eq!(exit_code(&out), 0);
+    assert!(stdout(&out).starts_with("no drift"), "{}", stdout(&out));
+}
+
+#[test]
+fn added_and_removed_resources_are_drift() {
+    let dir = locked_dir("none");
+    with_demo(dir.path(), &["--count", "41"]);
+    let (code, doc) = diff_json(dir.path());
+    assert_eq!(code, 1, "{doc:#}");
+    assert_eq!(kinds(&doc), ["added"], "{doc:#}");
+    with_demo(dir.path(), &["--count", "39"]);
+    let (code, doc) = diff_json(dir.path());
+    assert_eq!(code, 1, "{doc:#}");
+    assert_eq!(kinds(&doc), ["removed"], "{doc:#}");
+}
+
+#[test]
+fn contents_changes_and_moves_are_drift() {
+    let dir = locked_dir("none");
+    with_demo(dir.path(), &["--edit", "file:///project/README.md"]);
+    let (code, doc) = diff_json(dir.path());
+    assert_eq!(code, 1, "{doc:#}");
+    assert_eq!(kinds(&doc), ["contentsChanged"], "{doc:#}");
+    let change = &doc["changes"][0];
+    assert_eq!(change["uri"], "file:///project/README.md");
+    assert!(
+        change["tokensNow"].as_u64() > change["tokensBefore"].as_u64(),
+        "{change:#}"
+    );
+
+    let lock: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("mcpick.context.lock.json")).unwrap(),
+    )
+    .unwrap();
+    let last = lock["included"].as_array().unwrap().last().unwrap()["uri"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    with_demo(dir.path(), &["--bump", &last]);
+    let (code, doc) = diff_json(dir.path());
+    assert_eq!(code, 1, "{doc:#}");
+    assert!(kinds(&doc).iter().all(|k| k == "moved"), "{doc:#}");
+    assert!(
+        doc["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["uri"] == last)
+    );
+    let out = run_in(dir.path(), &["diff"]);
+    assert_eq!(exit_code(&out), 1);
+    assert!(stdout(&out).contains("moved"), "{}", stdout(&out));
+}
+
+#[test]
+fn a_resource_crossing_the_cut_line_is_drift() {
+    // A budget of exactly what everything needs, then one resource grows: the last one in
+    // the agent's order no longer fits.
+    let dir = locked_dir("none");
+    let read_lock = || -> Value {
+        serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join("mcpick.context.lock.json")).unwrap(),
+        )
+        .unwrap()
+    };
+    let total = read_lock()["totalTokens"].as_u64().unwrap().to_string();
+    let out = run_in(dir.path(), &["policy", "--budget", &total]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let out = run_in(dir.path(), &["lock"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let lock = read_lock();
+    assert!(
+        lock["leftOut"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|l| l["reason"] != "over budget")
+    );
+    let last = lock["included"].as_array().unwrap().last().unwrap()["uri"].clone();
+    with_demo(dir.path(), &["--edit", "file:///project/README.md"]);
+    let (code, doc) = diff_json(dir.path());
+    assert_eq!(code, 1, "{doc:#}");
+    let out_of = doc["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["kind"] == "crossedCut")
+        .unwrap_or_else(|| panic!("{doc:#}"));
+    assert_eq!(out_of["uri"], last, "{doc:#}");
+    assert_eq!(out_of["into"], false);
+    assert!(
+        kinds(&doc).contains(&"contentsChanged".to_string()),
+        "{doc:#}"
+    );
+    let out = run_in(dir.path(), &["diff"]);
+    assert!(
+        stdout(&out).contains("below the cut line"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn diff_without_a_lock_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    with_demo(dir.path(), &[]);
+    let out = run_in(dir.path(), &["diff"]);
+    assert_eq!(exit_code(&out), 2, "{}", stderr(&out));
+    assert!(stderr(&out).contains("mcpick lock"), "{}", stderr(&out));
+}
