@@ -4,6 +4,7 @@
 //! to 2026-07-28 ones: rmcp maps the code) and never reaches an upstream.
 
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -59,6 +60,9 @@ pub struct ServeHandler {
     presentation: Arc<Presentation>,
     /// Published URIs this (legacy) client subscribed to.
     subscribed: Arc<Mutex<HashSet<String>>>,
+    /// The handshake was answered before the set was ready: the client is owed a
+    /// `list_changed` even if the set became ready before it was listening.
+    answered_early: Arc<AtomicBool>,
 }
 
 impl ServeHandler {
@@ -67,6 +71,7 @@ impl ServeHandler {
             engine,
             presentation,
             subscribed: Arc::default(),
+            answered_early: Arc::default(),
         }
     }
 
@@ -231,7 +236,9 @@ impl ServerHandler for ServeHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
         context.peer.set_peer_info(request.clone());
-        self.engine.ready_within(HANDSHAKE_GRACE).await;
+        if !self.engine.ready_within(HANDSHAKE_GRACE).await {
+            self.answered_early.store(true, Ordering::SeqCst);
+        }
         self.negotiate_initialize(&request)
     }
 
@@ -410,6 +417,9 @@ impl ServerHandler for ServeHandler {
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         let peer = context.peer;
         let mut served = self.engine.served.subscribe();
+        if self.answered_early.load(Ordering::SeqCst) && self.engine.is_ready() {
+            served.mark_changed(); // it became ready before this client was listening
+        }
         let mut updates = self.engine.updates.subscribe();
         let subscribed = self.subscribed.clone();
         tokio::spawn(async move {
