@@ -26,6 +26,8 @@ pub struct Engine {
     ready: watch::Sender<bool>,
     /// How many upstreams there are (known before they connect, for the instructions).
     pub upstream_count: usize,
+    /// Upstreams known to have failed before the first resolution, and why.
+    failed_early: std::sync::Mutex<Vec<(String, String)>>,
     pub set_path: PathBuf,
     expose: Expose,
     jobs: usize,
@@ -54,6 +56,7 @@ impl Engine {
             upstreams: OnceLock::new(),
             ready: watch::channel(false).0,
             upstream_count: defs.len(),
+            failed_early: std::sync::Mutex::default(),
             set_path,
             expose,
             jobs,
@@ -64,7 +67,14 @@ impl Engine {
         });
         let starting = engine.clone();
         tokio::spawn(async move {
-            let upstreams = Upstreams::connect(defs, &options, cap).await;
+            let failed = |name: &str, error: &str| {
+                let mut list = starting
+                    .failed_early
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner());
+                list.push((name.to_string(), error.to_string()));
+            };
+            let upstreams = Upstreams::connect(defs, &options, cap, &failed).await;
             let _ = starting.upstreams.set(upstreams);
             starting.refresh().await;
             starting.ready.send_replace(true);
@@ -78,6 +88,14 @@ impl Engine {
         // The sender lives as long as `self`, so this only ends when ready.
         let _ = ready.wait_for(|&r| r).await;
         self.upstreams.get().expect("set before ready")
+    }
+
+    /// Before the first resolution: the upstreams known to have failed so far.
+    pub fn failed_early(&self) -> Vec<(String, String)> {
+        self.failed_early
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// Whether the first resolution is published.

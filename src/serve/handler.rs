@@ -107,15 +107,23 @@ impl ServeHandler {
 }
 
 /// The instructions before the first resolution: what is known, and that the list follows.
-pub fn pending_instructions(upstreams: usize, tool: bool) -> String {
-    format!(
+pub fn pending_instructions(upstreams: usize, failed: &[(String, String)], tool: bool) -> String {
+    let mut text = format!(
         "This server publishes a context set chosen with mcpick, in the order it should be read (pinned resources have priority 1.0). Its {upstreams} servers are still connecting: the resource list, the prompt `{CONTEXT}`{} answer once they have (a list-changed notification follows).",
         if tool {
             format!(" and the tool `{CONTEXT}`")
         } else {
             String::new()
         }
-    )
+    );
+    if !failed.is_empty() {
+        let names: Vec<&str> = failed.iter().map(|(n, _)| n.as_str()).collect();
+        text.push_str(&format!(
+            " Unavailable servers (their resources are missing): {}.",
+            names.join(", ")
+        ));
+    }
+    text
 }
 
 /// One paragraph for hosts and models: what the set holds and how to get it.
@@ -225,7 +233,11 @@ impl ServerHandler for ServeHandler {
             .with_instructions(if self.engine.is_ready() {
                 instructions(&self.engine.current(), self.presentation.tool)
             } else {
-                pending_instructions(self.engine.upstream_count, self.presentation.tool)
+                pending_instructions(
+                    self.engine.upstream_count,
+                    &self.engine.failed_early(),
+                    self.presentation.tool,
+                )
             })
     }
 
