@@ -109,7 +109,7 @@ impl ServeHandler {
 /// The instructions before the first resolution: what is known, and that the list follows.
 pub fn pending_instructions(upstreams: usize, failed: &[(String, String)], tool: bool) -> String {
     let mut text = format!(
-        "This server publishes a context set chosen with mcpick, in the order it should be read (pinned resources have priority 1.0). Its {upstreams} servers are still connecting: the resource list, the prompt `{CONTEXT}`{} answer once they have (a list-changed notification follows).",
+        "This server publishes a context set chosen with mcpick, in the order it should be read (pinned resources have priority 1.0). Its servers ({upstreams}) are still connecting: the resource list, the prompt `{CONTEXT}`{} answer once they have (a list-changed notification follows).",
         if tool {
             format!(" and the tool `{CONTEXT}`")
         } else {

@@ -76,7 +76,7 @@ pub async fn run(
     diag: Arc<Diag>,
 ) -> anyhow::Result<()> {
     diag.line(&format!(
-        "connecting to {} servers from {}; clients are answered meanwhile",
+        "connecting to the servers ({}) of {}; clients are answered meanwhile",
         engine.upstream_count,
         engine.set_path.display()
     ));
