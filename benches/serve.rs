@@ -54,7 +54,13 @@ async fn list_all(connection: &Connection) -> usize {
 fn bench(c: &mut Criterion) {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let home = tempfile::tempdir().unwrap();
+    // Every audience, so that all 100,000 resources of the big catalogue are published.
     let set = home.path().join("bench.context.json");
+    std::fs::write(
+        &set,
+        r#"{"version": 1, "marks": [], "policy": {"audience": "any"}, "servers": {}}"#,
+    )
+    .unwrap();
     let set = set.to_str().unwrap();
     let demo = ["demo-server"];
     let big = ["demo-server", "--count", "100000", "--page-size", "1000"];

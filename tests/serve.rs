@@ -589,3 +589,147 @@ fn an_upstream_update_reaches_subscribed_clients_in_both_eras() {
         );
     }
 }
+
+/// A set over one upstream named `name`, pinned to `uri`, whose demo server gets `extra`
+/// arguments in the set file only (so making the set does not pay for them).
+fn set_over_demo(dir: &Path, name: &str, uri: &str, extra: &[&str]) -> PathBuf {
+    let out = mcpick_in(
+        dir,
+        &[],
+        &[
+            "pin",
+            "--name",
+            name,
+            uri,
+            "--",
+            mcpick_bin(),
+            "demo-server",
+        ],
+    );
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let path = dir.join("mcpick.context.json");
+    let mut set: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let args = set["servers"][name]["args"].as_array_mut().unwrap();
+    args.extend(extra.iter().map(|a| Value::from(*a)));
+    std::fs::write(&path, serde_json::to_string_pretty(&set).unwrap()).unwrap();
+    path
+}
+
+#[test]
+fn the_handshake_does_not_wait_for_a_slow_upstream() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("upstream-requests.log");
+    let pinned = "file:///project/README.md";
+    // The upstream answers nothing, not even its handshake, for 8 s.
+    let set = set_over_demo(
+        dir.path(),
+        "slow",
+        pinned,
+        &[
+            "--request-log",
+            log.to_str().unwrap(),
+            "--start-delay",
+            "8000",
+        ],
+    );
+    let script = repo_root().join("tests/peers/serve_client.py");
+    for mode in ["auto", "legacy"] {
+        let _ = std::fs::remove_file(&log);
+        let mut listed_before_handshake = None;
+        let events = client(
+            &python(),
+            &[
+                script.to_str().unwrap(),
+                "--mode",
+                mode,
+                "--",
+                mcpick_bin(),
+                "serve",
+                "--set",
+                set.to_str().unwrap(),
+            ],
+            dir.path(),
+            &[],
+            |e| {
+                if e["event"] == "connected" {
+                    let upstream = std::fs::read_to_string(&log).unwrap_or_default();
+                    listed_before_handshake = Some(upstream.contains("resources/list"));
+                }
+            },
+        );
+        assert_eq!(
+            listed_before_handshake,
+            Some(false),
+            "{mode}: the handshake was answered before the upstream had even started"
+        );
+        let instructions = event(&events, "connected")["instructions"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(
+            instructions.contains("still connecting"),
+            "{mode}: the instructions say the set is not resolved yet: {instructions}"
+        );
+        let list = listed(event(&events, "list"));
+        assert!(
+            std::fs::read_to_string(&log)
+                .unwrap()
+                .contains("resources/list"),
+            "{mode}: the list waited for the upstream's listing"
+        );
+        assert_eq!(list.first().map(String::as_str), Some(pinned), "{mode}");
+        let prompt = event(&events, "prompt")["messages"].as_array().unwrap();
+        assert_eq!(prompt[1]["uri"], pinned, "{mode}: the prompt has the set");
+    }
+    // The full set: what preview (which waits for the upstream) includes.
+    let (code, doc, err) = mcpick_json_in(dir.path(), &[], &["preview", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(doc["included"].as_array().unwrap().len() > 1);
+}
+
+#[test]
+fn an_upstream_list_change_reaches_clients_in_both_eras() {
+    let dir = tempfile::tempdir().unwrap();
+    // Adds demo://live/1, /2, … every second and says so.
+    let set = set_over_demo(
+        dir.path(),
+        "live",
+        "file:///project/README.md",
+        &["--count", "20", "--churn", "1000"],
+    );
+    let script = repo_root().join("tests/peers/serve_client.py");
+    for mode in ["auto", "legacy"] {
+        let events = client(
+            &python(),
+            &[
+                script.to_str().unwrap(),
+                "--mode",
+                mode,
+                "--watch",
+                "30",
+                "--",
+                mcpick_bin(),
+                "serve",
+                "--expose",
+                "allowed",
+                "--set",
+                set.to_str().unwrap(),
+            ],
+            dir.path(),
+            &[],
+            |_| {},
+        );
+        let live = |list: Vec<String>| -> Vec<String> {
+            list.into_iter()
+                .filter(|u| u.starts_with("demo://live/"))
+                .collect()
+        };
+        let before = live(listed(event(&events, "list")));
+        assert!(before.contains(&"demo://live/0".to_string()), "{before:?}");
+        let after = live(listed(event(&events, "changed")));
+        assert!(
+            after.len() > before.len() && after.iter().any(|u| !before.contains(u)),
+            "{mode}: the new list holds the upstream's new resource: {before:?} → {after:?}"
+        );
+    }
+}

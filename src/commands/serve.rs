@@ -8,7 +8,7 @@ use super::context::load_set;
 use super::{Exit, usage_error};
 use crate::cli::ServeArgs;
 use crate::config::select::{SetServers, choose};
-use crate::serve::{self, Diag, Engine, Listen, Presentation, UpstreamDef, Upstreams};
+use crate::serve::{self, Diag, Engine, Listen, Presentation, UpstreamDef};
 
 pub async fn run(args: ServeArgs) -> Exit {
     let token = match (&args.http, &args.require_token_env) {
@@ -67,16 +67,14 @@ pub async fn run(args: ServeArgs) -> Exit {
         })
         .collect();
     let options = args.servers.connect_options();
-    let upstreams = Upstreams::connect(defs, &options, crate::mcp::list::DEFAULT_CAP).await;
-    let engine = Arc::new(
-        Engine::new(
-            upstreams,
-            set,
-            args.set.path.clone(),
-            args.expose,
-            args.jobs,
-        )
-        .await,
+    let engine = Engine::start(
+        defs,
+        options,
+        crate::mcp::list::DEFAULT_CAP,
+        set,
+        args.set.path.clone(),
+        args.expose,
+        args.jobs,
     );
     let presentation = Presentation {
         name: args.server_name,

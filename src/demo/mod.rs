@@ -10,6 +10,7 @@
 //! 2026-07-28 `server/discover` with the same handler.
 
 mod catalogue;
+mod churn;
 mod complete;
 mod content;
 pub mod hostile;
@@ -120,6 +121,18 @@ pub struct DemoArgs {
     /// Add a paragraph to this resource's text, so its contents change (for `mcpick diff`).
     #[arg(long, value_name = "URI")]
     pub edit: Option<String>,
+    /// Change the catalogue every MS milliseconds: `demo://live/0` is listed (after the
+    /// generated resources) from the start; each tick adds the next `demo://live/N` and
+    /// touches `demo://live/0`. Clients are told as they asked: legacy ones get
+    /// `notifications/resources/list_changed` (and `notifications/resources/updated` for
+    /// subscribed URIs), 2026-07-28 ones the same through `subscriptions/listen`.
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub churn: Option<u64>,
+
+    /// Misbehave: wait MS milliseconds before answering anything, even the handshake (a
+    /// server that is slow to start).
+    #[arg(long, value_name = "MS")]
+    pub start_delay: Option<u64>,
 
     /// Serve HTTP instead of stdio: Streamable HTTP at http://ADDR/mcp and the legacy
     /// HTTP+SSE transport at http://ADDR/sse; port 0 picks a free port (the chosen address is
@@ -147,6 +160,8 @@ impl Default for DemoArgs {
             violate: Vec::new(),
             bump: None,
             edit: None,
+            churn: None,
+            start_delay: None,
             http: None,
         }
     }
@@ -154,6 +169,7 @@ impl Default for DemoArgs {
 
 /// Serves MCP over stdin/stdout until stdin closes.
 pub async fn serve_stdio(args: DemoArgs) -> anyhow::Result<()> {
+    start_delay(&args).await;
     let shared = Shared::new(&args);
     if args.stderr_noise {
         stderr_noise(&args, "stdio");
@@ -179,6 +195,7 @@ pub async fn serve_stdio(args: DemoArgs) -> anyhow::Result<()> {
 /// Serves Streamable HTTP at `http://ADDR/mcp` until Ctrl-C. After binding, prints exactly
 /// one line, `listening on http://IP:PORT/mcp`, to stdout and flushes it.
 pub async fn serve_http(args: DemoArgs, addr: SocketAddr) -> anyhow::Result<()> {
+    start_delay(&args).await;
     if args.stderr_noise {
         stderr_noise(&args, "streamable-http");
     }
@@ -189,6 +206,13 @@ pub async fn serve_http(args: DemoArgs, addr: SocketAddr) -> anyhow::Result<()> 
         .transpose()
         .map_err(anyhow::Error::msg)?;
     http::serve(Shared::new(&args), addr, required).await
+}
+
+/// `--start-delay`: a server slow to start answers nothing until it is up.
+async fn start_delay(args: &DemoArgs) {
+    if let Some(ms) = args.start_delay {
+        tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+    }
 }
 
 /// The first `count` resources of the demo catalogue, exactly as `resources/list` pages

@@ -6,7 +6,7 @@
 //! its own [`DemoServer`] with its own legacy subscriptions.
 
 use std::{
-    collections::HashMap,
+    collections::{HashMap, HashSet},
     sync::{
         Arc, Mutex,
         atomic::{AtomicU64, Ordering},
@@ -28,7 +28,7 @@ use rmcp::{
         SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestMethod,
         UnsubscribeRequestParams,
     },
-    service::{RequestContext, SubscriptionContext},
+    service::{NotificationContext, RequestContext, SubscriptionContext},
 };
 use serde_json::json;
 use tokio::task::AbortHandle;
@@ -36,6 +36,7 @@ use tokio::task::AbortHandle;
 use super::{
     DemoArgs,
     catalogue::{CLOCK_URI, Catalogue, Entry, Special},
+    churn::{self, Churn, ChurnEvent},
     complete::{self, FILE_TEMPLATE, NOTE_TEMPLATE},
     content,
     misbehave::Misbehave,
@@ -61,6 +62,8 @@ pub(crate) struct Shared {
     pub(crate) clock_tick: Duration,
     /// `--big-mib`: the size of `demo://big`.
     pub(crate) big_mib: Option<u32>,
+    /// `--churn`: the live part of the catalogue (ticked by [`Shared::new`]'s timer).
+    pub(crate) churn: Option<Arc<Churn>>,
     /// `--request-log`: one line per resource request.
     request_log: Option<Mutex<std::fs::File>>,
     /// `--violate`: the `mcpick check` rules broken on purpose.
@@ -72,8 +75,13 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
+    /// The state of a running server; starts the `--churn` timer (needs a tokio runtime).
     pub(crate) fn new(args: &DemoArgs) -> Arc<Self> {
-        Arc::new(Self::build(args))
+        let shared = Self::build(args);
+        if let (Some(churn), Some(ms)) = (&shared.churn, args.churn) {
+            Churn::run(churn.clone(), Duration::from_millis(ms));
+        }
+        Arc::new(shared)
     }
 
     pub(crate) fn build(args: &DemoArgs) -> Self {
@@ -87,6 +95,7 @@ impl Shared {
             big_mib: args.big_mib,
             clock_reads: AtomicU64::new(0),
             clock_tick: CLOCK_TICK,
+            churn: args.churn.map(|_| Arc::new(Churn::default())),
             request_log: args.request_log.as_ref().and_then(|path| {
                 let file = std::fs::OpenOptions::new()
                     .create(true)
@@ -108,6 +117,10 @@ impl Shared {
             let _ = writeln!(file, "{line}");
         }
     }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Legacy `resources/subscribe` tickers of one connection, stopped when it goes away.
@@ -146,6 +159,8 @@ pub(crate) struct DemoServer {
     subscriptions: Arc<Subscriptions>,
     /// `--violate unstable`: the resource only this connection lists.
     session_uri: Arc<str>,
+    /// Legacy subscriptions to `--churn` resources (updated on every tick).
+    live_subscriptions: Arc<Mutex<HashSet<String>>>,
 }
 
 impl DemoServer {
@@ -157,6 +172,7 @@ impl DemoServer {
             shared,
             subscriptions: Arc::default(),
             session_uri: session_uri.into(),
+            live_subscriptions: Arc::default(),
         }
     }
 
@@ -172,7 +188,9 @@ impl DemoServer {
 
     fn list_page(&self, cursor: Option<&str>) -> Result<ListResourcesResult, ErrorData> {
         let catalogue = self.shared.catalogue;
-        let count = catalogue.len();
+        let generated = catalogue.len();
+        let live = self.shared.churn.as_deref();
+        let count = generated + live.map_or(0, Churn::len);
         let page_size = self.shared.page_size;
         let violations = &self.shared.violations;
         let offset = match cursor {
@@ -189,7 +207,11 @@ impl DemoServer {
             },
         };
         let end = offset.saturating_add(page_size).min(count);
-        let mut resources = catalogue.page(offset, end - offset);
+        let mut resources = catalogue.page(offset, end.min(generated).saturating_sub(offset));
+        if let Some(live) = live.filter(|_| end > generated) {
+            let from = offset.max(generated);
+            resources.extend(live.page(from - generated, end - from));
+        }
         self.adjust_page(&mut resources, offset == 0, end >= count);
         let mut result = ListResourcesResult::with_all_items(resources);
         result.next_cursor = if self.shared.repeat_cursor {
@@ -386,6 +408,9 @@ impl ServerHandler for DemoServer {
             let contents = rmcp::model::ResourceContents::text(big_text(mib), BIG_URI);
             return Ok(ReadResourceResult::new(vec![contents]).into());
         }
+        if let Some(contents) = self.shared.churn.as_ref().and_then(|c| c.read(&uri)) {
+            return Ok(ReadResourceResult::new(contents).into());
+        }
         let Some(entry) = self.shared.catalogue.lookup(&uri) else {
             if v.has(Violation::NotFoundEmpty) {
                 return Ok(ReadResourceResult::new(Vec::new()).into());
@@ -450,6 +475,10 @@ impl ServerHandler for DemoServer {
         self.resources_enabled::<SubscribeRequestMethod>()?;
         self.shared.misbehave.count_request().await;
         let uri = request.uri;
+        if self.shared.churn.as_ref().is_some_and(|c| c.contains(&uri)) {
+            lock(&self.live_subscriptions).insert(uri);
+            return Ok(());
+        }
         if self.shared.catalogue.lookup(&uri).is_none() {
             return Err(not_found(&uri));
         }
@@ -480,8 +509,37 @@ impl ServerHandler for DemoServer {
     ) -> Result<(), ErrorData> {
         self.resources_enabled::<UnsubscribeRequestMethod>()?;
         self.shared.misbehave.count_request().await;
+        lock(&self.live_subscriptions).remove(&request.uri);
         self.subscriptions.remove(&request.uri);
         Ok(())
+    }
+
+    /// A legacy client is connected: with `--churn`, tell it of every tick (list changes
+    /// always, updates of what it subscribed to) until it goes away.
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let Some(churn) = &self.shared.churn else {
+            return;
+        };
+        let mut events = Some(churn.events());
+        let peer = context.peer;
+        let subscribed = self.live_subscriptions.clone();
+        tokio::spawn(async move {
+            loop {
+                let sent = match churn::next(&mut events).await {
+                    ChurnEvent::ListChanged => peer.notify_resource_list_changed().await,
+                    ChurnEvent::Updated(uri) => {
+                        if !lock(&subscribed).contains(&uri) {
+                            continue;
+                        }
+                        let update = ResourceUpdatedNotificationParam::new(uri);
+                        peer.notify_resource_updated(update).await
+                    }
+                };
+                if sent.is_err() {
+                    return; // the client went away
+                }
+            }
+        });
     }
 
     fn accepted_subscription_filter(
@@ -492,28 +550,35 @@ impl ServerHandler for DemoServer {
     }
 
     /// The 2026-07-28 counterpart of `resources/subscribe`: one long-lived request that
-    /// carries `notifications/resources/updated` for the clock until the client cancels it.
+    /// carries `notifications/resources/updated` for the clock and, with `--churn`, list
+    /// changes and updates of live resources, as its filter asks, until the client cancels it.
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         self.shared.misbehave.count_request().await;
-        let wants_clock = context
-            .accepted()
-            .resource_subscriptions
-            .as_ref()
-            .is_some_and(|uris| uris.iter().any(|u| u == CLOCK_URI));
-        if !wants_clock {
-            context.cancelled().await;
-            return Ok(());
-        }
+        let accepted = context.accepted().clone();
+        let wanted = accepted.resource_subscriptions.unwrap_or_default();
+        let wants_clock = wanted.iter().any(|u| u == CLOCK_URI);
+        let wants_list = accepted.resources_list_changed == Some(true);
+        let mut churn = self.shared.churn.as_ref().map(|c| c.events());
         let tick = self.shared.clock_tick;
         let mut interval = tokio::time::interval_at(tokio::time::Instant::now() + tick, tick);
         loop {
-            tokio::select! {
+            let sent = tokio::select! {
                 () = context.cancelled() => return Ok(()),
-                _ = interval.tick() => {
-                    if context.sink().notify_resource_updated(CLOCK_URI).await.is_err() {
-                        return Ok(());
-                    }
+                _ = interval.tick(), if wants_clock => {
+                    context.sink().notify_resource_updated(CLOCK_URI).await
                 }
+                event = churn::next(&mut churn) => match event {
+                    ChurnEvent::ListChanged if wants_list => {
+                        context.sink().notify_resource_list_changed().await
+                    }
+                    ChurnEvent::Updated(uri) if wanted.contains(&uri) => {
+                        context.sink().notify_resource_updated(uri).await
+                    }
+                    _ => Ok(()),
+                },
+            };
+            if sent.is_err() {
+                return Ok(());
             }
         }
     }

@@ -1,19 +1,33 @@
 //! The state `serve` publishes and how it follows changes: the set file, upstream list
 //! changes and updates all end in [`Engine::refresh`], which resolves again exactly as
 //! `mcpick preview` does and tells connected clients only when their list really changed.
+//!
+//! The engine exists before its upstreams are connected ([`Engine::start`]), so clients get
+//! their handshake at once; what needs the published set waits for [`Engine::ready`], which
+//! comes when every upstream has connected and listed, or failed (each within its own
+//! `--timeout`).
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use tokio::sync::{Mutex, broadcast, watch};
 
 use super::exposed::{self, Expose, Served};
-use super::upstream::Upstreams;
+use super::upstream::{UpstreamDef, Upstreams};
 use crate::context::{ContextSet, Input, Measures, candidates, measured, resolve};
+use crate::mcp::ConnectOptions;
 
 /// Everything one `serve` process shares between its clients and its upkeep.
 pub struct Engine {
-    pub upstreams: Upstreams,
+    /// Set once, when every upstream has connected and listed or failed.
+    upstreams: OnceLock<Upstreams>,
+    /// True from the first resolution on.
+    ready: watch::Sender<bool>,
+    /// How many upstreams there are (known before they connect, for the instructions).
+    pub upstream_count: usize,
+    /// Upstreams known to have failed before the first resolution, and why.
+    failed_early: std::sync::Mutex<Vec<(String, String)>>,
     pub set_path: PathBuf,
     expose: Expose,
     jobs: usize,
@@ -27,16 +41,22 @@ pub struct Engine {
 }
 
 impl Engine {
-    /// Resolves the set once against the connected upstreams.
-    pub async fn new(
-        upstreams: Upstreams,
+    /// Returns at once; connects to the upstreams, lists them and resolves the set in the
+    /// background, then becomes [ready](Engine::ready).
+    pub fn start(
+        defs: Vec<UpstreamDef>,
+        options: ConnectOptions,
+        cap: usize,
         set: ContextSet,
         set_path: PathBuf,
         expose: Expose,
         jobs: usize,
-    ) -> Engine {
-        let engine = Engine {
-            upstreams,
+    ) -> Arc<Engine> {
+        let engine = Arc::new(Engine {
+            upstreams: OnceLock::new(),
+            ready: watch::channel(false).0,
+            upstream_count: defs.len(),
+            failed_early: std::sync::Mutex::default(),
             set_path,
             expose,
             jobs,
@@ -44,9 +64,48 @@ impl Engine {
             measures: Mutex::new(Measures::new()),
             served: watch::channel(Arc::new(Served::default())).0,
             updates: broadcast::channel(256).0,
-        };
-        engine.refresh().await;
+        });
+        let starting = engine.clone();
+        tokio::spawn(async move {
+            let failed = |name: &str, error: &str| {
+                let mut list = starting
+                    .failed_early
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner());
+                list.push((name.to_string(), error.to_string()));
+            };
+            let upstreams = Upstreams::connect(defs, &options, cap, &failed).await;
+            let _ = starting.upstreams.set(upstreams);
+            starting.refresh().await;
+            starting.ready.send_replace(true);
+        });
         engine
+    }
+
+    /// The upstreams, once the first resolution is published.
+    pub async fn ready(&self) -> &Upstreams {
+        let mut ready = self.ready.subscribe();
+        // The sender lives as long as `self`, so this only ends when ready.
+        let _ = ready.wait_for(|&r| r).await;
+        self.upstreams.get().expect("set before ready")
+    }
+
+    /// Before the first resolution: the upstreams known to have failed so far.
+    pub fn failed_early(&self) -> Vec<(String, String)> {
+        self.failed_early
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Whether the first resolution is published.
+    pub fn is_ready(&self) -> bool {
+        *self.ready.borrow()
+    }
+
+    /// Waits at most `grace` for the first resolution; true if it is ready.
+    pub async fn ready_within(&self, grace: Duration) -> bool {
+        tokio::time::timeout(grace, self.ready()).await.is_ok()
     }
 
     /// What is published now.
@@ -74,8 +133,11 @@ impl Engine {
     /// without one, every admitted resource is included whatever it counts, so nothing is
     /// read and the totals are estimates.
     pub async fn refresh(&self) -> bool {
+        let Some(upstreams) = self.upstreams.get() else {
+            return false; // not connected yet; the first resolution follows
+        };
         let set = self.set.lock().await.clone();
-        let listings = self.upstreams.listings();
+        let listings = upstreams.listings();
         let cands = candidates(&listings.catalogue);
         let listed: Vec<&str> = listings.complete.iter().map(String::as_str).collect();
         let unavailable: Vec<(&str, &str)> = listings
@@ -93,7 +155,6 @@ impl Engine {
             measures: &Measures::new(),
         };
         let preview = if set.policy.budget.is_some() {
-            let upstreams = &self.upstreams;
             let cands = &cands;
             measured::resolve_measured(&base, &mut measures, self.jobs, |i| async move {
                 upstreams.read(cands[i].server, cands[i].uri).await

@@ -4,17 +4,20 @@
 //! to 2026-07-28 ones: rmcp maps the code) and never reaches an upstream.
 
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use base64::Engine as _;
 use futures::StreamExt;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
-    GetPromptResponse, GetPromptResult, Implementation, JsonObject, ListPromptsResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, Prompt, PromptMessage,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents,
-    ResourceUpdatedNotificationParam, Role, ServerCapabilities, ServerConfig,
-    SubscribeRequestParams, SubscriptionFilter, Tool, ToolAnnotations, UnsubscribeRequestParams,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DiscoverResult,
+    GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation,
+    InitializeRequestParams, InitializeResult, JsonObject, ListPromptsResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, Prompt, PromptMessage, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, ResourceContents, ResourceUpdatedNotificationParam,
+    Role, ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool,
+    ToolAnnotations, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -35,6 +38,12 @@ const PAGE_SIZE: usize = 500;
 /// Reads at once when the prompt or the tool gathers the set.
 const BUNDLE_JOBS: usize = 8;
 
+/// How long a handshake waits for the first resolution, so that the instructions can
+/// describe the set. Past it the client is answered anyway (hosts give up on a silent
+/// server after a few seconds), told the set is still being resolved, and sent
+/// `list_changed` when it is.
+pub const HANDSHAKE_GRACE: Duration = Duration::from_secs(2);
+
 /// How `serve` presents itself.
 #[derive(Debug, Clone)]
 pub struct Presentation {
@@ -51,6 +60,9 @@ pub struct ServeHandler {
     presentation: Arc<Presentation>,
     /// Published URIs this (legacy) client subscribed to.
     subscribed: Arc<Mutex<HashSet<String>>>,
+    /// The handshake was answered before the set was ready: the client is owed a
+    /// `list_changed` even if the set became ready before it was listening.
+    answered_early: Arc<AtomicBool>,
 }
 
 impl ServeHandler {
@@ -59,12 +71,19 @@ impl ServeHandler {
             engine,
             presentation,
             subscribed: Arc::default(),
+            answered_early: Arc::default(),
         }
+    }
+
+    /// What is published, once the first resolution is ready.
+    async fn served(&self) -> Arc<Served> {
+        self.engine.ready().await;
+        self.engine.current()
     }
 
     /// Reads the budgeted set from the upstreams, in order.
     async fn bundle(&self) -> (Arc<Served>, Vec<Result<Vec<ResourceContents>, String>>) {
-        let served = self.engine.current();
+        let served = self.served().await;
         let wanted: Vec<(String, String)> = served.resources[..served.bundle]
             .iter()
             .map(|r| (r.server.clone(), r.upstream_uri.clone()))
@@ -72,7 +91,7 @@ impl ServeHandler {
         let reads = futures::stream::iter(wanted.into_iter().map(|(server, uri)| {
             let engine = self.engine.clone();
             async move {
-                match engine.upstreams.read(&server, &uri).await {
+                match engine.ready().await.read(&server, &uri).await {
                     Ok(ReadOutcome::Contents(contents)) => Ok(contents),
                     Ok(ReadOutcome::Empty) => Ok(Vec::new()),
                     Ok(ReadOutcome::NotFound(nf)) => Err(format!("not found: {}", nf.message)),
@@ -85,6 +104,26 @@ impl ServeHandler {
         .await;
         (served, reads)
     }
+}
+
+/// The instructions before the first resolution: what is known, and that the list follows.
+pub fn pending_instructions(upstreams: usize, failed: &[(String, String)], tool: bool) -> String {
+    let mut text = format!(
+        "This server publishes a context set chosen with mcpick, in the order it should be read (pinned resources have priority 1.0). Its servers ({upstreams}) are still connecting: the resource list, the prompt `{CONTEXT}`{} answer once they have (a list-changed notification follows).",
+        if tool {
+            format!(" and the tool `{CONTEXT}`")
+        } else {
+            String::new()
+        }
+    );
+    if !failed.is_empty() {
+        let names: Vec<&str> = failed.iter().map(|(n, _)| n.as_str()).collect();
+        text.push_str(&format!(
+            " Unavailable servers (their resources are missing): {}.",
+            names.join(", ")
+        ));
+    }
+    text
 }
 
 /// One paragraph for hosts and models: what the set holds and how to get it.
@@ -191,7 +230,40 @@ impl ServerHandler for ServeHandler {
                 .with_title("mcpick context set");
         ServerConfig::new(capabilities)
             .with_server_info(implementation)
-            .with_instructions(instructions(&self.engine.current(), self.presentation.tool))
+            .with_instructions(if self.engine.is_ready() {
+                instructions(&self.engine.current(), self.presentation.tool)
+            } else {
+                pending_instructions(
+                    self.engine.upstream_count,
+                    &self.engine.failed_early(),
+                    self.presentation.tool,
+                )
+            })
+    }
+
+    /// The legacy handshake: answered within [`HANDSHAKE_GRACE`], whatever the upstreams do.
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        if !self.engine.ready_within(HANDSHAKE_GRACE).await {
+            self.answered_early.store(true, Ordering::SeqCst);
+        }
+        self.negotiate_initialize(&request)
+    }
+
+    /// The 2026-07-28 handshake, likewise.
+    async fn discover(
+        &self,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, ErrorData> {
+        self.engine.ready_within(HANDSHAKE_GRACE).await;
+        Ok(DiscoverResult::from_server_info(
+            self.supported_protocol_versions().into_owned(),
+            self.get_info(),
+        ))
     }
 
     async fn list_resources(
@@ -200,7 +272,7 @@ impl ServerHandler for ServeHandler {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         page(
-            &self.engine.current(),
+            &*self.served().await,
             request.as_ref().and_then(|r| r.cursor.as_deref()),
         )
     }
@@ -210,13 +282,14 @@ impl ServerHandler for ServeHandler {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let served = self.engine.current();
+        let served = self.served().await;
         let Some(exposed) = served.get(&request.uri) else {
             return Err(not_found(&request.uri));
         };
         match self
             .engine
-            .upstreams
+            .ready()
+            .await
             .read(&exposed.server, &exposed.upstream_uri)
             .await
         {
@@ -329,7 +402,7 @@ impl ServerHandler for ServeHandler {
         request: SubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        if self.engine.current().get(&request.uri).is_none() {
+        if self.served().await.get(&request.uri).is_none() {
             return Err(not_found(&request.uri));
         }
         self.subscribed
@@ -356,6 +429,9 @@ impl ServerHandler for ServeHandler {
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         let peer = context.peer;
         let mut served = self.engine.served.subscribe();
+        if self.answered_early.load(Ordering::SeqCst) && self.engine.is_ready() {
+            served.mark_changed(); // it became ready before this client was listening
+        }
         let mut updates = self.engine.updates.subscribe();
         let subscribed = self.subscribed.clone();
         tokio::spawn(async move {

@@ -30,7 +30,20 @@ enum Change {
 /// Runs forever, applying changes to `engine`.
 pub async fn upkeep(engine: Arc<Engine>, diag: Arc<Diag>) {
     let (tx, mut rx) = mpsc::unbounded_channel();
-    for (i, upstream) in engine.upstreams.iter().enumerate() {
+    // Set-file changes while the upstreams connect are queued and applied once ready.
+    tokio::spawn(watch_set(engine.set_path.clone(), tx.clone(), diag.clone()));
+    let upstreams = engine.ready().await;
+    let served = engine.current();
+    diag.line(&format!(
+        "publishing {} resources ({} in the budgeted set) from {}",
+        served.resources.len(),
+        served.bundle,
+        engine.set_path.display()
+    ));
+    for (name, error) in &served.unavailable {
+        diag.line(&format!("server `{name}` is unavailable: {error}"));
+    }
+    for (i, upstream) in upstreams.iter().enumerate() {
         let Some(connection) = &upstream.connection else {
             continue;
         };
@@ -50,7 +63,7 @@ pub async fn upkeep(engine: Arc<Engine>, diag: Arc<Diag>) {
             }
         });
     }
-    tokio::spawn(watch_set(engine.set_path.clone(), tx, diag.clone()));
+    drop(tx);
     let mut watches = rewatch(&engine, &diag).await;
     while let Some(first) = rx.recv().await {
         let mut batch = vec![first];
@@ -71,11 +84,11 @@ pub async fn upkeep(engine: Arc<Engine>, diag: Arc<Diag>) {
             }
         }
         for &i in &relist {
-            engine.upstreams.relist(i).await;
+            upstreams.relist(i).await;
         }
         let mut changed = false;
         for (i, uri) in updated {
-            let name = engine.upstreams.name(i).to_string();
+            let name = upstreams.name(i).to_string();
             changed |= engine.updated(&name, &uri).await;
         }
         changed |= match set {
@@ -100,7 +113,7 @@ pub async fn upkeep(engine: Arc<Engine>, diag: Arc<Diag>) {
 async fn rewatch(engine: &Engine, diag: &Diag) -> Vec<Watch> {
     let served = engine.current();
     let mut watches = Vec::new();
-    for upstream in engine.upstreams.iter() {
+    for upstream in engine.ready().await.iter() {
         let Some(connection) = &upstream.connection else {
             continue;
         };

@@ -75,16 +75,11 @@ pub async fn run(
     listen: Listen,
     diag: Arc<Diag>,
 ) -> anyhow::Result<()> {
-    let served = engine.current();
     diag.line(&format!(
-        "publishing {} resources ({} in the budgeted set) from {}",
-        served.resources.len(),
-        served.bundle,
+        "connecting to the servers ({}) of {}; clients are answered meanwhile",
+        engine.upstream_count,
         engine.set_path.display()
     ));
-    for (name, error) in &served.unavailable {
-        diag.line(&format!("server `{name}` is unavailable: {error}"));
-    }
     tokio::spawn(live::upkeep(engine.clone(), diag.clone()));
     let presentation = Arc::new(presentation);
     match listen.http {

@@ -69,8 +69,14 @@ impl Listings {
 }
 
 impl Upstreams {
-    /// Connects to and lists every upstream at once.
-    pub async fn connect(defs: Vec<UpstreamDef>, options: &ConnectOptions, cap: usize) -> Self {
+    /// Connects to and lists every upstream at once; `failed` hears of each upstream that
+    /// cannot be connected as soon as that is known (before the others are done).
+    pub async fn connect(
+        defs: Vec<UpstreamDef>,
+        options: &ConnectOptions,
+        cap: usize,
+        failed: &(dyn Fn(&str, &str) + Sync),
+    ) -> Self {
         let list = join_all(defs.into_iter().map(|def| async move {
             let log = ServerLog::new(options.log_lines);
             let connection = match def.error {
@@ -79,13 +85,16 @@ impl Upstreams {
             };
             let (connection, listing) = match connection {
                 Ok(c) => (Some(c), Listing::default()),
-                Err(e) => (
-                    None,
-                    Listing {
-                        error: Some(e.to_string()),
-                        ..Listing::default()
-                    },
-                ),
+                Err(e) => {
+                    failed(&def.spec.name, &e.to_string());
+                    (
+                        None,
+                        Listing {
+                            error: Some(e.to_string()),
+                            ..Listing::default()
+                        },
+                    )
+                }
             };
             Upstream {
                 name: def.spec.name,

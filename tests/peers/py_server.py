@@ -12,6 +12,15 @@ Resources (`--count` in total, default 250, paged by `--page-size`, default 10):
 Template py://items/{group}/{n}: any group of [A-Za-z0-9_-] and any decimal n can be read.
 Unknown URIs get what the SDK's MCPServer sends for ResourceNotFoundError:
   -32602 "Unknown resource: <uri>" with data {"uri": <uri>}.
+
+Tools that change the catalogue while clients watch (for list-change and update tests):
+  add_resource {uri?, text?}   lists a new resource (default py://added/<k>, k = 1, 2, ...)
+                               and announces notifications/resources/list_changed
+  touch_resource {uri}         changes a listed resource's text (a revision counter) and
+                               announces notifications/resources/updated for it
+Announcements go to 2026-07-28 clients through subscriptions/listen (as they filter) and,
+for legacy clients, to the calling connection (stdio: the only one; `updated` only if it
+called resources/subscribe for the URI).
 """
 
 from __future__ import annotations
@@ -25,6 +34,8 @@ import sys
 import anyio
 import mcp.types as types
 from mcp.server import Server, ServerRequestContext
+from mcp.server.lowlevel import NotificationOptions
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourcesListChanged, ResourceUpdated
 from mcp.shared.exceptions import MCPError
 
 GROUPS = ["alpha", "beta", "gamma", "delta", "epsilon"]
@@ -90,8 +101,66 @@ def decode_cursor(cursor: str, total: int) -> int:
     raise MCPError(code=types.INVALID_PARAMS, message=f"Invalid cursor: {cursor}")
 
 
+TOOLS = [
+    types.Tool(
+        name="add_resource",
+        description="List a new resource and announce notifications/resources/list_changed.",
+        input_schema={
+            "type": "object",
+            "properties": {"uri": {"type": "string"}, "text": {"type": "string"}},
+        },
+    ),
+    types.Tool(
+        name="touch_resource",
+        description="Change a listed resource and announce notifications/resources/updated.",
+        input_schema={"type": "object", "properties": {"uri": {"type": "string"}}, "required": ["uri"]},
+    ),
+]
+
+
 def build_server(count: int, page_size: int) -> Server:
     resources = all_resources(count)
+    added: dict[str, str] = {}  # uri -> text, for add_resource
+    revisions: dict[str, int] = {}  # uri -> touches, for touch_resource
+    subscribed: set[str] = set()  # legacy resources/subscribe
+    bus = InMemorySubscriptionBus()
+
+    async def list_tools(ctx: ServerRequestContext, params) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=TOOLS)
+
+    async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
+        args = params.arguments or {}
+        if params.name == "add_resource":
+            uri = args.get("uri") or f"py://added/{len(added) + 1}"
+            if any(r.uri == uri for r in resources):
+                raise MCPError(code=types.INVALID_PARAMS, message=f"already listed: {uri}")
+            added[uri] = args.get("text") or f"Added resource {uri}.\n"
+            resources.append(types.Resource(uri=uri, name=uri.rsplit("/", 1)[-1], mime_type="text/plain"))
+            await ctx.session.send_resource_list_changed()
+            await bus.publish(ResourcesListChanged())
+            return types.CallToolResult(content=[types.TextContent(type="text", text=uri)])
+        if params.name == "touch_resource":
+            uri = args.get("uri", "")
+            if not any(r.uri == uri for r in resources):
+                raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown resource: {uri}", data={"uri": uri})
+            revisions[uri] = revisions.get(uri, 0) + 1
+            if uri in subscribed:
+                await ctx.session.send_resource_updated(uri)
+            await bus.publish(ResourceUpdated(uri=uri))
+            return types.CallToolResult(content=[types.TextContent(type="text", text=f"{uri} revision {revisions[uri]}")])
+        raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {params.name}")
+
+    async def subscribe(ctx: ServerRequestContext, params: types.SubscribeRequestParams) -> types.EmptyResult:
+        subscribed.add(str(params.uri))
+        return types.EmptyResult()
+
+    async def unsubscribe(ctx: ServerRequestContext, params: types.UnsubscribeRequestParams) -> types.EmptyResult:
+        subscribed.discard(str(params.uri))
+        return types.EmptyResult()
+
+    def touched(uri: str, text: str) -> str:
+        n = revisions.get(uri, 0)
+        return f"{text}(revision {n})\n" if n else text
 
     async def list_resources(
         ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
@@ -118,6 +187,9 @@ def build_server(count: int, page_size: int) -> Server:
         ctx: ServerRequestContext, params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
         uri = str(params.uri)
+        if uri in added:
+            text = types.TextResourceContents(uri=uri, mime_type="text/plain", text=touched(uri, added[uri]))
+            return types.ReadResourceResult(contents=[text])
         if uri == BLOB_URI:
             blob = types.BlobResourceContents(
                 uri=uri, mime_type="application/octet-stream", blob=base64.b64encode(BLOB).decode()
@@ -126,7 +198,8 @@ def build_server(count: int, page_size: int) -> Server:
         m = ITEM_RE.match(uri)
         if m:
             group, n = m.group(1), int(m.group(2))
-            text = types.TextResourceContents(uri=uri, mime_type=item_mime(n), text=item_text(group, n))
+            body = touched(uri, item_text(group, n))
+            text = types.TextResourceContents(uri=uri, mime_type=item_mime(n), text=body)
             return types.ReadResourceResult(contents=[text])
         raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown resource: {uri}", data={"uri": uri})
 
@@ -138,6 +211,11 @@ def build_server(count: int, page_size: int) -> Server:
         on_list_resources=list_resources,
         on_list_resource_templates=list_templates,
         on_read_resource=read_resource,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_subscribe_resource=subscribe,
+        on_unsubscribe_resource=unsubscribe,
+        on_subscriptions_listen=ListenHandler(bus),
     )
 
 
@@ -145,7 +223,8 @@ async def serve_stdio(server: Server) -> None:
     from mcp.server.stdio import stdio_server
 
     async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+        options = server.create_initialization_options(NotificationOptions(resources_changed=True))
+        await server.run(read_stream, write_stream, options)
 
 
 async def serve_http(server: Server, port: int) -> None:

@@ -10,8 +10,9 @@ handshake), then prints one JSON object per line on stdout:
   {"event": "prompt", "messages": [{"type", "uri"?, "text"?}]}          prompt `context`
   {"event": "tools", "names": [...]} and {"event": "tool", "texts": [...]}  when offered
 With --watch SECS: {"event": "ready"}, then waits up to SECS for a resource list change
-(legacy: notifications/resources/list_changed; modern: subscriptions/listen) and prints
-{"event": "changed", "resources": [...]} or {"event": "timeout"}. With --subscribe URI as
+(legacy: notifications/resources/list_changed; modern: subscriptions/listen) that really
+changes the list (a notice after which the list is the same is allowed and waited past) and
+prints {"event": "changed", "resources": [...]} or {"event": "timeout"}. With --subscribe URI as
 well, it waits for an update of URI instead (legacy: resources/subscribe; modern: the listen
 filter) and prints {"event": "updated", "uri"}.
 """
@@ -75,7 +76,8 @@ async def main() -> None:
             "instructions": client.instructions,
             "capabilities": dump(client.server_capabilities),
         })
-        emit({"event": "list", "resources": await list_all(client)})
+        first = await list_all(client)
+        emit({"event": "list", "resources": first})
         for uri in args.read:
             try:
                 result = await client.read_resource(uri, cache_mode="bypass")
@@ -114,18 +116,27 @@ async def main() -> None:
                 async with client.listen(resources_list_changed=True) as sub:
                     emit({"event": "ready"})
                     async for _event in sub:
-                        break
+                        now = await list_all(client)
+                        if now != first:
+                            break
             else:
                 if args.subscribe is not None:
                     await client.subscribe_resource(args.subscribe)
                 emit({"event": "ready"})
-                await changed.wait()
+                while True:
+                    await changed.wait()
+                    if args.subscribe is not None:
+                        break
+                    now = await list_all(client)
+                    if now != first:
+                        break
+                    changed = anyio.Event()  # a notice that changed nothing (allowed): wait on
         if scope.cancelled_caught:
             emit({"event": "timeout"})
         elif updated:
             emit({"event": "updated", "uri": updated[0]})
         else:
-            emit({"event": "changed", "resources": await list_all(client)})
+            emit({"event": "changed", "resources": now})
 
 
 if __name__ == "__main__":
