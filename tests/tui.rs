@@ -1981,3 +1981,144 @@ fn capital_i_shows_how_to_hand_the_set_off() {
     drive(&mut app, "a");
     assert!(screen(&mut app, 120, 40).contains("mcpick serve --set 'sets/team set.json'"));
 }
+
+#[test]
+fn a_list_change_keeps_the_cursor_open_folders_search_and_marks() {
+    let mut app = demo_app();
+    // Open a folder, pin a resource in it, and stand on another.
+    goto(&mut app, "file:///project");
+    drive(&mut app, "l");
+    goto(&mut app, "Cargo.toml");
+    drive(&mut app, "+");
+    goto(&mut app, "README.md");
+    assert_eq!(
+        selected_uri(&app).as_deref(),
+        Some("file:///project/README.md")
+    );
+    let open_before = app.browse.tree.expanded_paths();
+
+    // The server drops one resource and adds two, in a different order.
+    let mut resources = mcpick::demo::demo_resources(300);
+    resources.retain(|r| r.uri != "file:///project/Cargo.toml");
+    resources.reverse();
+    resources.push(Resource::new("demo://live/1", "live-1"));
+    resources.push(Resource::new("file:///project/NEW.md", "NEW.md"));
+    let fx = server(&mut app, 0, ServerEvent::Relisted { resources });
+    run(&mut app, fx);
+
+    assert_eq!(
+        selected_uri(&app).as_deref(),
+        Some("file:///project/README.md"),
+        "the cursor stays on its resource"
+    );
+    assert_eq!(app.browse.tree.expanded_paths(), open_before);
+    assert_eq!(app.catalogue.len(), 301);
+    let shown = screen(&mut app, 120, 40);
+    assert!(shown.contains("ready · 301 resources  +2 −1"), "{shown}");
+    assert!(
+        shown.contains("NEW.md"),
+        "the newcomer is in the open folder: {shown}"
+    );
+    // The pin on the vanished resource is kept (shown as missing), never dropped.
+    assert_eq!(app.context.set.marks.len(), 1);
+    // The log names what changed.
+    let logged = app.logs[0].entries().iter().any(|e| {
+        e.text.contains("list changed: +2 -1") && e.text.contains("-file:///project/Cargo.toml")
+    });
+    assert!(logged);
+
+    // A search survives a list change and sees the newcomers.
+    drive(&mut app, "/NEW.md<enter>");
+    assert_eq!(
+        selected_uri(&app).as_deref(),
+        Some("file:///project/NEW.md")
+    );
+    let mut resources = mcpick::demo::demo_resources(300);
+    resources.push(Resource::new("file:///project/NEW.md", "NEW.md"));
+    resources.push(Resource::new("file:///project/docs/NEW.md", "NEW.md"));
+    let fx = server(&mut app, 0, ServerEvent::Relisted { resources });
+    run(&mut app, fx);
+    assert_eq!(app.matching(), Some(2));
+    assert_eq!(
+        selected_uri(&app).as_deref(),
+        Some("file:///project/NEW.md")
+    );
+}
+
+#[test]
+fn an_update_of_the_shown_resource_reads_it_again_in_place() {
+    let mut app = demo_app();
+    drive(&mut app, "/README.md<enter>");
+    let id = match app.selection() {
+        Selection::Item(id) => id,
+        other => panic!("{other:?}"),
+    };
+    let long = "line\n".repeat(200);
+    app.update(Msg::Contents {
+        generation: app.contents.generation,
+        item: id,
+        doc: Arc::new(text_doc(
+            "file:///project/README.md",
+            "text/plain",
+            &long,
+            false,
+        )),
+    });
+    drive(&mut app, "JJJJJ");
+    let scroll = app.contents.scroll;
+    assert!(scroll > 0);
+
+    let fx = server(
+        &mut app,
+        0,
+        ServerEvent::Updated("file:///project/README.md".into()),
+    );
+    let (_, item, uri) = read_of(&fx).expect("the shown resource is read again");
+    assert_eq!((item, uri.as_str()), (id, "file:///project/README.md"));
+    assert_eq!(app.contents.scroll, scroll, "the scroll is kept");
+    assert!(screen(&mut app, 100, 30).contains("Contents · updated"));
+
+    // An update of a resource not shown only drops its cached copy.
+    let fx = server(
+        &mut app,
+        0,
+        ServerEvent::Updated("file:///project/Cargo.toml".into()),
+    );
+    assert!(read_of(&fx).is_none());
+}
+
+#[test]
+fn capital_r_on_a_failed_server_row_connects_it_again() {
+    let mut app = demo_app();
+    let fx = server(&mut app, 0, ServerEvent::Failed("the server exited".into()));
+    run(&mut app, fx);
+    drive(&mut app, "g");
+    let fx = drive(&mut app, "R");
+    let connects: Vec<_> = fx
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Connect { server, generation } => Some((*server, *generation)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(connects, vec![(0, 2)]);
+    assert_eq!(app.catalogue.len(), 0, "its old listing is gone");
+    assert!(screen(&mut app, 100, 30).contains("connecting"));
+    // Events of the old connection are dropped; the new one lists again.
+    server(&mut app, 0, ServerEvent::Failed("late".into()));
+    assert!(!screen(&mut app, 100, 30).contains("late"));
+    // `R` elsewhere says where it works.
+    let fx = app.update(Msg::Server {
+        server: 0,
+        generation: 2,
+        event: connected(),
+    });
+    run(&mut app, fx);
+    let fx = app.update(Msg::Server {
+        server: 0,
+        generation: 2,
+        event: page(1, 2, &mcpick::demo::demo_resources(2)),
+    });
+    run(&mut app, fx);
+    assert_eq!(app.catalogue.len(), 2);
+}

@@ -610,3 +610,62 @@ fn capital_y_copies_the_bundle_export_prints() {
     pane.wait_text("press / to search");
     pane.quit_and_check_restored();
 }
+
+/// A server that adds resources while the browser is open: they appear without a key press,
+/// the header says what changed, and the shown resource refreshes when the server updates it.
+#[test]
+fn resources_a_server_adds_appear_and_the_shown_one_refreshes() {
+    let pane = Pane::new();
+    let bin = mcpick_bin();
+    pane.start(&format!("-- {bin} demo-server --count 20 --churn 700"));
+    pane.wait_text("ready ·");
+    // No key pressed: the list grows and the header counts the change.
+    pane.wait_for("a list change in the header", |s| s.contains("+1 −0"));
+    pane.wait_text("demo://live");
+    // The live resource that changes on every tick, shown and refreshed in place.
+    pane.type_text("/live/0");
+    pane.keys(&["Enter"]);
+    let first = pane.wait_text("revision");
+    let revision = |screen: &str| {
+        screen
+            .lines()
+            .find_map(|l| l.split("revision ").nth(1))
+            .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+            .and_then(|n| n.parse::<u64>().ok())
+    };
+    let before = revision(&first).expect("a revision number");
+    let later = pane.wait_for("a newer revision without a key press", |s| {
+        revision(s).is_some_and(|r| r > before)
+    });
+    assert!(later.contains("Contents · updated"), "{later}");
+    pane.keys(&["Escape"]);
+    pane.wait_text("press / to search");
+    pane.quit_and_check_restored();
+}
+
+/// `R` on the row of a server that crashed connects to it again.
+#[test]
+fn capital_r_brings_back_a_crashed_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let flag = dir.path().join("crashed-once");
+    let bin = mcpick_bin();
+    // The first start crashes right after listing; the next one stays up.
+    let script = dir.path().join("server.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nif [ -e '{f}' ]; then exec '{bin}' demo-server --count 10; fi\ntouch '{f}'\nexec '{bin}' demo-server --count 10 --crash-after 1\n",
+            f = flag.display()
+        ),
+    )
+    .unwrap();
+    let pane = Pane::new();
+    pane.start(&format!("-- sh {}", script.display()));
+    pane.wait_text("closed the connection after listing");
+    // The cursor starts on the server's row.
+    pane.keys(&["g"]);
+    pane.keys(&["R"]);
+    let screen = pane.wait_text("ready · 10 resources");
+    assert!(!screen.contains("failed"), "{screen}");
+    pane.quit_and_check_restored();
+}

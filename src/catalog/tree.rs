@@ -506,6 +506,18 @@ impl UriTree {
         self.index_of_head(self.head_of(node))
     }
 
+    /// The stable path of the node row `index` ends on (see [`UriTree::expanded_paths`]):
+    /// to find it again after the tree is rebuilt.
+    pub fn row_path(&self, index: usize) -> Option<String> {
+        let row = *self.window(index, 1).first()?;
+        Some(self.path(row.tail))
+    }
+
+    /// The node with a path from [`UriTree::row_path`], if it still exists.
+    pub fn node_of_path(&self, path: &str) -> Option<NodeId> {
+        (0..self.nodes.len() as NodeId).find(|&n| self.path(n) == path)
+    }
+
     /// What to draw for a row.
     pub fn view(&self, row: Row) -> RowView {
         let mut label = String::new();

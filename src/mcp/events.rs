@@ -3,7 +3,10 @@
 //! (legacy) or through a `subscriptions/listen` stream (2026-07-28); either way they reach
 //! whoever holds [`Connection::events`].
 
-use rmcp::model::{ServerNotification, SubscribeRequestParams, SubscriptionFilter};
+use rmcp::model::{
+    ServerNotification, SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
+};
+use rmcp::service::{Peer, RoleClient};
 use tokio::sync::broadcast;
 use tokio::task::AbortHandle;
 
@@ -25,14 +28,37 @@ pub(crate) fn channel() -> broadcast::Sender<ServerEvent> {
     broadcast::channel(1024).0
 }
 
-/// An open watch; dropping it ends the `subscriptions/listen` stream (modern era).
+/// An open watch; dropping it ends the `subscriptions/listen` stream (modern era) or sends
+/// `resources/unsubscribe` for what it subscribed (legacy era).
 #[derive(Debug)]
-pub struct Watch(Option<AbortHandle>);
+pub struct Watch {
+    stream: Option<AbortHandle>,
+    subscribed: Option<(Peer<RoleClient>, Vec<String>)>,
+}
+
+impl Watch {
+    fn none() -> Watch {
+        Watch {
+            stream: None,
+            subscribed: None,
+        }
+    }
+}
 
 impl Drop for Watch {
     fn drop(&mut self) {
-        if let Some(task) = self.0.take() {
+        if let Some(task) = self.stream.take() {
             task.abort();
+        }
+        if let Some((peer, uris)) = self.subscribed.take()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn(async move {
+                for uri in uris {
+                    #[allow(deprecated)] // the legacy era's way
+                    let _ = peer.unsubscribe(UnsubscribeRequestParams::new(uri)).await;
+                }
+            });
         }
     }
 }
@@ -47,18 +73,28 @@ impl Connection {
     /// advertises them: one `subscriptions/listen` (modern era) or `resources/subscribe` per
     /// URI (legacy era; list changes need no request there).
     pub async fn watch(&self, uris: &[String]) -> Result<Watch, McpError> {
+        self.watch_for(true, uris).await
+    }
+
+    /// Like [`Connection::watch`], for updates of `uris` only (the list's changes are
+    /// watched elsewhere, e.g. for the resource a pane shows).
+    pub async fn watch_updates(&self, uris: &[String]) -> Result<Watch, McpError> {
+        self.watch_for(false, uris).await
+    }
+
+    async fn watch_for(&self, lists: bool, uris: &[String]) -> Result<Watch, McpError> {
         let Some(caps) = self
             .peer()
             .peer_info()
             .and_then(|i| i.capabilities.resources.clone())
         else {
-            return Ok(Watch(None));
+            return Ok(Watch::none());
         };
-        let list_changed = caps.list_changed == Some(true);
+        let list_changed = lists && caps.list_changed == Some(true);
         let subscribe = caps.subscribe == Some(true) && !uris.is_empty();
         if self.is_modern() {
             if !list_changed && !subscribe {
-                return Ok(Watch(None));
+                return Ok(Watch::none());
             }
             let mut filter = SubscriptionFilter::new();
             if list_changed {
@@ -84,7 +120,10 @@ impl Connection {
                     let _ = sender.send(event);
                 }
             });
-            return Ok(Watch(Some(task.abort_handle())));
+            return Ok(Watch {
+                stream: Some(task.abort_handle()),
+                subscribed: None,
+            });
         }
         if subscribe {
             for uri in uris {
@@ -96,7 +135,11 @@ impl Connection {
                 )
                 .await?;
             }
+            return Ok(Watch {
+                stream: None,
+                subscribed: Some((self.peer().clone(), uris.to_vec())),
+            });
         }
-        Ok(Watch(None))
+        Ok(Watch::none())
     }
 }

@@ -121,6 +121,65 @@ async fn read_text(
     }
 }
 
+/// Notifications arriving within this window after a list change are handled with it: a
+/// burst costs one re-list.
+const COALESCE: Duration = Duration::from_millis(100);
+
+/// Follows a listed server's changes for as long as it is connected: asks for list changes,
+/// re-lists on each (coalesced) and sends the whole new listing; passes updates on.
+async fn follow(
+    connection: &Connection,
+    mut events: tokio::sync::broadcast::Receiver<crate::mcp::ServerEvent>,
+    send: &(impl Fn(ServerEvent) + Sync),
+) {
+    use crate::mcp::ServerEvent as Notice;
+    use tokio::sync::broadcast::error::RecvError;
+    let _watch = match connection.watch(&[]).await {
+        Ok(watch) => Some(watch),
+        Err(e) => {
+            connection.log().push(
+                crate::mcp::log::LogSource::Client,
+                &format!("cannot watch for list changes: {}", connection.explain(&e)),
+            );
+            None
+        }
+    };
+    loop {
+        match events.recv().await {
+            Ok(Notice::Updated(uri)) => send(ServerEvent::Updated(uri)),
+            Ok(Notice::ListChanged) | Err(RecvError::Lagged(_)) => {
+                tokio::time::sleep(COALESCE).await;
+                let mut updated = Vec::new();
+                while let Ok(more) = events.try_recv() {
+                    if let Notice::Updated(uri) = more {
+                        updated.push(uri);
+                    }
+                }
+                let mut resources = Vec::new();
+                let listed = connection
+                    .list_resources(&ListOptions::default(), |page| {
+                        resources.extend_from_slice(page.items)
+                    })
+                    .await;
+                match listed {
+                    Ok(_) => send(ServerEvent::Relisted { resources }),
+                    Err(e) => connection.log().push(
+                        crate::mcp::log::LogSource::Client,
+                        &format!(
+                            "re-listing after a list change failed: {}",
+                            connection.explain(&e)
+                        ),
+                    ),
+                }
+                for uri in updated {
+                    send(ServerEvent::Updated(uri));
+                }
+            }
+            Err(RecvError::Closed) => return,
+        }
+    }
+}
+
 /// How often a listed server's connection is checked for having closed.
 const CLOSED_POLL: Duration = Duration::from_millis(500);
 
@@ -175,6 +234,8 @@ pub struct Executor {
     color: bool,
     connections: Connections,
     tasks: Vec<AbortHandle>,
+    /// Each server's connect-list-follow task (ended when it is connected again).
+    servers: std::collections::HashMap<ServerId, AbortHandle>,
     read: Option<AbortHandle>,
     measure: Option<AbortHandle>,
     pub worker: SearchWorker,
@@ -209,6 +270,7 @@ impl Executor {
             color,
             connections: Arc::new(Mutex::new(Vec::new())),
             tasks,
+            servers: std::collections::HashMap::new(),
             read: None,
             measure: None,
             worker,
@@ -278,6 +340,18 @@ impl Executor {
         let Some(log) = self.logs.get(server as usize).cloned() else {
             return;
         };
+        // Connecting again (`R`): the old connection ends first.
+        if let Some(old) = self.servers.remove(&server) {
+            old.abort();
+        }
+        if let Some(slot) = self
+            .connections
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_mut(server as usize)
+        {
+            *slot = None;
+        }
         let options = self.options.clone();
         let tx = self.tx.clone();
         let connections = self.connections.clone();
@@ -310,6 +384,8 @@ impl Executor {
             if !connection.has_resources() {
                 return send(ServerEvent::Failed(closed(&connection).await));
             }
+            // Taken before listing, so a change announced meanwhile is not missed.
+            let events = connection.events();
             let listed = connection
                 .list_resources(&ListOptions::default(), |page| {
                     send(ServerEvent::Page {
@@ -326,10 +402,14 @@ impl Executor {
                 }),
                 Err(e) => return send(ServerEvent::Failed(connection.explain(&e))),
             }
-            // A server that dies after listing is shown as failed, not ready.
-            send(ServerEvent::Failed(closed(&connection).await));
+            // Then keep up with it: list changes re-list it, updates are passed on, and a
+            // server that dies after listing is shown as failed, not ready.
+            tokio::select! {
+                _ = follow(&connection, events, &send) => {}
+                reason = closed(&connection) => send(ServerEvent::Failed(reason)),
+            }
         });
-        self.tasks.push(task.abort_handle());
+        self.servers.insert(server, task.abort_handle());
     }
 
     /// Latest wins: the read in flight is dropped (rmcp cancels it), and the new one starts
@@ -342,6 +422,7 @@ impl Executor {
         let tx = self.tx.clone();
         let color = self.color;
         let limit = self.options.timeout;
+        let watched = connection.clone();
         let task = tokio::spawn(async move {
             tokio::time::sleep(READ_REST).await;
             let doc = match read_with_timeout(connection, &uri, limit).await {
@@ -367,6 +448,13 @@ impl Executor {
                 item,
                 doc: Arc::new(doc),
             });
+            // While the pane shows it, its updates are asked for; the next read (or moving
+            // off it) ends this task, which unsubscribes.
+            if let Some(c) = watched
+                && let Ok(_watch) = c.watch_updates(std::slice::from_ref(&uri)).await
+            {
+                std::future::pending::<()>().await;
+            }
         });
         self.read = Some(task.abort_handle());
     }
@@ -455,7 +543,7 @@ impl Drop for Executor {
         if let Some(m) = &self.measure {
             m.abort();
         }
-        for t in &self.tasks {
+        for t in self.tasks.iter().chain(self.servers.values()) {
             t.abort();
         }
         if let Some(r) = &self.read {

@@ -26,6 +26,8 @@ pub struct ContentsState {
     pub scroll: usize,
     cache: HashMap<ItemId, Arc<ContentsDoc>>,
     cache_order: VecDeque<ItemId>,
+    /// The resource the server said changed while shown (the pane says so).
+    pub updated: Option<ItemId>,
 }
 
 impl ContentsState {
@@ -42,6 +44,27 @@ impl ContentsState {
                 }
             }
         }
+    }
+
+    /// Drops `item`'s cached document (it changed), so it is read again when shown.
+    pub(super) fn forget(&mut self, item: ItemId) {
+        self.cache.remove(&item);
+        self.cache_order.retain(|&i| i != item);
+    }
+
+    /// After a server's ids changed (a re-list): keeps what still exists under its new id.
+    pub(super) fn remap(&mut self, remap: &dyn Fn(ItemId) -> Option<ItemId>) {
+        let cache = std::mem::take(&mut self.cache);
+        self.cache = cache
+            .into_iter()
+            .filter_map(|(id, doc)| Some((remap(id)?, doc)))
+            .collect();
+        self.cache_order = self
+            .cache_order
+            .iter()
+            .filter_map(|&id| remap(id))
+            .collect();
+        self.updated = self.updated.and_then(remap);
     }
 
     /// Drops the cached document of the resource shown, so it is read again.
@@ -101,6 +124,7 @@ impl App {
             mark,
             doc,
             loading: self.contents.loading,
+            updated: self.contents.item.is_some() && self.contents.updated == self.contents.item,
             theme: &self.theme,
         }
     }
@@ -141,6 +165,7 @@ impl App {
         }
         self.contents.item = item;
         self.contents.scroll = 0;
+        self.contents.updated = None;
         let was_loading = self.contents.loading;
         self.contents.loading = false;
         if item.is_none() && self.focus == Mode::Contents {

@@ -12,6 +12,7 @@ pub mod contents;
 pub mod context;
 pub mod handoff;
 pub mod list;
+mod live;
 mod mouse;
 pub mod msg;
 pub mod search;
@@ -109,6 +110,7 @@ impl App {
                 generation: 1,
                 detail: None,
                 info: None,
+                changes: None,
             });
         }
         tree.refresh();
@@ -421,6 +423,7 @@ impl App {
             (_, Action::Reload) => {
                 self.contents.reload();
             }
+            (_, Action::Reconnect) => return self.reconnect_selected(),
             (_, Action::LogFilter | Action::Close) => {}
         }
         Vec::new()

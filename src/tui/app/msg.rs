@@ -95,6 +95,10 @@ pub enum ServerEvent {
     Listed { count: usize, capped: bool },
     /// Connecting or listing failed (already explained for a person).
     Failed(String),
+    /// The server announced a list change and was listed again: its whole listing now.
+    Relisted { resources: Vec<Resource> },
+    /// The server announced that this resource changed.
+    Updated(String),
 }
 
 /// What the runtime should do: data, never executed here.

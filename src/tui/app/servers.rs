@@ -125,6 +125,8 @@ pub struct ServerState {
     pub detail: Option<String>,
     /// What the server said about itself when it connected.
     pub info: Option<ServerInfo>,
+    /// The last list change: resources that appeared, that disappeared.
+    pub changes: Option<(usize, usize)>,
 }
 
 /// A server to show: its name and, when its definition is unusable, why.
@@ -223,6 +225,8 @@ impl App {
                 state.status = Status::Failed(sanitize::text(&reason));
                 self.request_resolve()
             }
+            ServerEvent::Relisted { resources } => self.on_relisted(server, &resources),
+            ServerEvent::Updated(uri) => self.on_updated(server, &uri),
         }
     }
 

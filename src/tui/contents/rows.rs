@@ -24,6 +24,8 @@ pub struct ContentsView<'a> {
     pub doc: Option<&'a ContentsDoc>,
     /// A read is in flight.
     pub loading: bool,
+    /// The server said the resource changed while it was shown.
+    pub updated: bool,
     pub theme: &'a Theme,
 }
 

@@ -12,6 +12,9 @@ use crate::tui::contents::rows::{ContentsView, rows};
 /// The contents pane: its rows at the pane's width, from `scroll`, with a position label.
 pub fn draw(frame: &mut Frame, area: Rect, view: &ContentsView, scroll: usize, focused: bool) {
     let mut title = "Contents".to_string();
+    if view.updated {
+        title.push_str(" · updated");
+    }
     if view.loading {
         title.push_str(" · reading…");
     }

@@ -45,6 +45,14 @@ pub fn draw(frame: &mut Frame, area: Rect, servers: &[ServerState], t: &Theme) {
             Span::raw("  "),
             Span::styled(text, style),
         ];
+        if let Some((appeared, disappeared)) = s.changes
+            && !matches!(s.status, Status::Failed(_))
+        {
+            spans.push(Span::styled(
+                format!("  +{appeared} −{disappeared}"),
+                t.busy,
+            ));
+        }
         if let Some(detail) = &s.detail
             && !matches!(s.status, Status::Failed(_))
         {

@@ -1,0 +1,191 @@
+//! A live catalogue: a server's list change replaces its listing in place (the tree keeps its
+//! open folders, the cursor its node, the search its matches, marks stay), and an update of
+//! the resource the contents pane shows reads it again where it is scrolled to.
+
+use rmcp::model::Resource;
+
+use super::{App, Effect, Selection};
+use crate::catalog::store::ReplaceReport;
+use crate::catalog::{ItemId, ServerId, UriTree};
+use crate::mcp::log::LogSource;
+use crate::sanitize;
+
+/// URIs named in the log entry of one list change, at most.
+const LOGGED_URIS: usize = 10;
+
+impl App {
+    /// `R` on a server row: drop its listing and connect again (a failed or crashed server
+    /// comes back; a working one is listed afresh).
+    pub(super) fn reconnect_selected(&mut self) -> Vec<Effect> {
+        let Selection::Folder {
+            label,
+            server: true,
+            ..
+        } = self.selection()
+        else {
+            self.info = Some("R reconnects a server: move to its row".into());
+            return Vec::new();
+        };
+        let Some(index) = self.servers.iter().position(|s| s.name == label) else {
+            return Vec::new();
+        };
+        let server = index as ServerId;
+        self.replace_listing(server, &[]);
+        let state = &mut self.servers[index];
+        state.generation += 1;
+        state.status = super::Status::Connecting;
+        state.changes = None;
+        state.detail = None;
+        self.info = Some(sanitize::line(&format!("reconnecting to {label}…"), 200));
+        let mut fx = vec![Effect::Connect {
+            server,
+            generation: state.generation,
+        }];
+        fx.extend(self.request_resolve());
+        fx
+    }
+
+    /// The server was listed again after announcing a change.
+    pub(super) fn on_relisted(&mut self, server: ServerId, resources: &[Resource]) -> Vec<Effect> {
+        let report = self.replace_listing(server, resources);
+        if report.appeared.is_empty() && report.disappeared.is_empty() {
+            return Vec::new();
+        }
+        self.after_relist(server, &report)
+    }
+
+    /// Replaces a server's listing, keeping the browser where it was: the tree's open folders
+    /// and cursor node, the list's order, the search's matches, the contents cache, all by
+    /// URI (a server's ids change with its listing).
+    fn replace_listing(&mut self, server: ServerId, resources: &[Resource]) -> ReplaceReport {
+        // Where everything is, by URI and path, before the server's ids change.
+        let old_uris: Vec<String> = (0..self.catalogue.server_len(server))
+            .filter_map(|i| {
+                let id = ItemId {
+                    server,
+                    index: i as u32,
+                };
+                self.catalogue.get(id).map(|item| item.uri().to_string())
+            })
+            .collect();
+        let expanded = self.browse.tree.expanded_paths();
+        let cursor_path = self.browse.tree.row_path(self.browse.tree_cursor.index);
+
+        let report = self.catalogue.replace(server, resources);
+        let remap = |id: ItemId| -> Option<ItemId> {
+            if id.server != server {
+                return Some(id);
+            }
+            let uri = old_uris.get(id.index as usize)?;
+            self.catalogue.find(server, uri)
+        };
+
+        // The tree, rebuilt with its folders open as they were.
+        let mut tree = UriTree::build(&self.catalogue);
+        tree.restore_expanded(&expanded);
+        // The list: the old order where it still holds, newcomers at the end until re-sorted.
+        let mut list: Vec<ItemId> = self
+            .browse
+            .list
+            .iter()
+            .filter_map(|&id| remap(id))
+            .collect();
+        let appeared_ids: Vec<ItemId> = report
+            .appeared
+            .iter()
+            .filter_map(|uri| self.catalogue.find(server, uri))
+            .collect();
+        list.extend(&appeared_ids);
+        // The search's matches so far, then a new search that sees the newcomers.
+        let matched = self
+            .search
+            .matched
+            .as_ref()
+            .map(|ids| ids.iter().filter_map(|&id| remap(id)).collect::<Vec<_>>());
+        let contents_item = self.contents.item.and_then(remap);
+        self.contents.remap(&remap);
+        tree.set_filter(matched.as_deref());
+        self.browse.tree = tree;
+        self.browse.list = list;
+        self.browse.list_stale = true;
+        self.browse.sort_generation += 1; // a sort in flight has the old ids
+        self.browse.sort_in_flight = false;
+        self.browse.tree_anchor = cursor_path.and_then(|p| self.browse.tree.node_of_path(&p));
+        self.contents.item = contents_item;
+        self.search.matched = matched;
+        self.reanchor();
+        report
+    }
+
+    /// What a list change does beyond the listing: the header's count, the log.
+    fn after_relist(&mut self, server: ServerId, report: &ReplaceReport) -> Vec<Effect> {
+        if let Some(state) = self.servers.get_mut(server as usize) {
+            state.changes = Some((report.appeared.len(), report.disappeared.len()));
+            if let super::Status::Ready { count, .. } = &mut state.status {
+                *count = self.catalogue.server_len(server);
+            }
+        }
+        if let Some(log) = self.logs.get_mut(server as usize) {
+            let named: Vec<String> = report
+                .appeared
+                .iter()
+                .map(|u| format!("+{u}"))
+                .chain(report.disappeared.iter().map(|u| format!("-{u}")))
+                .take(LOGGED_URIS)
+                .collect();
+            let more =
+                (report.appeared.len() + report.disappeared.len()).saturating_sub(named.len());
+            log.push(
+                LogSource::Notification,
+                &format!(
+                    "list changed: +{} -{}: {}{}",
+                    report.appeared.len(),
+                    report.disappeared.len(),
+                    named.join(" "),
+                    if more > 0 {
+                        format!(" and {more} more")
+                    } else {
+                        String::new()
+                    }
+                ),
+            );
+        }
+
+        let mut fx = Vec::new();
+        if !self.search.query.is_empty() {
+            self.search.generation += 1;
+            self.search.searching = true;
+            fx.push(self.search_effect());
+        }
+        fx.extend(self.ensure_sorted());
+        fx.extend(self.request_resolve());
+        fx.extend(self.sync_contents());
+        fx
+    }
+
+    /// The server announced that `uri` changed: the contents pane reads it again if it shows
+    /// it (keeping the scroll), and the agent view counts it again.
+    pub(super) fn on_updated(&mut self, server: ServerId, uri: &str) -> Vec<Effect> {
+        let Some(id) = self.catalogue.find(server, uri) else {
+            return Vec::new();
+        };
+        let name = self.catalogue.server_name(server).to_string();
+        self.context.measures.remove(&name, uri);
+        let mut fx = self.request_resolve();
+        if self.contents.item == Some(id) {
+            // The old document stays shown (and scrolled) until the new one replaces it.
+            self.contents.updated = Some(id);
+            self.contents.generation += 1;
+            self.contents.loading = true;
+            fx.push(Effect::Read {
+                generation: self.contents.generation,
+                item: id,
+                uri: uri.to_string(),
+            });
+            self.info = Some(sanitize::line(&format!("updated: {uri}"), 300));
+        } else {
+            self.contents.forget(id);
+        }
+        fx
+    }
+}
