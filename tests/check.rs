@@ -376,3 +376,87 @@ fn diff_without_a_lock_is_a_usage_error() {
     assert_eq!(exit_code(&out), 2, "{}", stderr(&out));
     assert!(stderr(&out).contains("mcpick lock"), "{}", stderr(&out));
 }
+
+/// `--as`: the catalogue under each credential, compared with the one without it, with the
+/// credential's value never shown; a credential the server refuses is said, not fatal.
+#[test]
+fn each_credential_lists_its_own_catalogue_with_the_value_masked() {
+    let server = Background::start(
+        mcpick_bin(),
+        &[
+            "demo-server",
+            "--http",
+            "127.0.0.1:0",
+            "--count",
+            "5",
+            "--private-for",
+            "X-Role: admin-secret-42",
+        ],
+        &[],
+    );
+    let (code, doc, err) = mcpick_json(&[
+        "check",
+        "--json",
+        "--url",
+        &server.url,
+        "--as",
+        "X-Role: admin-secret-42",
+        "--as",
+        "X-Role: guest",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let creds = doc["servers"][0]["credentials"]
+        .as_array()
+        .expect("credentials");
+    assert_eq!(creds.len(), 2, "{doc}");
+    assert_eq!(creds[0]["count"], 6);
+    assert_eq!(
+        creds[0]["onlyHere"],
+        serde_json::json!(["demo://private/report"])
+    );
+    assert_eq!(creds[0]["missingHereCount"], 0);
+    assert_eq!(creds[1]["count"], 5);
+    assert_eq!(creds[1]["onlyHereCount"], 0);
+    let out = mcpick(&[
+        "check",
+        "--url",
+        &server.url,
+        "--as",
+        "X-Role: admin-secret-42",
+    ]);
+    let text = format!("{}{}{doc}", stdout(&out), stderr(&out));
+    assert!(!text.contains("admin-secret-42"), "{text}");
+    assert!(stdout(&out).contains("as #1 X-Role: ***: 6 resources, 1 listed only with it"));
+
+    // A server that refuses a credential: that credential is not listed, the check goes on.
+    let locked = Background::start(
+        mcpick_bin(),
+        &[
+            "demo-server",
+            "--http",
+            "127.0.0.1:0",
+            "--count",
+            "5",
+            "--require-header",
+            "Authorization: Bearer good-token-1",
+        ],
+        &[],
+    );
+    let (code, doc, err) = mcpick_json(&[
+        "check",
+        "--json",
+        "--url",
+        &locked.url,
+        "-H",
+        "Authorization: Bearer good-token-1",
+        "--as",
+        "Authorization: Bearer wrong-token-2",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let cred = &doc["servers"][0]["credentials"][0];
+    assert!(
+        cred["error"].as_str().is_some_and(|e| e.contains("401")),
+        "{cred}"
+    );
+    assert!(!doc.to_string().contains("wrong-token-2"));
+}

@@ -9,6 +9,7 @@
 mod annotations;
 mod caching;
 mod capability;
+pub mod credentials;
 pub mod observe;
 mod pagination;
 mod reads;

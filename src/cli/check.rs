@@ -18,6 +18,12 @@ pub struct CheckArgs {
     #[arg(long, value_name = "N", default_value_t = 50)]
     pub sample: usize,
 
+    /// Also list each HTTP server under this credential (a header added to its definition's;
+    /// repeatable, one credential each) and show how its catalogue differs from the one
+    /// listed without it. Information, not a verdict: a catalogue may vary by authorization.
+    #[arg(long = "as", value_name = "NAME: VALUE", value_parser = crate::mcp::spec::parse_header)]
+    pub credentials: Vec<(String, String)>,
+
     #[command(flatten)]
     pub servers: ServerArgs,
 }

@@ -7,6 +7,7 @@ use futures::future::join_all;
 use serde::Serialize;
 
 use super::{Exit, close_all, connect_all, report, take_selection};
+use crate::check::credentials::{self, CredentialView};
 use crate::check::{Finding, Target, Verdict, audit};
 use crate::cli::CheckArgs;
 use crate::config::select::select_servers;
@@ -21,6 +22,9 @@ struct ServerDoc {
     /// Why the server could not be checked.
     error: Option<String>,
     findings: Vec<Finding>,
+    /// `--as`: the catalogue under each credential (HTTP servers only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    credentials: Vec<CredentialView>,
 }
 
 #[derive(Serialize)]
@@ -41,6 +45,8 @@ pub async fn run(args: CheckArgs) -> Exit {
     );
     let docs = join_all(sessions.iter().zip(&seconds).map(|(session, second)| {
         let sample = args.sample;
+        let options = &options;
+        let as_credentials = &args.credentials;
         async move {
             let name = sanitize::line(&session.spec.name, 200);
             let conn = match &session.connection {
@@ -52,6 +58,7 @@ pub async fn run(args: CheckArgs) -> Exit {
                         protocol_version: None,
                         error: Some(session.describe_error(e)),
                         findings: Vec::new(),
+                        credentials: Vec::new(),
                     };
                 }
             };
@@ -65,12 +72,21 @@ pub async fn run(args: CheckArgs) -> Exit {
                 sample,
             })
             .await;
+            let mut per_credential = Vec::new();
+            if !as_credentials.is_empty() {
+                let base = conn.list_uris().await.unwrap_or_default();
+                for header in as_credentials {
+                    per_credential
+                        .extend(credentials::compare(&session.spec, options, &base, header).await);
+                }
+            }
             ServerDoc {
                 name,
                 transport: Some(conn.transport()),
                 protocol_version: Some(conn.summary().protocol_version),
                 error: None,
                 findings,
+                credentials: per_credential,
             }
         }
     }))
@@ -146,6 +162,33 @@ fn print_table(docs: &[ServerDoc]) -> std::io::Result<()> {
             count("fail"),
             count("skipped")
         )?;
+        for (n, c) in doc.credentials.iter().enumerate() {
+            print_credential(&mut out, n + 1, c)?;
+        }
     }
     out.flush()
+}
+
+/// One `--as` credential's listing against the one without it.
+fn print_credential(out: &mut impl Write, n: usize, c: &CredentialView) -> std::io::Result<()> {
+    if let Some(error) = &c.error {
+        return writeln!(out, "  as #{n} {}: not listed: {error}", c.credential);
+    }
+    writeln!(
+        out,
+        "  as #{n} {}: {} resources, {} listed only with it, {} only without it",
+        c.credential, c.count, c.only_here_count, c.missing_here_count
+    )?;
+    for (sign, uris, total) in [
+        ("+", &c.only_here, c.only_here_count),
+        ("-", &c.missing_here, c.missing_here_count),
+    ] {
+        for uri in uris {
+            writeln!(out, "    {sign} {uri}")?;
+        }
+        if total > uris.len() {
+            writeln!(out, "    {sign} … and {} more", total - uris.len())?;
+        }
+    }
+    Ok(())
 }

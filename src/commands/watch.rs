@@ -13,7 +13,7 @@ use tokio::sync::broadcast::error::RecvError;
 use super::{Exit, Session, close_all, connect_all, take_selection};
 use crate::cli::WatchArgs;
 use crate::config::select::select_servers;
-use crate::mcp::{Connection, ListOptions, ServerEvent};
+use crate::mcp::{Connection, ServerEvent};
 use crate::sanitize;
 
 /// Notifications arriving within this window after a list change are handled with it.
@@ -101,16 +101,12 @@ async fn follow(session: &Session, args: &WatchArgs, out: &Printer) {
     }
 }
 
-/// Every URI the server lists now.
+/// Every URI the server lists now, or why not (for a person).
 async fn list(connection: &Connection) -> Result<BTreeSet<String>, String> {
-    let mut uris = BTreeSet::new();
     connection
-        .list_resources(&ListOptions::default(), |page| {
-            uris.extend(page.items.iter().map(|r| r.uri.clone()))
-        })
+        .list_uris()
         .await
-        .map_err(|e| connection.explain(&e))?;
-    Ok(uris)
+        .map_err(|e| connection.explain(&e))
 }
 
 /// Asks for list changes and updates: of `--uri`s, else of every listed resource up to

@@ -121,6 +121,11 @@ pub struct DemoArgs {
     /// Add a paragraph to this resource's text, so its contents change (for `mcpick diff`).
     #[arg(long, value_name = "URI")]
     pub edit: Option<String>,
+
+    /// With --http: requests that carry this exact header also list `demo://private/report`
+    /// (a catalogue that varies by credential, for `mcpick check --as`).
+    #[arg(long, value_name = "NAME: VALUE")]
+    pub private_for: Option<String>,
     /// Change the catalogue every MS milliseconds: `demo://live/0` is listed (after the
     /// generated resources) from the start; each tick adds the next `demo://live/N` and
     /// touches `demo://live/0`. Clients are told as they asked: legacy ones get
@@ -160,6 +165,7 @@ impl Default for DemoArgs {
             violate: Vec::new(),
             bump: None,
             edit: None,
+            private_for: None,
             churn: None,
             start_delay: None,
             http: None,

@@ -72,7 +72,12 @@ pub(crate) struct Shared {
     bump: Option<String>,
     /// `--edit`: its text gets an extra paragraph.
     edit: Option<String>,
+    /// `--private-for`: the header that also lists [`PRIVATE_URI`].
+    private_for: Option<(String, String)>,
 }
+
+/// Listed only to requests carrying `--private-for`'s header.
+pub(crate) const PRIVATE_URI: &str = "demo://private/report";
 
 impl Shared {
     /// The state of a running server; starts the `--churn` timer (needs a tokio runtime).
@@ -106,6 +111,10 @@ impl Shared {
             violations: Violations::new(&args.violate),
             bump: args.bump.clone(),
             edit: args.edit.clone(),
+            private_for: args
+                .private_for
+                .as_deref()
+                .and_then(|h| crate::mcp::spec::parse_header(h).ok()),
         }
     }
 
@@ -350,12 +359,25 @@ impl ServerHandler for DemoServer {
     async fn list_resources(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         self.resources_enabled::<ListResourcesRequestMethod>()?;
         self.shared.log_request("resources/list");
         self.shared.misbehave.count_request().await;
-        self.list_page(request.as_ref().and_then(|r| r.cursor.as_deref()))
+        let mut page = self.list_page(request.as_ref().and_then(|r| r.cursor.as_deref()))?;
+        // `--private-for`: the last page also lists a resource for that credential only.
+        if let Some((name, value)) = &self.shared.private_for
+            && page.next_cursor.is_none()
+            && context
+                .extensions
+                .get::<http::request::Parts>()
+                .and_then(|parts| parts.headers.get(name.as_str()))
+                .is_some_and(|v| v.as_bytes() == value.as_bytes())
+        {
+            page.resources
+                .push(rmcp::model::Resource::new(PRIVATE_URI, "private report"));
+        }
+        Ok(page)
     }
 
     async fn list_resource_templates(

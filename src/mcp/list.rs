@@ -199,6 +199,16 @@ impl Connection {
         .await
     }
 
+    /// Every URI the server lists now (the order is not kept; duplicates are one).
+    pub async fn list_uris(&self) -> Result<std::collections::BTreeSet<String>, McpError> {
+        let mut uris = std::collections::BTreeSet::new();
+        self.list_resources(&ListOptions::default(), |page| {
+            uris.extend(page.items.iter().map(|r| r.uri.clone()))
+        })
+        .await?;
+        Ok(uris)
+    }
+
     /// Lists every resource template, page by page, like [`Connection::list_resources`].
     pub async fn list_templates(
         &self,
