@@ -63,13 +63,25 @@ pub fn install(before_exit: fn()) -> std::io::Result<()> {
 
 fn exit(signo: libc::c_int, before_exit: fn()) -> ! {
     group::kill_all();
-    // Holding stdout keeps a frame being drawn on another thread from landing after the
-    // terminal is restored.
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    before_exit();
-    let _ = out.flush();
-    eprintln!("mcpick: {}", describe(signo));
+    // The terminal may be gone (a closed window hangs up): restoring it and saying why must
+    // never keep the process alive. They run on a thread of their own, given a second.
+    let (done_tx, done_rx) = mpsc::channel::<()>();
+    let restore = std::thread::Builder::new()
+        .name("mcpick-exit".into())
+        .spawn(move || {
+            // Holding stdout keeps a frame being drawn on another thread from landing after
+            // the terminal is restored.
+            let stdout = std::io::stdout();
+            let mut out = stdout.lock();
+            before_exit();
+            let _ = out.flush();
+            // Not `eprintln!`: it panics when stderr is gone.
+            let _ = writeln!(std::io::stderr(), "mcpick: {}", describe(signo));
+            let _ = done_tx.send(());
+        });
+    if restore.is_ok() {
+        let _ = done_rx.recv_timeout(std::time::Duration::from_secs(1));
+    }
     std::process::exit(128 + signo);
 }
 

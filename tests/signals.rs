@@ -316,3 +316,32 @@ fn sigterm_ends_the_browser_while_a_million_resources_load() {
     );
     assert_group_gone(server, grandchild);
 }
+
+/// A signal still ends mcpick when its stderr is gone (a closed terminal or pipe): saying why
+/// must not keep the process alive. Before, `eprintln!` panicked on the broken stderr inside
+/// the signal thread, the signal was caught and nobody acted on it: mcpick ran on, ignoring
+/// SIGTERM and SIGHUP, after its window closed.
+#[test]
+fn a_signal_ends_mcpick_even_when_its_stderr_is_gone() {
+    let dir = temp_dir();
+    let script = hanging_server(dir.path());
+    let mut child = Command::new(mcpick_bin())
+        .args(["ls", "--timeout", "120", "--", "sh", "-c", &script])
+        .env("HOME", isolated_home())
+        .env("XDG_CONFIG_HOME", isolated_home().join(".config"))
+        .env("MCPICK_CACHE_DIR", "")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let server = wait_for_pid(&dir.path().join("server.pid"));
+    let grandchild = wait_for_pid(&dir.path().join("grandchild.pid"));
+    // The reading end closes: every write to stderr now fails.
+    drop(child.stderr.take());
+    // SAFETY: only sends a signal to the mcpick this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let status = wait_with_limit(&mut child, Duration::from_secs(20));
+    assert_eq!(status.code(), Some(128 + libc::SIGTERM));
+    assert_group_gone(server, grandchild);
+}
