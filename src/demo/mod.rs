@@ -16,6 +16,7 @@ mod content;
 pub mod hostile;
 mod http;
 mod misbehave;
+mod oauth;
 mod server;
 mod sse;
 pub mod synth;
@@ -139,6 +140,16 @@ pub struct DemoArgs {
     /// printed as `listening on http://ADDR/mcp`).
     #[arg(long, value_name = "ADDR")]
     pub http: Option<SocketAddr>,
+
+    /// With --http: protect the server with OAuth, with its own authorization server
+    /// (metadata discovery, dynamic registration, an authorize endpoint that approves at
+    /// once, PKCE, refresh). For `mcpick login` and its tests.
+    #[arg(long, requires = "http")]
+    pub oauth: bool,
+
+    /// With --oauth: seconds an access token lives.
+    #[arg(long, value_name = "SECS", default_value_t = 3600, requires = "oauth")]
+    pub token_ttl: u64,
 }
 
 impl Default for DemoArgs {
@@ -163,6 +174,8 @@ impl Default for DemoArgs {
             churn: None,
             start_delay: None,
             http: None,
+            oauth: false,
+            token_ttl: 3600,
         }
     }
 }
@@ -205,7 +218,8 @@ pub async fn serve_http(args: DemoArgs, addr: SocketAddr) -> anyhow::Result<()> 
         .map(crate::mcp::spec::parse_header)
         .transpose()
         .map_err(anyhow::Error::msg)?;
-    http::serve(Shared::new(&args), addr, required).await
+    let oauth = args.oauth.then_some(args.token_ttl);
+    http::serve(Shared::new(&args), addr, required, oauth).await
 }
 
 /// `--start-delay`: a server slow to start answers nothing until it is up.

@@ -12,7 +12,7 @@
 //! [`super::limit`]), so the request fails at once with `reply larger than N MiB`.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Once};
+use std::sync::{Arc, Mutex, Once};
 
 use futures::StreamExt;
 use futures::stream::BoxStream;
@@ -61,12 +61,18 @@ pub(crate) fn check_redirect(first: &Url, next: &Url) -> Result<(), CrossOriginR
     }
 }
 
-/// The reqwest client every HTTP transport uses.
-pub(crate) fn client() -> Result<reqwest::Client, reqwest::Error> {
+/// Installs the TLS crypto provider once; every reqwest client needs it first (rmcp's OAuth
+/// client builds its own).
+pub(crate) fn install_crypto() {
     static PROVIDER: Once = Once::new();
     PROVIDER.call_once(|| {
         let _ = rustls::crypto::ring::default_provider().install_default();
     });
+}
+
+/// The reqwest client every HTTP transport uses.
+pub(crate) fn client() -> Result<reqwest::Client, reqwest::Error> {
+    install_crypto();
     let policy = reqwest::redirect::Policy::custom(|attempt| {
         let Some(first) = attempt.previous().first().cloned() else {
             return attempt.follow();
@@ -85,16 +91,59 @@ pub(crate) fn client() -> Result<reqwest::Client, reqwest::Error> {
         .build()
 }
 
+/// The `WWW-Authenticate` value of the last 401 a [`LimitedClient`] received.
+#[derive(Clone, Default)]
+pub(crate) struct Challenge(Arc<Mutex<Option<String>>>);
+
+impl Challenge {
+    /// True when the server answered 401 with an OAuth challenge (one naming its
+    /// protected-resource metadata, as the MCP authorization specification asks).
+    pub(crate) fn wants_oauth(&self) -> bool {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_deref()
+            .is_some_and(|c| c.contains("resource_metadata"))
+    }
+
+    pub(crate) fn seen(&self) -> bool {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).is_some()
+    }
+}
+
 /// rmcp's reqwest client under mcpick's message-size limit.
 #[derive(Clone)]
 pub(crate) struct LimitedClient {
     inner: reqwest::Client,
     limit: MessageLimit,
+    /// Set when the server answered 401 with a `WWW-Authenticate` challenge: it wants an
+    /// OAuth sign-in (see [`super::oauth`]).
+    challenge: Challenge,
 }
 
 impl LimitedClient {
     pub(crate) fn new(inner: reqwest::Client, limit: MessageLimit) -> Self {
-        LimitedClient { inner, limit }
+        LimitedClient {
+            inner,
+            limit,
+            challenge: Challenge::default(),
+        }
+    }
+
+    /// Where the server's last 401 challenge is kept; shared by every clone.
+    pub(crate) fn challenge(&self) -> Challenge {
+        self.challenge.clone()
+    }
+
+    fn note<T>(
+        &self,
+        result: Result<T, StreamableHttpError<reqwest::Error>>,
+    ) -> Result<T, StreamableHttpError<reqwest::Error>> {
+        if let Err(StreamableHttpError::AuthRequired(e)) = &result {
+            *self.challenge.0.lock().unwrap_or_else(|e| e.into_inner()) =
+                Some(e.www_authenticate_header.clone());
+        }
+        result
     }
 
     /// The limits rmcp's client enforces on our behalf; errors it returns for them are
@@ -225,7 +274,7 @@ impl StreamableHttpClient for LimitedClient {
                 self.limits(limits),
             )
             .await;
-        match (response, id) {
+        match (self.note(response), id) {
             (Err(StreamableHttpError::ResponseBodyTooLarge { .. }), Some(id)) => {
                 Ok(self.answer_too_large(&id))
             }
@@ -243,10 +292,11 @@ impl StreamableHttpClient for LimitedClient {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<(), StreamableHttpError<Self::Error>> {
-        self.inner
+        let result = self
+            .inner
             .delete_session(uri, session_id, auth_header, custom_headers)
-            .await
-            .map_err(without_url)
+            .await;
+        self.note(result).map_err(without_url)
     }
 
     async fn get_stream(
@@ -279,7 +329,8 @@ impl StreamableHttpClient for LimitedClient {
     ) -> Result<BoxStream<'static, Result<Sse, SseError>>, StreamableHttpError<Self::Error>> {
         // The server's own stream carries notifications and requests, which answer no
         // request of ours: above the limit they are dropped (rmcp logs it).
-        self.inner
+        let result = self
+            .inner
             .get_stream_with_max_sse_event_size(
                 uri,
                 session_id,
@@ -288,8 +339,8 @@ impl StreamableHttpClient for LimitedClient {
                 custom_headers,
                 self.limit.bytes() + SSE_FIELD_SLACK,
             )
-            .await
-            .map_err(without_url)
+            .await;
+        self.note(result).map_err(without_url)
     }
 }
 
