@@ -96,6 +96,16 @@ impl World {
         Ok(common::resources(&doc).len())
     }
 
+    /// [`World::ls`] for an ad-hoc `--url`.
+    fn ls_url(&mut self, url: &str) -> Result<usize, (i32, String)> {
+        let out = self.run(&["ls", "--url", url, "--json"], &[]);
+        if exit_code(&out) != 0 {
+            return Err((exit_code(&out), stderr(&out)));
+        }
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        Ok(common::resources(&doc).len())
+    }
+
     /// The only token file.
     fn store(&self) -> PathBuf {
         let files: Vec<PathBuf> = std::fs::read_dir(self.data.join("tokens"))
@@ -342,4 +352,43 @@ fn login_by_url_and_a_short_lived_token() {
         world.stored()["credentials"]["token_response"]["expires_in"],
         90
     );
+}
+
+/// The same flow against an implementation not mcpick's own: the Python `mcp` SDK's
+/// authorization server (`tests/peers/py_oauth_server.py`): sign in, list, refresh.
+#[test]
+fn the_python_sdk_authorization_server() {
+    let server = Background::start(
+        &common::python(),
+        &[&repo_root()
+            .join("tests/peers/py_oauth_server.py")
+            .to_string_lossy()],
+        &[],
+    );
+    let url = server.url.clone();
+    let mut world = World::new("python", &[]);
+    world.server = server;
+    let (code, error) = world.ls_url(&url).unwrap_err();
+    assert_ne!(code, 0);
+    assert!(
+        error.contains("needs login: run `mcpick login --url"),
+        "{error}"
+    );
+    let out = world.run(&["login", "--url", &url, "--wait", "60"], &[]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert_eq!(world.ls_url(&url), Ok(1));
+
+    let (first, _) = world.tokens();
+    let mut stored = world.stored();
+    let received = stored["credentials"]["token_received_at"].as_u64().unwrap();
+    stored["credentials"]["token_received_at"] = Value::from(received - 7200);
+    std::fs::write(world.store(), serde_json::to_vec(&stored).unwrap()).unwrap();
+    assert_eq!(world.ls_url(&url), Ok(1));
+    assert_ne!(
+        world.tokens().0,
+        first,
+        "the SDK's token endpoint refreshed it"
+    );
+    let (access, refresh) = world.tokens();
+    assert!(!world.printed.contains(&access) && !world.printed.contains(&refresh));
 }
