@@ -209,12 +209,12 @@ fn login_lists_with_the_token_and_no_token_leaves_the_store() {
     world.login();
     assert_eq!(world.stats(), (1, 0));
     assert_eq!(world.ls(), Ok(5));
+    // 3600 s from the second of the login: "1 h", or "59 min" a second later.
+    let line = world.servers_line();
     assert!(
-        world
-            .servers_line()
-            .starts_with("sign-in: signed in (expires in 59 min"),
-        "{}",
-        world.servers_line()
+        line == "sign-in: signed in (expires in 1 h)"
+            || line == "sign-in: signed in (expires in 59 min)",
+        "{line}"
     );
 
     // The store is owner-only, in an owner-only directory.
@@ -391,4 +391,27 @@ fn the_python_sdk_authorization_server() {
     );
     let (access, refresh) = world.tokens();
     assert!(!world.printed.contains(&access) && !world.printed.contains(&refresh));
+}
+
+/// A definition's `oauth = { client_id, scopes }` is used instead of dynamic registration.
+#[test]
+fn a_client_id_from_the_definition_skips_registration() {
+    let mut world = World::new("client-id", &["--oauth-client", "pre-registered-7"]);
+    std::fs::write(
+        world.dir.join("mcpick.toml"),
+        format!(
+            "[servers.docs]\nurl = \"{}\"\noauth = {{ client_id = \"pre-registered-7\", scopes = [\"mcp\"] }}\n",
+            world.server.at("/mcp")
+        ),
+    )
+    .unwrap();
+    world.login();
+    assert_eq!(
+        world.stored()["credentials"]["client_id"],
+        "pre-registered-7"
+    );
+    let stats: Value =
+        serde_json::from_str(&http(&world.server.at("/oauth/stats"), "GET")).unwrap();
+    assert_eq!(stats["registered"], 0, "no dynamic registration");
+    assert_eq!(world.ls(), Ok(5));
 }

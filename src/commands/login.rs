@@ -9,14 +9,18 @@ use crate::cli::{LoginArgs, LogoutArgs};
 use crate::mcp::TransportSpec;
 use crate::mcp::oauth::{self, ClientConfig, LoginOptions, TokenStore};
 
-/// The server's name for messages and its URL, from `NAME` (a definition) or `--url`.
+/// The server's name for messages, its URL and its definition's `oauth` client.
 fn target(
     name: Option<&str>,
     url: Option<&str>,
     config: Option<&std::path::Path>,
-) -> Result<(String, String), String> {
+) -> Result<(String, String, ClientConfig), String> {
     if let Some(url) = url {
-        return Ok((crate::redact::url(url), url.to_string()));
+        return Ok((
+            crate::redact::url(url),
+            url.to_string(),
+            ClientConfig::default(),
+        ));
     }
     let name = name.unwrap_or_default();
     let config = crate::config::load_system(config);
@@ -25,7 +29,11 @@ fn target(
         .ok_or_else(|| format!("no server named `{name}` is defined (see `mcpick servers`)"))?;
     match &known.definition.spec {
         Ok(spec) => match &spec.transport {
-            TransportSpec::Http { url, .. } => Ok((name.to_string(), url.clone())),
+            TransportSpec::Http { url, .. } => Ok((
+                name.to_string(),
+                url.clone(),
+                known.definition.oauth.clone().unwrap_or_default(),
+            )),
             other => Err(format!(
                 "`{name}` is a {} server; OAuth sign-in is for Streamable HTTP servers",
                 other.kind()
@@ -36,7 +44,7 @@ fn target(
 }
 
 pub async fn login(args: LoginArgs) -> Exit {
-    let (name, url) = match target(
+    let (name, url, defined) = match target(
         args.name.as_deref(),
         args.url.as_deref(),
         args.config.file.as_deref(),
@@ -46,9 +54,14 @@ pub async fn login(args: LoginArgs) -> Exit {
     };
     let mut say = |line: &str| eprintln!("{}", crate::sanitize::text(line));
     let options = LoginOptions {
+        // The command line wins over the definition.
         client: ClientConfig {
-            client_id: args.client_id,
-            scopes: args.scopes,
+            client_id: args.client_id.or(defined.client_id),
+            scopes: if args.scopes.is_empty() {
+                defined.scopes
+            } else {
+                args.scopes
+            },
         },
         wait: Duration::from_secs(args.wait.max(1)),
         say: &mut say,
@@ -66,7 +79,7 @@ pub async fn login(args: LoginArgs) -> Exit {
 }
 
 pub fn logout(args: LogoutArgs) -> Exit {
-    let (name, url) = match target(
+    let (name, url, _) = match target(
         args.name.as_deref(),
         args.url.as_deref(),
         args.config.file.as_deref(),

@@ -39,7 +39,7 @@ pub(crate) async fn serve(
     shared: Arc<Shared>,
     addr: SocketAddr,
     required: Option<(String, String)>,
-    oauth_ttl: Option<u64>,
+    oauth: Option<(u64, Option<String>)>,
 ) -> anyhow::Result<()> {
     let listener = TcpListener::bind(addr).await?;
     let local = listener.local_addr()?;
@@ -49,7 +49,7 @@ pub(crate) async fn serve(
         stdout.flush()?;
     }
     tokio::select! {
-        result = serve_guarded(shared, listener, required, oauth_ttl) => result,
+        result = serve_guarded(shared, listener, required, oauth) => result,
         _ = tokio::signal::ctrl_c() => Ok(()),
     }
 }
@@ -65,17 +65,17 @@ pub(crate) async fn serve_on(
     serve_guarded(shared, listener, required, None).await
 }
 
-/// [`serve_on`], and with `oauth_ttl` behind OAuth (see [`super::oauth`]): tokens live that
-/// many seconds.
+/// [`serve_on`], and with `oauth` behind OAuth (see [`super::oauth`]): tokens live that many
+/// seconds; the client ID is known without registration.
 async fn serve_guarded(
     shared: Arc<Shared>,
     listener: TcpListener,
     required: Option<(String, String)>,
-    oauth_ttl: Option<u64>,
+    oauth: Option<(u64, Option<String>)>,
 ) -> anyhow::Result<()> {
     let required = Arc::new(required);
     let local = listener.local_addr()?;
-    let authority = oauth_ttl.map(|ttl| Arc::new(Authority::new(local, ttl)));
+    let authority = oauth.map(|(ttl, client)| Arc::new(Authority::new(local, ttl, client)));
     // rmcp refuses Host headers that are not loopback by default (DNS rebinding defence).
     // Binding a non-loopback address means remote clients are wanted, so let them in.
     let mut config = StreamableHttpServerConfig::default();

@@ -150,6 +150,11 @@ pub struct DemoArgs {
     /// With --oauth: seconds an access token lives.
     #[arg(long, value_name = "SECS", default_value_t = 3600, requires = "oauth")]
     pub token_ttl: u64,
+
+    /// With --oauth: a client ID the authorization server knows without registration (as
+    /// for a server without dynamic registration; any loopback redirect URI is accepted).
+    #[arg(long, value_name = "ID", requires = "oauth")]
+    pub oauth_client: Option<String>,
 }
 
 impl Default for DemoArgs {
@@ -176,6 +181,7 @@ impl Default for DemoArgs {
             http: None,
             oauth: false,
             token_ttl: 3600,
+            oauth_client: None,
         }
     }
 }
@@ -218,7 +224,9 @@ pub async fn serve_http(args: DemoArgs, addr: SocketAddr) -> anyhow::Result<()> 
         .map(crate::mcp::spec::parse_header)
         .transpose()
         .map_err(anyhow::Error::msg)?;
-    let oauth = args.oauth.then_some(args.token_ttl);
+    let oauth = args
+        .oauth
+        .then(|| (args.token_ttl, args.oauth_client.clone()));
     http::serve(Shared::new(&args), addr, required, oauth).await
 }
 

@@ -38,6 +38,9 @@ const SERVER_METADATA_PATH: &str = "/.well-known/oauth-authorization-server/oaut
 pub(crate) struct Authority {
     base: String,
     ttl: u64,
+    /// A client ID known without registration (`--oauth-client`); any loopback redirect
+    /// URI is accepted for it (RFC 8252 §7.3).
+    preregistered: Option<String>,
     state: Mutex<State>,
 }
 
@@ -49,6 +52,7 @@ struct State {
     /// access token → expiry (seconds since the epoch).
     access: HashMap<String, u64>,
     refresh: HashSet<String>,
+    registered: u64,
     exchanged: u64,
     refreshed: u64,
 }
@@ -116,10 +120,11 @@ fn random(prefix: &str) -> String {
 }
 
 impl Authority {
-    pub(crate) fn new(local: SocketAddr, ttl: u64) -> Self {
+    pub(crate) fn new(local: SocketAddr, ttl: u64, preregistered: Option<String>) -> Self {
         Authority {
             base: format!("http://{local}"),
             ttl,
+            preregistered,
             state: Mutex::new(State::default()),
         }
     }
@@ -190,7 +195,11 @@ impl Authority {
                 let state = self.state();
                 Answer::json(
                     StatusCode::OK,
-                    json!({ "exchanged": state.exchanged, "refreshed": state.refreshed }),
+                    json!({
+                        "registered": state.registered,
+                        "exchanged": state.exchanged,
+                        "refreshed": state.refreshed,
+                    }),
                 )
             }
             _ => return None,
@@ -244,9 +253,11 @@ impl Authority {
             return Answer::error("invalid_redirect_uri", "redirect_uris is required");
         }
         let client_id = random("client-");
-        self.state()
+        let mut state = self.state();
+        state
             .clients
             .insert(client_id.clone(), redirect_uris.clone());
+        state.registered += 1;
         Answer::json(
             StatusCode::CREATED,
             json!({
@@ -263,11 +274,14 @@ impl Authority {
     fn authorize(&self, query: &HashMap<String, String>) -> Answer {
         let field = |name: &str| query.get(name).cloned().unwrap_or_default();
         let (client_id, redirect_uri) = (field("client_id"), field("redirect_uri"));
-        let registered = self
-            .state()
-            .clients
-            .get(&client_id)
-            .is_some_and(|uris| uris.contains(&redirect_uri));
+        let registered = if self.preregistered.as_ref() == Some(&client_id) {
+            redirect_uri.starts_with("http://127.0.0.1:")
+        } else {
+            self.state()
+                .clients
+                .get(&client_id)
+                .is_some_and(|uris| uris.contains(&redirect_uri))
+        };
         if !registered {
             return Answer::error("invalid_request", "unknown client_id or redirect_uri");
         }
