@@ -99,6 +99,9 @@ class Provider:
 def main() -> None:
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
+    # Listening before the address is announced: connections wait in the backlog until
+    # uvicorn accepts them, instead of being refused.
+    sock.listen(64)
     port = sock.getsockname()[1]
     base = f"http://127.0.0.1:{port}"
     server = MCPServer(
