@@ -415,3 +415,73 @@ fn a_client_id_from_the_definition_skips_registration() {
     assert_eq!(stats["registered"], 0, "no dynamic registration");
     assert_eq!(world.ls(), Ok(5));
 }
+
+/// `mcpick serve` uses the stored sign-in for its upstream, and says in its log which
+/// upstream needs a login once the sign-in is revoked.
+#[test]
+fn serve_uses_the_sign_in_and_logs_a_needed_login() {
+    let mut world = World::new("serve", &[]);
+    world.login();
+    let out = world.run(&["ls", "-s", "docs", "--json"], &[]);
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let uri = common::resources(&doc)[0]["uri"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let set = world.dir.join("set.json").to_string_lossy().into_owned();
+    let out = world.run(&["pin", "-s", "docs", "--set", &set, &uri], &[]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+
+    let serve_log = |world: &World, name: &str| -> String {
+        let log = world.dir.join(name);
+        let data = world.data.to_string_lossy().into_owned();
+        let home = common::isolated_home().to_string_lossy().into_owned();
+        let log_arg = log.to_string_lossy().into_owned();
+        let _serve = Background::start(
+            mcpick_bin(),
+            &[
+                "serve",
+                "--set",
+                &set,
+                "--http",
+                "127.0.0.1:0",
+                "--log",
+                &log_arg,
+            ],
+            &[("MCPICK_DATA_DIR", &data), ("HOME", &home)],
+        );
+        // Wait for the line serve writes once its upstreams are connected.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        loop {
+            let text = std::fs::read_to_string(&log).unwrap_or_default();
+            if text.contains("publishing") {
+                return text;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "serve never published: {text}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    };
+
+    let signed_in = serve_log(&world, "serve-1.log");
+    assert!(
+        signed_in.contains("publishing ") && !signed_in.contains("publishing 0 "),
+        "{signed_in}"
+    );
+    assert!(!signed_in.contains("unavailable"), "{signed_in}");
+    let (access, refresh) = world.tokens();
+
+    world.control("revoke-all");
+    let revoked = serve_log(&world, "serve-2.log");
+    assert!(
+        revoked.contains("server `docs` is unavailable: needs login: run `mcpick login docs`"),
+        "{revoked}"
+    );
+    for log in [&signed_in, &revoked] {
+        assert!(!log.contains(&access) && !log.contains(&refresh), "{log}");
+    }
+    let written = std::fs::read_to_string(&set).unwrap();
+    assert!(!written.contains(&access) && !written.contains(&refresh));
+}
