@@ -485,3 +485,19 @@ fn serve_uses_the_sign_in_and_logs_a_needed_login() {
     let written = std::fs::read_to_string(&set).unwrap();
     assert!(!written.contains(&access) && !written.contains(&refresh));
 }
+
+/// A server without OAuth is not signed in to: nothing is registered or stored.
+#[test]
+fn login_to_a_server_without_oauth_says_so() {
+    let plain = Background::start(mcpick_bin(), &["demo-server", "--http", "127.0.0.1:0"], &[]);
+    let mut world = World::new("plain", &[]);
+    let url = plain.at("/mcp");
+    let out = world.run(&["login", "--url", &url, "--wait", "5"], &[]);
+    assert_eq!(exit_code(&out), 1, "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("does not ask for a sign-in"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!world.data.join("tokens").exists());
+}

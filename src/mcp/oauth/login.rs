@@ -52,6 +52,12 @@ pub async fn login(url: &str, options: LoginOptions<'_>) -> Result<(), String> {
         .resolve_metadata_from_challenge(challenge.as_deref())
         .await
         .map_err(|e| format!("OAuth discovery failed: {e}"))?;
+    if !resolution.source.is_discovered() {
+        return Err(match challenge {
+            None => "the server does not ask for a sign-in and publishes no OAuth metadata".into(),
+            Some(_) => "the server asks for a sign-in but publishes no OAuth metadata".into(),
+        });
+    }
     manager.set_metadata(resolution.metadata.clone());
 
     let listener = TcpListener::bind(("127.0.0.1", 0))
