@@ -619,3 +619,23 @@ fn with_stderr_tail(reason: String, log: &ServerLog) -> String {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::login_argument;
+
+    #[test]
+    fn login_names_a_defined_server_and_an_ad_hoc_one_by_url() {
+        assert_eq!(
+            login_argument("docs", "https://docs.example.com/mcp"),
+            "docs"
+        );
+        assert_eq!(
+            login_argument(
+                "docs.example.com",
+                "https://docs.example.com/mcp?key=SECRET1"
+            ),
+            "--url https://docs.example.com/mcp?key=***"
+        );
+    }
+}

@@ -353,6 +353,21 @@ mod tests {
     }
 
     #[test]
+    fn only_a_challenge_naming_resource_metadata_means_oauth() {
+        let seen = |header: Option<&str>| {
+            let challenge = Challenge::default();
+            *challenge.0.lock().unwrap() = header.map(str::to_string);
+            (challenge.seen(), challenge.wants_oauth())
+        };
+        assert_eq!(seen(None), (false, false));
+        assert_eq!(seen(Some("Bearer realm=\"x\"")), (true, false));
+        assert_eq!(
+            seen(Some("Bearer resource_metadata=\"http://h/.well-known/x\"")),
+            (true, true)
+        );
+    }
+
+    #[test]
     fn only_the_same_origin_is_followed() {
         let first = url("http://127.0.0.1:3000/mcp?token=SECRET");
         assert!(check_redirect(&first, &url("http://127.0.0.1:3000/other")).is_ok());
