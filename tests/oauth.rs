@@ -501,3 +501,24 @@ fn login_to_a_server_without_oauth_says_so() {
     );
     assert!(!world.data.join("tokens").exists());
 }
+
+/// A sign-in revoked in the middle of a session (after the handshake) reads as "needs
+/// login" too, not as a transport error.
+#[test]
+fn a_sign_in_revoked_mid_session_needs_login() {
+    let mut world = World::new("mid-session", &["--revoke-after", "1"]);
+    world.login();
+    let out = world.run(&["ls", "-s", "docs"], &[]);
+    assert_ne!(exit_code(&out), 0);
+    assert!(
+        stdout(&out).contains("protocol 2026-07-28"),
+        "the handshake went through: {}",
+        stdout(&out)
+    );
+    assert!(
+        stderr(&out).contains("needs login: run `mcpick login docs`"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(world.servers_line(), "sign-in: needs login");
+}

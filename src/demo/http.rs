@@ -26,7 +26,7 @@ use rmcp::transport::streamable_http_server::{
 use tokio::{net::TcpListener, sync::mpsc};
 
 use super::{
-    oauth::Authority,
+    oauth::{Authority, OAuthOptions},
     server::{DemoServer, Shared},
     sse::{self, MESSAGE_PATH, SSE_PATH, Sessions},
 };
@@ -39,7 +39,7 @@ pub(crate) async fn serve(
     shared: Arc<Shared>,
     addr: SocketAddr,
     required: Option<(String, String)>,
-    oauth: Option<(u64, Option<String>)>,
+    oauth: Option<OAuthOptions>,
 ) -> anyhow::Result<()> {
     let listener = TcpListener::bind(addr).await?;
     let local = listener.local_addr()?;
@@ -65,17 +65,16 @@ pub(crate) async fn serve_on(
     serve_guarded(shared, listener, required, None).await
 }
 
-/// [`serve_on`], and with `oauth` behind OAuth (see [`super::oauth`]): tokens live that many
-/// seconds; the client ID is known without registration.
+/// [`serve_on`], and with `oauth` behind OAuth (see [`super::oauth`]).
 async fn serve_guarded(
     shared: Arc<Shared>,
     listener: TcpListener,
     required: Option<(String, String)>,
-    oauth: Option<(u64, Option<String>)>,
+    oauth: Option<OAuthOptions>,
 ) -> anyhow::Result<()> {
     let required = Arc::new(required);
     let local = listener.local_addr()?;
-    let authority = oauth.map(|(ttl, client)| Arc::new(Authority::new(local, ttl, client)));
+    let authority = oauth.map(|options| Arc::new(Authority::new(local, options)));
     // rmcp refuses Host headers that are not loopback by default (DNS rebinding defence).
     // Binding a non-loopback address means remote clients are wanted, so let them in.
     let mut config = StreamableHttpServerConfig::default();

@@ -155,6 +155,11 @@ pub struct DemoArgs {
     /// for a server without dynamic registration; any loopback redirect URI is accepted).
     #[arg(long, value_name = "ID", requires = "oauth")]
     pub oauth_client: Option<String>,
+
+    /// With --oauth: revoke every grant (access and refresh tokens) once N MCP requests were
+    /// let through, as an administrator revoking a sign-in mid-session would.
+    #[arg(long, value_name = "N", requires = "oauth", value_parser = clap::value_parser!(u64).range(1..))]
+    pub revoke_after: Option<u64>,
 }
 
 impl Default for DemoArgs {
@@ -182,6 +187,7 @@ impl Default for DemoArgs {
             oauth: false,
             token_ttl: 3600,
             oauth_client: None,
+            revoke_after: None,
         }
     }
 }
@@ -224,9 +230,11 @@ pub async fn serve_http(args: DemoArgs, addr: SocketAddr) -> anyhow::Result<()> 
         .map(crate::mcp::spec::parse_header)
         .transpose()
         .map_err(anyhow::Error::msg)?;
-    let oauth = args
-        .oauth
-        .then(|| (args.token_ttl, args.oauth_client.clone()));
+    let oauth = args.oauth.then(|| oauth::OAuthOptions {
+        ttl: args.token_ttl,
+        client: args.oauth_client.clone(),
+        revoke_after: args.revoke_after,
+    });
     http::serve(Shared::new(&args), addr, required, oauth).await
 }
 

@@ -11,7 +11,8 @@
 //! - `/oauth/token`: the code with its PKCE verifier (S256, checked), or a refresh token
 //!   (rotated); access tokens live `--token-ttl` seconds.
 //!
-//! Test controls, what an administrator would do: `POST /oauth/expire-all` ends every access
+//! `--revoke-after N` revokes every grant once N requests were let through (a sign-in
+//! revoked in the middle of a session). Test controls, what an administrator would do: `POST /oauth/expire-all` ends every access
 //! token (refresh tokens keep working), `POST /oauth/revoke-all` ends every grant, and
 //! `GET /oauth/stats` counts codes exchanged and refreshes.
 
@@ -34,6 +35,14 @@ const ISSUER_PATH: &str = "/oauth";
 const RESOURCE_METADATA_PATH: &str = "/.well-known/oauth-protected-resource/mcp";
 const SERVER_METADATA_PATH: &str = "/.well-known/oauth-authorization-server/oauth";
 
+/// How the fixture behaves: `--token-ttl`, `--oauth-client`, `--revoke-after`.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct OAuthOptions {
+    pub ttl: u64,
+    pub client: Option<String>,
+    pub revoke_after: Option<u64>,
+}
+
 /// The authorization server and the token check of one demo server.
 pub(crate) struct Authority {
     base: String,
@@ -41,6 +50,8 @@ pub(crate) struct Authority {
     /// A client ID known without registration (`--oauth-client`); any loopback redirect
     /// URI is accepted for it (RFC 8252 §7.3).
     preregistered: Option<String>,
+    /// `--revoke-after N`: every grant is revoked once N requests were let through.
+    revoke_after: Option<u64>,
     state: Mutex<State>,
 }
 
@@ -55,6 +66,8 @@ struct State {
     registered: u64,
     exchanged: u64,
     refreshed: u64,
+    /// MCP requests let through with a live token.
+    served: u64,
 }
 
 struct Grant {
@@ -120,11 +133,12 @@ fn random(prefix: &str) -> String {
 }
 
 impl Authority {
-    pub(crate) fn new(local: SocketAddr, ttl: u64, preregistered: Option<String>) -> Self {
+    pub(crate) fn new(local: SocketAddr, options: OAuthOptions) -> Self {
         Authority {
             base: format!("http://{local}"),
-            ttl,
-            preregistered,
+            ttl: options.ttl,
+            preregistered: options.client,
+            revoke_after: options.revoke_after,
             state: Mutex::new(State::default()),
         }
     }
@@ -139,15 +153,22 @@ impl Authority {
             .get(http::header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.strip_prefix("Bearer "));
+        let mut state = self.state();
         let live = presented.is_some_and(|token| {
-            self.state()
+            state
                 .access
                 .get(token)
                 .is_some_and(|&expiry| now() < expiry)
         });
         if live {
+            state.served += 1;
+            if self.revoke_after.is_some_and(|n| state.served >= n) {
+                state.access.clear();
+                state.refresh.clear();
+            }
             return None;
         }
+        drop(state);
         let mut challenge = format!(
             "Bearer resource_metadata=\"{}{RESOURCE_METADATA_PATH}\", scope=\"mcp\"",
             self.base

@@ -73,6 +73,9 @@ pub struct Connection {
     /// The definition's secret values, scrubbed from every error this connection reports.
     secrets: crate::redact::Secrets,
     events: tokio::sync::broadcast::Sender<super::events::ServerEvent>,
+    /// Streamable HTTP: the server's last 401 challenge and what to give `mcpick login`, so
+    /// a sign-in revoked mid-session reads as "needs login".
+    sign_in: Option<(super::http::Challenge, String)>,
     _group: Option<ProcessGroup>,
 }
 
@@ -168,6 +171,7 @@ impl Connection {
         };
         let timeout = options.timeout;
         let limit = options.max_message;
+        let mut watch_sign_in = None;
         let (service, transport, group) = match &spec.transport {
             TransportSpec::Stdio {
                 command,
@@ -244,7 +248,10 @@ impl Connection {
                     });
                 }
                 match result {
-                    Ok(service) => (service, "http", None),
+                    Ok(service) => {
+                        watch_sign_in = Some((challenge, login_argument(&spec.name, url)));
+                        (service, "http", None)
+                    }
                     Err(http_error) => {
                         match connect_sse(state, url, headers, timeout, limit, log.clone()).await {
                             Ok(service) => (service, "sse", None),
@@ -279,6 +286,7 @@ impl Connection {
             timeout,
             secrets: Default::default(),
             events,
+            sign_in: watch_sign_in,
             _group: group,
         })
     }
@@ -372,7 +380,12 @@ impl Connection {
         match tokio::time::timeout(self.timeout, future).await {
             Ok(Ok(value)) => Ok(value),
             Ok(Err(error)) => {
-                let error = McpError::from_service(method, error).scrubbed(&self.secrets);
+                let error = match &self.sign_in {
+                    Some((challenge, login)) if challenge.wants_oauth() => McpError::NeedsLogin {
+                        login: login.clone(),
+                    },
+                    _ => McpError::from_service(method, error).scrubbed(&self.secrets),
+                };
                 self.log.push(LogSource::Client, &error.to_string());
                 Err(error)
             }

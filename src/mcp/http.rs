@@ -139,10 +139,12 @@ impl LimitedClient {
         &self,
         result: Result<T, StreamableHttpError<reqwest::Error>>,
     ) -> Result<T, StreamableHttpError<reqwest::Error>> {
-        if let Err(StreamableHttpError::AuthRequired(e)) = &result {
-            *self.challenge.0.lock().unwrap_or_else(|e| e.into_inner()) =
-                Some(e.www_authenticate_header.clone());
-        }
+        let seen = match &result {
+            Err(StreamableHttpError::AuthRequired(e)) => Some(e.www_authenticate_header.clone()),
+            _ => None,
+        };
+        // The last answer counts: a 401 followed by a successful retry is forgotten.
+        *self.challenge.0.lock().unwrap_or_else(|e| e.into_inner()) = seen;
         result
     }
 
