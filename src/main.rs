@@ -91,6 +91,8 @@ async fn run(cli: Cli) -> ExitCode {
             Command::Lock(args) => commands::lock::lock(args).await,
             Command::Diff(args) => commands::lock::diff(args).await,
             Command::Check(args) => commands::check::run(args).await,
+            Command::Login(args) => commands::login::login(args).await,
+            Command::Logout(args) => commands::login::logout(args),
             Command::DemoServer(_)
             | Command::Servers(_)
             | Command::Install(_)

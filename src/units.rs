@@ -15,9 +15,27 @@ pub fn human_size(bytes: u64) -> String {
     format!("{value:.1} {}", UNITS[unit])
 }
 
+/// A span for people, rounded down to its largest unit: 45 s, 59 min, 3 h, 2 days.
+pub fn duration_words(secs: u64) -> String {
+    match secs {
+        0..60 => format!("{secs} s"),
+        60..3600 => format!("{} min", secs / 60),
+        3600..86_400 => format!("{} h", secs / 3600),
+        _ => format!("{} days", secs / 86_400),
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::human_size;
+    use super::{duration_words, human_size};
+
+    #[test]
+    fn durations_read_well() {
+        assert_eq!(duration_words(45), "45 s");
+        assert_eq!(duration_words(3599), "59 min");
+        assert_eq!(duration_words(7200), "2 h");
+        assert_eq!(duration_words(3 * 86_400), "3 days");
+    }
 
     #[test]
     fn sizes_read_well() {

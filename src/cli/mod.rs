@@ -85,6 +85,16 @@ printed: env and header values show their placeholder as written (${API_TOKEN}) 
 Exit status: 0 ok, 1 a definition or a file has an error."
     )]
     Servers(ServersArgs),
+    /// Sign in to an OAuth-protected HTTP server: the authorization page opens in the
+    /// browser ($BROWSER, else the system's), its address is printed too, and the tokens are
+    /// kept for that server only, in an owner-only file in the user data directory.
+    #[command(
+        after_help = "Registration: --client-id when given, else the server's dynamic client registration.\n\n\
+Examples:\n  mcpick login docs\n  mcpick login --url https://mcp.example.com/mcp\n  mcpick login docs --client-id my-app --scope read"
+    )]
+    Login(LoginArgs),
+    /// Forget the sign-in of a server (deletes its stored tokens).
+    Logout(LogoutArgs),
     /// Run the built-in demo MCP server on stdin/stdout (or Streamable HTTP with --http).
     ///
     /// It publishes a few hundred realistic resources (nested paths, every kind of annotation,
@@ -232,6 +242,55 @@ pub struct ConfigArgs {
     /// or `servers` when the name ends in .json).
     #[arg(long = "config", value_name = "FILE")]
     pub file: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct LoginArgs {
+    /// The server, by name (see `mcpick servers`).
+    #[arg(
+        value_name = "NAME",
+        required_unless_present = "url",
+        conflicts_with = "url"
+    )]
+    pub name: Option<String>,
+
+    /// An HTTP server not in any config file.
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+
+    /// A client ID registered with the authorization server beforehand, for servers without
+    /// dynamic client registration.
+    #[arg(long, value_name = "ID")]
+    pub client_id: Option<String>,
+
+    /// A scope to ask for (repeatable); default: what the server asks for.
+    #[arg(long = "scope", value_name = "SCOPE")]
+    pub scopes: Vec<String>,
+
+    /// Seconds to wait for the browser to come back.
+    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    pub wait: u64,
+
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct LogoutArgs {
+    /// The server, by name (see `mcpick servers`).
+    #[arg(
+        value_name = "NAME",
+        required_unless_present = "url",
+        conflicts_with = "url"
+    )]
+    pub name: Option<String>,
+
+    /// An HTTP server not in any config file.
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 #[derive(Debug, Args)]

@@ -6,6 +6,7 @@ pub mod context;
 pub mod export;
 pub mod install;
 pub mod lock;
+pub mod login;
 pub mod ls;
 pub mod marks;
 pub mod preview;

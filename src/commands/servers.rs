@@ -51,6 +51,9 @@ pub struct DefinitionEntry {
     pub format: &'static str,
     /// Why the definition cannot be used (names the file and the field).
     pub error: Option<String>,
+    /// An HTTP server's OAuth sign-in: `signed in (expires in 59 min)` or `needs login`;
+    /// null when it never asked for one. No token is ever shown.
+    pub sign_in: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -156,8 +159,40 @@ impl DefinitionEntry {
             scope: definition.scope,
             format: definition.format.name(),
             error: definition.error().map(str::to_string),
+            sign_in: definition.spec.as_ref().ok().and_then(sign_in),
         }
     }
+}
+
+/// The sign-in state of an HTTP server, in words (see [`crate::mcp::oauth::SignIn`]).
+fn sign_in(spec: &crate::mcp::ServerSpec) -> Option<String> {
+    use crate::mcp::oauth::{SignIn, TokenStore};
+    let TransportSpec::Http { url, .. } = &spec.transport else {
+        return None;
+    };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    Some(match TokenStore::for_url(url)?.sign_in()? {
+        SignIn::NeedsLogin => "needs login".into(),
+        SignIn::SignedIn { expires: None, .. } => "signed in".into(),
+        SignIn::SignedIn {
+            expires: Some(at),
+            refreshable,
+        } if at <= now => {
+            if refreshable {
+                "signed in (token expired; refreshed on next use)".into()
+            } else {
+                "signed in (token expired; run `mcpick login` again)".into()
+            }
+        }
+        SignIn::SignedIn {
+            expires: Some(at), ..
+        } => format!(
+            "signed in (expires in {})",
+            crate::units::duration_words(at - now)
+        ),
+    })
 }
 
 /// The command line (arguments with spaces quoted) or the URL.
@@ -253,6 +288,9 @@ fn print_table(list: &ServerList, locations: &Locations) -> std::io::Result<()> 
                     let pairs: Vec<String> = map.iter().map(|(k, v)| format!("{k}={v}")).collect();
                     writeln!(out, "    {what}: {}", sanitize::line(&pairs.join(" "), 300))?;
                 }
+            }
+            if let Some(sign_in) = &d.sign_in {
+                writeln!(out, "    sign-in: {sign_in}")?;
             }
             if let Some(error) = &d.error {
                 writeln!(out, "    error: {}", sanitize::line(error, 1000))?;

@@ -252,6 +252,8 @@ pub struct Definition {
     pub shown: Option<TransportSpec>,
     /// The expanded definition, or why it failed (naming the file and the field).
     pub spec: Result<ServerSpec, String>,
+    /// `oauth = { client_id, scopes }`: a client registered beforehand, for `mcpick login`.
+    pub oauth: Option<crate::mcp::oauth::ClientConfig>,
 }
 
 impl Definition {

@@ -13,10 +13,13 @@ use crate::hosts::{self, Dialect, Host};
 
 use super::expand::{Vars, expand, shown_secret};
 use super::{Definition, Format, Source};
+use crate::mcp::oauth::ClientConfig;
 use crate::mcp::{ServerSpec, TransportSpec};
 
 /// Fields mcpick's own format accepts; any other is a mistake worth reporting.
-const MCPICK_FIELDS: [&str; 7] = ["type", "command", "args", "env", "cwd", "url", "headers"];
+const MCPICK_FIELDS: [&str; 8] = [
+    "type", "command", "args", "env", "cwd", "url", "headers", "oauth",
+];
 
 /// The definitions of one source. An error here is about the whole file (its shape); a
 /// problem with one server is kept in that server's [`Definition::spec`].
@@ -69,9 +72,14 @@ pub(super) fn definitions(
         .map(|(name, value)| {
             let field = format!("{prefix}{}", key_segment(name, false));
             let (shown, spec) = server(name, &value, &field, vars, inputs, strict);
+            let (oauth, spec) = match oauth_client(&value, &field) {
+                Ok(oauth) => (oauth, spec),
+                Err(e) => (None, Err(e)),
+            };
             Definition {
                 name: name.clone(),
                 path: source.path.clone(),
+                oauth,
                 spec: spec.map_err(|e| format!("{file}: {e}")),
                 field,
                 scope: source.scope,
@@ -290,6 +298,26 @@ impl RawServer {
             }
         })
     }
+}
+
+/// `oauth = { client_id = "…", scopes = ["…"] }` (`clientId` too, as Claude Code writes it):
+/// a client registered beforehand, for servers without dynamic registration.
+fn oauth_client(value: &Value, field: &str) -> Result<Option<ClientConfig>, String> {
+    let Some(oauth) = value.get("oauth").filter(|v| !v.is_null()) else {
+        return Ok(None);
+    };
+    let field = format!("{field}.oauth");
+    let object = oauth
+        .as_object()
+        .ok_or_else(|| format!("{field}: expected an object (client_id, scopes)"))?;
+    let client_id = match string(object, "client_id", &field)? {
+        Some(id) => Some(id),
+        None => string(object, "clientId", &field)?,
+    };
+    Ok(Some(ClientConfig {
+        client_id: client_id.filter(|id| !id.trim().is_empty()),
+        scopes: strings(object, "scopes", &field)?,
+    }))
 }
 
 fn string(object: &Map<String, Value>, key: &str, field: &str) -> Result<Option<String>, String> {

@@ -26,6 +26,7 @@ use rmcp::transport::streamable_http_server::{
 use tokio::{net::TcpListener, sync::mpsc};
 
 use super::{
+    oauth::{Authority, OAuthOptions},
     server::{DemoServer, Shared},
     sse::{self, MESSAGE_PATH, SSE_PATH, Sessions},
 };
@@ -38,6 +39,7 @@ pub(crate) async fn serve(
     shared: Arc<Shared>,
     addr: SocketAddr,
     required: Option<(String, String)>,
+    oauth: Option<OAuthOptions>,
 ) -> anyhow::Result<()> {
     let listener = TcpListener::bind(addr).await?;
     let local = listener.local_addr()?;
@@ -47,20 +49,32 @@ pub(crate) async fn serve(
         stdout.flush()?;
     }
     tokio::select! {
-        result = serve_on(shared, listener, required) => result,
+        result = serve_guarded(shared, listener, required, oauth) => result,
         _ = tokio::signal::ctrl_c() => Ok(()),
     }
 }
 
 /// Serves MCP on an already bound listener, forever. With `required`, requests without that
 /// exact header are refused with 401 (to test that clients send configured headers).
+#[cfg(test)]
 pub(crate) async fn serve_on(
     shared: Arc<Shared>,
     listener: TcpListener,
     required: Option<(String, String)>,
 ) -> anyhow::Result<()> {
+    serve_guarded(shared, listener, required, None).await
+}
+
+/// [`serve_on`], and with `oauth` behind OAuth (see [`super::oauth`]).
+async fn serve_guarded(
+    shared: Arc<Shared>,
+    listener: TcpListener,
+    required: Option<(String, String)>,
+    oauth: Option<OAuthOptions>,
+) -> anyhow::Result<()> {
     let required = Arc::new(required);
     let local = listener.local_addr()?;
+    let authority = oauth.map(|options| Arc::new(Authority::new(local, options)));
     // rmcp refuses Host headers that are not loopback by default (DNS rebinding defence).
     // Binding a non-loopback address means remote clients are wanted, so let them in.
     let mut config = StreamableHttpServerConfig::default();
@@ -89,15 +103,30 @@ pub(crate) async fn serve_on(
         let required = required.clone();
         let shared = shared.clone();
         let sessions = sessions.clone();
+        let authority = authority.clone();
         tokio::spawn(async move {
             let route = service_fn(move |req: Request<Incoming>| {
                 let mcp = mcp.clone();
                 let required = required.clone();
                 let shared = shared.clone();
                 let sessions = sessions.clone();
+                let authority = authority.clone();
                 async move {
                     if let Some(to) = moved(req.uri()) {
                         return Ok::<_, Infallible>(redirect(&to));
+                    }
+                    if let Some(authority) = &authority {
+                        let path = req.uri().path();
+                        if [MCP_PATH, SSE_PATH, MESSAGE_PATH].contains(&path) {
+                            if let Some(refused) = authority.check(req.headers()) {
+                                return Ok(refused.into_response(|b| Routed::Chunk(Some(b))));
+                            }
+                        } else {
+                            return Ok(match authority.route(req).await {
+                                Some(answer) => answer.into_response(|b| Routed::Chunk(Some(b))),
+                                None => not_found(),
+                            });
+                        }
                     }
                     let path = req.uri().path();
                     if ![MCP_PATH, SSE_PATH, MESSAGE_PATH].contains(&path) {

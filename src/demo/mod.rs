@@ -16,6 +16,7 @@ mod content;
 pub mod hostile;
 mod http;
 mod misbehave;
+mod oauth;
 mod server;
 mod sse;
 pub mod synth;
@@ -144,6 +145,26 @@ pub struct DemoArgs {
     /// printed as `listening on http://ADDR/mcp`).
     #[arg(long, value_name = "ADDR")]
     pub http: Option<SocketAddr>,
+
+    /// With --http: protect the server with OAuth, with its own authorization server
+    /// (metadata discovery, dynamic registration, an authorize endpoint that approves at
+    /// once, PKCE, refresh). For `mcpick login` and its tests.
+    #[arg(long, requires = "http")]
+    pub oauth: bool,
+
+    /// With --oauth: seconds an access token lives.
+    #[arg(long, value_name = "SECS", default_value_t = 3600, requires = "oauth")]
+    pub token_ttl: u64,
+
+    /// With --oauth: a client ID the authorization server knows without registration (as
+    /// for a server without dynamic registration; any loopback redirect URI is accepted).
+    #[arg(long, value_name = "ID", requires = "oauth")]
+    pub oauth_client: Option<String>,
+
+    /// With --oauth: revoke every grant (access and refresh tokens) once N MCP requests were
+    /// let through, as an administrator revoking a sign-in mid-session would.
+    #[arg(long, value_name = "N", requires = "oauth", value_parser = clap::value_parser!(u64).range(1..))]
+    pub revoke_after: Option<u64>,
 }
 
 impl Default for DemoArgs {
@@ -169,6 +190,10 @@ impl Default for DemoArgs {
             churn: None,
             start_delay: None,
             http: None,
+            oauth: false,
+            token_ttl: 3600,
+            oauth_client: None,
+            revoke_after: None,
         }
     }
 }
@@ -211,7 +236,12 @@ pub async fn serve_http(args: DemoArgs, addr: SocketAddr) -> anyhow::Result<()> 
         .map(crate::mcp::spec::parse_header)
         .transpose()
         .map_err(anyhow::Error::msg)?;
-    http::serve(Shared::new(&args), addr, required).await
+    let oauth = args.oauth.then(|| oauth::OAuthOptions {
+        ttl: args.token_ttl,
+        client: args.oauth_client.clone(),
+        revoke_after: args.revoke_after,
+    });
+    http::serve(Shared::new(&args), addr, required, oauth).await
 }
 
 /// `--start-delay`: a server slow to start answers nothing until it is up.

@@ -94,7 +94,7 @@ pub(crate) async fn post(sessions: &Sessions, req: Request<Incoming>) -> Respons
     plain(StatusCode::ACCEPTED, "")
 }
 
-async fn read_body(mut body: Incoming) -> Option<Vec<u8>> {
+pub(crate) async fn read_body(mut body: Incoming) -> Option<Vec<u8>> {
     let mut out = Vec::new();
     while let Some(frame) =
         std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx)).await

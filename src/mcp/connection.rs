@@ -73,6 +73,9 @@ pub struct Connection {
     /// The definition's secret values, scrubbed from every error this connection reports.
     secrets: crate::redact::Secrets,
     events: tokio::sync::broadcast::Sender<super::events::ServerEvent>,
+    /// Streamable HTTP: the server's last 401 challenge and what to give `mcpick login`, so
+    /// a sign-in revoked mid-session reads as "needs login".
+    sign_in: Option<(super::http::Challenge, String)>,
     _group: Option<ProcessGroup>,
 }
 
@@ -99,7 +102,15 @@ impl Connection {
         options: &ConnectOptions,
         log: ServerLog,
     ) -> Result<Connection, McpError> {
-        let secrets = spec.transport.secrets();
+        let mut secrets = spec.transport.secrets();
+        // Stored OAuth tokens are scrubbed like the definition's own secrets.
+        if let TransportSpec::Http { url, .. } = &spec.transport
+            && let Some(store) = super::oauth::TokenStore::for_url(url)
+        {
+            for token in store.secrets() {
+                secrets.add_value(&token);
+            }
+        }
         match Self::connect_remembering(spec, options, log).await {
             Ok(connection) => Ok(Connection {
                 secrets,
@@ -160,6 +171,7 @@ impl Connection {
         };
         let timeout = options.timeout;
         let limit = options.max_message;
+        let mut watch_sign_in = None;
         let (service, transport, group) = match &spec.transport {
             TransportSpec::Stdio {
                 command,
@@ -205,8 +217,41 @@ impl Connection {
             }
             TransportSpec::Http { url, headers } => {
                 let headers = header_map(headers)?;
-                match connect_streamable(state.clone(), url, &headers, timeout, limit).await {
-                    Ok(service) => (service, "http", None),
+                // A definition with its own Authorization header keeps it; else a stored
+                // sign-in is used (see [`super::oauth`]).
+                let sign_in = if headers.contains_key(reqwest::header::AUTHORIZATION) {
+                    None
+                } else {
+                    super::oauth::stored_sign_in(url)
+                        .await
+                        .map_err(|reason| McpError::Connect {
+                            target: url.clone(),
+                            reason,
+                        })?
+                };
+                let signed_in = sign_in.is_some();
+                let (result, challenge) = connect_streamable(
+                    state.clone(),
+                    url,
+                    &headers,
+                    timeout,
+                    limit,
+                    sign_in.map(|(manager, _)| manager),
+                )
+                .await;
+                if result.is_err() && (challenge.wants_oauth() || (signed_in && challenge.seen())) {
+                    if let Some(store) = super::oauth::TokenStore::for_url(url) {
+                        store.mark_needs_login();
+                    }
+                    return Err(McpError::NeedsLogin {
+                        login: login_argument(&spec.name, url),
+                    });
+                }
+                match result {
+                    Ok(service) => {
+                        watch_sign_in = Some((challenge, login_argument(&spec.name, url)));
+                        (service, "http", None)
+                    }
                     Err(http_error) => {
                         match connect_sse(state, url, headers, timeout, limit, log.clone()).await {
                             Ok(service) => (service, "sse", None),
@@ -241,6 +286,7 @@ impl Connection {
             timeout,
             secrets: Default::default(),
             events,
+            sign_in: watch_sign_in,
             _group: group,
         })
     }
@@ -334,7 +380,12 @@ impl Connection {
         match tokio::time::timeout(self.timeout, future).await {
             Ok(Ok(value)) => Ok(value),
             Ok(Err(error)) => {
-                let error = McpError::from_service(method, error).scrubbed(&self.secrets);
+                let error = match &self.sign_in {
+                    Some((challenge, login)) if challenge.wants_oauth() => McpError::NeedsLogin {
+                        login: login.clone(),
+                    },
+                    _ => McpError::from_service(method, error).scrubbed(&self.secrets),
+                };
                 self.log.push(LogSource::Client, &error.to_string());
                 Err(error)
             }
@@ -462,6 +513,19 @@ fn tidy(message: &str) -> String {
     out
 }
 
+/// What `mcpick login` needs to find this server: its name, or `--url URL` for an ad-hoc
+/// server (whose name is the URL's host).
+fn login_argument(name: &str, url: &str) -> String {
+    let host = url::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_string));
+    if host.as_deref() == Some(name) {
+        format!("--url {}", crate::redact::url(url))
+    } else {
+        name.to_string()
+    }
+}
+
 fn http_client() -> Result<reqwest::Client, McpError> {
     super::http::client().map_err(|e| McpError::Connect {
         target: "HTTP".into(),
@@ -469,21 +533,42 @@ fn http_client() -> Result<reqwest::Client, McpError> {
     })
 }
 
+/// Connects over Streamable HTTP, signed in through rmcp's `AuthClient` when `sign_in` is
+/// given (it sends the token, refreshes it before expiry and once on a 401). Also returns
+/// the server's 401 challenge, if it sent one.
 async fn connect_streamable(
     state: ClientState,
     url: &str,
     headers: &reqwest::header::HeaderMap,
     timeout: Duration,
     limit: MessageLimit,
-) -> Result<RunningService<RoleClient, ClientState>, String> {
-    let client = LimitedClient::new(http_client().map_err(|e| e.to_string())?, limit);
+    sign_in: Option<rmcp::transport::auth::AuthorizationManager>,
+) -> (
+    Result<RunningService<RoleClient, ClientState>, String>,
+    super::http::Challenge,
+) {
+    let client = match http_client() {
+        Ok(client) => LimitedClient::new(client, limit),
+        Err(e) => return (Err(e.to_string()), Default::default()),
+    };
+    let challenge = client.challenge();
     let custom: HashMap<_, _> = headers
         .iter()
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
     let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
-    let transport = StreamableHttpClientTransport::with_client(client, config);
-    handshake(state, transport, timeout).await
+    let result = match sign_in {
+        Some(manager) => {
+            let client = rmcp::transport::auth::AuthClient::new(client, manager);
+            let transport = StreamableHttpClientTransport::with_client(client, config);
+            handshake(state, transport, timeout).await
+        }
+        None => {
+            let transport = StreamableHttpClientTransport::with_client(client, config);
+            handshake(state, transport, timeout).await
+        }
+    };
+    (result, challenge)
 }
 
 async fn connect_sse(
@@ -545,5 +630,25 @@ fn with_stderr_tail(reason: String, log: &ServerLog) -> String {
             "{reason}\n  server stderr (last lines):\n    {}",
             tail.join("\n    ")
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::login_argument;
+
+    #[test]
+    fn login_names_a_defined_server_and_an_ad_hoc_one_by_url() {
+        assert_eq!(
+            login_argument("docs", "https://docs.example.com/mcp"),
+            "docs"
+        );
+        assert_eq!(
+            login_argument(
+                "docs.example.com",
+                "https://docs.example.com/mcp?key=SECRET1"
+            ),
+            "--url https://docs.example.com/mcp?key=***"
+        );
     }
 }

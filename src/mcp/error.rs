@@ -66,6 +66,11 @@ pub enum McpError {
     /// names the file and the field. No connection was attempted.
     #[error("{reason}")]
     Config { reason: String },
+    /// The server wants an OAuth sign-in (it answered 401 with a challenge, or refused the
+    /// stored one and it could not be refreshed).
+    /// `login` is what to give `mcpick login`: the server's name, or `--url URL`.
+    #[error("needs login: run `mcpick login {login}`")]
+    NeedsLogin { login: String },
 }
 
 impl McpError {

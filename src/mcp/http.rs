@@ -12,7 +12,7 @@
 //! [`super::limit`]), so the request fails at once with `reply larger than N MiB`.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Once};
+use std::sync::{Arc, Mutex, Once};
 
 use futures::StreamExt;
 use futures::stream::BoxStream;
@@ -61,12 +61,18 @@ pub(crate) fn check_redirect(first: &Url, next: &Url) -> Result<(), CrossOriginR
     }
 }
 
-/// The reqwest client every HTTP transport uses.
-pub(crate) fn client() -> Result<reqwest::Client, reqwest::Error> {
+/// Installs the TLS crypto provider once; every reqwest client needs it first (rmcp's OAuth
+/// client builds its own).
+pub(crate) fn install_crypto() {
     static PROVIDER: Once = Once::new();
     PROVIDER.call_once(|| {
         let _ = rustls::crypto::ring::default_provider().install_default();
     });
+}
+
+/// The reqwest client every HTTP transport uses.
+pub(crate) fn client() -> Result<reqwest::Client, reqwest::Error> {
+    install_crypto();
     let policy = reqwest::redirect::Policy::custom(|attempt| {
         let Some(first) = attempt.previous().first().cloned() else {
             return attempt.follow();
@@ -85,16 +91,61 @@ pub(crate) fn client() -> Result<reqwest::Client, reqwest::Error> {
         .build()
 }
 
+/// The `WWW-Authenticate` value of the last 401 a [`LimitedClient`] received.
+#[derive(Clone, Default)]
+pub(crate) struct Challenge(Arc<Mutex<Option<String>>>);
+
+impl Challenge {
+    /// True when the server answered 401 with an OAuth challenge (one naming its
+    /// protected-resource metadata, as the MCP authorization specification asks).
+    pub(crate) fn wants_oauth(&self) -> bool {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_deref()
+            .is_some_and(|c| c.contains("resource_metadata"))
+    }
+
+    pub(crate) fn seen(&self) -> bool {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).is_some()
+    }
+}
+
 /// rmcp's reqwest client under mcpick's message-size limit.
 #[derive(Clone)]
 pub(crate) struct LimitedClient {
     inner: reqwest::Client,
     limit: MessageLimit,
+    /// Set when the server answered 401 with a `WWW-Authenticate` challenge: it wants an
+    /// OAuth sign-in (see [`super::oauth`]).
+    challenge: Challenge,
 }
 
 impl LimitedClient {
     pub(crate) fn new(inner: reqwest::Client, limit: MessageLimit) -> Self {
-        LimitedClient { inner, limit }
+        LimitedClient {
+            inner,
+            limit,
+            challenge: Challenge::default(),
+        }
+    }
+
+    /// Where the server's last 401 challenge is kept; shared by every clone.
+    pub(crate) fn challenge(&self) -> Challenge {
+        self.challenge.clone()
+    }
+
+    fn note<T>(
+        &self,
+        result: Result<T, StreamableHttpError<reqwest::Error>>,
+    ) -> Result<T, StreamableHttpError<reqwest::Error>> {
+        let seen = match &result {
+            Err(StreamableHttpError::AuthRequired(e)) => Some(e.www_authenticate_header.clone()),
+            _ => None,
+        };
+        // The last answer counts: a 401 followed by a successful retry is forgotten.
+        *self.challenge.0.lock().unwrap_or_else(|e| e.into_inner()) = seen;
+        result
     }
 
     /// The limits rmcp's client enforces on our behalf; errors it returns for them are
@@ -225,7 +276,7 @@ impl StreamableHttpClient for LimitedClient {
                 self.limits(limits),
             )
             .await;
-        match (response, id) {
+        match (self.note(response), id) {
             (Err(StreamableHttpError::ResponseBodyTooLarge { .. }), Some(id)) => {
                 Ok(self.answer_too_large(&id))
             }
@@ -243,10 +294,11 @@ impl StreamableHttpClient for LimitedClient {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<(), StreamableHttpError<Self::Error>> {
-        self.inner
+        let result = self
+            .inner
             .delete_session(uri, session_id, auth_header, custom_headers)
-            .await
-            .map_err(without_url)
+            .await;
+        self.note(result).map_err(without_url)
     }
 
     async fn get_stream(
@@ -279,7 +331,8 @@ impl StreamableHttpClient for LimitedClient {
     ) -> Result<BoxStream<'static, Result<Sse, SseError>>, StreamableHttpError<Self::Error>> {
         // The server's own stream carries notifications and requests, which answer no
         // request of ours: above the limit they are dropped (rmcp logs it).
-        self.inner
+        let result = self
+            .inner
             .get_stream_with_max_sse_event_size(
                 uri,
                 session_id,
@@ -288,8 +341,8 @@ impl StreamableHttpClient for LimitedClient {
                 custom_headers,
                 self.limit.bytes() + SSE_FIELD_SLACK,
             )
-            .await
-            .map_err(without_url)
+            .await;
+        self.note(result).map_err(without_url)
     }
 }
 
@@ -299,6 +352,21 @@ mod tests {
 
     fn url(s: &str) -> Url {
         Url::parse(s).unwrap()
+    }
+
+    #[test]
+    fn only_a_challenge_naming_resource_metadata_means_oauth() {
+        let seen = |header: Option<&str>| {
+            let challenge = Challenge::default();
+            *challenge.0.lock().unwrap() = header.map(str::to_string);
+            (challenge.seen(), challenge.wants_oauth())
+        };
+        assert_eq!(seen(None), (false, false));
+        assert_eq!(seen(Some("Bearer realm=\"x\"")), (true, false));
+        assert_eq!(
+            seen(Some("Bearer resource_metadata=\"http://h/.well-known/x\"")),
+            (true, true)
+        );
     }
 
     #[test]

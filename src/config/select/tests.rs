@@ -53,6 +53,7 @@ fn demo_is_the_default() {
 fn config() -> Config {
     let definition = |name: &str, spec: Result<ServerSpec, String>| KnownServer {
         definition: Definition {
+            oauth: None,
             name: name.into(),
             path: "/p/.mcp.json".into(),
             field: format!("mcpServers.{name}"),

@@ -1,0 +1,107 @@
+//! `mcpick login` / `mcpick logout`: sign in to an OAuth-protected HTTP server, or forget the
+//! sign-in. The flow itself is [`crate::mcp::oauth`]'s; this finds the server's URL and
+//! reports. Tokens are never printed.
+
+use std::time::Duration;
+
+use super::{Exit, report, usage_error};
+use crate::cli::{LoginArgs, LogoutArgs};
+use crate::mcp::TransportSpec;
+use crate::mcp::oauth::{self, ClientConfig, LoginOptions, TokenStore};
+
+/// The server's name for messages, its URL and its definition's `oauth` client.
+fn target(
+    name: Option<&str>,
+    url: Option<&str>,
+    config: Option<&std::path::Path>,
+) -> Result<(String, String, ClientConfig), String> {
+    if let Some(url) = url {
+        return Ok((
+            crate::redact::url(url),
+            url.to_string(),
+            ClientConfig::default(),
+        ));
+    }
+    let name = name.unwrap_or_default();
+    let config = crate::config::load_system(config);
+    let known = config
+        .get(name)
+        .ok_or_else(|| format!("no server named `{name}` is defined (see `mcpick servers`)"))?;
+    match &known.definition.spec {
+        Ok(spec) => match &spec.transport {
+            TransportSpec::Http { url, .. } => Ok((
+                name.to_string(),
+                url.clone(),
+                known.definition.oauth.clone().unwrap_or_default(),
+            )),
+            other => Err(format!(
+                "`{name}` is a {} server; OAuth sign-in is for Streamable HTTP servers",
+                other.kind()
+            )),
+        },
+        Err(reason) => Err(reason.clone()),
+    }
+}
+
+pub async fn login(args: LoginArgs) -> Exit {
+    let (name, url, defined) = match target(
+        args.name.as_deref(),
+        args.url.as_deref(),
+        args.config.file.as_deref(),
+    ) {
+        Ok(found) => found,
+        Err(message) => return usage_error(&message),
+    };
+    let mut say = |line: &str| eprintln!("{}", crate::sanitize::text(line));
+    let options = LoginOptions {
+        // The command line wins over the definition.
+        client: ClientConfig {
+            client_id: args.client_id.or(defined.client_id),
+            scopes: if args.scopes.is_empty() {
+                defined.scopes
+            } else {
+                args.scopes
+            },
+        },
+        wait: Duration::from_secs(args.wait.max(1)),
+        say: &mut say,
+    };
+    match oauth::login(&url, options).await {
+        Ok(()) => {
+            println!("signed in to {name}");
+            Exit::Ok
+        }
+        Err(message) => {
+            report(&format!("{name}: sign-in failed: {message}"));
+            Exit::ServerFailed
+        }
+    }
+}
+
+pub fn logout(args: LogoutArgs) -> Exit {
+    let (name, url, _) = match target(
+        args.name.as_deref(),
+        args.url.as_deref(),
+        args.config.file.as_deref(),
+    ) {
+        Ok(found) => found,
+        Err(message) => return usage_error(&message),
+    };
+    let Some(store) = TokenStore::for_url(&url) else {
+        return usage_error("no user data directory is known (set HOME or MCPICK_DATA_DIR)");
+    };
+    match store.delete() {
+        Ok(true) => {
+            println!("signed out of {name}");
+            Exit::Ok
+        }
+        Ok(false) => {
+            println!("{name}: not signed in");
+            Exit::Ok
+        }
+        Err(e) => {
+            report(&format!("{name}: could not delete the stored sign-in: {e}"));
+            Exit::ServerFailed
+        }
+    }
+}

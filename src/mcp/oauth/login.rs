@@ -1,0 +1,264 @@
+//! `mcpick login`: the authorization-code flow with PKCE, driven by rmcp's OAuth client.
+//!
+//! mcpick asks the server once without a token to get its `WWW-Authenticate` challenge,
+//! lets rmcp discover the metadata and register (a `client_id` from the definition, else
+//! dynamic registration), opens the authorization URL in a browser (and prints it), and waits
+//! on a loopback listener (`127.0.0.1`, a random port) for the redirect. The redirect's
+//! `state` must be the one sent, else nothing is exchanged. rmcp exchanges the code with the
+//! PKCE verifier and saves the tokens through [`TokenStore`].
+
+use std::time::Duration;
+
+use rmcp::transport::auth::{
+    AuthorizationCallback, AuthorizationManager, AuthorizationRequest, AuthorizationSession,
+};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+use super::store::TokenStore;
+
+/// The path the browser is sent back to on the loopback listener.
+const CALLBACK_PATH: &str = "/callback";
+/// The longest request line and headers read from the browser.
+const MAX_CALLBACK_BYTES: usize = 16 * 1024;
+
+/// A pre-registered client, for servers without dynamic registration.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClientConfig {
+    pub client_id: Option<String>,
+    pub scopes: Vec<String>,
+}
+
+/// What `login` needs besides the server.
+pub struct LoginOptions<'a> {
+    pub client: ClientConfig,
+    /// How long to wait for the browser to come back.
+    pub wait: Duration,
+    /// Where the authorization URL and progress go (stderr for the CLI).
+    pub say: &'a mut (dyn FnMut(&str) + Send),
+}
+
+/// Runs the whole flow for the server at `url`; on success the tokens are in the store.
+pub async fn login(url: &str, options: LoginOptions<'_>) -> Result<(), String> {
+    let store = TokenStore::for_url(url)
+        .ok_or("no user data directory is known (set HOME or MCPICK_DATA_DIR)")?;
+    crate::mcp::http::install_crypto();
+    let challenge = challenge(url).await?;
+    let mut manager = AuthorizationManager::new(url)
+        .await
+        .map_err(|e| format!("OAuth: {e}"))?;
+    manager.set_credential_store(store.clone());
+    let resolution = manager
+        .resolve_metadata_from_challenge(challenge.as_deref())
+        .await
+        .map_err(|e| format!("OAuth discovery failed: {e}"))?;
+    if !resolution.source.is_discovered() {
+        return Err(match challenge {
+            None => "the server does not ask for a sign-in and publishes no OAuth metadata".into(),
+            Some(_) => "the server asks for a sign-in but publishes no OAuth metadata".into(),
+        });
+    }
+    manager.set_metadata(resolution.metadata.clone());
+
+    let listener = TcpListener::bind(("127.0.0.1", 0))
+        .await
+        .map_err(|e| format!("could not listen on 127.0.0.1 for the sign-in: {e}"))?;
+    let port = listener.local_addr().map_err(|e| e.to_string())?.port();
+    let redirect_uri = format!("http://127.0.0.1:{port}{CALLBACK_PATH}");
+
+    let mut request = AuthorizationRequest::new(&redirect_uri).with_client_name("mcpick");
+    if let Some(challenge) = &challenge {
+        request = request.with_challenge(challenge.clone());
+    }
+    if let Some(client_id) = &options.client.client_id {
+        request = request.with_preregistered_client(client_id.clone());
+    }
+    if !options.client.scopes.is_empty() {
+        request = request.with_scopes(options.client.scopes.iter().cloned());
+    }
+    let session = AuthorizationSession::new(manager, request)
+        .await
+        .map_err(|(_, e)| format!("OAuth: {e}"))?;
+    let auth_url = session.get_authorization_url().to_string();
+    let sent_state = url::Url::parse(&auth_url)
+        .ok()
+        .and_then(|u| {
+            u.query_pairs()
+                .find(|(k, _)| k == "state")
+                .map(|(_, v)| v.into_owned())
+        })
+        .ok_or("the authorization URL carries no state")?;
+
+    (options.say)(&format!(
+        "Open this address to sign in (waiting up to {}s):\n  {auth_url}",
+        options.wait.as_secs()
+    ));
+    if let Err(e) = open_browser(&auth_url) {
+        (options.say)(&format!("(could not open a browser: {e})"));
+    }
+
+    let callback = tokio::time::timeout(options.wait, callback(&listener, &sent_state))
+        .await
+        .map_err(|_| {
+            format!(
+                "no answer from the browser within {}s; nothing stored",
+                options.wait.as_secs()
+            )
+        })??;
+    session
+        .handle_callback_with_issuer(
+            &callback.code,
+            &callback.csrf_token,
+            callback.issuer.as_deref(),
+        )
+        .await
+        .map_err(|e| format!("the token exchange failed: {e}"))?;
+    store
+        .set_metadata(resolution.metadata)
+        .map_err(|e| format!("could not write the token store: {e}"))?;
+    Ok(())
+}
+
+/// The server's `WWW-Authenticate` challenge to an unauthenticated `initialize`, if it sends
+/// one. Sent with mcpick's HTTP client: no cross-origin redirect, no Referer.
+async fn challenge(url: &str) -> Result<Option<String>, String> {
+    let client = crate::mcp::http::client().map_err(|e| e.to_string())?;
+    let body = serde_json::json!({
+        "jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": { "name": "mcpick", "version": env!("CARGO_PKG_VERSION") }
+        }
+    });
+    let response = client
+        .post(url)
+        .header("accept", "application/json, text/event-stream")
+        .json(&body)
+        .send()
+        .await
+        .map_err(|e| format!("could not reach the server: {}", e.without_url()))?;
+    if response.status() != reqwest::StatusCode::UNAUTHORIZED {
+        return Ok(None);
+    }
+    Ok(response
+        .headers()
+        .get(reqwest::header::WWW_AUTHENTICATE)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string))
+}
+
+/// Runs `$BROWSER URL` when `BROWSER` is set (its first `:`-separated entry), else the
+/// platform's opener; does not wait for it.
+fn open_browser(url: &str) -> std::io::Result<()> {
+    let command = match std::env::var("BROWSER") {
+        Ok(browser) if !browser.trim().is_empty() => {
+            browser.split(':').next().unwrap_or_default().to_string()
+        }
+        _ if cfg!(target_os = "macos") => "open".into(),
+        _ => "xdg-open".into(),
+    };
+    let mut child = std::process::Command::new(command)
+        .arg(url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()?;
+    // Reaped in the background, so no zombie is left.
+    std::thread::spawn(move || child.wait());
+    Ok(())
+}
+
+/// Waits for the browser's redirect to [`CALLBACK_PATH`] and answers it; other requests
+/// (a favicon) get 404 and the wait goes on. A `state` other than the one sent ends the
+/// flow with an error: the redirect did not come from this sign-in.
+async fn callback(
+    listener: &TcpListener,
+    sent_state: &str,
+) -> Result<AuthorizationCallback, String> {
+    loop {
+        let (mut stream, _) = listener
+            .accept()
+            .await
+            .map_err(|e| format!("the sign-in listener failed: {e}"))?;
+        let Some(target) = request_target(&mut stream).await else {
+            continue;
+        };
+        if !target.starts_with(CALLBACK_PATH) {
+            let _ = reply(&mut stream, "404 Not Found", "not found").await;
+            continue;
+        }
+        let full = format!("http://127.0.0.1{target}");
+        let error = url::Url::parse(&full).ok().and_then(|u| {
+            u.query_pairs()
+                .find(|(k, _)| k == "error")
+                .map(|(_, v)| crate::sanitize::line(&v, 200))
+        });
+        if let Some(error) = error {
+            let _ = reply(&mut stream, "400 Bad Request", "Sign-in refused.").await;
+            return Err(format!("the authorization server refused: {error}"));
+        }
+        let parsed = match AuthorizationCallback::from_redirect_url(&full) {
+            Ok(parsed) => parsed,
+            Err(e) => {
+                let _ = reply(&mut stream, "400 Bad Request", "Sign-in failed.").await;
+                return Err(format!("the sign-in answer is unusable: {e}"));
+            }
+        };
+        if parsed.csrf_token != sent_state {
+            let _ = reply(
+                &mut stream,
+                "400 Bad Request",
+                "Sign-in refused: state mismatch.",
+            )
+            .await;
+            return Err(
+                "the sign-in answer's state does not match the request (a forged or stale \
+                 redirect); nothing stored"
+                    .into(),
+            );
+        }
+        let _ = reply(
+            &mut stream,
+            "200 OK",
+            "Signed in to the MCP server. You can close this tab.",
+        )
+        .await;
+        return Ok(parsed);
+    }
+}
+
+/// The request target of an HTTP/1 request (`/callback?code=…`), or `None` for garbage.
+async fn request_target(stream: &mut tokio::net::TcpStream) -> Option<String> {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 2048];
+    while !buf.windows(4).any(|w| w == b"\r\n\r\n") && buf.len() < MAX_CALLBACK_BYTES {
+        let n = stream.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            break;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
+    let line = buf.split(|&b| b == b'\n').next()?;
+    let line = std::str::from_utf8(line).ok()?.trim_end();
+    let mut parts = line.split(' ');
+    match (parts.next(), parts.next()) {
+        (Some("GET"), Some(target)) => Some(target.to_string()),
+        _ => None,
+    }
+}
+
+async fn reply(
+    stream: &mut tokio::net::TcpStream,
+    status: &str,
+    text: &str,
+) -> std::io::Result<()> {
+    let body = format!("<!doctype html><title>mcpick</title><p>{text}</p>\n");
+    let head = format!(
+        "HTTP/1.1 {status}\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\n\
+         cache-control: no-store\r\nreferrer-policy: no-referrer\r\nconnection: close\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).await?;
+    stream.write_all(body.as_bytes()).await?;
+    stream.shutdown().await
+}
