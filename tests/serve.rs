@@ -210,9 +210,13 @@ fn python_clients_see_exactly_the_preview_in_both_eras() {
         );
         let connected = event(&events, "connected");
         assert_eq!(connected["protocolVersion"], version, "{mode}");
+        // The instructions describe the set; on a machine so loaded that the upstream took
+        // longer than serve's handshake grace they say it is still connecting instead, and
+        // the list below still has to be the whole set.
         let instructions = connected["instructions"].as_str().unwrap();
         assert!(
-            instructions.contains(&format!("{} resources", included.len())),
+            instructions.contains(&format!("{} resources", included.len()))
+                || instructions.contains("are still connecting"),
             "{instructions}"
         );
         assert_eq!(

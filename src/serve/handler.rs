@@ -42,7 +42,7 @@ const BUNDLE_JOBS: usize = 8;
 /// describe the set. Past it the client is answered anyway (hosts give up on a silent
 /// server after a few seconds), told the set is still being resolved, and sent
 /// `list_changed` when it is.
-pub const HANDSHAKE_GRACE: Duration = Duration::from_secs(2);
+pub const HANDSHAKE_GRACE: Duration = Duration::from_secs(5);
 
 /// How `serve` presents itself.
 #[derive(Debug, Clone)]
