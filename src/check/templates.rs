@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::observe::Listing;
-use super::uri_template::variables;
+use crate::catalog::template::variables;
 use super::{Finding, Judge, quote};
 use crate::mcp::Connection;
 
