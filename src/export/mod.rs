@@ -53,6 +53,9 @@ struct JsonIncluded<'a> {
     pinned: bool,
     priority: f32,
     priority_defaulted: bool,
+    /// For a pinned expansion: the template it matches.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expansion_of: Option<&'a str>,
     contents: Option<&'a str>,
 }
 
@@ -73,6 +76,8 @@ struct JsonLeftOut<'a> {
     detail: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expansion_of: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -115,6 +120,7 @@ pub fn json(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> Strin
                     pinned: i.pinned,
                     priority: i.priority,
                     priority_defaulted: i.priority_defaulted,
+                    expansion_of: c.expansion_of,
                     contents: texts.get(&i.index).map(String::as_str),
                 }
             })
@@ -132,6 +138,7 @@ pub fn json(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> Strin
                     reason: l.reason.name(),
                     detail: detail(&l.reason),
                     tokens: l.tokens,
+                    expansion_of: c.expansion_of,
                 }
             })
             .chain(preview.unavailable.iter().map(|u| {
@@ -147,6 +154,7 @@ pub fn json(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> Strin
                     reason: Unavailable::REASON,
                     detail: Some(&u.error),
                     tokens: None,
+                    expansion_of: None,
                 }
             }))
             .collect(),
