@@ -313,8 +313,7 @@ fn encode(s: &str, allow_reserved: bool, out: &mut String) {
         let c = b[i];
         if unreserved(c) || (allow_reserved && reserved(c)) {
             out.push(c as char);
-        } else if allow_reserved && c == b'%' && i + 2 < b.len() && hex(b[i + 1]) && hex(b[i + 2])
-        {
+        } else if allow_reserved && c == b'%' && i + 2 < b.len() && hex(b[i + 1]) && hex(b[i + 2]) {
             out.push_str(&s[i..i + 3]);
             i += 3;
             continue;
@@ -698,7 +697,10 @@ mod tests {
     fn backtracks_over_literals_and_expressions() {
         assert_eq!(
             matches("repo://{+path}/blob/{rev}", "repo://a/blob/b/blob/main"),
-            Some(vec![("path".into(), s("a/blob/b")), ("rev".into(), s("main"))])
+            Some(vec![
+                ("path".into(), s("a/blob/b")),
+                ("rev".into(), s("main"))
+            ])
         );
         assert_eq!(
             matches("x://{a}-{b}.txt", "x://one-two-three.txt"),

@@ -223,7 +223,12 @@ pub async fn list_all(
 pub async fn list_set(
     sessions: &[Session],
     marks: &Marks,
-) -> (Catalogue, Vec<String>, Vec<(String, String)>, Vec<Expansion>) {
+) -> (
+    Catalogue,
+    Vec<String>,
+    Vec<(String, String)>,
+    Vec<Expansion>,
+) {
     let cap = crate::mcp::list::DEFAULT_CAP;
     let (mut catalogue, complete, failed) = list_all(sessions, cap).await;
     let expansions = add_expansions(sessions, &mut catalogue, &complete, marks, cap).await;

@@ -33,10 +33,7 @@ pub fn expansions(catalogue: &Catalogue, marks: &Marks) -> Vec<Expansion> {
     let mut by_server: HashMap<&str, Vec<(Template, &TemplateEntry)>> = HashMap::new();
     for entry in catalogue.templates() {
         if let Ok(t) = Template::parse(&entry.uri_template) {
-            by_server
-                .entry(&entry.server)
-                .or_default()
-                .push((t, entry));
+            by_server.entry(&entry.server).or_default().push((t, entry));
         }
     }
     let mut out = Vec::new();
@@ -188,7 +185,10 @@ mod tests {
                 ("demo://items/7", Some("demo://items/{id}"))
             ]
         );
-        assert_eq!(templates_of(&c, "demo", "demo://items/9"), ["demo://items/{id}"]);
+        assert_eq!(
+            templates_of(&c, "demo", "demo://items/9"),
+            ["demo://items/{id}"]
+        );
         assert!(templates_of(&c, "other", "demo://items/9").is_empty());
     }
 }
