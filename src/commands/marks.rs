@@ -4,9 +4,9 @@
 //! `pin`/`exclude` check their targets against the servers' listings: an exact URI no server
 //! lists is refused (status 3) unless `--allow-missing` records it anyway (it then shows as
 //! missing until a server lists it), except a URI one of the server's templates produces (an
-//! expansion; a note names the template): it is recorded as it is. A `PREFIX*` is always recorded, since it also catches
-//! resources that appear later; a note says when it matches nothing yet. Without `--server`,
-//! a target is marked on every server that lists a match.
+//! expansion, recorded with a note naming the template). A `PREFIX*` is always recorded,
+//! since it also catches resources that appear later; a note says when it matches nothing
+//! yet. Without `--server`, a target is marked on every server that lists a match.
 
 use std::io::Write;
 
