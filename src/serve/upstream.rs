@@ -6,9 +6,10 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use futures::future::join_all;
-use rmcp::model::Resource;
+use rmcp::model::{Resource, ResourceTemplate};
 
 use crate::catalog::Catalogue;
+use crate::context::{Expansion, Marks, expansion};
 use crate::mcp::log::ServerLog;
 use crate::mcp::{
     CacheHints, ConnectOptions, Connection, ListOptions, McpError, ReadOutcome, ServerSpec,
@@ -25,6 +26,8 @@ pub struct UpstreamDef {
 #[derive(Debug, Clone, Default)]
 struct Listing {
     resources: Arc<Vec<Resource>>,
+    /// Its templates, for the set's expansions (none when they cannot be listed).
+    templates: Arc<Vec<ResourceTemplate>>,
     error: Option<String>,
     cache: CacheHints,
 }
@@ -56,6 +59,18 @@ pub struct Listings {
 }
 
 impl Listings {
+    /// Adds the exact marks of `marks` that a template of their server produces as that
+    /// server's resources ([`expansion`]), to resolve and to read like listed ones.
+    pub fn add_expansions(&mut self, marks: &Marks) -> Vec<Expansion> {
+        let found = expansion::expansions(&self.catalogue, marks);
+        expansion::add(&mut self.catalogue, &found);
+        for e in &found {
+            self.resources
+                .push((e.server.clone(), Arc::new(vec![e.resource.clone()])));
+        }
+        found
+    }
+
     /// A listed resource by server and URI (the first one, if a server lists a URI twice).
     pub fn index(&self) -> HashMap<(&str, &str), &Resource> {
         let mut map = HashMap::new();
@@ -136,13 +151,23 @@ impl Upstreams {
             })
             .await;
         let listing = match result {
-            Ok(outcome) => Listing {
-                resources: Arc::new(resources),
-                error: None,
-                cache: outcome.cache,
-            },
+            Ok(outcome) => {
+                let mut templates = Vec::new();
+                let _ = connection
+                    .list_templates(&ListOptions { cap: self.cap }, |page| {
+                        templates.extend_from_slice(page.items)
+                    })
+                    .await;
+                Listing {
+                    resources: Arc::new(resources),
+                    templates: Arc::new(templates),
+                    error: None,
+                    cache: outcome.cache,
+                }
+            }
             Err(e) => Listing {
                 resources: Arc::default(),
+                templates: Arc::default(),
                 error: Some(connection.explain(&e)),
                 cache: CacheHints::default(),
             },
@@ -168,6 +193,7 @@ impl Upstreams {
                 Some(error) => unavailable.push((upstream.name.clone(), error)),
                 None => {
                     catalogue.append(id, listing.resources.iter());
+                    catalogue.set_templates(id, listing.templates.iter());
                     complete.push(upstream.name.clone());
                     cache.merge(listing.cache);
                 }
