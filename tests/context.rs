@@ -21,14 +21,6 @@ fn ok(dir: &Path, args: &[&str]) -> String {
     stdout(&out)
 }
 
-fn preview(dir: &Path, args: &[&str]) -> Value {
-    let mut all = vec!["preview", "--format", "json"];
-    all.extend_from_slice(args);
-    let (code, doc, err) = mcpick_json_in(dir, &[], &all);
-    assert_eq!(code, 0, "{err}");
-    doc
-}
-
 fn included_uris(doc: &Value) -> Vec<String> {
     doc["included"]
         .as_array()

@@ -70,7 +70,7 @@ fn tail() -> impl Strategy<Value = Option<Piece>> {
             op: "?",
             vars: vec![("*", l)]
         }),
-        "[a-zA-Z0-9:@!$'()*+;=~_./?-]{1,6}".prop_map(|v| Piece {
+        "[a-zA-Z0-9:@!$'()*+;=~_.?-]{1,6}".prop_map(|v| Piece {
             op: "#",
             vars: vec![("", Value::Str(v))]
         }),

@@ -1,6 +1,7 @@
 //! Template expansions in context sets, end to end: `pin` records a URI a server's template
 //! produces although it is not listed; `preview`, `export`, `lock`, `marks --check` and
-//! `serve` treat it as a resource of that server. Against the fixture server (template
+//! `serve` treat it as a resource of that server (`serve`: in tests/serve.rs, with its
+//! client helpers). Against the fixture server (template
 //! `demo://notes/{id}`; note 5 exists only through it) and server-everything (template
 //! `demo://resource/dynamic/text/{resourceId}`).
 
@@ -22,14 +23,6 @@ fn ok(dir: &Path, args: &[&str]) -> std::process::Output {
     let out = run(dir, args);
     assert_eq!(exit_code(&out), 0, "{args:?}: {}", stderr(&out));
     out
-}
-
-fn preview(dir: &Path, args: &[&str]) -> Value {
-    let mut all = vec!["preview", "--format", "json"];
-    all.extend_from_slice(args);
-    let (code, doc, err) = mcpick_json_in(dir, &[], &all);
-    assert_eq!(code, 0, "{err}");
-    doc
 }
 
 fn included<'a>(doc: &'a Value, uri: &str) -> Option<&'a Value> {
@@ -155,66 +148,4 @@ fn server_everything_expansions_are_pinned_and_previewed() {
         entry["contents"].as_str().unwrap().contains("Resource 42"),
         "{entry}"
     );
-}
-
-#[test]
-fn serve_publishes_a_pinned_expansion_and_a_client_reads_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    ok(d, &["pin", "--demo", NOTE]);
-    let set = d.join("mcpick.context.json");
-    let script = repo_root().join("tests/peers/serve_client.py");
-    let out = std::process::Command::new(python())
-        .args([
-            script.to_str().unwrap(),
-            "--read",
-            NOTE,
-            "--read",
-            "demo://notes/6",
-            "--",
-            mcpick_bin(),
-            "serve",
-            "--set",
-            set.to_str().unwrap(),
-        ])
-        .current_dir(d)
-        .env("HOME", isolated_home())
-        .env("XDG_CONFIG_HOME", isolated_home().join(".config"))
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("run the Python client");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let events: Vec<Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    let list = events.iter().find(|e| e["event"] == "list").unwrap();
-    let listed: Vec<&str> = list["resources"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["uri"].as_str().unwrap())
-        .collect();
-    assert!(listed.contains(&NOTE), "{listed:?}");
-    let read = |uri: &str| {
-        events
-            .iter()
-            .find(|e| e["event"] == "read" && e["uri"] == uri)
-            .unwrap_or_else(|| panic!("no read of {uri}: {events:#?}"))
-    };
-    let note = read(NOTE);
-    assert_eq!(note["ok"], true, "{note}");
-    assert!(
-        note["contents"][0]["text"]
-            .as_str()
-            .unwrap()
-            .contains("# Note 5"),
-        "{note}"
-    );
-    // Another expansion of the same template is not in the set: not served.
-    assert_eq!(read("demo://notes/6")["ok"], false);
 }

@@ -343,6 +343,57 @@ fn decode(s: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
+/// Appends a list (keys `None`) or an associative array (keys `Some`); an empty one is
+/// undefined (RFC 6570 §3.2.1). `start` writes the operator's first or separator string.
+fn expand_pairs(
+    op: Op,
+    var: &VarSpec,
+    pairs: &[(Option<&str>, &str)],
+    start: &mut impl FnMut(&mut String),
+    out: &mut String,
+) {
+    if pairs.is_empty() {
+        return;
+    }
+    let allow = op.reserved();
+    start(out);
+    if !var.explode {
+        if op.named() {
+            out.push_str(&var.name);
+            out.push('=');
+        }
+        for (i, (key, value)) in pairs.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            if let Some(key) = key {
+                encode(key, allow, out);
+                out.push(',');
+            }
+            encode(value, allow, out);
+        }
+        return;
+    }
+    for (i, (key, value)) in pairs.iter().enumerate() {
+        if i > 0 {
+            out.push_str(op.sep());
+        }
+        match key {
+            Some(key) => encode(key, allow, out),
+            None if op.named() => out.push_str(&var.name),
+            None => {}
+        }
+        if op.named() && value.is_empty() {
+            out.push_str(op.if_empty());
+            continue;
+        }
+        if key.is_some() || op.named() {
+            out.push('=');
+        }
+        encode(value, allow, out);
+    }
+}
+
 impl Expr {
     fn expand(&self, values: &Values, out: &mut String) {
         let op = self.op;
@@ -373,67 +424,17 @@ impl Expr {
                     };
                     encode(&s, allow, out);
                 }
-                Value::List(items) if items.is_empty() => {}
-                Value::Assoc(pairs) if pairs.is_empty() => {}
                 Value::List(items) => {
-                    start(out);
-                    if !var.explode {
-                        if op.named() {
-                            out.push_str(&var.name);
-                            out.push('=');
-                        }
-                        for (i, item) in items.iter().enumerate() {
-                            if i > 0 {
-                                out.push(',');
-                            }
-                            encode(item, allow, out);
-                        }
-                    } else {
-                        for (i, item) in items.iter().enumerate() {
-                            if i > 0 {
-                                out.push_str(op.sep());
-                            }
-                            if op.named() {
-                                out.push_str(&var.name);
-                                if item.is_empty() {
-                                    out.push_str(op.if_empty());
-                                    continue;
-                                }
-                                out.push('=');
-                            }
-                            encode(item, allow, out);
-                        }
-                    }
+                    let pairs: Vec<(Option<&str>, &str)> =
+                        items.iter().map(|i| (None, i.as_str())).collect();
+                    expand_pairs(op, var, &pairs, &mut start, out);
                 }
                 Value::Assoc(pairs) => {
-                    start(out);
-                    if !var.explode {
-                        if op.named() {
-                            out.push_str(&var.name);
-                            out.push('=');
-                        }
-                        for (i, (k, v)) in pairs.iter().enumerate() {
-                            if i > 0 {
-                                out.push(',');
-                            }
-                            encode(k, allow, out);
-                            out.push(',');
-                            encode(v, allow, out);
-                        }
-                    } else {
-                        for (i, (k, v)) in pairs.iter().enumerate() {
-                            if i > 0 {
-                                out.push_str(op.sep());
-                            }
-                            encode(k, allow, out);
-                            if op.named() && v.is_empty() {
-                                out.push_str(op.if_empty());
-                                continue;
-                            }
-                            out.push('=');
-                            encode(v, allow, out);
-                        }
-                    }
+                    let pairs: Vec<(Option<&str>, &str)> = pairs
+                        .iter()
+                        .map(|(k, v)| (Some(k.as_str()), v.as_str()))
+                        .collect();
+                    expand_pairs(op, var, &pairs, &mut start, out);
                 }
             }
         }
