@@ -144,27 +144,22 @@ impl Upstreams {
         let Some(connection) = &upstream.connection else {
             return;
         };
+        let options = ListOptions { cap: self.cap };
         let mut resources = Vec::new();
-        let result = connection
-            .list_resources(&ListOptions { cap: self.cap }, |page| {
-                resources.extend_from_slice(page.items)
-            })
-            .await;
+        let mut templates = Vec::new();
+        // Templates beside resources, at once: they cost the listing no extra round trip.
+        // A server whose templates cannot be listed has none.
+        let (result, _) = futures::join!(
+            connection.list_resources(&options, |page| resources.extend_from_slice(page.items)),
+            connection.list_templates(&options, |page| templates.extend_from_slice(page.items)),
+        );
         let listing = match result {
-            Ok(outcome) => {
-                let mut templates = Vec::new();
-                let _ = connection
-                    .list_templates(&ListOptions { cap: self.cap }, |page| {
-                        templates.extend_from_slice(page.items)
-                    })
-                    .await;
-                Listing {
-                    resources: Arc::new(resources),
-                    templates: Arc::new(templates),
-                    error: None,
-                    cache: outcome.cache,
-                }
-            }
+            Ok(outcome) => Listing {
+                resources: Arc::new(resources),
+                templates: Arc::new(templates),
+                error: None,
+                cache: outcome.cache,
+            },
             Err(e) => Listing {
                 resources: Arc::default(),
                 templates: Arc::default(),
