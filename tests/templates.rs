@@ -74,6 +74,17 @@ fn a_pinned_expansion_is_recorded_previewed_exported_locked_and_checked() {
             .all(|i| i.get("expansionOf").is_none())
     );
 
+    let markdown = stdout(&ok(d, &["preview"]));
+    assert!(
+        markdown.contains(&format!("expansion of {NOTE_TEMPLATE}")),
+        "{markdown}"
+    );
+    let xml = stdout(&ok(d, &["preview", "--format", "xml"]));
+    assert!(
+        xml.contains(&format!("expansionOf=\"{NOTE_TEMPLATE}\"")),
+        "{xml}"
+    );
+
     let bundle = ok(d, &["export"]);
     assert!(stdout(&bundle).contains("# Note 5"), "{}", stdout(&bundle));
 

@@ -280,7 +280,7 @@ pub fn markdown(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> S
         let c = &candidates[i.index];
         out.push_str(&format!("\n## {}. {}\n\n", n + 1, md(c.name, 200)));
         out.push_str(&format!(
-            "server {} · {} · {} tokens{} · running total {}{} · priority {:.2}{}\n\n",
+            "server {} · {} · {} tokens{} · running total {}{} · priority {:.2}{}{}\n\n",
             md(c.server, 100),
             md(c.uri, 1000),
             i.tokens,
@@ -293,6 +293,10 @@ pub fn markdown(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> S
             } else {
                 ""
             },
+            c.expansion_of.map_or(String::new(), |t| format!(
+                " · expansion of {}",
+                md(t, 1000)
+            )),
         ));
         match texts.get(&i.index) {
             Some(text) => {
@@ -375,7 +379,7 @@ pub fn xml(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> String
     for i in &preview.included {
         let c = &candidates[i.index];
         out.push_str(&format!(
-            "<resource server=\"{}\" uri=\"{}\" name=\"{}\" tokens=\"{}\" tokensEstimated=\"{}\" runningTotal=\"{}\" pinned=\"{}\" priority=\"{}\">\n",
+            "<resource server=\"{}\" uri=\"{}\" name=\"{}\" tokens=\"{}\" tokensEstimated=\"{}\" runningTotal=\"{}\" pinned=\"{}\" priority=\"{}\"{}>\n",
             attr(c.server, 200),
             attr(c.uri, 2000),
             attr(c.name, 500),
@@ -383,7 +387,11 @@ pub fn xml(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> String
             i.estimated,
             i.running_total,
             i.pinned,
-            i.priority
+            i.priority,
+            c.expansion_of.map_or(String::new(), |t| format!(
+                " expansionOf=\"{}\"",
+                attr(t, 2000)
+            ))
         ));
         if let Some(text) = texts.get(&i.index) {
             out.push_str(&xml_escape(text));
