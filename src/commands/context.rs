@@ -6,10 +6,10 @@ use std::collections::BTreeMap;
 use futures::future::join_all;
 
 use super::{Exit, Session, report, take_selection};
-use crate::catalog::{Catalogue, ServerId};
+use crate::catalog::Catalogue;
 use crate::cli::{ServerArgs, SetArgs};
 use crate::config::select::{self, Chosen, SetServers};
-use crate::context::{ContextSet, Expansion, Marks, Pattern, SetError, expansion};
+use crate::context::{ContextSet, Expansion, Marks, SetError, expansion};
 use crate::mcp::{ListOptions, TransportSpec};
 use crate::{redact, sanitize};
 
@@ -246,19 +246,10 @@ pub async fn add_expansions(
     marks: &Marks,
     cap: usize,
 ) -> Vec<Expansion> {
+    let needed = expansion::servers_needing_templates(catalogue, marks, complete);
     let wanted: Vec<&Session> = sessions
         .iter()
-        .filter(|s| complete.contains(&s.spec.name))
-        .filter(|s| {
-            let name = s.spec.name.as_str();
-            let id = (0..catalogue.server_count() as ServerId)
-                .find(|&id| &**catalogue.server_name(id) == name);
-            marks.iter().any(|(t, _)| {
-                t.server == name
-                    && matches!(&t.pattern, Pattern::Exact(uri)
-                        if id.is_none_or(|id| catalogue.find(id, uri).is_none()))
-            })
-        })
+        .filter(|s| needed.contains(&s.spec.name))
         .collect();
     if wanted.is_empty() {
         return Vec::new();

@@ -62,6 +62,28 @@ pub fn expansions(catalogue: &Catalogue, marks: &Marks) -> Vec<Expansion> {
     out
 }
 
+/// The servers of `catalogue` (among `known`, by name) with an exact mark in `marks` that
+/// none of their listed resources answers: only their templates can make it an expansion,
+/// so only they need `resources/templates/list`.
+pub fn servers_needing_templates(
+    catalogue: &Catalogue,
+    marks: &Marks,
+    known: &[String],
+) -> Vec<String> {
+    (0..catalogue.server_count())
+        .map(|id| id as crate::catalog::ServerId)
+        .filter(|&id| known.iter().any(|k| **k == **catalogue.server_name(id)))
+        .filter(|&id| {
+            let server: &str = catalogue.server_name(id);
+            marks.iter().any(|(t, _)| {
+                t.server == server
+                    && matches!(&t.pattern, Pattern::Exact(uri) if catalogue.find(id, uri).is_none())
+            })
+        })
+        .map(|id| catalogue.server_name(id).to_string())
+        .collect()
+}
+
 /// The templates of `catalogue`'s server `server` that `uri` is an expansion of (listing
 /// order).
 pub fn templates_of<'a>(catalogue: &'a Catalogue, server: &str, uri: &str) -> Vec<&'a str> {
@@ -158,6 +180,14 @@ mod tests {
             (Target::prefix("demo", "demo://items/"), Mark::Pin),
             (Target::exact("other", "demo://items/8"), Mark::Pin),
         ]);
+        let known = ["demo".to_string(), "other".to_string()];
+        assert_eq!(servers_needing_templates(&c, &marks, &known), known);
+        assert_eq!(
+            servers_needing_templates(&c, &marks, &known[1..]),
+            ["other"]
+        );
+        let listed_only = Marks::from_list([(Target::exact("demo", "demo://listed/1"), Mark::Pin)]);
+        assert!(servers_needing_templates(&c, &listed_only, &known).is_empty());
         let found = expansions(&c, &marks);
         assert_eq!(found.len(), 1, "{found:?}");
         let e = &found[0];

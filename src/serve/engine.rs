@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use futures::future::join_all;
 use tokio::sync::{Mutex, broadcast, watch};
 
 use super::exposed::{self, Expose, Served};
@@ -138,6 +139,11 @@ impl Engine {
         };
         let set = self.set.lock().await.clone();
         let mut listings = upstreams.listings();
+        let needed = listings.templates_needed(&set.marks);
+        if !needed.is_empty() {
+            join_all(needed.iter().map(|server| upstreams.list_templates(server))).await;
+            listings = upstreams.listings();
+        }
         let expansions = listings.add_expansions(&set.marks);
         let mut cands = candidates(&listings.catalogue);
         expansion::tag(&mut cands, &expansions);

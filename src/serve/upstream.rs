@@ -26,8 +26,9 @@ pub struct UpstreamDef {
 #[derive(Debug, Clone, Default)]
 struct Listing {
     resources: Arc<Vec<Resource>>,
-    /// Its templates, for the set's expansions (none when they cannot be listed).
-    templates: Arc<Vec<ResourceTemplate>>,
+    /// Its templates, for the set's expansions: listed only when a mark needs them
+    /// ([`Upstreams::list_templates`]), again after each re-list; empty when they cannot be.
+    templates: Option<Arc<Vec<ResourceTemplate>>>,
     error: Option<String>,
     cache: CacheHints,
 }
@@ -56,9 +57,17 @@ pub struct Listings {
     /// The listings' cache hints, merged (the shortest `ttlMs`, `private` if any is).
     pub cache: CacheHints,
     resources: Vec<(String, Arc<Vec<Resource>>)>,
+    /// Listed servers whose templates are not listed yet.
+    untemplated: Vec<String>,
 }
 
 impl Listings {
+    /// The listed servers whose templates `marks` needs and that are not listed yet
+    /// ([`Upstreams::list_templates`] them, then take the listings again).
+    pub fn templates_needed(&self, marks: &Marks) -> Vec<String> {
+        expansion::servers_needing_templates(&self.catalogue, marks, &self.untemplated)
+    }
+
     /// Adds the exact marks of `marks` that a template of their server produces as that
     /// server's resources ([`expansion`]), to resolve and to read like listed ones.
     pub fn add_expansions(&mut self, marks: &Marks) -> Vec<Expansion> {
@@ -144,30 +153,46 @@ impl Upstreams {
         let Some(connection) = &upstream.connection else {
             return;
         };
-        let options = ListOptions { cap: self.cap };
         let mut resources = Vec::new();
-        let mut templates = Vec::new();
-        // Templates beside resources, at once: they cost the listing no extra round trip.
-        // A server whose templates cannot be listed has none.
-        let (result, _) = futures::join!(
-            connection.list_resources(&options, |page| resources.extend_from_slice(page.items)),
-            connection.list_templates(&options, |page| templates.extend_from_slice(page.items)),
-        );
+        let result = connection
+            .list_resources(&ListOptions { cap: self.cap }, |page| {
+                resources.extend_from_slice(page.items)
+            })
+            .await;
         let listing = match result {
             Ok(outcome) => Listing {
                 resources: Arc::new(resources),
-                templates: Arc::new(templates),
+                templates: None,
                 error: None,
                 cache: outcome.cache,
             },
             Err(e) => Listing {
                 resources: Arc::default(),
-                templates: Arc::default(),
+                templates: None,
                 error: Some(connection.explain(&e)),
                 cache: CacheHints::default(),
             },
         };
         *upstream.listing.lock().unwrap_or_else(|e| e.into_inner()) = listing;
+    }
+
+    /// Lists the templates of the upstream named `server` into its listing (none when they
+    /// cannot be listed).
+    pub async fn list_templates(&self, server: &str) {
+        let Some(upstream) = self.position(server).map(|i| &self.list[i]) else {
+            return;
+        };
+        let Some(connection) = &upstream.connection else {
+            return;
+        };
+        let mut templates = Vec::new();
+        let _ = connection
+            .list_templates(&ListOptions { cap: self.cap }, |page| {
+                templates.extend_from_slice(page.items)
+            })
+            .await;
+        let mut listing = upstream.listing.lock().unwrap_or_else(|e| e.into_inner());
+        listing.templates = Some(Arc::new(templates));
     }
 
     /// Every listing as it is now.
@@ -177,6 +202,7 @@ impl Upstreams {
         let mut unavailable = Vec::new();
         let mut resources = Vec::new();
         let mut cache = CacheHints::default();
+        let mut untemplated = Vec::new();
         for upstream in &self.list {
             let listing = upstream
                 .listing
@@ -188,7 +214,10 @@ impl Upstreams {
                 Some(error) => unavailable.push((upstream.name.clone(), error)),
                 None => {
                     catalogue.append(id, listing.resources.iter());
-                    catalogue.set_templates(id, listing.templates.iter());
+                    match &listing.templates {
+                        Some(templates) => catalogue.set_templates(id, templates.iter()),
+                        None => untemplated.push(upstream.name.clone()),
+                    }
                     complete.push(upstream.name.clone());
                     cache.merge(listing.cache);
                 }
@@ -201,6 +230,7 @@ impl Upstreams {
             unavailable,
             cache,
             resources,
+            untemplated,
         }
     }
 
