@@ -737,3 +737,34 @@ fn an_upstream_list_change_reaches_clients_in_both_eras() {
         );
     }
 }
+
+#[test]
+fn serve_publishes_a_pinned_template_expansion_and_a_client_reads_it() {
+    const NOTE: &str = "demo://notes/5"; // readable only through `demo://notes/{id}`
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let out = mcpick_in(d, &[], &["pin", "--demo", NOTE]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let set = d.join("mcpick.context.json");
+    let script = repo_root().join("tests/peers/serve_client.py");
+    let args = [
+        script.to_str().unwrap(),
+        "--read",
+        NOTE,
+        "--read",
+        "demo://notes/6",
+        "--",
+        mcpick_bin(),
+        "serve",
+        "--set",
+        set.to_str().unwrap(),
+    ];
+    let events = client(&python(), &args, d, &[], |_| {});
+    assert!(listed(event(&events, "list")).contains(&NOTE.to_string()));
+    let note = reads(&events, NOTE);
+    assert_eq!(note["ok"], true, "{note}");
+    let text = note["contents"][0]["text"].as_str().unwrap();
+    assert!(text.contains("# Note 5"), "{note}");
+    // Another expansion of the same template is not in the set: not served.
+    assert_eq!(reads(&events, "demo://notes/6")["ok"], false);
+}

@@ -4,6 +4,7 @@
 //! - [`Catalogue`]: every resource and template, keyed by (server, uri), filled page by page.
 //! - [`UriTree`]: the URI tree with counts, compaction, expand state and visible rows.
 //! - [`order`]: the list orders; [`query`]: the search syntax; [`search`]: search on every core.
+//! - [`template`]: RFC 6570 templates: expand, and match a URI back to its template.
 
 mod children;
 mod entry;
@@ -12,6 +13,7 @@ pub mod order;
 pub mod query;
 pub mod search;
 pub mod store;
+pub mod template;
 pub mod time;
 pub mod tree;
 pub mod worker;

@@ -16,7 +16,6 @@ mod reads;
 mod stable;
 mod templates;
 mod traversal;
-pub mod uri_template;
 
 use serde::Serialize;
 use serde_json::Value;

@@ -5,8 +5,8 @@
 use serde_json::Value;
 
 use super::observe::Listing;
-use super::uri_template::variables;
 use super::{Finding, Judge, quote};
+use crate::catalog::template::variables;
 use crate::mcp::Connection;
 
 pub const SYNTAX: &str = "templates.syntax";

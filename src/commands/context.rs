@@ -9,7 +9,7 @@ use super::{Exit, Session, report, take_selection};
 use crate::catalog::Catalogue;
 use crate::cli::{ServerArgs, SetArgs};
 use crate::config::select::{self, Chosen, SetServers};
-use crate::context::{ContextSet, SetError};
+use crate::context::{ContextSet, Expansion, Marks, SetError, expansion};
 use crate::mcp::{ListOptions, TransportSpec};
 use crate::{redact, sanitize};
 
@@ -216,6 +216,65 @@ pub async fn list_all(
         }
     }
     (catalogue, complete, failed)
+}
+
+/// What a set resolves against: [`list_all`], then the set's expansions added
+/// ([`add_expansions`]).
+pub async fn list_set(
+    sessions: &[Session],
+    marks: &Marks,
+) -> (
+    Catalogue,
+    Vec<String>,
+    Vec<(String, String)>,
+    Vec<Expansion>,
+) {
+    let cap = crate::mcp::list::DEFAULT_CAP;
+    let (mut catalogue, complete, failed) = list_all(sessions, cap).await;
+    let expansions = add_expansions(sessions, &mut catalogue, &complete, marks, cap).await;
+    (catalogue, complete, failed, expansions)
+}
+
+/// Lists the templates of the servers in `complete` that have an exact mark in `marks` no
+/// listed resource answers (only those: most sets need no extra request), puts them in the
+/// catalogue, and adds the marks their templates produce as resources
+/// ([`crate::context::expansion`]). A server whose templates cannot be listed has none.
+pub async fn add_expansions(
+    sessions: &[Session],
+    catalogue: &mut Catalogue,
+    complete: &[String],
+    marks: &Marks,
+    cap: usize,
+) -> Vec<Expansion> {
+    let needed = expansion::servers_needing_templates(catalogue, marks, complete);
+    let wanted: Vec<&Session> = sessions
+        .iter()
+        .filter(|s| needed.contains(&s.spec.name))
+        .collect();
+    if wanted.is_empty() {
+        return Vec::new();
+    }
+    let options = ListOptions { cap };
+    let listed = join_all(wanted.iter().map(|session| {
+        let options = &options;
+        async move {
+            let mut templates = Vec::new();
+            if let Ok(connection) = &session.connection {
+                let _ = connection
+                    .list_templates(options, |page| templates.extend_from_slice(page.items))
+                    .await;
+            }
+            templates
+        }
+    }))
+    .await;
+    for (session, templates) in wanted.iter().zip(&listed) {
+        let id = catalogue.server(&session.spec.name);
+        catalogue.set_templates(id, templates);
+    }
+    let found = expansion::expansions(catalogue, marks);
+    expansion::add(catalogue, &found);
+    found
 }
 
 /// Server names for messages.

@@ -5,11 +5,11 @@
 use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
 
-use super::context::{choose, list_all, load_set};
+use super::context::{choose, list_set, load_set};
 use super::{Exit, close_all, connect_all, usage_error};
 use crate::cli::{Budget, ExportArgs};
 use crate::context::measured::resolve_measured;
-use crate::context::{Input, Measures, candidates};
+use crate::context::{Input, Measures, candidates, expansion};
 use crate::export::{bundle, clipboard};
 
 pub async fn run(args: ExportArgs) -> Exit {
@@ -42,8 +42,9 @@ pub async fn run(args: ExportArgs) -> Exit {
     };
     let options = args.servers.connect_options();
     let sessions = connect_all(chosen.into_iter().map(|c| c.selected).collect(), &options).await;
-    let (catalogue, complete, failed) = list_all(&sessions, crate::mcp::list::DEFAULT_CAP).await;
-    let cands = candidates(&catalogue);
+    let (catalogue, complete, failed, expansions) = list_set(&sessions, &set.marks).await;
+    let mut cands = candidates(&catalogue);
+    expansion::tag(&mut cands, &expansions);
     let listed: Vec<&str> = complete.iter().map(String::as_str).collect();
     let unavailable: Vec<(&str, &str)> = failed
         .iter()

@@ -7,12 +7,12 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::context::{choose, list_all, load_set};
+use super::context::{choose, list_set, load_set};
 use super::{Exit, close_all, connect_all, report};
 use crate::cli::{DiffArgs, LockArgs, ServerArgs, SetArgs};
 use crate::context::lock::{Change, Lock, drift, lock_path};
 use crate::context::measured::resolve_measured;
-use crate::context::{Input, Measures, candidates};
+use crate::context::{Input, Measures, candidates, expansion};
 use crate::sanitize;
 
 /// What the agent would be handed now, as a lock. Fails (status 1) when a server cannot be
@@ -22,8 +22,9 @@ async fn resolve_now(set: &SetArgs, servers: &ServerArgs, jobs: usize) -> Result
     let chosen = choose(servers, &set)?;
     let options = servers.connect_options();
     let sessions = connect_all(chosen.into_iter().map(|c| c.selected).collect(), &options).await;
-    let (catalogue, complete, failed) = list_all(&sessions, crate::mcp::list::DEFAULT_CAP).await;
-    let cands = candidates(&catalogue);
+    let (catalogue, complete, failed, expansions) = list_set(&sessions, &set.marks).await;
+    let mut cands = candidates(&catalogue);
+    expansion::tag(&mut cands, &expansions);
     let listed: Vec<&str> = complete.iter().map(String::as_str).collect();
     let unavailable: Vec<(&str, &str)> = failed
         .iter()

@@ -3,19 +3,22 @@
 //!
 //! `pin`/`exclude` check their targets against the servers' listings: an exact URI no server
 //! lists is refused (status 3) unless `--allow-missing` records it anyway (it then shows as
-//! missing until a server lists it). A `PREFIX*` is always recorded, since it also catches
-//! resources that appear later; a note says when it matches nothing yet. Without `--server`,
-//! a target is marked on every server that lists a match.
+//! missing until a server lists it), except a URI one of the server's templates produces (an
+//! expansion, recorded with a note naming the template). A `PREFIX*` is always recorded,
+//! since it also catches resources that appear later; a note says when it matches nothing
+//! yet. Without `--server`, a target is marked on every server that lists a match.
 
 use std::io::Write;
 
 use serde::Serialize;
 
-use super::context::{choose, list_all, load_set, shown_name, update_set};
+use super::context::{
+    add_expansions, choose, list_all, list_set, load_set, shown_name, update_set,
+};
 use super::{Exit, close_all, connect_all};
 use crate::cli::{Budget, MarkArgs, MarksArgs, PolicyArgs, UnmarkArgs};
 use crate::config::select::Chosen;
-use crate::context::{ContextSet, Mark, Pattern, Target};
+use crate::context::{ContextSet, Mark, Marks, Pattern, Target};
 use crate::sanitize;
 
 /// `mcpick pin` / `mcpick exclude`.
@@ -52,10 +55,37 @@ pub async fn mark(args: MarkArgs, mark: Mark) -> Exit {
             &options,
         )
         .await;
-        let (catalogue, complete, failed) =
-            list_all(&sessions, crate::mcp::list::DEFAULT_CAP).await;
+        let cap = crate::mcp::list::DEFAULT_CAP;
+        let (mut catalogue, complete, failed) = list_all(&sessions, cap).await;
         let failed = !failed.is_empty();
+        // An exact URI no server lists may be an expansion of a server's template.
+        let unlisted = Marks::from_list(
+            patterns
+                .iter()
+                .filter(|p| !p.is_prefix() && !catalogue.iter().any(|(_, i)| p.matches(i.uri())))
+                .flat_map(|p| {
+                    complete.iter().map(|server| {
+                        (
+                            Target {
+                                server: server.clone(),
+                                pattern: p.clone(),
+                            },
+                            mark,
+                        )
+                    })
+                })
+                .collect::<Vec<_>>(),
+        );
+        let expansions = add_expansions(&sessions, &mut catalogue, &complete, &unlisted, cap).await;
         close_all(sessions).await;
+        for e in &expansions {
+            eprintln!(
+                "mcpick: note: `{}` is not listed by `{}` but is an expansion of its template `{}`; recorded",
+                sanitize::line(&e.resource.uri, 500),
+                shown_name(&e.server),
+                sanitize::line(&e.template, 500)
+            );
+        }
         for pattern in &patterns {
             let mut servers: Vec<String> = Vec::new();
             for (id, item) in catalogue.iter() {
@@ -210,6 +240,9 @@ struct MarkReport {
     resources: Option<Option<usize>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     missing: Option<bool>,
+    /// With --check: the template an exact mark no server lists is an expansion of.
+    #[serde(rename = "expansionOf", skip_serializing_if = "Option::is_none")]
+    expansion_of: Option<String>,
 }
 
 /// `mcpick marks`.
@@ -233,6 +266,7 @@ pub async fn marks(args: MarksArgs) -> Exit {
                 mark,
                 resources: None,
                 missing: None,
+                expansion_of: None,
             }
         })
         .collect();
@@ -245,8 +279,7 @@ pub async fn marks(args: MarksArgs) -> Exit {
         let options = args.servers.connect_options();
         let sessions =
             connect_all(chosen.into_iter().map(|c| c.selected).collect(), &options).await;
-        let (catalogue, complete, failed) =
-            list_all(&sessions, crate::mcp::list::DEFAULT_CAP).await;
+        let (catalogue, complete, failed, expansions) = list_set(&sessions, &set.marks).await;
         close_all(sessions).await;
         if !failed.is_empty() {
             exit = Exit::ServerFailed;
@@ -287,6 +320,10 @@ pub async fn marks(args: MarksArgs) -> Exit {
             }
             report.resources = Some(Some(count));
             report.missing = Some(!matched);
+            report.expansion_of = expansions
+                .iter()
+                .find(|e| e.server == report.server && report.uri.as_ref() == Some(&e.resource.uri))
+                .map(|e| e.template.clone());
         }
     }
     let mut out = std::io::stdout().lock();
@@ -327,6 +364,10 @@ fn print_marks(
             _ => String::new(),
         };
         let status = match (r.missing, r.resources) {
+            _ if r.expansion_of.is_some() => format!(
+                "  (template expansion of {})",
+                sanitize::line(r.expansion_of.as_deref().unwrap_or(""), 500)
+            ),
             (Some(true), _) => "  (missing: no listed resource matches)".to_string(),
             (_, Some(Some(n))) if r.prefix.is_some() => format!("  ({n} resources)"),
             (_, Some(None)) => "  (server not listed)".to_string(),

@@ -72,6 +72,7 @@ mod tests {
             audience: None,
             modified_ms: None,
             size: Some(size),
+            expansion_of: None,
         }
     }
 

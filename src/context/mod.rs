@@ -10,6 +10,8 @@
 //! - [`content`]: [`agent_text`], the text the agent is handed for one read.
 //! - [`resolve()`]: catalogue + marks + policy + measures → [`Preview`] (included in order,
 //!   cut line, left out with reasons, missing marks).
+//! - [`expansion`]: exact marks on URIs a server's template produces, as resources of that
+//!   server ([`expansion::expansions`], [`expansion::add`]).
 //! - [`file`]: [`ContextSet`], the JSON file (versioned, stable order, atomic save, changed
 //!   under a lock by [`ContextSet::update`]; [`SetFile`] for a front end that keeps it open).
 //! - [`change`]: [`SetChange`], a front end's change as operations, applied to the file as
@@ -34,6 +36,7 @@
 
 pub mod change;
 pub mod content;
+pub mod expansion;
 pub mod file;
 pub mod lock;
 pub mod mark;
@@ -44,6 +47,7 @@ pub mod tokens;
 
 pub use change::{Applied, SetChange};
 pub use content::{agent_text, measure};
+pub use expansion::Expansion;
 pub use file::{ContextSet, DEFAULT_FILE, SetError, SetFile, Updated, VERSION};
 pub use mark::{Effective, Mark, Marks, Pattern, Target};
 pub use policy::{Audience, DEFAULT_PRIORITY, Policy};

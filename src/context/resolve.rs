@@ -55,6 +55,8 @@ pub struct Candidate<'a> {
     pub audience: Option<u8>,
     pub modified_ms: Option<i64>,
     pub size: Option<u64>,
+    /// For an expansion ([`super::expansion`]): the template it matches.
+    pub expansion_of: Option<&'a str>,
 }
 
 impl<'a> Candidate<'a> {
@@ -68,6 +70,7 @@ impl<'a> Candidate<'a> {
             audience: item.audience(),
             modified_ms: item.modified_ms(),
             size: item.size(),
+            expansion_of: None,
         }
     }
 }
@@ -518,6 +521,7 @@ mod tests {
             audience,
             modified_ms: modified,
             size: Some(size),
+            expansion_of: None,
         }
     }
 

@@ -53,6 +53,9 @@ struct JsonIncluded<'a> {
     pinned: bool,
     priority: f32,
     priority_defaulted: bool,
+    /// For a pinned expansion: the template it matches.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expansion_of: Option<&'a str>,
     contents: Option<&'a str>,
 }
 
@@ -73,6 +76,8 @@ struct JsonLeftOut<'a> {
     detail: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expansion_of: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -115,6 +120,7 @@ pub fn json(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> Strin
                     pinned: i.pinned,
                     priority: i.priority,
                     priority_defaulted: i.priority_defaulted,
+                    expansion_of: c.expansion_of,
                     contents: texts.get(&i.index).map(String::as_str),
                 }
             })
@@ -132,6 +138,7 @@ pub fn json(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> Strin
                     reason: l.reason.name(),
                     detail: detail(&l.reason),
                     tokens: l.tokens,
+                    expansion_of: c.expansion_of,
                 }
             })
             .chain(preview.unavailable.iter().map(|u| {
@@ -147,6 +154,7 @@ pub fn json(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> Strin
                     reason: Unavailable::REASON,
                     detail: Some(&u.error),
                     tokens: None,
+                    expansion_of: None,
                 }
             }))
             .collect(),
@@ -272,7 +280,7 @@ pub fn markdown(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> S
         let c = &candidates[i.index];
         out.push_str(&format!("\n## {}. {}\n\n", n + 1, md(c.name, 200)));
         out.push_str(&format!(
-            "server {} · {} · {} tokens{} · running total {}{} · priority {:.2}{}\n\n",
+            "server {} · {} · {} tokens{} · running total {}{} · priority {:.2}{}{}\n\n",
             md(c.server, 100),
             md(c.uri, 1000),
             i.tokens,
@@ -285,6 +293,10 @@ pub fn markdown(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> S
             } else {
                 ""
             },
+            c.expansion_of.map_or(String::new(), |t| format!(
+                " · expansion of {}",
+                md(t, 1000)
+            )),
         ));
         match texts.get(&i.index) {
             Some(text) => {
@@ -367,7 +379,7 @@ pub fn xml(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> String
     for i in &preview.included {
         let c = &candidates[i.index];
         out.push_str(&format!(
-            "<resource server=\"{}\" uri=\"{}\" name=\"{}\" tokens=\"{}\" tokensEstimated=\"{}\" runningTotal=\"{}\" pinned=\"{}\" priority=\"{}\">\n",
+            "<resource server=\"{}\" uri=\"{}\" name=\"{}\" tokens=\"{}\" tokensEstimated=\"{}\" runningTotal=\"{}\" pinned=\"{}\" priority=\"{}\"{}>\n",
             attr(c.server, 200),
             attr(c.uri, 2000),
             attr(c.name, 500),
@@ -375,7 +387,11 @@ pub fn xml(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> String
             i.estimated,
             i.running_total,
             i.pinned,
-            i.priority
+            i.priority,
+            c.expansion_of.map_or(String::new(), |t| format!(
+                " expansionOf=\"{}\"",
+                attr(t, 2000)
+            ))
         ));
         if let Some(text) = texts.get(&i.index) {
             out.push_str(&xml_escape(text));

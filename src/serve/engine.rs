@@ -11,11 +11,12 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use futures::future::join_all;
 use tokio::sync::{Mutex, broadcast, watch};
 
 use super::exposed::{self, Expose, Served};
 use super::upstream::{UpstreamDef, Upstreams};
-use crate::context::{ContextSet, Input, Measures, candidates, measured, resolve};
+use crate::context::{ContextSet, Input, Measures, candidates, expansion, measured, resolve};
 use crate::mcp::ConnectOptions;
 
 /// Everything one `serve` process shares between its clients and its upkeep.
@@ -137,8 +138,15 @@ impl Engine {
             return false; // not connected yet; the first resolution follows
         };
         let set = self.set.lock().await.clone();
-        let listings = upstreams.listings();
-        let cands = candidates(&listings.catalogue);
+        let mut listings = upstreams.listings();
+        let needed = listings.templates_needed(&set.marks);
+        if !needed.is_empty() {
+            join_all(needed.iter().map(|server| upstreams.list_templates(server))).await;
+            listings = upstreams.listings();
+        }
+        let expansions = listings.add_expansions(&set.marks);
+        let mut cands = candidates(&listings.catalogue);
+        expansion::tag(&mut cands, &expansions);
         let listed: Vec<&str> = listings.complete.iter().map(String::as_str).collect();
         let unavailable: Vec<(&str, &str)> = listings
             .unavailable

@@ -197,6 +197,7 @@ mod tests {
             audience: None,
             modified_ms: None,
             size: None,
+            expansion_of: None,
         }
     }
 

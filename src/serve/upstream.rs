@@ -6,9 +6,10 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use futures::future::join_all;
-use rmcp::model::Resource;
+use rmcp::model::{Resource, ResourceTemplate};
 
 use crate::catalog::Catalogue;
+use crate::context::{Expansion, Marks, expansion};
 use crate::mcp::log::ServerLog;
 use crate::mcp::{
     CacheHints, ConnectOptions, Connection, ListOptions, McpError, ReadOutcome, ServerSpec,
@@ -25,6 +26,9 @@ pub struct UpstreamDef {
 #[derive(Debug, Clone, Default)]
 struct Listing {
     resources: Arc<Vec<Resource>>,
+    /// Its templates, for the set's expansions: listed only when a mark needs them
+    /// ([`Upstreams::list_templates`]), again after each re-list; empty when they cannot be.
+    templates: Option<Arc<Vec<ResourceTemplate>>>,
     error: Option<String>,
     cache: CacheHints,
 }
@@ -53,9 +57,29 @@ pub struct Listings {
     /// The listings' cache hints, merged (the shortest `ttlMs`, `private` if any is).
     pub cache: CacheHints,
     resources: Vec<(String, Arc<Vec<Resource>>)>,
+    /// Listed servers whose templates are not listed yet.
+    untemplated: Vec<String>,
 }
 
 impl Listings {
+    /// The listed servers whose templates `marks` needs and that are not listed yet
+    /// ([`Upstreams::list_templates`] them, then take the listings again).
+    pub fn templates_needed(&self, marks: &Marks) -> Vec<String> {
+        expansion::servers_needing_templates(&self.catalogue, marks, &self.untemplated)
+    }
+
+    /// Adds the exact marks of `marks` that a template of their server produces as that
+    /// server's resources ([`expansion`]), to resolve and to read like listed ones.
+    pub fn add_expansions(&mut self, marks: &Marks) -> Vec<Expansion> {
+        let found = expansion::expansions(&self.catalogue, marks);
+        expansion::add(&mut self.catalogue, &found);
+        for e in &found {
+            self.resources
+                .push((e.server.clone(), Arc::new(vec![e.resource.clone()])));
+        }
+        found
+    }
+
     /// A listed resource by server and URI (the first one, if a server lists a URI twice).
     pub fn index(&self) -> HashMap<(&str, &str), &Resource> {
         let mut map = HashMap::new();
@@ -138,16 +162,37 @@ impl Upstreams {
         let listing = match result {
             Ok(outcome) => Listing {
                 resources: Arc::new(resources),
+                templates: None,
                 error: None,
                 cache: outcome.cache,
             },
             Err(e) => Listing {
                 resources: Arc::default(),
+                templates: None,
                 error: Some(connection.explain(&e)),
                 cache: CacheHints::default(),
             },
         };
         *upstream.listing.lock().unwrap_or_else(|e| e.into_inner()) = listing;
+    }
+
+    /// Lists the templates of the upstream named `server` into its listing (none when they
+    /// cannot be listed).
+    pub async fn list_templates(&self, server: &str) {
+        let Some(upstream) = self.position(server).map(|i| &self.list[i]) else {
+            return;
+        };
+        let Some(connection) = &upstream.connection else {
+            return;
+        };
+        let mut templates = Vec::new();
+        let _ = connection
+            .list_templates(&ListOptions { cap: self.cap }, |page| {
+                templates.extend_from_slice(page.items)
+            })
+            .await;
+        let mut listing = upstream.listing.lock().unwrap_or_else(|e| e.into_inner());
+        listing.templates = Some(Arc::new(templates));
     }
 
     /// Every listing as it is now.
@@ -157,6 +202,7 @@ impl Upstreams {
         let mut unavailable = Vec::new();
         let mut resources = Vec::new();
         let mut cache = CacheHints::default();
+        let mut untemplated = Vec::new();
         for upstream in &self.list {
             let listing = upstream
                 .listing
@@ -168,6 +214,10 @@ impl Upstreams {
                 Some(error) => unavailable.push((upstream.name.clone(), error)),
                 None => {
                     catalogue.append(id, listing.resources.iter());
+                    match &listing.templates {
+                        Some(templates) => catalogue.set_templates(id, templates.iter()),
+                        None => untemplated.push(upstream.name.clone()),
+                    }
                     complete.push(upstream.name.clone());
                     cache.merge(listing.cache);
                 }
@@ -180,6 +230,7 @@ impl Upstreams {
             unavailable,
             cache,
             resources,
+            untemplated,
         }
     }
 

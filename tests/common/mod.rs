@@ -256,6 +256,15 @@ impl Drop for Background {
     }
 }
 
+/// `mcpick preview --format json ARGS` in `dir`, which must succeed; its document.
+pub fn preview(dir: &Path, args: &[&str]) -> Value {
+    let mut all = vec!["preview", "--format", "json"];
+    all.extend_from_slice(args);
+    let (code, doc, err) = mcpick_json_in(dir, &[], &all);
+    assert_eq!(code, 0, "{err}");
+    doc
+}
+
 /// The resources array of an `ls --json` document.
 pub fn resources(doc: &Value) -> &Vec<Value> {
     doc["resources"].as_array().expect("resources array")
