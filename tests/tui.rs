@@ -2122,3 +2122,64 @@ fn capital_r_on_a_failed_server_row_connects_it_again() {
     run(&mut app, fx);
     assert_eq!(app.catalogue.len(), 2);
 }
+
+#[test]
+fn a_template_is_filled_with_completions_read_and_pinned() {
+    let mut app = demo_app();
+    // Before the server's templates arrive, `T` says there are none.
+    drive(&mut app, "T");
+    assert!(screen(&mut app, 120, 40).contains("no server publishes resource templates"));
+    let mut template = rmcp::model::ResourceTemplate::new("demo://notes/{id}", "note");
+    template.description = Some("Any note".into());
+    server(&mut app, 0, ServerEvent::Templates(vec![template]));
+    drive(&mut app, "T");
+    assert!(screen(&mut app, 120, 40).contains("demo  demo://notes/{id}  note"));
+    // Enter opens the form; typing asks the server for completions, earlier fields as context.
+    drive(&mut app, "<enter>");
+    let fx = drive(&mut app, "4");
+    let (generation, argument, value) = fx
+        .iter()
+        .find_map(|e| match e {
+            Effect::Complete {
+                generation,
+                argument,
+                value,
+                template,
+                ..
+            } if template == "demo://notes/{id}" => {
+                Some((*generation, argument.clone(), value.clone()))
+            }
+            _ => None,
+        })
+        .expect("a completion request");
+    assert_eq!((argument.as_str(), value.as_str()), ("id", "4"));
+    // An older answer is dropped; the newest fills the suggestions; Tab takes the first.
+    app.update(Msg::Completions {
+        generation: generation - 1,
+        values: vec!["stale".into()],
+    });
+    app.update(Msg::Completions {
+        generation,
+        values: vec!["42".into(), "43".into()],
+    });
+    let shown = screen(&mut app, 120, 40);
+    assert!(shown.contains("reads    demo://notes/4"), "{shown}");
+    assert!(
+        shown.contains("  42") && !shown.contains("stale"),
+        "{shown}"
+    );
+    drive(&mut app, "<tab>");
+    // Enter: the expansion joins the catalogue, the cursor goes to it and it is read.
+    let fx = drive(&mut app, "<enter>");
+    assert_eq!(selected_uri(&app).as_deref(), Some("demo://notes/42"));
+    assert_eq!(app.catalogue.len(), 301);
+    let (_, _, uri) = read_of(&fx).expect("the expansion is read");
+    assert_eq!(uri, "demo://notes/42");
+    // And it is pinned like any resource.
+    let fx = drive(&mut app, "+");
+    assert!(
+        saves(&fx).iter().any(|s| s.contains("demo://notes/42")),
+        "{:?}",
+        saves(&fx)
+    );
+}

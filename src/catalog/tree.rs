@@ -597,6 +597,26 @@ impl UriTree {
         self.row_of_node(node)
     }
 
+    /// Opens every folder above an item, so that it has a row.
+    pub fn reveal(&mut self, id: ItemId) {
+        let Some(&node) = self
+            .item_nodes
+            .get(id.server as usize)
+            .and_then(|nodes| nodes.get(id.index as usize))
+        else {
+            return;
+        };
+        let mut n = self.nodes[node as usize].parent;
+        while n != NO_PARENT {
+            if !self.nodes[n as usize].expanded && self.is_folder(n) {
+                self.nodes[n as usize].expanded = true;
+                self.fix_rows(n);
+            }
+            n = self.nodes[n as usize].parent;
+        }
+        self.rows_dirty = true;
+    }
+
     /// Restricts the rows to the ancestors of `matches` (and the matches), all open; `None`
     /// clears the filter and restores the expand state as it was.
     pub fn set_filter(&mut self, matches: Option<&[ItemId]>) {

@@ -125,7 +125,8 @@ pub fn tag<'a>(candidates: &mut [Candidate<'a>], expansions: &'a [Expansion]) {
 }
 
 /// The resource an expansion stands for: the template's fields, the marked URI.
-fn resource(t: &TemplateEntry, uri: String) -> Resource {
+/// The resource an expansion of template `t` stands for: the template's fields, the URI.
+pub fn resource(t: &TemplateEntry, uri: String) -> Resource {
     let mut r = Resource::new(uri, t.name.clone());
     r.title = t.title.clone();
     r.description = t.description.clone();

@@ -199,6 +199,27 @@ impl Connection {
         .await
     }
 
+    /// `completion/complete` for variable `argument` of `template` typed so far as `value`,
+    /// with the variables already filled in `context`: the server's suggestions.
+    pub async fn complete_template(
+        &self,
+        template: &str,
+        argument: &str,
+        value: &str,
+        context: std::collections::HashMap<String, String>,
+    ) -> Result<Vec<String>, McpError> {
+        let context =
+            (!context.is_empty()).then(|| rmcp::model::CompletionContext::with_arguments(context));
+        let info = self
+            .request(
+                "completion/complete",
+                self.peer()
+                    .complete_resource_argument(template, argument, value, context),
+            )
+            .await?;
+        Ok(info.values)
+    }
+
     /// Every URI the server lists now (the order is not kept; duplicates are one).
     pub async fn list_uris(&self) -> Result<std::collections::BTreeSet<String>, McpError> {
         let mut uris = std::collections::BTreeSet::new();

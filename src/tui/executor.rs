@@ -238,6 +238,7 @@ pub struct Executor {
     servers: std::collections::HashMap<ServerId, AbortHandle>,
     read: Option<AbortHandle>,
     measure: Option<AbortHandle>,
+    completing: Option<AbortHandle>,
     pub worker: SearchWorker,
     /// Saves the set and watches it for others' changes.
     pub keeper: Keeper,
@@ -273,6 +274,7 @@ impl Executor {
             servers: std::collections::HashMap::new(),
             read: None,
             measure: None,
+            completing: None,
             worker,
             keeper,
             logs,
@@ -328,6 +330,14 @@ impl Executor {
                     let _ = self.tx.send(Msg::Copied { what, note });
                 }
                 Effect::Bundle(request) => self.bundle(*request),
+                Effect::Complete {
+                    generation,
+                    server,
+                    template,
+                    argument,
+                    value,
+                    context,
+                } => self.complete(generation, server, template, argument, value, context),
             }
         }
         Ok(())
@@ -401,6 +411,18 @@ impl Executor {
                     capped: outcome.capped,
                 }),
                 Err(e) => return send(ServerEvent::Failed(connection.explain(&e))),
+            }
+            // Its templates, for `T` (a server without them answers an empty list).
+            let mut templates = Vec::new();
+            if connection
+                .list_templates(&ListOptions::default(), |page| {
+                    templates.extend_from_slice(page.items)
+                })
+                .await
+                .is_ok()
+                && !templates.is_empty()
+            {
+                send(ServerEvent::Templates(templates));
             }
             // Then keep up with it: list changes re-list it, updates are passed on, and a
             // server that dies after listing is shown as failed, not ready.
@@ -494,7 +516,40 @@ impl Executor {
     }
 }
 
+/// Completion requests wait this long for the next keystroke (newest wins).
+const COMPLETE_DEBOUNCE: Duration = Duration::from_millis(150);
+
 impl Executor {
+    /// `completion/complete` for the template form, debounced; the request in flight is
+    /// dropped when a newer one comes.
+    fn complete(
+        &mut self,
+        generation: u64,
+        server: ServerId,
+        template: String,
+        argument: String,
+        value: String,
+        context: Vec<(String, String)>,
+    ) {
+        if let Some(h) = self.completing.take() {
+            h.abort();
+        }
+        let connection = connection_of(&self.connections, server);
+        let tx = self.tx.clone();
+        let task = tokio::spawn(async move {
+            tokio::time::sleep(COMPLETE_DEBOUNCE).await;
+            let Some(c) = connection else { return };
+            let context = context.into_iter().collect();
+            // A server without completions answers with an error: no suggestions.
+            let values = c
+                .complete_template(&template, &argument, &value, context)
+                .await
+                .unwrap_or_default();
+            let _ = tx.send(Msg::Completions { generation, values });
+        });
+        self.completing = Some(task.abort_handle());
+    }
+
     /// Reads what the request's resolution includes and renders the bundle, as
     /// `mcpick export` does (same resolution loop, same Markdown), off the UI thread.
     fn bundle(&mut self, request: ResolveRequest) {

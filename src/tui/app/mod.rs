@@ -10,6 +10,7 @@
 pub mod browse;
 pub mod contents;
 pub mod context;
+pub mod form;
 pub mod handoff;
 pub mod list;
 mod live;
@@ -49,6 +50,12 @@ pub enum Overlay {
     Handoff {
         scroll: usize,
     },
+    /// The resource templates (`T`), `cursor` on one.
+    Templates {
+        cursor: usize,
+    },
+    /// The form filling a template ([`App::form`]).
+    Form,
     /// `filter`: only this server's entries; `scroll`: rows up from the newest.
     Log {
         filter: Option<ServerId>,
@@ -71,6 +78,8 @@ pub struct App {
     /// Browse, Search or Contents (overlays set Help and Log).
     pub focus: Mode,
     pub overlay: Option<Overlay>,
+    /// The template form, while [`Overlay::Form`] is open.
+    pub form: Option<form::TemplateForm>,
     pub size: (u16, u16),
     pub theme: Theme,
     pub keymap: Keymap,
@@ -124,6 +133,7 @@ impl App {
             context: ContextState::default(),
             focus: Mode::Browse,
             overlay: None,
+            form: None,
             size: (80, 24),
             theme,
             keymap,
@@ -154,7 +164,12 @@ impl App {
     /// The mode keys are read in.
     pub fn mode(&self) -> Mode {
         match self.overlay {
-            Some(Overlay::Help { .. } | Overlay::Handoff { .. }) => Mode::Help,
+            Some(
+                Overlay::Help { .. }
+                | Overlay::Handoff { .. }
+                | Overlay::Templates { .. }
+                | Overlay::Form,
+            ) => Mode::Help,
             Some(Overlay::Log { .. }) => Mode::Log,
             None if self.context.agent_open => Mode::Agent,
             None => self.focus,
@@ -237,6 +252,10 @@ impl App {
             Msg::Saved { seq, result } => self.on_saved(seq, result),
             Msg::SetOnDisk(set) => self.on_set_on_disk(*set),
             Msg::Bundle(result) => self.on_bundle(result),
+            Msg::Completions { generation, values } => {
+                self.on_completions(generation, values);
+                Vec::new()
+            }
             Msg::Copied { what, note } => self.on_copied(what, note),
             Msg::Quit => {
                 self.quit = true;
@@ -265,6 +284,9 @@ impl App {
     }
 
     pub(super) fn on_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        if let Some(fx) = self.on_form_key(key) {
+            return fx;
+        }
         let chord = Chord::from_event(&key);
         let mode = self.mode();
         if let Some(action) = self.keymap.resolve(mode, chord) {
@@ -424,6 +446,7 @@ impl App {
                 self.contents.reload();
             }
             (_, Action::Reconnect) => return self.reconnect_selected(),
+            (_, Action::Templates) => self.show_templates(),
             (_, Action::LogFilter | Action::Close) => {}
         }
         Vec::new()
@@ -444,6 +467,7 @@ impl App {
         };
         let (scroll, up_is_more) = match overlay {
             Overlay::Help { scroll } | Overlay::Handoff { scroll } => (scroll, false),
+            Overlay::Templates { .. } | Overlay::Form => return,
             Overlay::Log { scroll, .. } => (scroll, true),
         };
         let delta: isize = match action {

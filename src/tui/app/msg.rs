@@ -64,6 +64,11 @@ pub enum Msg {
     },
     /// Another process saved the set file (the runtime watches it): the set as it is now.
     SetOnDisk(Box<ContextSet>),
+    /// Suggestions for the template form's field (`generation`: of its request).
+    Completions {
+        generation: u64,
+        values: Vec<String>,
+    },
     /// The bundle `Y` asked for is read and rendered (or could not be).
     Bundle(Result<Bundled, String>),
     /// The clipboard sequence was written; `note`: what else the person must know (tmux).
@@ -99,6 +104,8 @@ pub enum ServerEvent {
     Relisted { resources: Vec<Resource> },
     /// The server announced that this resource changed.
     Updated(String),
+    /// The server's resource templates (`resources/templates/list`).
+    Templates(Vec<rmcp::model::ResourceTemplate>),
 }
 
 /// What the runtime should do: data, never executed here.
@@ -145,6 +152,16 @@ pub enum Effect {
     /// [`crate::context::SetFile::update`]) and save it; answer [`Msg::Saved`]. Saves run in
     /// `seq` order.
     Save { seq: u64, change: SetChange },
+    /// Ask server `server` for completions of a template variable (debounced, newest wins);
+    /// answer [`Msg::Completions`].
+    Complete {
+        generation: u64,
+        server: ServerId,
+        template: String,
+        argument: String,
+        value: String,
+        context: Vec<(String, String)>,
+    },
     /// Put `text` on the clipboard through the terminal (OSC 52); `what` names it.
     Copy { what: String, text: String },
     /// Read the resources the request's resolution includes and render the bundle as

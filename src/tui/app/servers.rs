@@ -227,6 +227,10 @@ impl App {
             }
             ServerEvent::Relisted { resources } => self.on_relisted(server, &resources),
             ServerEvent::Updated(uri) => self.on_updated(server, &uri),
+            ServerEvent::Templates(templates) => {
+                self.catalogue.set_templates(server, templates.iter());
+                Vec::new()
+            }
         }
     }
 

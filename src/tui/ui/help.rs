@@ -108,7 +108,7 @@ pub fn draw_handoff(frame: &mut Frame, body: Rect, lines: &[String], t: &Theme, 
 /// Lines in a bordered box centred over the body, wrapped (continuations indented by
 /// `indent`), scrolled by `scroll` rows.
 #[allow(clippy::too_many_arguments)]
-fn draw_text(
+pub(super) fn draw_text(
     frame: &mut Frame,
     body: Rect,
     title: &str,

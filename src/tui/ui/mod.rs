@@ -11,6 +11,7 @@ pub mod help;
 pub mod log;
 pub mod search;
 pub mod status;
+mod templates;
 
 use ratatui::Frame;
 use ratatui::text::Span;
@@ -92,6 +93,14 @@ pub fn render(app: &App, frame: &mut Frame) {
         Some(Overlay::Help { scroll }) => help::draw(frame, areas.body, &app.keymap, theme, scroll),
         Some(Overlay::Handoff { scroll }) => {
             help::draw_handoff(frame, areas.body, &app.handoff_lines(), theme, scroll)
+        }
+        Some(Overlay::Templates { cursor }) => {
+            templates::draw_list(frame, areas.body, &app.template_rows(), cursor, theme)
+        }
+        Some(Overlay::Form) => {
+            if let Some(form) = &app.form {
+                templates::draw_form(frame, areas.body, form, theme);
+            }
         }
         _ => {}
     }
