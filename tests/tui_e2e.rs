@@ -669,3 +669,33 @@ fn capital_r_brings_back_a_crashed_server() {
     assert!(!screen.contains("failed"), "{screen}");
     pane.quit_and_check_restored();
 }
+
+/// An HTTP server that goes away is tried again, further apart each time, with the next
+/// attempt in the header; when it is back, its listing is replaced (what changed meanwhile
+/// shows as `+N −M`).
+#[test]
+fn an_http_server_that_went_away_is_reconnected() {
+    let first = common::Background::start(
+        mcpick_bin(),
+        &["demo-server", "--http", "127.0.0.1:0", "--count", "30"],
+        &[],
+    );
+    let url = first.url.clone();
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_string();
+    let pane = Pane::new();
+    pane.start(&format!("--url {url}"));
+    pane.wait_text("ready · 30 resources");
+    drop(first);
+    pane.wait_text("reconnecting: attempt");
+    let _second = common::Background::start(
+        mcpick_bin(),
+        &["demo-server", "--http", &addr, "--count", "31"],
+        &[],
+    );
+    let screen = pane.wait_text("ready · 31 resources");
+    assert!(screen.contains("+1 −0"), "{screen}");
+    pane.quit_and_check_restored();
+}

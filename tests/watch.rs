@@ -127,3 +127,47 @@ fn a_server_that_cannot_start_is_a_failed_event() {
     );
     assert_eq!(watch.child.wait().unwrap().code(), Some(1));
 }
+
+/// Runs tests/peers/call_tool.py: one tool call through the Python SDK's client.
+fn call_tool(url: &str, tool: &str, arguments: &str) {
+    let script = common::repo_root().join("tests/peers/call_tool.py");
+    let out = Command::new(common::python())
+        .arg(script)
+        .args([url, tool, arguments])
+        .output()
+        .expect("run call_tool.py");
+    assert!(
+        out.status.success(),
+        "{tool}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The Python SDK's server over Streamable HTTP: a resource another client adds (through the
+/// server's `add_resource` tool) reaches `watch` through `subscriptions/listen`, and so does
+/// an update of it (`touch_resource`) once it is subscribed.
+#[test]
+fn python_server_changes_arrive_over_streamable_http() {
+    let server = Background::start(
+        &common::python(),
+        &[&common::py_server(), "--http", "0", "--count", "20"],
+        &[],
+    );
+    let url = server.url.clone();
+    let mut watch = Watching::start(&["--url", &url]);
+    assert_eq!(watch.wait("the listing", |e| is(e, "listed"))["count"], 20);
+    let watching = watch.wait("the subscription", |e| is(e, "watching"));
+    assert_eq!(watching["listChanged"], true, "{watching}");
+    call_tool(
+        &url,
+        "add_resource",
+        r#"{"uri": "py://added/watched", "text": "v1"}"#,
+    );
+    let added = watch.wait("the new resource", |e| is(e, "added"));
+    assert_eq!(added["uri"], "py://added/watched");
+    // Newcomers are subscribed too (the watch is renewed after the list grew).
+    watch.wait("the renewed subscription", |e| is(e, "watching"));
+    call_tool(&url, "touch_resource", r#"{"uri": "py://added/watched"}"#);
+    let updated = watch.wait("the update", |e| is(e, "updated"));
+    assert_eq!(updated["uri"], "py://added/watched");
+}

@@ -220,6 +220,14 @@ impl Connection {
         Ok(info.values)
     }
 
+    /// A `ping`: is the server still answering on this connection?
+    pub async fn ping(&self) -> Result<(), McpError> {
+        let request = ClientRequest::PingRequest(rmcp::model::PingRequest::default());
+        self.request("ping", raw::send(self.peer(), request))
+            .await
+            .map(|_| ())
+    }
+
     /// Every URI the server lists now (the order is not kept; duplicates are one).
     pub async fn list_uris(&self) -> Result<std::collections::BTreeSet<String>, McpError> {
         let mut uris = std::collections::BTreeSet::new();

@@ -180,6 +180,124 @@ async fn follow(
     }
 }
 
+/// How an HTTP server is tried again after its connection dropped: after this, doubling.
+const RETRY_FIRST: Duration = Duration::from_secs(1);
+const RETRY_MAX: Duration = Duration::from_secs(60);
+
+/// How often an HTTP server is asked whether it still answers (`ping`): a server that went
+/// away leaves no closed pipe behind, only requests that fail.
+const HTTP_ALIVE: Duration = Duration::from_secs(5);
+
+/// How one connection ended.
+enum Ended {
+    /// It never worked (connect or list failed), said for a person.
+    Failed(String),
+    /// It worked, then went away.
+    Dropped(String),
+}
+
+/// Connects, lists (page by page the first time; as one re-list after a reconnect, so what
+/// vanished meanwhile goes), sends the templates, then follows the server until it ends.
+async fn run_server(
+    spec: &ServerSpec,
+    options: &ConnectOptions,
+    log: &ServerLog,
+    connections: &Connections,
+    server: ServerId,
+    relist: bool,
+    send: &(impl Fn(ServerEvent) + Sync),
+) -> Ended {
+    let connection = match Connection::connect(spec, options, log.clone()).await {
+        Ok(c) => Arc::new(c),
+        Err(e) => return Ended::Failed(e.to_string()),
+    };
+    {
+        let mut slots = connections.lock().unwrap_or_else(|e| e.into_inner());
+        if slots.len() <= server as usize {
+            slots.resize(server as usize + 1, None);
+        }
+        slots[server as usize] = Some(connection.clone());
+    }
+    let summary = connection.summary();
+    send(ServerEvent::Connected {
+        protocol: summary.protocol_version.clone(),
+        transport: connection.transport().to_string(),
+        resources: connection.has_resources(),
+        info: super::server_info::ServerInfo::from_summary(&summary),
+    });
+    if !connection.has_resources() {
+        return Ended::Dropped(gone(&connection).await);
+    }
+    // Taken before listing, so a change announced meanwhile is not missed.
+    let events = connection.events();
+    let mut resources = Vec::new();
+    let listed = connection
+        .list_resources(&ListOptions::default(), |page| {
+            if relist {
+                resources.extend_from_slice(page.items);
+            } else {
+                send(ServerEvent::Page {
+                    number: page.number,
+                    received: page.received,
+                    resources: page.items.to_vec(),
+                })
+            }
+        })
+        .await;
+    match listed {
+        Ok(outcome) => {
+            if relist {
+                send(ServerEvent::Relisted { resources });
+            }
+            send(ServerEvent::Listed {
+                count: outcome.count,
+                capped: outcome.capped,
+            })
+        }
+        Err(e) => return Ended::Failed(connection.explain(&e)),
+    }
+    // Its templates, for `T` (a server without them answers an empty list).
+    let mut templates = Vec::new();
+    if connection
+        .list_templates(&ListOptions::default(), |page| {
+            templates.extend_from_slice(page.items)
+        })
+        .await
+        .is_ok()
+        && !templates.is_empty()
+    {
+        send(ServerEvent::Templates(templates));
+    }
+    // Then keep up with it: list changes re-list it, updates are passed on, and a server
+    // that goes away after listing is shown as failed (or retrying), not ready.
+    tokio::select! {
+        _ = follow(&connection, events, send) => Ended::Dropped("the server stopped sending changes".into()),
+        reason = gone(&connection) => Ended::Dropped(reason),
+    }
+}
+
+/// Returns once the server is gone: its side closed (a process that exited), or, over HTTP,
+/// a `ping` that fails for a reason other than a slow answer.
+async fn gone(connection: &Connection) -> String {
+    if connection.transport() == "stdio" {
+        return closed(connection).await;
+    }
+    loop {
+        tokio::select! {
+            reason = closed(connection) => return reason,
+            _ = tokio::time::sleep(HTTP_ALIVE) => {}
+        }
+        match connection.ping().await {
+            Ok(()) | Err(McpError::Timeout { .. }) => {}
+            // A server may not implement `ping`; only a failed connection counts.
+            Err(e @ McpError::Transport { .. }) | Err(e @ McpError::Closed { .. }) => {
+                return format!("the connection dropped: {}", connection.explain(&e));
+            }
+            Err(_) => {}
+        }
+    }
+}
+
 /// How often a listed server's connection is checked for having closed.
 const CLOSED_POLL: Duration = Duration::from_millis(500);
 
@@ -372,63 +490,35 @@ impl Executor {
                 event,
             });
         };
+        let http = !matches!(spec.transport, crate::mcp::TransportSpec::Stdio { .. });
         let task = tokio::spawn(async move {
-            let connection = match Connection::connect(&spec, &options, log).await {
-                Ok(c) => Arc::new(c),
-                Err(e) => return send(ServerEvent::Failed(e.to_string())),
-            };
-            {
-                let mut slots = connections.lock().unwrap_or_else(|e| e.into_inner());
-                if slots.len() <= server as usize {
-                    slots.resize(server as usize + 1, None);
-                }
-                slots[server as usize] = Some(connection.clone());
-            }
-            let summary = connection.summary();
-            send(ServerEvent::Connected {
-                protocol: summary.protocol_version.clone(),
-                transport: connection.transport().to_string(),
-                resources: connection.has_resources(),
-                info: super::server_info::ServerInfo::from_summary(&summary),
-            });
-            if !connection.has_resources() {
-                return send(ServerEvent::Failed(closed(&connection).await));
-            }
-            // Taken before listing, so a change announced meanwhile is not missed.
-            let events = connection.events();
-            let listed = connection
-                .list_resources(&ListOptions::default(), |page| {
-                    send(ServerEvent::Page {
-                        number: page.number,
-                        received: page.received,
-                        resources: page.items.to_vec(),
-                    })
-                })
-                .await;
-            match listed {
-                Ok(outcome) => send(ServerEvent::Listed {
-                    count: outcome.count,
-                    capped: outcome.capped,
-                }),
-                Err(e) => return send(ServerEvent::Failed(connection.explain(&e))),
-            }
-            // Its templates, for `T` (a server without them answers an empty list).
-            let mut templates = Vec::new();
-            if connection
-                .list_templates(&ListOptions::default(), |page| {
-                    templates.extend_from_slice(page.items)
-                })
-                .await
-                .is_ok()
-                && !templates.is_empty()
-            {
-                send(ServerEvent::Templates(templates));
-            }
-            // Then keep up with it: list changes re-list it, updates are passed on, and a
-            // server that dies after listing is shown as failed, not ready.
-            tokio::select! {
-                _ = follow(&connection, events, &send) => {}
-                reason = closed(&connection) => send(ServerEvent::Failed(reason)),
+            let mut attempt = 0u32;
+            let mut relist = false;
+            loop {
+                let ended =
+                    run_server(&spec, &options, &log, &connections, server, relist, &send).await;
+                // A stdio server that ended is failed for good (`R` brings it back); an HTTP
+                // server that was reached once is tried again, further apart each time.
+                let reason = match ended {
+                    Ended::Failed(reason) if http && relist => reason,
+                    Ended::Failed(reason) => return send(ServerEvent::Failed(reason)),
+                    Ended::Dropped(reason) if http => {
+                        attempt = 0;
+                        reason
+                    }
+                    Ended::Dropped(reason) => return send(ServerEvent::Failed(reason)),
+                };
+                relist = true;
+                attempt += 1;
+                let wait = RETRY_FIRST
+                    .saturating_mul(1 << (attempt - 1).min(6))
+                    .min(RETRY_MAX);
+                send(ServerEvent::Retrying {
+                    reason,
+                    attempt,
+                    at: std::time::SystemTime::now() + wait,
+                });
+                tokio::time::sleep(wait).await;
             }
         });
         self.servers.insert(server, task.abort_handle());

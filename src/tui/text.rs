@@ -4,6 +4,23 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthChar;
 
+/// `HH:MM:SS` in local time.
+pub fn clock(at: std::time::SystemTime) -> String {
+    let secs = at
+        .duration_since(std::time::SystemTime::UNIX_EPOCH)
+        .map(|d| d.as_secs() as libc::time_t)
+        .unwrap_or(0);
+    // SAFETY: localtime_r writes only into `tm`.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    let ok = unsafe { !libc::localtime_r(&secs, &mut tm).is_null() };
+    if ok {
+        format!("{:02}:{:02}:{:02}", tm.tm_hour, tm.tm_min, tm.tm_sec)
+    } else {
+        let s = secs.rem_euclid(86_400);
+        format!("{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+    }
+}
+
 /// `1234567` → `1,234,567`.
 pub fn thousands(n: usize) -> String {
     let s = n.to_string();

@@ -104,6 +104,12 @@ pub enum ServerEvent {
     Relisted { resources: Vec<Resource> },
     /// The server announced that this resource changed.
     Updated(String),
+    /// The connection dropped; the next attempt to connect is at `at`.
+    Retrying {
+        reason: String,
+        attempt: u32,
+        at: std::time::SystemTime,
+    },
     /// The server's resource templates (`resources/templates/list`).
     Templates(Vec<rmcp::model::ResourceTemplate>),
 }

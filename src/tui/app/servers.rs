@@ -81,10 +81,22 @@ impl Log {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Status {
     Connecting,
-    Loading { page: usize, received: usize },
-    Ready { count: usize, capped: bool },
+    Loading {
+        page: usize,
+        received: usize,
+    },
+    Ready {
+        count: usize,
+        capped: bool,
+    },
     NoResources,
     Failed(String),
+    /// An HTTP server's connection dropped: tried again at `at`.
+    Retrying {
+        reason: String,
+        attempt: u32,
+        at: SystemTime,
+    },
 }
 
 impl Status {
@@ -111,6 +123,18 @@ impl Status {
             ),
             Status::NoResources => ("○", "no resources".to_string()),
             Status::Failed(reason) => ("✗", format!("failed: {}", sanitize::line(reason, 300))),
+            Status::Retrying {
+                reason,
+                attempt,
+                at,
+            } => (
+                "↻",
+                format!(
+                    "reconnecting: attempt {attempt} at {} ({})",
+                    crate::tui::text::clock(*at),
+                    sanitize::line(reason, 200)
+                ),
+            ),
         }
     }
 }
@@ -227,6 +251,18 @@ impl App {
             }
             ServerEvent::Relisted { resources } => self.on_relisted(server, &resources),
             ServerEvent::Updated(uri) => self.on_updated(server, &uri),
+            ServerEvent::Retrying {
+                reason,
+                attempt,
+                at,
+            } => {
+                state.status = Status::Retrying {
+                    reason: sanitize::text(&reason),
+                    attempt,
+                    at,
+                };
+                Vec::new()
+            }
             ServerEvent::Templates(templates) => {
                 self.catalogue.set_templates(server, templates.iter());
                 Vec::new()

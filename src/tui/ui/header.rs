@@ -34,7 +34,7 @@ pub fn draw(frame: &mut Frame, area: Rect, servers: &[ServerState], t: &Theme) {
         let s = &servers[i];
         let (glyph, text) = s.status.describe();
         let style = match s.status {
-            Status::Connecting | Status::Loading { .. } => t.busy,
+            Status::Connecting | Status::Loading { .. } | Status::Retrying { .. } => t.busy,
             Status::Ready { .. } => t.ok,
             Status::NoResources => t.dim,
             Status::Failed(_) => t.error,

@@ -1,7 +1,5 @@
 //! The log view: every server's stderr, notifications and mcpick's own notes, with times.
 
-use std::time::SystemTime;
-
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -9,25 +7,8 @@ use ratatui::widgets::Paragraph;
 
 use super::pane;
 use crate::tui::app::{Log, ServerState};
-use crate::tui::text::wrap;
+use crate::tui::text::{clock, wrap};
 use crate::tui::theme::Theme;
-
-/// `HH:MM:SS` in local time.
-pub fn clock(at: SystemTime) -> String {
-    let secs = at
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map(|d| d.as_secs() as libc::time_t)
-        .unwrap_or(0);
-    // SAFETY: localtime_r writes only into `tm`.
-    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
-    let ok = unsafe { !libc::localtime_r(&secs, &mut tm).is_null() };
-    if ok {
-        format!("{:02}:{:02}:{:02}", tm.tm_hour, tm.tm_min, tm.tm_sec)
-    } else {
-        let s = secs.rem_euclid(86_400);
-        format!("{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
-    }
-}
 
 /// The log rows shown: every server's entries (or one server's), oldest first; with no
 /// filter also the status line's messages (`messages`, shown as mcpick's `status`).
