@@ -159,6 +159,7 @@ fn answer_read(app: &mut App, read: (u64, ItemId, String), doc: ContentsDoc) {
         generation: read.0,
         item: read.1,
         doc: Arc::new(doc),
+        fresh_for: None,
     });
     run(app, fx);
 }
@@ -2063,6 +2064,7 @@ fn an_update_of_the_shown_resource_reads_it_again_in_place() {
             &long,
             false,
         )),
+        fresh_for: None,
     });
     drive(&mut app, "JJJJJ");
     let scroll = app.contents.scroll;
@@ -2182,4 +2184,33 @@ fn a_template_is_filled_with_completions_read_and_pinned() {
         "{:?}",
         saves(&fx)
     );
+}
+
+#[test]
+fn cached_contents_are_kept_only_as_long_as_the_server_allows() {
+    let mut app = demo_app();
+    let logo = read_of(&drive(&mut app, "/logo.png<enter>")).expect("read logo");
+    // The server says the logo may be kept for an hour, the README not at all (ttlMs 0).
+    app.update(Msg::Contents {
+        generation: logo.0,
+        item: logo.1,
+        doc: Arc::new(ContentsDoc::Empty),
+        fresh_for: Some(std::time::Duration::from_secs(3600)),
+    });
+    let readme = read_of(&drive(&mut app, "/<ctrl-u>README.md<enter>")).expect("read README");
+    app.update(Msg::Contents {
+        generation: readme.0,
+        item: readme.1,
+        doc: Arc::new(ContentsDoc::Empty),
+        fresh_for: Some(std::time::Duration::ZERO),
+    });
+    // Back on the logo: still fresh, not read again.
+    assert!(read_of(&drive(&mut app, "/<ctrl-u>logo.png<enter>")).is_none());
+    // Back on the README: stale at once, read again (its old copy is shown meanwhile).
+    let again = read_of(&drive(&mut app, "/<ctrl-u>README.md<enter>"));
+    assert_eq!(
+        again.map(|r| r.2),
+        Some("file:///project/README.md".to_string())
+    );
+    assert!(app.cached(readme.1).is_some());
 }

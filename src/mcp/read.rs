@@ -38,6 +38,32 @@ impl Connection {
     /// [`Connection::read`], with the warnings about contents items that were skipped or
     /// repaired (also written to the server's log).
     pub async fn read_checked(&self, uri: &str) -> Result<(ReadOutcome, Warnings), McpError> {
+        self.read_hinted(uri)
+            .await
+            .map(|(outcome, warnings, _)| (outcome, warnings))
+    }
+
+    /// [`Connection::read`] with how long the answer may be kept (`ttlMs`, 2026-07-28), for
+    /// a client's cache.
+    pub async fn read_fresh_for(
+        &self,
+        uri: &str,
+    ) -> Result<(ReadOutcome, Option<std::time::Duration>), McpError> {
+        self.read_hinted(uri)
+            .await
+            .map(|(outcome, _, ttl)| (outcome, ttl))
+    }
+
+    async fn read_hinted(
+        &self,
+        uri: &str,
+    ) -> Result<(ReadOutcome, Warnings, Option<std::time::Duration>), McpError> {
+        self.read_once(uri).await.map(|(outcome, warnings, ttl)| {
+            (outcome, warnings, ttl.map(std::time::Duration::from_millis))
+        })
+    }
+
+    async fn read_once(&self, uri: &str) -> Result<(ReadOutcome, Warnings, Option<u64>), McpError> {
         if !self.has_resources() {
             return Ok((
                 ReadOutcome::NotFound(NotFound {
@@ -45,15 +71,18 @@ impl Connection {
                     message: "the server publishes no resources".into(),
                 }),
                 Warnings::new(),
+                None,
             ));
         }
         let request = ClientRequest::ReadResourceRequest(ReadResourceRequest::new(
             ReadResourceRequestParams::new(uri),
         ));
         match self.request(METHOD, raw::send(self.peer(), request)).await {
-            Ok(ServerResult::ReadResourceResult(result)) => {
-                Ok((contents_outcome(result.contents), Warnings::new()))
-            }
+            Ok(ServerResult::ReadResourceResult(result)) => Ok((
+                contents_outcome(result.contents),
+                Warnings::new(),
+                result.ttl_ms,
+            )),
             Ok(ServerResult::InputRequiredResult(_)) => Err(McpError::Transport {
                 method: METHOD,
                 reason: "the server asked for more input (input_required), which mcpick does not provide"
@@ -66,13 +95,14 @@ impl Connection {
                     self.log()
                         .push(LogSource::Client, &format!("warning: {warning}"));
                 }
-                read.map_err(|(error, _)| {
-                    self.log().push(LogSource::Client, &error.to_string());
-                    error
-                })
+                read.map(|(outcome, warnings)| (outcome, warnings, None))
+                    .map_err(|(error, _)| {
+                        self.log().push(LogSource::Client, &error.to_string());
+                        error
+                    })
             }
             Err(error) => match error.not_found(self.is_modern()) {
-                Some(not_found) => Ok((ReadOutcome::NotFound(not_found), Warnings::new())),
+                Some(not_found) => Ok((ReadOutcome::NotFound(not_found), Warnings::new(), None)),
                 None => Err(error),
             },
         }

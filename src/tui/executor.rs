@@ -94,10 +94,21 @@ async fn read_with_timeout(
     uri: &str,
     limit: Duration,
 ) -> Result<ReadOutcome, ReadFailure> {
+    read_fresh(connection, uri, limit)
+        .await
+        .map(|(outcome, _)| outcome)
+}
+
+/// [`read_with_timeout`], with how long the answer may be kept (the server's `ttlMs`).
+async fn read_fresh(
+    connection: Option<Arc<Connection>>,
+    uri: &str,
+    limit: Duration,
+) -> Result<(ReadOutcome, Option<Duration>), ReadFailure> {
     let Some(c) = connection else {
         return Err(ReadFailure::NotConnected);
     };
-    match tokio::time::timeout(limit + Duration::from_secs(1), c.read(uri)).await {
+    match tokio::time::timeout(limit + Duration::from_secs(1), c.read_fresh_for(uri)).await {
         Err(_) => Err(ReadFailure::TimedOut),
         Ok(Ok(outcome)) => Ok(outcome),
         Ok(Err(error)) => {
@@ -537,7 +548,8 @@ impl Executor {
         let watched = connection.clone();
         let task = tokio::spawn(async move {
             tokio::time::sleep(READ_REST).await;
-            let doc = match read_with_timeout(connection, &uri, limit).await {
+            let mut fresh_for = None;
+            let doc = match read_fresh(connection, &uri, limit).await {
                 Err(ReadFailure::NotConnected) => {
                     ContentsDoc::Error("the server is not connected".into())
                 }
@@ -549,7 +561,8 @@ impl Executor {
                 Err(ReadFailure::Failed { explained, .. }) => {
                     contents::build(Err(explained), color)
                 }
-                Ok(outcome) => {
+                Ok((outcome, ttl)) => {
+                    fresh_for = ttl;
                     tokio::task::spawn_blocking(move || contents::build(Ok(outcome), color))
                         .await
                         .unwrap_or_else(|e| ContentsDoc::Error(e.to_string()))
@@ -559,6 +572,7 @@ impl Executor {
                 generation,
                 item,
                 doc: Arc::new(doc),
+                fresh_for,
             });
             // While the pane shows it, its updates are asked for; the next read (or moving
             // off it) ends this task, which unsubscribes.

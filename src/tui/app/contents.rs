@@ -26,6 +26,8 @@ pub struct ContentsState {
     pub scroll: usize,
     cache: HashMap<ItemId, Arc<ContentsDoc>>,
     cache_order: VecDeque<ItemId>,
+    /// When a cached document stops being fresh (the server's `ttlMs`); none: until dropped.
+    stale_at: HashMap<ItemId, std::time::Instant>,
     /// The resource the server said changed while shown (the pane says so).
     pub updated: Option<ItemId>,
 }
@@ -35,12 +37,22 @@ impl ContentsState {
         self.cache.get(&item)
     }
 
+    /// Whether `item` has a cached document that is still fresh (its `ttlMs` not passed).
+    fn fresh(&self, item: ItemId) -> bool {
+        self.cache.contains_key(&item)
+            && self
+                .stale_at
+                .get(&item)
+                .is_none_or(|&at| std::time::Instant::now() < at)
+    }
+
     fn remember(&mut self, item: ItemId, doc: Arc<ContentsDoc>) {
         if self.cache.insert(item, doc).is_none() {
             self.cache_order.push_back(item);
             while self.cache_order.len() > CONTENTS_CACHE {
                 if let Some(old) = self.cache_order.pop_front() {
                     self.cache.remove(&old);
+                    self.stale_at.remove(&old);
                 }
             }
         }
@@ -48,6 +60,7 @@ impl ContentsState {
 
     /// Drops `item`'s cached document (it changed), so it is read again when shown.
     pub(super) fn forget(&mut self, item: ItemId) {
+        self.stale_at.remove(&item);
         self.cache.remove(&item);
         self.cache_order.retain(|&i| i != item);
     }
@@ -77,8 +90,22 @@ impl ContentsState {
     }
 
     /// A read finished: keep it; the pane stops waiting if it was the latest read.
-    pub(super) fn on_read(&mut self, generation: u64, item: ItemId, doc: Arc<ContentsDoc>) {
+    pub(super) fn on_read(
+        &mut self,
+        generation: u64,
+        item: ItemId,
+        doc: Arc<ContentsDoc>,
+        fresh_for: Option<std::time::Duration>,
+    ) {
         self.remember(item, doc);
+        match fresh_for {
+            Some(ttl) => {
+                self.stale_at.insert(item, std::time::Instant::now() + ttl);
+            }
+            None => {
+                self.stale_at.remove(&item);
+            }
+        }
         if generation == self.generation && self.item == Some(item) {
             self.loading = false;
         }
@@ -172,7 +199,7 @@ impl App {
             self.focus = Mode::Browse;
         }
         match item {
-            Some(id) if self.contents.cached(id).is_none() => {
+            Some(id) if !self.contents.fresh(id) => {
                 let Some(resource) = self.catalogue.get(id) else {
                     return Vec::new();
                 };

@@ -232,8 +232,9 @@ impl App {
                 generation,
                 item,
                 doc,
+                fresh_for,
             } => {
-                self.contents.on_read(generation, item, doc);
+                self.contents.on_read(generation, item, doc, fresh_for);
                 Vec::new()
             }
             Msg::Resolved(agent) => self.on_resolved(agent),

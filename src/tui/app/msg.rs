@@ -37,11 +37,13 @@ pub enum Msg {
         ids: Vec<ItemId>,
         lens: Vec<usize>,
     },
-    /// A read for the contents pane finished.
+    /// A read for the contents pane finished; `fresh_for`: how long the server lets it be
+    /// kept (`ttlMs`), if it said.
     Contents {
         generation: u64,
         item: ItemId,
         doc: Arc<ContentsDoc>,
+        fresh_for: Option<std::time::Duration>,
     },
     /// A server's connection log as it is now (sent when it changes; replaces the last copy).
     Log {
