@@ -171,3 +171,39 @@ fn python_server_changes_arrive_over_streamable_http() {
     let updated = watch.wait("the update", |e| is(e, "updated"));
     assert_eq!(updated["uri"], "py://added/watched");
 }
+
+/// The legacy era (the HTTP+SSE transport speaks only 2024-11-05): `list_changed` and, for
+/// the `resources/subscribe`d resources, `updated` arrive as notifications on the stream.
+#[test]
+fn legacy_era_list_changes_and_updates_arrive_over_sse() {
+    let server = Background::start(
+        mcpick_bin(),
+        &[
+            "demo-server",
+            "--http",
+            "127.0.0.1:0",
+            "--count",
+            "5",
+            "--churn",
+            "500",
+        ],
+        &[],
+    );
+    let sse = server.at("/sse");
+    let mut watch = Watching::start(&["--sse", "--url", &sse]);
+    watch.wait("the listing", |e| is(e, "listed"));
+    let watching = watch.wait("the subscription", |e| is(e, "watching"));
+    assert!(
+        watching["subscribed"].as_u64().unwrap_or(0) >= 6,
+        "{watching}"
+    );
+    let added = watch.wait("a resource the server added", |e| is(e, "added"));
+    assert!(
+        added["uri"]
+            .as_str()
+            .is_some_and(|u| u.starts_with("demo://live/")),
+        "{added}"
+    );
+    let updated = watch.wait("an update", |e| is(e, "updated"));
+    assert_eq!(updated["uri"], "demo://live/0");
+}
