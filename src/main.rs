@@ -29,6 +29,10 @@ fn main() -> ExitCode {
         }
     };
     let exit = runtime.block_on(run(cli));
+    // A signal is being acted on: its exit (128 + n) ends the process, not this status.
+    while mcpick::signals::exiting() {
+        std::thread::park_timeout(std::time::Duration::from_millis(100));
+    }
     // Server processes are killed when their connections drop; don't wait for stragglers,
     // and kill any group a lingering task still holds.
     runtime.shutdown_timeout(std::time::Duration::from_millis(200));

@@ -6,6 +6,7 @@
 //! main runtime (the browser digesting a million resources) cannot delay the exit.
 
 use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 
 use tokio::signal::unix::{SignalKind, signal};
@@ -61,7 +62,18 @@ pub fn install(before_exit: fn()) -> std::io::Result<()> {
         .unwrap_or_else(|_| Err(std::io::Error::other("the signal thread did not start")))
 }
 
+/// Set once a signal is being acted on: from then on only the signal's exit ends mcpick.
+static EXITING: AtomicBool = AtomicBool::new(false);
+
+/// Whether mcpick is on its way out because of a signal. The main thread checks it before
+/// returning its own status: killing the servers makes the work in flight fail, and that
+/// failure must not end the process first with another status.
+pub fn exiting() -> bool {
+    EXITING.load(Ordering::SeqCst)
+}
+
 fn exit(signo: libc::c_int, before_exit: fn()) -> ! {
+    EXITING.store(true, Ordering::SeqCst);
     group::kill_all();
     // The terminal may be gone (a closed window hangs up): restoring it and saying why must
     // never keep the process alive. They run on a thread of their own, given a second.

@@ -42,7 +42,9 @@ pub fn usage_error(message: &str) -> Exit {
 /// warning goes through here: messages quote config strings and server text, so escape
 /// sequences and control characters are removed (line breaks kept).
 pub fn report(message: &str) {
-    eprintln!("mcpick: {}", sanitize::text(message));
+    use std::io::Write;
+    // Not `eprintln!`: it panics when stderr is gone (a closed terminal or pipe).
+    let _ = writeln!(std::io::stderr(), "mcpick: {}", sanitize::text(message));
 }
 
 /// Prints the warnings a server selection came back with (config files that could not be

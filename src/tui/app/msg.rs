@@ -170,6 +170,8 @@ pub enum Effect {
         value: String,
         context: Vec<(String, String)>,
     },
+    /// A big listing finished: give the memory its pages used back to the system.
+    ReleaseMemory,
     /// Put `text` on the clipboard through the terminal (OSC 52); `what` names it.
     Copy { what: String, text: String },
     /// Read the resources the request's resolution includes and render the bundle as

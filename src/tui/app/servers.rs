@@ -15,6 +15,8 @@ use crate::tui::text::thousands;
 
 /// Catalogues up to this size open with every folder expanded.
 const SMALL_CATALOGUE: usize = 40;
+/// Listings at least this big are followed by [`Effect::ReleaseMemory`].
+const RELEASE_AFTER: usize = 50_000;
 /// Longest log line kept, in characters (as the connection's own log).
 const MAX_LOG_CHARS: usize = 2000;
 
@@ -243,7 +245,13 @@ impl App {
                     self.browse.tree.set_all_expanded(true);
                     self.reanchor();
                 }
-                self.request_resolve()
+                let mut fx = self.request_resolve();
+                // The pages came and went through the allocator; a big listing leaves much
+                // of that memory free but held.
+                if count >= RELEASE_AFTER {
+                    fx.push(Effect::ReleaseMemory);
+                }
+                fx
             }
             ServerEvent::Failed(reason) => {
                 state.status = Status::Failed(sanitize::text(&reason));
