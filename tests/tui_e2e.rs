@@ -702,3 +702,45 @@ fn an_http_server_that_went_away_is_reconnected() {
     assert!(screen.contains("+1 −0"), "{screen}");
     pane.quit_and_check_restored();
 }
+
+/// A server that needs a sign-in says so in the browser; `l` on its row runs the OAuth flow in
+/// the background (the test's "browser" approves it) and the server then connects and lists.
+#[test]
+fn l_on_a_server_that_needs_login_signs_in_and_connects() {
+    let server = common::Background::start(
+        mcpick_bin(),
+        &[
+            "demo-server",
+            "--http",
+            "127.0.0.1:0",
+            "--oauth",
+            "--count",
+            "5",
+        ],
+        &[],
+    );
+    let data = tempfile::tempdir().unwrap();
+    let browser = common::repo_root().join("tests/peers/browser.sh");
+    // The pane's environment is fixed: the sign-in's data directory and browser go on the
+    // command line.
+    let pane = Pane::new();
+    pane.type_text(&format!(
+        "MCPICK_DATA_DIR={d} BROWSER={b} {bin} --url {u} --set {d}/set.json; echo \"EXIT=$?\"; stty -a | tr ' ' '\\n' | grep -x -- '-\\?icanon'\n",
+        d = data.path().display(),
+        b = browser.display(),
+        bin = mcpick_bin(),
+        u = server.url,
+    ));
+    pane.wait_text("needs login");
+    // The cursor starts on the server's row.
+    pane.keys(&["g"]);
+    pane.keys(&["l"]);
+    let screen = pane.wait_text("ready · 5 resources");
+    assert!(
+        !screen.lines().next().unwrap_or("").contains("failed"),
+        "{screen}"
+    );
+    // The tokens went to the store, nowhere else on screen.
+    assert!(std::fs::read_dir(data.path()).unwrap().count() >= 1);
+    pane.quit_and_check_restored();
+}

@@ -469,6 +469,7 @@ impl Executor {
                     let _ = self.tx.send(Msg::Copied { what, note });
                 }
                 Effect::Bundle(request) => self.bundle(*request),
+                Effect::SignIn { server } => self.sign_in(server),
                 Effect::ReleaseMemory => {
                     tokio::task::spawn_blocking(release_memory);
                 }
@@ -633,6 +634,9 @@ impl Executor {
     }
 }
 
+/// How long a sign-in started from the browser waits for the browser to come back.
+const SIGN_IN_WAIT: Duration = Duration::from_secs(300);
+
 /// Completion requests wait this long for the next keystroke (newest wins).
 const COMPLETE_DEBOUNCE: Duration = Duration::from_millis(150);
 
@@ -665,6 +669,39 @@ impl Executor {
             let _ = tx.send(Msg::Completions { generation, values });
         });
         self.completing = Some(task.abort_handle());
+    }
+
+    /// The OAuth sign-in for an HTTP server, in the background: its notes (the URL) and its
+    /// end reach the core as messages.
+    fn sign_in(&mut self, server: ServerId) {
+        let url = match self.specs.get(server as usize).map(|s| &s.transport) {
+            Some(crate::mcp::TransportSpec::Http { url, .. }) => url.clone(),
+            _ => {
+                let _ = self.tx.send(Msg::SignedIn {
+                    server,
+                    result: Err("only a Streamable HTTP server can be signed in to".into()),
+                });
+                return;
+            }
+        };
+        let tx = self.tx.clone();
+        let task = tokio::spawn(async move {
+            let notes = tx.clone();
+            let mut say = move |line: &str| {
+                let _ = notes.send(Msg::SignInNote {
+                    server,
+                    line: line.to_string(),
+                });
+            };
+            let options = crate::mcp::oauth::LoginOptions {
+                client: Default::default(),
+                wait: SIGN_IN_WAIT,
+                say: &mut say,
+            };
+            let result = crate::mcp::oauth::login(&url, options).await;
+            let _ = tx.send(Msg::SignedIn { server, result });
+        });
+        self.tasks.push(task.abort_handle());
     }
 
     /// Reads what the request's resolution includes and renders the bundle, as

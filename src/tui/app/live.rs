@@ -14,6 +14,75 @@ use crate::sanitize;
 const LOGGED_URIS: usize = 10;
 
 impl App {
+    /// `l` (or Enter) on the row of a server that needs a sign-in: the OAuth flow runs in the
+    /// background; the server connects when it is done.
+    pub(super) fn sign_in_selected(&mut self) -> Option<Vec<Effect>> {
+        let Selection::Folder {
+            label,
+            server: true,
+            ..
+        } = self.selection()
+        else {
+            return None;
+        };
+        let index = self.servers.iter().position(|s| s.name == label)?;
+        let needs = matches!(&self.servers[index].status, super::Status::Failed(why) if why.contains("needs login"));
+        if !needs {
+            return None;
+        }
+        self.info = Some(sanitize::line(
+            &format!("signing in to {label}: a browser opens (the URL is in the log, L)…"),
+            300,
+        ));
+        Some(vec![Effect::SignIn {
+            server: index as ServerId,
+        }])
+    }
+
+    /// A line from the sign-in: shown, and kept in the server's log (the URL to open).
+    pub(super) fn on_sign_in_note(&mut self, server: ServerId, line: &str) {
+        if let Some(log) = self.logs.get_mut(server as usize) {
+            log.push(LogSource::Client, line);
+        }
+        self.info = Some(sanitize::line(line, 500));
+    }
+
+    /// The sign-in ended: connect again, or say why not.
+    pub(super) fn on_signed_in(
+        &mut self,
+        server: ServerId,
+        result: Result<(), String>,
+    ) -> Vec<Effect> {
+        let Some(state) = self.servers.get_mut(server as usize) else {
+            return Vec::new();
+        };
+        let name = state.name.clone();
+        match result {
+            Err(why) => {
+                self.info = Some(sanitize::line(
+                    &format!("sign-in to {name} failed: {why}"),
+                    500,
+                ));
+                Vec::new()
+            }
+            Ok(()) => {
+                self.replace_listing(server, &[]);
+                let state = &mut self.servers[server as usize];
+                state.generation += 1;
+                state.status = super::Status::Connecting;
+                state.changes = None;
+                self.info = Some(sanitize::line(
+                    &format!("signed in to {name}; connecting…"),
+                    300,
+                ));
+                vec![Effect::Connect {
+                    server,
+                    generation: self.servers[server as usize].generation,
+                }]
+            }
+        }
+    }
+
     /// `R` on a server row: drop its listing and connect again (a failed or crashed server
     /// comes back; a working one is listed afresh).
     pub(super) fn reconnect_selected(&mut self) -> Vec<Effect> {

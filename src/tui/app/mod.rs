@@ -253,6 +253,11 @@ impl App {
             Msg::Saved { seq, result } => self.on_saved(seq, result),
             Msg::SetOnDisk(set) => self.on_set_on_disk(*set),
             Msg::Bundle(result) => self.on_bundle(result),
+            Msg::SignInNote { server, line } => {
+                self.on_sign_in_note(server, &line);
+                Vec::new()
+            }
+            Msg::SignedIn { server, result } => self.on_signed_in(server, result),
             Msg::Completions { generation, values } => {
                 self.on_completions(generation, values);
                 Vec::new()
@@ -376,7 +381,12 @@ impl App {
             (_, Action::PageDown) => self.move_by(page),
             (_, Action::Top) => self.move_to(0),
             (_, Action::Bottom) => self.move_to(usize::MAX),
-            (_, Action::Expand) => return self.expand(true),
+            (_, Action::Expand) => {
+                if let Some(fx) = self.sign_in_selected() {
+                    return fx;
+                }
+                return self.expand(true);
+            }
             (_, Action::Collapse) => self.collapse(),
             (_, Action::Toggle) => return self.expand(false),
             (_, Action::ExpandAll) => {

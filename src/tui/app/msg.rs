@@ -66,6 +66,16 @@ pub enum Msg {
     },
     /// Another process saved the set file (the runtime watches it): the set as it is now.
     SetOnDisk(Box<ContextSet>),
+    /// A line from a sign-in in progress (the authorization URL, what it waits for).
+    SignInNote {
+        server: ServerId,
+        line: String,
+    },
+    /// A sign-in ended: `Ok` connects the server again.
+    SignedIn {
+        server: ServerId,
+        result: Result<(), String>,
+    },
     /// Suggestions for the template form's field (`generation`: of its request).
     Completions {
         generation: u64,
@@ -170,6 +180,9 @@ pub enum Effect {
         value: String,
         context: Vec<(String, String)>,
     },
+    /// Run the OAuth sign-in for server `server` (a browser opens; the URL is also told as
+    /// [`Msg::SignIn`] lines); answer [`Msg::SignedIn`].
+    SignIn { server: ServerId },
     /// A big listing finished: give the memory its pages used back to the system.
     ReleaseMemory,
     /// Put `text` on the clipboard through the terminal (OSC 52); `what` names it.
