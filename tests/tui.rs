@@ -2214,3 +2214,37 @@ fn cached_contents_are_kept_only_as_long_as_the_server_allows() {
     );
     assert!(app.cached(readme.1).is_some());
 }
+
+#[test]
+fn a_pinned_template_expansion_in_the_set_is_in_the_agent_view() {
+    let mut app = demo_app();
+    let mut set = ContextSet::default();
+    set.marks.set(
+        mcpick::context::Target {
+            server: "demo".into(),
+            pattern: mcpick::context::Pattern::parse("demo://notes/77", true),
+        },
+        Some(Mark::Pin),
+    );
+    let fx = app.set_context(set, None);
+    run(&mut app, fx);
+    assert!(
+        app.catalogue.find(0, "demo://notes/77").is_none(),
+        "not listed by the server"
+    );
+    let template = rmcp::model::ResourceTemplate::new("demo://notes/{id}", "note");
+    let fx = server(&mut app, 0, ServerEvent::Templates(vec![template]));
+    run(&mut app, fx);
+    let id = app
+        .catalogue
+        .find(0, "demo://notes/77")
+        .expect("the pinned expansion joins the catalogue");
+    let agent = app.context.agent.as_ref().expect("resolved");
+    let included: Vec<_> = agent
+        .preview
+        .included
+        .iter()
+        .filter_map(|i| agent.id(i.index))
+        .collect();
+    assert!(included.contains(&id), "the agent view includes it");
+}

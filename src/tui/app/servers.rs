@@ -273,9 +273,34 @@ impl App {
             }
             ServerEvent::Templates(templates) => {
                 self.catalogue.set_templates(server, templates.iter());
-                Vec::new()
+                self.add_pinned_expansions(server)
             }
         }
+    }
+
+    /// The set's exact marks that a template of `server` produces (not listed) join the
+    /// catalogue as resources of it, as `mcpick preview` adds them: the agent view then
+    /// reads, counts and ranks them like listed ones.
+    fn add_pinned_expansions(&mut self, server: ServerId) -> Vec<Effect> {
+        let name = self.catalogue.server_name(server).to_string();
+        let found: Vec<_> =
+            crate::context::expansion::expansions(&self.catalogue, &self.context.set.marks)
+                .into_iter()
+                .filter(|e| e.server == name)
+                .collect();
+        if found.is_empty() {
+            return Vec::new();
+        }
+        for e in &found {
+            self.catalogue.append(server, [&e.resource]);
+            if let Some(id) = self.catalogue.find(server, &e.resource.uri) {
+                self.browse.tree.insert(id, &e.resource.uri, false);
+                self.browse.list.push(id);
+            }
+        }
+        self.browse.list_stale = true;
+        self.reanchor();
+        self.request_resolve()
     }
 
     pub(super) fn add_page(
