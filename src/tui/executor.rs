@@ -17,6 +17,7 @@ use tokio::task::AbortHandle;
 use super::agent::ResolveRequest;
 use super::app::{Bundled, Effect, Msg, ServerEvent};
 use super::contents::{self, ContentsDoc};
+use super::follow::{Connections, Ended, RETRY_FIRST, RETRY_MAX, connection_of, run_server};
 use super::keeper::Keeper;
 use super::term::{self, Term};
 use crate::catalog::{ItemId, Search, SearchResults, SearchWorker, ServerId, sort_snapshot};
@@ -24,7 +25,7 @@ use crate::context::measured::resolve_measured;
 use crate::context::{Input, Measures, TokenizerKind, candidates_in};
 use crate::export::Format;
 use crate::mcp::log::ServerLog;
-use crate::mcp::{ConnectOptions, Connection, ListOptions, McpError, ReadOutcome, ServerSpec};
+use crate::mcp::{ConnectOptions, Connection, McpError, ReadOutcome, ServerSpec};
 
 /// How long the cursor must rest on a resource before it is read.
 const READ_REST: Duration = Duration::from_millis(120);
@@ -132,65 +133,6 @@ async fn read_text(
     }
 }
 
-/// Notifications arriving within this window after a list change are handled with it: a
-/// burst costs one re-list.
-const COALESCE: Duration = Duration::from_millis(100);
-
-/// Follows a listed server's changes for as long as it is connected: asks for list changes,
-/// re-lists on each (coalesced) and sends the whole new listing; passes updates on.
-async fn follow(
-    connection: &Connection,
-    mut events: tokio::sync::broadcast::Receiver<crate::mcp::ServerEvent>,
-    send: &(impl Fn(ServerEvent) + Sync),
-) {
-    use crate::mcp::ServerEvent as Notice;
-    use tokio::sync::broadcast::error::RecvError;
-    let _watch = match connection.watch(&[]).await {
-        Ok(watch) => Some(watch),
-        Err(e) => {
-            connection.log().push(
-                crate::mcp::log::LogSource::Client,
-                &format!("cannot watch for list changes: {}", connection.explain(&e)),
-            );
-            None
-        }
-    };
-    loop {
-        match events.recv().await {
-            Ok(Notice::Updated(uri)) => send(ServerEvent::Updated(uri)),
-            Ok(Notice::ListChanged) | Err(RecvError::Lagged(_)) => {
-                tokio::time::sleep(COALESCE).await;
-                let mut updated = Vec::new();
-                while let Ok(more) = events.try_recv() {
-                    if let Notice::Updated(uri) = more {
-                        updated.push(uri);
-                    }
-                }
-                let mut resources = Vec::new();
-                let listed = connection
-                    .list_resources(&ListOptions::default(), |page| {
-                        resources.extend_from_slice(page.items)
-                    })
-                    .await;
-                match listed {
-                    Ok(_) => send(ServerEvent::Relisted { resources }),
-                    Err(e) => connection.log().push(
-                        crate::mcp::log::LogSource::Client,
-                        &format!(
-                            "re-listing after a list change failed: {}",
-                            connection.explain(&e)
-                        ),
-                    ),
-                }
-                for uri in updated {
-                    send(ServerEvent::Updated(uri));
-                }
-            }
-            Err(RecvError::Closed) => return,
-        }
-    }
-}
-
 /// Returns free heap memory to the system (glibc keeps it otherwise: after a million
 /// resources' pages, hundreds of MB).
 fn release_memory() {
@@ -199,153 +141,6 @@ fn release_memory() {
     unsafe {
         libc::malloc_trim(0);
     }
-}
-
-/// How an HTTP server is tried again after its connection dropped: after this, doubling.
-const RETRY_FIRST: Duration = Duration::from_secs(1);
-const RETRY_MAX: Duration = Duration::from_secs(60);
-
-/// How often an HTTP server is asked whether it still answers (`ping`): a server that went
-/// away leaves no closed pipe behind, only requests that fail.
-const HTTP_ALIVE: Duration = Duration::from_secs(5);
-
-/// How one connection ended.
-enum Ended {
-    /// It never worked (connect or list failed), said for a person.
-    Failed(String),
-    /// It worked, then went away.
-    Dropped(String),
-}
-
-/// Connects, lists (page by page the first time; as one re-list after a reconnect, so what
-/// vanished meanwhile goes), sends the templates, then follows the server until it ends.
-async fn run_server(
-    spec: &ServerSpec,
-    options: &ConnectOptions,
-    log: &ServerLog,
-    connections: &Connections,
-    server: ServerId,
-    relist: bool,
-    send: &(impl Fn(ServerEvent) + Sync),
-) -> Ended {
-    let connection = match Connection::connect(spec, options, log.clone()).await {
-        Ok(c) => Arc::new(c),
-        Err(e) => return Ended::Failed(e.to_string()),
-    };
-    {
-        let mut slots = connections.lock().unwrap_or_else(|e| e.into_inner());
-        if slots.len() <= server as usize {
-            slots.resize(server as usize + 1, None);
-        }
-        slots[server as usize] = Some(connection.clone());
-    }
-    let summary = connection.summary();
-    send(ServerEvent::Connected {
-        protocol: summary.protocol_version.clone(),
-        transport: connection.transport().to_string(),
-        resources: connection.has_resources(),
-        info: super::server_info::ServerInfo::from_summary(&summary),
-    });
-    if !connection.has_resources() {
-        return Ended::Dropped(gone(&connection).await);
-    }
-    // Taken before listing, so a change announced meanwhile is not missed.
-    let events = connection.events();
-    let mut resources = Vec::new();
-    let listed = connection
-        .list_resources(&ListOptions::default(), |page| {
-            if relist {
-                resources.extend_from_slice(page.items);
-            } else {
-                send(ServerEvent::Page {
-                    number: page.number,
-                    received: page.received,
-                    resources: page.items.to_vec(),
-                })
-            }
-        })
-        .await;
-    match listed {
-        Ok(outcome) => {
-            if relist {
-                send(ServerEvent::Relisted { resources });
-            }
-            send(ServerEvent::Listed {
-                count: outcome.count,
-                capped: outcome.capped,
-            })
-        }
-        Err(e) => return Ended::Failed(connection.explain(&e)),
-    }
-    // Its templates, for `T` (a server without them answers an empty list).
-    let mut templates = Vec::new();
-    if connection
-        .list_templates(&ListOptions::default(), |page| {
-            templates.extend_from_slice(page.items)
-        })
-        .await
-        .is_ok()
-        && !templates.is_empty()
-    {
-        send(ServerEvent::Templates(templates));
-    }
-    // Then keep up with it: list changes re-list it, updates are passed on, and a server
-    // that goes away after listing is shown as failed (or retrying), not ready.
-    tokio::select! {
-        _ = follow(&connection, events, send) => Ended::Dropped("the server stopped sending changes".into()),
-        reason = gone(&connection) => Ended::Dropped(reason),
-    }
-}
-
-/// Returns once the server is gone: its side closed (a process that exited), or, over HTTP,
-/// a `ping` that fails for a reason other than a slow answer.
-async fn gone(connection: &Connection) -> String {
-    if connection.transport() == "stdio" {
-        return closed(connection).await;
-    }
-    loop {
-        tokio::select! {
-            reason = closed(connection) => return reason,
-            _ = tokio::time::sleep(HTTP_ALIVE) => {}
-        }
-        match connection.ping().await {
-            Ok(()) | Err(McpError::Timeout { .. }) => {}
-            // A server may not implement `ping`; only a failed connection counts.
-            Err(e @ McpError::Transport { .. }) | Err(e @ McpError::Closed { .. }) => {
-                return format!("the connection dropped: {}", connection.explain(&e));
-            }
-            Err(_) => {}
-        }
-    }
-}
-
-/// How often a listed server's connection is checked for having closed.
-const CLOSED_POLL: Duration = Duration::from_millis(500);
-
-/// Waits until the connection's transport has closed (the server exited or hung up), then
-/// says so for a person, with the server's last stderr lines.
-async fn closed(connection: &Connection) -> String {
-    while !connection.is_closed() {
-        tokio::time::sleep(CLOSED_POLL).await;
-    }
-    let error = McpError::Closed {
-        method: "the session",
-    };
-    let explained = connection.explain(&error);
-    let tail = explained.strip_prefix(&error.to_string()).unwrap_or("");
-    format!("the server closed the connection after listing{tail}")
-}
-
-/// The connection of each server, once connected (shared with the tasks that read).
-type Connections = Arc<Mutex<Vec<Option<Arc<Connection>>>>>;
-
-fn connection_of(connections: &Connections, server: ServerId) -> Option<Arc<Connection>> {
-    connections
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(server as usize)
-        .cloned()
-        .flatten()
 }
 
 /// Sends a server's log to the core each time it changes, a batch at a time: the core holds

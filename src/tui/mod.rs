@@ -7,7 +7,9 @@
 //!   it shows; reads state, never changes it.
 //! - `runtime`: the `tokio::select!` loop (terminal events, the message channel, the redraw
 //!   deadline); `executor`: runs effects as tasks (connections, reads, counts; the CPU-bound
-//!   ones through [`executor::compute`]); `keeper`: saves the set file and watches it.
+//!   ones through [`executor::compute`]); `follow`: one server's connection over time
+//!   (connect, list, follow changes, notice it is gone); `keeper`: saves the set file and
+//!   watches it.
 //! - Below the core: `contents` (the contents pane's document and rows), `agent`
 //!   (resolution requests), `keymap` (keys as data), `layout` (geometry), `text`, `theme`
 //!   (styles by role), `term` (the terminal).
@@ -18,6 +20,7 @@ pub mod agent;
 pub mod app;
 pub mod contents;
 pub mod executor;
+mod follow;
 pub mod keeper;
 pub mod keymap;
 pub mod layout;

@@ -1,0 +1,221 @@
+//! A server's connection over time, for the browser: connect and list (page by page, or as
+//! one re-list after a reconnect), send the templates, then follow its list changes and
+//! updates until it is gone (a stdio server that exited; an HTTP server that stops answering
+//! `ping`). The executor runs this in a task per server and retries HTTP servers.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use super::app::ServerEvent;
+use crate::catalog::ServerId;
+use crate::mcp::log::ServerLog;
+use crate::mcp::{ConnectOptions, Connection, ListOptions, McpError, ServerSpec};
+
+/// The connection of each server, once connected (shared with the tasks that read).
+pub(super) type Connections = Arc<Mutex<Vec<Option<Arc<Connection>>>>>;
+
+pub(super) fn connection_of(
+    connections: &Connections,
+    server: ServerId,
+) -> Option<Arc<Connection>> {
+    connections
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(server as usize)
+        .cloned()
+        .flatten()
+}
+
+/// Notifications arriving within this window after a list change are handled with it: a
+/// burst costs one re-list.
+const COALESCE: Duration = Duration::from_millis(100);
+
+/// Follows a listed server's changes for as long as it is connected: asks for list changes,
+/// re-lists on each (coalesced) and sends the whole new listing; passes updates on.
+async fn follow(
+    connection: &Connection,
+    mut events: tokio::sync::broadcast::Receiver<crate::mcp::ServerEvent>,
+    send: &(impl Fn(ServerEvent) + Sync),
+) {
+    use crate::mcp::ServerEvent as Notice;
+    use tokio::sync::broadcast::error::RecvError;
+    let _watch = match connection.watch(&[]).await {
+        Ok(watch) => Some(watch),
+        Err(e) => {
+            connection.log().push(
+                crate::mcp::log::LogSource::Client,
+                &format!("cannot watch for list changes: {}", connection.explain(&e)),
+            );
+            None
+        }
+    };
+    loop {
+        match events.recv().await {
+            Ok(Notice::Updated(uri)) => send(ServerEvent::Updated(uri)),
+            Ok(Notice::ListChanged) | Err(RecvError::Lagged(_)) => {
+                tokio::time::sleep(COALESCE).await;
+                let mut updated = Vec::new();
+                while let Ok(more) = events.try_recv() {
+                    if let Notice::Updated(uri) = more {
+                        updated.push(uri);
+                    }
+                }
+                let mut resources = Vec::new();
+                let listed = connection
+                    .list_resources(&ListOptions::default(), |page| {
+                        resources.extend_from_slice(page.items)
+                    })
+                    .await;
+                match listed {
+                    Ok(_) => send(ServerEvent::Relisted { resources }),
+                    Err(e) => connection.log().push(
+                        crate::mcp::log::LogSource::Client,
+                        &format!(
+                            "re-listing after a list change failed: {}",
+                            connection.explain(&e)
+                        ),
+                    ),
+                }
+                for uri in updated {
+                    send(ServerEvent::Updated(uri));
+                }
+            }
+            Err(RecvError::Closed) => return,
+        }
+    }
+}
+
+/// How an HTTP server is tried again after its connection dropped: after this, doubling.
+pub(super) const RETRY_FIRST: Duration = Duration::from_secs(1);
+pub(super) const RETRY_MAX: Duration = Duration::from_secs(60);
+
+/// How often an HTTP server is asked whether it still answers (`ping`): a server that went
+/// away leaves no closed pipe behind, only requests that fail.
+const HTTP_ALIVE: Duration = Duration::from_secs(5);
+
+/// How one connection ended.
+pub(super) enum Ended {
+    /// It never worked (connect or list failed), said for a person.
+    Failed(String),
+    /// It worked, then went away.
+    Dropped(String),
+}
+
+/// Connects, lists (page by page the first time; as one re-list after a reconnect, so what
+/// vanished meanwhile goes), sends the templates, then follows the server until it ends.
+pub(super) async fn run_server(
+    spec: &ServerSpec,
+    options: &ConnectOptions,
+    log: &ServerLog,
+    connections: &Connections,
+    server: ServerId,
+    relist: bool,
+    send: &(impl Fn(ServerEvent) + Sync),
+) -> Ended {
+    let connection = match Connection::connect(spec, options, log.clone()).await {
+        Ok(c) => Arc::new(c),
+        Err(e) => return Ended::Failed(e.to_string()),
+    };
+    {
+        let mut slots = connections.lock().unwrap_or_else(|e| e.into_inner());
+        if slots.len() <= server as usize {
+            slots.resize(server as usize + 1, None);
+        }
+        slots[server as usize] = Some(connection.clone());
+    }
+    let summary = connection.summary();
+    send(ServerEvent::Connected {
+        protocol: summary.protocol_version.clone(),
+        transport: connection.transport().to_string(),
+        resources: connection.has_resources(),
+        info: super::server_info::ServerInfo::from_summary(&summary),
+    });
+    if !connection.has_resources() {
+        return Ended::Dropped(gone(&connection).await);
+    }
+    // Taken before listing, so a change announced meanwhile is not missed.
+    let events = connection.events();
+    let mut resources = Vec::new();
+    let listed = connection
+        .list_resources(&ListOptions::default(), |page| {
+            if relist {
+                resources.extend_from_slice(page.items);
+            } else {
+                send(ServerEvent::Page {
+                    number: page.number,
+                    received: page.received,
+                    resources: page.items.to_vec(),
+                })
+            }
+        })
+        .await;
+    match listed {
+        Ok(outcome) => {
+            if relist {
+                send(ServerEvent::Relisted { resources });
+            }
+            send(ServerEvent::Listed {
+                count: outcome.count,
+                capped: outcome.capped,
+            })
+        }
+        Err(e) => return Ended::Failed(connection.explain(&e)),
+    }
+    // Its templates, for `T` (a server without them answers an empty list).
+    let mut templates = Vec::new();
+    if connection
+        .list_templates(&ListOptions::default(), |page| {
+            templates.extend_from_slice(page.items)
+        })
+        .await
+        .is_ok()
+        && !templates.is_empty()
+    {
+        send(ServerEvent::Templates(templates));
+    }
+    // Then keep up with it: list changes re-list it, updates are passed on, and a server
+    // that goes away after listing is shown as failed (or retrying), not ready.
+    tokio::select! {
+        _ = follow(&connection, events, send) => Ended::Dropped("the server stopped sending changes".into()),
+        reason = gone(&connection) => Ended::Dropped(reason),
+    }
+}
+
+/// Returns once the server is gone: its side closed (a process that exited), or, over HTTP,
+/// a `ping` that fails for a reason other than a slow answer.
+async fn gone(connection: &Connection) -> String {
+    if connection.transport() == "stdio" {
+        return closed(connection).await;
+    }
+    loop {
+        tokio::select! {
+            reason = closed(connection) => return reason,
+            _ = tokio::time::sleep(HTTP_ALIVE) => {}
+        }
+        match connection.ping().await {
+            Ok(()) | Err(McpError::Timeout { .. }) => {}
+            // A server may not implement `ping`; only a failed connection counts.
+            Err(e @ McpError::Transport { .. }) | Err(e @ McpError::Closed { .. }) => {
+                return format!("the connection dropped: {}", connection.explain(&e));
+            }
+            Err(_) => {}
+        }
+    }
+}
+
+/// How often a listed server's connection is checked for having closed.
+const CLOSED_POLL: Duration = Duration::from_millis(500);
+
+/// Waits until the connection's transport has closed (the server exited or hung up), then
+/// says so for a person, with the server's last stderr lines.
+async fn closed(connection: &Connection) -> String {
+    while !connection.is_closed() {
+        tokio::time::sleep(CLOSED_POLL).await;
+    }
+    let error = McpError::Closed {
+        method: "the session",
+    };
+    let explained = connection.explain(&error);
+    let tail = explained.strip_prefix(&error.to_string()).unwrap_or("");
+    format!("the server closed the connection after listing{tail}")
+}
