@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::ServerArgs;
-use crate::context::{Audience, DEFAULT_FILE, TokenizerKind};
+use crate::context::{Audience, DEFAULT_FILE, Policy, TokenizerKind};
 use crate::export::Format;
 use crate::serve::Expose;
 
@@ -135,8 +135,9 @@ pub fn parse_priority(s: &str) -> Result<f32, String> {
     }
 }
 
+/// The set's policy, changed for one run (`preview`, `export`).
 #[derive(Debug, Args)]
-pub struct PreviewArgs {
+pub struct RunPolicy {
     /// Token budget for this run (the set's policy otherwise): a number of tokens (0: nothing
     /// but pinned resources), or `none` for no budget.
     #[arg(long, value_name = "TOKENS|none", value_parser = parse_budget)]
@@ -153,6 +154,31 @@ pub struct PreviewArgs {
     /// Tokenizer for this run.
     #[arg(long, value_enum)]
     pub tokenizer: Option<TokenizerKind>,
+}
+
+impl RunPolicy {
+    /// `policy` with this run's changes.
+    pub fn apply(&self, mut policy: Policy) -> Policy {
+        if let Some(Budget(b)) = self.budget {
+            policy.budget = b;
+        }
+        if let Some(a) = self.audience {
+            policy.audience = a;
+        }
+        if let Some(m) = self.min_priority {
+            policy.min_priority = Some(m);
+        }
+        if let Some(t) = self.tokenizer {
+            policy.tokenizer = t;
+        }
+        policy
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct PreviewArgs {
+    #[command(flatten)]
+    pub policy: RunPolicy,
 
     /// Output format.
     #[arg(long, value_enum, default_value = "markdown")]

@@ -5,8 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::ServerArgs;
-use super::context::{Budget, SetArgs, parse_budget, parse_priority};
-use crate::context::{Audience, TokenizerKind};
+use super::context::{RunPolicy, SetArgs};
 use crate::export::Format;
 use crate::hosts::{Host, Scope};
 
@@ -93,21 +92,8 @@ pub struct ExportArgs {
     #[arg(long)]
     pub mentions: bool,
 
-    /// Token budget for this run: a number of tokens, or `none`.
-    #[arg(long, value_name = "TOKENS|none", value_parser = parse_budget)]
-    pub budget: Option<Budget>,
-
-    /// Audience filter for this run.
-    #[arg(long, value_enum)]
-    pub audience: Option<Audience>,
-
-    /// Minimum priority for this run.
-    #[arg(long, value_name = "P", value_parser = parse_priority)]
-    pub min_priority: Option<f32>,
-
-    /// Tokenizer for this run.
-    #[arg(long, value_enum)]
-    pub tokenizer: Option<TokenizerKind>,
+    #[command(flatten)]
+    pub policy: RunPolicy,
 
     /// Reads at once.
     #[arg(long, value_name = "N", default_value_t = 8)]

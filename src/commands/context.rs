@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use futures::future::join_all;
 
-use super::{Exit, Session, report, take_selection};
+use super::{Exit, Session, close_all, connect_all, report, take_selection};
 use crate::catalog::Catalogue;
 use crate::cli::{ServerArgs, SetArgs};
 use crate::config::select::{self, Chosen, SetServers};
@@ -216,6 +216,85 @@ pub async fn list_all(
         }
     }
     (catalogue, complete, failed)
+}
+
+/// A set resolved as the agent gets it: what `preview`, `export` and `lock` share.
+pub struct Resolved {
+    pub catalogue: Catalogue,
+    pub expansions: Vec<Expansion>,
+    pub preview: crate::context::Preview,
+    /// The agent text of every resource read, by candidate index.
+    pub texts: crate::context::measured::Texts,
+    /// Servers that could not be listed, with why.
+    pub failed: Vec<(String, String)>,
+}
+
+impl Resolved {
+    /// The candidates `preview` and `texts` index into (the same, in the same order, as
+    /// the resolution used).
+    pub fn candidates(&self) -> Vec<crate::context::Candidate<'_>> {
+        let mut cands = crate::context::candidates(&self.catalogue);
+        expansion::tag(&mut cands, &self.expansions);
+        cands
+    }
+}
+
+/// Chooses, connects and lists the set's servers (expansions added), resolves with
+/// `policy` reading what would be included ([`resolve_measured`], `jobs` at once), and
+/// closes the connections.
+///
+/// [`resolve_measured`]: crate::context::measured::resolve_measured
+pub async fn resolve_set(
+    set: &ContextSet,
+    servers: &ServerArgs,
+    policy: &crate::context::Policy,
+    jobs: usize,
+) -> Result<Resolved, Exit> {
+    let chosen = choose(servers, set)?;
+    let options = servers.connect_options();
+    let sessions = connect_all(chosen.into_iter().map(|c| c.selected).collect(), &options).await;
+    let (catalogue, complete, failed, expansions) = list_set(&sessions, &set.marks).await;
+    let (preview, texts) = {
+        let mut cands = crate::context::candidates(&catalogue);
+        expansion::tag(&mut cands, &expansions);
+        let listed: Vec<&str> = complete.iter().map(String::as_str).collect();
+        let unavailable: Vec<(&str, &str)> = failed
+            .iter()
+            .map(|(server, error)| (server.as_str(), error.as_str()))
+            .collect();
+        let connections: std::collections::HashMap<&str, &crate::mcp::Connection> = sessions
+            .iter()
+            .filter_map(|s| Some((s.spec.name.as_str(), s.connection.as_ref().ok()?)))
+            .collect();
+        let base = crate::context::Input {
+            candidates: &cands,
+            listed: &listed,
+            unavailable: &unavailable,
+            marks: &set.marks,
+            policy,
+            measures: &crate::context::Measures::new(),
+        };
+        let mut measures = crate::context::Measures::new();
+        crate::context::measured::resolve_measured(&base, &mut measures, jobs, |index| {
+            let c = cands[index];
+            let connection = connections.get(c.server).copied();
+            async move {
+                match connection {
+                    Some(conn) => conn.read(c.uri).await.map_err(|e| e.to_string()),
+                    None => Err("the server is not connected".to_string()),
+                }
+            }
+        })
+        .await
+    };
+    close_all(sessions).await;
+    Ok(Resolved {
+        catalogue,
+        expansions,
+        preview,
+        texts,
+        failed,
+    })
 }
 
 /// What a set resolves against: [`list_all`], then the set's expansions added

@@ -1,62 +1,24 @@
 //! `mcpick lock` and `mcpick diff`: resolve the set exactly as `mcpick preview` does
-//! ([`resolve_measured`]), then record the result ([`Lock`]) or compare it with the recorded
+//! ([`super::context::resolve_set`]), then record the result ([`Lock`]) or compare it with the recorded
 //! one ([`drift`]).
 
-use std::collections::HashMap;
 use std::path::Path;
 
 use serde::Serialize;
 
-use super::context::{choose, list_set, load_set};
-use super::{Exit, close_all, connect_all, report};
+use super::context::{load_set, resolve_set};
+use super::{Exit, report};
 use crate::cli::{DiffArgs, LockArgs, ServerArgs, SetArgs};
 use crate::context::lock::{Change, Lock, drift, lock_path};
-use crate::context::measured::resolve_measured;
-use crate::context::{Input, Measures, candidates, expansion};
 use crate::sanitize;
 
 /// What the agent would be handed now, as a lock. Fails (status 1) when a server cannot be
 /// listed: its resources would look removed.
 async fn resolve_now(set: &SetArgs, servers: &ServerArgs, jobs: usize) -> Result<Lock, Exit> {
     let set = load_set(set)?;
-    let chosen = choose(servers, &set)?;
-    let options = servers.connect_options();
-    let sessions = connect_all(chosen.into_iter().map(|c| c.selected).collect(), &options).await;
-    let (catalogue, complete, failed, expansions) = list_set(&sessions, &set.marks).await;
-    let mut cands = candidates(&catalogue);
-    expansion::tag(&mut cands, &expansions);
-    let listed: Vec<&str> = complete.iter().map(String::as_str).collect();
-    let unavailable: Vec<(&str, &str)> = failed
-        .iter()
-        .map(|(server, error)| (server.as_str(), error.as_str()))
-        .collect();
-    let connections: HashMap<&str, &crate::mcp::Connection> = sessions
-        .iter()
-        .filter_map(|s| Some((s.spec.name.as_str(), s.connection.as_ref().ok()?)))
-        .collect();
-    let base = Input {
-        candidates: &cands,
-        listed: &listed,
-        unavailable: &unavailable,
-        marks: &set.marks,
-        policy: &set.policy,
-        measures: &Measures::new(),
-    };
-    let mut measures = Measures::new();
-    let (preview, texts) = resolve_measured(&base, &mut measures, jobs, |index| {
-        let c = cands[index];
-        let connection = connections.get(c.server).copied();
-        async move {
-            match connection {
-                Some(conn) => conn.read(c.uri).await.map_err(|e| e.to_string()),
-                None => Err("the server is not connected".to_string()),
-            }
-        }
-    })
-    .await;
-    let lock = Lock::from_preview(&preview, &cands, &texts);
-    drop(connections);
-    close_all(sessions).await;
+    let resolved = resolve_set(&set, servers, &set.policy, jobs).await?;
+    let lock = Lock::from_preview(&resolved.preview, &resolved.candidates(), &resolved.texts);
+    let failed = resolved.failed;
     if failed.is_empty() {
         Ok(lock)
     } else {

@@ -3,14 +3,11 @@
 //! resource below the cut line), counts their tokens, and resolves again until nothing
 //! unread is left above the line.
 
-use std::collections::HashMap;
 use std::io::Write;
 
-use super::context::{choose, list_set, load_set};
-use super::{Exit, close_all, connect_all};
-use crate::cli::{Budget, PreviewArgs};
-use crate::context::measured::resolve_measured;
-use crate::context::{Input, Measures, candidates, expansion};
+use super::Exit;
+use super::context::{load_set, resolve_set};
+use crate::cli::PreviewArgs;
 use crate::export;
 use crate::sanitize;
 
@@ -19,59 +16,13 @@ pub async fn run(args: PreviewArgs) -> Exit {
         Ok(set) => set,
         Err(exit) => return exit,
     };
-    let mut policy = set.policy;
-    if let Some(Budget(b)) = args.budget {
-        policy.budget = b;
-    }
-    if let Some(a) = args.audience {
-        policy.audience = a;
-    }
-    if let Some(m) = args.min_priority {
-        policy.min_priority = Some(m);
-    }
-    if let Some(t) = args.tokenizer {
-        policy.tokenizer = t;
-    }
-    let chosen = match choose(&args.servers, &set) {
-        Ok(chosen) => chosen,
+    let policy = args.policy.apply(set.policy);
+    let resolved = match resolve_set(&set, &args.servers, &policy, args.jobs).await {
+        Ok(resolved) => resolved,
         Err(exit) => return exit,
     };
-    let options = args.servers.connect_options();
-    let sessions = connect_all(chosen.into_iter().map(|c| c.selected).collect(), &options).await;
-    let (catalogue, complete, failed, expansions) = list_set(&sessions, &set.marks).await;
-    let mut cands = candidates(&catalogue);
-    expansion::tag(&mut cands, &expansions);
-    let listed: Vec<&str> = complete.iter().map(String::as_str).collect();
-    let unavailable: Vec<(&str, &str)> = failed
-        .iter()
-        .map(|(server, error)| (server.as_str(), error.as_str()))
-        .collect();
-    let connections: HashMap<&str, &crate::mcp::Connection> = sessions
-        .iter()
-        .filter_map(|s| Some((s.spec.name.as_str(), s.connection.as_ref().ok()?)))
-        .collect();
-    let base = Input {
-        candidates: &cands,
-        listed: &listed,
-        unavailable: &unavailable,
-        marks: &set.marks,
-        policy: &policy,
-        measures: &Measures::new(),
-    };
-    let mut measures = Measures::new();
-    let (preview, texts) = resolve_measured(&base, &mut measures, args.jobs, |index| {
-        let c = cands[index];
-        let connection = connections.get(c.server).copied();
-        async move {
-            match connection {
-                Some(conn) => conn.read(c.uri).await.map_err(|e| e.to_string()),
-                None => Err("the server is not connected".to_string()),
-            }
-        }
-    })
-    .await;
-    drop(connections);
-    close_all(sessions).await;
+    let cands = resolved.candidates();
+    let (preview, texts, failed) = (&resolved.preview, &resolved.texts, &resolved.failed);
 
     for m in &preview.missing {
         eprintln!(
@@ -96,7 +47,7 @@ pub async fn run(args: PreviewArgs) -> Exit {
             preview.budget.unwrap_or(0)
         );
     }
-    let rendered = export::render(args.format, &preview, &cands, &texts);
+    let rendered = export::render(args.format, preview, &cands, texts);
     let written = match &args.output {
         Some(path) => crate::context::file::write_atomic(path, rendered.as_bytes()),
         None => {
