@@ -88,9 +88,12 @@ pub fn draw(frame: &mut Frame, body: Rect, keymap: &Keymap, t: &Theme, scroll: u
 pub fn draw_handoff(frame: &mut Frame, body: Rect, lines: &[String], t: &Theme, scroll: usize) {
     let lines = lines
         .iter()
+        // The set's path is the person's, but a file name can hold control characters.
         .map(|l| match l.strip_prefix("  ") {
-            Some(command) => Line::styled(format!("  {command}"), t.text),
-            None => Line::styled(l.clone(), t.title),
+            Some(command) => {
+                Line::styled(format!("  {}", crate::sanitize::line(command, 500)), t.text)
+            }
+            None => Line::styled(crate::sanitize::line(l, 500), t.title),
         })
         .collect();
     draw_text(
