@@ -4,10 +4,10 @@
 //! hold a cheap [`Snapshot`] while pages keep arriving: appending copies at most one
 //! partly-filled chunk, never the whole catalogue.
 
-use std::collections::HashMap;
-use std::collections::hash_map::Entry;
 use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
 use std::sync::Arc;
+
+use hashbrown::HashTable;
 
 use rmcp::model::{Resource, ResourceTemplate};
 
@@ -33,10 +33,9 @@ struct ServerItems {
     name: Arc<str>,
     chunks: Vec<Arc<Vec<Item>>>,
     len: usize,
-    /// URI hash → index. Collisions are resolved by comparing URIs (see `find`).
-    by_uri: HashMap<u64, u32>,
-    /// Indices whose URI hash collided with a different URI (practically never used).
-    collided: Vec<u32>,
+    /// Every index, found by its item's URI: the table holds only the index (4 bytes) and
+    /// reads the URI from the item.
+    by_uri: HashTable<u32>,
     templates: Vec<TemplateEntry>,
 }
 
@@ -132,27 +131,20 @@ impl Catalogue {
         for (position, resource) in page.into_iter().enumerate() {
             let hash = uri_hash(&resource.uri);
             let index = slot.len as u32;
-            match slot.by_uri.entry(hash) {
-                Entry::Occupied(existing) => {
-                    let existing = *existing.get();
-                    if item_at(&slot.chunks, existing).uri() == resource.uri
-                        || slot
-                            .collided
-                            .iter()
-                            .any(|&i| item_at(&slot.chunks, i).uri() == resource.uri)
-                    {
-                        report.duplicates.push(Duplicate {
-                            index: position,
-                            uri: resource.uri.clone(),
-                        });
-                        continue;
-                    }
-                    slot.collided.push(index);
-                }
-                Entry::Vacant(vacant) => {
-                    vacant.insert(index);
-                }
+            let chunks = &slot.chunks;
+            if slot
+                .by_uri
+                .find(hash, |&i| item_at(chunks, i).uri() == resource.uri)
+                .is_some()
+            {
+                report.duplicates.push(Duplicate {
+                    index: position,
+                    uri: resource.uri.clone(),
+                });
+                continue;
             }
+            slot.by_uri
+                .insert_unique(hash, index, |&i| uri_hash(item_at(chunks, i).uri()));
             push(&mut slot.chunks, Item::new(resource, &mut self.mimes));
             slot.len += 1;
             report.added += 1;
@@ -223,12 +215,9 @@ impl Catalogue {
     /// The item with this URI on this server.
     pub fn find(&self, server: ServerId, uri: &str) -> Option<ItemId> {
         let slot = self.servers.get(server as usize)?;
-        let hit =
-            |i: u32| (item_at(&slot.chunks, i).uri() == uri).then_some(ItemId { server, index: i });
         slot.by_uri
-            .get(&uri_hash(uri))
-            .and_then(|&i| hit(i))
-            .or_else(|| slot.collided.iter().find_map(|&i| hit(i)))
+            .find(uri_hash(uri), |&i| item_at(&slot.chunks, i).uri() == uri)
+            .map(|&index| ItemId { server, index })
     }
 
     /// Every item in catalogue order (servers in order, each in listing order).

@@ -13,28 +13,87 @@
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
+use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher, Hash, Hasher};
+
+use hashbrown::HashTable;
 
 use super::children::Children;
 use super::store::{Catalogue, ItemId, ServerId};
 
 pub type NodeId = u32;
 
+/// One node: 32 bytes, with its segment in [`Segments`] and its children (folders only) in
+/// [`UriTree::folders`]; a million resources make over a million nodes.
 #[derive(Debug, Clone)]
 struct Node {
-    /// The raw URI piece (never decoded: lookups and paths use it as published).
-    segment: Box<str>,
+    /// Where the raw URI piece is in [`UriTree::segments`] (never decoded: lookups and paths
+    /// use it as published).
+    segment: u64,
     parent: NodeId,
-    /// Sorted by [`segment_order`].
-    children: Children,
+    /// Index into [`UriTree::folders`] (children sorted by [`segment_order`]), or `NONE`.
+    children: u32,
     /// Visible rows of this node as a row's head, unfiltered: 1, plus its row's tail's
     /// children's rows when that tail is open.
     rows: u32,
-    item: Option<ItemId>,
     /// Resources in this subtree, this node's own included.
     count: u32,
+    /// The index of the resource here in its server's listing, or `NONE`.
+    item: u32,
+    /// The server whose tree this node is in.
+    server: ServerId,
     expanded: bool,
     /// The resource here has MIME type `inode/directory`: a folder even when empty.
     directory: bool,
+}
+
+const NONE: u32 = u32::MAX;
+
+impl Node {
+    fn item(&self) -> Option<ItemId> {
+        (self.item != NONE).then_some(ItemId {
+            server: self.server,
+            index: self.item,
+        })
+    }
+}
+
+/// Every node's segment text, one after another, each behind its length (LEB128): one
+/// allocation for all of them instead of one per node.
+#[derive(Debug, Clone, Default)]
+struct Segments(Vec<u8>);
+
+impl Segments {
+    fn push(&mut self, segment: &str) -> u64 {
+        let at = self.0.len() as u64;
+        let mut len = segment.len();
+        loop {
+            let byte = (len & 0x7f) as u8;
+            len >>= 7;
+            if len == 0 {
+                self.0.push(byte);
+                break;
+            }
+            self.0.push(byte | 0x80);
+        }
+        self.0.extend_from_slice(segment.as_bytes());
+        at
+    }
+
+    fn get(&self, at: u64) -> &str {
+        let mut i = at as usize;
+        let (mut len, mut shift) = (0usize, 0);
+        loop {
+            let byte = self.0[i];
+            i += 1;
+            len |= usize::from(byte & 0x7f) << shift;
+            shift += 7;
+            if byte & 0x80 == 0 {
+                break;
+            }
+        }
+        // `push` copied these bytes from a `&str` and stored its length in front.
+        std::str::from_utf8(&self.0[i..i + len]).unwrap_or_default()
+    }
 }
 
 const NO_PARENT: NodeId = NodeId::MAX;
@@ -75,6 +134,9 @@ pub struct RowView {
 #[derive(Debug, Clone, Default)]
 pub struct UriTree {
     nodes: Vec<Node>,
+    segments: Segments,
+    /// The children of every node that has any.
+    folders: Vec<Children>,
     /// One root per server, indexed by server id.
     roots: Vec<NodeId>,
     /// Node of each item: `item_nodes[server][index]`.
@@ -85,9 +147,13 @@ pub struct UriTree {
     /// While a filter is set: matching resources per node; rows show only nodes with hits,
     /// all open, so the ancestors of every match stay visible.
     hits: Option<Vec<u32>>,
-    /// (parent, hash of segment) → child, so inserting never scans a folder.
-    lookup: HashMap<(NodeId, u64), NodeId>,
+    /// Every node but the roots, found by (parent, segment), so inserting never scans a
+    /// folder. Holds only node ids (4 bytes each): the key is read from the node itself.
+    lookup: HashTable<NodeId>,
 }
+
+/// No children (a leaf), as [`UriTree::children`] gives it.
+static NO_CHILDREN: Children = Children { chunks: Vec::new() };
 
 /// Where a walk over the unfiltered rows is: per level, the folder whose children it walks
 /// (`NO_PARENT`: the server roots) and the child's position.
@@ -114,25 +180,55 @@ impl UriTree {
 
     /// Adds a server root (servers are added in id order).
     pub fn add_server(&mut self, name: &str) {
-        let id = self.new_node(name, NO_PARENT);
+        let server = self.roots.len() as ServerId;
+        let id = self.new_node(name, NO_PARENT, server);
         self.nodes[id as usize].expanded = true;
         self.roots.push(id);
         self.item_nodes.push(Vec::new());
         self.rows_dirty = true;
     }
 
-    fn new_node(&mut self, segment: &str, parent: NodeId) -> NodeId {
+    fn new_node(&mut self, segment: &str, parent: NodeId, server: ServerId) -> NodeId {
+        let segment = self.segments.push(segment);
         self.nodes.push(Node {
-            segment: segment.into(),
+            segment,
             parent,
-            children: Children::default(),
+            children: NONE,
             rows: 1,
-            item: None,
+            item: NONE,
             count: 0,
+            server,
             expanded: false,
             directory: false,
         });
         (self.nodes.len() - 1) as NodeId
+    }
+
+    fn segment(&self, node: NodeId) -> &str {
+        self.segments.get(self.nodes[node as usize].segment)
+    }
+
+    /// A node's children (none for a leaf).
+    fn children(&self, node: NodeId) -> &Children {
+        match self.nodes[node as usize].children {
+            NONE => &NO_CHILDREN,
+            i => &self.folders[i as usize],
+        }
+    }
+
+    /// Changes a node's children with `f`, which may read the tree meanwhile (the children
+    /// are taken out while it runs).
+    fn with_children<R>(&mut self, node: NodeId, f: impl FnOnce(&Self, &mut Children) -> R) -> R {
+        let mut slot = self.nodes[node as usize].children;
+        if slot == NONE {
+            slot = self.folders.len() as u32;
+            self.folders.push(Children::default());
+            self.nodes[node as usize].children = slot;
+        }
+        let mut children = std::mem::take(&mut self.folders[slot as usize]);
+        let out = f(self, &mut children);
+        self.folders[slot as usize] = children;
+        out
     }
 
     /// Adds one resource (items arrive in listing order, as pages come in): O(depth · log
@@ -144,7 +240,7 @@ impl UriTree {
             node = self.child(node, segment);
         }
         if self.nodes[node as usize]
-            .item
+            .item()
             .is_some_and(|other| other != id)
         {
             // Two URIs with one tree position (`x://a/b` and `x://a/b/`): the later one gets
@@ -160,7 +256,7 @@ impl UriTree {
             n = self.nodes[n as usize].parent;
         }
         let n = &mut self.nodes[node as usize];
-        n.item = Some(id);
+        n.item = id.index;
         n.directory |= directory;
         let nodes = &mut self.item_nodes[id.server as usize];
         if nodes.len() <= id.index as usize {
@@ -173,44 +269,46 @@ impl UriTree {
     }
 
     fn child(&mut self, parent: NodeId, segment: &str) -> NodeId {
-        let key = (parent, segment_hash(segment));
-        if let Some(&c) = self.lookup.get(&key) {
-            if *self.nodes[c as usize].segment == *segment {
-                return c;
-            }
-            // A hash collision: look among the children themselves.
-            if let Some(c) = self.nodes[parent as usize]
-                .children
-                .iter()
-                .find(|&c| *self.nodes[c as usize].segment == *segment)
-            {
-                return c;
-            }
+        let hash = key_hash(parent, segment);
+        let (nodes, segments) = (&self.nodes, &self.segments);
+        let same = |&c: &NodeId| {
+            let n = &nodes[c as usize];
+            n.parent == parent && segments.get(n.segment) == segment
+        };
+        if let Some(&c) = self.lookup.find(hash, same) {
+            return c;
         }
-        let id = self.new_node(segment, parent);
-        let mut children = std::mem::take(&mut self.nodes[parent as usize].children);
-        children.insert(
-            id,
-            1,
-            |c| segment_order(&self.nodes[c as usize].segment, segment),
-            |c| self.nodes[c as usize].rows as u64,
-        );
-        self.nodes[parent as usize].children = children;
-        self.lookup.entry(key).or_insert(id);
+        let id = self.new_node(segment, parent, self.nodes[parent as usize].server);
+        self.with_children(parent, |tree, children| {
+            children.insert(
+                id,
+                1,
+                |c| segment_order(tree.segment(c), segment),
+                |c| tree.nodes[c as usize].rows as u64,
+            )
+        });
+        let (nodes, segments) = (&self.nodes, &self.segments);
+        self.lookup.insert_unique(hash, id, |&c| {
+            let n = &nodes[c as usize];
+            key_hash(n.parent, segments.get(n.segment))
+        });
         id
     }
 
     /// Orders child `c` against `node` among their siblings.
     fn sibling_cmp(&self, node: NodeId) -> impl Fn(NodeId) -> Ordering + '_ {
-        let segment = &self.nodes[node as usize].segment;
-        move |c| segment_order(&self.nodes[c as usize].segment, segment)
+        let segment = self.segment(node);
+        move |c| segment_order(self.segment(c), segment)
     }
 
     /// The unfiltered rows of `node` as a row's head.
     fn head_rows(&self, node: NodeId) -> u32 {
         let tail = self.chain_tail_with(node, false);
-        let t = &self.nodes[tail as usize];
-        let below = if t.expanded { t.children.rows() } else { 0 };
+        let below = if self.nodes[tail as usize].expanded {
+            self.children(tail).rows()
+        } else {
+            0
+        };
         u32::try_from(1 + below).unwrap_or(u32::MAX)
     }
 
@@ -227,9 +325,9 @@ impl UriTree {
                 return;
             }
             if new != old {
-                let mut children = std::mem::take(&mut self.nodes[parent as usize].children);
-                children.adjust(i64::from(new) - i64::from(old), self.sibling_cmp(n));
-                self.nodes[parent as usize].children = children;
+                self.with_children(parent, |tree, children| {
+                    children.adjust(i64::from(new) - i64::from(old), tree.sibling_cmp(n))
+                });
             }
             n = parent;
         }
@@ -240,9 +338,11 @@ impl UriTree {
         // Children are created after their parents: going backwards, every node's children
         // (and its chain's tail) are counted before it.
         for n in (0..self.nodes.len()).rev() {
-            let mut children = std::mem::take(&mut self.nodes[n].children);
-            children.recount(|c| self.nodes[c as usize].rows as u64);
-            self.nodes[n].children = children;
+            if self.nodes[n].children != NONE {
+                self.with_children(n as NodeId, |tree, children| {
+                    children.recount(|c| tree.nodes[c as usize].rows as u64)
+                });
+            }
             self.nodes[n].rows = self.head_rows(n as NodeId);
         }
     }
@@ -253,7 +353,7 @@ impl UriTree {
 
     fn is_folder(&self, node: NodeId) -> bool {
         let n = &self.nodes[node as usize];
-        !n.children.is_empty() || n.directory || n.parent == NO_PARENT
+        !self.children(node).is_empty() || n.directory || n.parent == NO_PARENT
     }
 
     fn visible(&self, node: NodeId) -> bool {
@@ -272,21 +372,21 @@ impl UriTree {
         }
         loop {
             let n = &self.nodes[tail as usize];
-            if n.item.is_some() || n.directory {
+            if n.item != NONE || n.directory {
                 return tail;
             }
             let only = if filtered {
-                let mut children = n.children.iter().filter(|&c| self.visible(c));
+                let mut children = self.children(tail).iter().filter(|&c| self.visible(c));
                 match (children.next(), children.next()) {
                     (Some(only), None) => Some(only),
                     _ => None,
                 }
             } else {
-                n.children.only()
+                self.children(tail).only()
             };
             let Some(only) = only else { return tail };
             let c = &self.nodes[only as usize];
-            if c.item.is_some() || c.directory || c.children.is_empty() {
+            if c.item != NONE || c.directory || self.children(only).is_empty() {
                 return tail;
             }
             tail = only;
@@ -338,7 +438,7 @@ impl UriTree {
             }
             let tail = self.chain_tail(head);
             rows.push(Row { head, tail, depth });
-            for c in self.nodes[tail as usize].children.iter().rev() {
+            for c in self.children(tail).iter().rev() {
                 if self.visible(c) {
                     stack.push((c, depth + 1));
                 }
@@ -386,9 +486,7 @@ impl UriTree {
         if level.parent == NO_PARENT {
             self.roots.get(level.pos).copied()
         } else {
-            self.nodes[level.parent as usize]
-                .children
-                .at(level.chunk, level.pos)
+            self.children(level.parent).at(level.chunk, level.pos)
         }
     }
 
@@ -423,15 +521,15 @@ impl UriTree {
         while k > 0 {
             k -= 1; // the row of `node` itself
             let tail = self.chain_tail_with(node, false);
-            let (chunk, pos, rest) = self.nodes[tail as usize]
-                .children
+            let (chunk, pos, rest) = self
+                .children(tail)
                 .seek(k, |c| self.nodes[c as usize].rows as u64)?;
             levels.push(Level {
                 parent: tail,
                 chunk,
                 pos,
             });
-            node = self.nodes[tail as usize].children.at(chunk, pos)?;
+            node = self.children(tail).at(chunk, pos)?;
             k = rest;
         }
         Some(levels)
@@ -440,7 +538,7 @@ impl UriTree {
     /// Moves the walk to the row after `row`; false at the end.
     fn step(&self, levels: &mut Vec<Level>, row: Row) -> bool {
         let tail = &self.nodes[row.tail as usize];
-        if tail.expanded && !tail.children.is_empty() {
+        if tail.expanded && !self.children(row.tail).is_empty() {
             levels.push(Level {
                 parent: row.tail,
                 chunk: 0,
@@ -454,9 +552,8 @@ impl UriTree {
                     level.pos += 1;
                     return true;
                 }
-            } else if let Some((chunk, pos)) = self.nodes[level.parent as usize]
-                .children
-                .next(level.chunk, level.pos)
+            } else if let Some((chunk, pos)) =
+                self.children(level.parent).next(level.chunk, level.pos)
             {
                 level.chunk = chunk;
                 level.pos = pos;
@@ -483,12 +580,11 @@ impl UriTree {
             return None;
         }
         let above = self.index_of_head(self.head_of(parent))?;
-        let before =
-            self.nodes[parent as usize]
-                .children
-                .rows_before(head, self.sibling_cmp(head), |c| {
-                    self.nodes[c as usize].rows as u64
-                });
+        let before = self
+            .children(parent)
+            .rows_before(head, self.sibling_cmp(head), |c| {
+                self.nodes[c as usize].rows as u64
+            });
         Some(above + 1 + before as usize)
     }
 
@@ -534,7 +630,7 @@ impl UriTree {
             if i > 0 {
                 label.push('/');
             }
-            let segment = &self.nodes[n as usize].segment;
+            let segment = self.segment(n);
             label.push_str(&percent_decode(
                 segment.strip_prefix(ALONE).unwrap_or(segment),
             ));
@@ -549,7 +645,7 @@ impl UriTree {
                 Some(h) => h.get(row.tail as usize).copied().unwrap_or(0),
                 None => tail.count,
             },
-            item: tail.item,
+            item: tail.item(),
             server: tail.parent == NO_PARENT,
         }
     }
@@ -676,7 +772,7 @@ impl UriTree {
         let mut parts = Vec::new();
         let mut n = node;
         while n != NO_PARENT {
-            parts.push(&*self.nodes[n as usize].segment);
+            parts.push(self.segment(n));
             n = self.nodes[n as usize].parent;
         }
         parts.reverse();
@@ -716,18 +812,21 @@ impl UriTree {
         let mut stack = vec![row.head];
         while let Some(n) = stack.pop() {
             let node = &self.nodes[n as usize];
-            if node.item.is_some() {
-                return node.item;
+            if node.item().is_some() {
+                return node.item();
             }
-            stack.extend(node.children.iter().rev());
+            stack.extend(self.children(n).iter().rev());
         }
         None
     }
 }
 
-fn segment_hash(segment: &str) -> u64 {
-    use std::hash::BuildHasher;
-    std::hash::BuildHasherDefault::<std::hash::DefaultHasher>::default().hash_one(segment)
+/// The lookup's hash of a node's key.
+fn key_hash(parent: NodeId, segment: &str) -> u64 {
+    let mut h = BuildHasherDefault::<DefaultHasher>::default().build_hasher();
+    parent.hash(&mut h);
+    segment.hash(&mut h);
+    h.finish()
 }
 
 /// Splits a URI into tree segments: `scheme://authority` (or `scheme:` for URIs without an
@@ -1048,11 +1147,11 @@ mod tests {
             let tail = tree.chain_tail_with(head, false);
             rows.push(Row { head, tail, depth });
             if tree.nodes[tail as usize].expanded {
-                let children: Vec<NodeId> = tree.nodes[tail as usize].children.iter().collect();
+                let children: Vec<NodeId> = tree.children(tail).iter().collect();
                 assert!(
                     children.windows(2).all(|w| segment_order(
-                        &tree.nodes[w[0] as usize].segment,
-                        &tree.nodes[w[1] as usize].segment
+                        tree.segment(w[0]),
+                        tree.segment(w[1])
                     )
                     .is_lt()),
                     "children sorted"

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The whole browser's memory, as a user meets it: runs mcpick (release build) in a real
+# terminal (tmux, 120×40) against the demo server with COUNT resources, and prints the
+# browser process's resident memory (VmRSS, and the peak VmHWM) after the listing, after a
+# search, and with the agent view open with no budget. Budget (DESIGN.md): ≤ 600 bytes per
+# resource for the whole browser.
+#
+#   cargo build --release && benches/browser_rss.sh [COUNT]     (default 1000000)
+#
+# MCPICK_BIN picks another binary. Needs tmux.
+set -euo pipefail
+
+count=${1:-1000000}
+bin=$(realpath "${MCPICK_BIN:-target/release/mcpick}")
+sock="mcpick-rss-$$"
+dir=$(mktemp -d)
+trap 'tmux -L "$sock" kill-server 2>/dev/null || true; rm -rf "$dir"' EXIT
+
+cd "$dir" # the browser's set file goes here, not into the checkout
+tmux -L "$sock" new-session -d -x 120 -y 40 "'$bin' -- '$bin' demo-server --count $count"
+
+screen() { tmux -L "$sock" capture-pane -p; }
+
+# Waits until the screen matches a pattern (up to $2 seconds).
+wait_for() {
+    local deadline=$((SECONDS + $2))
+    until screen | grep -q -- "$1"; do
+        if ((SECONDS > deadline)); then
+            echo "timed out waiting for: $1" >&2
+            screen >&2
+            exit 1
+        fi
+        sleep 0.2
+    done
+}
+
+browser_pid() {
+    local pane
+    pane=$(tmux -L "$sock" list-panes -F '#{pane_pid}')
+    # The pane runs the browser itself, or a shell whose child it is.
+    if [[ $(cat "/proc/$pane/comm") == mcpick ]]; then
+        echo "$pane"
+    else
+        pgrep -P "$pane" -x mcpick | head -1
+    fi
+}
+
+report() {
+    local pid kb hwm
+    pid=$(browser_pid)
+    kb=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status")
+    hwm=$(awk '/^VmHWM/ {print $2}' "/proc/$pid/status")
+    printf '%-34s %7.0f MB %6.0f B/resource   (peak %4.0f MB)\n' "$1" \
+        "$(echo "$kb / 1000" | bc -l)" "$(echo "$kb * 1024 / $count" | bc -l)" \
+        "$(echo "$hwm / 1000" | bc -l)"
+}
+
+grouped=$(echo "$count" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta')
+start=$SECONDS
+wait_for "ready · $grouped" 600
+echo "mcpick browser, demo server with $grouped resources (listed in $((SECONDS - start)) s)"
+sleep 3 # the memory hand-back after a big listing runs in the background
+report "after the listing"
+
+tmux -L "$sock" send-keys / n o t e
+wait_for " of .* match" 60
+deadline=$((SECONDS + 120))
+while screen | grep -q "searching" && ((SECONDS < deadline)); do sleep 0.2; done
+sleep 3
+report "after a search (note)"
+tmux -L "$sock" send-keys Escape Escape
+sleep 1
+
+tmux -L "$sock" send-keys a
+wait_for "Agent" 60
+sleep 10 # resolution of every resource, then the reads of the rows on screen
+report "agent view open, no budget"
