@@ -8,6 +8,7 @@
 
 mod children;
 mod entry;
+mod index;
 pub mod item;
 pub mod order;
 pub mod query;

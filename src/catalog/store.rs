@@ -4,14 +4,12 @@
 //! hold a cheap [`Snapshot`] while pages keep arriving: appending copies at most one
 //! partly-filled chunk, never the whole catalogue.
 
-use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
 use std::sync::Arc;
-
-use hashbrown::HashTable;
 
 use rmcp::model::{Resource, ResourceTemplate};
 
 use super::entry::{ResourceEntry, TemplateEntry};
+use super::index::IdIndex;
 use super::item::{Item, MimeTable};
 
 /// Items per chunk. Every chunk but a server's last is full, so an index maps to a chunk
@@ -33,9 +31,8 @@ struct ServerItems {
     name: Arc<str>,
     chunks: Vec<Arc<Vec<Item>>>,
     len: usize,
-    /// Every index, found by its item's URI: the table holds only the index (4 bytes) and
-    /// reads the URI from the item.
-    by_uri: HashTable<u32>,
+    /// Every index, found by its item's URI.
+    by_uri: IdIndex,
     templates: Vec<TemplateEntry>,
 }
 
@@ -69,12 +66,6 @@ pub struct ReplaceReport {
 pub struct Catalogue {
     servers: Vec<ServerItems>,
     mimes: MimeTable,
-}
-
-type UriHasher = BuildHasherDefault<DefaultHasher>;
-
-fn uri_hash(uri: &str) -> u64 {
-    UriHasher::default().hash_one(uri)
 }
 
 impl Catalogue {
@@ -129,12 +120,12 @@ impl Catalogue {
         let mut report = AppendReport::default();
         let slot = &mut self.servers[server as usize];
         for (position, resource) in page.into_iter().enumerate() {
-            let hash = uri_hash(&resource.uri);
             let index = slot.len as u32;
             let chunks = &slot.chunks;
+            let uri = resource.uri.as_str();
             if slot
                 .by_uri
-                .find(hash, |&i| item_at(chunks, i).uri() == resource.uri)
+                .find(uri, |i| item_at(chunks, i).uri() == uri)
                 .is_some()
             {
                 report.duplicates.push(Duplicate {
@@ -143,8 +134,7 @@ impl Catalogue {
                 });
                 continue;
             }
-            slot.by_uri
-                .insert_unique(hash, index, |&i| uri_hash(item_at(chunks, i).uri()));
+            slot.by_uri.insert(uri, index, |i| item_at(chunks, i).uri());
             push(&mut slot.chunks, Item::new(resource, &mut self.mimes));
             slot.len += 1;
             report.added += 1;
@@ -216,8 +206,8 @@ impl Catalogue {
     pub fn find(&self, server: ServerId, uri: &str) -> Option<ItemId> {
         let slot = self.servers.get(server as usize)?;
         slot.by_uri
-            .find(uri_hash(uri), |&i| item_at(&slot.chunks, i).uri() == uri)
-            .map(|&index| ItemId { server, index })
+            .find(uri, |i| item_at(&slot.chunks, i).uri() == uri)
+            .map(|index| ItemId { server, index })
     }
 
     /// Every item in catalogue order (servers in order, each in listing order).

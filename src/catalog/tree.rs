@@ -13,11 +13,9 @@
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
-use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher, Hash, Hasher};
-
-use hashbrown::HashTable;
 
 use super::children::Children;
+use super::index::IdIndex;
 use super::store::{Catalogue, ItemId, ServerId};
 
 pub type NodeId = u32;
@@ -148,8 +146,8 @@ pub struct UriTree {
     /// all open, so the ancestors of every match stay visible.
     hits: Option<Vec<u32>>,
     /// Every node but the roots, found by (parent, segment), so inserting never scans a
-    /// folder. Holds only node ids (4 bytes each): the key is read from the node itself.
-    lookup: HashTable<NodeId>,
+    /// folder.
+    lookup: IdIndex,
 }
 
 /// No children (a leaf), as [`UriTree::children`] gives it.
@@ -269,13 +267,12 @@ impl UriTree {
     }
 
     fn child(&mut self, parent: NodeId, segment: &str) -> NodeId {
-        let hash = key_hash(parent, segment);
         let (nodes, segments) = (&self.nodes, &self.segments);
-        let same = |&c: &NodeId| {
+        let same = |c: NodeId| {
             let n = &nodes[c as usize];
             n.parent == parent && segments.get(n.segment) == segment
         };
-        if let Some(&c) = self.lookup.find(hash, same) {
+        if let Some(c) = self.lookup.find((parent, segment), same) {
             return c;
         }
         let id = self.new_node(segment, parent, self.nodes[parent as usize].server);
@@ -288,9 +285,9 @@ impl UriTree {
             )
         });
         let (nodes, segments) = (&self.nodes, &self.segments);
-        self.lookup.insert_unique(hash, id, |&c| {
+        self.lookup.insert((parent, segment), id, |c| {
             let n = &nodes[c as usize];
-            key_hash(n.parent, segments.get(n.segment))
+            (n.parent, segments.get(n.segment))
         });
         id
     }
@@ -819,14 +816,6 @@ impl UriTree {
         }
         None
     }
-}
-
-/// The lookup's hash of a node's key.
-fn key_hash(parent: NodeId, segment: &str) -> u64 {
-    let mut h = BuildHasherDefault::<DefaultHasher>::default().build_hasher();
-    parent.hash(&mut h);
-    segment.hash(&mut h);
-    h.finish()
 }
 
 /// Splits a URI into tree segments: `scheme://authority` (or `scheme:` for URIs without an
