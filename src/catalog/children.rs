@@ -128,6 +128,25 @@ impl Children {
         None
     }
 
+    /// As [`Children::seek`], counting every child's rows itself instead of trusting the
+    /// chunks' sums (a filtered tree's rows are not in them): O(children).
+    pub fn seek_each(
+        &self,
+        mut k: u64,
+        rows_of: impl Fn(NodeId) -> u64,
+    ) -> Option<(usize, usize, u64)> {
+        for (ci, chunk) in self.chunks.iter().enumerate() {
+            for (pos, &id) in chunk.ids.iter().enumerate() {
+                let r = rows_of(id);
+                if k < r {
+                    return Some((ci, pos, k));
+                }
+                k -= r;
+            }
+        }
+        None
+    }
+
     /// Rows of the children before `id` (which `cmp` finds).
     pub fn rows_before(
         &self,

@@ -139,8 +139,10 @@ pub struct UriTree {
     roots: Vec<NodeId>,
     /// Node of each item: `item_nodes[server][index]`.
     item_nodes: Vec<Vec<NodeId>>,
-    /// The rows of a filtered tree (unused without a filter).
-    rows: Vec<Row>,
+    /// While a filter is set: the rows of each node as a row's head, as `Node::rows` is
+    /// without one (0 for hidden nodes); counted by [`UriTree::refresh`].
+    filtered_rows: Vec<u32>,
+    /// The filter changed since `filtered_rows` were counted.
     rows_dirty: bool,
     /// While a filter is set: matching resources per node; rows show only nodes with hits,
     /// all open, so the ancestors of every match stay visible.
@@ -263,7 +265,15 @@ impl UriTree {
         nodes[id.index as usize] = node;
         self.fix_rows(node);
         // Under a filter the new nodes stay hidden until the next filter, so the filtered
-        // rows are unchanged: no re-flattening for every page that arrives during a search.
+        // rows are unchanged: no recount for every page that arrives during a search. Only
+        // a shown node that becomes a resource can end a chain of folders.
+        if self
+            .hits
+            .as_ref()
+            .is_some_and(|h| (node as usize) < h.len())
+        {
+            self.rows_dirty = true;
+        }
     }
 
     fn child(&mut self, parent: NodeId, segment: &str) -> NodeId {
@@ -402,7 +412,7 @@ impl UriTree {
             if parent == NO_PARENT || self.nodes[parent as usize].parent == NO_PARENT {
                 return x;
             }
-            if self.chain_tail_with(parent, false) == parent {
+            if self.chain_tail(parent) == parent {
                 return x;
             }
             // The parent's chain runs on through `x`: is `parent` the chain's head?
@@ -414,55 +424,73 @@ impl UriTree {
         self.hits.is_some() || self.nodes[node as usize].expanded
     }
 
-    /// Builds the filtered tree's rows if the filter changed. Call before reading rows (a
-    /// tree without a filter needs nothing: its rows are found as they are read).
+    /// Counts the filtered tree's rows if the filter changed: one pass over the nodes, O(nodes),
+    /// nothing flattened. Call before reading rows (a tree without a filter needs nothing).
     pub fn refresh(&mut self) {
         if !self.rows_dirty {
             return;
         }
         self.rows_dirty = false;
-        let mut rows = std::mem::take(&mut self.rows);
+        let mut rows = std::mem::take(&mut self.filtered_rows);
         rows.clear();
-        if self.hits.is_none() {
+        let Some(hits) = &self.hits else {
             rows.shrink_to_fit();
-            self.rows = rows;
+            self.filtered_rows = rows;
             return;
-        }
-        let mut stack: Vec<(NodeId, u16)> = self.roots.iter().rev().map(|&r| (r, 0)).collect();
-        while let Some((head, depth)) = stack.pop() {
-            if !self.visible(head) {
+        };
+        rows.resize(hits.len(), 0);
+        let shown = |c: NodeId| hits.get(c as usize).is_some_and(|&h| h > 0);
+        // Children are created after their parents: going backwards, every node's children
+        // are counted before it. A node whose row runs on into its only shown child (see
+        // `chain_tail_with`) has that child's rows; any other has its own row and its shown
+        // children's.
+        for n in (0..hits.len()).rev() {
+            if hits[n] == 0 {
                 continue;
             }
-            let tail = self.chain_tail(head);
-            rows.push(Row { head, tail, depth });
-            for c in self.children(tail).iter().rev() {
-                if self.visible(c) {
-                    stack.push((c, depth + 1));
-                }
+            let (mut shown_children, mut only, mut below) = (0, NO_PARENT, 0u64);
+            for c in self.children(n as NodeId).iter().filter(|&c| shown(c)) {
+                shown_children += 1;
+                only = c;
+                below += u64::from(rows[c as usize]);
             }
+            let node = &self.nodes[n];
+            let runs_on = node.parent != NO_PARENT
+                && node.item == NONE
+                && !node.directory
+                && shown_children == 1
+                && {
+                    let o = &self.nodes[only as usize];
+                    o.item == NONE && !o.directory && !self.children(only).is_empty()
+                };
+            rows[n] = if runs_on {
+                rows[only as usize]
+            } else {
+                u32::try_from(1 + below).unwrap_or(u32::MAX)
+            };
         }
-        self.rows = rows;
+        self.filtered_rows = rows;
+    }
+
+    /// Visible rows of `node` as a row's head (0 when it is hidden by the filter).
+    fn rows_of(&self, node: NodeId) -> u64 {
+        match &self.hits {
+            Some(_) => self
+                .filtered_rows
+                .get(node as usize)
+                .map_or(0, |&r| u64::from(r)),
+            None => u64::from(self.nodes[node as usize].rows),
+        }
     }
 
     /// Number of visible rows (after [`UriTree::refresh`]).
     pub fn row_count(&self) -> usize {
-        match self.hits {
-            Some(_) => self.rows.len(),
-            None => self
-                .roots
-                .iter()
-                .map(|&r| self.nodes[r as usize].rows as usize)
-                .sum(),
-        }
+        self.roots.iter().map(|&r| self.rows_of(r) as usize).sum()
     }
 
-    /// The visible rows `offset..offset + len`: O(len · depth), whatever the tree's size.
+    /// The visible rows `offset..offset + len`: O(len · depth) without a filter, whatever the
+    /// tree's size; with one, plus the hidden siblings passed on the way.
     pub fn window(&self, offset: usize, len: usize) -> Vec<Row> {
-        if self.hits.is_some() {
-            let start = offset.min(self.rows.len());
-            let end = offset.saturating_add(len).min(self.rows.len());
-            return self.rows[start..end].to_vec();
-        }
         let mut out = Vec::with_capacity(len.min(1024));
         let Some(mut levels) = self.seek(offset) else {
             return out;
@@ -479,6 +507,18 @@ impl UriTree {
         out
     }
 
+    /// The first shown child of `parent` at or after (chunk, position).
+    fn shown_from(&self, parent: NodeId, mut at: (usize, usize)) -> Option<(usize, usize)> {
+        let children = self.children(parent);
+        loop {
+            let c = children.at(at.0, at.1)?;
+            if self.visible(c) {
+                return Some(at);
+            }
+            at = children.next(at.0, at.1)?;
+        }
+    }
+
     fn level_node(&self, level: &Level) -> Option<NodeId> {
         if level.parent == NO_PARENT {
             self.roots.get(level.pos).copied()
@@ -491,7 +531,7 @@ impl UriTree {
         let head = self.level_node(levels.last()?)?;
         Some(Row {
             head,
-            tail: self.chain_tail_with(head, false),
+            tail: self.chain_tail(head),
             depth: (levels.len() - 1) as u16,
         })
     }
@@ -502,7 +542,7 @@ impl UriTree {
         let mut levels = Vec::new();
         let mut node = None;
         for (pos, &r) in self.roots.iter().enumerate() {
-            let rows = self.nodes[r as usize].rows as u64;
+            let rows = self.rows_of(r);
             if k < rows {
                 levels.push(Level {
                     parent: NO_PARENT,
@@ -517,10 +557,13 @@ impl UriTree {
         let mut node = node?;
         while k > 0 {
             k -= 1; // the row of `node` itself
-            let tail = self.chain_tail_with(node, false);
-            let (chunk, pos, rest) = self
-                .children(tail)
-                .seek(k, |c| self.nodes[c as usize].rows as u64)?;
+            let tail = self.chain_tail(node);
+            let children = self.children(tail);
+            let (chunk, pos, rest) = if self.hits.is_some() {
+                children.seek_each(k, |c| self.rows_of(c))?
+            } else {
+                children.seek(k, |c| self.rows_of(c))?
+            };
             levels.push(Level {
                 parent: tail,
                 chunk,
@@ -534,26 +577,30 @@ impl UriTree {
 
     /// Moves the walk to the row after `row`; false at the end.
     fn step(&self, levels: &mut Vec<Level>, row: Row) -> bool {
-        let tail = &self.nodes[row.tail as usize];
-        if tail.expanded && !self.children(row.tail).is_empty() {
+        if self.open(row.tail)
+            && let Some((chunk, pos)) = self.shown_from(row.tail, (0, 0))
+        {
             levels.push(Level {
                 parent: row.tail,
-                chunk: 0,
-                pos: 0,
+                chunk,
+                pos,
             });
             return true;
         }
         while let Some(level) = levels.last_mut() {
             if level.parent == NO_PARENT {
-                if level.pos + 1 < self.roots.len() {
-                    level.pos += 1;
+                if let Some(pos) =
+                    (level.pos + 1..self.roots.len()).find(|&p| self.visible(self.roots[p]))
+                {
+                    level.pos = pos;
                     return true;
                 }
-            } else if let Some((chunk, pos)) =
-                self.children(level.parent).next(level.chunk, level.pos)
+            } else if let Some(at) = self
+                .children(level.parent)
+                .next(level.chunk, level.pos)
+                .and_then(|at| self.shown_from(level.parent, at))
             {
-                level.chunk = chunk;
-                level.pos = pos;
+                (level.chunk, level.pos) = at;
                 return true;
             }
             levels.pop();
@@ -561,27 +608,36 @@ impl UriTree {
         false
     }
 
-    /// The unfiltered row index of a row's head, if every folder above it is open.
+    /// The row index of a row's head, if every folder above it is open (and, under a filter,
+    /// it is shown).
     fn index_of_head(&self, head: NodeId) -> Option<usize> {
+        if !self.visible(head) {
+            return None;
+        }
         let parent = self.nodes[head as usize].parent;
         if parent == NO_PARENT {
-            let before: usize = self
+            let before: u64 = self
                 .roots
                 .iter()
                 .take_while(|&&r| r != head)
-                .map(|&r| self.nodes[r as usize].rows as usize)
+                .map(|&r| self.rows_of(r))
                 .sum();
-            return Some(before);
+            return Some(before as usize);
         }
-        if !self.nodes[parent as usize].expanded {
+        if !self.open(parent) {
             return None;
         }
         let above = self.index_of_head(self.head_of(parent))?;
-        let before = self
-            .children(parent)
-            .rows_before(head, self.sibling_cmp(head), |c| {
-                self.nodes[c as usize].rows as u64
-            });
+        let children = self.children(parent);
+        let before: u64 = if self.hits.is_some() {
+            children
+                .iter()
+                .take_while(|&c| c != head)
+                .map(|c| self.rows_of(c))
+                .sum()
+        } else {
+            children.rows_before(head, self.sibling_cmp(head), |c| self.rows_of(c))
+        };
         Some(above + 1 + before as usize)
     }
 
@@ -589,12 +645,6 @@ impl UriTree {
     pub fn row_of_node(&self, node: NodeId) -> Option<usize> {
         if node as usize >= self.nodes.len() {
             return None;
-        }
-        if self.hits.is_some() {
-            return self
-                .rows
-                .iter()
-                .position(|r| r.tail == node || r.head == node);
         }
         self.index_of_head(self.head_of(node))
     }
@@ -652,7 +702,6 @@ impl UriTree {
         if self.is_folder(row.tail) {
             self.nodes[row.tail as usize].expanded = expanded;
             self.fix_rows(row.tail);
-            self.rows_dirty = true;
         }
     }
 
@@ -664,15 +713,10 @@ impl UriTree {
             }
         }
         self.recount_rows();
-        self.rows_dirty = true;
     }
 
     /// The row index of the parent of the row at `index`, for "jump to parent".
     pub fn parent_row(&self, index: usize) -> Option<usize> {
-        if self.hits.is_some() {
-            let row = *self.rows.get(index)?;
-            return (0..index).rev().find(|&i| self.rows[i].depth < row.depth);
-        }
         let row = *self.window(index, 1).first()?;
         let parent = self.nodes[row.head as usize].parent;
         if parent == NO_PARENT {
@@ -707,14 +751,18 @@ impl UriTree {
             }
             n = self.nodes[n as usize].parent;
         }
-        self.rows_dirty = true;
     }
 
     /// Restricts the rows to the ancestors of `matches` (and the matches), all open; `None`
     /// clears the filter and restores the expand state as it was.
     pub fn set_filter(&mut self, matches: Option<&[ItemId]>) {
+        // The last filter's buffer is reused: a search at a million resources sets a filter
+        // per query typed, and fresh memory is slow to touch.
+        let mut reuse = self.hits.take().unwrap_or_default();
         self.hits = matches.map(|ids| {
-            let mut hits = vec![0u32; self.nodes.len()];
+            let mut hits = std::mem::take(&mut reuse);
+            hits.clear();
+            hits.resize(self.nodes.len(), 0);
             for id in ids {
                 if let Some(&node) = self
                     .item_nodes
@@ -762,7 +810,6 @@ impl UriTree {
             }
         }
         self.recount_rows();
-        self.rows_dirty = true;
     }
 
     fn path(&self, node: NodeId) -> String {
@@ -1128,14 +1175,18 @@ mod tests {
     }
 
     /// The rows as the old eager flattening found them: a plain depth-first walk over the
-    /// sorted children, independent of the row counts the tree keeps.
+    /// sorted children (the shown ones, under a filter), independent of the row counts the
+    /// tree keeps.
     fn reference_rows(tree: &UriTree) -> Vec<Row> {
         let mut rows = Vec::new();
         let mut stack: Vec<(NodeId, u16)> = tree.roots.iter().rev().map(|&r| (r, 0)).collect();
         while let Some((head, depth)) = stack.pop() {
-            let tail = tree.chain_tail_with(head, false);
+            if !tree.visible(head) {
+                continue;
+            }
+            let tail = tree.chain_tail(head);
             rows.push(Row { head, tail, depth });
-            if tree.nodes[tail as usize].expanded {
+            if tree.open(tail) {
                 let children: Vec<NodeId> = tree.children(tail).iter().collect();
                 assert!(
                     children.windows(2).all(|w| segment_order(
@@ -1180,14 +1231,18 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(200))]
 
-        /// Pages inserted one by one, with folders opened and closed between them, give the
-        /// same rows as the same resources built at once with the same folders open, and as
-        /// a plain flattening of the tree.
+        /// Pages inserted one by one, with folders opened and closed and filters set and
+        /// cleared between them, give the same rows as a plain flattening of the tree, and
+        /// the same rows as the same resources built at once with the same folders open.
         #[test]
         fn pages_give_the_rows_of_a_tree_built_at_once(
             uris in prop::collection::vec(uri_strategy(), 1..60),
             page in 1usize..10,
             toggles in prop::collection::vec((0usize..64, any::<bool>()), 0..12),
+            filters in prop::collection::vec(
+                prop::option::of(prop::collection::vec(any::<prop::sample::Index>(), 0..8)),
+                0..12,
+            ),
         ) {
             let mut cat = Catalogue::new();
             let s = cat.server("srv");
@@ -1196,6 +1251,7 @@ mod tests {
             tree.add_server("srv");
             tree.add_server("other");
             let mut toggles = toggles.into_iter();
+            let mut filters = filters.into_iter();
             for chunk in uris.chunks(page) {
                 let before = cat.server_len(s);
                 let resources: Vec<_> = chunk.iter().map(|u| Resource::new(u.as_str(), "n")).collect();
@@ -1211,9 +1267,21 @@ mod tests {
                         tree.set_expanded(rows[at % rows.len()], open);
                     }
                 }
+                if let Some(filter) = filters.next() {
+                    let ids: Option<Vec<ItemId>> = filter.map(|picks| {
+                        picks.iter().map(|p| ItemId {
+                            server: s,
+                            index: p.index(cat.server_len(s)) as u32,
+                        }).collect()
+                    });
+                    tree.set_filter(ids.as_deref());
+                }
                 tree.refresh();
                 check_rows(&tree);
             }
+            tree.set_filter(None);
+            tree.refresh();
+            check_rows(&tree);
             let mut built = UriTree::default();
             built.add_server("srv");
             built.add_server("other");

@@ -112,8 +112,10 @@ pub async fn event_loop(
             break;
         }
         dirty = true;
-        if is_input && last_draw.elapsed() >= FRAME {
-            // Input is drawn at once.
+        if is_input {
+            // Input is drawn at once, never at the next frame's deadline: that deadline is a
+            // timer, fired by runtime threads that may be busy parsing pages (while a million
+            // resources streamed in, keys waited up to 120 ms for it).
             terminal.draw(|f| ui::render(&app, f))?;
             last_draw = Instant::now();
             dirty = false;
