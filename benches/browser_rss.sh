@@ -35,14 +35,17 @@ wait_for() {
 }
 
 browser_pid() {
-    local pane
+    local pane child
     pane=$(tmux -L "$sock" list-panes -F '#{pane_pid}')
     # The pane runs the browser itself, or a shell whose child it is.
-    if [[ $(cat "/proc/$pane/comm") == mcpick ]]; then
-        echo "$pane"
-    else
-        pgrep -P "$pane" -x mcpick | head -1
-    fi
+    for child in "$pane" $(pgrep -P "$pane"); do
+        if [[ $(readlink "/proc/$child/exe") == "$bin" ]]; then
+            echo "$child"
+            return
+        fi
+    done
+    echo "no browser process under the tmux pane" >&2
+    exit 1
 }
 
 report() {

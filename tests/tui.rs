@@ -2248,3 +2248,41 @@ fn a_pinned_template_expansion_in_the_set_is_in_the_agent_view() {
         .collect();
     assert!(included.contains(&id), "the agent view includes it");
 }
+
+/// Memory handed back: after a big listing, and after resolving a big catalogue (its rows
+/// came and went on another thread); never for a small one.
+#[test]
+fn memory_is_handed_back_after_big_listings_and_resolutions_only() {
+    let releases = |count: usize| {
+        let mut app = new_app(&["demo"], Theme::colour());
+        let resources = mcpick::demo::demo_resources(count);
+        let mut fx = server(&mut app, 0, connected());
+        for (i, chunk) in resources.chunks(1000).enumerate() {
+            fx.extend(server(&mut app, 0, page(i + 1, (i + 1) * 1000, chunk)));
+        }
+        let mut listed = server(
+            &mut app,
+            0,
+            ServerEvent::Listed {
+                count,
+                capped: false,
+            },
+        );
+        let after_listing = listed
+            .iter()
+            .filter(|e| matches!(e, Effect::ReleaseMemory))
+            .count();
+        listed.extend(fx);
+        let left = run(&mut app, listed);
+        let after_resolving = left
+            .iter()
+            .filter(|e| matches!(e, Effect::ReleaseMemory))
+            .count()
+            - after_listing;
+        (after_listing, after_resolving)
+    };
+    assert_eq!(releases(2_000), (0, 0));
+    let (listing, resolving) = releases(60_000);
+    assert_eq!(listing, 1, "after the listing");
+    assert!(resolving >= 1, "after resolving 60,000 resources");
+}

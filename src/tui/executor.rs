@@ -135,6 +135,9 @@ async fn read_text(
 
 /// Returns free heap memory to the system (glibc keeps it otherwise: after a million
 /// resources' pages, hundreds of MB).
+/// Memory is handed back at most this often.
+const RELEASE_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
+
 fn release_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only releases free memory of the allocator's own arenas.
@@ -178,6 +181,8 @@ pub struct Executor {
     pub keeper: Keeper,
     /// Each server's connection log; its changes reach the core as `Msg::Log`.
     logs: Vec<ServerLog>,
+    /// When memory was last handed back (resolutions come in runs while counts arrive).
+    released: Option<std::time::Instant>,
 }
 
 impl Executor {
@@ -212,6 +217,7 @@ impl Executor {
             worker,
             keeper,
             logs,
+            released: None,
         }
     }
 
@@ -266,7 +272,10 @@ impl Executor {
                 Effect::Bundle(request) => self.bundle(*request),
                 Effect::SignIn { server } => self.sign_in(server),
                 Effect::ReleaseMemory => {
-                    tokio::task::spawn_blocking(release_memory);
+                    if self.released.is_none_or(|t| t.elapsed() >= RELEASE_EVERY) {
+                        self.released = Some(std::time::Instant::now());
+                        tokio::task::spawn_blocking(release_memory);
+                    }
                 }
                 Effect::Complete {
                     generation,

@@ -337,8 +337,13 @@ impl App {
             return Vec::new(); // stale
         }
         self.context.resolve_in_flight = false;
-        self.context.agent = Some(agent);
+        // Resolving a big catalogue came and went through the allocator on another thread
+        // (a row per resource, ranked): hand that memory back, as after a big listing.
         let mut fx = Vec::new();
+        if agent.ids.len() >= super::servers::RELEASE_AFTER {
+            fx.push(Effect::ReleaseMemory);
+        }
+        self.context.agent = Some(agent);
         if self.context.resolve_dirty {
             fx.extend(self.request_resolve());
         } else if self.context.agent_open {

@@ -15,8 +15,8 @@ use crate::tui::text::thousands;
 
 /// Catalogues up to this size open with every folder expanded.
 const SMALL_CATALOGUE: usize = 40;
-/// Listings at least this big are followed by [`Effect::ReleaseMemory`].
-const RELEASE_AFTER: usize = 50_000;
+/// Listings (and resolutions) at least this big are followed by [`Effect::ReleaseMemory`].
+pub(super) const RELEASE_AFTER: usize = 50_000;
 /// Longest log line kept, in characters (as the connection's own log).
 const MAX_LOG_CHARS: usize = 2000;
 
