@@ -181,8 +181,9 @@ pub struct Executor {
     pub keeper: Keeper,
     /// Each server's connection log; its changes reach the core as `Msg::Log`.
     logs: Vec<ServerLog>,
-    /// When memory was last handed back (resolutions come in runs while counts arrive).
-    released: Option<std::time::Instant>,
+    /// When memory is (or was last) handed back: resolutions come in runs while counts
+    /// arrive, so releases are at least [`RELEASE_EVERY`] apart, the last one of a run late.
+    release_at: Option<tokio::time::Instant>,
 }
 
 impl Executor {
@@ -217,7 +218,7 @@ impl Executor {
             worker,
             keeper,
             logs,
-            released: None,
+            release_at: None,
         }
     }
 
@@ -272,9 +273,17 @@ impl Executor {
                 Effect::Bundle(request) => self.bundle(*request),
                 Effect::SignIn { server } => self.sign_in(server),
                 Effect::ReleaseMemory => {
-                    if self.released.is_none_or(|t| t.elapsed() >= RELEASE_EVERY) {
-                        self.released = Some(std::time::Instant::now());
-                        tokio::task::spawn_blocking(release_memory);
+                    let now = tokio::time::Instant::now();
+                    // One is already due later: it covers this memory too.
+                    if self.release_at.is_none_or(|at| at <= now) {
+                        let at = self
+                            .release_at
+                            .map_or(now, |last| (last + RELEASE_EVERY).max(now));
+                        self.release_at = Some(at);
+                        tokio::spawn(async move {
+                            tokio::time::sleep_until(at).await;
+                            let _ = tokio::task::spawn_blocking(release_memory).await;
+                        });
                     }
                 }
                 Effect::Complete {
