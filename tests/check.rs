@@ -381,19 +381,8 @@ fn diff_without_a_lock_is_a_usage_error() {
 /// credential's value never shown; a credential the server refuses is said, not fatal.
 #[test]
 fn each_credential_lists_its_own_catalogue_with_the_value_masked() {
-    let server = Background::start(
-        mcpick_bin(),
-        &[
-            "demo-server",
-            "--http",
-            "127.0.0.1:0",
-            "--count",
-            "5",
-            "--private-for",
-            "X-Role: admin-secret-42",
-        ],
-        &[],
-    );
+    let server =
+        Background::demo_http(&["--count", "5", "--private-for", "X-Role: admin-secret-42"]);
     let (code, doc, err) = mcpick_json(&[
         "check",
         "--json",
@@ -429,19 +418,12 @@ fn each_credential_lists_its_own_catalogue_with_the_value_masked() {
     assert!(stdout(&out).contains("as #1 X-Role: ***: 6 resources, 1 listed only with it"));
 
     // A server that refuses a credential: that credential is not listed, the check goes on.
-    let locked = Background::start(
-        mcpick_bin(),
-        &[
-            "demo-server",
-            "--http",
-            "127.0.0.1:0",
-            "--count",
-            "5",
-            "--require-header",
-            "Authorization: Bearer good-token-1",
-        ],
-        &[],
-    );
+    let locked = Background::demo_http(&[
+        "--count",
+        "5",
+        "--require-header",
+        "Authorization: Bearer good-token-1",
+    ]);
     let (code, doc, err) = mcpick_json(&[
         "check",
         "--json",

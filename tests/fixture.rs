@@ -140,19 +140,7 @@ fn not_found_exits_3_and_names_uri_and_server() {
 
 #[test]
 fn over_streamable_http() {
-    let server = Background::start(
-        mcpick_bin(),
-        &[
-            "demo-server",
-            "--http",
-            "127.0.0.1:0",
-            "--count",
-            "1000",
-            "--page-size",
-            "40",
-        ],
-        &[],
-    );
+    let server = Background::demo_http(&["--count", "1000", "--page-size", "40"]);
     let (code, doc, err) = mcpick_json(&["ls", "--json", "--templates", "--url", &server.url]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(doc["servers"][0]["transport"], "http");
@@ -406,21 +394,14 @@ fn ls_filter_speaks_the_search_syntax() {
 
 #[test]
 fn http_headers_are_sent_with_every_request() {
-    let server = Background::start(
-        mcpick_bin(),
-        &[
-            "demo-server",
-            "--http",
-            "127.0.0.1:0",
-            "--count",
-            "50",
-            "--page-size",
-            "10",
-            "--require-header",
-            "Authorization: Bearer s3cret",
-        ],
-        &[],
-    );
+    let server = Background::demo_http(&[
+        "--count",
+        "50",
+        "--page-size",
+        "10",
+        "--require-header",
+        "Authorization: Bearer s3cret",
+    ]);
     let (code, doc, _) = mcpick_json(&["ls", "--json", "--url", &server.url]);
     assert_eq!(code, 1, "refused without the header");
     let error = doc["servers"][0]["error"].as_str().unwrap();

@@ -81,11 +81,7 @@ fn the_limit_flag_refuses_zero() {
 }
 
 fn http_demo(big_mib: &str) -> Background {
-    Background::start(
-        mcpick_bin(),
-        &["demo-server", "--http", "127.0.0.1:0", "--big-mib", big_mib],
-        &[],
-    )
+    Background::demo_http(&["--big-mib", big_mib])
 }
 
 #[test]

@@ -489,7 +489,7 @@ fn serve_uses_the_sign_in_and_logs_a_needed_login() {
 /// A server without OAuth is not signed in to: nothing is registered or stored.
 #[test]
 fn login_to_a_server_without_oauth_says_so() {
-    let plain = Background::start(mcpick_bin(), &["demo-server", "--http", "127.0.0.1:0"], &[]);
+    let plain = Background::demo_http(&[]);
     let mut world = World::new("plain", &[]);
     let url = plain.at("/mcp");
     let out = world.run(&["login", "--url", &url, "--wait", "5"], &[]);

@@ -181,11 +181,7 @@ fn same_origin_redirects_keep_headers_and_send_no_referer() {
 
 #[test]
 fn same_origin_redirects_reach_the_server_on_both_transports() {
-    let server = Background::start(
-        mcpick_bin(),
-        &["demo-server", "--http", "127.0.0.1:0", "--count", "7"],
-        &[],
-    );
+    let server = Background::demo_http(&["--count", "7"]);
     for (path, sse, transport) in [("/moved/mcp", false, "http"), ("/moved/sse", true, "sse")] {
         let mut args = vec!["ls", "--json", "--url"];
         let url = server.at(path);

@@ -76,11 +76,7 @@ fn an_unreachable_url_leaks_no_secret() {
 #[test]
 fn a_server_answering_an_error_leaks_no_secret() {
     // A reachable server at a wrong path: the HTTP error and rmcp's message quote URLs.
-    let server = Background::start(
-        mcpick_bin(),
-        &["demo-server", "--http", "127.0.0.1:0", "--count", "5"],
-        &[],
-    );
+    let server = Background::demo_http(&["--count", "5"]);
     let url = server
         .at("/nope")
         .replace("http://", &format!("http://u:{PASSWORD}@"))
@@ -210,19 +206,7 @@ env = { SECRET_VALUE = "${PLANT_ENV}" }
 #[test]
 fn a_successful_pin_saves_no_credential_and_says_what_was_masked() {
     let header = format!("X-Key: {HEADER}");
-    let server = Background::start(
-        mcpick_bin(),
-        &[
-            "demo-server",
-            "--http",
-            "127.0.0.1:0",
-            "--count",
-            "5",
-            "--require-header",
-            &header,
-        ],
-        &[],
-    );
+    let server = Background::demo_http(&["--count", "5", "--require-header", &header]);
     let dir = workdir("pin");
     let set = dir.join("set.json");
     let set_arg = set.to_string_lossy().into_owned();

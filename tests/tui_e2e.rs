@@ -257,6 +257,25 @@ fn a_server_that_dies_after_listing_is_shown_failed() {
     pane.quit_and_check_restored();
 }
 
+/// Keys take effect while a big catalogue is still streaming in: the search line opens and
+/// shows what is typed before the listing ends (how fast is `benches/keys.rs`'s job).
+#[test]
+fn typing_while_a_million_resources_stream_in() {
+    let pane = Pane::new();
+    pane.start(&format!("-- {} demo-server --count 1000000", mcpick_bin()));
+    pane.wait_text("loading page");
+    pane.keys(&["/", "n", "o", "t", "e"]);
+    let screen = pane.wait_text("/ note");
+    assert!(
+        screen.contains("loading page"),
+        "the keys showed only after the listing: {screen}"
+    );
+    pane.keys(&["Down", "Escape"]);
+    let screen = pane.wait_text("press / to search");
+    assert!(screen.contains("loading page"), "{screen}");
+    pane.quit_and_check_restored();
+}
+
 /// A `[keys]` entry the browser cannot use, and a config file it cannot parse, are named on
 /// its status line even when only ad-hoc servers are used (the config is loaded once, for the
 /// servers and the keys together).
@@ -678,11 +697,7 @@ fn capital_r_brings_back_a_crashed_server() {
 /// shows as `+N −M`).
 #[test]
 fn an_http_server_that_went_away_is_reconnected() {
-    let first = common::Background::start(
-        mcpick_bin(),
-        &["demo-server", "--http", "127.0.0.1:0", "--count", "30"],
-        &[],
-    );
+    let first = common::Background::demo_http(&["--count", "30"]);
     let url = first.url.clone();
     let addr = url
         .trim_start_matches("http://")
@@ -707,18 +722,7 @@ fn an_http_server_that_went_away_is_reconnected() {
 /// the background (the test's "browser" approves it) and the server then connects and lists.
 #[test]
 fn l_on_a_server_that_needs_login_signs_in_and_connects() {
-    let server = common::Background::start(
-        mcpick_bin(),
-        &[
-            "demo-server",
-            "--http",
-            "127.0.0.1:0",
-            "--oauth",
-            "--count",
-            "5",
-        ],
-        &[],
-    );
+    let server = common::Background::demo_http(&["--oauth", "--count", "5"]);
     let data = tempfile::tempdir().unwrap();
     let browser = common::repo_root().join("tests/peers/browser.sh");
     // The pane's environment is fixed: the sign-in's data directory and browser go on the

@@ -82,7 +82,7 @@ fn is(event: &Value, kind: &str) -> bool {
 
 #[test]
 fn updates_of_the_demo_clock_arrive_over_stdio_and_http() {
-    let http = Background::start(mcpick_bin(), &["demo-server", "--http", "127.0.0.1:0"], &[]);
+    let http = Background::demo_http(&[]);
     let url = http.url.clone();
     for args in [vec!["--demo"], vec!["--url", url.as_str()]] {
         let mut watch = Watching::start(&args);
@@ -176,19 +176,7 @@ fn python_server_changes_arrive_over_streamable_http() {
 /// the `resources/subscribe`d resources, `updated` arrive as notifications on the stream.
 #[test]
 fn legacy_era_list_changes_and_updates_arrive_over_sse() {
-    let server = Background::start(
-        mcpick_bin(),
-        &[
-            "demo-server",
-            "--http",
-            "127.0.0.1:0",
-            "--count",
-            "5",
-            "--churn",
-            "500",
-        ],
-        &[],
-    );
+    let server = Background::demo_http(&["--count", "5", "--churn", "500"]);
     let sse = server.at("/sse");
     let mut watch = Watching::start(&["--sse", "--url", &sse]);
     watch.wait("the listing", |e| is(e, "listed"));

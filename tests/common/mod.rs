@@ -187,6 +187,13 @@ pub struct Background {
 impl Background {
     /// Starts `program args` in its own process group and waits up to 60 s for a line on
     /// stdout or stderr containing `listening on http://…`.
+    /// The demo server over Streamable HTTP on a free loopback port, with more `args`.
+    pub fn demo_http(args: &[&str]) -> Background {
+        let mut all = vec!["demo-server", "--http", "127.0.0.1:0"];
+        all.extend_from_slice(args);
+        Background::start(mcpick_bin(), &all, &[])
+    }
+
     pub fn start(program: &str, args: &[&str], env: &[(&str, &str)]) -> Background {
         use std::os::unix::process::CommandExt;
         let mut child = Command::new(program)
