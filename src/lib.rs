@@ -11,6 +11,7 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod context;
+pub mod deliver;
 pub mod demo;
 pub mod export;
 pub mod hosts;

@@ -56,11 +56,8 @@ async fn run(cli: Cli) -> ExitCode {
             };
         }
         Some(Command::Servers(args)) => return ExitCode::from(commands::servers::run(args) as u8),
-        Some(Command::Install(args)) => {
-            return ExitCode::from(commands::install::install(args) as u8);
-        }
         Some(Command::Uninstall(args)) => {
-            return ExitCode::from(commands::install::uninstall(args) as u8);
+            return ExitCode::from(commands::deliver::uninstall(args) as u8);
         }
         Some(command) => command,
         // The interactive browser, when there is a terminal to draw on.
@@ -82,13 +79,27 @@ async fn run(cli: Cli) -> ExitCode {
             Command::Ls(args) => commands::ls::run(args).await,
             Command::Read(args) => commands::read::run(args).await,
             Command::Watch(args) => commands::watch::run(args).await,
-            Command::Pin(args) => commands::marks::mark(args, mcpick::context::Mark::Pin).await,
-            Command::Exclude(args) => {
-                commands::marks::mark(args, mcpick::context::Mark::Exclude).await
+            Command::Pin(args) => {
+                let set = args.set.path.clone();
+                let exit = commands::marks::mark(args, mcpick::context::Mark::Pin).await;
+                delivered_again(exit, &set).await
             }
-            Command::Unmark(args) => commands::marks::unmark(args),
+            Command::Exclude(args) => {
+                let set = args.set.path.clone();
+                let exit = commands::marks::mark(args, mcpick::context::Mark::Exclude).await;
+                delivered_again(exit, &set).await
+            }
+            Command::Unmark(args) => {
+                let set = args.set.path.clone();
+                delivered_again(commands::marks::unmark(args), &set).await
+            }
             Command::Marks(args) => commands::marks::marks(args).await,
-            Command::Policy(args) => commands::marks::policy(args),
+            Command::Policy(args) => {
+                let set = args.set.path.clone();
+                delivered_again(commands::marks::policy(args), &set).await
+            }
+            Command::Install(args) => commands::deliver::install(args).await,
+            Command::Deliver(args) => commands::deliver::run(args).await,
             Command::Preview(args) => commands::preview::run(args).await,
             Command::Serve(args) => commands::serve::run(args).await,
             Command::Export(args) => commands::export::run(args).await,
@@ -97,12 +108,19 @@ async fn run(cli: Cli) -> ExitCode {
             Command::Check(args) => commands::check::run(args).await,
             Command::Login(args) => commands::login::login(args).await,
             Command::Logout(args) => commands::login::logout(args),
-            Command::DemoServer(_)
-            | Command::Servers(_)
-            | Command::Install(_)
-            | Command::Uninstall(_) => unreachable!("handled above"),
+            Command::DemoServer(_) | Command::Servers(_) | Command::Uninstall(_) => {
+                unreachable!("handled above")
+            }
         }
     };
     // Ctrl-C, SIGTERM and SIGHUP are handled by `mcpick::signals`: servers killed, exit 128+n.
     ExitCode::from(work.await as u8)
+}
+
+/// A change of the set that went through reaches its session-start deliveries too.
+async fn delivered_again(exit: commands::Exit, set: &std::path::Path) -> commands::Exit {
+    if exit != commands::Exit::Ok {
+        return exit;
+    }
+    commands::deliver::after_change(set).await
 }

@@ -149,7 +149,10 @@ fn every_link_between_the_pages_resolves() {
             checked += 1;
         }
     }
-    assert!(checked >= 15, "the README links to every docs page ({checked} links)");
+    assert!(
+        checked >= 15,
+        "the README links to every docs page ({checked} links)"
+    );
 }
 
 /// Shell words of one command line, up to a comment, a redirection, a pipe or a `;`/`&&`.
@@ -208,7 +211,11 @@ fn commands() -> Vec<(String, usize, Vec<String>, bool)> {
     let mut out = Vec::new();
     for page in pages() {
         let text = std::fs::read_to_string(&page).expect("readable page");
-        let name = page.strip_prefix(root()).unwrap_or(&page).display().to_string();
+        let name = page
+            .strip_prefix(root())
+            .unwrap_or(&page)
+            .display()
+            .to_string();
         for block in blocks(&text) {
             let console = block.info == "console";
             if !(console || block.info == "sh" || block.info == "bash") {
@@ -241,7 +248,10 @@ fn every_documented_command_parses() {
     for (page, n, words, _) in &commands {
         if let Err(e) = Cli::try_parse_from(words) {
             let first = e.to_string().lines().next().unwrap_or_default().to_string();
-            failures.push(format!("{page} (block line {n}): `{}`: {first}", words.join(" ")));
+            failures.push(format!(
+                "{page} (block line {n}): `{}`: {first}",
+                words.join(" ")
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -188,6 +188,25 @@ pub struct PreviewArgs {
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
 
+    /// Show exactly what HOST's model receives at session start after `mcpick install HOST`:
+    /// the host's wrapper around the text, and the cut its channel imposes (whole resources
+    /// only, each one left out named with why). Claude Code, Gemini CLI and Codex.
+    #[arg(long, value_enum, value_name = "HOST")]
+    pub host: Option<crate::hosts::Host>,
+
+    /// With --host: the entry's name the set is served as (`install --as`).
+    #[arg(
+        long = "as",
+        value_name = "NAME",
+        default_value = "mcpick",
+        requires = "host"
+    )]
+    pub served_as: String,
+
+    /// With --host: the scope of the installed entry (default: project).
+    #[arg(long, value_enum, requires = "host")]
+    pub scope: Option<crate::hosts::Scope>,
+
     /// Reads at once.
     #[arg(long, value_name = "N", default_value_t = 8)]
     pub jobs: usize,

@@ -41,8 +41,43 @@ pub struct InstallArgs {
     #[arg(long, conflicts_with_all = ["host", "force", "dry_run"])]
     pub list: bool,
 
+    /// session: also put the set into the model's context at the start of every session,
+    /// through the channel the host reads verbatim (Claude Code: a CLAUDE.md import; Gemini
+    /// CLI: a GEMINI.md import; Codex: AGENTS.override.md); on-demand: only the served entry
+    /// (mentions, the `context` prompt and tool). Hosts without such a channel get on-demand.
+    #[arg(long, value_enum, default_value_t)]
+    pub deliver: Deliver,
+
     #[command(flatten)]
     pub set: SetArgs,
+}
+
+/// How `install` hands the set to the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Deliver {
+    /// In the model's context at every session start, and served.
+    #[default]
+    Session,
+    /// Served only: the user mentions resources, runs the prompt, or the model calls the tool.
+    OnDemand,
+}
+
+/// `mcpick deliver`: write the set's session-start deliveries again now.
+#[derive(Debug, Args)]
+pub struct DeliverArgs {
+    /// Reads at once.
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    pub jobs: usize,
+
+    /// Say nothing on success.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+
+    #[command(flatten)]
+    pub set: SetArgs,
+
+    #[command(flatten)]
+    pub servers: ServerArgs,
 }
 
 #[derive(Debug, Args)]
@@ -66,6 +101,10 @@ pub struct UninstallArgs {
     /// Print the change as a unified diff and change nothing.
     #[arg(long)]
     pub dry_run: bool,
+
+    /// The set whose session-start delivery goes too.
+    #[command(flatten)]
+    pub set: SetArgs,
 }
 
 #[derive(Debug, Args)]

@@ -18,7 +18,7 @@ pub use context::{
     Budget, MarkArgs, MarksArgs, PolicyArgs, PreviewArgs, ServeArgs, SetArgs, UnmarkArgs,
     parse_budget, parse_priority,
 };
-pub use handoff::{ExportArgs, InstallArgs, UninstallArgs};
+pub use handoff::{Deliver, DeliverArgs, ExportArgs, InstallArgs, UninstallArgs};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -144,8 +144,14 @@ mcpick install claude-code\n  mcpick install vscode --dry-run\n  mcpick install 
     )]
     Install(handoff::InstallArgs),
     /// Remove the entry `mcpick install` wrote from a host's config file (only an entry
-    /// mcpick wrote).
+    /// mcpick wrote), and every piece of its session-start delivery.
     Uninstall(handoff::UninstallArgs),
+    /// Write the set's session-start deliveries (set up by `mcpick install`) again now, from
+    /// the set file and the servers' contents as they are.
+    #[command(
+        after_help = "Changes of the set (pin, exclude, unmark, policy, the browser) and `mcpick serve` do this by themselves.\n\nExamples:\n  mcpick deliver\n  mcpick deliver --set team.context.json"
+    )]
+    Deliver(handoff::DeliverArgs),
     /// Print the bundle an agent would be handed (the included resources with their contents,
     /// in order, under the budget) without preview's diagnostics; or copy it to the clipboard,
     /// or print it as @server:uri mentions.

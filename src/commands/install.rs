@@ -11,7 +11,7 @@ use crate::hosts::install::{self, Plan, Refused};
 use crate::hosts::{Dialect, Host, Launch, Places, Scope, is_ours};
 
 /// The scope given, else project where the host has a project file, else user.
-fn scope_of(dialect: &Dialect, scope: Option<Scope>) -> Result<Scope, String> {
+pub(crate) fn scope_of(dialect: &Dialect, scope: Option<Scope>) -> Result<Scope, String> {
     match scope {
         Some(Scope::Project) if dialect.project_file.is_none() => Err(format!(
             "{} has no project-scope file; use --scope user",

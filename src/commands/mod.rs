@@ -3,6 +3,7 @@
 
 pub mod check;
 pub mod context;
+pub mod deliver;
 pub mod export;
 pub mod install;
 pub mod lock;

@@ -47,7 +47,46 @@ pub async fn run(args: PreviewArgs) -> Exit {
             preview.budget.unwrap_or(0)
         );
     }
-    let rendered = export::render(args.format, preview, &cands, texts);
+    let rendered = match args.host {
+        None => export::render(args.format, preview, &cands, texts),
+        Some(host) => {
+            let (channel, delivered) = match super::deliver::for_preview(
+                host,
+                args.scope,
+                &args.served_as,
+                &args.set.path,
+                &resolved,
+            ) {
+                Ok(d) => d,
+                Err(why) => return super::usage_error(&why),
+            };
+            for l in &delivered.preview.left_out {
+                if let crate::context::Reason::HostLimit(why) = &l.reason {
+                    let c = &cands[l.index];
+                    eprintln!(
+                        "mcpick: {} {}: not delivered at session start: {why}",
+                        sanitize::line(c.server, 200),
+                        sanitize::line(c.uri, 1000)
+                    );
+                }
+            }
+            for w in &delivered.warnings {
+                eprintln!("mcpick: warning: {w}");
+            }
+            eprintln!(
+                "mcpick: {} receives {} of {} included resource{} at session start through {}",
+                host.name(),
+                delivered.preview.included.len(),
+                preview.included.len(),
+                if preview.included.len() == 1 { "" } else { "s" },
+                channel.what
+            );
+            match args.format {
+                export::Format::Markdown => delivered.seen,
+                format => export::render(format, &delivered.preview, &cands, texts),
+            }
+        }
+    };
     let written = match &args.output {
         Some(path) => crate::context::file::write_atomic(path, rendered.as_bytes()),
         None => {

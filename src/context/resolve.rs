@@ -174,6 +174,9 @@ pub enum Reason {
     Audience,
     /// Its priority is below the policy's minimum.
     UnderMinPriority,
+    /// Within the budget, but past what a host's session-start channel carries; the detail
+    /// names the limit and where the resource can still be reached ([`crate::deliver`]).
+    HostLimit(String),
 }
 
 impl Reason {
@@ -185,6 +188,7 @@ impl Reason {
             Reason::Excluded => "excluded",
             Reason::Audience => "audience",
             Reason::UnderMinPriority => "under minimum priority",
+            Reason::HostLimit(_) => "host limit",
         }
     }
 
@@ -195,6 +199,7 @@ impl Reason {
             Reason::Excluded => 2,
             Reason::Audience => 3,
             Reason::UnderMinPriority => 4,
+            Reason::HostLimit(_) => 5,
         }
     }
 }

@@ -92,7 +92,7 @@ struct JsonMissing {
 
 fn detail(reason: &Reason) -> Option<&str> {
     match reason {
-        Reason::ReadFailed(why) => Some(why),
+        Reason::ReadFailed(why) | Reason::HostLimit(why) => Some(why),
         _ => None,
     }
 }

@@ -1,0 +1,286 @@
+//! Session-start delivery from the command line: written by `install`, taken back by
+//! `uninstall`, written again by `mcpick deliver` and after every change of the set
+//! (`pin`, `exclude`, `unmark`, `policy`), shown by `preview --host`. The channel and the cut
+//! are [`crate::deliver`]'s; the files [`crate::deliver::pieces`]'.
+
+use std::path::{Path, PathBuf};
+
+use super::context::{Resolved, load_set, resolve_set};
+use super::{Exit, report};
+use crate::cli::{Deliver, DeliverArgs, InstallArgs, ServerArgs, SetArgs, UninstallArgs};
+use crate::deliver::pieces::{self, Delivery, Record};
+use crate::deliver::{Channel, Delivered, deliver};
+use crate::hosts::{Host, Places, Scope};
+use crate::sanitize;
+
+/// The set file by absolute path (its folder canonicalised; the file may not exist yet).
+fn absolute(set: &Path) -> PathBuf {
+    let folder = set
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let folder = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
+    folder.join(set.file_name().unwrap_or_default())
+}
+
+/// What `channel` delivers of a resolved set.
+pub fn render(
+    channel: &Channel,
+    delivery: &Delivery,
+    set: &Path,
+    resolved: &Resolved,
+) -> Delivered {
+    let cands = resolved.candidates();
+    deliver(
+        channel,
+        &delivery.placement(set),
+        &resolved.preview,
+        &cands,
+        &resolved.texts,
+    )
+}
+
+fn summary(channel: &Channel, d: &Delivered) -> String {
+    let cut = d
+        .preview
+        .left_out
+        .iter()
+        .filter(|l| matches!(l.reason, crate::context::Reason::HostLimit(_)))
+        .count();
+    let n = d.preview.included.len();
+    format!(
+        "{n} of {} resource{} ({} tokens, {} bytes) through {}{}",
+        n + cut,
+        if n + cut == 1 { "" } else { "s" },
+        d.preview.total_tokens,
+        d.file.len(),
+        channel.what,
+        if cut > 0 {
+            format!(
+                "; {cut} over {} (`mcpick preview --host {}` names them)",
+                channel.limit_words,
+                channel.host.name()
+            )
+        } else {
+            String::new()
+        }
+    )
+}
+
+/// `mcpick install HOST`: the served entry, then (by default) session-start delivery.
+pub async fn install(args: InstallArgs) -> Exit {
+    let (host, deliver_mode, list, dry_run) = (args.host, args.deliver, args.list, args.dry_run);
+    let (scope, name, set) = (args.scope, args.name.clone(), args.set.path.clone());
+    let exit = super::install::install(args);
+    let Some(host) = host else { return exit };
+    if exit != Exit::Ok || list || deliver_mode == Deliver::OnDemand {
+        return exit;
+    }
+    let Some(channel) = Channel::of(host) else {
+        eprintln!(
+            "mcpick: {} has no session-start channel mcpick can write: the set reaches the model on demand (resources to attach or mention, the `context` prompt and tool)",
+            host.name()
+        );
+        return exit;
+    };
+    let Ok(scope) = super::install::scope_of(host.dialect(), scope) else {
+        return exit;
+    };
+    let places = Places::system();
+    let set_abs = absolute(&set);
+    let delivery = match pieces::plan(channel, scope, &places, &set_abs, &name) {
+        Ok(d) => d,
+        Err(why) => {
+            report(&format!("not delivering at session start: {why}"));
+            return Exit::ServerFailed;
+        }
+    };
+    if dry_run {
+        println!("and at session start, through {}:", channel.what);
+        for (what, path) in delivery.files() {
+            println!("  {what}: {}", path.display());
+        }
+        return Exit::Ok;
+    }
+    let resolved = match resolve(&set).await {
+        Ok(r) => r,
+        Err(exit) => return exit,
+    };
+    let delivered = render(channel, &delivery, &set_abs, &resolved);
+    if let Err(e) = pieces::write(&set_abs, &delivery, &delivered.file) {
+        report(&format!("cannot write the session-start delivery: {e}"));
+        return Exit::ServerFailed;
+    }
+    for w in &delivered.warnings {
+        report(&format!("warning: {w}"));
+    }
+    println!(
+        "delivered at session start: {}",
+        summary(channel, &delivered)
+    );
+    println!(
+        "  the text: {} ({}; holds resource contents)",
+        delivery.file.display(),
+        if host == Host::Codex {
+            match &delivery.exclude {
+                Some(e) => format!("kept out of git by {}", e.path.display()),
+                None => "not in a git repository here: keep it out of version control".into(),
+            }
+        } else {
+            "kept out of version control by its folder's .gitignore".into()
+        }
+    );
+    if let Some(import) = &delivery.import {
+        println!(
+            "  imported by: {} (two lines, no contents)",
+            import.path.display()
+        );
+    }
+    println!(
+        "  fresh as of the last change: pin, exclude, unmark, policy, the browser and `mcpick serve` write it again; `mcpick deliver` does now"
+    );
+    if resolved.failed.is_empty() {
+        Exit::Ok
+    } else {
+        Exit::ServerFailed
+    }
+}
+
+/// `mcpick uninstall HOST`: the entry, then every piece of its delivery.
+pub fn uninstall(args: UninstallArgs) -> Exit {
+    let (host, scope, name, set, dry_run) = (
+        args.host,
+        args.scope,
+        args.name.clone(),
+        args.set.path.clone(),
+        args.dry_run,
+    );
+    let exit = super::install::uninstall(args);
+    if exit != Exit::Ok || dry_run {
+        return exit;
+    }
+    let Ok(scope) = super::install::scope_of(host.dialect(), scope) else {
+        return exit;
+    };
+    match pieces::remove(&absolute(&set), host, scope, &name) {
+        Ok(None) => exit,
+        Ok(Some((delivery, notes))) => {
+            for (what, path) in delivery.files() {
+                println!("removed the {what} from {}", path.display());
+            }
+            for note in notes {
+                report(&format!("note: {note}"));
+            }
+            exit
+        }
+        Err(e) => {
+            report(&format!("cannot remove the session-start delivery: {e}"));
+            Exit::ServerFailed
+        }
+    }
+}
+
+async fn resolve(set: &Path) -> Result<Resolved, Exit> {
+    let loaded = load_set(&SetArgs {
+        path: set.to_path_buf(),
+    })?;
+    resolve_set(&loaded, &ServerArgs::default(), &loaded.policy, 8).await
+}
+
+/// Writes every delivery recorded for `set` from `resolved`; what was written, for messages.
+pub fn write_all(set: &Path, resolved: &Resolved) -> Vec<String> {
+    let set_abs = absolute(set);
+    let mut said = Vec::new();
+    for delivery in Record::load(&set_abs).deliveries {
+        let Some(channel) = delivery.host().and_then(Channel::of) else {
+            continue;
+        };
+        let delivered = render(channel, &delivery, &set_abs, resolved);
+        match pieces::refresh(&delivery, &delivered.file) {
+            Ok(()) => said.push(format!(
+                "delivered to {}: {}",
+                channel.host.name(),
+                summary(channel, &delivered)
+            )),
+            Err(e) => report(&format!(
+                "cannot write {}: {e}",
+                sanitize::line(&delivery.file.display().to_string(), 1000)
+            )),
+        }
+    }
+    said
+}
+
+/// After a change of the set: its deliveries written again (nothing when it has none).
+pub async fn after_change(set: &Path) -> Exit {
+    if Record::load(&absolute(set)).deliveries.is_empty() {
+        return Exit::Ok;
+    }
+    match resolve(set).await {
+        Ok(resolved) => {
+            for line in write_all(set, &resolved) {
+                eprintln!("mcpick: {line}");
+            }
+            Exit::Ok
+        }
+        Err(exit) => exit,
+    }
+}
+
+/// `mcpick deliver`: the set's deliveries, written again now.
+pub async fn run(args: DeliverArgs) -> Exit {
+    let set_abs = absolute(&args.set.path);
+    if Record::load(&set_abs).deliveries.is_empty() {
+        report(&format!(
+            "{} has no session-start delivery; `mcpick install HOST` sets one up",
+            args.set.path.display()
+        ));
+        return Exit::Usage;
+    }
+    let loaded = match load_set(&args.set) {
+        Ok(s) => s,
+        Err(exit) => return exit,
+    };
+    let resolved = match resolve_set(&loaded, &args.servers, &loaded.policy, args.jobs).await {
+        Ok(r) => r,
+        Err(exit) => return exit,
+    };
+    for line in write_all(&args.set.path, &resolved) {
+        if !args.quiet {
+            println!("{line}");
+        }
+    }
+    if resolved.failed.is_empty() {
+        Exit::Ok
+    } else {
+        Exit::ServerFailed
+    }
+}
+
+/// `preview --host HOST`: the delivery as recorded (or as `install` would plan it).
+pub fn for_preview(
+    host: Host,
+    scope: Option<Scope>,
+    served_as: &str,
+    set: &Path,
+    resolved: &Resolved,
+) -> Result<(&'static Channel, Delivered), String> {
+    let channel = Channel::of(host).ok_or_else(|| {
+        format!(
+            "{} has no session-start channel: its model gets the set on demand only (see `mcpick install {}`)",
+            host.name(),
+            host.name()
+        )
+    })?;
+    let scope = scope.unwrap_or(Scope::Project);
+    let set_abs = absolute(set);
+    let recorded = Record::load(&set_abs)
+        .deliveries
+        .into_iter()
+        .find(|d| d.host == host.name() && d.scope == scope.name() && d.name == served_as);
+    let delivery = match recorded {
+        Some(d) => d,
+        None => pieces::plan(channel, scope, &Places::system(), &set_abs, served_as)?,
+    };
+    Ok((channel, render(channel, &delivery, &set_abs, resolved)))
+}
