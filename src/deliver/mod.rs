@@ -19,7 +19,7 @@
 
 pub mod pieces;
 
-use crate::context::{Candidate, LeftOut, Preview, Reason};
+use crate::context::{Candidate, Included, LeftOut, Preview, Reason};
 use crate::export::{self, Texts};
 use crate::hosts::Host;
 use crate::sanitize;
@@ -185,16 +185,32 @@ pub fn deliver(
 ) -> Delivered {
     let reason = || {
         Reason::HostLimit(format!(
-            "over {}; reachable through the `context` tool and prompt of the `{}` server",
+            "over {}; reachable through the `context` tool{} of the `{}` server",
             channel.limit_words,
+            // Codex lists no prompts.
+            if channel.host == Host::Codex {
+                ""
+            } else {
+                " and prompt"
+            },
             sanitize::line(&placement.served_as, 200)
         ))
     };
-    let body = |kept: usize| {
-        let included = preview.included[..kept].to_vec();
-        let total_tokens = included.last().map_or(0, |i| i.running_total);
-        let left_out = preview.included[kept..]
+    // `kept`: positions in `preview.included`, in order; running totals counted again.
+    let body = |kept: &[usize]| {
+        let mut total_tokens = 0;
+        let included: Vec<Included> = kept
             .iter()
+            .map(|&n| {
+                let mut i = preview.included[n].clone();
+                total_tokens += i.tokens;
+                i.running_total = total_tokens;
+                i
+            })
+            .collect();
+        let left_out = (0..preview.included.len())
+            .filter(|n| !kept.contains(n))
+            .map(|n| &preview.included[n])
             .map(|i| LeftOut {
                 index: i.index,
                 reason: reason(),
@@ -212,23 +228,25 @@ pub fn deliver(
         }
     };
     let fits = |text: &str| channel.limit.is_none_or(|limit| text.len() <= limit);
-    // Greedy, in the agent's order: the first resource that does not fit ends the delivery,
-    // as the budget's cut line does.
-    let mut kept = preview.included.len();
-    let mut text = file_text(channel, placement, &body(kept), candidates, texts);
+    // In the agent's order, each resource that still fits whole goes in; one that does not
+    // is left out and the next ones are still tried, so one big resource costs only itself.
+    let all: Vec<usize> = (0..preview.included.len()).collect();
+    let mut text = file_text(channel, placement, &body(&all), candidates, texts);
+    let mut kept = all.clone();
     if !fits(&text) {
-        kept = 0;
-        text = file_text(channel, placement, &body(0), candidates, texts);
-        while kept < preview.included.len() {
-            let next = file_text(channel, placement, &body(kept + 1), candidates, texts);
-            if !fits(&next) {
-                break;
+        kept.clear();
+        text = file_text(channel, placement, &body(&kept), candidates, texts);
+        for n in all {
+            kept.push(n);
+            let next = file_text(channel, placement, &body(&kept), candidates, texts);
+            if fits(&next) {
+                text = next;
+            } else {
+                kept.pop();
             }
-            kept += 1;
-            text = next;
         }
     }
-    let shown = body(kept);
+    let shown = body(&kept);
     let mut full = shown.clone();
     full.left_out.extend(preview.left_out.iter().cloned());
     full.missing = preview.missing.clone();

@@ -1,0 +1,537 @@
+//! Session-start delivery, proven by the hosts' own model requests: a real `mcpick install`
+//! into a throwaway project, then Claude Code (`claude -p`), Gemini CLI (`gemini -p`) and Codex
+//! (`codex exec`) from `tests/peers` (pinned versions, offline) are pointed at a recording
+//! stub of their model APIs (`tests/peers/model_stub.py`). The first model request must hold
+//! every resource `preview --host` includes, verbatim and in order, and none of what the set
+//! excludes or the host's channel cannot carry; `uninstall` must leave every file as it was.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use common::*;
+use serde_json::Value;
+
+/// The recording stub, stopped with the test (its stdin closes when the child is dropped).
+struct Stub {
+    child: Child,
+    port: u16,
+    dir: PathBuf,
+}
+
+impl Stub {
+    fn start(dir: &Path) -> Stub {
+        let mut child = Command::new("python3")
+            .arg(repo_root().join("tests/peers/model_stub.py"))
+            .args(["--dir", dir.to_str().unwrap(), "--idle", "300"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("python3 runs the model stub");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .expect("the stub prints its port");
+        let port = line.trim().parse().expect("a port");
+        Stub {
+            child,
+            port,
+            dir: dir.to_path_buf(),
+        }
+    }
+
+    /// Every recorded request body whose file name says `api`, in order.
+    fn requests(&self, api: &str) -> Vec<Value> {
+        let mut names: Vec<PathBuf> = std::fs::read_dir(&self.dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| {
+                p.extension().is_some_and(|e| e == "json")
+                    && p.file_name().unwrap().to_string_lossy().contains(api)
+            })
+            .collect();
+        names.sort();
+        names
+            .iter()
+            .map(|p| {
+                let doc: Value = serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap();
+                doc["body"].clone()
+            })
+            .collect()
+    }
+}
+
+impl Drop for Stub {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Every string inside a JSON document, joined: the text a model request carries.
+fn all_text(v: &Value, out: &mut String) {
+    match v {
+        Value::String(s) => {
+            out.push_str(s);
+            out.push('\n');
+        }
+        Value::Array(a) => a.iter().for_each(|v| all_text(v, out)),
+        Value::Object(o) => o.values().for_each(|v| all_text(v, out)),
+        _ => {}
+    }
+}
+
+/// A project with a set over the demo server (guides pinned, README and logs excluded, a
+/// budget) and a home of its own.
+struct World {
+    dir: tempfile::TempDir,
+}
+
+impl World {
+    fn new() -> World {
+        let world = World {
+            dir: tempfile::tempdir().unwrap(),
+        };
+        std::fs::create_dir_all(world.project()).unwrap();
+        std::fs::create_dir_all(world.home().join(".gemini")).unwrap();
+        world.ok(&["pin", "--demo", "file:///project/docs/guides/*"]);
+        world.ok(&["exclude", "--demo", "file:///project/README.md"]);
+        world.ok(&["exclude", "--demo", "file:///project/logs/*"]);
+        world.ok(&["policy", "--budget", "12000"]);
+        world
+    }
+
+    fn project(&self) -> PathBuf {
+        std::fs::create_dir_all(self.dir.path().join("project")).unwrap();
+        std::fs::canonicalize(self.dir.path().join("project")).unwrap()
+    }
+
+    fn home(&self) -> PathBuf {
+        self.dir.path().join("home")
+    }
+
+    fn path_var() -> String {
+        let bin = Path::new(mcpick_bin()).parent().unwrap();
+        format!(
+            "{}:{}",
+            bin.display(),
+            std::env::var("PATH").unwrap_or_default()
+        )
+    }
+
+    fn env(&self) -> Vec<(String, String)> {
+        let home = self.home();
+        vec![
+            ("HOME".into(), home.display().to_string()),
+            (
+                "XDG_CONFIG_HOME".into(),
+                home.join(".config").display().to_string(),
+            ),
+            (
+                "CODEX_HOME".into(),
+                home.join(".codex").display().to_string(),
+            ),
+            ("PATH".into(), World::path_var()),
+        ]
+    }
+
+    fn run(&self, args: &[&str]) -> std::process::Output {
+        let env = self.env();
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        mcpick_in(&self.project(), &env, args)
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert_eq!(exit_code(&out), 0, "{args:?}: {}", stderr(&out));
+        stdout(&out)
+    }
+
+    /// `preview --host HOST --format json`: what that host's model is promised.
+    fn promised(&self, host: &str) -> Value {
+        let out = self.run(&["preview", "--host", host, "--format", "json"]);
+        assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+
+    /// The texts of what the plain preview leaves out as excluded, read from the server.
+    fn excluded_texts(&self) -> Vec<String> {
+        let out = self.run(&["preview", "--format", "json"]);
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        doc["leftOut"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|l| l["reason"] == "excluded")
+            .map(|l| {
+                let uri = l["uri"].as_str().unwrap();
+                self.ok(&["read", "--demo", uri])
+            })
+            .collect()
+    }
+
+    /// Every file in the project and home, by path, for comparing before and after.
+    fn files(&self) -> BTreeMap<PathBuf, Vec<u8>> {
+        let mut out = BTreeMap::new();
+        for root in [self.project(), self.home()] {
+            walk(&root, &mut out);
+        }
+        out
+    }
+
+    /// Runs a host CLI in the project with the stub as its model API.
+    fn host(&self, stub: &Stub, program: &str, args: &[&str], env: &[(&str, String)]) -> String {
+        let bin = peers().join("node/node_modules/.bin").join(program);
+        let mut command = Command::new(&bin);
+        command
+            .args(args)
+            .current_dir(self.project())
+            .stdin(Stdio::null())
+            .env_clear()
+            .env("LANG", "C.UTF-8")
+            .env("TERM", "dumb");
+        for (k, v) in self.env() {
+            command.env(k, v);
+        }
+        for (k, v) in env {
+            command.env(k, v);
+        }
+        let _ = stub.port;
+        let out = run_with_timeout(command, Duration::from_secs(120));
+        format!(
+            "{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    }
+}
+
+fn walk(dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        // The hosts' own state (sessions, caches, logs) is theirs, not mcpick's.
+        if matches!(
+            name.as_str(),
+            ".claude"
+                | ".claude.json"
+                | ".gemini"
+                | ".codex"
+                | ".cache"
+                | ".config"
+                | ".npm"
+                | ".local"
+        ) && dir.ends_with("home")
+        {
+            continue;
+        }
+        if path.is_dir() {
+            walk(&path, out);
+        } else {
+            out.insert(path, std::fs::read(entry.path()).unwrap_or_default());
+        }
+    }
+}
+
+fn run_with_timeout(mut command: Command, limit: Duration) -> std::process::Output {
+    use std::os::unix::process::CommandExt;
+    command.process_group(0);
+    let child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the host CLI starts");
+    let pid = child.id() as i32;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(limit) {
+        Ok(out) => out.expect("the host CLI ran"),
+        Err(_) => {
+            // SAFETY: kill(2) on the host's own process group.
+            unsafe { libc::kill(-pid, libc::SIGKILL) };
+            panic!("the host CLI ran over {limit:?}");
+        }
+    }
+}
+
+/// The files that differ between two snapshots, by path (not their bytes, for a readable failure).
+fn assert_same_files(before: &BTreeMap<PathBuf, Vec<u8>>, after: &BTreeMap<PathBuf, Vec<u8>>) {
+    let differ: Vec<String> = before
+        .keys()
+        .chain(after.keys())
+        .filter(|p| before.get(*p) != after.get(*p))
+        .map(|p| {
+            format!(
+                "{} ({})",
+                p.display(),
+                match (before.get(p), after.get(p)) {
+                    (None, _) => "left behind".to_string(),
+                    (_, None) => "removed".to_string(),
+                    (_, Some(now)) => format!("changed: now {:?}", String::from_utf8_lossy(now)),
+                }
+            )
+        })
+        .collect();
+    assert!(
+        differ.is_empty(),
+        "uninstall did not leave the files as they were:\n{}",
+        differ.join("\n")
+    );
+}
+
+/// Each `included` text found in `request`, in order; none of `absent`.
+fn assert_delivered(host: &str, promised: &Value, request: &str, absent: &[String]) {
+    let included = promised["included"].as_array().unwrap();
+    assert!(!included.is_empty(), "{host}: nothing promised");
+    let mut at = 0;
+    for i in included {
+        let text = i["contents"].as_str().expect("read contents");
+        let uri = i["uri"].as_str().unwrap();
+        match request[at..].find(text) {
+            Some(found) => at += found + text.len(),
+            None => panic!(
+                "{host}: {uri} is not in the model request verbatim after the resources before it \
+                 (found anywhere: {})",
+                request.contains(text)
+            ),
+        }
+    }
+    for text in absent {
+        let probe: String = text.chars().take(200).collect();
+        assert!(
+            !request.contains(&probe),
+            "{host}: text that must not reach the model did: {probe:?}"
+        );
+    }
+}
+
+/// Claude Code: `install claude-code` (project), then `claude -p`: the CLAUDE.md import
+/// carries the set into the first model request.
+#[test]
+fn claude_code_gets_the_set_in_its_first_model_request() {
+    let world = World::new();
+    std::fs::write(
+        world.project().join("CLAUDE.md"),
+        "# House rules\n\nBe brief.\n",
+    )
+    .unwrap();
+    let before = world.files();
+    let absent = world.excluded_texts();
+    assert!(!absent.is_empty());
+    let said = world.ok(&["install", "claude-code"]);
+    assert!(said.contains("delivered at session start"), "{said}");
+    let promised = world.promised("claude-code");
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = Stub::start(stub_dir.path());
+    let out = world.host(
+        &stub,
+        "claude",
+        &["-p", "hello", "--output-format", "json"],
+        &[
+            (
+                "ANTHROPIC_BASE_URL",
+                format!("http://127.0.0.1:{}", stub.port),
+            ),
+            ("ANTHROPIC_API_KEY", "dummy".into()),
+            ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".into()),
+            ("DISABLE_TELEMETRY", "1".into()),
+            ("DISABLE_AUTOUPDATER", "1".into()),
+            ("DISABLE_ERROR_REPORTING", "1".into()),
+        ],
+    );
+    let requests = stub.requests("anthropic");
+    assert!(!requests.is_empty(), "claude sent no model request: {out}");
+    let mut text = String::new();
+    all_text(&requests[0]["messages"], &mut text);
+    assert!(
+        text.contains("Be brief."),
+        "the user's CLAUDE.md is still read"
+    );
+    assert_delivered("claude-code", &promised, &text, &absent);
+
+    world.ok(&["uninstall", "claude-code"]);
+    assert_same_files(&before, &world.files());
+}
+
+/// Gemini CLI: the GEMINI.md import, in `gemini -p`'s model request.
+#[test]
+fn gemini_cli_gets_the_set_in_its_first_model_request() {
+    let world = World::new();
+    std::fs::write(
+        world.home().join(".gemini/settings.json"),
+        r#"{"security":{"auth":{"selectedType":"gemini-api-key"}}}"#,
+    )
+    .unwrap();
+    let before = world.files();
+    let absent = world.excluded_texts();
+    world.ok(&["install", "gemini"]);
+    assert!(world.project().join("GEMINI.md").exists());
+    let promised = world.promised("gemini");
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = Stub::start(stub_dir.path());
+    let out = world.host(
+        &stub,
+        "gemini",
+        &["-p", "hello", "--output-format", "json"],
+        &[
+            (
+                "GOOGLE_GEMINI_BASE_URL",
+                format!("http://127.0.0.1:{}", stub.port),
+            ),
+            ("GEMINI_API_KEY", "dummy".into()),
+            ("GEMINI_CLI_TRUST_WORKSPACE", "true".into()),
+        ],
+    );
+    // The router's request first, then the conversation's.
+    let requests: Vec<Value> = stub
+        .requests("gemini")
+        .into_iter()
+        .filter(|r| r["contents"].is_array())
+        .collect();
+    let conversation = requests
+        .iter()
+        .find(|r| {
+            let mut t = String::new();
+            all_text(&r["contents"], &mut t);
+            t.contains("hello") && t.contains("mcpick")
+        })
+        .unwrap_or_else(|| panic!("no gemini request carried the set: {out}"));
+    let mut text = String::new();
+    all_text(&conversation["contents"], &mut text);
+    assert_delivered("gemini", &promised, &text, &absent);
+
+    world.ok(&["uninstall", "gemini"]);
+    assert_same_files(&before, &world.files());
+}
+
+/// Codex: AGENTS.override.md (the user's AGENTS.md first), cut at whole resources to 32 KiB
+/// exactly as `preview --host codex` says; what it leaves out does not reach the model.
+#[test]
+fn codex_gets_what_preview_host_promises_within_its_limit() {
+    let world = World::new();
+    let project = world.project();
+    assert!(
+        Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&project)
+            .status()
+            .unwrap()
+            .success()
+    );
+    std::fs::write(project.join("AGENTS.md"), "Always run the tests.\n").unwrap();
+    let before = world.files();
+    let absent = world.excluded_texts();
+    world.ok(&["install", "codex"]);
+    let promised = world.promised("codex");
+    let override_md = std::fs::read_to_string(project.join("AGENTS.override.md")).unwrap();
+    assert!(
+        override_md.len() <= 32 * 1024,
+        "{} bytes",
+        override_md.len()
+    );
+    let cut: Vec<&Value> = promised["leftOut"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["reason"] == "host limit")
+        .collect();
+    let plain = world.run(&["preview", "--format", "json"]);
+    let plain: Value = serde_json::from_slice(&plain.stdout).unwrap();
+    let (kept, all) = (
+        promised["included"].as_array().unwrap().len(),
+        plain["included"].as_array().unwrap().len(),
+    );
+    assert_eq!(
+        kept + cut.len(),
+        all,
+        "every included resource is delivered or named"
+    );
+    assert!(!cut.is_empty(), "this set is larger than Codex's 32 KiB");
+    assert!(
+        kept * 10 >= all * 7,
+        "{kept} of {all} delivered: too few for a channel this size"
+    );
+
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = Stub::start(stub_dir.path());
+    let codex_home = world.home().join(".codex");
+    std::fs::create_dir_all(&codex_home).unwrap();
+    std::fs::write(
+        codex_home.join("config.toml"),
+        format!(
+            "model_provider = \"stub\"\nmodel = \"gpt-5\"\napproval_policy = \"never\"\nsandbox_mode = \"read-only\"\n\
+             [model_providers.stub]\nname = \"stub\"\nbase_url = \"http://127.0.0.1:{}/v1\"\nenv_key = \"STUB_API_KEY\"\nwire_api = \"responses\"\n\
+             [projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+            stub.port,
+            project.display()
+        ),
+    )
+    .unwrap();
+    let out = world.host(
+        &stub,
+        "codex",
+        &["exec", "--skip-git-repo-check", "hello"],
+        &[("STUB_API_KEY", "dummy".into())],
+    );
+    let requests = stub.requests("openai");
+    assert!(!requests.is_empty(), "codex sent no model request: {out}");
+    let mut text = String::new();
+    all_text(&requests[0]["input"], &mut text);
+    assert!(
+        text.contains("Always run the tests."),
+        "the user's AGENTS.md still reaches the model"
+    );
+    // The cut ones: their texts must not be there (read from the server; they are unique).
+    let mut left: Vec<String> = absent.clone();
+    for l in &cut {
+        left.push(world.ok(&["read", "--demo", l["uri"].as_str().unwrap()]));
+    }
+    assert_delivered("codex", &promised, &text, &left);
+
+    // Codex's config.toml in the home is the test's, not part of the comparison.
+    std::fs::remove_file(codex_home.join("config.toml")).unwrap();
+    world.ok(&["uninstall", "codex"]);
+    let after = world.files();
+    let strip_git = |m: &BTreeMap<PathBuf, Vec<u8>>| -> BTreeMap<PathBuf, Vec<u8>> {
+        m.iter()
+            .filter(|(p, _)| {
+                !p.components().any(|c| c.as_os_str() == ".git") || p.ends_with("info/exclude")
+            })
+            .map(|(p, v)| (p.clone(), v.clone()))
+            .collect()
+    };
+    assert_same_files(&strip_git(&before), &strip_git(&after));
+}
+
+/// `preview --host` names what a channel cannot carry, and `pin` writes the delivery again.
+#[test]
+fn a_change_of_the_set_reaches_the_delivered_text() {
+    let world = World::new();
+    world.ok(&["install", "claude-code"]);
+    let file = world.project().join(".mcpick/mcpick.claude-code.md");
+    let before = std::fs::read_to_string(&file).unwrap();
+    assert!(before.contains("file:///project/docs/guides/"));
+    assert!(!before.contains("Demo project"), "README is excluded");
+    world.ok(&["unmark", "file:///project/README.md"]);
+    world.ok(&["pin", "--demo", "file:///project/README.md"]);
+    let after = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        after.contains("This catalogue is served by"),
+        "the pinned README is delivered now"
+    );
+    // What is committed holds no contents.
+    let claude_md = std::fs::read_to_string(world.project().join("CLAUDE.md")).unwrap();
+    assert!(!claude_md.contains("This catalogue"), "{claude_md}");
+    let ignore = std::fs::read_to_string(world.project().join(".mcpick/.gitignore")).unwrap();
+    assert!(ignore.lines().any(|l| l == "*"), "{ignore}");
+}
