@@ -84,31 +84,36 @@ fn the_bundle_is_what_preview_includes_without_diagnostics() {
     );
 }
 
+/// Mentions name the server as the host knows it after `install` (the served entry's name,
+/// `mcpick` unless `--as`), and each resource by the URI `serve` publishes.
 #[test]
-fn mentions_parse_back_to_the_included_uris() {
+fn mentions_name_the_served_entry_and_the_included_uris() {
     let dir = project();
     let bundle: Value =
         serde_json::from_str(&ok(dir.path(), &["export", "--format", "json"])).unwrap();
-    let wanted: Vec<(String, String)> = bundle["included"]
+    let wanted: Vec<String> = bundle["included"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|i| {
-            (
-                i["server"].as_str().unwrap().into(),
-                i["uri"].as_str().unwrap().into(),
-            )
-        })
+        .map(|i| i["uri"].as_str().unwrap().into())
         .collect();
-    let mentions = ok(dir.path(), &["export", "--mentions"]);
-    let parsed: Vec<(String, String)> = mentions
-        .lines()
-        .map(|l| {
-            let (server, uri) = l.strip_prefix('@').unwrap().split_once(':').unwrap();
-            (server.to_string(), uri.to_string())
-        })
-        .collect();
-    assert_eq!(parsed, wanted);
+    assert!(!wanted.is_empty());
+    for (args, name) in [
+        (&[][..], "mcpick"),
+        (&["--as", "team-context"][..], "team-context"),
+    ] {
+        let mentions = ok(dir.path(), &[&["export", "--mentions"][..], args].concat());
+        let parsed: Vec<(String, String)> = mentions
+            .lines()
+            .map(|l| {
+                let (server, uri) = l.strip_prefix('@').unwrap().split_once(':').unwrap();
+                (server.to_string(), uri.to_string())
+            })
+            .collect();
+        assert!(parsed.iter().all(|(s, _)| s == name), "{mentions}");
+        let uris: Vec<String> = parsed.into_iter().map(|(_, u)| u).collect();
+        assert_eq!(uris, wanted);
+    }
 }
 
 #[test]

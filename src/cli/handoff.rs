@@ -127,9 +127,19 @@ pub struct ExportArgs {
     #[arg(long)]
     pub clipboard: bool,
 
-    /// Print the included resources as `@server:uri` mentions instead of the bundle.
+    /// Print the included resources as `@NAME:uri` mentions instead of the bundle, NAME being
+    /// the served entry's name the host knows after `mcpick install` (see --as).
     #[arg(long)]
     pub mentions: bool,
+
+    /// With --mentions: the name the set is served as (`mcpick install --as`).
+    #[arg(
+        long = "as",
+        value_name = "NAME",
+        default_value = "mcpick",
+        requires = "mentions"
+    )]
+    pub served_as: String,
 
     #[command(flatten)]
     pub policy: RunPolicy,

@@ -29,7 +29,21 @@ pub async fn run(args: ExportArgs) -> Exit {
     let (preview, texts, failed) = (&resolved.preview, &resolved.texts, &resolved.failed);
 
     let text = if args.mentions {
-        bundle::mentions(preview, &cands)
+        // The URIs as `serve` publishes the same set (a URI two servers share is aliased).
+        let items = preview
+            .included
+            .iter()
+            .map(|i| (cands[i.index].server, cands[i.index].uri));
+        let published: std::collections::HashMap<(&str, &str), String> = items
+            .clone()
+            .zip(crate::serve::exposed::published_uris(items))
+            .collect();
+        bundle::mentions(preview, &cands, &args.served_as, |server, uri| {
+            published
+                .get(&(server, uri))
+                .cloned()
+                .unwrap_or_else(|| uri.to_string())
+        })
     } else {
         bundle::bundle(args.format, preview, &cands, texts)
     };

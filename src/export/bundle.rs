@@ -26,9 +26,16 @@ pub fn bundle(
     render(format, &included_only(preview), candidates, texts)
 }
 
-/// One `@server:uri` line per included resource, in order: the mention syntax Claude Code
-/// and Gemini CLI complete. Server names and URIs are cleaned of control characters.
-pub fn mentions(preview: &Preview, candidates: &[Candidate]) -> String {
+/// One `@NAME:uri` line per included resource, in order: the mention syntax Claude Code and
+/// Gemini CLI complete, naming the server as the host knows it after `mcpick install`
+/// (`served_as`, the entry's name) and each resource by the URI `serve` publishes it under
+/// (`published(server, uri)`). Names and URIs are cleaned of control characters.
+pub fn mentions(
+    preview: &Preview,
+    candidates: &[Candidate],
+    served_as: &str,
+    published: impl Fn(&str, &str) -> String,
+) -> String {
     preview
         .included
         .iter()
@@ -36,8 +43,8 @@ pub fn mentions(preview: &Preview, candidates: &[Candidate]) -> String {
             let c = &candidates[i.index];
             format!(
                 "@{}:{}\n",
-                sanitize::line(c.server, 200),
-                sanitize::line(c.uri, 2000)
+                sanitize::line(served_as, 200),
+                sanitize::line(&published(c.server, c.uri), 2000)
             )
         })
         .collect()

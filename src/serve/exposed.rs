@@ -108,11 +108,10 @@ pub fn build<'r>(
                 .map(|l| (l.index, false)),
         );
     }
-    let mut owners: HashMap<&str, BTreeSet<&str>> = HashMap::new();
-    for &(index, _) in &chosen {
+    let uris = published_uris(chosen.iter().map(|&(index, _)| {
         let c = &candidates[index];
-        owners.entry(c.uri).or_default().insert(c.server);
-    }
+        (c.server, c.uri)
+    }));
     let mut served = Served {
         bundle,
         tokens: preview.total_tokens,
@@ -121,15 +120,13 @@ pub fn build<'r>(
         missing: preview.missing.len(),
         ..Served::default()
     };
-    for (index, pinned) in chosen {
+    for ((index, pinned), uri) in chosen.into_iter().zip(uris) {
         let c = &candidates[index];
         let Some(listed) = raw(c.server, c.uri) else {
             continue;
         };
         let mut resource = listed.clone();
-        if owners[c.uri].first() != Some(&c.server) {
-            resource.uri = alias(c.server, c.uri);
-        }
+        resource.uri = uri;
         if pinned {
             pin_annotations(&mut resource);
         }
@@ -148,6 +145,24 @@ pub fn build<'r>(
     }
     served.bundle = served.bundle.min(served.resources.len());
     served
+}
+
+/// The URI each `(server, uri)` is published under, in the same order: its own for the server
+/// whose name sorts first among those publishing it, [`alias`] for the others.
+pub fn published_uris<'a>(items: impl Iterator<Item = (&'a str, &'a str)> + Clone) -> Vec<String> {
+    let mut owners: HashMap<&str, BTreeSet<&str>> = HashMap::new();
+    for (server, uri) in items.clone() {
+        owners.entry(uri).or_default().insert(server);
+    }
+    items
+        .map(|(server, uri)| {
+            if owners[uri].first() == Some(&server) {
+                uri.to_string()
+            } else {
+                alias(server, uri)
+            }
+        })
+        .collect()
 }
 
 /// `mcpick://SERVER/URI` for the second and later copies of a URI.
