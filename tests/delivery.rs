@@ -374,7 +374,17 @@ fn gemini_cli_gets_the_set_in_its_first_model_request() {
     .unwrap();
     let before = world.files();
     let absent = world.excluded_texts();
-    world.ok(&["install", "gemini"]);
+    let out = world.run(&["install", "gemini"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("\"trust\": true"),
+        "install says what trust means"
+    );
+    let settings: Value = serde_json::from_str(
+        &std::fs::read_to_string(world.project().join(".gemini/settings.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(settings["mcpServers"]["mcpick"]["trust"], true);
     assert!(world.project().join("GEMINI.md").exists());
     let promised = world.promised("gemini");
     let stub_dir = tempfile::tempdir().unwrap();
@@ -534,4 +544,14 @@ fn a_change_of_the_set_reaches_the_delivered_text() {
     assert!(!claude_md.contains("This catalogue"), "{claude_md}");
     let ignore = std::fs::read_to_string(world.project().join(".mcpick/.gitignore")).unwrap();
     assert!(ignore.lines().any(|l| l == "*"), "{ignore}");
+    // `install --list` shows each piece.
+    let listed = world.ok(&["install", "--list"]);
+    let line = listed
+        .lines()
+        .find(|l| l.starts_with("claude-code") && l.contains("delivered text"))
+        .unwrap_or_else(|| panic!("{listed}"));
+    assert!(
+        line.contains(".mcpick/mcpick.claude-code.md") && line.contains("CLAUDE.md"),
+        "{line}"
+    );
 }

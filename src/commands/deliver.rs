@@ -73,6 +73,9 @@ pub async fn install(args: InstallArgs) -> Exit {
     let (scope, name, set) = (args.scope, args.name.clone(), args.set.path.clone());
     let exit = super::install::install(args);
     let Some(host) = host else { return exit };
+    if host == Host::Gemini && exit == Exit::Ok && !dry_run {
+        eprintln!("mcpick: note: {}", crate::hosts::gemini::TRUST_NOTE);
+    }
     if exit != Exit::Ok || list || deliver_mode == Deliver::OnDemand {
         return exit;
     }
@@ -254,6 +257,35 @@ pub async fn run(args: DeliverArgs) -> Exit {
         Exit::Ok
     } else {
         Exit::ServerFailed
+    }
+}
+
+/// `install --list`: every piece of the set's session-start deliveries.
+pub fn list(set: &Path) {
+    let record = Record::load(&absolute(set));
+    if record.deliveries.is_empty() {
+        return;
+    }
+    println!(
+        "\nsession-start deliveries of {}:",
+        sanitize::line(&set.display().to_string(), 1000)
+    );
+    for d in &record.deliveries {
+        let pieces: Vec<String> = d
+            .files()
+            .iter()
+            .map(|(what, path)| {
+                let state = if path.exists() { "" } else { " (missing)" };
+                format!("{what} {}{state}", path.display())
+            })
+            .collect();
+        println!(
+            "{:<15} {:<8} `{}`: {}",
+            d.host,
+            d.scope,
+            sanitize::line(&d.name, 200),
+            sanitize::line(&pieces.join("; "), 2000)
+        );
     }
 }
 

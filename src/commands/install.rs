@@ -26,7 +26,7 @@ pub(crate) fn scope_of(dialect: &Dialect, scope: Option<Scope>) -> Result<Scope,
 pub fn install(args: InstallArgs) -> Exit {
     let places = Places::system();
     if args.list {
-        return list(&places);
+        return list(&places, &args.set.path);
     }
     let Some(host) = args.host else {
         return usage_error("give a HOST, or --list");
@@ -248,7 +248,7 @@ fn absolute_set(project: &Path, set: &Path) -> PathBuf {
 }
 
 /// `--list`: every host's files, whether they exist, and mcpick's entries in them.
-fn list(places: &Places) -> Exit {
+fn list(places: &Places, set: &Path) -> Exit {
     let mut exit = Exit::Ok;
     for host in Host::ALL {
         let dialect = host.dialect();
@@ -296,5 +296,6 @@ fn list(places: &Places) -> Exit {
             );
         }
     }
+    super::deliver::list(set);
     exit
 }

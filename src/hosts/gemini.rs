@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use super::{Dialect, FileFormat, Places, in_home, plain_entry};
+use super::{Dialect, FileFormat, Launch, Places, in_home, plain_entry};
 
 pub const PROJECT_FILE: &str = ".gemini/settings.json";
 
@@ -20,10 +20,22 @@ pub static DIALECT: Dialect = Dialect {
     user_file,
     servers_key: &["mcpServers"],
     workspace_var: None,
-    entry: plain_entry,
+    entry,
     read,
     cwd_note: "runs servers in the folder it was started in (the project), in trusted folders",
 };
+
+/// `trust: true`, said explicitly: Gemini CLI then calls the server's tools without asking,
+/// and without it `gemini -p` does not offer them at all. `mcpick serve` has one tool,
+/// `context`, read-only, which hands out the set and nothing else.
+fn entry(launch: &Launch) -> Value {
+    let mut entry = plain_entry(launch);
+    entry["trust"] = Value::Bool(true);
+    entry
+}
+
+/// What `install` says about the entry's `trust`.
+pub const TRUST_NOTE: &str = "the entry has \"trust\": true: Gemini CLI calls its tools without asking (mcpick serve has one, `context`, read-only); without it `gemini -p` hides the tool";
 
 pub fn user_file(places: &Places) -> Option<PathBuf> {
     in_home(places, ".gemini/settings.json")
