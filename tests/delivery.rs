@@ -555,3 +555,36 @@ fn a_change_of_the_set_reaches_the_delivered_text() {
         "{line}"
     );
 }
+
+/// `serve`, which the host starts at every session, writes the delivery again once it has
+/// listed the servers: what changed since reaches the next session.
+#[test]
+fn serve_writes_the_delivery_again_when_it_starts() {
+    let world = World::new();
+    world.ok(&["install", "claude-code"]);
+    let file = world.project().join(".mcpick/mcpick.claude-code.md");
+    std::fs::write(&file, "stale\n").unwrap();
+    let mut command = Command::new(mcpick_bin());
+    command
+        .args(["serve"])
+        .current_dir(world.project())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in world.env() {
+        command.env(k, v);
+    }
+    let mut serve = command.spawn().unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let mut text = String::new();
+    while std::time::Instant::now() < deadline {
+        text = std::fs::read_to_string(&file).unwrap_or_default();
+        if text != "stale\n" {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = serve.kill();
+    let _ = serve.wait();
+    assert!(text.contains("file:///project/docs/guides/"), "{text}");
+}

@@ -230,6 +230,30 @@ pub async fn after_change(set: &Path) -> Exit {
     }
 }
 
+/// While `serve` runs (the hosts start it at every session): the set's deliveries written once
+/// it is ready, so the servers' contents as they are now reach the next session, and again
+/// after the published list or a resource changes (a burst waits; at most every 10 s).
+/// Each write lists the servers afresh, as `mcpick deliver` does.
+pub async fn keep_fresh(engine: std::sync::Arc<crate::serve::Engine>, set: PathBuf) {
+    use tokio::sync::broadcast::error::RecvError;
+    if Record::load(&absolute(&set)).deliveries.is_empty() {
+        return;
+    }
+    engine.ready().await;
+    let mut served = engine.served.subscribe();
+    let mut updates = engine.updates.subscribe();
+    loop {
+        let _ = after_change(&set).await;
+        tokio::select! {
+            changed = served.changed() => if changed.is_err() { return },
+            update = updates.recv() => if matches!(update, Err(RecvError::Closed)) { return },
+        }
+        tokio::time::sleep(std::time::Duration::from_secs(10)).await;
+        served.borrow_and_update();
+        while !matches!(updates.try_recv(), Err(_)) {}
+    }
+}
+
 /// `mcpick deliver`: the set's deliveries, written again now.
 pub async fn run(args: DeliverArgs) -> Exit {
     let set_abs = absolute(&args.set.path);

@@ -76,6 +76,10 @@ pub async fn run(args: ServeArgs) -> Exit {
         args.expose,
         args.jobs,
     );
+    tokio::spawn(super::deliver::keep_fresh(
+        engine.clone(),
+        args.set.path.clone(),
+    ));
     let presentation = Presentation {
         name: args.server_name,
         tool: !args.no_tool,
