@@ -588,3 +588,94 @@ fn serve_writes_the_delivery_again_when_it_starts() {
     let _ = serve.wait();
     assert!(text.contains("file:///project/docs/guides/"), "{text}");
 }
+
+/// A server's text cannot leave its block: a resource named `@../secret.txt` or holding
+/// `@secret.txt` lines imports nothing, its contents reach the model verbatim, and
+/// `preview --host` says which resources hold the host's own closing tags.
+#[test]
+fn a_resource_cannot_import_a_file_or_hide_its_wrapper_tags() {
+    let dir = tempfile::tempdir().unwrap();
+    let world = World {
+        dir: tempfile::tempdir_in(dir.path()).unwrap(),
+    };
+    std::fs::create_dir_all(world.home().join(".gemini")).unwrap();
+    let py = python();
+    let server = repo_root().join("tests/peers/py_wrapper_server.py");
+    let upstream = [
+        "--name",
+        "wrap",
+        "--",
+        py.as_str(),
+        server.to_str().unwrap(),
+    ];
+    world.ok(&[&["pin", "wrap://*"], &upstream[..]].concat());
+    world.ok(&["policy", "--budget", "none"]);
+    std::fs::write(world.project().join("secret.txt"), "SECRET-FILE-TEXT\n").unwrap();
+    for (host, tag) in [
+        ("claude-code", "</system-reminder>"),
+        ("codex", "</INSTRUCTIONS>"),
+        ("gemini", "<!-- End of import from:"),
+    ] {
+        let out = world.run(&["preview", "--host", host]);
+        assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains(&format!("contains `{tag}`")),
+            "{host}: {}",
+            stderr(&out)
+        );
+    }
+    std::fs::write(
+        world.home().join(".gemini/settings.json"),
+        r#"{"security":{"auth":{"selectedType":"gemini-api-key"}}}"#,
+    )
+    .unwrap();
+    world.ok(&["install", "claude-code"]);
+    world.ok(&["install", "gemini"]);
+    let promised = world.promised("claude-code");
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = Stub::start(stub_dir.path());
+    world.host(
+        &stub,
+        "claude",
+        &["-p", "hello", "--output-format", "json"],
+        &[
+            (
+                "ANTHROPIC_BASE_URL",
+                format!("http://127.0.0.1:{}", stub.port),
+            ),
+            ("ANTHROPIC_API_KEY", "dummy".into()),
+            ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".into()),
+            ("DISABLE_TELEMETRY", "1".into()),
+        ],
+    );
+    world.host(
+        &stub,
+        "gemini",
+        &["-p", "hello", "--output-format", "json"],
+        &[
+            (
+                "GOOGLE_GEMINI_BASE_URL",
+                format!("http://127.0.0.1:{}", stub.port),
+            ),
+            ("GEMINI_API_KEY", "dummy".into()),
+            ("GEMINI_CLI_TRUST_WORKSPACE", "true".into()),
+        ],
+    );
+    for (api, key) in [("anthropic", "messages"), ("gemini", "contents")] {
+        let mut text = String::new();
+        for request in stub.requests(api) {
+            all_text(&request[key], &mut text);
+        }
+        assert!(
+            text.contains("CLAUDE-ESCAPE"),
+            "{api}: the set was delivered"
+        );
+        assert!(
+            !text.contains("SECRET-FILE-TEXT"),
+            "{api}: a resource's name or text made the host import a file"
+        );
+        if api == "anthropic" {
+            assert_delivered("claude-code", &promised, &text, &[]);
+        }
+    }
+}

@@ -262,7 +262,7 @@ pub fn deliver(
                  the host may read what follows it as outside the file",
                 sanitize::line(c.server, 200),
                 sanitize::line(c.uri, 1000),
-                channel.host.dialect().name,
+                channel.host.dialect().host_name,
             ))
         })
         .collect();
