@@ -679,3 +679,51 @@ fn a_resource_cannot_import_a_file_or_hide_its_wrapper_tags() {
         }
     }
 }
+
+/// `export --mentions` prints what Gemini CLI expands in `-p`: the resource's contents reach the
+/// model through the served entry, named as the host knows it.
+#[test]
+fn gemini_expands_the_mentions_export_prints() {
+    let world = World::new();
+    std::fs::write(
+        world.home().join(".gemini/settings.json"),
+        r#"{"security":{"auth":{"selectedType":"gemini-api-key"}}}"#,
+    )
+    .unwrap();
+    world.ok(&["install", "gemini", "--deliver", "on-demand"]);
+    assert!(
+        !world.project().join("GEMINI.md").exists(),
+        "on-demand writes no import"
+    );
+    let mentions = world.ok(&["export", "--mentions"]);
+    let first = mentions.lines().next().expect("a mention").to_string();
+    assert!(first.starts_with("@mcpick:"), "{first}");
+    let uri = first.trim_start_matches("@mcpick:");
+    let text = world.ok(&["read", "--demo", uri]);
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = Stub::start(stub_dir.path());
+    let out = world.host(
+        &stub,
+        "gemini",
+        &[
+            "-p",
+            &format!("Summarise {first}"),
+            "--output-format",
+            "json",
+        ],
+        &[
+            (
+                "GOOGLE_GEMINI_BASE_URL",
+                format!("http://127.0.0.1:{}", stub.port),
+            ),
+            ("GEMINI_API_KEY", "dummy".into()),
+            ("GEMINI_CLI_TRUST_WORKSPACE", "true".into()),
+        ],
+    );
+    let mut all = String::new();
+    for request in stub.requests("gemini") {
+        all_text(&request["contents"], &mut all);
+    }
+    let probe: String = text.chars().take(300).collect();
+    assert!(all.contains(&probe), "the mention did not expand: {out}");
+}

@@ -39,6 +39,11 @@ pub async fn run(args: ServeArgs) -> Exit {
         None => Diag::new(None),
     };
     let diag = Arc::new(diag);
+    if args.no_tool {
+        diag.line(
+            "warning: --no-tool: Codex lists neither resources nor prompts, so a Codex session sees nothing of this server (its session-start delivery, if installed, still works)",
+        );
+    }
     let set = match load_set(&args.set) {
         Ok(set) => set,
         Err(exit) => return exit,
