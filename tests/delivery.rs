@@ -727,3 +727,132 @@ fn gemini_expands_the_mentions_export_prints() {
     let probe: String = text.chars().take(300).collect();
     assert!(all.contains(&probe), "the mention did not expand: {out}");
 }
+
+/// A mention typed into Claude Code's interactive prompt (a real terminal: tmux) is expanded
+/// from the served entry: `@mcpick:URI`, as `export --mentions` names it.
+#[test]
+fn claude_code_expands_a_mention_typed_in_its_interactive_prompt() {
+    let world = World::new();
+    world.ok(&["install", "claude-code", "--deliver", "on-demand"]);
+    let mentions = world.ok(&["export", "--mentions"]);
+    let mention = mentions.lines().next().expect("a mention").to_string();
+    let uri = mention.trim_start_matches("@mcpick:").to_string();
+    let text = world.ok(&["read", "--demo", &uri]);
+    let project = world.project();
+    // Onboarding done, the project trusted, its servers and the stub's key approved.
+    std::fs::write(
+        world.home().join(".claude.json"),
+        serde_json::json!({
+            "hasCompletedOnboarding": true, "theme": "dark",
+            "customApiKeyResponses": { "approved": ["dummy"], "rejected": [] },
+            "projects": { project.to_str().unwrap(): {
+                "hasTrustDialogAccepted": true, "enableAllProjectMcpServers": true,
+                "hasCompletedProjectOnboarding": true } }
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = Stub::start(stub_dir.path());
+    let session = format!("mcpick-claude-{}", std::process::id());
+    let mut env = world.env();
+    env.extend([
+        (
+            "ANTHROPIC_BASE_URL".into(),
+            format!("http://127.0.0.1:{}", stub.port),
+        ),
+        ("ANTHROPIC_API_KEY".into(), "dummy".into()),
+        (
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC".into(),
+            "1".into(),
+        ),
+        ("DISABLE_TELEMETRY".into(), "1".into()),
+        ("DISABLE_AUTOUPDATER".into(), "1".into()),
+    ]);
+    let mut command = vec!["env".to_string()];
+    command.extend(env.iter().map(|(k, v)| format!("{k}={v}")));
+    command.push(
+        peers()
+            .join("node/node_modules/.bin/claude")
+            .display()
+            .to_string(),
+    );
+    let tmux = |args: &[&str]| {
+        Command::new("tmux")
+            .args(args)
+            .output()
+            .expect("tmux runs (apt-get install tmux)")
+    };
+    let _ = tmux(&["kill-session", "-t", &session]);
+    let mut new = vec![
+        "new-session",
+        "-d",
+        "-s",
+        &session,
+        "-x",
+        "160",
+        "-y",
+        "40",
+        "-c",
+    ];
+    let dir = project.display().to_string();
+    new.push(&dir);
+    let shell = command
+        .iter()
+        .map(|w| format!("'{}'", w.replace('\'', "'\\''")))
+        .collect::<Vec<_>>()
+        .join(" ");
+    new.push(&shell);
+    assert!(tmux(&new).status.success());
+    let screen = || {
+        String::from_utf8_lossy(&tmux(&["capture-pane", "-t", &session, "-p"]).stdout).into_owned()
+    };
+    let wait_for = |what: &str, secs: u64| {
+        let deadline = std::time::Instant::now() + Duration::from_secs(secs);
+        while std::time::Instant::now() < deadline {
+            if screen().contains(what) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        false
+    };
+    // The prompt, then time for the served entry to connect (its resources complete mentions).
+    let ready = wait_for("auto mode", 60) || wait_for("❯", 5);
+    std::thread::sleep(Duration::from_secs(5));
+    let sent = ready && {
+        tmux(&[
+            "send-keys",
+            "-t",
+            &session,
+            "-l",
+            &format!("{mention} summarise"),
+        ]);
+        std::thread::sleep(Duration::from_millis(800));
+        tmux(&["send-keys", "-t", &session, "Enter"]);
+        wait_for("Read MCP resource", 60)
+    };
+    // The model request follows the read.
+    let probe: String = text.chars().take(300).collect();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let mut reached = false;
+    while sent && !reached && std::time::Instant::now() < deadline {
+        let mut all = String::new();
+        for request in stub.requests("anthropic") {
+            all_text(&request["messages"], &mut all);
+        }
+        reached = all.contains(&probe);
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let shown = screen();
+    let _ = tmux(&["kill-session", "-t", &session]);
+    assert!(ready, "Claude Code's prompt did not appear:\n{shown}");
+    assert!(
+        sent,
+        "the mention was not read from the served entry:\n{shown}"
+    );
+    assert!(
+        reached,
+        "the mention's contents did not reach the model:\n{shown}"
+    );
+}

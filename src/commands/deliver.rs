@@ -250,7 +250,7 @@ pub async fn keep_fresh(engine: std::sync::Arc<crate::serve::Engine>, set: PathB
         }
         tokio::time::sleep(std::time::Duration::from_secs(10)).await;
         served.borrow_and_update();
-        while !matches!(updates.try_recv(), Err(_)) {}
+        while updates.try_recv().is_ok() {}
     }
 }
 
