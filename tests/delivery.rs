@@ -575,7 +575,7 @@ fn serve_writes_the_delivery_again_when_it_starts() {
         command.env(k, v);
     }
     let mut serve = command.spawn().unwrap();
-    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let deadline = std::time::Instant::now() + Duration::from_secs(90);
     let mut text = String::new();
     while std::time::Instant::now() < deadline {
         text = std::fs::read_to_string(&file).unwrap_or_default();

@@ -230,8 +230,8 @@ pub async fn after_change(set: &Path) -> Exit {
     }
 }
 
-/// While `serve` runs (the hosts start it at every session): the set's deliveries written once
-/// it is ready, so the servers' contents as they are now reach the next session, and again
+/// While `serve` runs (the hosts start it at every session): the set's deliveries written 5 s
+/// after it is ready, so the servers' contents as they are now reach the next session, and again
 /// after the published list or a resource changes (a burst waits; at most every 10 s).
 /// Each write lists the servers afresh, as `mcpick deliver` does.
 pub async fn keep_fresh(engine: std::sync::Arc<crate::serve::Engine>, set: PathBuf) {
@@ -240,6 +240,9 @@ pub async fn keep_fresh(engine: std::sync::Arc<crate::serve::Engine>, set: PathB
         return;
     }
     engine.ready().await;
+    // Not while the host is starting its session: the write lists the servers again, which
+    // on two cores slowed `claude -p` by a third when done at once (benches/delivery.sh).
+    tokio::time::sleep(std::time::Duration::from_secs(5)).await;
     let mut served = engine.served.subscribe();
     let mut updates = engine.updates.subscribe();
     loop {
