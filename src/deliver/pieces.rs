@@ -1,7 +1,8 @@
 //! The files session-start delivery writes, and how each is taken back byte for byte.
 //!
 //! - The delivered text: `.mcpick/NAME.HOST.md` beside the set (Claude Code, Gemini CLI), in a
-//!   folder whose own `.gitignore` ignores it whole, so resource contents are never committed;
+//!   folder whose own `.gitignore` ignores it whole, so resource contents are never committed
+//!   (Gemini CLI's user scope: `~/.gemini/mcpick/`, the only place its user file imports from);
 //!   for Codex, `AGENTS.override.md` in the project (or `$CODEX_HOME`), kept out of git through
 //!   the repository's local `.git/info/exclude`.
 //! - The import: two lines appended to `CLAUDE.md` / `GEMINI.md` (a comment and `@PATH`);
@@ -192,15 +193,22 @@ pub fn plan(
         _ => None,
     };
     if let Some(import_file) = import_file {
-        // Project files import by a path relative to themselves (what a project commits);
-        // user files by the absolute path.
-        let target = match scope {
-            Scope::Project => relative(
-                &delivery.file,
-                import_file.parent().unwrap_or(Path::new(".")),
-            )
-            .ok_or("the set is outside the project")?,
-            Scope::User => delivery.file.display().to_string(),
+        // Gemini CLI imports only from under the importing file's folder (an absolute path
+        // elsewhere is dropped silently, measured): a user delivery lives in `~/.gemini/mcpick/`.
+        if (host, scope) == (Host::Gemini, Scope::User) {
+            let folder = import_file
+                .parent()
+                .unwrap_or(Path::new("."))
+                .join("mcpick");
+            delivery.file = folder.join(format!("{}.gemini.md", file_safe(name)));
+        }
+        // Imports are relative to the importing file where they can be (what a project
+        // commits); Claude Code's user file imports a set elsewhere by its absolute path.
+        let base = import_file.parent().unwrap_or(Path::new("."));
+        let target = match (scope, relative(&delivery.file, base)) {
+            (_, Some(rel)) => rel,
+            (Scope::User, None) => delivery.file.display().to_string(),
+            (Scope::Project, None) => return Err("the set is outside the project".into()),
         };
         let block = format!(
             "<!-- mcpick: the context set, delivered at session start (`mcpick uninstall {}{}` removes these two lines) -->\n@{target}\n",
