@@ -191,14 +191,17 @@ impl Connection {
                     }
                     cmd.current_dir(cwd);
                 }
+                super::reaper::parent_death_signal(&mut cmd);
                 let mut wrap = process_wrap::tokio::CommandWrap::from(cmd);
                 wrap.wrap(process_wrap::tokio::ProcessGroup::leader())
                     .wrap(process_wrap::tokio::KillOnDrop);
-                let ((child, stderr), group) = ProcessGroup::spawn(|| {
-                    let (child, stderr) = super::stdio::spawn(wrap, limit, log.clone())?;
+                let spawn_log = log.clone();
+                let ((child, stderr), group) = ProcessGroup::spawn(move || {
+                    let (child, stderr) = super::stdio::spawn(wrap, limit, spawn_log)?;
                     let pid = child.id();
                     Ok(((child, stderr), pid))
                 })
+                .await
                 .map_err(|e| McpError::Spawn {
                     command: spec.transport.target(),
                     reason: e.to_string(),
