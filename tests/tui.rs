@@ -2094,22 +2094,30 @@ fn capital_r_on_a_failed_server_row_connects_it_again() {
     let mut app = demo_app();
     let fx = server(&mut app, 0, ServerEvent::Failed("the server exited".into()));
     run(&mut app, fx);
+    let listed = app.catalogue.len();
     drive(&mut app, "g");
     let fx = drive(&mut app, "R");
     let connects: Vec<_> = fx
         .iter()
         .filter_map(|e| match e {
-            Effect::Connect { server, generation } => Some((*server, *generation)),
+            Effect::Connect {
+                server,
+                generation,
+                relist,
+            } => Some((*server, *generation, *relist)),
             _ => None,
         })
         .collect();
-    assert_eq!(connects, vec![(0, 2)]);
-    assert_eq!(app.catalogue.len(), 0, "its old listing is gone");
+    assert_eq!(connects, vec![(0, 2, true)], "connects again, as a re-list");
+    assert_eq!(
+        app.catalogue.len(),
+        listed,
+        "its listing stays until the new one replaces it"
+    );
     assert!(screen(&mut app, 100, 30).contains("connecting"));
     // Events of the old connection are dropped; the new one lists again.
     server(&mut app, 0, ServerEvent::Failed("late".into()));
     assert!(!screen(&mut app, 100, 30).contains("late"));
-    // `R` elsewhere says where it works.
     let fx = app.update(Msg::Server {
         server: 0,
         generation: 2,
@@ -2119,7 +2127,9 @@ fn capital_r_on_a_failed_server_row_connects_it_again() {
     let fx = app.update(Msg::Server {
         server: 0,
         generation: 2,
-        event: page(1, 2, &mcpick::demo::demo_resources(2)),
+        event: ServerEvent::Relisted {
+            resources: mcpick::demo::demo_resources(2),
+        },
     });
     run(&mut app, fx);
     assert_eq!(app.catalogue.len(), 2);

@@ -225,7 +225,11 @@ impl Executor {
     pub fn run(&mut self, effects: Vec<Effect>, terminal: &mut Term) -> std::io::Result<()> {
         for effect in effects {
             match effect {
-                Effect::Connect { server, generation } => self.connect(server, generation),
+                Effect::Connect {
+                    server,
+                    generation,
+                    relist,
+                } => self.connect(server, generation, relist),
                 Effect::Search {
                     generation,
                     snapshot,
@@ -299,24 +303,26 @@ impl Executor {
         Ok(())
     }
 
-    fn connect(&mut self, server: ServerId, generation: u64) {
+    fn connect(&mut self, server: ServerId, generation: u64, relist: bool) {
         let Some(spec) = self.specs.get(server as usize).cloned() else {
             return;
         };
         let Some(log) = self.logs.get(server as usize).cloned() else {
             return;
         };
-        // Connecting again (`R`): the old connection ends first.
+        // Connecting again (`R`): the old connection ends first, its process too, even
+        // while a read (waiting on its subscription) or a count still holds it.
         if let Some(old) = self.servers.remove(&server) {
             old.abort();
         }
-        if let Some(slot) = self
+        let old = self
             .connections
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .get_mut(server as usize)
-        {
-            *slot = None;
+            .and_then(Option::take);
+        if let Some(old) = old {
+            old.end();
         }
         let options = self.options.clone();
         let tx = self.tx.clone();
@@ -331,14 +337,23 @@ impl Executor {
         let http = !matches!(spec.transport, crate::mcp::TransportSpec::Stdio { .. });
         let task = tokio::spawn(async move {
             let mut attempt = 0u32;
-            let mut relist = false;
+            // Reached once: then a failed attempt is tried again (HTTP) and lists as a re-list.
+            let mut reached = false;
             loop {
-                let ended =
-                    run_server(&spec, &options, &log, &connections, server, relist, &send).await;
+                let ended = run_server(
+                    &spec,
+                    &options,
+                    &log,
+                    &connections,
+                    server,
+                    relist || reached,
+                    &send,
+                )
+                .await;
                 // A stdio server that ended is failed for good (`R` brings it back); an HTTP
                 // server that was reached once is tried again, further apart each time.
                 let reason = match ended {
-                    Ended::Failed(reason) if http && relist => reason,
+                    Ended::Failed(reason) if http && reached => reason,
                     Ended::Failed(reason) => return send(ServerEvent::Failed(reason)),
                     Ended::Dropped(reason) if http => {
                         attempt = 0;
@@ -346,7 +361,7 @@ impl Executor {
                     }
                     Ended::Dropped(reason) => return send(ServerEvent::Failed(reason)),
                 };
-                relist = true;
+                reached = true;
                 attempt += 1;
                 let wait = RETRY_FIRST
                     .saturating_mul(1 << (attempt - 1).min(6))

@@ -120,6 +120,7 @@ impl App {
                 detail: None,
                 info: None,
                 changes: None,
+                reconnecting: false,
             });
         }
         tree.refresh();

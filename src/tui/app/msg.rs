@@ -108,6 +108,8 @@ pub enum ServerEvent {
         received: usize,
         resources: Vec<Resource>,
     },
+    /// How far a re-list has come (its pages arrive together, as [`ServerEvent::Relisted`]).
+    Relisting { number: usize, received: usize },
     /// The listing finished.
     Listed { count: usize, capped: bool },
     /// Connecting or listing failed (already explained for a person).
@@ -129,8 +131,14 @@ pub enum ServerEvent {
 /// What the runtime should do: data, never executed here.
 #[derive(Debug)]
 pub enum Effect {
-    /// Connect to server `server` and list its resources, tagging events with `generation`.
-    Connect { server: ServerId, generation: u64 },
+    /// Connect to server `server` and list its resources, tagging events with `generation`:
+    /// page by page, or (`relist`, connecting again) as one listing that replaces the one
+    /// shown, which stays until then.
+    Connect {
+        server: ServerId,
+        generation: u64,
+        relist: bool,
+    },
     /// Run a search on the worker.
     Search {
         generation: u64,
