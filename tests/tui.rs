@@ -2177,20 +2177,60 @@ fn a_template_is_filled_with_completions_read_and_pinned() {
     let shown = screen(&mut app, 120, 40);
     assert!(shown.contains("reads    demo://notes/4"), "{shown}");
     assert!(
-        shown.contains("  42") && !shown.contains("stale"),
+        shown.contains("▶ 42") && shown.contains("  43") && !shown.contains("stale"),
         "{shown}"
     );
+    // ↓ chooses the second suggestion, Tab takes it (↑ wraps back to the first).
+    drive(&mut app, "<down>");
+    let shown = screen(&mut app, 120, 40);
+    assert!(shown.contains("▶ 43"), "{shown}");
+    drive(&mut app, "<up><up>");
+    assert!(screen(&mut app, 120, 40).contains("▶ 43"), "↑ wraps");
     drive(&mut app, "<tab>");
-    // Enter: the expansion joins the catalogue, the cursor goes to it and it is read.
+    assert!(screen(&mut app, 120, 40).contains("reads    demo://notes/43"));
+    // Enter reads the expansion first; it is not in the catalogue until that read succeeds.
     let fx = drive(&mut app, "<enter>");
-    assert_eq!(selected_uri(&app).as_deref(), Some("demo://notes/42"));
+    let asked: Vec<_> = fx
+        .iter()
+        .filter_map(|e| match e {
+            Effect::ReadExpansion { server, uri } => Some((*server, uri.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(asked, vec![(0, "demo://notes/43".to_string())]);
+    assert_eq!(app.catalogue.len(), 300, "not added before it read");
+    assert!(screen(&mut app, 120, 40).contains("reading demo://notes/43…"));
+    // A failed read adds nothing and says why; the form stays open.
+    app.update(Msg::ExpansionRead {
+        server: 0,
+        uri: "demo://notes/43".into(),
+        result: Err("resource not found: demo://notes/43".into()),
+    });
+    assert_eq!(app.catalogue.len(), 300, "a failed expansion is not added");
+    let shown = screen(&mut app, 120, 40);
+    assert!(
+        shown.contains("could not be read, so it was not added"),
+        "{shown}"
+    );
+    assert!(app.catalogue.find(0, "demo://notes/43").is_none());
+    // Read again, it succeeds: it joins the catalogue, the cursor goes to it, and the pane
+    // shows what was read without reading it again.
+    drive(&mut app, "<enter>");
+    let fx = app.update(Msg::ExpansionRead {
+        server: 0,
+        uri: "demo://notes/43".into(),
+        result: Ok(mcpick::tui::app::ExpansionRead {
+            doc: Arc::new(ContentsDoc::Empty),
+            fresh_for: None,
+        }),
+    });
+    assert_eq!(selected_uri(&app).as_deref(), Some("demo://notes/43"));
     assert_eq!(app.catalogue.len(), 301);
-    let (_, _, uri) = read_of(&fx).expect("the expansion is read");
-    assert_eq!(uri, "demo://notes/42");
+    assert!(read_of(&fx).is_none(), "read once, not twice");
     // And it is pinned like any resource.
     let fx = drive(&mut app, "+");
     assert!(
-        saves(&fx).iter().any(|s| s.contains("demo://notes/42")),
+        saves(&fx).iter().any(|s| s.contains("demo://notes/43")),
         "{:?}",
         saves(&fx)
     );

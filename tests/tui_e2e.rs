@@ -842,3 +842,46 @@ fn capital_r_replaces_the_server_process_and_keeps_folders_open() {
     pane.wait_text("Contents · updated");
     pane.quit_and_check_restored();
 }
+
+/// The template form against the demo server: a suggestion is taken as a value and encoded
+/// once (`docs/My Notes.md` → `docs%2FMy%20Notes.md`, never `%2520`), the expansion that reads
+/// joins the tree, and one that does not read is not added.
+#[test]
+fn a_template_expansion_is_encoded_once_and_added_only_when_it_reads() {
+    let pane = Pane::new();
+    let bin = mcpick_bin();
+    let dir = tempfile::tempdir().unwrap();
+    pane.start(&format!(
+        "--set {}/set.json -- {bin} demo-server",
+        dir.path().display()
+    ));
+    pane.wait_text("ready · 300 resources");
+    pane.keys(&["T"]);
+    pane.wait_text("file:///project/{path}");
+    pane.keys(&["Enter"]);
+    pane.wait_text("Fill in file:///project/{path}");
+    pane.type_text("docs/My");
+    pane.wait_text("docs/My Notes.md");
+    pane.keys(&["Tab"]);
+    let screen = pane.wait_text("reads    file:///project/docs%2FMy%20Notes.md");
+    assert!(!screen.contains("%25"), "{screen}");
+    pane.keys(&["Enter"]);
+    // Read, shown and added (the listed URI spells `/` as `/`, so this is a new entry).
+    pane.wait_text("expansion: file:///project/docs%2FMy%20Notes.md");
+    pane.wait_text("301");
+    // One that does not read is not added, and the form says why.
+    pane.keys(&["T"]);
+    pane.wait_text("file:///project/{path}");
+    pane.keys(&["Enter"]);
+    pane.wait_text("Fill in file:///project/{path}");
+    pane.type_text("no/such/file.txt");
+    pane.keys(&["Enter"]);
+    pane.wait_text("could not be read, so it was not added");
+    pane.keys(&["Escape"]);
+    let screen = pane.wait_for("the form closed", |s| !s.contains("Fill in"));
+    assert!(
+        screen.contains("301") && !screen.contains("302"),
+        "{screen}"
+    );
+    pane.quit_and_check_restored();
+}

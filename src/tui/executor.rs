@@ -15,7 +15,7 @@ use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
 use super::agent::ResolveRequest;
-use super::app::{Bundled, Effect, Msg, ServerEvent};
+use super::app::{Bundled, Effect, ExpansionRead, Msg, ServerEvent};
 use super::contents::{self, ContentsDoc};
 use super::follow::{Connections, Ended, RETRY_FIRST, RETRY_MAX, connection_of, run_server};
 use super::keeper::Keeper;
@@ -290,6 +290,7 @@ impl Executor {
                         });
                     }
                 }
+                Effect::ReadExpansion { server, uri } => self.read_expansion(server, uri),
                 Effect::Complete {
                     generation,
                     server,
@@ -469,6 +470,43 @@ const SIGN_IN_WAIT: Duration = Duration::from_secs(300);
 const COMPLETE_DEBOUNCE: Duration = Duration::from_millis(150);
 
 impl Executor {
+    /// Reads a template expansion for the form; only a read that succeeds lets it join the
+    /// catalogue (the core decides on the answer).
+    fn read_expansion(&mut self, server: ServerId, uri: String) {
+        let connection = connection_of(&self.connections, server);
+        let tx = self.tx.clone();
+        let color = self.color;
+        let limit = self.options.timeout;
+        let task = tokio::spawn(async move {
+            let result = match read_fresh(connection, &uri, limit).await {
+                Ok((ReadOutcome::NotFound(not_found), _)) => Err(format!(
+                    "the server says it does not exist: {} (code {})",
+                    not_found.message, not_found.code
+                )),
+                Ok((outcome, fresh_for)) => {
+                    tokio::task::spawn_blocking(move || contents::build(Ok(outcome), color))
+                        .await
+                        .map(|doc| ExpansionRead {
+                            doc: Arc::new(doc),
+                            fresh_for,
+                        })
+                        .map_err(|e| e.to_string())
+                }
+                Err(ReadFailure::NotConnected) => Err("the server is not connected".into()),
+                Err(ReadFailure::TimedOut) => {
+                    Err(format!("timed out after {:.0} s", limit.as_secs_f32()))
+                }
+                Err(ReadFailure::Failed { explained, .. }) => Err(explained),
+            };
+            let _ = tx.send(Msg::ExpansionRead {
+                server,
+                uri,
+                result,
+            });
+        });
+        self.tasks.push(task.abort_handle());
+    }
+
     /// `completion/complete` for the template form, debounced; the request in flight is
     /// dropped when a newer one comes.
     fn complete(

@@ -37,7 +37,7 @@ pub use browse::{Browse, Cursor, Selection, View};
 pub use contents::ContentsState;
 pub use context::ContextState;
 pub use handoff::Bundled;
-pub use msg::{Effect, Msg, SaveFailure, SaveReport, ServerEvent};
+pub use msg::{Effect, ExpansionRead, Msg, SaveFailure, SaveReport, ServerEvent};
 pub use search::{LineEdit, SearchState};
 pub use servers::{Log, ServerSetup, ServerState, Status};
 
@@ -263,6 +263,11 @@ impl App {
                 self.on_completions(generation, values);
                 Vec::new()
             }
+            Msg::ExpansionRead {
+                server,
+                uri,
+                result,
+            } => self.on_expansion_read(server, uri, result),
             Msg::Copied { what, note } => self.on_copied(what, note),
             Msg::Quit => {
                 self.quit = true;

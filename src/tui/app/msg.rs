@@ -81,6 +81,12 @@ pub enum Msg {
         generation: u64,
         values: Vec<String>,
     },
+    /// The read of a template expansion (the form's Enter) answered; `Err` says why not.
+    ExpansionRead {
+        server: ServerId,
+        uri: String,
+        result: Result<ExpansionRead, String>,
+    },
     /// The bundle `Y` asked for is read and rendered (or could not be).
     Bundle(Result<Bundled, String>),
     /// The clipboard sequence was written; `note`: what else the person must know (tmux).
@@ -90,6 +96,14 @@ pub enum Msg {
     },
     /// Ask to quit (a signal).
     Quit,
+}
+
+/// A template expansion that read: the document for the contents pane and how long it may be
+/// kept (the server's `ttlMs`).
+#[derive(Debug, Clone)]
+pub struct ExpansionRead {
+    pub doc: Arc<ContentsDoc>,
+    pub fresh_for: Option<std::time::Duration>,
 }
 
 #[derive(Debug)]
@@ -158,6 +172,9 @@ pub enum Effect {
         item: ItemId,
         uri: String,
     },
+    /// Read a template expansion before it may join the catalogue; answer with
+    /// [`Msg::ExpansionRead`].
+    ReadExpansion { server: ServerId, uri: String },
     /// Stop the contents read in flight.
     CancelRead,
     /// Suspend the process (Ctrl-Z).
