@@ -541,7 +541,12 @@ fn search_filters_the_tree_and_esc_clears() {
     drive(&mut app, "<esc>");
     assert_eq!(app.search.query, "");
     assert_eq!(app.matching(), None);
-    assert_eq!(app.browse.tree.row_count(), all_rows);
+    // The whole tree again, with the folder of the resource under the cursor opened for it.
+    assert_eq!(app.browse.tree.row_count(), all_rows + 1);
+    assert_eq!(
+        selected_uri(&app).as_deref(),
+        Some("demo://assets/logo.png")
+    );
 }
 
 #[test]
@@ -2335,4 +2340,36 @@ fn memory_is_handed_back_after_big_listings_and_resolutions_only() {
     let (listing, resolving) = releases(60_000);
     assert_eq!(listing, 1, "after the listing");
     assert!(resolving >= 1, "after resolving 60,000 resources");
+}
+
+/// Esc after a search (typed, or accepted with Enter first) keeps the cursor on the resource
+/// it was on, in the tree (its folders opened) and in the list.
+#[test]
+fn esc_after_a_search_keeps_the_cursor_on_its_resource() {
+    for (view, accept) in [("", ""), ("", "<enter>"), ("t", ""), ("t", "<enter>")] {
+        let mut app = demo_app();
+        let fx = drive(&mut app, view);
+        run(&mut app, fx);
+        let fx = drive(&mut app, "/mod.rs");
+        run(&mut app, fx);
+        let fx = drive(&mut app, accept);
+        run(&mut app, fx);
+        // Down to a resource that is not the best match.
+        drive(&mut app, "<down><down>");
+        for _ in 0..20 {
+            if selected_uri(&app).is_some() {
+                break;
+            }
+            drive(&mut app, "<down>");
+        }
+        let chosen = selected_uri(&app).expect("a resource under the cursor");
+        let fx = drive(&mut app, "<esc>");
+        run(&mut app, fx);
+        assert!(app.search.query.is_empty());
+        assert_eq!(
+            selected_uri(&app).as_deref(),
+            Some(chosen.as_str()),
+            "view {view:?}, accept {accept:?}"
+        );
+    }
 }
