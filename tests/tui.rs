@@ -2373,3 +2373,61 @@ fn esc_after_a_search_keeps_the_cursor_on_its_resource() {
         );
     }
 }
+
+/// Status messages end and go away when they no longer hold: `reconnecting to …` becomes
+/// `reconnected to …`, and `updated: …` goes once the pane no longer shows that resource.
+#[test]
+fn status_messages_end_and_go_when_they_no_longer_hold() {
+    let mut app = demo_app();
+    drive(&mut app, "g");
+    drive(&mut app, "R");
+    assert_eq!(app.info.as_deref(), Some("reconnecting to demo…"));
+    for event in [
+        connected(),
+        ServerEvent::Relisted {
+            resources: mcpick::demo::demo_resources(300),
+        },
+        ServerEvent::Listed {
+            count: 300,
+            capped: false,
+        },
+    ] {
+        let fx = app.update(Msg::Server {
+            server: 0,
+            generation: 2,
+            event,
+        });
+        run(&mut app, fx);
+    }
+    assert_eq!(
+        app.info.as_deref(),
+        Some("reconnected to demo · 300 resources")
+    );
+
+    // An update of the resource shown is said while it is shown, and only then.
+    let fx = drive(&mut app, "/README.md<enter>");
+    run(&mut app, fx);
+    let uri = selected_uri(&app).expect("README selected");
+    let fx = app.update(Msg::Server {
+        server: 0,
+        generation: 2,
+        event: ServerEvent::Updated(uri.clone()),
+    });
+    run(&mut app, fx);
+    assert_eq!(
+        app.info.as_deref(),
+        Some(format!("updated: {uri}").as_str())
+    );
+    let fx = drive(&mut app, "<esc>");
+    run(&mut app, fx);
+    assert_eq!(
+        app.info.as_deref(),
+        Some(format!("updated: {uri}").as_str())
+    );
+    drive(&mut app, "j");
+    assert_ne!(selected_uri(&app), Some(uri));
+    assert_eq!(
+        app.info, None,
+        "the update message outlived the resource shown"
+    );
+}

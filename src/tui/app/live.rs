@@ -109,9 +109,11 @@ impl App {
         state.detail = None;
         state.reconnecting = true;
         self.info = Some(sanitize::line(&format!("reconnecting to {label}…"), 200));
+        let generation = state.generation;
+        self.info_holds(super::InfoHolds::Reconnecting(server));
         vec![Effect::Connect {
             server,
-            generation: state.generation,
+            generation,
             relist: true,
         }]
     }
@@ -120,6 +122,16 @@ impl App {
     /// when shown, and the resource in the contents pane, if it is one of that server's, at
     /// once (the new connection subscribes to it again).
     pub(super) fn after_reconnect(&mut self, server: ServerId) -> Vec<Effect> {
+        let name = self.catalogue.server_name(server).to_string();
+        let count = self.catalogue.server_len(server);
+        self.info = Some(sanitize::line(
+            &format!(
+                "reconnected to {name} · {} resource{}",
+                crate::tui::text::thousands(count),
+                if count == 1 { "" } else { "s" }
+            ),
+            200,
+        ));
         self.contents.forget_server(server);
         if self.contents.item.is_some_and(|id| id.server == server) {
             self.contents.item = None;
@@ -266,6 +278,7 @@ impl App {
                 uri: uri.to_string(),
             });
             self.info = Some(sanitize::line(&format!("updated: {uri}"), 300));
+            self.info_holds(super::InfoHolds::Shown(id));
         } else {
             self.contents.forget(id);
         }

@@ -261,7 +261,15 @@ impl App {
             }
             ServerEvent::Failed(reason) => {
                 state.status = Status::Failed(sanitize::text(&reason));
-                state.reconnecting = false;
+                if std::mem::take(&mut state.reconnecting) {
+                    self.info = Some(sanitize::line(
+                        &format!(
+                            "reconnecting to {} failed (the header says why)",
+                            state.name
+                        ),
+                        200,
+                    ));
+                }
                 self.request_resolve()
             }
             ServerEvent::Relisting { number, received } => {
