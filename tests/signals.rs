@@ -193,6 +193,43 @@ fn timeout_command_kills_the_server_group() {
     signal_headless(&["timeout", "2"], None, 124);
 }
 
+/// SIGKILL cannot be caught: mcpick runs no code of its own on the way out. The server (a
+/// slow Python server that forks a grandchild) must still die with it: the kernel's
+/// parent-death signal ends the server, and mcpick's reaper ends the rest of its group.
+#[test]
+fn sigkill_leaves_no_server_behind() {
+    let dir = temp_dir();
+    let forker = common::repo_root().join("tests/fixtures/slow_forker.py");
+    let mut child = Command::new(mcpick_bin())
+        .args(["ls", "--timeout", "120", "--", "python3"])
+        .arg(&forker)
+        .arg(dir.path())
+        .env("HOME", isolated_home())
+        .env("XDG_CONFIG_HOME", isolated_home().join(".config"))
+        .env("MCPICK_CACHE_DIR", "")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let server = wait_for_pid(&dir.path().join("server.pid"));
+    let grandchild = wait_for_pid(&dir.path().join("grandchild.pid"));
+    assert!(running(server) && running(grandchild));
+    child.kill().unwrap(); // SIGKILL
+    let status = wait_with_limit(&mut child, Duration::from_secs(5));
+    assert_eq!(
+        std::os::unix::process::ExitStatusExt::signal(&status),
+        Some(libc::SIGKILL)
+    );
+    let killed = Instant::now();
+    assert_group_gone(server, grandchild);
+    assert!(
+        killed.elapsed() < Duration::from_secs(3),
+        "the group took {:?} to go",
+        killed.elapsed()
+    );
+}
+
 // --- the browser, in tmux ---
 
 fn tmux(args: &[&str]) -> String {

@@ -126,4 +126,67 @@ proptest! {
         prop_assert!(parsed.matches(&uri).is_some());
         prop_assert_eq!(parsed.matches(&format!("{uri}/more")), None);
     }
+
+    /// `{var}` encodes a value once: the expansion holds only unreserved characters and
+    /// `%XX` triplets, and decoding it gives the value back byte for byte (a `%` in the value
+    /// is `%25`, a `/` is `%2F`).
+    #[test]
+    fn a_simple_value_is_encoded_exactly_once(value in "\\PC{0,24}") {
+        let parsed = Template::parse("t://h/{v}").unwrap();
+        let uri = parsed.expand(&Values::from([("v".to_string(), Value::Str(value.clone()))]));
+        let expanded = uri.strip_prefix("t://h/").unwrap();
+        let mut bytes = expanded.bytes();
+        while let Some(b) = bytes.next() {
+            if b == b'%' {
+                let (h, l) = (bytes.next(), bytes.next());
+                prop_assert!(h.is_some_and(|c| c.is_ascii_hexdigit()), "{}", uri);
+                prop_assert!(l.is_some_and(|c| c.is_ascii_hexdigit()), "{}", uri);
+            } else {
+                prop_assert!(b.is_ascii_alphanumeric() || b"-._~".contains(&b), "{}", uri);
+            }
+        }
+        prop_assert_eq!(decode(expanded), value);
+    }
+
+    /// `{+var}` passes reserved characters and existing `%XX` triplets as they are, and
+    /// encodes the rest once.
+    #[test]
+    fn a_reserved_value_keeps_slashes_and_triplets(
+        parts in prop::collection::vec(prop_oneof![
+            "[a-zA-Z0-9/:@!$'()*+,;=~_.?#\\[\\]&-]{1,4}".prop_map(|s| (s.clone(), s)),
+            Just(("%20".to_string(), "%20".to_string())),
+            Just((" ".to_string(), "%20".to_string())),
+            Just(("%".to_string(), "%25".to_string())),
+            Just(("é".to_string(), "%C3%A9".to_string())),
+        ], 1..6)
+    ) {
+        let value: String = parts.iter().map(|(v, _)| v.as_str()).collect();
+        let want: String = parts.iter().map(|(_, e)| e.as_str()).collect();
+        let parsed = Template::parse("t://h/{+v}").unwrap();
+        let uri = parsed.expand(&Values::from([("v".to_string(), Value::Str(value.clone()))]));
+        // A lone `%` followed by two hex digits of the next part is a triplet: skip those.
+        let lone_then_hex = value.as_bytes().windows(3).any(|w| {
+            w[0] == b'%' && w[1].is_ascii_hexdigit() && w[2].is_ascii_hexdigit()
+        }) && parts.iter().any(|(v, _)| v == "%");
+        prop_assume!(!lone_then_hex);
+        prop_assert_eq!(uri, format!("t://h/{want}"), "value {:?}", value);
+    }
+}
+
+/// Percent-decodes `s` (valid `%XX` triplets only).
+fn decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            let hex = std::str::from_utf8(&b[i + 1..i + 3]).unwrap();
+            out.push(u8::from_str_radix(hex, 16).unwrap());
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).unwrap()
 }

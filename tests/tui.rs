@@ -541,7 +541,12 @@ fn search_filters_the_tree_and_esc_clears() {
     drive(&mut app, "<esc>");
     assert_eq!(app.search.query, "");
     assert_eq!(app.matching(), None);
-    assert_eq!(app.browse.tree.row_count(), all_rows);
+    // The whole tree again, with the folder of the resource under the cursor opened for it.
+    assert_eq!(app.browse.tree.row_count(), all_rows + 1);
+    assert_eq!(
+        selected_uri(&app).as_deref(),
+        Some("demo://assets/logo.png")
+    );
 }
 
 #[test]
@@ -2094,22 +2099,30 @@ fn capital_r_on_a_failed_server_row_connects_it_again() {
     let mut app = demo_app();
     let fx = server(&mut app, 0, ServerEvent::Failed("the server exited".into()));
     run(&mut app, fx);
+    let listed = app.catalogue.len();
     drive(&mut app, "g");
     let fx = drive(&mut app, "R");
     let connects: Vec<_> = fx
         .iter()
         .filter_map(|e| match e {
-            Effect::Connect { server, generation } => Some((*server, *generation)),
+            Effect::Connect {
+                server,
+                generation,
+                relist,
+            } => Some((*server, *generation, *relist)),
             _ => None,
         })
         .collect();
-    assert_eq!(connects, vec![(0, 2)]);
-    assert_eq!(app.catalogue.len(), 0, "its old listing is gone");
+    assert_eq!(connects, vec![(0, 2, true)], "connects again, as a re-list");
+    assert_eq!(
+        app.catalogue.len(),
+        listed,
+        "its listing stays until the new one replaces it"
+    );
     assert!(screen(&mut app, 100, 30).contains("connecting"));
     // Events of the old connection are dropped; the new one lists again.
     server(&mut app, 0, ServerEvent::Failed("late".into()));
     assert!(!screen(&mut app, 100, 30).contains("late"));
-    // `R` elsewhere says where it works.
     let fx = app.update(Msg::Server {
         server: 0,
         generation: 2,
@@ -2119,7 +2132,9 @@ fn capital_r_on_a_failed_server_row_connects_it_again() {
     let fx = app.update(Msg::Server {
         server: 0,
         generation: 2,
-        event: page(1, 2, &mcpick::demo::demo_resources(2)),
+        event: ServerEvent::Relisted {
+            resources: mcpick::demo::demo_resources(2),
+        },
     });
     run(&mut app, fx);
     assert_eq!(app.catalogue.len(), 2);
@@ -2167,20 +2182,60 @@ fn a_template_is_filled_with_completions_read_and_pinned() {
     let shown = screen(&mut app, 120, 40);
     assert!(shown.contains("reads    demo://notes/4"), "{shown}");
     assert!(
-        shown.contains("  42") && !shown.contains("stale"),
+        shown.contains("▶ 42") && shown.contains("  43") && !shown.contains("stale"),
         "{shown}"
     );
+    // ↓ chooses the second suggestion, Tab takes it (↑ wraps back to the first).
+    drive(&mut app, "<down>");
+    let shown = screen(&mut app, 120, 40);
+    assert!(shown.contains("▶ 43"), "{shown}");
+    drive(&mut app, "<up><up>");
+    assert!(screen(&mut app, 120, 40).contains("▶ 43"), "↑ wraps");
     drive(&mut app, "<tab>");
-    // Enter: the expansion joins the catalogue, the cursor goes to it and it is read.
+    assert!(screen(&mut app, 120, 40).contains("reads    demo://notes/43"));
+    // Enter reads the expansion first; it is not in the catalogue until that read succeeds.
     let fx = drive(&mut app, "<enter>");
-    assert_eq!(selected_uri(&app).as_deref(), Some("demo://notes/42"));
+    let asked: Vec<_> = fx
+        .iter()
+        .filter_map(|e| match e {
+            Effect::ReadExpansion { server, uri } => Some((*server, uri.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(asked, vec![(0, "demo://notes/43".to_string())]);
+    assert_eq!(app.catalogue.len(), 300, "not added before it read");
+    assert!(screen(&mut app, 120, 40).contains("reading demo://notes/43…"));
+    // A failed read adds nothing and says why; the form stays open.
+    app.update(Msg::ExpansionRead {
+        server: 0,
+        uri: "demo://notes/43".into(),
+        result: Err("resource not found: demo://notes/43".into()),
+    });
+    assert_eq!(app.catalogue.len(), 300, "a failed expansion is not added");
+    let shown = screen(&mut app, 120, 40);
+    assert!(
+        shown.contains("could not be read, so it was not added"),
+        "{shown}"
+    );
+    assert!(app.catalogue.find(0, "demo://notes/43").is_none());
+    // Read again, it succeeds: it joins the catalogue, the cursor goes to it, and the pane
+    // shows what was read without reading it again.
+    drive(&mut app, "<enter>");
+    let fx = app.update(Msg::ExpansionRead {
+        server: 0,
+        uri: "demo://notes/43".into(),
+        result: Ok(mcpick::tui::app::ExpansionRead {
+            doc: Arc::new(ContentsDoc::Empty),
+            fresh_for: None,
+        }),
+    });
+    assert_eq!(selected_uri(&app).as_deref(), Some("demo://notes/43"));
     assert_eq!(app.catalogue.len(), 301);
-    let (_, _, uri) = read_of(&fx).expect("the expansion is read");
-    assert_eq!(uri, "demo://notes/42");
+    assert!(read_of(&fx).is_none(), "read once, not twice");
     // And it is pinned like any resource.
     let fx = drive(&mut app, "+");
     assert!(
-        saves(&fx).iter().any(|s| s.contains("demo://notes/42")),
+        saves(&fx).iter().any(|s| s.contains("demo://notes/43")),
         "{:?}",
         saves(&fx)
     );
@@ -2285,4 +2340,94 @@ fn memory_is_handed_back_after_big_listings_and_resolutions_only() {
     let (listing, resolving) = releases(60_000);
     assert_eq!(listing, 1, "after the listing");
     assert!(resolving >= 1, "after resolving 60,000 resources");
+}
+
+/// Esc after a search (typed, or accepted with Enter first) keeps the cursor on the resource
+/// it was on, in the tree (its folders opened) and in the list.
+#[test]
+fn esc_after_a_search_keeps_the_cursor_on_its_resource() {
+    for (view, accept) in [("", ""), ("", "<enter>"), ("t", ""), ("t", "<enter>")] {
+        let mut app = demo_app();
+        let fx = drive(&mut app, view);
+        run(&mut app, fx);
+        let fx = drive(&mut app, "/mod.rs");
+        run(&mut app, fx);
+        let fx = drive(&mut app, accept);
+        run(&mut app, fx);
+        // Down to a resource that is not the best match.
+        drive(&mut app, "<down><down>");
+        for _ in 0..20 {
+            if selected_uri(&app).is_some() {
+                break;
+            }
+            drive(&mut app, "<down>");
+        }
+        let chosen = selected_uri(&app).expect("a resource under the cursor");
+        let fx = drive(&mut app, "<esc>");
+        run(&mut app, fx);
+        assert!(app.search.query.is_empty());
+        assert_eq!(
+            selected_uri(&app).as_deref(),
+            Some(chosen.as_str()),
+            "view {view:?}, accept {accept:?}"
+        );
+    }
+}
+
+/// Status messages end and go away when they no longer hold: `reconnecting to …` becomes
+/// `reconnected to …`, and `updated: …` goes once the pane no longer shows that resource.
+#[test]
+fn status_messages_end_and_go_when_they_no_longer_hold() {
+    let mut app = demo_app();
+    drive(&mut app, "g");
+    drive(&mut app, "R");
+    assert_eq!(app.info.as_deref(), Some("reconnecting to demo…"));
+    for event in [
+        connected(),
+        ServerEvent::Relisted {
+            resources: mcpick::demo::demo_resources(300),
+        },
+        ServerEvent::Listed {
+            count: 300,
+            capped: false,
+        },
+    ] {
+        let fx = app.update(Msg::Server {
+            server: 0,
+            generation: 2,
+            event,
+        });
+        run(&mut app, fx);
+    }
+    assert_eq!(
+        app.info.as_deref(),
+        Some("reconnected to demo · 300 resources")
+    );
+
+    // An update of the resource shown is said while it is shown, and only then.
+    let fx = drive(&mut app, "/README.md<enter>");
+    run(&mut app, fx);
+    let uri = selected_uri(&app).expect("README selected");
+    let fx = app.update(Msg::Server {
+        server: 0,
+        generation: 2,
+        event: ServerEvent::Updated(uri.clone()),
+    });
+    run(&mut app, fx);
+    assert_eq!(
+        app.info.as_deref(),
+        Some(format!("updated: {uri}").as_str())
+    );
+    let fx = drive(&mut app, "<esc>");
+    run(&mut app, fx);
+    assert_eq!(
+        app.info.as_deref(),
+        Some(format!("updated: {uri}").as_str())
+    );
+    drive(&mut app, "j");
+    assert_ne!(selected_uri(&app), Some(uri));
+    assert_eq!(
+        app.info, None,
+        "the update message outlived the resource shown"
+    );
 }

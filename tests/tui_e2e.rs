@@ -748,3 +748,140 @@ fn l_on_a_server_that_needs_login_signs_in_and_connects() {
     assert!(std::fs::read_dir(data.path()).unwrap().count() >= 1);
     pane.quit_and_check_restored();
 }
+
+/// The running `demo-server` processes that are children of the browser (the reaper, a fork
+/// of mcpick itself, is not one: its command line is mcpick's own).
+fn demo_servers_of(pane: &Pane) -> Vec<i32> {
+    let shell: i32 = pane.format("#{pane_pid}").parse().unwrap();
+    let children_of = |parent: i32| -> Vec<i32> {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+            .filter(|pid| {
+                let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                    return false;
+                };
+                let Some((_, rest)) = stat.rsplit_once(')') else {
+                    return false;
+                };
+                let fields: Vec<&str> = rest.split_whitespace().collect();
+                fields.first().is_some_and(|s| *s != "Z" && *s != "X")
+                    && fields.get(1) == Some(&parent.to_string().as_str())
+            })
+            .collect()
+    };
+    let mcpick = children_of(shell);
+    assert_eq!(mcpick.len(), 1, "the shell runs one mcpick: {mcpick:?}");
+    children_of(mcpick[0])
+        .into_iter()
+        .filter(|pid| {
+            let argv = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            argv.split(|b| *b == 0).nth(1) == Some(b"demo-server".as_slice())
+        })
+        .collect()
+}
+
+/// `R` replaces the server's process, also while the contents pane is subscribed to one of
+/// its resources, and keeps the folders that were open.
+#[test]
+fn capital_r_replaces_the_server_process_and_keeps_folders_open() {
+    let pane = Pane::new();
+    let bin = mcpick_bin();
+    let dir = tempfile::tempdir().unwrap();
+    pane.start(&format!(
+        "--set {}/set.json -- {bin} demo-server",
+        dir.path().display()
+    ));
+    pane.wait_text("ready · 300 resources");
+    // Open demo://clock and show demo://clock/now (it ticks: the pane subscribes to it).
+    pane.keys(&["j"]);
+    pane.keys(&["j"]);
+    pane.wait_for("the cursor on demo://clock", |s| {
+        s.lines()
+            .any(|l| l.contains("▶") && l.contains("demo://clock"))
+    });
+    pane.keys(&["l"]);
+    pane.wait_text("now");
+    pane.keys(&["j"]);
+    pane.wait_text("Current time");
+    // Read, then subscribed (the subscription follows the read).
+    pane.wait_text("reads: ");
+    std::thread::sleep(Duration::from_millis(500));
+    let first = demo_servers_of(&pane);
+    assert_eq!(first.len(), 1, "{first:?}");
+    let mut before = first;
+    for round in 1..=3 {
+        pane.keys(&["g"]);
+        pane.keys(&["R"]);
+        pane.wait_text("ready · 300 resources");
+        let start = Instant::now();
+        let servers = loop {
+            let servers = demo_servers_of(&pane);
+            if servers.len() == 1 && servers != before {
+                break servers;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(15),
+                "after R number {round}, the servers running are {servers:?} (before: {before:?})"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        };
+        let screen = pane.screen();
+        assert!(
+            screen.contains("▾ demo://clock") && screen.contains("now"),
+            "R number {round} closed the open folder:\n{screen}"
+        );
+        before = servers;
+    }
+    // The clock, shown again, is read from the new server and still updates.
+    pane.keys(&["j"]);
+    pane.keys(&["j"]);
+    pane.keys(&["j"]);
+    pane.wait_text("reads: ");
+    pane.wait_text("Contents · updated");
+    pane.quit_and_check_restored();
+}
+
+/// The template form against the demo server: a suggestion is taken as a value and encoded
+/// once (`docs/My Notes.md` → `docs%2FMy%20Notes.md`, never `%2520`), the expansion that reads
+/// joins the tree, and one that does not read is not added.
+#[test]
+fn a_template_expansion_is_encoded_once_and_added_only_when_it_reads() {
+    let pane = Pane::new();
+    let bin = mcpick_bin();
+    let dir = tempfile::tempdir().unwrap();
+    pane.start(&format!(
+        "--set {}/set.json -- {bin} demo-server",
+        dir.path().display()
+    ));
+    pane.wait_text("ready · 300 resources");
+    pane.keys(&["T"]);
+    pane.wait_text("file:///project/{path}");
+    pane.keys(&["Enter"]);
+    pane.wait_text("Fill in file:///project/{path}");
+    pane.type_text("docs/My");
+    pane.wait_text("docs/My Notes.md");
+    pane.keys(&["Tab"]);
+    let screen = pane.wait_text("reads    file:///project/docs%2FMy%20Notes.md");
+    assert!(!screen.contains("%25"), "{screen}");
+    pane.keys(&["Enter"]);
+    // Read, shown and added (the listed URI spells `/` as `/`, so this is a new entry).
+    pane.wait_text("expansion: file:///project/docs%2FMy%20Notes.md");
+    pane.wait_text("301");
+    // One that does not read is not added, and the form says why.
+    pane.keys(&["T"]);
+    pane.wait_text("file:///project/{path}");
+    pane.keys(&["Enter"]);
+    pane.wait_text("Fill in file:///project/{path}");
+    pane.type_text("no/such/file.txt");
+    pane.keys(&["Enter"]);
+    pane.wait_text("could not be read, so it was not added");
+    pane.keys(&["Escape"]);
+    let screen = pane.wait_for("the form closed", |s| !s.contains("Fill in"));
+    assert!(
+        screen.contains("301") && !screen.contains("302"),
+        "{screen}"
+    );
+    pane.quit_and_check_restored();
+}

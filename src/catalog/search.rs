@@ -90,12 +90,36 @@ impl Search {
         snapshot: &Snapshot,
         query: &str,
         keep_going: &(dyn Fn() -> bool + Sync),
-        mut on_block: impl FnMut(usize, &[Match]),
+        on_block: impl FnMut(usize, &[Match]),
     ) -> Option<Vec<Match>> {
         if query.trim().is_empty() {
             return Some(all(snapshot));
         }
-        let blocks = snapshot.blocks();
+        self.run_blocks(snapshot, snapshot.blocks(), query, keep_going, on_block)
+    }
+
+    /// [`Search::run`] over only the items after `earlier` (a catalogue still loading: the
+    /// earlier items' matches are already known). Sorted like `run`'s, unmerged.
+    pub fn run_after(
+        &self,
+        snapshot: &Snapshot,
+        earlier: &crate::catalog::store::Extent,
+        query: &str,
+        keep_going: &(dyn Fn() -> bool + Sync),
+        on_block: impl FnMut(usize, &[Match]),
+    ) -> Option<Vec<Match>> {
+        let blocks = snapshot.blocks_after(earlier);
+        self.run_blocks(snapshot, blocks, query, keep_going, on_block)
+    }
+
+    fn run_blocks(
+        &self,
+        snapshot: &Snapshot,
+        blocks: Vec<crate::catalog::store::Block<'_>>,
+        query: &str,
+        keep_going: &(dyn Fn() -> bool + Sync),
+        mut on_block: impl FnMut(usize, &[Match]),
+    ) -> Option<Vec<Match>> {
         let next = AtomicUsize::new(0);
         let (tx, rx) = mpsc::channel::<(usize, Vec<Match>)>();
         let mut matches = Vec::new();

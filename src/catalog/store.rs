@@ -66,6 +66,9 @@ pub struct ReplaceReport {
 pub struct Catalogue {
     servers: Vec<ServerItems>,
     mimes: MimeTable,
+    /// Counts the changes that are not appends (a server's listing replaced): while it
+    /// stays the same, a later snapshot holds an earlier one's items at the same ids.
+    epoch: u64,
 }
 
 impl Catalogue {
@@ -145,6 +148,7 @@ impl Catalogue {
     /// Replaces a server's whole listing (a re-list after `list_changed`) and reports which
     /// URIs appeared and disappeared. Templates are kept.
     pub fn replace(&mut self, server: ServerId, resources: &[Resource]) -> ReplaceReport {
+        self.epoch += 1;
         let old = std::mem::take(&mut self.servers[server as usize]);
         let slot = &mut self.servers[server as usize];
         slot.name = old.name.clone();
@@ -244,6 +248,7 @@ impl Catalogue {
                 .map(|s| (s.chunks.clone(), s.len))
                 .collect(),
             names: self.servers.iter().map(|s| s.name.clone()).collect(),
+            epoch: self.epoch,
         }
     }
 }
@@ -271,6 +276,35 @@ pub struct Snapshot {
     servers: Vec<(Vec<Arc<Vec<Item>>>, usize)>,
     /// Server names, by [`ServerId`]: search matches them too.
     names: Vec<Arc<str>>,
+    /// The catalogue's [`Catalogue::epoch`] when taken.
+    epoch: u64,
+}
+
+/// How far a snapshot reached: its catalogue's epoch and each server's length. A later
+/// snapshot [`Extent::grew_into`] holds every item of this one at the same id, so work done
+/// on the earlier one (a search) only has to be done for the items after it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Extent {
+    epoch: u64,
+    lens: Vec<usize>,
+}
+
+impl Extent {
+    /// Whether `later` is this extent with items appended (or the same).
+    pub fn grew_into(&self, later: &Extent) -> bool {
+        self.epoch == later.epoch
+            && self.lens.len() <= later.lens.len()
+            && self.lens.iter().zip(&later.lens).all(|(a, b)| a <= b)
+    }
+
+    /// Items in all.
+    pub fn len(&self) -> usize {
+        self.lens.iter().sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// A contiguous run of items of one server, the unit of work of a search.
@@ -300,17 +334,39 @@ impl Snapshot {
         self.names.get(server as usize).map_or("", |n| n)
     }
 
+    /// How far this snapshot reaches (see [`Extent`]).
+    pub fn extent(&self) -> Extent {
+        Extent {
+            epoch: self.epoch,
+            lens: self.servers.iter().map(|(_, len)| *len).collect(),
+        }
+    }
+
     /// Every chunk as a block, in catalogue order.
     pub fn blocks(&self) -> Vec<Block<'_>> {
+        self.blocks_after(&Extent {
+            epoch: self.epoch,
+            lens: Vec::new(),
+        })
+    }
+
+    /// The blocks of the items after `earlier` (each server's items past its length there),
+    /// in catalogue order.
+    pub fn blocks_after(&self, earlier: &Extent) -> Vec<Block<'_>> {
         let mut blocks = Vec::new();
         for (s, (chunks, len)) in self.servers.iter().enumerate() {
+            let from = earlier.lens.get(s).copied().unwrap_or(0);
             for (c, chunk) in chunks.iter().enumerate() {
                 let first = c * CHUNK;
                 let end = (*len - first).min(chunk.len());
+                let start = from.saturating_sub(first).min(end);
+                if start == end {
+                    continue;
+                }
                 blocks.push(Block {
                     server: s as ServerId,
-                    first: first as u32,
-                    items: &chunk[..end],
+                    first: (first + start) as u32,
+                    items: &chunk[start..end],
                 });
             }
         }

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::search::{Match, Search, sort};
-use super::store::Snapshot;
+use super::store::{Extent, Snapshot};
 
 /// What a search has found so far.
 #[derive(Debug, Clone)]
@@ -52,7 +52,7 @@ impl SearchWorker {
         std::thread::Builder::new()
             .name("mcpick-search".into())
             .spawn(move || {
-                let mut previous: Option<(usize, Arc<SearchResults>)> = None;
+                let mut previous: Option<(Extent, Arc<SearchResults>)> = None;
                 while let Ok(mut request) = rx.recv() {
                     // Only the newest waiting request matters.
                     while let Ok(newer) = rx.try_recv() {
@@ -70,7 +70,7 @@ impl SearchWorker {
                     );
                     if let Some(results) = results {
                         let results = Arc::new(results);
-                        previous = Some((request.snapshot.len(), results.clone()));
+                        previous = Some((request.snapshot.extent(), results.clone()));
                         publish(&thread_latest, results);
                         notify(request.generation);
                     }
@@ -113,11 +113,12 @@ fn publish(slot: &Mutex<Option<Arc<SearchResults>>>, results: Arc<SearchResults>
 fn run(
     search: &Search,
     request: &Request,
-    previous: Option<&(usize, Arc<SearchResults>)>,
+    previous: Option<&(Extent, Arc<SearchResults>)>,
     newest: &AtomicU64,
     partial: &dyn Fn(Arc<SearchResults>),
 ) -> Option<SearchResults> {
     let total = request.snapshot.len();
+    let extent = request.snapshot.extent();
     let current = || newest.load(Ordering::SeqCst) == request.generation;
     let done = |matches: Vec<Match>| SearchResults {
         generation: request.generation,
@@ -127,38 +128,62 @@ fn run(
         scanned: total,
         total,
     };
-    // Same catalogue, and the query only got longer: re-score the last matches.
-    if let Some((len, old)) = previous
-        && *len == total
-        && old.complete
-        && search.kind.narrows(&old.query, &request.query)
-    {
-        return Some(done(search.narrow(
-            &request.snapshot,
-            &request.query,
-            &old.matches,
-        )));
-    }
     let mut last = Instant::now();
+    // Publishes, at most every PARTIAL_EVERY, `known` (already sorted) with the new matches
+    // so far, `known_scanned` items counted as scanned before this run.
+    let mut publish_partial = |known: &[Match], known_scanned: usize, scanned, so_far: &[Match]| {
+        if last.elapsed() >= PARTIAL_EVERY && current() {
+            last = Instant::now();
+            let mut matches = Vec::with_capacity(known.len() + so_far.len());
+            matches.extend_from_slice(known);
+            matches.extend_from_slice(so_far);
+            sort(&request.snapshot, &mut matches);
+            partial(Arc::new(SearchResults {
+                generation: request.generation,
+                query: request.query.clone(),
+                matches,
+                complete: false,
+                scanned: known_scanned + scanned,
+                total,
+            }));
+        }
+    };
+    if let Some((earlier, old)) = previous
+        && old.complete
+    {
+        // Same catalogue, and the query only got longer: re-score the last matches.
+        if *earlier == extent && search.kind.narrows(&old.query, &request.query) {
+            return Some(done(search.narrow(
+                &request.snapshot,
+                &request.query,
+                &old.matches,
+            )));
+        }
+        // The same query on a catalogue that only grew (pages arrived while it ran): the
+        // earlier items' matches stand, only the new items are scanned. The partial results
+        // start from those matches and the progress from what they covered, so neither goes
+        // back while a big catalogue loads.
+        if old.query == request.query && earlier.grew_into(&extent) {
+            let known = &old.matches;
+            let before = earlier.len();
+            let new = search.run_after(
+                &request.snapshot,
+                earlier,
+                &request.query,
+                &current,
+                |scanned, so_far| publish_partial(known, before, scanned, so_far),
+            )?;
+            let mut matches = known.clone();
+            matches.extend(new);
+            sort(&request.snapshot, &mut matches);
+            return Some(done(matches));
+        }
+    }
     let matches = search.run(
         &request.snapshot,
         &request.query,
         &current,
-        |scanned, so_far| {
-            if last.elapsed() >= PARTIAL_EVERY && current() {
-                last = Instant::now();
-                let mut matches = so_far.to_vec();
-                sort(&request.snapshot, &mut matches);
-                partial(Arc::new(SearchResults {
-                    generation: request.generation,
-                    query: request.query.clone(),
-                    matches,
-                    complete: false,
-                    scanned,
-                    total,
-                }));
-            }
-        },
+        |scanned, so_far| publish_partial(&[], 0, scanned, so_far),
     )?;
     Some(done(matches))
 }
@@ -219,5 +244,66 @@ mod tests {
             let r = wait_for(&worker, g as u64 + 1);
             assert_eq!(r.matches, search.find(&cat.snapshot(), q), "query {q}");
         }
+    }
+
+    /// Pages arrived while a search ran: the re-run scans only the new items, its partial
+    /// results start from the matches already found and its progress from what was scanned
+    /// (before, each re-run began again at `0 of N match`, and the progress went back).
+    #[test]
+    fn a_rerun_on_a_grown_catalogue_keeps_its_matches_and_progress() {
+        use crate::catalog::Catalogue;
+        let total = 200_000;
+        let mut cat = Catalogue::new();
+        let server = cat.server("synthetic");
+        cat.append(server, &crate::demo::demo_page(total, 0, total / 2));
+        let search = Search::default();
+        let newest = AtomicU64::new(1);
+        let first = Request {
+            generation: 1,
+            snapshot: cat.snapshot(),
+            query: "src".into(),
+        };
+        let earlier = run(&search, &first, None, &newest, &|_| {}).unwrap();
+        assert!(!earlier.matches.is_empty());
+        cat.append(server, &crate::demo::demo_page(total, total / 2, total / 2));
+        newest.store(2, Ordering::SeqCst);
+        let second = Request {
+            generation: 2,
+            snapshot: cat.snapshot(),
+            query: "src".into(),
+        };
+        let partials = Mutex::new(Vec::new());
+        let previous = (first.snapshot.extent(), Arc::new(earlier.clone()));
+        let done = run(&search, &second, Some(&previous), &newest, &|p| {
+            partials.lock().unwrap().push(p)
+        })
+        .unwrap();
+        assert_eq!(done.matches, search.find(&second.snapshot, "src"));
+        assert_eq!((done.scanned, done.total), (total, total));
+        let partials = partials.into_inner().unwrap();
+        assert!(
+            !partials.is_empty(),
+            "the re-run published no partial result"
+        );
+        for p in &partials {
+            assert!(
+                p.matches.len() >= earlier.matches.len(),
+                "a partial result has {} matches, fewer than the {} already found",
+                p.matches.len(),
+                earlier.matches.len()
+            );
+            assert!(
+                p.scanned >= total / 2,
+                "progress went back to {}",
+                p.scanned
+            );
+        }
+        // A replaced listing is not a grown one: the next search scans everything.
+        let replaced = {
+            let mut cat = cat.clone();
+            cat.replace(server, &crate::demo::demo_page(total, 0, 10));
+            cat.snapshot().extent()
+        };
+        assert!(!second.snapshot.extent().grew_into(&replaced));
     }
 }

@@ -9,15 +9,18 @@ pub(crate) const FILE_TEMPLATE: &str = "file:///project/{path}";
 /// The note template and its argument.
 pub(crate) const NOTE_TEMPLATE: &str = "demo://notes/{id}";
 
-/// Published project paths starting with `prefix`, in list order.
+/// Published project paths starting with `prefix`, in list order, as values (`docs/My
+/// Notes.md`), not as the URI spells them (`docs/My%20Notes.md`): the client's expansion
+/// does the encoding, and a value sent encoded would be encoded twice.
 pub(crate) fn paths(catalogue: Catalogue, prefix: &str) -> CompletionInfo {
     let mut values = Vec::new();
     let mut total = 0usize;
     catalogue.for_each_file_path(|path| {
-        if path.starts_with(prefix) {
+        let value = crate::catalog::tree::percent_decode(path);
+        if value.starts_with(prefix) {
             total += 1;
             if values.len() < CompletionInfo::MAX_VALUES {
-                values.push(path.to_owned());
+                values.push(value.into_owned());
             }
         }
     });
@@ -71,8 +74,31 @@ mod tests {
         assert_eq!(readme.total, Some(1));
         assert_eq!(readme.has_more, Some(false));
 
+        // Values, not URI text: the client's expansion encodes them once.
+        assert_eq!(paths(cat, "docs/My").values, ["docs/My Notes.md"]);
+        assert_eq!(paths(cat, "docs/My N").values, ["docs/My Notes.md"]);
+
         assert!(paths(cat, "nope/").values.is_empty());
         assert_eq!(paths(cat, "nope/").total, Some(0));
+    }
+
+    /// What the form does with a suggestion: expand the template with it, then read.
+    #[test]
+    fn every_suggested_path_expands_to_a_uri_the_server_reads() {
+        use crate::catalog::template::{Value, Values, expand};
+        let cat = Catalogue::new(10_000);
+        let mut suggested = paths(cat, "").values;
+        suggested.extend(paths(cat, "docs/My").values);
+        for value in suggested {
+            let values = Values::from([("path".to_string(), Value::Str(value.clone()))]);
+            let uri = expand(FILE_TEMPLATE, &values).unwrap();
+            assert!(cat.lookup(&uri).is_some(), "{value} → {uri}");
+        }
+        let values = Values::from([("path".to_string(), Value::Str("docs/My Notes.md".into()))]);
+        assert_eq!(
+            expand(FILE_TEMPLATE, &values).unwrap(),
+            "file:///project/docs%2FMy%20Notes.md"
+        );
     }
 
     #[test]

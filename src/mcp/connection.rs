@@ -76,7 +76,8 @@ pub struct Connection {
     /// Streamable HTTP: the server's last 401 challenge and what to give `mcpick login`, so
     /// a sign-in revoked mid-session reads as "needs login".
     sign_in: Option<(super::http::Challenge, String)>,
-    _group: Option<ProcessGroup>,
+    /// Taken (and so killed) by [`Connection::end`] or when the connection drops.
+    group: std::sync::Mutex<Option<ProcessGroup>>,
 }
 
 impl std::fmt::Debug for Connection {
@@ -191,14 +192,17 @@ impl Connection {
                     }
                     cmd.current_dir(cwd);
                 }
+                super::reaper::parent_death_signal(&mut cmd);
                 let mut wrap = process_wrap::tokio::CommandWrap::from(cmd);
                 wrap.wrap(process_wrap::tokio::ProcessGroup::leader())
                     .wrap(process_wrap::tokio::KillOnDrop);
-                let ((child, stderr), group) = ProcessGroup::spawn(|| {
-                    let (child, stderr) = super::stdio::spawn(wrap, limit, log.clone())?;
+                let spawn_log = log.clone();
+                let ((child, stderr), group) = ProcessGroup::spawn(move || {
+                    let (child, stderr) = super::stdio::spawn(wrap, limit, spawn_log)?;
                     let pid = child.id();
                     Ok(((child, stderr), pid))
                 })
+                .await
                 .map_err(|e| McpError::Spawn {
                     command: spec.transport.target(),
                     reason: e.to_string(),
@@ -287,7 +291,7 @@ impl Connection {
             secrets: Default::default(),
             events,
             sign_in: watch_sign_in,
-            _group: group,
+            group: std::sync::Mutex::new(group),
         })
     }
 
@@ -353,6 +357,15 @@ impl Connection {
             list_changed: caps.as_ref().and_then(|c| c.list_changed) == Some(true),
             subscribe: caps.as_ref().and_then(|c| c.subscribe) == Some(true),
         }
+    }
+
+    /// Ends the session now, whoever still holds this connection (a read waiting on a
+    /// subscription, a count in flight): a stdio server's process group is killed and the
+    /// session stops; their requests fail as closed. Replacing a server's connection (`R`)
+    /// ends the old one this way, so its process never runs beside the new one.
+    pub fn end(&self) {
+        drop(self.group.lock().unwrap_or_else(|e| e.into_inner()).take());
+        self.service.cancellation_token().cancel();
     }
 
     /// True once the server's side is gone: the process exited or the stream ended.

@@ -1,8 +1,15 @@
 //! Every live stdio server's process group, in one process-wide registry, so that every way
 //! mcpick ends kills them: a dropped connection kills its own group, and a signal (which ends
-//! the process without running destructors) kills all of them through [`kill_all`].
+//! the process without running destructors) kills all of them through [`kill_all`]. What
+//! kills mcpick without letting it act (SIGKILL) is covered by [`super::reaper`].
+//!
+//! Servers are spawned from one thread that lives as long as mcpick, never from a runtime
+//! worker that may end first: Linux's parent-death signal fires when the *thread* that forked
+//! ends, not the process.
 
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock, mpsc};
+
+use super::reaper;
 
 /// The registered groups, and whether mcpick is exiting (then nothing new may start).
 struct Registry {
@@ -24,10 +31,25 @@ fn live() -> std::sync::MutexGuard<'static, Registry> {
 pub(crate) struct ProcessGroup(libc::pid_t);
 
 impl ProcessGroup {
-    /// Runs `spawn` with the registry locked and registers the group whose leader's pid it
-    /// returns. Holding the lock across the spawn means a signal arriving meanwhile waits
-    /// for the registration, then kills the new group too: no server slips through.
-    pub(crate) fn spawn<T>(
+    /// Runs `spawn` on the spawning thread, inside the caller's runtime, with the registry
+    /// locked, and registers the group whose leader's pid it returns (here and with the
+    /// reaper). Holding the lock across the spawn means a signal arriving meanwhile waits for
+    /// the registration, then kills the new group too: no server slips through. If the caller
+    /// stops waiting, the result is dropped, which kills the new group.
+    pub(crate) async fn spawn<T: Send + 'static>(
+        spawn: impl FnOnce() -> std::io::Result<(T, Option<u32>)> + Send + 'static,
+    ) -> std::io::Result<(T, Option<ProcessGroup>)> {
+        let runtime = tokio::runtime::Handle::current();
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        on_spawning_thread(Box::new(move || {
+            let _entered = runtime.enter();
+            let _ = tx.send(Self::spawn_registered(spawn));
+        }))?;
+        rx.await
+            .map_err(|_| std::io::Error::other("the thread that starts servers has ended"))?
+    }
+
+    fn spawn_registered<T>(
         spawn: impl FnOnce() -> std::io::Result<(T, Option<u32>)>,
     ) -> std::io::Result<(T, Option<ProcessGroup>)> {
         let mut live = live();
@@ -39,10 +61,38 @@ impl ProcessGroup {
             .and_then(|pid| libc::pid_t::try_from(pid).ok())
             .map(|pgid| {
                 live.groups.push(pgid);
+                reaper::watch(pgid);
                 ProcessGroup(pgid)
             });
         Ok((value, group))
     }
+}
+
+type Job = Box<dyn FnOnce() + Send>;
+
+/// Runs `job` on the spawning thread (started on first use; it never ends).
+fn on_spawning_thread(job: Job) -> std::io::Result<()> {
+    static SPAWNER: OnceLock<Mutex<mpsc::Sender<Job>>> = OnceLock::new();
+    let sender = match SPAWNER.get() {
+        Some(sender) => sender,
+        None => {
+            let (tx, rx) = mpsc::channel::<Job>();
+            std::thread::Builder::new()
+                .name("mcpick-spawner".into())
+                .spawn(move || {
+                    for job in rx {
+                        job();
+                    }
+                })?;
+            // Two first callers may race: the loser's thread ends with its unused channel.
+            SPAWNER.get_or_init(|| Mutex::new(tx))
+        }
+    };
+    sender
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .send(job)
+        .map_err(|_| std::io::Error::other("the thread that starts servers has ended"))
 }
 
 impl Drop for ProcessGroup {
@@ -50,6 +100,7 @@ impl Drop for ProcessGroup {
         let mut live = live();
         live.groups.retain(|&g| g != self.0);
         kill(self.0);
+        reaper::forget(self.0);
     }
 }
 
@@ -143,7 +194,7 @@ mod tests {
         // Dropping one group kills its grandchild and unregisters it.
         let a = dir.path().join("a");
         std::fs::create_dir(&a).unwrap();
-        let ((mut child, grandchild), group) = ProcessGroup::spawn(|| {
+        let ((mut child, grandchild), group) = ProcessGroup::spawn_registered(|| {
             let (child, grandchild) = spawn_family(&a);
             let id = child.id();
             Ok(((child, grandchild), Some(id)))
@@ -159,7 +210,7 @@ mod tests {
         // Killing every registered group (as a signal does) reaches the grandchild too.
         let b = dir.path().join("b");
         std::fs::create_dir(&b).unwrap();
-        let ((mut child, grandchild), group) = ProcessGroup::spawn(|| {
+        let ((mut child, grandchild), group) = ProcessGroup::spawn_registered(|| {
             let (child, grandchild) = spawn_family(&b);
             let id = child.id();
             Ok(((child, grandchild), Some(id)))

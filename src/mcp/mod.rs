@@ -20,6 +20,7 @@ pub mod oauth;
 mod probe;
 mod raw;
 mod read;
+mod reaper;
 pub mod spec;
 mod sse;
 mod sse_events;

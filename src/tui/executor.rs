@@ -15,7 +15,7 @@ use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
 use super::agent::ResolveRequest;
-use super::app::{Bundled, Effect, Msg, ServerEvent};
+use super::app::{Bundled, Effect, ExpansionRead, Msg, ServerEvent};
 use super::contents::{self, ContentsDoc};
 use super::follow::{Connections, Ended, RETRY_FIRST, RETRY_MAX, connection_of, run_server};
 use super::keeper::Keeper;
@@ -225,7 +225,11 @@ impl Executor {
     pub fn run(&mut self, effects: Vec<Effect>, terminal: &mut Term) -> std::io::Result<()> {
         for effect in effects {
             match effect {
-                Effect::Connect { server, generation } => self.connect(server, generation),
+                Effect::Connect {
+                    server,
+                    generation,
+                    relist,
+                } => self.connect(server, generation, relist),
                 Effect::Search {
                     generation,
                     snapshot,
@@ -286,6 +290,7 @@ impl Executor {
                         });
                     }
                 }
+                Effect::ReadExpansion { server, uri } => self.read_expansion(server, uri),
                 Effect::Complete {
                     generation,
                     server,
@@ -299,24 +304,26 @@ impl Executor {
         Ok(())
     }
 
-    fn connect(&mut self, server: ServerId, generation: u64) {
+    fn connect(&mut self, server: ServerId, generation: u64, relist: bool) {
         let Some(spec) = self.specs.get(server as usize).cloned() else {
             return;
         };
         let Some(log) = self.logs.get(server as usize).cloned() else {
             return;
         };
-        // Connecting again (`R`): the old connection ends first.
+        // Connecting again (`R`): the old connection ends first, its process too, even
+        // while a read (waiting on its subscription) or a count still holds it.
         if let Some(old) = self.servers.remove(&server) {
             old.abort();
         }
-        if let Some(slot) = self
+        let old = self
             .connections
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .get_mut(server as usize)
-        {
-            *slot = None;
+            .and_then(Option::take);
+        if let Some(old) = old {
+            old.end();
         }
         let options = self.options.clone();
         let tx = self.tx.clone();
@@ -331,14 +338,23 @@ impl Executor {
         let http = !matches!(spec.transport, crate::mcp::TransportSpec::Stdio { .. });
         let task = tokio::spawn(async move {
             let mut attempt = 0u32;
-            let mut relist = false;
+            // Reached once: then a failed attempt is tried again (HTTP) and lists as a re-list.
+            let mut reached = false;
             loop {
-                let ended =
-                    run_server(&spec, &options, &log, &connections, server, relist, &send).await;
+                let ended = run_server(
+                    &spec,
+                    &options,
+                    &log,
+                    &connections,
+                    server,
+                    relist || reached,
+                    &send,
+                )
+                .await;
                 // A stdio server that ended is failed for good (`R` brings it back); an HTTP
                 // server that was reached once is tried again, further apart each time.
                 let reason = match ended {
-                    Ended::Failed(reason) if http && relist => reason,
+                    Ended::Failed(reason) if http && reached => reason,
                     Ended::Failed(reason) => return send(ServerEvent::Failed(reason)),
                     Ended::Dropped(reason) if http => {
                         attempt = 0;
@@ -346,7 +362,7 @@ impl Executor {
                     }
                     Ended::Dropped(reason) => return send(ServerEvent::Failed(reason)),
                 };
-                relist = true;
+                reached = true;
                 attempt += 1;
                 let wait = RETRY_FIRST
                     .saturating_mul(1 << (attempt - 1).min(6))
@@ -454,6 +470,43 @@ const SIGN_IN_WAIT: Duration = Duration::from_secs(300);
 const COMPLETE_DEBOUNCE: Duration = Duration::from_millis(150);
 
 impl Executor {
+    /// Reads a template expansion for the form; only a read that succeeds lets it join the
+    /// catalogue (the core decides on the answer).
+    fn read_expansion(&mut self, server: ServerId, uri: String) {
+        let connection = connection_of(&self.connections, server);
+        let tx = self.tx.clone();
+        let color = self.color;
+        let limit = self.options.timeout;
+        let task = tokio::spawn(async move {
+            let result = match read_fresh(connection, &uri, limit).await {
+                Ok((ReadOutcome::NotFound(not_found), _)) => Err(format!(
+                    "the server says it does not exist: {} (code {})",
+                    not_found.message, not_found.code
+                )),
+                Ok((outcome, fresh_for)) => {
+                    tokio::task::spawn_blocking(move || contents::build(Ok(outcome), color))
+                        .await
+                        .map(|doc| ExpansionRead {
+                            doc: Arc::new(doc),
+                            fresh_for,
+                        })
+                        .map_err(|e| e.to_string())
+                }
+                Err(ReadFailure::NotConnected) => Err("the server is not connected".into()),
+                Err(ReadFailure::TimedOut) => {
+                    Err(format!("timed out after {:.0} s", limit.as_secs_f32()))
+                }
+                Err(ReadFailure::Failed { explained, .. }) => Err(explained),
+            };
+            let _ = tx.send(Msg::ExpansionRead {
+                server,
+                uri,
+                result,
+            });
+        });
+        self.tasks.push(task.abort_handle());
+    }
+
     /// `completion/complete` for the template form, debounced; the request in flight is
     /// dropped when a newer one comes.
     fn complete(

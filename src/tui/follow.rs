@@ -140,6 +140,10 @@ pub(super) async fn run_server(
         .list_resources(&ListOptions::default(), |page| {
             if relist {
                 resources.extend_from_slice(page.items);
+                send(ServerEvent::Relisting {
+                    number: page.number,
+                    received: page.received,
+                });
             } else {
                 send(ServerEvent::Page {
                     number: page.number,

@@ -80,6 +80,13 @@ impl ContentsState {
         self.updated = self.updated.and_then(remap);
     }
 
+    /// Drops every cached document of `server` (they came from a connection that ended).
+    pub(super) fn forget_server(&mut self, server: crate::catalog::ServerId) {
+        self.cache.retain(|id, _| id.server != server);
+        self.stale_at.retain(|id, _| id.server != server);
+        self.cache_order.retain(|id| id.server != server);
+    }
+
     /// Drops the cached document of the resource shown, so it is read again.
     pub(super) fn reload(&mut self) {
         if let Some(item) = self.item {

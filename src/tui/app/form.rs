@@ -1,18 +1,25 @@
 //! Templates in the browser: `T` lists every server's resource templates; Enter on one opens a
 //! form with a field per variable (RFC 6570), the server's `completion/complete` suggestions
-//! shown as you type (earlier fields passed as context); Enter reads the expansion: it joins
-//! the catalogue as a resource of that server, the cursor goes to it and the contents pane
-//! reads it, and `+` pins it like any resource.
+//! shown as you type (earlier fields passed as context; ↑/↓ pick one, Tab takes it); Enter
+//! reads the expansion, and only an expansion that read joins the catalogue as a resource of
+//! that server: the cursor goes to it, the contents pane shows what was read, and `+` pins it
+//! like any resource. A read that fails leaves the catalogue as it was and says why in the form.
+//!
+//! A suggestion is a value, as the person would type it (`docs/My Notes.md`): the template's
+//! expansion encodes it once, the RFC 6570 way for its operator (`{path}` encodes `/`,
+//! `{+path}` keeps it).
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use super::{App, Effect, Overlay};
+use super::{App, Effect, ExpansionRead, Overlay};
 use crate::catalog::template::{Template, Value, Values};
 use crate::catalog::{ItemId, ServerId, TemplateEntry};
 use crate::sanitize;
 
 /// Suggestions shown under a field, at most.
 pub const SUGGESTIONS: usize = 8;
+/// A suggested value longer than this (in bytes) is not offered: it would be cut to show.
+const MAX_SUGGESTION: usize = 4096;
 
 /// The template form: which template, its fields, the focused one and its suggestions.
 #[derive(Debug, Clone)]
@@ -21,9 +28,14 @@ pub struct TemplateForm {
     pub template: TemplateEntry,
     pub fields: Vec<(String, String)>,
     pub focus: usize,
+    /// The server's suggested values for the focused field, exactly as sent (drawn cleaned).
     pub suggestions: Vec<String>,
+    /// The suggestion ↑/↓ point at, which Tab takes.
+    pub chosen: usize,
     /// Of the newest completion request (older answers are dropped).
     pub generation: u64,
+    /// The expansion being read (Enter), until its read answers.
+    pub reading: Option<String>,
     pub error: Option<String>,
 }
 
@@ -116,7 +128,9 @@ impl App {
             fields,
             focus: 0,
             suggestions: Vec::new(),
+            chosen: 0,
             generation: 0,
+            reading: None,
             error: None,
         });
         self.overlay = Some(Overlay::Form);
@@ -136,15 +150,25 @@ impl App {
                 return Vec::new();
             }
             KeyCode::Enter => return self.read_expansion(),
+            // With suggestions shown, ↑/↓ choose one (no new request); else they move fields.
+            KeyCode::Down if !form.suggestions.is_empty() => {
+                form.chosen = (form.chosen + 1) % form.suggestions.len();
+                return Vec::new();
+            }
+            KeyCode::Up if !form.suggestions.is_empty() => {
+                let n = form.suggestions.len();
+                form.chosen = (form.chosen + n - 1) % n;
+                return Vec::new();
+            }
             KeyCode::Down => form.focus = (form.focus + 1).min(last),
             KeyCode::Up | KeyCode::BackTab => form.focus = form.focus.saturating_sub(1),
             KeyCode::Tab => {
-                // The first suggestion fills the field; then the next field.
-                if let Some(first) = form.suggestions.first().cloned()
+                // The chosen suggestion fills the field; when it already does, the next field.
+                if let Some(chosen) = form.suggestions.get(form.chosen).cloned()
                     && let Some(field) = form.fields.get_mut(form.focus)
-                    && field.1 != first
+                    && field.1 != chosen
                 {
-                    field.1 = first;
+                    field.1 = chosen;
                 } else {
                     form.focus = (form.focus + 1).min(last);
                 }
@@ -177,6 +201,7 @@ impl App {
         };
         form.generation += 1;
         form.suggestions.clear();
+        form.chosen = 0;
         let context = form
             .fields
             .iter()
@@ -198,30 +223,69 @@ impl App {
         if let Some(form) = self.form.as_mut()
             && form.generation == generation
         {
+            // Values as the server sent them: drawing cleans them, the field takes them whole.
             form.suggestions = values
-                .iter()
+                .into_iter()
+                .filter(|v| !v.is_empty() && v.len() <= MAX_SUGGESTION)
                 .take(SUGGESTIONS)
-                .map(|v| sanitize::line(v, 200))
                 .collect();
+            form.chosen = 0;
         }
     }
 
-    /// Enter: the expansion joins the catalogue (once) and the cursor goes to it.
+    /// Enter: a listed resource (or an expansion already read) is gone to at once; any other
+    /// expansion is read first ([`Effect::ReadExpansion`]) and joins the catalogue only when
+    /// that read succeeds ([`App::on_expansion_read`]).
     fn read_expansion(&mut self) -> Vec<Effect> {
-        let Some(form) = self.form.as_ref() else {
+        let Some(form) = self.form.as_mut() else {
             return Vec::new();
         };
         let uri = match form.uri() {
             Ok(uri) if !uri.is_empty() => uri,
             Ok(_) => return Vec::new(),
             Err(e) => {
-                if let Some(form) = self.form.as_mut() {
-                    form.error = Some(e);
-                }
+                form.error = Some(e);
                 return Vec::new();
             }
         };
         let server = form.server;
+        if let Some(id) = self.catalogue.find(server, &uri) {
+            self.close_form_at(id, &uri);
+            let mut fx = self.request_resolve();
+            fx.extend(self.sync_contents());
+            return fx;
+        }
+        form.error = None;
+        form.reading = Some(uri.clone());
+        vec![Effect::ReadExpansion { server, uri }]
+    }
+
+    /// The read of an expansion answered: on success it joins the catalogue, the cursor goes
+    /// to it and the pane shows what was read; on failure the form says why and nothing is
+    /// added. An answer for anything but the form's current expansion is dropped.
+    pub(super) fn on_expansion_read(
+        &mut self,
+        server: ServerId,
+        uri: String,
+        result: Result<ExpansionRead, String>,
+    ) -> Vec<Effect> {
+        let Some(form) = self.form.as_mut() else {
+            return Vec::new();
+        };
+        if form.server != server || form.reading.as_deref() != Some(uri.as_str()) {
+            return Vec::new();
+        }
+        form.reading = None;
+        let read = match result {
+            Ok(read) => read,
+            Err(why) => {
+                form.error = Some(sanitize::line(
+                    &format!("{uri} could not be read, so it was not added: {why}"),
+                    500,
+                ));
+                return Vec::new();
+            }
+        };
         let id = match self.catalogue.find(server, &uri) {
             Some(id) => id,
             None => {
@@ -236,6 +300,18 @@ impl App {
                 id
             }
         };
+        // What was read is shown: the pane does not read it a second time.
+        self.contents.generation += 1;
+        let generation = self.contents.generation;
+        self.contents
+            .on_read(generation, id, read.doc, read.fresh_for);
+        self.close_form_at(id, &uri);
+        let mut fx = self.request_resolve();
+        fx.extend(self.sync_contents());
+        fx
+    }
+
+    fn close_form_at(&mut self, id: ItemId, uri: &str) {
         self.overlay = None;
         self.form = None;
         self.info = Some(sanitize::line(
@@ -243,9 +319,6 @@ impl App {
             300,
         ));
         self.go_to_item(id);
-        let mut fx = self.request_resolve();
-        fx.extend(self.sync_contents());
-        fx
     }
 
     /// Puts the cursor on `id` in the view shown (the tree opens its folders).

@@ -78,13 +78,16 @@ impl App {
                 vec![Effect::Connect {
                     server,
                     generation: self.servers[server as usize].generation,
+                    relist: false,
                 }]
             }
         }
     }
 
-    /// `R` on a server row: drop its listing and connect again (a failed or crashed server
-    /// comes back; a working one is listed afresh).
+    /// `R` on a server row: connect again (a failed or crashed server comes back; a working
+    /// one gets a new process and is listed afresh). The listing shown stays, folders open
+    /// and cursor where they are, until the new listing replaces it in place; the resource
+    /// in the contents pane is read again (and subscribed to) on the new connection.
     pub(super) fn reconnect_selected(&mut self) -> Vec<Effect> {
         let Selection::Folder {
             label,
@@ -99,19 +102,42 @@ impl App {
             return Vec::new();
         };
         let server = index as ServerId;
-        self.replace_listing(server, &[]);
         let state = &mut self.servers[index];
         state.generation += 1;
         state.status = super::Status::Connecting;
         state.changes = None;
         state.detail = None;
+        state.reconnecting = true;
         self.info = Some(sanitize::line(&format!("reconnecting to {label}…"), 200));
-        let mut fx = vec![Effect::Connect {
+        let generation = state.generation;
+        self.info_holds(super::InfoHolds::Reconnecting(server));
+        vec![Effect::Connect {
             server,
-            generation: state.generation,
-        }];
-        fx.extend(self.request_resolve());
-        fx
+            generation,
+            relist: true,
+        }]
+    }
+
+    /// A reconnected server is listed: what was read from the old connection is read again
+    /// when shown, and the resource in the contents pane, if it is one of that server's, at
+    /// once (the new connection subscribes to it again).
+    pub(super) fn after_reconnect(&mut self, server: ServerId) -> Vec<Effect> {
+        let name = self.catalogue.server_name(server).to_string();
+        let count = self.catalogue.server_len(server);
+        self.info = Some(sanitize::line(
+            &format!(
+                "reconnected to {name} · {} resource{}",
+                crate::tui::text::thousands(count),
+                if count == 1 { "" } else { "s" }
+            ),
+            200,
+        ));
+        self.contents.forget_server(server);
+        if self.contents.item.is_some_and(|id| id.server == server) {
+            self.contents.item = None;
+            return self.sync_contents();
+        }
+        Vec::new()
     }
 
     /// The server was listed again after announcing a change.
@@ -252,6 +278,7 @@ impl App {
                 uri: uri.to_string(),
             });
             self.info = Some(sanitize::line(&format!("updated: {uri}"), 300));
+            self.info_holds(super::InfoHolds::Shown(id));
         } else {
             self.contents.forget(id);
         }

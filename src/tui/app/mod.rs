@@ -28,7 +28,7 @@ use super::keymap::{Action, Chord, Keymap, Mode};
 use super::layout::{Areas, layout};
 use super::text::thousands;
 use super::theme::Theme;
-use crate::catalog::{Catalogue, ServerId, UriTree};
+use crate::catalog::{Catalogue, ItemId, ServerId, UriTree};
 use crate::context::{ContextSet, Mark};
 use crate::mcp::log::LogSource;
 use crate::sanitize;
@@ -37,9 +37,18 @@ pub use browse::{Browse, Cursor, Selection, View};
 pub use contents::ContentsState;
 pub use context::ContextState;
 pub use handoff::Bundled;
-pub use msg::{Effect, Msg, SaveFailure, SaveReport, ServerEvent};
+pub use msg::{Effect, ExpansionRead, Msg, SaveFailure, SaveReport, ServerEvent};
 pub use search::{LineEdit, SearchState};
 pub use servers::{Log, ServerSetup, ServerState, Status};
+
+/// What a status message is true of, while it is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum InfoHolds {
+    /// As long as the contents pane shows this resource (`updated: …`).
+    Shown(ItemId),
+    /// As long as this server is reconnecting (`reconnecting to …`); its end replaces it.
+    Reconnecting(ServerId),
+}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Overlay {
@@ -88,6 +97,9 @@ pub struct App {
     pub notice: Option<String>,
     /// A one-line note on the last mark or policy change (sanitised).
     pub info: Option<String>,
+    /// While `info` is this text, what it is true of: it goes (or says how it ended) when
+    /// that no longer holds. Another message replacing it ends the tie.
+    info_holds: Option<(String, InfoHolds)>,
     /// Every status-line message (notice and info), kept for the log view: one too long
     /// for the status line stays readable there.
     pub messages: Log,
@@ -120,6 +132,7 @@ impl App {
                 detail: None,
                 info: None,
                 changes: None,
+                reconnecting: false,
             });
         }
         tree.refresh();
@@ -134,6 +147,7 @@ impl App {
             focus: Mode::Browse,
             overlay: None,
             form: None,
+            info_holds: None,
             size: (80, 24),
             theme,
             keymap,
@@ -262,6 +276,11 @@ impl App {
                 self.on_completions(generation, values);
                 Vec::new()
             }
+            Msg::ExpansionRead {
+                server,
+                uri,
+                result,
+            } => self.on_expansion_read(server, uri, result),
             Msg::Copied { what, note } => self.on_copied(what, note),
             Msg::Quit => {
                 self.quit = true;
@@ -269,8 +288,38 @@ impl App {
             }
         };
         fx.extend(self.sync_contents());
+        self.expire_info();
         self.log_messages();
         fx
+    }
+
+    /// Ties the current `info` to what it is true of (see [`InfoHolds`]).
+    pub(super) fn info_holds(&mut self, holds: InfoHolds) {
+        if let Some(info) = &self.info {
+            self.info_holds = Some((info.clone(), holds));
+        }
+    }
+
+    /// The status message goes when what it said no longer holds.
+    fn expire_info(&mut self) {
+        let Some((text, holds)) = &self.info_holds else {
+            return;
+        };
+        if self.info.as_ref() != Some(text) {
+            self.info_holds = None;
+            return;
+        }
+        let holds = match *holds {
+            InfoHolds::Shown(id) => self.contents.item == Some(id),
+            InfoHolds::Reconnecting(server) => self
+                .servers
+                .get(server as usize)
+                .is_some_and(|s| s.reconnecting),
+        };
+        if !holds {
+            self.info = None;
+            self.info_holds = None;
+        }
     }
 
     /// Copies a new status-line message into `messages` (notices as errors).

@@ -81,6 +81,12 @@ pub enum Msg {
         generation: u64,
         values: Vec<String>,
     },
+    /// The read of a template expansion (the form's Enter) answered; `Err` says why not.
+    ExpansionRead {
+        server: ServerId,
+        uri: String,
+        result: Result<ExpansionRead, String>,
+    },
     /// The bundle `Y` asked for is read and rendered (or could not be).
     Bundle(Result<Bundled, String>),
     /// The clipboard sequence was written; `note`: what else the person must know (tmux).
@@ -90,6 +96,14 @@ pub enum Msg {
     },
     /// Ask to quit (a signal).
     Quit,
+}
+
+/// A template expansion that read: the document for the contents pane and how long it may be
+/// kept (the server's `ttlMs`).
+#[derive(Debug, Clone)]
+pub struct ExpansionRead {
+    pub doc: Arc<ContentsDoc>,
+    pub fresh_for: Option<std::time::Duration>,
 }
 
 #[derive(Debug)]
@@ -108,6 +122,8 @@ pub enum ServerEvent {
         received: usize,
         resources: Vec<Resource>,
     },
+    /// How far a re-list has come (its pages arrive together, as [`ServerEvent::Relisted`]).
+    Relisting { number: usize, received: usize },
     /// The listing finished.
     Listed { count: usize, capped: bool },
     /// Connecting or listing failed (already explained for a person).
@@ -129,8 +145,14 @@ pub enum ServerEvent {
 /// What the runtime should do: data, never executed here.
 #[derive(Debug)]
 pub enum Effect {
-    /// Connect to server `server` and list its resources, tagging events with `generation`.
-    Connect { server: ServerId, generation: u64 },
+    /// Connect to server `server` and list its resources, tagging events with `generation`:
+    /// page by page, or (`relist`, connecting again) as one listing that replaces the one
+    /// shown, which stays until then.
+    Connect {
+        server: ServerId,
+        generation: u64,
+        relist: bool,
+    },
     /// Run a search on the worker.
     Search {
         generation: u64,
@@ -150,6 +172,9 @@ pub enum Effect {
         item: ItemId,
         uri: String,
     },
+    /// Read a template expansion before it may join the catalogue; answer with
+    /// [`Msg::ExpansionRead`].
+    ReadExpansion { server: ServerId, uri: String },
     /// Stop the contents read in flight.
     CancelRead,
     /// Suspend the process (Ctrl-Z).

@@ -117,12 +117,28 @@ impl App {
         self.search.research = false;
         self.search.list_reset_for = None;
         if self.search.query.is_empty() {
+            // The resource under the cursor stays under it in the whole catalogue. (The query
+            // is empty already, so the list's row is read from the matches it showed.)
+            let selected = match self.browse.view {
+                super::View::List => self
+                    .search
+                    .matched
+                    .as_ref()
+                    .and_then(|m| m.get(self.browse.list_cursor.index).copied()),
+                super::View::Tree => match self.selection() {
+                    super::Selection::Item(id) => Some(id),
+                    _ => None,
+                },
+            };
             self.search.matched = None;
             self.search.searching = false;
             self.browse.tree.set_filter(None);
             self.search.filter_generation = self.search.generation;
             self.reanchor();
             self.browse.list_cursor = Cursor::default();
+            if let Some(id) = selected {
+                self.keep_cursor_on(id);
+            }
             self.clamp();
             return Vec::new();
         }
@@ -192,5 +208,18 @@ impl App {
 
     pub fn matching(&self) -> Option<usize> {
         self.search.matching()
+    }
+
+    /// Puts both views' cursors on `id`: the tree opens its folders, the list finds its row.
+    fn keep_cursor_on(&mut self, id: ItemId) {
+        self.browse.tree.reveal(id);
+        self.browse.tree.refresh();
+        if let Some(row) = self.browse.tree.row_of(id) {
+            self.browse.tree_cursor.index = row;
+            self.browse.tree_anchor = None;
+        }
+        if let Some(row) = self.browse.list.iter().position(|&i| i == id) {
+            self.browse.list_cursor.index = row;
+        }
     }
 }

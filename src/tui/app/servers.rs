@@ -153,6 +153,8 @@ pub struct ServerState {
     pub info: Option<ServerInfo>,
     /// The last list change: resources that appeared, that disappeared.
     pub changes: Option<(usize, usize)>,
+    /// Connecting again after `R`: when the listing ends, the contents pane reads again.
+    pub reconnecting: bool,
 }
 
 /// A server to show: its name and, when its definition is unusable, why.
@@ -172,6 +174,7 @@ impl App {
             .map(|(i, s)| Effect::Connect {
                 server: i as ServerId,
                 generation: s.generation,
+                relist: false,
             })
             .collect()
     }
@@ -246,6 +249,9 @@ impl App {
                     self.reanchor();
                 }
                 let mut fx = self.request_resolve();
+                if std::mem::take(&mut self.servers[server as usize].reconnecting) {
+                    fx.extend(self.after_reconnect(server));
+                }
                 // The pages came and went through the allocator; a big listing leaves much
                 // of that memory free but held.
                 if count >= RELEASE_AFTER {
@@ -255,7 +261,23 @@ impl App {
             }
             ServerEvent::Failed(reason) => {
                 state.status = Status::Failed(sanitize::text(&reason));
+                if std::mem::take(&mut state.reconnecting) {
+                    self.info = Some(sanitize::line(
+                        &format!(
+                            "reconnecting to {} failed (the header says why)",
+                            state.name
+                        ),
+                        200,
+                    ));
+                }
                 self.request_resolve()
+            }
+            ServerEvent::Relisting { number, received } => {
+                state.status = Status::Loading {
+                    page: number,
+                    received,
+                };
+                Vec::new()
             }
             ServerEvent::Relisted { resources } => self.on_relisted(server, &resources),
             ServerEvent::Updated(uri) => self.on_updated(server, &uri),

@@ -70,19 +70,37 @@ pub fn draw_form(frame: &mut Frame, body: Rect, form: &TemplateForm, t: &Theme) 
         ])),
         Err(e) => lines.push(Line::styled(sanitize::line(&e, 300), t.error)),
     }
-    if let Some(e) = &form.error {
-        lines.push(Line::styled(sanitize::line(e, 300), t.error));
+    if let Some(uri) = &form.reading {
+        lines.push(Line::styled(
+            format!("reading {}…", sanitize::line(uri, 300)),
+            t.dim,
+        ));
     }
-    if !form.suggestions.is_empty() {
+    if let Some(e) = &form.error {
+        lines.push(Line::styled(sanitize::line(e, 500), t.error));
+    }
+    let suggesting = !form.suggestions.is_empty();
+    if suggesting {
         lines.push(Line::raw(""));
-        lines.push(Line::styled("suggestions (tab takes the first):", t.dim));
-        for s in &form.suggestions {
-            lines.push(Line::styled(format!("  {s}"), t.text));
+        lines.push(Line::styled(
+            "suggestions (↑/↓ choose, tab takes it):",
+            t.dim,
+        ));
+        for (i, s) in form.suggestions.iter().enumerate() {
+            let chosen = i == form.chosen;
+            lines.push(Line::from(vec![
+                Span::styled(if chosen { "▶ " } else { "  " }, t.title),
+                Span::styled(sanitize::line(s, 200), t.text),
+            ]));
         }
     }
     lines.push(Line::raw(""));
     lines.push(Line::styled(
-        "enter reads the expansion (then + pins it) · ↑/↓ field · esc cancels",
+        if suggesting {
+            "enter reads the expansion (then + pins it) · tab/shift-tab field · esc cancels"
+        } else {
+            "enter reads the expansion (then + pins it) · ↑/↓ field · esc cancels"
+        },
         t.dim,
     ));
     let title = format!(
