@@ -129,15 +129,28 @@ fn preface(placement: &Placement, count: usize) -> String {
 pub const CODEX_MARKER: &str = "<!-- Written by mcpick: AGENTS.md, then the context set. Edit AGENTS.md and the set, not this file. -->\n";
 
 /// The file's text for `kept` of `preview`'s included resources.
+///
+/// What the channel cannot carry is one line here, not a line per resource (that would spend
+/// the channel's room on names): `preview --host` names each one.
 fn file_text(
     channel: &Channel,
     placement: &Placement,
     body: &Preview,
+    cut: usize,
     candidates: &[Candidate],
     texts: &Texts,
 ) -> String {
     let bundle = export::markdown(body, candidates, texts);
-    let delivered = format!("{}{bundle}", preface(placement, body.included.len()));
+    let mut delivered = format!("{}{bundle}", preface(placement, body.included.len()));
+    if cut > 0 {
+        delivered.push_str(&format!(
+            "\n## Not delivered here\n\n{cut} more resource{} of the set {} over {}; the `context` tool of the `{}` server hands out the whole set.\n",
+            if cut == 1 { "" } else { "s" },
+            if cut == 1 { "is" } else { "are" },
+            channel.limit_words,
+            sanitize::line(&placement.served_as, 200),
+        ));
+    }
     match channel.host {
         Host::Codex => {
             let mut out = String::from(CODEX_MARKER);
@@ -197,6 +210,32 @@ pub fn deliver(
         ))
     };
     // `kept`: positions in `preview.included`, in order; running totals counted again.
+    // `kept`: positions in `preview.included`, in order; running totals counted again. The
+    // file holds these and the marks on unavailable servers; the channel's cut is a count.
+    let file_body = |kept: &[usize]| {
+        let mut total_tokens = 0;
+        let included: Vec<Included> = kept
+            .iter()
+            .map(|&n| {
+                let mut i = preview.included[n].clone();
+                total_tokens += i.tokens;
+                i.running_total = total_tokens;
+                i
+            })
+            .collect();
+        Preview {
+            included,
+            total_tokens,
+            left_out: Vec::new(),
+            pins_over_budget: false,
+            missing: Vec::new(),
+            ..preview.clone()
+        }
+    };
+    let render = |kept: &[usize]| {
+        let cut = preview.included.len() - kept.len();
+        file_text(channel, placement, &file_body(kept), cut, candidates, texts)
+    };
     let body = |kept: &[usize]| {
         let mut total_tokens = 0;
         let included: Vec<Included> = kept
@@ -208,8 +247,12 @@ pub fn deliver(
                 i
             })
             .collect();
+        let mut delivered = vec![false; preview.included.len()];
+        for &n in kept {
+            delivered[n] = true;
+        }
         let left_out = (0..preview.included.len())
-            .filter(|n| !kept.contains(n))
+            .filter(|&n| !delivered[n])
             .map(|n| &preview.included[n])
             .map(|i| LeftOut {
                 index: i.index,
@@ -231,14 +274,18 @@ pub fn deliver(
     // In the agent's order, each resource that still fits whole goes in; one that does not
     // is left out and the next ones are still tried, so one big resource costs only itself.
     let all: Vec<usize> = (0..preview.included.len()).collect();
-    let mut text = file_text(channel, placement, &body(&all), candidates, texts);
+    let mut text = render(&all);
     let mut kept = all.clone();
     if !fits(&text) {
         kept.clear();
-        text = file_text(channel, placement, &body(&kept), candidates, texts);
+        text = render(&kept);
         for n in all {
+            // No resource block is this small: nothing more can fit.
+            if channel.limit.is_some_and(|limit| text.len() + 64 > limit) {
+                break;
+            }
             kept.push(n);
-            let next = file_text(channel, placement, &body(&kept), candidates, texts);
+            let next = render(&kept);
             if fits(&next) {
                 text = next;
             } else {
