@@ -60,14 +60,15 @@ impl Delivery {
 
     /// Where the text lands, for rendering it.
     pub fn placement(&self, set: &Path) -> Placement {
-        let shown_path = match &self.import {
-            Some(import) => import_target(&import.text).unwrap_or_default(),
-            None => self.file.display().to_string(),
-        };
-        let shown_path = match self.host() {
-            Some(Host::ClaudeCode) => self.file.display().to_string(),
-            _ => shown_path,
-        };
+        // Claude Code names an imported file by its absolute path, Gemini CLI as imported.
+        let shown_path = match (self.host(), &self.import) {
+            (Some(Host::Gemini), Some(import)) => import
+                .path
+                .parent()
+                .and_then(|base| relative(&self.file, base)),
+            _ => None,
+        }
+        .unwrap_or_else(|| self.file.display().to_string());
         Placement {
             shown_path,
             folder: self
@@ -98,13 +99,6 @@ impl Delivery {
         }
         out
     }
-}
-
-fn import_target(block: &str) -> Option<String> {
-    block
-        .lines()
-        .find_map(|l| l.strip_prefix('@'))
-        .map(str::to_string)
 }
 
 /// The deliveries recorded beside a set.
@@ -412,5 +406,61 @@ fn take_back(added: &Added) -> std::io::Result<Option<String>> {
             "{}: the lines mcpick added were changed since; left as they are",
             added.path.display()
         ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Appending the import and taking it back leaves every kind of file as it was: missing
+    /// (removed again), empty, with or without a last newline, with the user's text after.
+    #[test]
+    fn an_addition_is_taken_back_byte_for_byte() {
+        let dir = tempfile::tempdir().unwrap();
+        let block = "<!-- mcpick -->\n@.mcpick/x.md\n";
+        for before in [
+            None,
+            Some(""),
+            Some("# Rules\n"),
+            Some("# Rules"),
+            Some("a\n\n"),
+        ] {
+            let path = dir.path().join("CLAUDE.md");
+            let _ = std::fs::remove_file(&path);
+            if let Some(text) = before {
+                std::fs::write(&path, text).unwrap();
+            }
+            let added = addition(&path, block);
+            append(&added).unwrap();
+            let with = std::fs::read_to_string(&path).unwrap();
+            assert!(with.ends_with(block), "{before:?}: {with:?}");
+            assert!(
+                with.lines().any(|l| l == "@.mcpick/x.md"),
+                "on a line of its own"
+            );
+            // Appending again adds nothing.
+            append(&addition(&path, block)).unwrap();
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), with);
+            assert_eq!(take_back(&added).unwrap(), None);
+            assert_eq!(
+                std::fs::read_to_string(&path).ok().as_deref(),
+                before,
+                "{before:?}"
+            );
+        }
+    }
+
+    /// A user who edited the added lines keeps the file as it is, and is told.
+    #[test]
+    fn changed_lines_are_left_alone_and_said() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("GEMINI.md");
+        std::fs::write(&path, "mine\n").unwrap();
+        let added = addition(&path, "@x.md\n");
+        append(&added).unwrap();
+        std::fs::write(&path, "mine\n\n@y.md\n").unwrap();
+        assert!(take_back(&added).unwrap().is_some());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "mine\n\n@y.md\n");
     }
 }
