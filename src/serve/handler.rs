@@ -11,7 +11,8 @@ use std::time::Duration;
 use base64::Engine as _;
 use futures::StreamExt;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DiscoverResult,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
+    CustomResult, DiscoverResult,
     GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation,
     InitializeRequestParams, InitializeResult, JsonObject, ListPromptsResult, ListResourcesResult,
     ListToolsResult, PaginatedRequestParams, Prompt, PromptMessage, ReadResourceRequestParams,
@@ -463,6 +464,26 @@ impl ServerHandler for ServeHandler {
                 }
             }
         });
+    }
+
+    /// rmcp passes on a request it could not parse as a custom method: a known method with
+    /// bad params is "invalid params" (-32602), anything else "method not found".
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        Err(
+            super::params::invalid(&request.method, request.params.as_ref()).unwrap_or_else(
+                || {
+                    ErrorData::new(
+                        rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                        format!("method not found: {}", request.method),
+                        None,
+                    )
+                },
+            ),
+        )
     }
 
     fn accepted_subscription_filter(
