@@ -2,9 +2,10 @@
 //!
 //! [`audit`] gathers what the server really sends ([`observe`]: raw pages, raw reads,
 //! through rmcp's peer) and hands it to one module per rule group, each rule with a stable
-//! id ([`RULES`], documented in the README). A verdict is pass, warn, fail, or skipped with
-//! why; evidence quotes the request and the offending part of the answer, cleaned for a
-//! terminal. No rule is tuned to a particular server.
+//! id and the level the specification gives it ([`rules::RULES`], documented in the README).
+//! A verdict is pass, warn, fail, or skipped with why: a broken MUST fails, a broken SHOULD
+//! warns ([`grade`]); evidence quotes the request and the offending part of the answer,
+//! cleaned for a terminal. No rule is tuned to a particular server.
 
 mod annotations;
 mod caching;
@@ -13,6 +14,7 @@ pub mod credentials;
 pub mod observe;
 mod pagination;
 mod reads;
+pub mod rules;
 mod stable;
 mod templates;
 mod traversal;
@@ -23,25 +25,7 @@ use serde_json::Value;
 use crate::mcp::Connection;
 use observe::Listing;
 
-/// Every rule id, in the order the report shows them.
-pub const RULES: [&str; 16] = [
-    capability::RESOURCES,
-    capability::SUBSCRIBE,
-    pagination::TERMINATES,
-    pagination::INVALID_CURSOR,
-    stable::CONNECTIONS,
-    stable::AFTER_READS,
-    reads::NOT_FOUND,
-    reads::MATCHES_LIST,
-    reads::MIME,
-    reads::SIZE,
-    annotations::ANNOTATIONS,
-    annotations::NAMES_URIS,
-    templates::SYNTAX,
-    templates::COMPLETION,
-    traversal::TRAVERSAL,
-    caching::CACHING,
-];
+pub use rules::{Level, RULES};
 
 /// How a rule came out.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -69,6 +53,8 @@ impl Verdict {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
     pub rule: &'static str,
+    /// The specification's level for this rule in the server's era.
+    pub level: Level,
     #[serde(flatten)]
     pub verdict: Verdict,
     pub evidence: Vec<String>,
@@ -81,6 +67,7 @@ impl Finding {
     pub fn skipped(rule: &'static str, why: impl Into<String>) -> Finding {
         Finding {
             rule,
+            level: rules::rule(rule).modern,
             verdict: Verdict::Skipped(why.into()),
             evidence: Vec::new(),
         }
@@ -116,11 +103,15 @@ impl Judge {
         }
     }
 
+    /// What the rule requires is broken: a `fail`, or a `warn` where the specification only
+    /// says SHOULD ([`grade`]).
     pub(crate) fn fail(&mut self, evidence: impl Into<String>) {
         self.verdict = Verdict::Fail;
         self.record(evidence.into());
     }
 
+    /// Something short of breaking the rule (the check's own limit, an answer it cannot
+    /// judge): a `warn` whatever the level.
     pub(crate) fn warn(&mut self, evidence: impl Into<String>) {
         if self.verdict == Verdict::Pass {
             self.verdict = Verdict::Warn;
@@ -146,8 +137,20 @@ impl Judge {
         }
         Finding {
             rule: self.rule,
+            level: rules::rule(self.rule).modern,
             verdict: self.verdict,
             evidence: self.evidence,
+        }
+    }
+}
+
+/// Gives each finding its rule's level in the server's era, and weighs a broken rule by it:
+/// a broken SHOULD is a warning, not a failure.
+pub fn grade(findings: &mut [Finding], modern: bool) {
+    for f in findings {
+        f.level = rules::rule(f.rule).level(modern);
+        if f.level == Level::Should && f.verdict == Verdict::Fail {
+            f.verdict = Verdict::Warn;
         }
     }
 }
@@ -175,7 +178,8 @@ pub async fn audit(target: Target<'_>) -> Vec<Finding> {
     if !conn.has_resources() {
         let mut findings = vec![capability::undeclared(conn).await];
         let why = "the server declares no `resources` capability";
-        findings.extend(RULES[1..].iter().map(|rule| Finding::skipped(rule, why)));
+        findings.extend(RULES[1..].iter().map(|rule| Finding::skipped(rule.id, why)));
+        grade(&mut findings, modern);
         return findings;
     }
     let (first, second) = match target.second {
@@ -207,6 +211,7 @@ pub async fn audit(target: Target<'_>) -> Vec<Finding> {
     findings.push(templates::completion(conn, &caps, &templates).await);
     findings.push(traversal);
     findings.push(caching::caching(modern, &first, &reads));
+    grade(&mut findings, modern);
     findings
 }
 

@@ -156,7 +156,8 @@ mcpick install claude-code\n  mcpick install vscode --dry-run\n  mcpick install 
     /// Audit each server's resources against the MCP specification: one verdict per rule
     /// (pass, warn, fail, or skipped and why), with the request and the offending answer.
     #[command(
-        after_help = "Rules (ids are stable; README lists what each checks): capability, \
+        after_help = "A rule the specification words as MUST fails when broken, a SHOULD warns; \
+the level of each rule is in the table and in --json.\n\nRules (ids are stable; README lists what each checks): capability, \
 capability.subscribe, pagination.terminates, pagination.invalid-cursor, stable.connections, \
 stable.after-reads, not-found, read.matches-list, read.mime, read.size, annotations, names-uris, \
 templates.syntax, templates.completion, traversal, caching.\n\nThe checks send reads of URIs \

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::{Exit, close_all, connect_all, report, take_selection};
 use crate::check::credentials::{self, CredentialView};
-use crate::check::{Finding, Target, Verdict, audit};
+use crate::check::{Finding, Level, RULES, Target, Verdict, audit};
 use crate::cli::CheckArgs;
 use crate::config::select::select_servers;
 use crate::sanitize;
@@ -31,6 +31,23 @@ struct ServerDoc {
 struct Doc {
     servers: Vec<ServerDoc>,
     failed: bool,
+    /// Every rule with its level in each era and the specification's words.
+    rules: Vec<RuleDoc>,
+}
+
+#[derive(Serialize)]
+struct RuleDoc {
+    id: &'static str,
+    /// By era: `2026-07-28` and `legacy`.
+    levels: Levels,
+    specification: &'static str,
+}
+
+#[derive(Serialize)]
+struct Levels {
+    #[serde(rename = "2026-07-28")]
+    modern: Level,
+    legacy: Level,
 }
 
 pub async fn run(args: CheckArgs) -> Exit {
@@ -100,6 +117,17 @@ pub async fn run(args: CheckArgs) -> Exit {
         let doc = Doc {
             servers: docs,
             failed,
+            rules: RULES
+                .iter()
+                .map(|r| RuleDoc {
+                    id: r.id,
+                    levels: Levels {
+                        modern: r.modern,
+                        legacy: r.legacy,
+                    },
+                    specification: r.words,
+                })
+                .collect(),
         };
         let mut out = std::io::stdout().lock();
         crate::safe_json::to_writer_pretty(&mut out, &doc).and_then(|()| writeln!(out))
@@ -139,13 +167,14 @@ fn print_table(docs: &[ServerDoc]) -> std::io::Result<()> {
             let mut lines = detail.iter();
             writeln!(
                 out,
-                "  {:width$}  {:7}  {}",
+                "  {:width$}  {:6}  {:7}  {}",
                 f.rule,
+                f.level.name(),
                 f.verdict.name(),
                 lines.next().map_or("", String::as_str)
             )?;
             for line in lines {
-                writeln!(out, "  {:width$}  {:7}  {line}", "", "")?;
+                writeln!(out, "  {:width$}  {:6}  {:7}  {line}", "", "", "")?;
             }
         }
         let count = |v: &str| {
