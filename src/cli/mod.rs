@@ -11,6 +11,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 
 use crate::demo::DemoArgs;
+use crate::hosts::Host;
 use crate::mcp::spec::parse_header;
 
 pub use check::{CheckArgs, DiffArgs, LockArgs};
@@ -25,15 +26,7 @@ pub use handoff::{ExportArgs, InstallArgs, UninstallArgs};
     name = "mcpick",
     version,
     about = "See every resource your MCP servers publish, and decide what an agent is handed.",
-    long_about = "mcpick connects to MCP (Model Context Protocol) servers and shows the resources \
-they publish, annotations and all; you pin and exclude resources and preview what an agent \
-would be handed under a token budget.\n\nWith no command, mcpick opens the interactive browser \
-(press ? in it for the keys); the commands below do the same work headless.\n\nWith no server given it uses every server defined in \
-mcpick's config and in the config files of Claude Code, Claude Desktop, Cursor and VS Code (see \
-`mcpick servers`), or its built-in demo server when there are none, so `mcpick ls` works with \
-no setup. Pick defined servers with `--server NAME`, or give one ad hoc with `--url URL` \
-(Streamable HTTP, or the legacy HTTP+SSE transport, detected) or with `-- COMMAND ARGS…` (a \
-stdio server).",
+    long_about = long_about(),
     after_help = "Exit status: 0 ok, 1 a server or transport failed, 2 usage error, 3 resource not found.",
     args_conflicts_with_subcommands = true
 )]
@@ -76,13 +69,7 @@ pub enum Command {
     /// List every server defined in mcpick's config and the host config files, with where
     /// each definition came from.
     #[command(
-        after_help = "Sources, highest precedence first: --config FILE; the project (./mcpick.toml, \
-./.mcp.json, ./.cursor/mcp.json, ./.vscode/mcp.json); mcpick's user config (config.toml in the user \
-config directory); the home directory's host files (~/.claude.json, its projects section first; \
-Claude Desktop's claude_desktop_config.json; ~/.cursor/mcp.json). A name defined twice is taken \
-from the first source and the other definitions are shown as shadowed.\n\nSecrets are never \
-printed: env and header values show their placeholder as written (${API_TOKEN}) or a masked value.\n\n\
-Exit status: 0 ok, 1 a definition or a file has an error."
+        after_help = servers_help()
     )]
     Servers(ServersArgs),
     /// Sign in to an OAuth-protected HTTP server: the authorization page opens in the
@@ -186,6 +173,53 @@ be listed (drift cannot be told).\n\nExamples:\n  mcpick diff\n  mcpick diff --j
 review/mcpick.context.lock.json"
     )]
     Diff(check::DiffArgs),
+}
+
+/// The host applications whose config files mcpick reads, from their dialects (so `--help`
+/// names every one): "Claude Code, Claude Desktop, … and Zed".
+fn host_names() -> String {
+    let names: Vec<&str> = Host::ALL.iter().map(|h| h.dialect().host_name).collect();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => names.join(""),
+    }
+}
+
+fn long_about() -> String {
+    format!(
+        "mcpick connects to MCP (Model Context Protocol) servers and shows the resources \
+they publish, annotations and all; you pin and exclude resources and preview what an agent \
+would be handed under a token budget.\n\nWith no command, mcpick opens the interactive browser \
+(press ? in it for the keys); the commands below do the same work headless.\n\nWith no server \
+given it uses every server defined in mcpick's config and in the config files of {} (see \
+`mcpick servers`), or its built-in demo server when there are none, so `mcpick ls` works with \
+no setup. Pick defined servers with `--server NAME`, or give one ad hoc with `--url URL` \
+(Streamable HTTP, or the legacy HTTP+SSE transport, detected) or with `-- COMMAND ARGS…` (a \
+stdio server).",
+        host_names()
+    )
+}
+
+/// `mcpick servers --help`: every source, from the same dialects `mcpick servers` reads.
+fn servers_help() -> String {
+    let project: Vec<String> = std::iter::once("./mcpick.toml".to_string())
+        .chain(
+            Host::ALL
+                .iter()
+                .filter_map(|h| h.dialect().project_file)
+                .map(|f| format!("./{f}")),
+        )
+        .collect();
+    format!(
+        "Sources, highest precedence first: --config FILE; the project ({}); mcpick's user \
+config (config.toml in the user config directory); the user files of {} (Claude Code's \
+~/.claude.json: this project's section first, then its top level). A name defined twice is \
+taken from the first source and the other definitions are shown as shadowed.\n\nSecrets are \
+never printed: env and header values show their placeholder as written (${{API_TOKEN}}) or a \
+masked value.\n\nExit status: 0 ok, 1 a definition or a file has an error.",
+        project.join(", "),
+        host_names()
+    )
 }
 
 /// Which servers to talk to. With none given, every defined server (see `mcpick servers`), or
