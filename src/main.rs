@@ -4,11 +4,16 @@
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 use mcpick::cli::{Cli, Command, LsArgs};
 use mcpick::commands;
 
 fn main() -> ExitCode {
+    // `COMPLETE=SHELL mcpick -- WORDS…`: a shell asking for completions (the script of
+    // `mcpick completions SHELL`); answered here and nothing else runs.
+    clap_complete::CompleteEnv::with_factory(Cli::command)
+        .var(commands::completions::COMPLETE_VAR)
+        .complete();
     let cli = Cli::parse();
     // Every command but the demo server (itself a server) ends on SIGINT, SIGTERM and SIGHUP
     // with its servers killed and the terminal restored (see `mcpick::signals`).
@@ -56,6 +61,10 @@ async fn run(cli: Cli) -> ExitCode {
             };
         }
         Some(Command::Servers(args)) => return ExitCode::from(commands::servers::run(args) as u8),
+        Some(Command::Completions(args)) => {
+            return ExitCode::from(commands::completions::completions(args.shell) as u8);
+        }
+        Some(Command::Man) => return ExitCode::from(commands::completions::man() as u8),
         Some(Command::Install(args)) => {
             return ExitCode::from(commands::install::install(args) as u8);
         }
@@ -100,7 +109,9 @@ async fn run(cli: Cli) -> ExitCode {
             Command::DemoServer(_)
             | Command::Servers(_)
             | Command::Install(_)
-            | Command::Uninstall(_) => unreachable!("handled above"),
+            | Command::Uninstall(_)
+            | Command::Completions(_)
+            | Command::Man => unreachable!("handled above"),
         }
     };
     // Ctrl-C, SIGTERM and SIGHUP are handled by `mcpick::signals`: servers killed, exit 128+n.

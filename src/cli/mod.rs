@@ -2,6 +2,7 @@
 //! never the other way round.
 
 mod check;
+pub mod complete;
 mod context;
 mod handoff;
 
@@ -43,7 +44,7 @@ pub struct Cli {
 
     /// The context set the interactive browser edits (saved after each change) [default:
     /// ./mcpick.context.json].
-    #[arg(long = "set", value_name = "FILE")]
+    #[arg(long = "set", value_name = "FILE", add = complete::set_files())]
     pub set: Option<PathBuf>,
 }
 
@@ -173,6 +174,29 @@ be listed (drift cannot be told).\n\nExamples:\n  mcpick diff\n  mcpick diff --j
 review/mcpick.context.lock.json"
     )]
     Diff(check::DiffArgs),
+    /// Print a completion script for a shell; it completes subcommands, flags, host names,
+    /// defined server names (`--server`) and context-set files (`--set`).
+    #[command(
+        after_help = "The script asks mcpick for each completion, so it stays true as servers are defined and \
+after an upgrade; load it at shell start:\n  bash:       echo 'source <(mcpick completions bash)' >> ~/.bashrc\n  \
+zsh:        echo 'source <(mcpick completions zsh)' >> ~/.zshrc\n  \
+fish:       echo 'mcpick completions fish | source' > ~/.config/fish/completions/mcpick.fish\n  \
+powershell: add `mcpick completions powershell | Out-String | Invoke-Expression` to $PROFILE\n  \
+elvish:     echo 'eval (mcpick completions elvish | slurp)' >> ~/.config/elvish/rc.elv"
+    )]
+    Completions(CompletionsArgs),
+    /// Print mcpick's manual page (roff): every command and flag on one page.
+    #[command(
+        after_help = "Examples:\n  mcpick man | man -l -\n  mcpick man > ~/.local/share/man/man1/mcpick.1"
+    )]
+    Man,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// The host applications whose config files mcpick reads, from their dialects (so `--help`
@@ -227,7 +251,7 @@ masked value.\n\nExit status: 0 ok, 1 a definition or a file has an error.",
 #[derive(Debug, Args, Clone, Default)]
 pub struct ServerArgs {
     /// A server defined in a config file, by name (repeatable; see `mcpick servers`).
-    #[arg(short = 's', long = "server", value_name = "NAME")]
+    #[arg(short = 's', long = "server", value_name = "NAME", add = complete::servers())]
     pub servers: Vec<String>,
 
     /// Use the built-in demo server (besides any other server given).
@@ -285,7 +309,8 @@ pub struct LoginArgs {
     #[arg(
         value_name = "NAME",
         required_unless_present = "url",
-        conflicts_with = "url"
+        conflicts_with = "url",
+        add = complete::servers()
     )]
     pub name: Option<String>,
 
@@ -316,7 +341,8 @@ pub struct LogoutArgs {
     #[arg(
         value_name = "NAME",
         required_unless_present = "url",
-        conflicts_with = "url"
+        conflicts_with = "url",
+        add = complete::servers()
     )]
     pub name: Option<String>,
 

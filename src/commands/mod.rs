@@ -2,6 +2,7 @@
 //! of them at once, and reports per server: one failing server never hides the others.
 
 pub mod check;
+pub mod completions;
 pub mod context;
 pub mod export;
 pub mod install;
