@@ -15,6 +15,11 @@ fn main() -> ExitCode {
         .var(commands::completions::COMPLETE_VAR)
         .complete();
     let cli = Cli::parse();
+    let quiet = match &cli.command {
+        Some(command) => command.server_args().is_some_and(|s| s.quiet),
+        None => cli.servers.quiet,
+    };
+    mcpick::progress::set_quiet(quiet);
     // Every command but the demo server (itself a server) ends on SIGINT, SIGTERM and SIGHUP
     // with its servers killed and the terminal restored (see `mcpick::signals`).
     if !matches!(cli.command, Some(Command::DemoServer(_)))

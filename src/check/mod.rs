@@ -167,6 +167,8 @@ pub struct Target<'a> {
     /// A second, fresh connection; `Err` says why there is none.
     pub second: Result<&'a Connection, String>,
     pub sample: usize,
+    /// Told each step as it starts (`listing`, `reading 50 resources`…), for a progress line.
+    pub step: &'a (dyn Fn(String) + Sync),
 }
 
 /// Runs every rule against one server. The order of requests matters: both listings are
@@ -182,6 +184,8 @@ pub async fn audit(target: Target<'_>) -> Vec<Finding> {
         grade(&mut findings, modern);
         return findings;
     }
+    let step = target.step;
+    step("listing".into());
     let (first, second) = match target.second {
         Ok(other) => {
             let (a, b) = futures::join!(observe::list(conn, false), observe::list(other, false));
@@ -195,11 +199,18 @@ pub async fn audit(target: Target<'_>) -> Vec<Finding> {
         capability::subscribe(conn, &caps, &first, modern).await,
     ];
     findings.push(pagination::terminates(&first));
+    step("trying a made-up cursor".into());
     findings.push(pagination::invalid_cursor(conn, &first).await);
     let valid = annotations::valid_uris(&first);
+    step(format!(
+        "reading {}",
+        crate::units::count(valid.len().min(target.sample) as u64, "resource", "resources")
+    ));
     let reads = reads::sample_reads(conn, &valid, target.sample).await;
+    step("reading URIs nobody listed".into());
     let probes = reads::not_found(conn, &valid, modern).await;
     let traversal = traversal::traversal(conn, &first, &templates).await;
+    step("listing again".into());
     let again = observe::list(conn, false).await;
     findings.push(stable::connections(&first, &second));
     findings.push(stable::after_reads(&first, &again));
@@ -208,6 +219,7 @@ pub async fn audit(target: Target<'_>) -> Vec<Finding> {
     findings.push(annotations::annotations(&first));
     findings.push(annotations::names_uris(&first));
     findings.push(templates::syntax(&templates));
+    step("completing template variables".into());
     findings.push(templates::completion(conn, &caps, &templates).await);
     findings.push(traversal);
     findings.push(caching::caching(modern, &first, &reads));

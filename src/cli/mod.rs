@@ -192,6 +192,35 @@ elvish:     echo 'eval (mcpick completions elvish | slurp)' >> ~/.config/elvish/
     Man,
 }
 
+impl Command {
+    /// The server flags of a command that connects to servers (for `--quiet`).
+    pub fn server_args(&self) -> Option<&ServerArgs> {
+        match self {
+            Command::Ls(a) => Some(&a.servers),
+            Command::Read(a) => Some(&a.servers),
+            Command::Watch(a) => Some(&a.servers),
+            Command::Pin(a) | Command::Exclude(a) => Some(&a.servers),
+            Command::Marks(a) => Some(&a.servers),
+            Command::Preview(a) => Some(&a.servers),
+            Command::Serve(a) => Some(&a.servers),
+            Command::Export(a) => Some(&a.servers),
+            Command::Check(a) => Some(&a.servers),
+            Command::Lock(a) => Some(&a.servers),
+            Command::Diff(a) => Some(&a.servers),
+            Command::Servers(_)
+            | Command::Login(_)
+            | Command::Logout(_)
+            | Command::DemoServer(_)
+            | Command::Unmark(_)
+            | Command::Policy(_)
+            | Command::Install(_)
+            | Command::Uninstall(_)
+            | Command::Completions(_)
+            | Command::Man => None,
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct CompletionsArgs {
     /// The shell.
@@ -289,6 +318,11 @@ pub struct ServerArgs {
     /// A stdio server: the command and its arguments, after `--`.
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,
+
+    /// No progress line on stderr (it is only drawn when stderr is a terminal); errors and
+    /// warnings are still printed.
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
 
     #[command(flatten)]
     pub config: ConfigArgs,

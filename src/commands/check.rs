@@ -60,7 +60,10 @@ pub async fn run(args: CheckArgs) -> Exit {
         connect_all(specs.clone(), &options),
         connect_all(specs, &options)
     );
-    let docs = join_all(sessions.iter().zip(&seconds).map(|(session, second)| {
+    let progress =
+        crate::progress::Servers::new("checking", sessions.iter().map(|s| s.spec.name.clone()));
+    let docs = join_all(sessions.iter().zip(&seconds).enumerate().map(|(index, (session, second))| {
+        let progress = &progress;
         let sample = args.sample;
         let options = &options;
         let as_credentials = &args.credentials;
@@ -83,12 +86,15 @@ pub async fn run(args: CheckArgs) -> Exit {
                 .connection
                 .as_ref()
                 .map_err(|e| second.describe_error(e));
+            let step = |what: String| progress.set(index, what);
             let findings = audit(Target {
                 first: conn,
                 second,
                 sample,
+                step: &step,
             })
             .await;
+            progress.set(index, "done");
             let mut per_credential = Vec::new();
             if !as_credentials.is_empty() {
                 let base = conn.list_uris().await.unwrap_or_default();
@@ -108,6 +114,7 @@ pub async fn run(args: CheckArgs) -> Exit {
         }
     }))
     .await;
+    drop(progress);
     close_all(sessions).await;
     close_all(seconds).await;
     let failed = docs

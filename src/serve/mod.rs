@@ -52,7 +52,10 @@ impl Diag {
     /// Writes one line (cleaned of escape sequences) with a time stamp in the log file.
     pub fn line(&self, message: &str) {
         let message = crate::sanitize::text(message);
-        eprintln!("mcpick serve: {message}");
+        crate::progress::clear();
+        let mut err = std::io::stderr().lock();
+        let _ = writeln!(err, "mcpick serve: {message}");
+        drop(err);
         if let Some(file) = &self.file {
             let secs = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
