@@ -185,7 +185,11 @@ impl Counter {
                     self.label,
                     crate::units::count(total as u64, one, many)
                 ),
-                None => format!("{}… {}", self.label, crate::units::count(done as u64, one, many)),
+                None => format!(
+                    "{}… {}",
+                    self.label,
+                    crate::units::count(done as u64, one, many)
+                ),
             }
         });
     }

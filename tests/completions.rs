@@ -46,7 +46,10 @@ fn every_command_and_flag_is_in_the_man_page_and_the_completion() {
     let out = mcpick(&["man"]);
     assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     let page = stdout(&out);
-    assert!(page.contains("\n.TH mcpick 1"), "a roff manual page, section 1");
+    assert!(
+        page.contains("\n.TH mcpick 1"),
+        "a roff manual page, section 1"
+    );
     // The page's sections: mcpick's own, then `.SH "MCPICK LS"` and so on.
     let mut sections = page.split("\n.SH \"MCPICK ");
     let top = sections.next().unwrap();
@@ -70,7 +73,10 @@ fn every_command_and_flag_is_in_the_man_page_and_the_completion() {
             if let Some(long) = arg.get_long() {
                 let flag = format!("--{long}");
                 assert!(section.contains(&roff(&flag)), "man: mcpick {name} {flag}");
-                assert!(completed.contains(&flag), "completion: mcpick {name} {flag}");
+                assert!(
+                    completed.contains(&flag),
+                    "completion: mcpick {name} {flag}"
+                );
             }
             if let Some(short) = arg.get_short() {
                 assert!(
@@ -119,5 +125,8 @@ fn completion_offers_hosts_defined_servers_and_set_files() {
     }
     let sets = offered(d, &["preview", "--set", ""]);
     assert!(sets.contains(&"team.json".into()), "{sets:?}");
-    assert!(!sets.contains(&"notes.txt".into()), "only JSON files: {sets:?}");
+    assert!(
+        !sets.contains(&"notes.txt".into()),
+        "only JSON files: {sets:?}"
+    );
 }

@@ -63,7 +63,11 @@ fn project() -> tempfile::TempDir {
         "--page-size",
         "100",
     ];
-    let pin = [&["pin", "--name", "demo", "file:///project/README.md"][..], &demo].concat();
+    let pin = [
+        &["pin", "--name", "demo", "file:///project/README.md"][..],
+        &demo,
+    ]
+    .concat();
     let out = mcpick_in(dir.path(), &[], &pin);
     assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     let out = mcpick_in(dir.path(), &[], &["policy", "--budget", "4000"]);

@@ -887,7 +887,10 @@ fn a_known_method_with_a_bad_param_is_invalid_params_on_stdio() {
     let bad = serve.answer();
     assert_eq!(bad["error"]["code"], -32602, "{bad}");
     assert!(
-        bad["error"]["message"].as_str().unwrap().contains("resources/read"),
+        bad["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("resources/read"),
         "{bad}"
     );
     serve.send(br#"{"jsonrpc":"2.0","id":3,"method":"resources/steal","params":{}}"#);

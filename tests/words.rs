@@ -52,7 +52,11 @@ fn servers_lists_claude_json_once() {
     let home = tempfile::tempdir().unwrap();
     let project = tempfile::tempdir().unwrap();
     let key = project.path().canonicalize().unwrap();
-    let lines = |text: &str| text.lines().filter(|l| l.contains("~/.claude.json")).count();
+    let lines = |text: &str| {
+        text.lines()
+            .filter(|l| l.contains("~/.claude.json"))
+            .count()
+    };
     // Nothing defined: the places looked in.
     assert_eq!(lines(&servers_in(project.path(), home.path())), 1);
     let claude = serde_json::json!({
@@ -61,10 +65,14 @@ fn servers_lists_claude_json_once() {
     });
     std::fs::write(home.path().join(".claude.json"), claude.to_string()).unwrap();
     let text = servers_in(project.path(), home.path());
-    let files_read = text.split("Files read").nth(1).expect("a files-read section");
+    let files_read = text
+        .split("Files read")
+        .nth(1)
+        .expect("a files-read section");
     assert_eq!(lines(files_read), 1, "{text}");
     assert!(
-        files_read.contains("2 servers (1 in projects[") && files_read.contains("1 at the top level"),
+        files_read.contains("2 servers (1 in projects[")
+            && files_read.contains("1 at the top level"),
         "{text}"
     );
 }

@@ -204,7 +204,11 @@ pub async fn audit(target: Target<'_>) -> Vec<Finding> {
     let valid = annotations::valid_uris(&first);
     step(format!(
         "reading {}",
-        crate::units::count(valid.len().min(target.sample) as u64, "resource", "resources")
+        crate::units::count(
+            valid.len().min(target.sample) as u64,
+            "resource",
+            "resources"
+        )
     ));
     let reads = reads::sample_reads(conn, &valid, target.sample).await;
     step("reading URIs nobody listed".into());

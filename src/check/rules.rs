@@ -9,9 +9,7 @@
 
 use serde::Serialize;
 
-use super::{
-    annotations, caching, capability, pagination, reads, stable, templates, traversal,
-};
+use super::{annotations, caching, capability, pagination, reads, stable, templates, traversal};
 
 /// How binding a rule is, in the specification's words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

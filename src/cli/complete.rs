@@ -24,10 +24,9 @@ fn server_names() -> Vec<CompletionCandidate> {
             let name = crate::sanitize::line(known.name(), 200);
             // What it runs or where it is, masked as `mcpick servers` shows it.
             let help = match &known.definition.shown {
-                Some(spec) => crate::sanitize::line(
-                    &format!("{} {}", spec.kind(), spec.target()),
-                    80,
-                ),
+                Some(spec) => {
+                    crate::sanitize::line(&format!("{} {}", spec.kind(), spec.target()), 80)
+                }
                 None => "(invalid definition)".to_string(),
             };
             CompletionCandidate::new(name).help(Some(help.into()))

@@ -62,57 +62,60 @@ pub async fn run(args: CheckArgs) -> Exit {
     );
     let progress =
         crate::progress::Servers::new("checking", sessions.iter().map(|s| s.spec.name.clone()));
-    let docs = join_all(sessions.iter().zip(&seconds).enumerate().map(|(index, (session, second))| {
-        let progress = &progress;
-        let sample = args.sample;
-        let options = &options;
-        let as_credentials = &args.credentials;
-        async move {
-            let name = sanitize::line(&session.spec.name, 200);
-            let conn = match &session.connection {
-                Ok(conn) => conn,
-                Err(e) => {
-                    return ServerDoc {
-                        name,
-                        transport: None,
-                        protocol_version: None,
-                        error: Some(session.describe_error(e)),
-                        findings: Vec::new(),
-                        credentials: Vec::new(),
-                    };
+    let docs = join_all(sessions.iter().zip(&seconds).enumerate().map(
+        |(index, (session, second))| {
+            let progress = &progress;
+            let sample = args.sample;
+            let options = &options;
+            let as_credentials = &args.credentials;
+            async move {
+                let name = sanitize::line(&session.spec.name, 200);
+                let conn = match &session.connection {
+                    Ok(conn) => conn,
+                    Err(e) => {
+                        return ServerDoc {
+                            name,
+                            transport: None,
+                            protocol_version: None,
+                            error: Some(session.describe_error(e)),
+                            findings: Vec::new(),
+                            credentials: Vec::new(),
+                        };
+                    }
+                };
+                let second = second
+                    .connection
+                    .as_ref()
+                    .map_err(|e| second.describe_error(e));
+                let step = |what: String| progress.set(index, what);
+                let findings = audit(Target {
+                    first: conn,
+                    second,
+                    sample,
+                    step: &step,
+                })
+                .await;
+                progress.set(index, "done");
+                let mut per_credential = Vec::new();
+                if !as_credentials.is_empty() {
+                    let base = conn.list_uris().await.unwrap_or_default();
+                    for header in as_credentials {
+                        per_credential.extend(
+                            credentials::compare(&session.spec, options, &base, header).await,
+                        );
+                    }
                 }
-            };
-            let second = second
-                .connection
-                .as_ref()
-                .map_err(|e| second.describe_error(e));
-            let step = |what: String| progress.set(index, what);
-            let findings = audit(Target {
-                first: conn,
-                second,
-                sample,
-                step: &step,
-            })
-            .await;
-            progress.set(index, "done");
-            let mut per_credential = Vec::new();
-            if !as_credentials.is_empty() {
-                let base = conn.list_uris().await.unwrap_or_default();
-                for header in as_credentials {
-                    per_credential
-                        .extend(credentials::compare(&session.spec, options, &base, header).await);
+                ServerDoc {
+                    name,
+                    transport: Some(conn.transport()),
+                    protocol_version: Some(conn.summary().protocol_version),
+                    error: None,
+                    findings,
+                    credentials: per_credential,
                 }
             }
-            ServerDoc {
-                name,
-                transport: Some(conn.transport()),
-                protocol_version: Some(conn.summary().protocol_version),
-                error: None,
-                findings,
-                credentials: per_credential,
-            }
-        }
-    }))
+        },
+    ))
     .await;
     drop(progress);
     close_all(sessions).await;

@@ -25,7 +25,13 @@ pub fn completions(shell: clap_complete::Shell) -> Exit {
     };
     let mut script = Vec::new();
     let written = completer
-        .write_registration(COMPLETE_VAR, "mcpick", "mcpick", &this_program(), &mut script)
+        .write_registration(
+            COMPLETE_VAR,
+            "mcpick",
+            "mcpick",
+            &this_program(),
+            &mut script,
+        )
         .and_then(|()| std::io::stdout().lock().write_all(&script));
     finish(written)
 }

@@ -85,11 +85,8 @@ impl Session {
 /// Connects to every server at once. A server whose definition failed becomes a session whose
 /// connection is that error.
 pub async fn connect_all(servers: Vec<Selected>, options: &ConnectOptions) -> Vec<Session> {
-    let progress = crate::progress::Counter::new(
-        "connecting",
-        ("server", "servers"),
-        Some(servers.len()),
-    );
+    let progress =
+        crate::progress::Counter::new("connecting", ("server", "servers"), Some(servers.len()));
     let progress = &progress;
     join_all(servers.into_iter().map(|selected| async move {
         let shown = selected.shown_target();

@@ -168,9 +168,8 @@ impl Printer {
         let server = sanitize::line(server, 200);
         let field = |k: &str| fields.get(k).cloned().unwrap_or(Value::Null);
         let text = |k: &str| sanitize::line(field(k).as_str().unwrap_or(""), 2000);
-        let resources = |k: &str| {
-            crate::units::count(field(k).as_u64().unwrap_or(0), "resource", "resources")
-        };
+        let resources =
+            |k: &str| crate::units::count(field(k).as_u64().unwrap_or(0), "resource", "resources");
         let line = match event {
             "listed" => format!("{server}: {}", resources("count")),
             "watching" => format!(

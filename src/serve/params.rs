@@ -6,9 +6,8 @@
 
 use rmcp::ErrorData;
 use rmcp::model::{
-    CallToolRequestParams, GetPromptRequestParams, InitializeRequestParams,
-    PaginatedRequestParams, ReadResourceRequestParams, SubscribeRequestParams,
-    UnsubscribeRequestParams,
+    CallToolRequestParams, GetPromptRequestParams, InitializeRequestParams, PaginatedRequestParams,
+    ReadResourceRequestParams, SubscribeRequestParams, UnsubscribeRequestParams,
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -53,10 +52,18 @@ mod tests {
     fn a_known_method_with_bad_params_is_invalid_params_naming_the_field() {
         let error = invalid("resources/read", Some(&json!({ "uri": 5 }))).unwrap();
         assert_eq!(error.code.0, -32602);
-        assert!(error.message.contains("resources/read"), "{}", error.message);
+        assert!(
+            error.message.contains("resources/read"),
+            "{}",
+            error.message
+        );
         assert!(error.message.contains("string"), "{}", error.message);
         let error = invalid("resources/read", None).unwrap();
-        assert!(error.message.contains("resources/read"), "{}", error.message);
+        assert!(
+            error.message.contains("resources/read"),
+            "{}",
+            error.message
+        );
         let error = invalid("prompts/get", Some(&json!({}))).unwrap();
         assert!(error.message.contains("`name`"), "{}", error.message);
     }

@@ -167,10 +167,9 @@ mod tests {
     impl rmcp::ServerHandler for Pinged {}
 
     fn request(id: u64, filler: usize) -> Vec<u8> {
-        let mut line = format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"method":"ping","params":{{"_meta":{{"pad":""#
-        )
-        .into_bytes();
+        let mut line =
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping","params":{{"_meta":{{"pad":""#)
+                .into_bytes();
         line.extend(std::iter::repeat_n(b'x', filler));
         line.extend(b"\"}}}\n");
         line
@@ -189,7 +188,9 @@ mod tests {
         });
         let (_, mut to_server) = tokio::io::split(client);
         let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
-        let mut input = format!("{init}\n{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}}\n").into_bytes();
+        let mut input =
+            format!("{init}\n{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}}\n")
+                .into_bytes();
         input.extend(request(1, 3 * limit.bytes()));
         // No id to be found: a bare string far over the limit.
         input.push(b'"');
