@@ -5,7 +5,9 @@
 //! Drawn only when stderr is a terminal and `--quiet` was not given ([`set_quiet`]): logs,
 //! pipes and hosts reading `serve`'s stderr get no progress bytes at all. Every other line
 //! mcpick writes to stderr clears it first ([`clear`]), so the two never mix. Redrawn at most
-//! ten times a second; the first state of each step is drawn at once.
+//! ten times a second; the first state of each step is drawn at once. It is redrawn with a
+//! carriage return and overwritten with spaces, never with an escape sequence: what reaches
+//! the terminal stays plain text (as every message mcpick prints does).
 //!
 //! Two trackers say what is going on: [`Servers`] (one status per server, for work done on
 //! several at once) and [`Counter`] (a count, with a total when it is known). Each clears the
@@ -22,12 +24,13 @@ const REDRAW: Duration = Duration::from_millis(100);
 static QUIET: AtomicBool = AtomicBool::new(false);
 
 struct Line {
-    drawn: bool,
+    /// Characters on the line now (0: nothing drawn).
+    drawn: usize,
     last: Option<Instant>,
 }
 
 static LINE: Mutex<Line> = Mutex::new(Line {
-    drawn: false,
+    drawn: 0,
     last: None,
 });
 
@@ -57,10 +60,13 @@ fn show(now: bool, text: impl FnOnce() -> String) {
         return;
     }
     line.last = Some(Instant::now());
-    line.drawn = true;
     let text = crate::sanitize::line(&text(), width());
+    let len = text.chars().count();
+    // Spaces over what the last one left beyond this one.
+    let pad = " ".repeat(line.drawn.saturating_sub(len));
+    line.drawn = len;
     let mut err = std::io::stderr().lock();
-    let _ = write!(err, "\r\x1b[K{text}");
+    let _ = write!(err, "\r{text}{pad}");
     let _ = err.flush();
 }
 
@@ -71,11 +77,12 @@ pub fn clear() {
         return;
     }
     let mut line = line();
-    if line.drawn {
-        line.drawn = false;
+    if line.drawn > 0 {
+        let blank = " ".repeat(line.drawn);
+        line.drawn = 0;
         line.last = None;
         let mut err = std::io::stderr().lock();
-        let _ = write!(err, "\r\x1b[K");
+        let _ = write!(err, "\r{blank}\r");
         let _ = err.flush();
     }
 }

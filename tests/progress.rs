@@ -87,8 +87,10 @@ fn commands() -> Vec<(Vec<&'static str>, &'static str, Option<&'static str>)> {
     ]
 }
 
-/// The bytes a progress line is drawn with: a carriage return and "erase the line".
-const REDRAW: &str = "\r\x1b[K";
+/// A progress line is drawn after a carriage return (plain text: no escape sequence).
+fn drawn(terminal: &str, says: &str) -> bool {
+    terminal.contains(&format!("\r{says}"))
+}
 
 #[test]
 fn progress_is_drawn_on_a_terminal() {
@@ -101,8 +103,12 @@ fn progress_is_drawn_on_a_terminal() {
             "{args:?}: {code} {terminal}"
         );
         assert!(
-            terminal.contains(REDRAW) && terminal.contains(says),
+            drawn(&terminal, says),
             "{args:?}: no `{says}` progress on the terminal: {terminal:?}"
+        );
+        assert!(
+            !terminal.contains('\x1b'),
+            "{args:?}: an escape: {terminal:?}"
         );
     }
 }
@@ -110,7 +116,7 @@ fn progress_is_drawn_on_a_terminal() {
 #[test]
 fn no_progress_byte_when_stderr_is_not_a_terminal_or_with_quiet() {
     let dir = project();
-    for (args, _, until) in commands() {
+    for (args, says, until) in commands() {
         // (serve over a pipe: its stdin is closed at once, and it still connects.)
         let out = mcpick_in(dir.path(), &[], &args);
         let err = stderr(&out);
@@ -122,7 +128,7 @@ fn no_progress_byte_when_stderr_is_not_a_terminal_or_with_quiet() {
         quiet.push("--quiet");
         let (_, terminal) = on_a_terminal(dir.path(), &quiet, until);
         assert!(
-            !terminal.contains(REDRAW),
+            !terminal.contains(says),
             "{quiet:?}: progress despite --quiet: {terminal:?}"
         );
     }
