@@ -16,6 +16,7 @@ pub mod demo;
 pub mod export;
 pub mod hosts;
 pub mod mcp;
+pub mod progress;
 pub mod redact;
 pub mod safe_json;
 pub mod sanitize;

@@ -4,12 +4,22 @@
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 use mcpick::cli::{Cli, Command, LsArgs};
 use mcpick::commands;
 
 fn main() -> ExitCode {
+    // `COMPLETE=SHELL mcpick -- WORDS…`: a shell asking for completions (the script of
+    // `mcpick completions SHELL`); answered here and nothing else runs.
+    clap_complete::CompleteEnv::with_factory(Cli::command)
+        .var(commands::completions::COMPLETE_VAR)
+        .complete();
     let cli = Cli::parse();
+    let quiet = match &cli.command {
+        Some(command) => command.server_args().is_some_and(|s| s.quiet),
+        None => cli.servers.quiet,
+    };
+    mcpick::progress::set_quiet(quiet);
     // Every command but the demo server (itself a server) ends on SIGINT, SIGTERM and SIGHUP
     // with its servers killed and the terminal restored (see `mcpick::signals`).
     if !matches!(cli.command, Some(Command::DemoServer(_)))
@@ -56,6 +66,10 @@ async fn run(cli: Cli) -> ExitCode {
             };
         }
         Some(Command::Servers(args)) => return ExitCode::from(commands::servers::run(args) as u8),
+        Some(Command::Completions(args)) => {
+            return ExitCode::from(commands::completions::completions(args.shell) as u8);
+        }
+        Some(Command::Man) => return ExitCode::from(commands::completions::man() as u8),
         Some(Command::Uninstall(args)) => {
             return ExitCode::from(commands::deliver::uninstall(args) as u8);
         }
@@ -108,9 +122,11 @@ async fn run(cli: Cli) -> ExitCode {
             Command::Check(args) => commands::check::run(args).await,
             Command::Login(args) => commands::login::login(args).await,
             Command::Logout(args) => commands::login::logout(args),
-            Command::DemoServer(_) | Command::Servers(_) | Command::Uninstall(_) => {
-                unreachable!("handled above")
-            }
+            Command::DemoServer(_)
+            | Command::Servers(_)
+            | Command::Uninstall(_)
+            | Command::Completions(_)
+            | Command::Man => unreachable!("handled above"),
         }
     };
     // Ctrl-C, SIGTERM and SIGHUP are handled by `mcpick::signals`: servers killed, exit 128+n.

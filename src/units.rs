@@ -25,9 +25,21 @@ pub fn duration_words(secs: u64) -> String {
     }
 }
 
+/// A count with its noun in the right number: `1 resource`, `0 resources`, `7 resources`.
+pub fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{duration_words, human_size};
+    use super::{count, duration_words, human_size};
+
+    #[test]
+    fn counts_take_the_number_of_their_noun() {
+        assert_eq!(count(1, "resource", "resources"), "1 resource");
+        assert_eq!(count(0, "resource", "resources"), "0 resources");
+        assert_eq!(count(7, "server", "servers"), "7 servers");
+    }
 
     #[test]
     fn durations_read_well() {

@@ -63,11 +63,6 @@ fn each_violation_fails_exactly_its_rule_with_evidence() {
             "declares no `resources` capability",
         ),
         ("cursor-loop", "pagination.terminates", "cursor"),
-        (
-            "invalid-cursor",
-            "pagination.invalid-cursor",
-            "the first page again",
-        ),
         ("unstable", "stable.connections", "demo://session/"),
         ("side-effect", "stable.after-reads", "demo://recent"),
         ("not-found-empty", "not-found", "empty `contents`"),
@@ -94,18 +89,71 @@ fn each_violation_fails_exactly_its_rule_with_evidence() {
             .collect();
         assert_eq!(failed, [rule], "--violate {flag}");
         let f = verdict(&doc, rule);
+        assert_eq!(f["level"], "must", "a failure breaks a MUST: {f:#}");
         let text = f["evidence"].to_string();
         assert!(text.contains(evidence), "--violate {flag}: {f:#}");
     }
 }
 
+/// The specification's own words grade a rule: "Invalid cursors SHOULD result in an error
+/// with code -32602", so a server that answers a made-up cursor with a page passes with a
+/// warning; a listed size that is not the bytes read likewise.
 #[test]
-fn a_wrong_size_is_a_warning_not_a_failure() {
-    let (code, doc) = check_demo(&["--violate", "wrong-size"]);
-    assert_eq!(code, 0, "{doc:#}");
-    let f = verdict(&doc, "read.size");
-    assert_eq!(f["verdict"], "warn", "{f:#}");
-    assert!(f["evidence"][0].as_str().unwrap().contains("read"), "{f:#}");
+fn a_broken_should_is_a_warning_not_a_failure() {
+    for (flag, rule, evidence) in [
+        (
+            "invalid-cursor",
+            "pagination.invalid-cursor",
+            "the first page again",
+        ),
+        ("wrong-size", "read.size", "read"),
+    ] {
+        let (code, doc) = check_demo(&["--violate", flag]);
+        assert_eq!(code, 0, "--violate {flag}: warnings exit 0: {doc:#}");
+        assert!(!doc["failed"].as_bool().unwrap());
+        let warned: Vec<&str> = findings(&doc)
+            .iter()
+            .filter(|f| f["verdict"] != "pass" && f["verdict"] != "skipped")
+            .map(|f| f["rule"].as_str().unwrap())
+            .collect();
+        assert_eq!(warned, [rule], "--violate {flag}");
+        let f = verdict(&doc, rule);
+        assert_eq!(f["verdict"], "warn", "{f:#}");
+        assert_eq!(f["level"], "should", "{f:#}");
+        assert!(f["evidence"].to_string().contains(evidence), "{f:#}");
+    }
+}
+
+#[test]
+fn every_rule_has_its_level_and_the_specifications_words_in_json() {
+    let (_, doc) = check_demo(&[]);
+    let rules = doc["rules"].as_array().expect("rules");
+    assert_eq!(rules.len(), 16);
+    for r in rules {
+        for era in ["2026-07-28", "legacy"] {
+            let level = r["levels"][era]
+                .as_str()
+                .unwrap_or_else(|| panic!("{era}: {r:#}"));
+            assert!(level == "must" || level == "should", "{r:#}");
+        }
+        assert!(r["specification"].as_str().is_some_and(|w| !w.is_empty()));
+    }
+    let cursor = rules
+        .iter()
+        .find(|r| r["id"] == "pagination.invalid-cursor")
+        .unwrap();
+    assert!(
+        cursor["specification"]
+            .as_str()
+            .unwrap()
+            .contains("SHOULD result in an error with code -32602"),
+        "{cursor:#}"
+    );
+    for f in findings(&doc) {
+        let rule = rules.iter().find(|r| r["id"] == f["rule"]).unwrap();
+        // The demo speaks 2026-07-28: each finding carries that era's level.
+        assert_eq!(f["level"], rule["levels"]["2026-07-28"], "{f:#}");
+    }
 }
 
 #[test]
@@ -131,6 +179,15 @@ fn the_table_names_every_rule_and_exits_1_on_a_failure() {
         assert!(text.contains(rule), "{text}");
     }
     assert!(text.contains("1 fail"), "{text}");
+    let row = |rule: &str| {
+        text.lines()
+            .find(|l| l.split_whitespace().next() == Some(rule))
+            .unwrap_or_else(|| panic!("no row for {rule}: {text}"))
+            .split_whitespace()
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(row("traversal")[1..3], ["must", "fail"], "{text}");
+    assert_eq!(row("pagination.invalid-cursor")[1..3], ["should", "pass"]);
 }
 
 /// server-everything (legacy era): what it does is recorded in the README. Facts asserted
@@ -154,6 +211,10 @@ fn server_everything_verdicts() {
         assert_eq!(verdict(&doc, rule)["verdict"], "pass", "{rule}: {doc:#}");
     }
     assert_eq!(verdict(&doc, "caching")["verdict"], "skipped", "legacy era");
+    // It answers a made-up cursor with its first page: a broken SHOULD, so a warning.
+    let cursor = verdict(&doc, "pagination.invalid-cursor");
+    assert_eq!(cursor["verdict"], "warn", "{cursor:#}");
+    assert_eq!(cursor["level"], "should", "{cursor:#}");
     assert_eq!(
         verdict(&doc, "traversal")["verdict"],
         "skipped",

@@ -2,9 +2,10 @@
 //!
 //! [`audit`] gathers what the server really sends ([`observe`]: raw pages, raw reads,
 //! through rmcp's peer) and hands it to one module per rule group, each rule with a stable
-//! id ([`RULES`], documented in the README). A verdict is pass, warn, fail, or skipped with
-//! why; evidence quotes the request and the offending part of the answer, cleaned for a
-//! terminal. No rule is tuned to a particular server.
+//! id and the level the specification gives it ([`rules::RULES`], documented in the README).
+//! A verdict is pass, warn, fail, or skipped with why: a broken MUST fails, a broken SHOULD
+//! warns ([`grade`]); evidence quotes the request and the offending part of the answer,
+//! cleaned for a terminal. No rule is tuned to a particular server.
 
 mod annotations;
 mod caching;
@@ -13,6 +14,7 @@ pub mod credentials;
 pub mod observe;
 mod pagination;
 mod reads;
+pub mod rules;
 mod stable;
 mod templates;
 mod traversal;
@@ -23,25 +25,7 @@ use serde_json::Value;
 use crate::mcp::Connection;
 use observe::Listing;
 
-/// Every rule id, in the order the report shows them.
-pub const RULES: [&str; 16] = [
-    capability::RESOURCES,
-    capability::SUBSCRIBE,
-    pagination::TERMINATES,
-    pagination::INVALID_CURSOR,
-    stable::CONNECTIONS,
-    stable::AFTER_READS,
-    reads::NOT_FOUND,
-    reads::MATCHES_LIST,
-    reads::MIME,
-    reads::SIZE,
-    annotations::ANNOTATIONS,
-    annotations::NAMES_URIS,
-    templates::SYNTAX,
-    templates::COMPLETION,
-    traversal::TRAVERSAL,
-    caching::CACHING,
-];
+pub use rules::{Level, RULES};
 
 /// How a rule came out.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -69,6 +53,8 @@ impl Verdict {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
     pub rule: &'static str,
+    /// The specification's level for this rule in the server's era.
+    pub level: Level,
     #[serde(flatten)]
     pub verdict: Verdict,
     pub evidence: Vec<String>,
@@ -81,6 +67,7 @@ impl Finding {
     pub fn skipped(rule: &'static str, why: impl Into<String>) -> Finding {
         Finding {
             rule,
+            level: rules::rule(rule).modern,
             verdict: Verdict::Skipped(why.into()),
             evidence: Vec::new(),
         }
@@ -116,11 +103,15 @@ impl Judge {
         }
     }
 
+    /// What the rule requires is broken: a `fail`, or a `warn` where the specification only
+    /// says SHOULD ([`grade`]).
     pub(crate) fn fail(&mut self, evidence: impl Into<String>) {
         self.verdict = Verdict::Fail;
         self.record(evidence.into());
     }
 
+    /// Something short of breaking the rule (the check's own limit, an answer it cannot
+    /// judge): a `warn` whatever the level.
     pub(crate) fn warn(&mut self, evidence: impl Into<String>) {
         if self.verdict == Verdict::Pass {
             self.verdict = Verdict::Warn;
@@ -146,8 +137,20 @@ impl Judge {
         }
         Finding {
             rule: self.rule,
+            level: rules::rule(self.rule).modern,
             verdict: self.verdict,
             evidence: self.evidence,
+        }
+    }
+}
+
+/// Gives each finding its rule's level in the server's era, and weighs a broken rule by it:
+/// a broken SHOULD is a warning, not a failure.
+pub fn grade(findings: &mut [Finding], modern: bool) {
+    for f in findings {
+        f.level = rules::rule(f.rule).level(modern);
+        if f.level == Level::Should && f.verdict == Verdict::Fail {
+            f.verdict = Verdict::Warn;
         }
     }
 }
@@ -164,6 +167,8 @@ pub struct Target<'a> {
     /// A second, fresh connection; `Err` says why there is none.
     pub second: Result<&'a Connection, String>,
     pub sample: usize,
+    /// Told each step as it starts (`listing`, `reading 50 resources`…), for a progress line.
+    pub step: &'a (dyn Fn(String) + Sync),
 }
 
 /// Runs every rule against one server. The order of requests matters: both listings are
@@ -175,9 +180,12 @@ pub async fn audit(target: Target<'_>) -> Vec<Finding> {
     if !conn.has_resources() {
         let mut findings = vec![capability::undeclared(conn).await];
         let why = "the server declares no `resources` capability";
-        findings.extend(RULES[1..].iter().map(|rule| Finding::skipped(rule, why)));
+        findings.extend(RULES[1..].iter().map(|rule| Finding::skipped(rule.id, why)));
+        grade(&mut findings, modern);
         return findings;
     }
+    let step = target.step;
+    step("listing".into());
     let (first, second) = match target.second {
         Ok(other) => {
             let (a, b) = futures::join!(observe::list(conn, false), observe::list(other, false));
@@ -191,11 +199,22 @@ pub async fn audit(target: Target<'_>) -> Vec<Finding> {
         capability::subscribe(conn, &caps, &first, modern).await,
     ];
     findings.push(pagination::terminates(&first));
+    step("trying a made-up cursor".into());
     findings.push(pagination::invalid_cursor(conn, &first).await);
     let valid = annotations::valid_uris(&first);
+    step(format!(
+        "reading {}",
+        crate::units::count(
+            valid.len().min(target.sample) as u64,
+            "resource",
+            "resources"
+        )
+    ));
     let reads = reads::sample_reads(conn, &valid, target.sample).await;
+    step("reading URIs nobody listed".into());
     let probes = reads::not_found(conn, &valid, modern).await;
     let traversal = traversal::traversal(conn, &first, &templates).await;
+    step("listing again".into());
     let again = observe::list(conn, false).await;
     findings.push(stable::connections(&first, &second));
     findings.push(stable::after_reads(&first, &again));
@@ -204,9 +223,11 @@ pub async fn audit(target: Target<'_>) -> Vec<Finding> {
     findings.push(annotations::annotations(&first));
     findings.push(annotations::names_uris(&first));
     findings.push(templates::syntax(&templates));
+    step("completing template variables".into());
     findings.push(templates::completion(conn, &caps, &templates).await);
     findings.push(traversal);
     findings.push(caching::caching(modern, &first, &reads));
+    grade(&mut findings, modern);
     findings
 }
 

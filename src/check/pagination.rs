@@ -1,5 +1,6 @@
 //! `pagination.terminates`: cursors end, never repeat, every page is a page.
-//! `pagination.invalid-cursor`: a cursor the server never sent is an error, not a page.
+//! `pagination.invalid-cursor`: a cursor the server never sent is error -32602, not a page
+//! (a SHOULD: broken, it warns).
 
 use serde_json::Value;
 
@@ -9,6 +10,9 @@ use crate::mcp::{Connection, McpError};
 
 pub const TERMINATES: &str = "pagination.terminates";
 pub const INVALID_CURSOR: &str = "pagination.invalid-cursor";
+
+/// JSON-RPC "Invalid params", the code the specification names for an invalid cursor.
+const INVALID_PARAMS: i32 = -32602;
 
 pub fn terminates(first: &Listing) -> Finding {
     let mut judge = Judge::new(TERMINATES);
@@ -34,8 +38,11 @@ pub async fn invalid_cursor(conn: &Connection, first: &Listing) -> Finding {
     let mut judge = Judge::new(INVALID_CURSOR);
     let cursor = format!("mcpick-check-invalid-{:016x}", super::reads::random());
     match conn.probe_list(false, Some(&cursor)).await {
-        Err(McpError::Server { code, message, .. }) => judge.note(format!(
-            "resources/list with cursor `{cursor}`: error {code}: {message}"
+        Err(McpError::Server { code, message, .. }) if code == INVALID_PARAMS => judge.note(
+            format!("resources/list with cursor `{cursor}`: error {code}: {message}"),
+        ),
+        Err(McpError::Server { code, message, .. }) => judge.fail(format!(
+            "resources/list with the made-up cursor `{cursor}`: error {code} ({INVALID_PARAMS} expected): {message}"
         )),
         Err(e) => judge.warn(format!(
             "resources/list with cursor `{cursor}`: not a JSON-RPC error: {}",

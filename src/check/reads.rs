@@ -2,7 +2,7 @@
 //! era, `-32002` before), never a success.
 //! `read.matches-list`: each sampled listed resource reads, with contents under its URI.
 //! `read.mime`: text or blob as the listed `mimeType` says.
-//! `read.size`: the listed `size` is the bytes read (a warning).
+//! `read.size`: the listed `size` is the bytes read (a SHOULD-level rule: it warns).
 
 use std::collections::BTreeSet;
 use std::hash::{BuildHasher, Hasher};
@@ -105,7 +105,7 @@ pub async fn not_found(conn: &Connection, valid: &[(&str, &Value)], modern: bool
             Err(McpError::Server { code, message, .. }) if code == expected => {
                 judge.note(format!("resources/read {uri}: error {code}: {message}"));
             }
-            Err(McpError::Server { code, message, .. }) => judge.warn(format!(
+            Err(McpError::Server { code, message, .. }) => judge.fail(format!(
                 "resources/read {uri}: error {code} ({expected} expected in the {era} era): {message}"
             )),
             Err(e) => judge.warn(format!(
@@ -115,7 +115,7 @@ pub async fn not_found(conn: &Connection, valid: &[(&str, &Value)], modern: bool
             Ok(reply) => match reply.get("contents").and_then(Value::as_array) {
                 Some(items) if items.is_empty() => judge.fail(format!(
                     "resources/read {uri} (never listed) succeeded with empty `contents`; \
-                     not found must be an error"
+                     a missing resource is an error, not an empty result"
                 )),
                 Some(items) => judge.fail(format!(
                     "resources/read {uri} (never listed) succeeded with {} contents item(s), first {}",
@@ -257,7 +257,7 @@ pub fn judge(reads: &[ReadObs]) -> [Finding; 3] {
             size_checked += 1;
             let bytes: usize = items.iter().filter_map(item_bytes).sum();
             if bytes as u64 != listed_size {
-                size.warn(format!(
+                size.fail(format!(
                     "resources/read {uri}: listed size {listed_size}, read {bytes} bytes"
                 ));
             }

@@ -11,16 +11,33 @@ pub const AFTER_READS: &str = "stable.after-reads";
 
 pub fn connections(first: &Listing, second: &Result<Listing, String>) -> Finding {
     match second {
-        Ok(second) => compare(CONNECTIONS, first, second, "connection 1", "connection 2"),
+        Ok(second) => compare(
+            CONNECTIONS,
+            (first, "on connection 1"),
+            (second, "on connection 2"),
+            "on both connections",
+        ),
         Err(why) => Finding::skipped(CONNECTIONS, format!("no second connection: {why}")),
     }
 }
 
 pub fn after_reads(first: &Listing, again: &Listing) -> Finding {
-    compare(AFTER_READS, first, again, "before the reads", "after them")
+    compare(
+        AFTER_READS,
+        (first, "before the reads"),
+        (again, "after the reads"),
+        "before and after the reads",
+    )
 }
 
-fn compare(rule: &'static str, a: &Listing, b: &Listing, a_name: &str, b_name: &str) -> Finding {
+/// Each listing with when it was taken, as it reads after "listed …"; `both` reads after
+/// "the same N resources …".
+fn compare(
+    rule: &'static str,
+    (a, a_name): (&Listing, &str),
+    (b, b_name): (&Listing, &str),
+    both: &str,
+) -> Finding {
     let (sa, sb): (BTreeSet<&str>, BTreeSet<&str>) = (
         a.uris().into_iter().collect(),
         b.uris().into_iter().collect(),
@@ -33,8 +50,8 @@ fn compare(rule: &'static str, a: &Listing, b: &Listing, a_name: &str, b_name: &
         judge.fail(format!("listed {b_name} only: {uri}"));
     }
     judge.note(format!(
-        "the same {} resources {a_name} and {b_name}",
-        sa.len()
+        "the same {} {both}",
+        crate::units::count(sa.len() as u64, "resource", "resources")
     ));
     judge.finish()
 }

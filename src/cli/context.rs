@@ -15,7 +15,8 @@ use crate::serve::Expose;
 #[derive(Debug, Args, Clone)]
 pub struct SetArgs {
     /// The context-set file (created on the first change).
-    #[arg(long = "set", value_name = "FILE", default_value = DEFAULT_FILE)]
+    #[arg(long = "set", value_name = "FILE", default_value = DEFAULT_FILE,
+          add = super::complete::set_files())]
     pub path: PathBuf,
 }
 
@@ -53,7 +54,7 @@ pub struct UnmarkArgs {
     pub exact: bool,
 
     /// Only on this server (repeatable); default: every server.
-    #[arg(short = 's', long = "server", value_name = "NAME")]
+    #[arg(short = 's', long = "server", value_name = "NAME", add = super::complete::servers())]
     pub servers: Vec<String>,
 
     #[command(flatten)]

@@ -2,6 +2,7 @@
 //! never the other way round.
 
 mod check;
+pub mod complete;
 mod context;
 mod handoff;
 
@@ -11,6 +12,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 
 use crate::demo::DemoArgs;
+use crate::hosts::Host;
 use crate::mcp::spec::parse_header;
 
 pub use check::{CheckArgs, DiffArgs, LockArgs};
@@ -25,15 +27,7 @@ pub use handoff::{Deliver, DeliverArgs, ExportArgs, InstallArgs, UninstallArgs};
     name = "mcpick",
     version,
     about = "See every resource your MCP servers publish, and decide what an agent is handed.",
-    long_about = "mcpick connects to MCP (Model Context Protocol) servers and shows the resources \
-they publish, annotations and all; you pin and exclude resources and preview what an agent \
-would be handed under a token budget.\n\nWith no command, mcpick opens the interactive browser \
-(press ? in it for the keys); the commands below do the same work headless.\n\nWith no server given it uses every server defined in \
-mcpick's config and in the config files of Claude Code, Claude Desktop, Cursor and VS Code (see \
-`mcpick servers`), or its built-in demo server when there are none, so `mcpick ls` works with \
-no setup. Pick defined servers with `--server NAME`, or give one ad hoc with `--url URL` \
-(Streamable HTTP, or the legacy HTTP+SSE transport, detected) or with `-- COMMAND ARGS…` (a \
-stdio server).",
+    long_about = long_about(),
     after_help = "Exit status: 0 ok, 1 a server or transport failed, 2 usage error, 3 resource not found.",
     args_conflicts_with_subcommands = true
 )]
@@ -50,7 +44,7 @@ pub struct Cli {
 
     /// The context set the interactive browser edits (saved after each change) [default:
     /// ./mcpick.context.json].
-    #[arg(long = "set", value_name = "FILE")]
+    #[arg(long = "set", value_name = "FILE", add = complete::set_files())]
     pub set: Option<PathBuf>,
 }
 
@@ -76,13 +70,7 @@ pub enum Command {
     /// List every server defined in mcpick's config and the host config files, with where
     /// each definition came from.
     #[command(
-        after_help = "Sources, highest precedence first: --config FILE; the project (./mcpick.toml, \
-./.mcp.json, ./.cursor/mcp.json, ./.vscode/mcp.json); mcpick's user config (config.toml in the user \
-config directory); the home directory's host files (~/.claude.json, its projects section first; \
-Claude Desktop's claude_desktop_config.json; ~/.cursor/mcp.json). A name defined twice is taken \
-from the first source and the other definitions are shown as shadowed.\n\nSecrets are never \
-printed: env and header values show their placeholder as written (${API_TOKEN}) or a masked value.\n\n\
-Exit status: 0 ok, 1 a definition or a file has an error."
+        after_help = servers_help()
     )]
     Servers(ServersArgs),
     /// Sign in to an OAuth-protected HTTP server: the authorization page opens in the
@@ -162,7 +150,8 @@ mcpick install claude-code\n  mcpick install vscode --dry-run\n  mcpick install 
     /// Audit each server's resources against the MCP specification: one verdict per rule
     /// (pass, warn, fail, or skipped and why), with the request and the offending answer.
     #[command(
-        after_help = "Rules (ids are stable; README lists what each checks): capability, \
+        after_help = "A rule the specification words as MUST fails when broken, a SHOULD warns; \
+the level of each rule is in the table and in --json.\n\nRules (ids are stable; README lists what each checks): capability, \
 capability.subscribe, pagination.terminates, pagination.invalid-cursor, stable.connections, \
 stable.after-reads, not-found, read.matches-list, read.mime, read.size, annotations, names-uris, \
 templates.syntax, templates.completion, traversal, caching.\n\nThe checks send reads of URIs \
@@ -191,6 +180,105 @@ be listed (drift cannot be told).\n\nExamples:\n  mcpick diff\n  mcpick diff --j
 review/mcpick.context.lock.json"
     )]
     Diff(check::DiffArgs),
+    /// Print a completion script for a shell; it completes subcommands, flags, host names,
+    /// defined server names (`--server`) and context-set files (`--set`).
+    #[command(
+        after_help = "The script asks mcpick for each completion, so it stays true as servers are defined and \
+after an upgrade; load it at shell start:\n  bash:       echo 'source <(mcpick completions bash)' >> ~/.bashrc\n  \
+zsh:        echo 'source <(mcpick completions zsh)' >> ~/.zshrc\n  \
+fish:       echo 'mcpick completions fish | source' > ~/.config/fish/completions/mcpick.fish\n  \
+powershell: add `mcpick completions powershell | Out-String | Invoke-Expression` to $PROFILE\n  \
+elvish:     echo 'eval (mcpick completions elvish | slurp)' >> ~/.config/elvish/rc.elv"
+    )]
+    Completions(CompletionsArgs),
+    /// Print mcpick's manual page (roff): every command and flag on one page.
+    #[command(
+        after_help = "Examples:\n  mcpick man | man -l -\n  mcpick man > ~/.local/share/man/man1/mcpick.1"
+    )]
+    Man,
+}
+
+impl Command {
+    /// The server flags of a command that connects to servers (for `--quiet`).
+    pub fn server_args(&self) -> Option<&ServerArgs> {
+        match self {
+            Command::Ls(a) => Some(&a.servers),
+            Command::Read(a) => Some(&a.servers),
+            Command::Watch(a) => Some(&a.servers),
+            Command::Pin(a) | Command::Exclude(a) => Some(&a.servers),
+            Command::Marks(a) => Some(&a.servers),
+            Command::Preview(a) => Some(&a.servers),
+            Command::Serve(a) => Some(&a.servers),
+            Command::Export(a) => Some(&a.servers),
+            Command::Check(a) => Some(&a.servers),
+            Command::Lock(a) => Some(&a.servers),
+            Command::Diff(a) => Some(&a.servers),
+            Command::Servers(_)
+            | Command::Login(_)
+            | Command::Logout(_)
+            | Command::DemoServer(_)
+            | Command::Unmark(_)
+            | Command::Policy(_)
+            | Command::Install(_)
+            | Command::Uninstall(_)
+            | Command::Completions(_)
+            | Command::Man => None,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// The host applications whose config files mcpick reads, from their dialects (so `--help`
+/// names every one): "Claude Code, Claude Desktop, … and Zed".
+fn host_names() -> String {
+    let names: Vec<&str> = Host::ALL.iter().map(|h| h.dialect().host_name).collect();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => names.join(""),
+    }
+}
+
+fn long_about() -> String {
+    format!(
+        "mcpick connects to MCP (Model Context Protocol) servers and shows the resources \
+they publish, annotations and all; you pin and exclude resources and preview what an agent \
+would be handed under a token budget.\n\nWith no command, mcpick opens the interactive browser \
+(press ? in it for the keys); the commands below do the same work headless.\n\nWith no server \
+given it uses every server defined in mcpick's config and in the config files of {} (see \
+`mcpick servers`), or its built-in demo server when there are none, so `mcpick ls` works with \
+no setup. Pick defined servers with `--server NAME`, or give one ad hoc with `--url URL` \
+(Streamable HTTP, or the legacy HTTP+SSE transport, detected) or with `-- COMMAND ARGS…` (a \
+stdio server).",
+        host_names()
+    )
+}
+
+/// `mcpick servers --help`: every source, from the same dialects `mcpick servers` reads.
+fn servers_help() -> String {
+    let project: Vec<String> = std::iter::once("./mcpick.toml".to_string())
+        .chain(
+            Host::ALL
+                .iter()
+                .filter_map(|h| h.dialect().project_file)
+                .map(|f| format!("./{f}")),
+        )
+        .collect();
+    format!(
+        "Sources, highest precedence first: --config FILE; the project ({}); mcpick's user \
+config (config.toml in the user config directory); the user files of {} (Claude Code's \
+~/.claude.json: this project's section first, then its top level). A name defined twice is \
+taken from the first source and the other definitions are shown as shadowed.\n\nSecrets are \
+never printed: env and header values show their placeholder as written (${{API_TOKEN}}) or a \
+masked value.\n\nExit status: 0 ok, 1 a definition or a file has an error.",
+        project.join(", "),
+        host_names()
+    )
 }
 
 /// Which servers to talk to. With none given, every defined server (see `mcpick servers`), or
@@ -198,7 +286,7 @@ review/mcpick.context.lock.json"
 #[derive(Debug, Args, Clone, Default)]
 pub struct ServerArgs {
     /// A server defined in a config file, by name (repeatable; see `mcpick servers`).
-    #[arg(short = 's', long = "server", value_name = "NAME")]
+    #[arg(short = 's', long = "server", value_name = "NAME", add = complete::servers())]
     pub servers: Vec<String>,
 
     /// Use the built-in demo server (besides any other server given).
@@ -237,6 +325,11 @@ pub struct ServerArgs {
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,
 
+    /// No progress line on stderr (it is only drawn when stderr is a terminal); errors and
+    /// warnings are still printed.
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
+
     #[command(flatten)]
     pub config: ConfigArgs,
 }
@@ -256,7 +349,8 @@ pub struct LoginArgs {
     #[arg(
         value_name = "NAME",
         required_unless_present = "url",
-        conflicts_with = "url"
+        conflicts_with = "url",
+        add = complete::servers()
     )]
     pub name: Option<String>,
 
@@ -287,7 +381,8 @@ pub struct LogoutArgs {
     #[arg(
         value_name = "NAME",
         required_unless_present = "url",
-        conflicts_with = "url"
+        conflicts_with = "url",
+        add = complete::servers()
     )]
     pub name: Option<String>,
 

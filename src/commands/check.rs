@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::{Exit, close_all, connect_all, report, take_selection};
 use crate::check::credentials::{self, CredentialView};
-use crate::check::{Finding, Target, Verdict, audit};
+use crate::check::{Finding, Level, RULES, Target, Verdict, audit};
 use crate::cli::CheckArgs;
 use crate::config::select::select_servers;
 use crate::sanitize;
@@ -31,6 +31,23 @@ struct ServerDoc {
 struct Doc {
     servers: Vec<ServerDoc>,
     failed: bool,
+    /// Every rule with its level in each era and the specification's words.
+    rules: Vec<RuleDoc>,
+}
+
+#[derive(Serialize)]
+struct RuleDoc {
+    id: &'static str,
+    /// By era: `2026-07-28` and `legacy`.
+    levels: Levels,
+    specification: &'static str,
+}
+
+#[derive(Serialize)]
+struct Levels {
+    #[serde(rename = "2026-07-28")]
+    modern: Level,
+    legacy: Level,
 }
 
 pub async fn run(args: CheckArgs) -> Exit {
@@ -43,54 +60,64 @@ pub async fn run(args: CheckArgs) -> Exit {
         connect_all(specs.clone(), &options),
         connect_all(specs, &options)
     );
-    let docs = join_all(sessions.iter().zip(&seconds).map(|(session, second)| {
-        let sample = args.sample;
-        let options = &options;
-        let as_credentials = &args.credentials;
-        async move {
-            let name = sanitize::line(&session.spec.name, 200);
-            let conn = match &session.connection {
-                Ok(conn) => conn,
-                Err(e) => {
-                    return ServerDoc {
-                        name,
-                        transport: None,
-                        protocol_version: None,
-                        error: Some(session.describe_error(e)),
-                        findings: Vec::new(),
-                        credentials: Vec::new(),
-                    };
+    let progress =
+        crate::progress::Servers::new("checking", sessions.iter().map(|s| s.spec.name.clone()));
+    let docs = join_all(sessions.iter().zip(&seconds).enumerate().map(
+        |(index, (session, second))| {
+            let progress = &progress;
+            let sample = args.sample;
+            let options = &options;
+            let as_credentials = &args.credentials;
+            async move {
+                let name = sanitize::line(&session.spec.name, 200);
+                let conn = match &session.connection {
+                    Ok(conn) => conn,
+                    Err(e) => {
+                        return ServerDoc {
+                            name,
+                            transport: None,
+                            protocol_version: None,
+                            error: Some(session.describe_error(e)),
+                            findings: Vec::new(),
+                            credentials: Vec::new(),
+                        };
+                    }
+                };
+                let second = second
+                    .connection
+                    .as_ref()
+                    .map_err(|e| second.describe_error(e));
+                let step = |what: String| progress.set(index, what);
+                let findings = audit(Target {
+                    first: conn,
+                    second,
+                    sample,
+                    step: &step,
+                })
+                .await;
+                progress.set(index, "done");
+                let mut per_credential = Vec::new();
+                if !as_credentials.is_empty() {
+                    let base = conn.list_uris().await.unwrap_or_default();
+                    for header in as_credentials {
+                        per_credential.extend(
+                            credentials::compare(&session.spec, options, &base, header).await,
+                        );
+                    }
                 }
-            };
-            let second = second
-                .connection
-                .as_ref()
-                .map_err(|e| second.describe_error(e));
-            let findings = audit(Target {
-                first: conn,
-                second,
-                sample,
-            })
-            .await;
-            let mut per_credential = Vec::new();
-            if !as_credentials.is_empty() {
-                let base = conn.list_uris().await.unwrap_or_default();
-                for header in as_credentials {
-                    per_credential
-                        .extend(credentials::compare(&session.spec, options, &base, header).await);
+                ServerDoc {
+                    name,
+                    transport: Some(conn.transport()),
+                    protocol_version: Some(conn.summary().protocol_version),
+                    error: None,
+                    findings,
+                    credentials: per_credential,
                 }
             }
-            ServerDoc {
-                name,
-                transport: Some(conn.transport()),
-                protocol_version: Some(conn.summary().protocol_version),
-                error: None,
-                findings,
-                credentials: per_credential,
-            }
-        }
-    }))
+        },
+    ))
     .await;
+    drop(progress);
     close_all(sessions).await;
     close_all(seconds).await;
     let failed = docs
@@ -100,6 +127,17 @@ pub async fn run(args: CheckArgs) -> Exit {
         let doc = Doc {
             servers: docs,
             failed,
+            rules: RULES
+                .iter()
+                .map(|r| RuleDoc {
+                    id: r.id,
+                    levels: Levels {
+                        modern: r.modern,
+                        legacy: r.legacy,
+                    },
+                    specification: r.words,
+                })
+                .collect(),
         };
         let mut out = std::io::stdout().lock();
         crate::safe_json::to_writer_pretty(&mut out, &doc).and_then(|()| writeln!(out))
@@ -139,13 +177,14 @@ fn print_table(docs: &[ServerDoc]) -> std::io::Result<()> {
             let mut lines = detail.iter();
             writeln!(
                 out,
-                "  {:width$}  {:7}  {}",
+                "  {:width$}  {:6}  {:7}  {}",
                 f.rule,
+                f.level.name(),
                 f.verdict.name(),
                 lines.next().map_or("", String::as_str)
             )?;
             for line in lines {
-                writeln!(out, "  {:width$}  {:7}  {line}", "", "")?;
+                writeln!(out, "  {:width$}  {:6}  {:7}  {line}", "", "", "")?;
             }
         }
         let count = |v: &str| {

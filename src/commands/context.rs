@@ -176,8 +176,10 @@ pub async fn list_all(
     cap: usize,
 ) -> (Catalogue, Vec<String>, Vec<(String, String)>) {
     let options = ListOptions { cap };
-    let listed = join_all(sessions.iter().map(|session| {
-        let options = &options;
+    let progress =
+        crate::progress::Servers::new("listing", sessions.iter().map(|s| s.spec.name.clone()));
+    let listed = join_all(sessions.iter().enumerate().map(|(index, session)| {
+        let (options, progress) = (&options, &progress);
         async move {
             let connection = match &session.connection {
                 Ok(c) => c,
@@ -185,13 +187,17 @@ pub async fn list_all(
             };
             let mut resources = Vec::new();
             connection
-                .list_resources(options, |page| resources.extend_from_slice(page.items))
+                .list_resources(options, |page| {
+                    resources.extend_from_slice(page.items);
+                    progress.set(index, super::ls::pages_status(page.number, page.received));
+                })
                 .await
                 .map(|outcome| (resources, outcome.warnings))
                 .map_err(|e| session.describe_error(&e))
         }
     }))
     .await;
+    drop(progress);
     let mut catalogue = Catalogue::new();
     let mut complete = Vec::new();
     let mut failed = Vec::new();
@@ -275,14 +281,19 @@ pub async fn resolve_set(
             measures: &crate::context::Measures::new(),
         };
         let mut measures = crate::context::Measures::new();
+        // Reads of what the budget would include, counted as they come back.
+        let progress = crate::progress::Counter::new("reading", ("resource", "resources"), None);
+        let progress = &progress;
         crate::context::measured::resolve_measured(&base, &mut measures, jobs, |index| {
             let c = cands[index];
             let connection = connections.get(c.server).copied();
             async move {
-                match connection {
+                let read = match connection {
                     Some(conn) => conn.read(c.uri).await.map_err(|e| e.to_string()),
                     None => Err("the server is not connected".to_string()),
-                }
+                };
+                progress.tick();
+                read
             }
         })
         .await

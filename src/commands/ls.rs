@@ -6,7 +6,6 @@ use std::io::Write;
 use futures::future::join_all;
 use serde::Serialize;
 
-use super::progress::Progress;
 use super::{Exit, Session, close_all, connect_all, take_selection};
 use crate::catalog::{
     Catalogue, ItemId, ResourceEntry, Search, SortKey, TemplateEntry, UriTree, order,
@@ -170,7 +169,8 @@ pub fn select(catalogue: &Catalogue, filter: Option<&str>, sort: Option<SortKey>
 /// Lists every connected server concurrently into one catalogue, keeping whatever arrived
 /// before a failure. Pages go into the catalogue as they arrive.
 pub async fn collect(sessions: &[Session], options: &ListOptions, templates: bool) -> Collected {
-    let progress = Progress::new(sessions.iter().map(|s| s.spec.name.clone()));
+    let progress =
+        crate::progress::Servers::new("listing", sessions.iter().map(|s| s.spec.name.clone()));
     let mut catalogue = Catalogue::new();
     let ids: Vec<_> = sessions
         .iter()
@@ -220,7 +220,7 @@ pub async fn collect(sessions: &[Session], options: &ListOptions, templates: boo
                         }
                         warnings.push(warning);
                     }
-                    progress.update(index, page.number, page.received);
+                    progress.set(index, pages_status(page.number, page.received));
                 })
                 .await;
             match listed {
@@ -248,11 +248,19 @@ pub async fn collect(sessions: &[Session], options: &ListOptions, templates: boo
         }
     }))
     .await;
-    progress.finish();
+    drop(progress);
     Collected {
         servers,
         catalogue: catalogue.into_inner(),
     }
+}
+
+/// A server's listing so far, for the progress line: `3000 in 30 pages`.
+pub(crate) fn pages_status(pages: usize, received: usize) -> String {
+    format!(
+        "{received} in {}",
+        crate::units::count(pages as u64, "page", "pages")
+    )
 }
 
 fn fill_summary(report: &mut ServerReport, summary: ServerSummary) {

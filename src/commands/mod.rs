@@ -2,6 +2,7 @@
 //! of them at once, and reports per server: one failing server never hides the others.
 
 pub mod check;
+pub mod completions;
 pub mod context;
 pub mod deliver;
 pub mod export;
@@ -11,7 +12,6 @@ pub mod login;
 pub mod ls;
 pub mod marks;
 pub mod preview;
-mod progress;
 pub mod read;
 pub mod serve;
 pub mod servers;
@@ -45,6 +45,7 @@ pub fn usage_error(message: &str) -> Exit {
 pub fn report(message: &str) {
     use std::io::Write;
     // Not `eprintln!`: it panics when stderr is gone (a closed terminal or pipe).
+    crate::progress::clear();
     let _ = writeln!(std::io::stderr(), "mcpick: {}", sanitize::text(message));
 }
 
@@ -52,7 +53,7 @@ pub fn report(message: &str) {
 /// used), then gives its servers, or reports the usage error.
 pub fn take_selection<T>(selection: Selection<T>) -> Result<Vec<T>, Exit> {
     for warning in &selection.warnings {
-        eprintln!("mcpick: warning: {}", sanitize::line(warning, 2000));
+        report(&format!("warning: {}", sanitize::line(warning, 2000)));
     }
     selection.servers.map_err(|message| usage_error(&message))
 }
@@ -85,6 +86,9 @@ impl Session {
 /// Connects to every server at once. A server whose definition failed becomes a session whose
 /// connection is that error.
 pub async fn connect_all(servers: Vec<Selected>, options: &ConnectOptions) -> Vec<Session> {
+    let progress =
+        crate::progress::Counter::new("connecting", ("server", "servers"), Some(servers.len()));
+    let progress = &progress;
     join_all(servers.into_iter().map(|selected| async move {
         let shown = selected.shown_target();
         let Selected { spec, error, .. } = selected;
@@ -93,6 +97,7 @@ pub async fn connect_all(servers: Vec<Selected>, options: &ConnectOptions) -> Ve
             Some(reason) => Err(McpError::Config { reason }),
             None => Connection::connect(&spec, options, log.clone()).await,
         };
+        progress.tick();
         Session {
             spec,
             shown,

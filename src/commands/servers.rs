@@ -240,7 +240,14 @@ fn print_table(list: &ServerList, locations: &Locations) -> std::io::Result<()> 
             out,
             "No servers are defined; `mcpick ls` uses the built-in demo server. mcpick looks in:"
         )?;
+        let mut listed: Vec<&Path> = Vec::new();
         for source in &list.sources {
+            // `~/.claude.json` is one file for two sources (its project section, its top
+            // level): one line.
+            if listed.contains(&source.file.as_path()) {
+                continue;
+            }
+            listed.push(&source.file);
             writeln!(
                 out,
                 "  {}  ({}, {})",
@@ -308,36 +315,41 @@ fn print_table(list: &ServerList, locations: &Locations) -> std::io::Result<()> 
     if !found.is_empty() {
         writeln!(out)?;
         writeln!(out, "Files read (highest precedence first):")?;
-        let mut seen: Vec<(&Path, Option<&Path>)> = Vec::new();
+        // One line per file: `~/.claude.json` is read for two sources (this project's
+        // section and the top level), said in one line with its parts.
+        let mut files: Vec<(&Path, Vec<&SourceEntry>)> = Vec::new();
         for source in found {
-            // A file read for two sources (`~/.claude.json`) shows its error once.
-            let project = source.project.as_deref().filter(|_| source.error.is_none());
-            let key = (source.file.as_path(), project);
-            if seen.contains(&key) {
-                continue;
+            match files.iter_mut().find(|(f, _)| *f == source.file.as_path()) {
+                Some((_, parts)) => parts.push(source),
+                None => files.push((&source.file, vec![source])),
             }
-            seen.push(key);
-            let part = match project {
-                Some(project) => format!(" projects[{}]", project.display()),
-                None if source.error.is_none()
-                    && source.format == "claude-code"
-                    && source.scope == Scope::Host =>
-                {
-                    " top level".to_string()
-                }
-                None => String::new(),
-            };
-            let what = match &source.error {
+        }
+        for (file, parts) in files {
+            let first = parts[0];
+            let servers = |n: usize| crate::units::count(n as u64, "server", "servers");
+            let what = match parts.iter().find_map(|p| p.error.as_ref()) {
                 Some(error) => format!("error: {error}"),
-                None if source.servers == 1 => "1 server".to_string(),
-                None => format!("{} servers", source.servers),
+                None if parts.len() == 1 => servers(first.servers),
+                None => {
+                    let each: Vec<String> = parts
+                        .iter()
+                        .map(|p| match &p.project {
+                            Some(project) => {
+                                format!("{} in projects[{}]", p.servers, project.display())
+                            }
+                            None => format!("{} at the top level", p.servers),
+                        })
+                        .collect();
+                    let total = parts.iter().map(|p| p.servers).sum();
+                    format!("{} ({})", servers(total), each.join(", "))
+                }
             };
             writeln!(
                 out,
-                "  {}{part}  ({}, {}): {}",
-                sanitize::line(&short_path(&source.file, locations), 300),
-                source.format,
-                scope_name(source.scope),
+                "  {}  ({}, {}): {}",
+                sanitize::line(&short_path(file, locations), 300),
+                first.format,
+                scope_name(first.scope),
                 sanitize::line(&what, 1000)
             )?;
         }

@@ -168,16 +168,18 @@ impl Printer {
         let server = sanitize::line(server, 200);
         let field = |k: &str| fields.get(k).cloned().unwrap_or(Value::Null);
         let text = |k: &str| sanitize::line(field(k).as_str().unwrap_or(""), 2000);
+        let resources =
+            |k: &str| crate::units::count(field(k).as_u64().unwrap_or(0), "resource", "resources");
         let line = match event {
-            "listed" => format!("{server}: {} resources", field("count")),
+            "listed" => format!("{server}: {}", resources("count")),
             "watching" => format!(
-                "{server}: watching · list changes {} · {} resources subscribed for updates",
+                "{server}: watching · list changes {} · {} subscribed for updates",
                 if field("listChanged") == Value::Bool(true) {
                     "announced"
                 } else {
                     "not announced by the server"
                 },
-                field("subscribed")
+                resources("subscribed")
             ),
             "added" => format!("{server}: + {}", text("uri")),
             "removed" => format!("{server}: - {}", text("uri")),

@@ -110,7 +110,8 @@ pub struct DemoArgs {
     /// Break one rule of `mcpick check` on purpose (repeatable): capability, cursor-loop,
     /// invalid-cursor, unstable, side-effect, not-found-empty, read-uri, wrong-mime,
     /// wrong-size, bad-annotations, bad-uris, bad-template, no-completion, traversal,
-    /// no-cache-hints (stdio only). Each one fails exactly its rule (see the README).
+    /// no-cache-hints (stdio only). Each one breaks exactly its rule (see the README): a
+    /// `fail` where the specification says MUST, a `warn` where it says SHOULD.
     #[arg(long, value_enum, value_name = "RULE")]
     pub violate: Vec<violate::Violation>,
 

@@ -31,15 +31,17 @@ pub struct MessageLimit {
 }
 
 impl MessageLimit {
-    pub fn from_mib(mib: u32) -> Self {
-        MessageLimit { mib: mib.max(1) }
+    pub const fn from_mib(mib: u32) -> Self {
+        MessageLimit {
+            mib: if mib == 0 { 1 } else { mib },
+        }
     }
 
-    pub fn mib(self) -> u32 {
+    pub const fn mib(self) -> u32 {
         self.mib
     }
 
-    pub fn bytes(self) -> usize {
+    pub const fn bytes(self) -> usize {
         (self.mib as usize).saturating_mul(1024 * 1024)
     }
 }
@@ -75,6 +77,22 @@ pub(crate) fn too_large_reply(id: &Value, limit: MessageLimit) -> String {
 pub(crate) fn invalid_json_reply(id: &Value, detail: &str, limit: MessageLimit) -> String {
     let message = format!("invalid JSON from the server: {detail}");
     fault_reply(id, FAULT_INVALID_JSON, &message, limit)
+}
+
+/// The answer of a server (`mcpick serve`) to a request above `limit`, which it did not
+/// read: JSON-RPC "Invalid Request" for `id`, or for `null` when the id could not be found
+/// (JSON-RPC 2.0 §5), naming the limit.
+pub(crate) fn request_too_large_reply(id: &Value, limit: MessageLimit) -> String {
+    json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": {
+            "code": -32_600,
+            "message": format!("request larger than {} MiB: mcpick serve reads no request above this limit", limit.mib()),
+            "data": { "limitMib": limit.mib() },
+        },
+    })
+    .to_string()
 }
 
 /// Why [`check_json`] refused a message, and the id of the request it answers (if found).

@@ -9,7 +9,6 @@
 
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
-use std::time::Duration;
 
 use futures::future::join_all;
 use tokio::sync::{Mutex, broadcast, watch};
@@ -102,11 +101,6 @@ impl Engine {
     /// Whether the first resolution is published.
     pub fn is_ready(&self) -> bool {
         *self.ready.borrow()
-    }
-
-    /// Waits at most `grace` for the first resolution; true if it is ready.
-    pub async fn ready_within(&self, grace: Duration) -> bool {
-        tokio::time::timeout(grace, self.ready()).await.is_ok()
     }
 
     /// What is published now.

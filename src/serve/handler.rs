@@ -6,18 +6,17 @@
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use base64::Engine as _;
 use futures::StreamExt;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DiscoverResult,
-    GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation,
-    InitializeRequestParams, InitializeResult, JsonObject, ListPromptsResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, Prompt, PromptMessage, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, ResourceContents, ResourceUpdatedNotificationParam,
-    Role, ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool,
-    ToolAnnotations, UnsubscribeRequestParams,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
+    CustomResult, DiscoverResult, GetPromptRequestParams, GetPromptResponse, GetPromptResult,
+    Implementation, InitializeRequestParams, InitializeResult, JsonObject, ListPromptsResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, Prompt, PromptMessage,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents,
+    ResourceUpdatedNotificationParam, Role, ServerCapabilities, ServerConfig,
+    SubscribeRequestParams, SubscriptionFilter, Tool, ToolAnnotations, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -37,12 +36,6 @@ const PAGE_SIZE: usize = 500;
 
 /// Reads at once when the prompt or the tool gathers the set.
 const BUNDLE_JOBS: usize = 8;
-
-/// How long a handshake waits for the first resolution, so that the instructions can
-/// describe the set. Past it the client is answered anyway (hosts give up on a silent
-/// server after a few seconds), told the set is still being resolved, and sent
-/// `list_changed` when it is.
-pub const HANDSHAKE_GRACE: Duration = Duration::from_secs(5);
 
 /// How `serve` presents itself.
 #[derive(Debug, Clone)]
@@ -241,25 +234,27 @@ impl ServerHandler for ServeHandler {
             })
     }
 
-    /// The legacy handshake: answered within [`HANDSHAKE_GRACE`], whatever the upstreams do.
+    /// The legacy handshake: answered at once, whatever the upstreams do, so a host's
+    /// connect timeout never depends on how slowly they start. Before the set is resolved
+    /// the instructions say so, the requests that need the set wait for it, and the client
+    /// is sent `list_changed` when it is.
     async fn initialize(
         &self,
         request: InitializeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
         context.peer.set_peer_info(request.clone());
-        if !self.engine.ready_within(HANDSHAKE_GRACE).await {
+        if !self.engine.is_ready() {
             self.answered_early.store(true, Ordering::SeqCst);
         }
         self.negotiate_initialize(&request)
     }
 
-    /// The 2026-07-28 handshake, likewise.
+    /// The 2026-07-28 handshake, likewise at once.
     async fn discover(
         &self,
         _context: RequestContext<RoleServer>,
     ) -> Result<DiscoverResult, ErrorData> {
-        self.engine.ready_within(HANDSHAKE_GRACE).await;
         Ok(DiscoverResult::from_server_info(
             self.supported_protocol_versions().into_owned(),
             self.get_info(),
@@ -463,6 +458,24 @@ impl ServerHandler for ServeHandler {
                 }
             }
         });
+    }
+
+    /// rmcp passes on a request it could not parse as a custom method: a known method with
+    /// bad params is "invalid params" (-32602), anything else "method not found".
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        Err(
+            super::params::invalid(&request.method, request.params.as_ref()).unwrap_or_else(|| {
+                ErrorData::new(
+                    rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                    format!("method not found: {}", request.method),
+                    None,
+                )
+            }),
+        )
     }
 
     fn accepted_subscription_filter(

@@ -39,7 +39,8 @@ pub async fn serve(
     let listener = TcpListener::bind(addr).await?;
     let local = listener.local_addr()?;
     diag.line(&format!("listening on http://{local}{MCP_PATH}"));
-    let mut config = StreamableHttpServerConfig::default();
+    let mut config = StreamableHttpServerConfig::default()
+        .with_max_request_body_bytes(super::stdio::REQUEST_LIMIT.bytes());
     if local.ip().is_loopback() {
         let port = local.port();
         config = config
@@ -99,7 +100,13 @@ pub async fn serve(
                             return Ok(response);
                         }
                     }
-                    let response = mcp.call(req).await?;
+                    let delete = req.method() == http::Method::DELETE;
+                    let mut response = mcp.call(req).await?;
+                    // rmcp answers a session's DELETE 202 Accepted; the session is already
+                    // closed, which is 204 No Content.
+                    if delete && response.status() == StatusCode::ACCEPTED {
+                        *response.status_mut() = StatusCode::NO_CONTENT;
+                    }
                     Ok(response.map(Routed::Mcp))
                 }
             });

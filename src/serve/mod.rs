@@ -13,12 +13,16 @@
 //! - [`handler`]: the rmcp server handler (both eras).
 //! - [`live`]: the set-file watcher and upstream notifications.
 //! - [`http`]: Streamable HTTP with DNS-rebinding and token checks.
+//! - [`params`]: a known method with bad params is "invalid params", not "not found".
+//! - [`stdio`]: stdio, answering a request above the size limit instead of dropping it.
 
 pub mod engine;
 pub mod exposed;
 pub mod handler;
 pub mod http;
 pub mod live;
+pub mod params;
+pub mod stdio;
 pub mod upstream;
 
 use std::io::Write;
@@ -48,7 +52,10 @@ impl Diag {
     /// Writes one line (cleaned of escape sequences) with a time stamp in the log file.
     pub fn line(&self, message: &str) {
         let message = crate::sanitize::text(message);
-        eprintln!("mcpick serve: {message}");
+        crate::progress::clear();
+        let mut err = std::io::stderr().lock();
+        let _ = writeln!(err, "mcpick serve: {message}");
+        drop(err);
         if let Some(file) = &self.file {
             let secs = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
@@ -85,10 +92,13 @@ pub async fn run(
     match listen.http {
         Some(addr) => http::serve(engine, presentation, addr, listen.token, diag).await,
         None => {
+            let stdio = stdio::stdio(stdio::REQUEST_LIMIT, diag);
             let service = ServeHandler::new(engine, presentation)
-                .serve(rmcp::transport::stdio())
+                .serve(stdio.transport)
                 .await?;
             service.waiting().await?;
+            // The transport is gone; let the last answers reach the client.
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(5), stdio.flushed).await;
             Ok(())
         }
     }

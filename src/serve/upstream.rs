@@ -101,15 +101,26 @@ impl Upstreams {
         cap: usize,
         failed: &(dyn Fn(&str, &str) + Sync),
     ) -> Self {
-        let list = join_all(defs.into_iter().map(|def| async move {
+        // On a terminal, what each upstream is doing until all are listed.
+        let progress = crate::progress::Servers::new(
+            "serve: connecting",
+            defs.iter().map(|d| d.spec.name.clone()),
+        );
+        let progress = &progress;
+        let list = join_all(defs.into_iter().enumerate().map(|(i, def)| async move {
             let log = ServerLog::new(options.log_lines);
+            progress.set(i, "connecting");
             let connection = match def.error {
                 Some(reason) => Err(McpError::Config { reason }),
                 None => Connection::connect(&def.spec, options, log.clone()).await,
             };
             let (connection, listing) = match connection {
-                Ok(c) => (Some(c), Listing::default()),
+                Ok(c) => {
+                    progress.set(i, "listing");
+                    (Some(c), Listing::default())
+                }
                 Err(e) => {
+                    progress.set(i, "failed");
                     failed(&def.spec.name, &e.to_string());
                     (
                         None,
@@ -129,7 +140,14 @@ impl Upstreams {
         }))
         .await;
         let upstreams = Upstreams { list, cap };
-        join_all((0..upstreams.list.len()).map(|i| upstreams.relist(i))).await;
+        let shared = &upstreams;
+        join_all((0..upstreams.list.len()).map(|i| async move {
+            shared.relist(i).await;
+            if shared.list[i].connection.is_some() {
+                progress.set(i, "listed");
+            }
+        }))
+        .await;
         upstreams
     }
 
