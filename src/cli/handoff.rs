@@ -69,13 +69,10 @@ pub struct DeliverArgs {
     #[arg(long, value_name = "N", default_value_t = 8)]
     pub jobs: usize,
 
-    /// Say nothing on success.
-    #[arg(long, short = 'q')]
-    pub quiet: bool,
-
     #[command(flatten)]
     pub set: SetArgs,
 
+    /// With --quiet, nothing is said on success either.
     #[command(flatten)]
     pub servers: ServerArgs,
 }

@@ -213,6 +213,7 @@ impl Command {
             Command::Check(a) => Some(&a.servers),
             Command::Lock(a) => Some(&a.servers),
             Command::Diff(a) => Some(&a.servers),
+            Command::Deliver(a) => Some(&a.servers),
             Command::Servers(_)
             | Command::Login(_)
             | Command::Logout(_)

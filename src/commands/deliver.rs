@@ -276,7 +276,7 @@ pub async fn run(args: DeliverArgs) -> Exit {
         Err(exit) => return exit,
     };
     for line in write_all(&args.set.path, &resolved) {
-        if !args.quiet {
+        if !args.servers.quiet {
             println!("{line}");
         }
     }
