@@ -43,6 +43,24 @@ pub fn install(args: InstallArgs) -> Exit {
             scope.name()
         ));
     };
+    // The entry serves the set: one that is missing or unusable would hand the host nothing
+    // (or, before, the demo), so nothing is written.
+    match crate::context::ContextSet::load(&args.set.path) {
+        Ok(set) if set.on_disk => {}
+        Ok(_) => {
+            let path = crate::sanitize::line(&args.set.path.display().to_string(), 500);
+            return usage_error(&format!(
+                "nothing installed: {}",
+                super::context::missing_set(&path)
+            ));
+        }
+        Err(e) => {
+            return usage_error(&format!(
+                "nothing installed: {}",
+                crate::sanitize::line(&e.to_string(), 2000)
+            ));
+        }
+    }
     let launch = match launch(dialect, scope, &places, &args.set.path, &args.name) {
         Ok(launch) => launch,
         Err(message) => return usage_error(&message),
