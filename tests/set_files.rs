@@ -286,11 +286,11 @@ fn pins_on_an_unreachable_server_are_left_out_with_the_reason() {
     let out = run(d, &["preview"]);
     let md = stdout(&out);
     assert!(
-        md.contains("down · file:///gone/notes.md: server unavailable (pin mark)"),
+        md.contains("`down` · `file:///gone/notes.md`: server unavailable (pin mark)"),
         "{md}"
     );
     assert!(
-        md.contains("file:///gone/docs/\\*: server unavailable"),
+        md.contains("`file:///gone/docs/*`: server unavailable"),
         "{md}"
     );
     let xml = stdout(&run(d, &["preview", "--format", "xml"]));

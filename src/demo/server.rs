@@ -74,6 +74,8 @@ pub(crate) struct Shared {
     edit: Option<String>,
     /// `--private-for`: the header that also lists [`PRIVATE_URI`].
     private_for: Option<(String, String)>,
+    /// `--markup-uris`: the last page also lists [`super::odd::MARKUP`].
+    markup_uris: bool,
 }
 
 /// Listed only to requests carrying `--private-for`'s header.
@@ -115,6 +117,7 @@ impl Shared {
                 .private_for
                 .as_deref()
                 .and_then(|h| crate::mcp::spec::parse_header(h).ok()),
+            markup_uris: args.markup_uris,
         }
     }
 
@@ -377,6 +380,9 @@ impl ServerHandler for DemoServer {
             page.resources
                 .push(rmcp::model::Resource::new(PRIVATE_URI, "private report"));
         }
+        if self.shared.markup_uris && page.next_cursor.is_none() {
+            page.resources.extend(super::odd::markup_resources());
+        }
         Ok(page)
     }
 
@@ -431,6 +437,9 @@ impl ServerHandler for DemoServer {
             return Ok(ReadResourceResult::new(vec![contents]).into());
         }
         if let Some(contents) = self.shared.churn.as_ref().and_then(|c| c.read(&uri)) {
+            return Ok(ReadResourceResult::new(contents).into());
+        }
+        if let Some(contents) = super::odd::markup_read(&uri).filter(|_| self.shared.markup_uris) {
             return Ok(ReadResourceResult::new(contents).into());
         }
         let Some(entry) = self.shared.catalogue.lookup(&uri) else {

@@ -27,7 +27,7 @@ pub fn bundle(
 }
 
 /// One `@server:uri` line per included resource, in order: the mention syntax Claude Code
-/// and Gemini CLI complete. Server names and URIs are cleaned of control characters.
+/// and Gemini CLI complete. Server names and URIs are cleaned of control characters, never cut.
 pub fn mentions(preview: &Preview, candidates: &[Candidate]) -> String {
     preview
         .included
@@ -36,8 +36,8 @@ pub fn mentions(preview: &Preview, candidates: &[Candidate]) -> String {
             let c = &candidates[i.index];
             format!(
                 "@{}:{}\n",
-                sanitize::line(c.server, 200),
-                sanitize::line(c.uri, 2000)
+                sanitize::whole_line(c.server),
+                sanitize::whole_line(c.uri)
             )
         })
         .collect()

@@ -1,0 +1,49 @@
+//! Demo-server modes for what a hand-off must keep exact: `--markup-uris` lists resources
+//! whose URIs and names hold characters markdown would read as markup (`_`, `*`, `[`, `]`,
+//! backticks, `#`, `|`, `\`, and XML's `"`, `&`, `<`), so a test can check that every renderer hands them on byte
+//! for byte.
+
+use rmcp::model::{Annotations, Resource, ResourceContents, Role};
+
+/// `--markup-uris`: (URI, name), listed after every other resource, each with priority 1.0
+/// for the assistant so that a preview includes them first.
+pub const MARKUP: [(&str, &str); 4] = [
+    (
+        "file:///project/tools/ci/bench_report_v2.py",
+        "bench_report_v2.py",
+    ),
+    (
+        "demo://markup/*starred*/[draft](notes)_v1.md",
+        "*starred* [draft] __notes__",
+    ),
+    ("demo://markup/`tick`/``two``/x.md", "`tick` and ``two``"),
+    (
+        "demo://markup/back\\slash/#hash|pipe_~tilde~.md",
+        "# not a heading | \"not\" a table & <b>",
+    ),
+];
+
+/// The `--markup-uris` resources.
+pub fn markup_resources() -> Vec<Resource> {
+    MARKUP
+        .iter()
+        .map(|(uri, name)| {
+            let mut annotations = Annotations::default();
+            annotations.audience = Some(vec![Role::Assistant]);
+            annotations.priority = Some(1.0);
+            Resource::new(*uri, *name)
+                .with_mime_type("text/plain")
+                .with_annotations(annotations)
+        })
+        .collect()
+}
+
+/// The contents of a `--markup-uris` resource, `None` for any other URI. The text does not
+/// repeat the URI or the name, so a test finds them only where a renderer put them.
+pub fn markup_read(uri: &str) -> Option<Vec<ResourceContents>> {
+    let n = MARKUP.iter().position(|(u, _)| *u == uri)?;
+    Some(vec![ResourceContents::text(
+        format!("Markup resource number {n}.\n"),
+        uri,
+    )])
+}
