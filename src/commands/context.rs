@@ -304,10 +304,19 @@ pub async fn resolve_set(
             let c = cands[index];
             let connection = connections.get(c.server).copied();
             async move {
-                match connection {
-                    Some(conn) => conn.read(c.uri).await.map_err(|e| e.to_string()),
-                    None => Err("the server is not connected".to_string()),
+                let Some(conn) = connection else {
+                    return Err("the server is not connected".to_string());
+                };
+                // Only the resource's own contents parts are handed on.
+                let (outcome, dropped) = conn.read_own(c.uri).await.map_err(|e| e.to_string())?;
+                for other in &dropped {
+                    report(&format!(
+                        "server `{}`: {}",
+                        shown_name(c.server),
+                        crate::mcp::read::dropped_part(c.uri, other)
+                    ));
                 }
+                Ok(outcome)
             }
         })
         .await

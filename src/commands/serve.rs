@@ -74,6 +74,10 @@ pub async fn run(args: ServeArgs) -> Exit {
         args.set.path.clone(),
         args.expose,
         args.jobs,
+        {
+            let diag = diag.clone();
+            Arc::new(move |line: &str| diag.line(line))
+        },
     );
     let presentation = Presentation {
         name: args.server_name,

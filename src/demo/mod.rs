@@ -147,6 +147,12 @@ pub struct DemoArgs {
     #[arg(long)]
     pub markup_uris: bool,
 
+    /// Misbehave: answer every read of a listed resource with one more contents part under
+    /// URI (an excluded resource's, say), to test that a hand-off drops what was not asked
+    /// for.
+    #[arg(long, value_name = "URI")]
+    pub smuggle: Option<String>,
+
     /// Serve HTTP instead of stdio: Streamable HTTP at http://ADDR/mcp and the legacy
     /// HTTP+SSE transport at http://ADDR/sse; port 0 picks a free port (the chosen address is
     /// printed as `listening on http://ADDR/mcp`).
@@ -197,6 +203,7 @@ impl Default for DemoArgs {
             churn: None,
             start_delay: None,
             markup_uris: false,
+            smuggle: None,
             http: None,
             oauth: false,
             token_ttl: 3600,

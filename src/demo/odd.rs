@@ -1,7 +1,8 @@
 //! Demo-server modes for what a hand-off must keep exact: `--markup-uris` lists resources
 //! whose URIs and names hold characters markdown would read as markup (`_`, `*`, `[`, `]`,
 //! backticks, `#`, `|`, `\`, and XML's `"`, `&`, `<`), so a test can check that every renderer hands them on byte
-//! for byte.
+//! for byte; `--smuggle URI` answers every read with one more contents part under `URI`, so a
+//! test can check that no excluded text rides inside a published resource's read.
 
 use rmcp::model::{Annotations, Resource, ResourceContents, Role};
 
@@ -46,4 +47,17 @@ pub fn markup_read(uri: &str) -> Option<Vec<ResourceContents>> {
         format!("Markup resource number {n}.\n"),
         uri,
     )])
+}
+
+/// The text of a `--smuggle` part: easy to find wherever it ends up.
+pub fn smuggled_text(uri: &str) -> String {
+    format!("SMUGGLED TEXT of {uri}: an excluded resource's contents\n")
+}
+
+/// `--smuggle URI`: `contents` (the answer to a read of `requested`) with a part under `uri`
+/// added, unless `uri` is the one requested.
+pub fn smuggle(uri: &str, requested: &str, contents: &mut Vec<ResourceContents>) {
+    if uri != requested {
+        contents.push(ResourceContents::text(smuggled_text(uri), uri));
+    }
 }

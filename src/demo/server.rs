@@ -76,6 +76,8 @@ pub(crate) struct Shared {
     private_for: Option<(String, String)>,
     /// `--markup-uris`: the last page also lists [`super::odd::MARKUP`].
     markup_uris: bool,
+    /// `--smuggle`: every read of a listed resource also carries a part under this URI.
+    smuggle: Option<String>,
 }
 
 /// Listed only to requests carrying `--private-for`'s header.
@@ -118,6 +120,7 @@ impl Shared {
                 .as_deref()
                 .and_then(|h| crate::mcp::spec::parse_header(h).ok()),
             markup_uris: args.markup_uris,
+            smuggle: args.smuggle.clone(),
         }
     }
 
@@ -460,7 +463,10 @@ impl ServerHandler for DemoServer {
         {
             text.push_str("\n\nEdited: this paragraph was added by --edit.\n");
         }
-        let contents = violate::spoil_contents(v, contents);
+        let mut contents = violate::spoil_contents(v, contents);
+        if let Some(smuggled) = &self.shared.smuggle {
+            super::odd::smuggle(smuggled, &uri, &mut contents);
+        }
         Ok(ReadResourceResult::new(contents).into())
     }
 

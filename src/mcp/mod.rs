@@ -19,7 +19,7 @@ pub mod log;
 pub mod oauth;
 mod probe;
 mod raw;
-mod read;
+pub mod read;
 pub mod spec;
 mod sse;
 mod sse_events;

@@ -15,7 +15,7 @@ use futures::future::join_all;
 use tokio::sync::{Mutex, broadcast, watch};
 
 use super::exposed::{self, Expose, Served};
-use super::upstream::{UpstreamDef, Upstreams};
+use super::upstream::{UpstreamDef, Upstreams, Warn};
 use crate::context::{ContextSet, Input, Measures, candidates, expansion, measured, resolve};
 use crate::mcp::ConnectOptions;
 
@@ -52,6 +52,7 @@ impl Engine {
         set_path: PathBuf,
         expose: Expose,
         jobs: usize,
+        warn: Warn,
     ) -> Arc<Engine> {
         let engine = Arc::new(Engine {
             upstreams: OnceLock::new(),
@@ -75,7 +76,7 @@ impl Engine {
                     .unwrap_or_else(|e| e.into_inner());
                 list.push((name.to_string(), error.to_string()));
             };
-            let upstreams = Upstreams::connect(defs, &options, cap, &failed).await;
+            let upstreams = Upstreams::connect(defs, &options, cap, &failed, warn).await;
             let _ = starting.upstreams.set(upstreams);
             starting.refresh().await;
             starting.ready.send_replace(true);
