@@ -44,6 +44,7 @@ pub struct Engine {
 impl Engine {
     /// Returns at once; connects to the upstreams, lists them and resolves the set in the
     /// background, then becomes [ready](Engine::ready).
+    #[allow(clippy::too_many_arguments)] // one call site; each is one setting of the run
     pub fn start(
         defs: Vec<UpstreamDef>,
         options: ConnectOptions,
