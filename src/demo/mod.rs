@@ -153,6 +153,11 @@ pub struct DemoArgs {
     #[arg(long, value_name = "URI")]
     pub smuggle: Option<String>,
 
+    /// Misbehave (with --http): refuse `resources/list` and `resources/read` with an error
+    /// that quotes every request header (credentials included), as some servers do.
+    #[arg(long, requires = "http")]
+    pub echo_headers: bool,
+
     /// Serve HTTP instead of stdio: Streamable HTTP at http://ADDR/mcp and the legacy
     /// HTTP+SSE transport at http://ADDR/sse; port 0 picks a free port (the chosen address is
     /// printed as `listening on http://ADDR/mcp`).
@@ -204,6 +209,7 @@ impl Default for DemoArgs {
             start_delay: None,
             markup_uris: false,
             smuggle: None,
+            echo_headers: false,
             http: None,
             oauth: false,
             token_ttl: 3600,

@@ -2,7 +2,9 @@
 //! whose URIs and names hold characters markdown would read as markup (`_`, `*`, `[`, `]`,
 //! backticks, `#`, `|`, `\`, and XML's `"`, `&`, `<`), so a test can check that every renderer hands them on byte
 //! for byte; `--smuggle URI` answers every read with one more contents part under `URI`, so a
-//! test can check that no excluded text rides inside a published resource's read.
+//! test can check that no excluded text rides inside a published resource's read;
+//! `--echo-headers` (HTTP) answers resource requests with an error that quotes every request
+//! header, as some servers do, so a test can check that no credential is shown.
 
 use rmcp::model::{Annotations, Resource, ResourceContents, Role};
 
@@ -60,4 +62,26 @@ pub fn smuggle(uri: &str, requested: &str, contents: &mut Vec<ResourceContents>)
     if uri != requested {
         contents.push(ResourceContents::text(smuggled_text(uri), uri));
     }
+}
+
+/// `--echo-headers`: the error a resource request gets, quoting every header it came with
+/// (repeats included, one `name: value` each).
+pub fn echo_headers(method: &str, parts: Option<&http::request::Parts>) -> rmcp::ErrorData {
+    let headers: Vec<String> = parts
+        .map(|p| {
+            p.headers
+                .iter()
+                .map(|(name, value)| {
+                    format!("{name}: {}", String::from_utf8_lossy(value.as_bytes()))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    rmcp::ErrorData::internal_error(
+        format!(
+            "{method} refused; the request headers were: {}",
+            headers.join("; ")
+        ),
+        None,
+    )
 }

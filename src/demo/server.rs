@@ -78,6 +78,8 @@ pub(crate) struct Shared {
     markup_uris: bool,
     /// `--smuggle`: every read of a listed resource also carries a part under this URI.
     smuggle: Option<String>,
+    /// `--echo-headers`: resource requests are refused, quoting their headers.
+    echo_headers: bool,
 }
 
 /// Listed only to requests carrying `--private-for`'s header.
@@ -121,6 +123,7 @@ impl Shared {
                 .and_then(|h| crate::mcp::spec::parse_header(h).ok()),
             markup_uris: args.markup_uris,
             smuggle: args.smuggle.clone(),
+            echo_headers: args.echo_headers,
         }
     }
 
@@ -368,6 +371,10 @@ impl ServerHandler for DemoServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         self.resources_enabled::<ListResourcesRequestMethod>()?;
+        if self.shared.echo_headers {
+            let parts = context.extensions.get::<http::request::Parts>();
+            return Err(super::odd::echo_headers("resources/list", parts));
+        }
         self.shared.log_request("resources/list");
         self.shared.misbehave.count_request().await;
         let mut page = self.list_page(request.as_ref().and_then(|r| r.cursor.as_deref()))?;
@@ -414,9 +421,13 @@ impl ServerHandler for DemoServer {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         self.resources_enabled::<ReadResourceRequestMethod>()?;
+        if self.shared.echo_headers {
+            let parts = context.extensions.get::<http::request::Parts>();
+            return Err(super::odd::echo_headers("resources/read", parts));
+        }
         self.shared
             .log_request(&format!("resources/read {}", request.uri));
         self.shared.misbehave.count_request().await;
