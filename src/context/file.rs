@@ -280,7 +280,7 @@ fn locked_update<R>(
     };
     let target = target_of(path).map_err(write_error)?;
     let _lock = SetLock::take(&target).map_err(write_error)?;
-    if let Some(why) = read_only(&target) {
+    if let Some(why) = unwritable(&target) {
         return Err(SetError::ReadOnly {
             path: path.to_path_buf(),
             why,
@@ -464,14 +464,17 @@ fn folder_of(target: &Path) -> PathBuf {
     })
 }
 
-/// Why an existing file must not be replaced: no write permission bit, or no permission for
-/// this user. `None` for a writable (or missing) file.
-fn read_only(target: &Path) -> Option<String> {
+/// Why an existing file must not be replaced, by the one rule every file mcpick edits in
+/// place follows (context sets, host configs): no write permission bit (decided by the mode,
+/// so it holds for root too, who may write anything), no permission for this user, or owned
+/// by another user (an atomic replace would hand the file to this user). `None` for a
+/// writable (or missing) file.
+pub fn unwritable(target: &Path) -> Option<String> {
     let meta = std::fs::metadata(target).ok()?;
     #[cfg(unix)]
     {
         use std::os::unix::ffi::OsStrExt;
-        use std::os::unix::fs::PermissionsExt;
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
         let mode = meta.permissions().mode() & 0o7777;
         if meta.permissions().readonly() {
             return Some(format!("mode {mode:04o}"));
@@ -482,6 +485,14 @@ fn read_only(target: &Path) -> Option<String> {
             return Some(format!(
                 "mode {mode:04o}, not writable by this user: {}",
                 std::io::Error::last_os_error()
+            ));
+        }
+        // SAFETY: geteuid() has no preconditions.
+        let me = unsafe { libc::geteuid() };
+        if meta.uid() != me {
+            return Some(format!(
+                "owned by user {} and not by this user ({me}): replacing it would change its owner",
+                meta.uid()
             ));
         }
         None
