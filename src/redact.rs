@@ -7,8 +7,9 @@
 //!
 //! # What counts as a secret
 //!
-//! - in a URL: the whole userinfo (`user:password@`), every query value (keys are kept), the
-//!   fragment, and path segments that look like keys (below);
+//! - in a URL: the whole userinfo (`user:password@`) and the `Authorization: Basic` value
+//!   made of it ([`basic_of_userinfo`]), every query value (keys are kept), the fragment, and
+//!   path segments that look like keys (below);
 //! - in a command line: the value after a flag whose name suggests a secret (`--token X`,
 //!   `--api-key=X`), the value of a `NAME=VALUE` or `Name: value` argument with such a name,
 //!   URLs (as above), and any argument that looks like a key (below);
@@ -27,6 +28,8 @@
 //! fourth character on average — random keys do, words, CamelCase names and version numbers
 //! do not. The heuristic errs toward
 //! hiding: a long random-looking identifier is masked too.
+
+use base64::Engine;
 
 /// What a masked value is replaced with.
 pub const MASK: &str = "***";
@@ -115,6 +118,45 @@ pub fn url(s: &str) -> String {
         }
     }
     out
+}
+
+/// The `Authorization` value an HTTP client makes of a URL's userinfo: `user:password@` →
+/// `Basic base64(user:password)`, both parts percent-decoded first (as reqwest does). It is
+/// the same credential as the userinfo, so it is masked wherever it shows up (a server may
+/// quote the header back). `None` without a userinfo.
+pub fn basic_of_userinfo(raw: &str) -> Option<String> {
+    let parsed = url::Url::parse(raw).ok()?;
+    if parsed.username().is_empty() && parsed.password().is_none() {
+        return None;
+    }
+    let user = percent_decode(parsed.username());
+    let password = percent_decode(parsed.password().unwrap_or(""));
+    let encoded =
+        base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}").as_bytes());
+    Some(format!("Basic {encoded}"))
+}
+
+/// `%XX` escapes decoded (invalid ones kept as written), as UTF-8 where it is.
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        if bytes[i] == b'%'
+            && let (Some(Some(hi)), Some(Some(lo))) = (
+                bytes.get(i + 1).map(|&b| hex(b)),
+                bytes.get(i + 2).map(|&b| hex(b)),
+            )
+        {
+            out.push((hi * 16 + lo) as u8);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// `("a?b", '?')` → `("a", Some("b"))`; without the separator, `(s, None)`.
@@ -315,7 +357,8 @@ impl Secrets {
     }
 
     /// The secrets of a URL: the URL itself (as written and as a URL parser prints it),
-    /// its userinfo, query and fragment values, and key-like path segments.
+    /// its userinfo (also decoded, and as the `Authorization: Basic` value made of it), query
+    /// and fragment values, and key-like path segments.
     pub fn add_url(&mut self, raw: &str) {
         self.add(raw, &url(raw));
         if let Ok(parsed) = url::Url::parse(raw) {
@@ -323,6 +366,13 @@ impl Secrets {
             self.add(&normal, &url(&normal));
             self.add_value(parsed.password().unwrap_or(""));
             self.add_value(parsed.username());
+            self.add_value(&percent_decode(parsed.password().unwrap_or("")));
+            self.add_value(&percent_decode(parsed.username()));
+            // The header a client makes of the userinfo, whole and its base64 alone.
+            if let Some(basic) = basic_of_userinfo(raw) {
+                self.add_value(&basic);
+                self.add_value(basic.trim_start_matches("Basic "));
+            }
             for (_, v) in parsed.query_pairs() {
                 self.add_value(&v);
             }
@@ -398,6 +448,28 @@ mod tests {
         );
         // Not a URL at all: never fails.
         assert_eq!(url("not a url"), "not a url");
+    }
+
+    #[test]
+    fn the_basic_header_made_of_a_userinfo_is_masked_too() {
+        let raw = "http://alice:s3cret%20pass@h/mcp";
+        // base64("alice:s3cret pass"), decoded as a client sends it.
+        assert_eq!(
+            basic_of_userinfo(raw).as_deref(),
+            Some("Basic YWxpY2U6czNjcmV0IHBhc3M=")
+        );
+        assert_eq!(basic_of_userinfo("http://h/mcp"), None);
+        let mut secrets = Secrets::default();
+        secrets.add_url(raw);
+        assert_eq!(
+            secrets.scrub("headers: authorization: Basic YWxpY2U6czNjcmV0IHBhc3M=; x"),
+            "headers: authorization: ***; x"
+        );
+        assert_eq!(
+            secrets.scrub("token YWxpY2U6czNjcmV0IHBhc3M= echoed"),
+            "token *** echoed"
+        );
+        assert_eq!(secrets.scrub("password s3cret pass"), "password ***");
     }
 
     #[test]

@@ -22,6 +22,12 @@ pub fn line(s: &str, max_chars: usize) -> String {
     out
 }
 
+/// Cleans an identifier (a URI, a server name) for one line of output like [`line`], but
+/// never cuts it: a cut URI names another resource.
+pub fn whole_line(s: &str) -> String {
+    line(s, s.len() + 1)
+}
+
 /// Cleans multi-line text (resource contents, descriptions): like [`line`] but keeps line
 /// breaks and tabs, and does not cut.
 pub fn text(s: &str) -> String {

@@ -433,6 +433,9 @@ fn a_resource_crossing_the_cut_line_is_drift() {
 fn diff_without_a_lock_is_a_usage_error() {
     let dir = tempfile::tempdir().unwrap();
     with_demo(dir.path(), &[]);
+    // A set, so that the lock is what is missing.
+    let out = run_in(dir.path(), &["policy", "--budget", "1000"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     let out = run_in(dir.path(), &["diff"]);
     assert_eq!(exit_code(&out), 2, "{}", stderr(&out));
     assert!(stderr(&out).contains("mcpick lock"), "{}", stderr(&out));

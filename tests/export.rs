@@ -193,3 +193,133 @@ fn osc52_on_a_terminal_decodes_to_the_bundle() {
     let (_, err) = on_a_terminal(dir.path(), true);
     assert!(err.contains("set -s set-clipboard on"), "{err}");
 }
+
+/// URIs and names with markdown's markup characters, and a server named with them too, come
+/// out of every renderer byte for byte: preview and export in markdown, XML and JSON, the
+/// mentions, and `serve`'s resource list, `context` prompt and `context` tool. Markdown
+/// used to escape them (`bench\_report.py`), so the agent read URIs that do not exist.
+#[test]
+fn every_renderer_keeps_uris_and_server_names_byte_for_byte() {
+    use mcpick::demo::odd::MARKUP;
+    const SERVER: &str = "py_server*[x]`";
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let upstream = [
+        "--name",
+        SERVER,
+        "--",
+        mcpick_bin(),
+        "demo-server",
+        "--count",
+        "3",
+        "--markup-uris",
+    ];
+    ok(
+        d,
+        &[&["pin", "--exact", MARKUP[1].0][..], &upstream[..]].concat(),
+    );
+    ok(d, &["policy", "--budget", "none"]);
+
+    for command in ["preview", "export"] {
+        let text = ok(d, &[command]);
+        for (uri, name) in MARKUP {
+            assert!(text.contains(uri), "{command}: no {uri} in\n{text}");
+            assert!(text.contains(name), "{command}: no {name} in\n{text}");
+        }
+        assert!(text.contains(SERVER), "{command}: no {SERVER} in\n{text}");
+        assert!(
+            !text.contains("bench\\_report"),
+            "{command}: escaped\n{text}"
+        );
+        // XML: the attributes, as an XML reader gives them back.
+        let xml = ok(d, &[command, "--format", "xml"]);
+        let (uris, names) = (attributes(&xml, "uri"), attributes(&xml, "name"));
+        for (uri, name) in MARKUP {
+            assert!(uris.iter().any(|u| u == uri), "{command} xml: {uris:?}");
+            assert!(names.iter().any(|n| n == name), "{command} xml: {names:?}");
+        }
+        assert!(
+            attributes(&xml, "server").iter().all(|s| s == SERVER),
+            "{xml}"
+        );
+        let doc: Value = serde_json::from_str(&ok(d, &[command, "--format", "json"])).unwrap();
+        let included = doc["included"].as_array().unwrap();
+        for (uri, name) in MARKUP {
+            let entry = included
+                .iter()
+                .find(|i| i["uri"] == uri)
+                .unwrap_or_else(|| panic!("{command} json: no {uri} in {doc:#}"));
+            assert_eq!(entry["name"], name);
+            assert_eq!(entry["server"], SERVER);
+        }
+    }
+    let mentions = ok(d, &["export", "--mentions"]);
+    for (uri, _) in MARKUP {
+        assert!(
+            mentions.lines().any(|l| l == format!("@{SERVER}:{uri}")),
+            "{mentions}"
+        );
+    }
+
+    let mut rpc =
+        common::rpc::Rpc::start(mcpick_bin(), &["serve", "--set", "mcpick.context.json"], d);
+    let list = rpc.request("resources/list", serde_json::json!({}));
+    let listed: Vec<&str> = list["result"]["resources"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{list}"))
+        .iter()
+        .map(|r| r["uri"].as_str().unwrap())
+        .collect();
+    let prompt = rpc.request("prompts/get", serde_json::json!({ "name": "context" }));
+    let embedded: Vec<&str> = prompt["result"]["messages"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{prompt}"))
+        .iter()
+        .filter_map(|m| m["content"]["resource"]["uri"].as_str())
+        .collect();
+    let tool = rpc.request(
+        "tools/call",
+        serde_json::json!({ "name": "context", "arguments": {} }),
+    );
+    let tool_text: String = tool["result"]["content"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{tool}"))
+        .iter()
+        .filter_map(|c| c["text"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let (tool_uris, tool_names) = (
+        attributes(&tool_text, "uri"),
+        attributes(&tool_text, "name"),
+    );
+    for (uri, name) in MARKUP {
+        assert!(listed.contains(&uri), "serve list: {listed:?}");
+        assert!(embedded.contains(&uri), "serve prompt: {embedded:?}");
+        assert!(
+            tool_uris.iter().any(|u| u == uri),
+            "serve tool: {tool_text}"
+        );
+        assert!(
+            tool_names.iter().any(|n| n == name),
+            "serve tool: {tool_text}"
+        );
+    }
+    rpc.finish();
+}
+
+/// Every value of attribute `name` in `xml` (` name="…"`), unescaped as an XML reader would.
+fn attributes(xml: &str, name: &str) -> Vec<String> {
+    let key = format!(" {name}=\"");
+    xml.match_indices(&key)
+        .map(|(at, _)| {
+            let rest = &xml[at + key.len()..];
+            let value = &rest[..rest.find('"').expect("a closed attribute")];
+            value
+                .replace("&quot;", "\"")
+                .replace("&apos;", "'")
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&amp;", "&")
+        })
+        .collect()
+}

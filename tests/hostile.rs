@@ -311,3 +311,86 @@ fn preview_says_how_many_entries_were_malformed() {
     assert!(lines[0].contains("server `fixture`: 14 warnings"), "{err}");
     assert!(lines[0].contains("mcpick ls --json"), "{err}");
 }
+
+/// A server that answers every read with an extra contents part under an excluded URI
+/// (`demo-server --smuggle`): the excluded text reaches no agent, through `preview`,
+/// `export`, or `serve`'s read, prompt and tool; each drop is said, naming the URI; the
+/// requested part itself is kept.
+#[test]
+fn no_excluded_text_rides_inside_another_resources_read() {
+    const SECRET: &str = "file:///project/docs/secret-plan.md";
+    const README: &str = "file:///project/README.md";
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let upstream = [
+        "--name",
+        "demo",
+        "--",
+        mcpick_bin(),
+        "demo-server",
+        "--count",
+        "20",
+        "--smuggle",
+        SECRET,
+    ];
+    let ok = |args: &[&str]| {
+        let out = mcpick_in(d, &[], args);
+        assert_eq!(exit_code(&out), 0, "{args:?}: {}", stderr(&out));
+        (stdout(&out), stderr(&out))
+    };
+    ok(&[&["pin", README][..], &upstream[..]].concat());
+    ok(&[&["exclude", "file:///project/docs/*"][..], &upstream[..]].concat());
+    ok(&["policy", "--budget", "4000"]);
+    let dropped = format!("dropped a contents part under `{SECRET}`");
+
+    let (json, err) = ok(&["preview", "--format", "json"]);
+    assert!(!json.contains("SMUGGLED"), "{json}");
+    assert!(err.contains(&dropped), "{err}");
+    let doc: Value = serde_json::from_str(&json).unwrap();
+    let readme = doc["included"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["uri"] == README)
+        .expect("README included");
+    assert!(
+        readme["contents"]
+            .as_str()
+            .unwrap()
+            .contains("# Demo project"),
+        "the requested part stays: {readme}"
+    );
+    for format in ["markdown", "xml", "json"] {
+        let (bundle, err) = ok(&["export", "--format", format]);
+        assert!(!bundle.contains("SMUGGLED"), "export {format}: {bundle}");
+        assert!(
+            bundle.contains("# Demo project"),
+            "export {format}: {bundle}"
+        );
+        assert!(err.contains(&dropped), "export {format}: {err}");
+    }
+
+    let mut rpc = rpc::Rpc::start(mcpick_bin(), &["serve", "--set", "mcpick.context.json"], d);
+    let read = rpc.request("resources/read", json!({ "uri": README }));
+    let parts = read["result"]["contents"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{read}"));
+    assert!(!parts.is_empty(), "{read}");
+    assert!(parts.iter().all(|p| p["uri"] == README), "{read}");
+    assert!(
+        parts[0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("# Demo project")
+    );
+    let prompt = rpc.request("prompts/get", json!({ "name": "context" }));
+    assert!(prompt.get("result").is_some(), "{prompt}");
+    assert!(!prompt.to_string().contains("SMUGGLED"), "{prompt}");
+    assert!(!prompt.to_string().contains(SECRET), "{prompt}");
+    let tool = rpc.request("tools/call", json!({ "name": "context", "arguments": {} }));
+    assert!(tool.get("result").is_some(), "{tool}");
+    assert!(!tool.to_string().contains("SMUGGLED"), "{tool}");
+    assert!(tool.to_string().contains("# Demo project"), "{tool}");
+    let log = rpc.finish();
+    assert!(log.contains(&dropped), "serve's log: {log}");
+}

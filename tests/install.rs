@@ -278,32 +278,34 @@ fn round(host: Host, scope: Scope, existing: Option<&str>, kept: &[&str], foreig
         assert_eq!(read(), before, "{name}: a refused edit changed the file");
     }
 
-    // Uninstall removes only ours: the user's file comes back byte for byte.
-    world.ok(&[&["uninstall", name], &scope_arg[..]].concat());
-    let removed = read().unwrap();
+    // Uninstall removes only ours: the user's file comes back byte for byte, and a file
+    // install created is gone again.
+    let out = world.ok(&[&["uninstall", name], &scope_arg[..]].concat());
+    assert!(!out.contains("the original"), "{name}: {out}");
+    let removed = read();
     for k in kept {
+        let removed = removed.as_deref().unwrap_or_default();
         assert!(
             removed.contains(k),
             "{name}: `{k}` lost by uninstall:\n{removed}"
         );
     }
-    match existing {
+    match (existing, removed) {
         // Byte for byte, except that an object written on one line may have become
         // multi-line when the entry was added.
-        Some(text) if removed != text => assert_eq!(
+        (Some(text), Some(removed)) if removed != text => assert_eq!(
             parse(host, &removed),
             parse(host, text),
             "{name}: uninstall left other changes:\n{removed}"
         ),
-        Some(_) => {}
-        None => assert!(
-            parse(host, &removed)
-                .to_string()
-                .contains("mcpick")
-                .eq(&false),
-            "{removed}"
-        ),
+        (Some(_), Some(_)) => {}
+        (Some(_), None) => panic!("{name}: uninstall removed the user's file"),
+        (None, removed) => assert_eq!(removed, None, "{name}: install created it"),
     }
+    assert!(
+        existing.is_some() || !backup.exists(),
+        "{name}: no backup of mcpick's own entry"
+    );
     // The backup keeps the very first original.
     if let Some(text) = existing {
         assert_eq!(std::fs::read_to_string(&backup).unwrap(), text);
@@ -692,6 +694,11 @@ fn a_file_that_does_not_parse_is_left_alone() {
 #[test]
 fn a_set_outside_the_project_needs_user_scope() {
     let world = World::new();
+    std::fs::copy(
+        world.project().join("mcpick.context.json"),
+        world.dir.path().join("elsewhere.json"),
+    )
+    .unwrap();
     let out = world.run(&["install", "cursor", "--set", "../elsewhere.json"]);
     assert_eq!(exit_code(&out), 2, "{}", stderr(&out));
     assert!(
@@ -805,4 +812,128 @@ fn every_installed_entry_is_read_back_by_servers_as_written() {
         want.sort();
         assert_eq!(uris, want, "{name}: lists exactly the set");
     }
+}
+
+/// A host file this user may not replace is refused by the rule the context-set writer uses:
+/// no write permission bit (root too: the rule reads the mode), or owned by another user
+/// (an atomic replace would give it to this user). Nothing is written, no backup made.
+#[test]
+fn a_host_file_the_user_cannot_replace_is_refused_like_a_set() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let world = World::new();
+    let file = world.project().join(".mcp.json");
+    let set = world.project().join("mcpick.context.json");
+    let backup = mcpick::hosts::install::backup_path(&file);
+
+    std::fs::write(&file, JSON_SERVERS).unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let out = world.run(&["install", "claude-code"]);
+    assert_eq!(exit_code(&out), 1, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("read-only (mode 0444)"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), JSON_SERVERS);
+    assert!(!backup.exists());
+    // The set writer says the same of a 0444 set.
+    let saved = std::fs::read_to_string(&set).unwrap();
+    std::fs::set_permissions(&set, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let out = world.run(&["policy", "--budget", "5"]);
+    assert_ne!(exit_code(&out), 0);
+    assert!(
+        stderr(&out).contains("read-only (mode 0444)"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::set_permissions(&set, std::fs::Permissions::from_mode(0o644)).unwrap();
+
+    // Another user's file, writable by mode: replacing it would change its owner.
+    // SAFETY: geteuid() has no preconditions.
+    let me = unsafe { libc::geteuid() };
+    if me == 0 {
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o666)).unwrap();
+        std::os::unix::fs::chown(&file, Some(54321), Some(54321)).unwrap();
+        for args in [
+            &["install", "claude-code"][..],
+            &["uninstall", "claude-code", "--as", "github"],
+        ] {
+            let out = world.run(args);
+            assert_ne!(exit_code(&out), 0, "{args:?}");
+            if args[0] == "install" {
+                assert!(
+                    stderr(&out).contains("owned by user 54321"),
+                    "{}",
+                    stderr(&out)
+                );
+            }
+        }
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), JSON_SERVERS);
+        assert_eq!(std::fs::metadata(&file).unwrap().uid(), 54321, "owner kept");
+        assert!(!backup.exists());
+        std::os::unix::fs::chown(&set, Some(54321), Some(54321)).unwrap();
+        let out = world.run(&["policy", "--budget", "5"]);
+        assert!(
+            stderr(&out).contains("owned by user 54321"),
+            "{}",
+            stderr(&out)
+        );
+        assert_eq!(std::fs::read_to_string(&set).unwrap(), saved);
+    }
+}
+
+/// `--as` is printed cleaned of control characters and an empty name is refused; uninstalling
+/// the only entry of a file install created removes the file (no `{"mcpServers": {}}` left, no
+/// backup of mcpick's own entry called the original).
+#[test]
+fn the_entry_name_is_shown_clean_an_empty_one_refused_and_a_created_file_removed() {
+    let world = World::new();
+    let file = world.project().join(".mcp.json");
+    for name in ["", "   "] {
+        for command in ["install", "uninstall"] {
+            let out = world.run(&[command, "claude-code", "--as", name]);
+            assert_eq!(
+                exit_code(&out),
+                2,
+                "{command} --as {name:?}: {}",
+                stderr(&out)
+            );
+            assert!(stderr(&out).contains("needs a name"), "{}", stderr(&out));
+        }
+    }
+    assert!(!file.exists());
+
+    let evil = "evil\u{1b}[31mname\u{7}";
+    let out = world.run(&["install", "claude-code", "--as", evil]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let said = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(said.contains("`evilname`"), "{said:?}");
+    assert!(
+        !said.contains('\u{1b}') && !said.contains('\u{7}'),
+        "{said:?}"
+    );
+    // The file keeps the name as given (JSON escapes it).
+    assert!(
+        entry(
+            Host::ClaudeCode,
+            &std::fs::read_to_string(&file).unwrap(),
+            evil
+        )
+        .is_object()
+    );
+    let out = world.run(&["uninstall", "claude-code", "--as", evil]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let said = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        !said.contains('\u{1b}') && !said.contains("the original"),
+        "{said:?}"
+    );
+    assert!(!file.exists(), "install created it, uninstall removed it");
+    assert!(!mcpick::hosts::install::backup_path(&file).exists());
+
+    // A file that was there before stays, with only the entry removed.
+    std::fs::write(&file, JSON_SERVERS).unwrap();
+    world.ok(&["install", "claude-code"]);
+    world.ok(&["uninstall", "claude-code"]);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), JSON_SERVERS);
 }

@@ -361,3 +361,102 @@ fn json_escapes_c1_del_and_bidi_and_still_parses() {
             .contains("\u{202e}txt.exe\u{202c}")
     );
 }
+
+/// A URL's `user:password@` goes out as `Authorization: Basic …`; a server that quotes its
+/// request headers in its errors (`demo-server --echo-headers`) must not get that credential
+/// (nor the userinfo itself) shown by any command or by `serve`'s log. With `-H
+/// 'Authorization: …'` too, exactly one Authorization goes out, and it is the explicit one.
+#[test]
+fn a_basic_credential_echoed_by_the_server_is_masked_everywhere() {
+    const USER: &str = "alice";
+    const PASS: &str = "s3cretpassPlant";
+    // base64("alice:s3cretpassPlant") and a piece of it (a server may quote it cut).
+    let basic = base64::Engine::encode(
+        &base64::engine::general_purpose::STANDARD,
+        format!("{USER}:{PASS}"),
+    );
+    let leaks = |what: &str, text: &str| {
+        for secret in [
+            basic.as_str(),
+            &basic[..16],
+            PASS,
+            &format!("{USER}:{PASS}"),
+        ] {
+            assert!(!text.contains(secret), "{what} shows {secret}:\n{text}");
+        }
+    };
+    let server = Background::demo_http(&["--count", "5", "--echo-headers"]);
+    let url = server.url.replacen("://", &format!("://{USER}:{PASS}@"), 1);
+    let dir = workdir("basic");
+    let log = dir.join("serve.log");
+    let log_arg = log.to_str().unwrap().to_string();
+    for command in [
+        &["ls"][..],
+        &["ls", "--json"],
+        &["read", "demo://notes"],
+        &["preview"],
+        &["export"],
+        &["check"],
+        &["lock"],
+    ] {
+        let args = [command, &["--url", &url]].concat();
+        let out = mcpick_in(&dir, &[], &args);
+        let text = outputs(&out);
+        assert!(
+            text.contains("the request headers were"),
+            "{args:?}: the server's error is shown: {text}"
+        );
+        assert!(text.contains("authorization: ***"), "{args:?}: {text}");
+        leaks(&format!("{command:?}"), &text);
+    }
+    // serve: the upstream's failure goes to stderr and --log.
+    let mut rpc = common::rpc::Rpc::start(
+        mcpick_bin(),
+        &[
+            "serve",
+            "--set",
+            "none.json",
+            "--log",
+            &log_arg,
+            "--url",
+            &url,
+        ],
+        &dir,
+    );
+    let list = rpc.request("resources/list", serde_json::json!({}));
+    assert!(list.get("result").is_some(), "{list}");
+    let err = rpc.finish();
+    let written = std::fs::read_to_string(&log).unwrap();
+    assert!(written.contains("the request headers were"), "{written}");
+    leaks("serve's stderr", &err);
+    leaks("serve's --log", &written);
+
+    // An explicit Authorization wins: one header, the one given (the server requires it).
+    let strict = Background::demo_http(&[
+        "--count",
+        "5",
+        "--echo-headers",
+        "--require-header",
+        "Authorization: Bearer explicit-header-wins",
+    ]);
+    let url = strict.url.replacen("://", &format!("://{USER}:{PASS}@"), 1);
+    let out = mcpick_in(
+        &dir,
+        &[],
+        &[
+            "ls",
+            "--url",
+            &url,
+            "-H",
+            "Authorization: Bearer explicit-header-wins",
+        ],
+    );
+    let text = outputs(&out);
+    assert!(text.contains("the request headers were"), "{text}");
+    assert_eq!(
+        text.matches("authorization:").count(),
+        1,
+        "exactly one Authorization header: {text}"
+    );
+    leaks("ls -H", &text);
+}

@@ -286,11 +286,11 @@ fn pins_on_an_unreachable_server_are_left_out_with_the_reason() {
     let out = run(d, &["preview"]);
     let md = stdout(&out);
     assert!(
-        md.contains("down · file:///gone/notes.md: server unavailable (pin mark)"),
+        md.contains("`down` · `file:///gone/notes.md`: server unavailable (pin mark)"),
         "{md}"
     );
     assert!(
-        md.contains("file:///gone/docs/\\*: server unavailable"),
+        md.contains("`file:///gone/docs/*`: server unavailable"),
         "{md}"
     );
     let xml = stdout(&run(d, &["preview", "--format", "xml"]));
@@ -346,4 +346,88 @@ fn budget_zero_is_zero_tokens_and_none_is_no_budget_everywhere() {
             stderr(&out)
         );
     }
+}
+
+/// Every command that hands a set on refuses a missing set file: an error naming the path,
+/// nothing on stdout (no bundle, no preview, nothing published), no file written. A host
+/// started in the wrong folder must not feed its agent the demo's made-up catalogue.
+#[test]
+fn a_missing_set_is_an_error_for_every_command_that_hands_a_set_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for command in [
+        &["serve"][..],
+        &["preview"],
+        &["preview", "--format", "json"],
+        &["export"],
+        &["export", "--format", "xml"],
+        &["export", "--mentions"],
+        &["lock"],
+        &["diff"],
+        &["install", "claude-code"],
+    ] {
+        let args = [command, &["--set", "nothere.json"]].concat();
+        let out = run(d, &args);
+        let err = stderr(&out);
+        assert_eq!(exit_code(&out), 2, "{args:?}: {err}");
+        assert!(
+            err.contains("nothere.json: no such context set"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(stdout(&out), "", "{args:?}: nothing handed on");
+        assert!(!err.contains("publishing"), "{args:?}: {err}");
+    }
+    // The default set too, with servers defined: still not what the person chose.
+    offline_server(d);
+    let out = run(d, &["preview"]);
+    assert_eq!(exit_code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("mcpick.context.json: no such context set"),
+        "{}",
+        stderr(&out)
+    );
+    let left: Vec<String> = std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, ["mcpick.toml"], "nothing written");
+}
+
+/// The demo is used when asked for, or on a first run with no set and no server at all,
+/// and then it says so; a set file with no server anywhere is an error, never the demo.
+#[test]
+fn the_demo_is_used_only_when_asked_or_on_a_first_run_and_it_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Asked for: the servers named, under the default policy, and said.
+    let out = run(d, &["preview", "--demo", "--set", "nothere.json"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(stdout(&out).contains("file:///project/README.md"));
+    assert!(
+        stderr(&out)
+            .contains("no context set at nothere.json: the default policy over the servers named"),
+        "{}",
+        stderr(&out)
+    );
+    // A first run: no set, no server defined.
+    let out = run(d, &["ls"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("using the built-in demo server (made-up resources)"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(d, &["ls", "--demo"]);
+    assert!(!stderr(&out).contains("made-up"), "{}", stderr(&out));
+    // `pin` may create the set; on a first run it marks the demo, and says so.
+    let out = run(d, &["pin", "file:///project/README.md"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(stderr(&out).contains("built-in demo"), "{}", stderr(&out));
+    assert!(d.join("mcpick.context.json").is_file());
+    // A set with a policy only (no server) and none defined: not a first run any more.
+    ok(d, &["policy", "--budget", "500", "--set", "policy.json"]);
+    let out = run(d, &["preview", "--set", "policy.json"]);
+    assert_eq!(exit_code(&out), 2, "{}", stderr(&out));
+    assert!(stderr(&out).contains("--demo"), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "");
 }

@@ -76,7 +76,7 @@ fn a_pinned_expansion_is_recorded_previewed_exported_locked_and_checked() {
 
     let markdown = stdout(&ok(d, &["preview"]));
     assert!(
-        markdown.contains(&format!("expansion of {NOTE_TEMPLATE}")),
+        markdown.contains(&format!("expansion of `{NOTE_TEMPLATE}`")),
         "{markdown}"
     );
     let xml = stdout(&ok(d, &["preview", "--format", "xml"]));

@@ -1970,6 +1970,7 @@ fn y_copies_the_uri_and_capital_y_the_bundle() {
 fn capital_i_shows_how_to_hand_the_set_off() {
     let mut app = demo_app();
     app.context.path = Some("sets/team set.json".into());
+    app.context.set.on_disk = true;
     drive(&mut app, "I");
     let shown = screen(&mut app, 120, 40);
     assert!(
@@ -1986,6 +1987,42 @@ fn capital_i_shows_how_to_hand_the_set_off() {
     // The agent view names the serve command too.
     drive(&mut app, "a");
     assert!(screen(&mut app, 120, 40).contains("mcpick serve --set 'sets/team set.json'"));
+}
+
+#[test]
+fn capital_i_says_when_the_set_is_not_saved_yet() {
+    // Every command it lists refuses a missing set file.
+    let mut app = demo_app();
+    app.context.path = Some("team.json".into());
+    drive(&mut app, "I");
+    let lines = app.handoff_lines();
+    assert!(
+        lines[0].starts_with("Not saved yet: team.json does not exist"),
+        "{lines:?}"
+    );
+    // Once a save is confirmed, the note is gone.
+    drive(&mut app, "<esc>");
+    let fx = drive(&mut app, "+");
+    let seq = fx
+        .iter()
+        .find_map(|e| match e {
+            Effect::Save { seq, .. } => Some(*seq),
+            _ => None,
+        })
+        .expect("+ saves");
+    app.update(Msg::Saved {
+        seq,
+        result: Ok(SaveReport {
+            set: Box::new(ContextSet::default()),
+            others_changed: false,
+            applied: Default::default(),
+        }),
+    });
+    assert!(
+        app.handoff_lines()[0].starts_with("Serve it"),
+        "{:?}",
+        app.handoff_lines()
+    );
 }
 
 #[test]

@@ -175,12 +175,10 @@ fn item_bytes(item: &Value) -> Option<usize> {
         .map(|b| b.len())
 }
 
-/// True when `item_uri` is the requested URI or a part of it (a multi-part read).
+/// True when `item_uri` is the requested URI or a part of it (a multi-part read): the
+/// definition `serve`, `preview` and `export` keep contents parts by.
 fn under(item_uri: &str, uri: &str) -> bool {
-    item_uri == uri
-        || item_uri
-            .strip_prefix(uri.trim_end_matches('/'))
-            .is_some_and(|rest| rest.starts_with(['/', '#']))
+    crate::mcp::read::is_part_of(item_uri, uri)
 }
 
 /// The three read rules over the sampled reads.

@@ -8,7 +8,7 @@ use futures::future::join_all;
 use super::{Exit, Session, close_all, connect_all, report, take_selection};
 use crate::catalog::Catalogue;
 use crate::cli::{ServerArgs, SetArgs};
-use crate::config::select::{self, Chosen, SetServers};
+use crate::config::select::{self, Chosen};
 use crate::context::{ContextSet, Expansion, Marks, SetError, expansion};
 use crate::mcp::{ListOptions, TransportSpec};
 use crate::{redact, sanitize};
@@ -39,14 +39,39 @@ pub fn update_set<R>(
     })
 }
 
-/// The servers of a context command ([`select::choose`]): config-file warnings printed, a
-/// usage error reported (status 2).
+/// Loads the set a command hands on (`serve`, `preview`, `export`, `lock`, `diff`): like
+/// [`load_set`], but a missing file is an error (status 2) naming the path, so a command
+/// started in the wrong folder never hands on something the person did not choose (the
+/// demo's made-up catalogue, or every defined server unfiltered). When the command line
+/// names the servers (`--demo`, `--server`, `--url`, `-- COMMAND`), what is handed on is
+/// what it says: those servers under the default policy, with a note that there is no set.
+pub fn load_set_to_hand_on(args: &SetArgs, servers: &ServerArgs) -> Result<ContextSet, Exit> {
+    let set = load_set(args)?;
+    if set.on_disk {
+        return Ok(set);
+    }
+    let path = sanitize::line(&args.path.display().to_string(), 500);
+    if servers.choice().names_servers() {
+        report(&format!(
+            "note: no context set at {path}: the default policy over the servers named on the command line"
+        ));
+        return Ok(set);
+    }
+    report(&missing_set(&path));
+    Err(Exit::Usage)
+}
+
+/// Why a command that hands a set on stops when the file is missing.
+pub fn missing_set(path: &str) -> String {
+    format!(
+        "{path}: no such context set; nothing is handed on. Make one with `mcpick pin`, `mcpick exclude`, `mcpick policy` or the browser, or pass the right --set FILE (naming servers, e.g. --demo, uses them under the default policy)"
+    )
+}
+
+/// The servers of a context command ([`select::choose`]): config-file warnings and notes
+/// printed, a usage error reported (status 2).
 pub fn choose(args: &ServerArgs, set: &ContextSet) -> Result<Vec<Chosen>, Exit> {
-    let servers = SetServers {
-        servers: &set.servers,
-        folder: set.folder.as_deref(),
-    };
-    take_selection(select::choose(&args.choice(), servers))
+    take_selection(select::choose(&args.choice(), set.set_servers()))
 }
 
 /// Tells the person what a set records without its credentials, and how to define the
@@ -288,12 +313,22 @@ pub async fn resolve_set(
             let c = cands[index];
             let connection = connections.get(c.server).copied();
             async move {
-                let read = match connection {
-                    Some(conn) => conn.read(c.uri).await.map_err(|e| e.to_string()),
-                    None => Err("the server is not connected".to_string()),
+                let Some(conn) = connection else {
+                    progress.tick();
+                    return Err("the server is not connected".to_string());
                 };
+                // Only the resource's own contents parts are handed on.
+                let read = conn.read_own(c.uri).await.map_err(|e| e.to_string());
                 progress.tick();
-                read
+                let (outcome, dropped) = read?;
+                for other in &dropped {
+                    report(&format!(
+                        "server `{}`: {}",
+                        shown_name(c.server),
+                        crate::mcp::read::dropped_part(c.uri, other)
+                    ));
+                }
+                Ok(outcome)
             }
         })
         .await

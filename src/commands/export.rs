@@ -4,7 +4,7 @@
 
 use std::io::{IsTerminal, Write};
 
-use super::context::{load_set, resolve_set};
+use super::context::{load_set_to_hand_on, resolve_set};
 use super::{Exit, usage_error};
 use crate::cli::ExportArgs;
 use crate::export::{bundle, clipboard};
@@ -16,7 +16,7 @@ pub async fn run(args: ExportArgs) -> Exit {
             "--clipboard writes an escape sequence (OSC 52) for the terminal, and stdout is not a terminal; use -o FILE or a pipe instead",
         );
     }
-    let set = match load_set(&args.set) {
+    let set = match load_set_to_hand_on(&args.set, &args.servers) {
         Ok(set) => set,
         Err(exit) => return exit,
     };

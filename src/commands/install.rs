@@ -23,6 +23,21 @@ pub(crate) fn scope_of(dialect: &Dialect, scope: Option<Scope>) -> Result<Scope,
     }
 }
 
+/// The `--as` name as messages show it (the file gets it as given).
+fn shown(name: &str) -> String {
+    crate::sanitize::line(name, 200)
+}
+
+/// An `--as` name a host can use: not empty, not only spaces.
+fn check_name(name: &str) -> Result<(), Exit> {
+    if name.trim().is_empty() {
+        return Err(usage_error(
+            "--as: the entry needs a name (the server name the host shows)",
+        ));
+    }
+    Ok(())
+}
+
 pub fn install(args: InstallArgs) -> Exit {
     let places = Places::system();
     if args.list {
@@ -31,6 +46,9 @@ pub fn install(args: InstallArgs) -> Exit {
     let Some(host) = args.host else {
         return usage_error("give a HOST, or --list");
     };
+    if let Err(exit) = check_name(&args.name) {
+        return exit;
+    }
     let dialect = host.dialect();
     let scope = match scope_of(dialect, args.scope) {
         Ok(scope) => scope,
@@ -43,37 +61,62 @@ pub fn install(args: InstallArgs) -> Exit {
             scope.name()
         ));
     };
+    // The entry serves the set: one that is missing or unusable would hand the host nothing
+    // (or, before, the demo), so nothing is written.
+    match crate::context::ContextSet::load(&args.set.path) {
+        Ok(set) if set.on_disk => {}
+        Ok(_) => {
+            let path = crate::sanitize::line(&args.set.path.display().to_string(), 500);
+            return usage_error(&format!(
+                "nothing installed: {}",
+                super::context::missing_set(&path)
+            ));
+        }
+        Err(e) => {
+            return usage_error(&format!(
+                "nothing installed: {}",
+                crate::sanitize::line(&e.to_string(), 2000)
+            ));
+        }
+    }
     let launch = match launch(dialect, scope, &places, &args.set.path, &args.name) {
         Ok(launch) => launch,
         Err(message) => return usage_error(&message),
     };
-    edit(&path, args.dry_run, |before| {
+    edit(&path, args.dry_run, true, |before| {
         install::plan_install(dialect, before, &args.name, &launch, args.force)
     })
     .map_or_else(
         |exit| exit,
         |outcome| {
             match outcome {
-                Done::Unchanged => eprintln!(
-                    "mcpick: {} already has `{}`; nothing changed",
+                Done::Unchanged => report(&format!(
+                    "{} already has `{}`; nothing changed",
                     path.display(),
-                    args.name
-                ),
+                    shown(&args.name)
+                )),
                 Done::Written { backup, replaced } => {
                     println!(
-                        "{} `{}` in {} ({}, {} scope): {} {}",
-                        if replaced { "updated" } else { "installed" },
-                        args.name,
-                        path.display(),
-                        dialect.name,
-                        scope.name(),
-                        launch.command,
-                        launch.args.join(" ")
+                        "{}",
+                        crate::sanitize::line(
+                            &format!(
+                                "{} `{}` in {} ({}, {} scope): {} {}",
+                                if replaced { "updated" } else { "installed" },
+                                args.name,
+                                path.display(),
+                                dialect.name,
+                                scope.name(),
+                                launch.command,
+                                launch.args.join(" ")
+                            ),
+                            4000
+                        )
                     );
                     if let Some(backup) = backup {
-                        println!("the original is kept in {}", backup.display());
+                        println!("the file as it was is kept in {}", backup.display());
                     }
                 }
+                Done::Removed => {}
                 Done::Shown => {}
             }
             Exit::Ok
@@ -91,23 +134,31 @@ pub fn uninstall(args: UninstallArgs) -> Exit {
     let Some(path) = dialect.file(scope, &places) else {
         return usage_error("no home directory");
     };
-    match edit(&path, args.dry_run, |before| {
+    if let Err(exit) = check_name(&args.name) {
+        return exit;
+    }
+    match edit(&path, args.dry_run, false, |before| {
         install::plan_uninstall(dialect, before, &args.name)
     }) {
         Err(exit) => exit,
         Ok(Done::Unchanged) => {
-            eprintln!(
-                "mcpick: {} has no entry `{}`; nothing changed",
+            report(&format!(
+                "{} has no entry `{}`; nothing changed",
                 path.display(),
-                args.name
-            );
+                shown(&args.name)
+            ));
             Exit::Ok
         }
-        Ok(Done::Written { backup, .. }) => {
-            println!("removed `{}` from {}", args.name, path.display());
-            if let Some(backup) = backup {
-                println!("the original is kept in {}", backup.display());
-            }
+        Ok(Done::Written { .. }) => {
+            println!("removed `{}` from {}", shown(&args.name), path.display());
+            Exit::Ok
+        }
+        Ok(Done::Removed) => {
+            println!(
+                "removed `{}` and with it {}: it held nothing else (install had created it)",
+                shown(&args.name),
+                path.display()
+            );
             Exit::Ok
         }
         Ok(Done::Shown) => Exit::Ok,
@@ -120,14 +171,18 @@ enum Done {
         backup: Option<PathBuf>,
         replaced: bool,
     },
+    /// The file was removed ([`Plan::Delete`]).
+    Removed,
     /// `--dry-run`: the diff was printed.
     Shown,
 }
 
-/// Reads the file, plans, and prints the diff (`dry_run`) or commits the change.
+/// Reads the file, plans, and prints the diff (`dry_run`) or commits the change (with a
+/// backup of the original when `backup`: installs only).
 fn edit(
     path: &Path,
     dry_run: bool,
+    backup: bool,
     plan: impl Fn(Option<&str>) -> Result<Plan, Refused>,
 ) -> Result<Done, Exit> {
     let before = install::read(path).map_err(|e| {
@@ -136,7 +191,17 @@ fn edit(
     })?;
     let (text, replaced) = match plan(before.as_deref()) {
         Ok(Plan::Unchanged) => return Ok(Done::Unchanged),
-        Ok(Plan::Change { text, replaced }) => (text, replaced),
+        Ok(Plan::Change { text, replaced }) => (Some(text), replaced),
+        // Removed only when install created it (no backup of an original exists).
+        Ok(Plan::Delete { text })
+            if install::backup_path(
+                &crate::context::file::target_of(path).unwrap_or(path.to_path_buf()),
+            )
+            .exists() =>
+        {
+            (Some(text), true)
+        }
+        Ok(Plan::Delete { .. }) => (None, true),
         Err(Refused::Unreadable(why)) => {
             report(&format!(
                 "{}: {why}; the file was left as it is",
@@ -146,18 +211,23 @@ fn edit(
         }
         Err(Refused::Foreign { name, entry }) => {
             report(&format!(
-                "{}: `{name}` is not an entry mcpick wrote ({}); it was left as it is. Use --force to replace it, or --as ANOTHER_NAME",
+                "{}: `{}` is not an entry mcpick wrote ({}); it was left as it is. Use --force to replace it, or --as ANOTHER_NAME",
                 path.display(),
+                shown(&name),
                 describe(&entry)
             ));
             return Err(Exit::Usage);
         }
     };
     if dry_run {
-        print!("{}", install::diff(path, before.as_deref(), &text));
+        print!(
+            "{}",
+            install::diff(path, before.as_deref(), text.as_deref())
+        );
         return Ok(Done::Shown);
     }
-    match install::commit(path, before.as_deref(), &text) {
+    match install::commit(path, before.as_deref(), text.as_deref(), backup) {
+        Ok(_) if text.is_none() => Ok(Done::Removed),
         Ok(backup) => Ok(Done::Written { backup, replaced }),
         Err(e) => {
             report(&format!("{}: {e}", path.display()));

@@ -6,17 +6,23 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::context::{load_set, resolve_set};
+use super::context::{load_set_to_hand_on, resolve_set};
 use super::{Exit, report};
 use crate::cli::{DiffArgs, LockArgs, ServerArgs, SetArgs};
+use crate::context::ContextSet;
 use crate::context::lock::{Change, Lock, drift, lock_path};
 use crate::sanitize;
 
 /// What the agent would be handed now, as a lock. Fails (status 1) when a server cannot be
 /// listed: its resources would look removed.
 async fn resolve_now(set: &SetArgs, servers: &ServerArgs, jobs: usize) -> Result<Lock, Exit> {
-    let set = load_set(set)?;
-    let resolved = resolve_set(&set, servers, &set.policy, jobs).await?;
+    let set = load_set_to_hand_on(set, servers)?;
+    resolve_loaded(&set, servers, jobs).await
+}
+
+/// [`resolve_now`] of a set already loaded.
+async fn resolve_loaded(set: &ContextSet, servers: &ServerArgs, jobs: usize) -> Result<Lock, Exit> {
+    let resolved = resolve_set(set, servers, &set.policy, jobs).await?;
     let lock = Lock::from_preview(&resolved.preview, &resolved.candidates(), &resolved.texts);
     let failed = resolved.failed;
     if failed.is_empty() {
@@ -81,6 +87,11 @@ struct DiffDoc<'a> {
 
 /// `mcpick diff`: 0 no drift, 1 drift, 2 no usable lock or a server that could not be listed.
 pub async fn diff(args: DiffArgs) -> Exit {
+    // The set first: without it there is nothing to compare (its lock may still be there).
+    let set = match load_set_to_hand_on(&args.set, &args.servers) {
+        Ok(set) => set,
+        Err(exit) => return exit,
+    };
     let path = args
         .lock
         .clone()
@@ -93,7 +104,7 @@ pub async fn diff(args: DiffArgs) -> Exit {
             return Exit::Usage;
         }
     };
-    let now = match resolve_now(&args.set, &args.servers, args.jobs).await {
+    let now = match resolve_loaded(&set, &args.servers, args.jobs).await {
         Ok(lock) => lock,
         Err(Exit::ServerFailed) => {
             report("cannot tell drift: a server could not be listed");

@@ -55,6 +55,9 @@ pub fn take_selection<T>(selection: Selection<T>) -> Result<Vec<T>, Exit> {
     for warning in &selection.warnings {
         report(&format!("warning: {}", sanitize::line(warning, 2000)));
     }
+    for note in &selection.notes {
+        eprintln!("mcpick: note: {}", sanitize::line(note, 2000));
+    }
     selection.servers.map_err(|message| usage_error(&message))
 }
 

@@ -6,13 +6,13 @@
 use std::io::Write;
 
 use super::Exit;
-use super::context::{load_set, resolve_set};
+use super::context::{load_set_to_hand_on, resolve_set};
 use crate::cli::PreviewArgs;
 use crate::export;
 use crate::sanitize;
 
 pub async fn run(args: PreviewArgs) -> Exit {
-    let set = match load_set(&args.set) {
+    let set = match load_set_to_hand_on(&args.set, &args.servers) {
         Ok(set) => set,
         Err(exit) => return exit,
     };

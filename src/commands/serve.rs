@@ -4,10 +4,10 @@
 
 use std::sync::Arc;
 
-use super::context::load_set;
+use super::context::load_set_to_hand_on;
 use super::{Exit, usage_error};
 use crate::cli::ServeArgs;
-use crate::config::select::{SetServers, choose};
+use crate::config::select::choose;
 use crate::serve::{self, Diag, Engine, Listen, Presentation, UpstreamDef};
 
 pub async fn run(args: ServeArgs) -> Exit {
@@ -44,21 +44,20 @@ pub async fn run(args: ServeArgs) -> Exit {
             "warning: --no-tool: Codex lists neither resources nor prompts, so a Codex session sees nothing of this server (its session-start delivery, if installed, still works)",
         );
     }
-    let set = match load_set(&args.set) {
+    let set = match load_set_to_hand_on(&args.set, &args.servers) {
         Ok(set) => set,
         Err(exit) => return exit,
     };
-    let servers = SetServers {
-        servers: &set.servers,
-        folder: set.folder.as_deref(),
-    };
-    let selection = choose(&args.servers.choice(), servers);
+    let selection = choose(&args.servers.choice(), set.set_servers());
     // Config files that could not be used go to the diagnostics (stderr and --log).
     for warning in &selection.warnings {
         diag.line(&format!(
             "warning: {}",
             crate::sanitize::line(warning, 2000)
         ));
+    }
+    for note in &selection.notes {
+        diag.line(&format!("note: {}", crate::sanitize::line(note, 2000)));
     }
     let chosen = match selection.servers {
         Ok(chosen) => chosen,
@@ -80,6 +79,10 @@ pub async fn run(args: ServeArgs) -> Exit {
         args.set.path.clone(),
         args.expose,
         args.jobs,
+        {
+            let diag = diag.clone();
+            Arc::new(move |line: &str| diag.line(line))
+        },
     );
     tokio::spawn(super::deliver::keep_fresh(
         engine.clone(),

@@ -1,7 +1,13 @@
 //! Which servers a run uses: the servers the command line names (`--server`, `--demo`,
 //! `--url`, `-- COMMAND`), else the servers a context set refers to, else every defined
-//! server, else the built-in demo. The headless commands, `serve` and the TUI all choose
-//! through here, so they always agree.
+//! server. The headless commands, `serve` and the TUI all choose through here, so they
+//! always agree.
+//!
+//! The built-in demo publishes made-up resources, so it is used only when asked for
+//! (`--demo`) or on a first run: no server named or defined and no context set file. Then the
+//! selection carries [`FIRST_RUN_DEMO`] as a note, for the caller to say. With a set file
+//! and no server anywhere, the choice is an error: a set is never resolved against the demo
+//! unasked.
 //!
 //! Nothing here prints: what a person should hear about (a config file that cannot be
 //! parsed) comes back as [`Selection::warnings`], and the caller says it its own way (stderr
@@ -64,7 +70,12 @@ pub struct Selection<T> {
     /// One message per config file that could not be read or parsed (the others were used);
     /// raw text that names files: clean it before a terminal ([`crate::sanitize`]).
     pub warnings: Vec<String>,
+    /// What the person should know about the choice itself ([`FIRST_RUN_DEMO`]).
+    pub notes: Vec<String>,
 }
+
+/// Said whenever the demo is used without `--demo`.
+pub const FIRST_RUN_DEMO: &str = "no server is defined and there is no context set here: using the built-in demo server (made-up resources); define servers (see `mcpick servers --help`) or name one (--server, --url, -- COMMAND); --demo asks for the demo without this note";
 
 /// One server chosen for this run: a definition ready to connect, or one whose definition
 /// failed (an unset variable, a bad field), which becomes a failed session.
@@ -138,6 +149,7 @@ pub fn select_servers_at(locations: &Locations, choice: &ServerChoice) -> Select
         return Selection {
             servers: Err(format!("--config {}: no such file", file.display())),
             warnings: Vec::new(),
+            notes: Vec::new(),
         };
     }
     // Ad-hoc servers alone need no config files.
@@ -147,14 +159,24 @@ pub fn select_servers_at(locations: &Locations, choice: &ServerChoice) -> Select
         } else {
             load_config_at(locations, choice.config_file.as_deref())
         };
+    // No set is involved: with nothing named or defined, this is a first run.
+    let mut notes = Vec::new();
     Selection {
-        servers: select_from(choice, &config),
+        servers: select_from(choice, &config, true, &mut notes),
         warnings,
+        notes,
     }
 }
 
-/// [`select_servers`] with the config already loaded.
-pub fn select_from(choice: &ServerChoice, config: &Config) -> Result<Vec<Selected>, String> {
+/// [`select_servers`] with the config already loaded. `first_run`: there is no context set
+/// either, so with no server named or defined the demo is used, with [`FIRST_RUN_DEMO`] in
+/// `notes`; without it that is an error.
+pub fn select_from(
+    choice: &ServerChoice,
+    config: &Config,
+    first_run: bool,
+    notes: &mut Vec<String>,
+) -> Result<Vec<Selected>, String> {
     let mut selected = Vec::new();
     let mut named: Vec<&str> = Vec::new();
     for name in &choice.servers {
@@ -173,10 +195,20 @@ pub fn select_from(choice: &ServerChoice, config: &Config) -> Result<Vec<Selecte
             selected.push(Selected::from_definition(&known.definition));
         }
     }
-    if choice.demo || selected.is_empty() {
+    if selected.is_empty() && !choice.demo {
+        if !first_run {
+            return Err(no_servers());
+        }
+        notes.push(FIRST_RUN_DEMO.to_string());
+        selected.push(Selected::ready(demo_spec()?));
+    } else if choice.demo {
         selected.push(Selected::ready(demo_spec()?));
     }
     Ok(selected)
+}
+
+fn no_servers() -> String {
+    "no server to use: the context set names none, no server is defined (see `mcpick servers --help` for where mcpick looks) and none is named; name one (--server NAME, --url URL, -- COMMAND) or ask for the built-in demo with --demo".to_string()
 }
 
 fn unknown_server(name: &str, config: &Config) -> String {
@@ -343,12 +375,14 @@ impl Chosen {
     }
 }
 
-/// The server definitions a context set records, and the folder its relative paths are
-/// relative to (see [`super::relative`]).
+/// The server definitions a context set records, the folder its relative paths are
+/// relative to (see [`super::relative`]), and whether the set is a file at all (no file and
+/// no server anywhere is a first run: the demo, with a note).
 #[derive(Debug, Clone, Copy)]
 pub struct SetServers<'a> {
     pub servers: &'a BTreeMap<String, TransportSpec>,
     pub folder: Option<&'a Path>,
+    pub on_disk: bool,
 }
 
 /// The servers of a context command: those the command line names (a `--server` name may
@@ -370,17 +404,21 @@ pub fn choose_at(
     } else {
         (Config::default(), Vec::new())
     };
+    let mut notes = Vec::new();
     Selection {
-        servers: choose_from(choice, set, &config),
+        servers: choose_from(choice, set, &config, &mut notes),
         warnings,
+        notes,
     }
 }
 
-/// [`choose`] with the config already loaded (the TUI loads it once, for its keys too).
+/// [`choose`] with the config already loaded (the TUI loads it once, for its keys too); what
+/// the person should hear about the choice goes to `notes`.
 pub fn choose_from(
     choice: &ServerChoice,
     set: SetServers,
     config: &Config,
+    notes: &mut Vec<String>,
 ) -> Result<Vec<Chosen>, String> {
     let mut chosen = Vec::new();
     if !choice.names_servers() && !set.servers.is_empty() {
@@ -404,7 +442,7 @@ pub fn choose_from(
             ..choice.clone()
         };
         let cwd = std::env::current_dir().ok();
-        for selected in select_from(&only_adhoc, &Config::default())? {
+        for selected in select_from(&only_adhoc, &Config::default(), false, notes)? {
             let mut chosen_one = Chosen::adhoc(selected);
             // Relative paths on the command line are relative to here; the set stores them
             // relative to its own folder (see `config::relative`).
@@ -415,7 +453,7 @@ pub fn choose_from(
         }
     }
     if chosen.is_empty() {
-        for selected in select_from(choice, config)? {
+        for selected in select_from(choice, config, !set.on_disk, notes)? {
             match config
                 .get(&selected.spec.name)
                 .and_then(|k| k.definition.shown.clone())

@@ -97,6 +97,9 @@ pub struct ContextSet {
     /// paths in its server definitions are relative to it (see [`crate::config::relative`]). Not
     /// part of the file.
     pub folder: Option<PathBuf>,
+    /// The set was read from a file (false: there was no file, this is the empty set a
+    /// first change would create). Not part of the file.
+    pub on_disk: bool,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -124,6 +127,15 @@ struct Document {
 }
 
 impl ContextSet {
+    /// What the set records for choosing its servers ([`crate::config::select::choose`]).
+    pub fn set_servers(&self) -> crate::config::select::SetServers<'_> {
+        crate::config::select::SetServers {
+            servers: &self.servers,
+            folder: self.folder.as_deref(),
+            on_disk: self.on_disk,
+        }
+    }
+
     /// Parses a file's text; `path` only names the file in errors.
     pub fn parse(text: &str, path: &Path) -> Result<ContextSet, SetError> {
         let corrupt = |detail: String| SetError::Corrupt {
@@ -179,6 +191,7 @@ impl ContextSet {
             servers: doc.servers,
             extra: doc.extra,
             folder: None,
+            on_disk: false,
         })
     }
 
@@ -220,7 +233,8 @@ impl ContextSet {
     }
 
     /// Loads `path` (through symbolic links); a missing file is an empty set (created by
-    /// the first change). Reading needs no lock: saves replace the file atomically.
+    /// the first change), with [`ContextSet::on_disk`] false. Reading needs no lock: saves
+    /// replace the file atomically.
     pub fn load(path: &Path) -> Result<ContextSet, SetError> {
         let target = target_of(path).map_err(|source| SetError::Read {
             path: path.to_path_buf(),
@@ -231,7 +245,10 @@ impl ContextSet {
             source,
         })?;
         let mut set = match text {
-            Some(text) => ContextSet::parse(&text, path)?,
+            Some(text) => ContextSet {
+                on_disk: true,
+                ..ContextSet::parse(&text, path)?
+            },
             None => ContextSet::default(),
         };
         set.folder = Some(folder_of(&target));
@@ -263,7 +280,7 @@ fn locked_update<R>(
     };
     let target = target_of(path).map_err(write_error)?;
     let _lock = SetLock::take(&target).map_err(write_error)?;
-    if let Some(why) = read_only(&target) {
+    if let Some(why) = unwritable(&target) {
         return Err(SetError::ReadOnly {
             path: path.to_path_buf(),
             why,
@@ -278,6 +295,7 @@ fn locked_update<R>(
         None => ContextSet::default(),
     };
     set.folder = Some(folder_of(&target));
+    set.on_disk = text.is_some();
     let unchanged = set.to_json();
     let value = change(text.as_deref(), &mut set);
     let new = set.to_json();
@@ -286,6 +304,7 @@ fn locked_update<R>(
         return Ok((set, text, value));
     }
     write_atomic(&target, new.as_bytes()).map_err(write_error)?;
+    set.on_disk = true;
     Ok((set, Some(new), value))
 }
 
@@ -336,7 +355,10 @@ impl SetFile {
         self.stamp = Stamp::of(&target);
         self.known = read_text(&target).map_err(read_error)?;
         let mut set = match &self.known {
-            Some(text) => ContextSet::parse(text, &self.path)?,
+            Some(text) => ContextSet {
+                on_disk: true,
+                ..ContextSet::parse(text, &self.path)?
+            },
             None => ContextSet::default(),
         };
         set.folder = Some(folder_of(&target));
@@ -442,14 +464,17 @@ fn folder_of(target: &Path) -> PathBuf {
     })
 }
 
-/// Why an existing file must not be replaced: no write permission bit, or no permission for
-/// this user. `None` for a writable (or missing) file.
-fn read_only(target: &Path) -> Option<String> {
+/// Why an existing file must not be replaced, by the one rule every file mcpick edits in
+/// place follows (context sets, host configs): no write permission bit (decided by the mode,
+/// so it holds for root too, who may write anything), no permission for this user, or owned
+/// by another user (an atomic replace would hand the file to this user). `None` for a
+/// writable (or missing) file.
+pub fn unwritable(target: &Path) -> Option<String> {
     let meta = std::fs::metadata(target).ok()?;
     #[cfg(unix)]
     {
         use std::os::unix::ffi::OsStrExt;
-        use std::os::unix::fs::PermissionsExt;
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
         let mode = meta.permissions().mode() & 0o7777;
         if meta.permissions().readonly() {
             return Some(format!("mode {mode:04o}"));
@@ -460,6 +485,14 @@ fn read_only(target: &Path) -> Option<String> {
             return Some(format!(
                 "mode {mode:04o}, not writable by this user: {}",
                 std::io::Error::last_os_error()
+            ));
+        }
+        // SAFETY: geteuid() has no preconditions.
+        let me = unsafe { libc::geteuid() };
+        if meta.uid() != me {
+            return Some(format!(
+                "owned by user {} and not by this user ({me}): replacing it would change its owner",
+                meta.uid()
             ));
         }
         None

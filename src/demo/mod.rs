@@ -17,6 +17,7 @@ pub mod hostile;
 mod http;
 mod misbehave;
 mod oauth;
+pub mod odd;
 mod server;
 mod sse;
 pub mod synth;
@@ -141,6 +142,23 @@ pub struct DemoArgs {
     #[arg(long, value_name = "MS")]
     pub start_delay: Option<u64>,
 
+    /// List four more resources (after the others) whose URIs and names hold markdown's
+    /// markup characters (`_`, `*`, `[`, backticks, …), at priority 1.0: to check that a
+    /// hand-off keeps them byte for byte.
+    #[arg(long)]
+    pub markup_uris: bool,
+
+    /// Misbehave: answer every read of a listed resource with one more contents part under
+    /// URI (an excluded resource's, say), to test that a hand-off drops what was not asked
+    /// for.
+    #[arg(long, value_name = "URI")]
+    pub smuggle: Option<String>,
+
+    /// Misbehave (with --http): refuse `resources/list` and `resources/read` with an error
+    /// that quotes every request header (credentials included), as some servers do.
+    #[arg(long, requires = "http")]
+    pub echo_headers: bool,
+
     /// Serve HTTP instead of stdio: Streamable HTTP at http://ADDR/mcp and the legacy
     /// HTTP+SSE transport at http://ADDR/sse; port 0 picks a free port (the chosen address is
     /// printed as `listening on http://ADDR/mcp`).
@@ -190,6 +208,9 @@ impl Default for DemoArgs {
             private_for: None,
             churn: None,
             start_delay: None,
+            markup_uris: false,
+            smuggle: None,
+            echo_headers: false,
             http: None,
             oauth: false,
             token_ttl: 3600,

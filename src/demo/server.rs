@@ -74,6 +74,12 @@ pub(crate) struct Shared {
     edit: Option<String>,
     /// `--private-for`: the header that also lists [`PRIVATE_URI`].
     private_for: Option<(String, String)>,
+    /// `--markup-uris`: the last page also lists [`super::odd::MARKUP`].
+    markup_uris: bool,
+    /// `--smuggle`: every read of a listed resource also carries a part under this URI.
+    smuggle: Option<String>,
+    /// `--echo-headers`: resource requests are refused, quoting their headers.
+    echo_headers: bool,
 }
 
 /// Listed only to requests carrying `--private-for`'s header.
@@ -115,6 +121,9 @@ impl Shared {
                 .private_for
                 .as_deref()
                 .and_then(|h| crate::mcp::spec::parse_header(h).ok()),
+            markup_uris: args.markup_uris,
+            smuggle: args.smuggle.clone(),
+            echo_headers: args.echo_headers,
         }
     }
 
@@ -362,6 +371,10 @@ impl ServerHandler for DemoServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         self.resources_enabled::<ListResourcesRequestMethod>()?;
+        if self.shared.echo_headers {
+            let parts = context.extensions.get::<http::request::Parts>();
+            return Err(super::odd::echo_headers("resources/list", parts));
+        }
         self.shared.log_request("resources/list");
         self.shared.misbehave.count_request().await;
         let mut page = self.list_page(request.as_ref().and_then(|r| r.cursor.as_deref()))?;
@@ -376,6 +389,9 @@ impl ServerHandler for DemoServer {
         {
             page.resources
                 .push(rmcp::model::Resource::new(PRIVATE_URI, "private report"));
+        }
+        if self.shared.markup_uris && page.next_cursor.is_none() {
+            page.resources.extend(super::odd::markup_resources());
         }
         Ok(page)
     }
@@ -405,9 +421,13 @@ impl ServerHandler for DemoServer {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         self.resources_enabled::<ReadResourceRequestMethod>()?;
+        if self.shared.echo_headers {
+            let parts = context.extensions.get::<http::request::Parts>();
+            return Err(super::odd::echo_headers("resources/read", parts));
+        }
         self.shared
             .log_request(&format!("resources/read {}", request.uri));
         self.shared.misbehave.count_request().await;
@@ -433,6 +453,9 @@ impl ServerHandler for DemoServer {
         if let Some(contents) = self.shared.churn.as_ref().and_then(|c| c.read(&uri)) {
             return Ok(ReadResourceResult::new(contents).into());
         }
+        if let Some(contents) = super::odd::markup_read(&uri).filter(|_| self.shared.markup_uris) {
+            return Ok(ReadResourceResult::new(contents).into());
+        }
         let Some(entry) = self.shared.catalogue.lookup(&uri) else {
             if v.has(Violation::NotFoundEmpty) {
                 return Ok(ReadResourceResult::new(Vec::new()).into());
@@ -451,7 +474,10 @@ impl ServerHandler for DemoServer {
         {
             text.push_str("\n\nEdited: this paragraph was added by --edit.\n");
         }
-        let contents = violate::spoil_contents(v, contents);
+        let mut contents = violate::spoil_contents(v, contents);
+        if let Some(smuggled) = &self.shared.smuggle {
+            super::odd::smuggle(smuggled, &uri, &mut contents);
+        }
         Ok(ReadResourceResult::new(contents).into())
     }
 

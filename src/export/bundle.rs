@@ -29,7 +29,7 @@ pub fn bundle(
 /// One `@NAME:uri` line per included resource, in order: the mention syntax Claude Code and
 /// Gemini CLI complete, naming the server as the host knows it after `mcpick install`
 /// (`served_as`, the entry's name) and each resource by the URI `serve` publishes it under
-/// (`published(server, uri)`). Names and URIs are cleaned of control characters.
+/// (`published(server, uri)`). Names and URIs are cleaned of control characters, never cut.
 pub fn mentions(
     preview: &Preview,
     candidates: &[Candidate],
@@ -43,8 +43,8 @@ pub fn mentions(
             let c = &candidates[i.index];
             format!(
                 "@{}:{}\n",
-                sanitize::line(served_as, 200),
-                sanitize::line(&published(c.server, c.uri), 2000)
+                sanitize::whole_line(served_as),
+                sanitize::whole_line(&published(c.server, c.uri))
             )
         })
         .collect()

@@ -2,6 +2,11 @@
 //! [`Preview`], the candidates it indexes and the agent texts, and return a string. Every
 //! server string in a heading, attribute or list line is cleaned ([`crate::sanitize`]);
 //! contents are already clean ([`crate::context::agent_text`]).
+//!
+//! URIs, server names, resource names and templates are kept byte for byte (never cut, never
+//! escaped): in markdown they are code spans ([`code`]), whose text markdown takes
+//! literally, so an agent reading `bench_report.py` reads that and not `bench\_report.py`;
+//! in XML they are attributes, escaped only as XML must (and any XML reader undoes).
 
 pub mod bundle;
 pub mod clipboard;
@@ -196,8 +201,8 @@ fn budget_line(preview: &Preview) -> String {
     )
 }
 
-/// A fence longer than any backtick run in `text`.
-fn fence(text: &str) -> String {
+/// The longest run of backticks in `text`.
+fn longest_backticks(text: &str) -> usize {
     let mut longest = 0;
     let mut run = 0;
     for c in text.chars() {
@@ -208,23 +213,32 @@ fn fence(text: &str) -> String {
             run = 0;
         }
     }
-    "`".repeat((longest + 1).max(3))
+    longest
 }
 
-/// Markdown-safe one-line text: cleaned, and characters that would start markup escaped.
-fn md(s: &str, max: usize) -> String {
-    let clean = sanitize::line(s, max);
-    let mut out = String::with_capacity(clean.len());
-    for c in clean.chars() {
-        if matches!(
-            c,
-            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '#' | '|'
-        ) {
-            out.push('\\');
-        }
-        out.push(c);
+/// A fence longer than any backtick run in `text`.
+fn fence(text: &str) -> String {
+    "`".repeat((longest_backticks(text) + 1).max(3))
+}
+
+/// `s` as a markdown code span that reads back byte for byte (CommonMark 6.1): cleaned to
+/// one line and never cut ([`sanitize::whole_line`]), between backtick fences longer than
+/// any backtick run inside, with one space of padding on each side when the text starts or
+/// ends with a backtick or a space (a reader strips exactly that padding). Nothing inside a
+/// code span is markup, so nothing is escaped.
+fn code(s: &str) -> String {
+    let clean = sanitize::whole_line(s);
+    if clean.is_empty() {
+        return "(empty)".to_string();
     }
-    out
+    let fence = "`".repeat(longest_backticks(&clean) + 1);
+    let pad = clean.starts_with(['`', ' ']) || clean.ends_with(['`', ' ']);
+    let pad = if pad && !clean.chars().all(|c| c == ' ') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{clean}{pad}{fence}")
 }
 
 /// One line per left-out resource, then one per mark on an unavailable server (`line` gets
@@ -278,11 +292,11 @@ pub fn markdown(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> S
     }
     for (n, i) in preview.included.iter().enumerate() {
         let c = &candidates[i.index];
-        out.push_str(&format!("\n## {}. {}\n\n", n + 1, md(c.name, 200)));
+        out.push_str(&format!("\n## {}. {}\n\n", n + 1, code(c.name)));
         out.push_str(&format!(
             "server {} · {} · {} tokens{} · running total {}{} · priority {:.2}{}{}\n\n",
-            md(c.server, 100),
-            md(c.uri, 1000),
+            code(c.server),
+            code(c.uri),
             i.tokens,
             if i.estimated { " (estimated)" } else { "" },
             i.running_total,
@@ -293,10 +307,8 @@ pub fn markdown(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> S
             } else {
                 ""
             },
-            c.expansion_of.map_or(String::new(), |t| format!(
-                " · expansion of {}",
-                md(t, 1000)
-            )),
+            c.expansion_of
+                .map_or(String::new(), |t| format!(" · expansion of {}", code(t))),
         ));
         match texts.get(&i.index) {
             Some(text) => {
@@ -317,7 +329,7 @@ pub fn markdown(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> S
         ));
     }
     let lines = left_out_lines(preview, candidates, |server, uri, reason| {
-        format!("- {} · {}: {reason}", md(server, 100), md(uri, 1000))
+        format!("- {} · {}: {reason}", code(server), code(uri))
     });
     if !lines.is_empty() {
         out.push_str("\n## Left out\n\n");
@@ -332,15 +344,16 @@ pub fn markdown(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> S
             out.push_str(&format!(
                 "- {} {} · {}\n",
                 m.mark.name(),
-                md(&m.target.server, 100),
-                md(&m.target.pattern.to_string(), 1000)
+                code(&m.target.server),
+                code(&m.target.pattern.to_string())
             ));
         }
     }
     out
 }
 
-fn xml_escape(s: &str) -> String {
+/// `s` as XML text or an attribute value (quotes escaped too); lossless.
+pub fn xml_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -355,8 +368,15 @@ fn xml_escape(s: &str) -> String {
     out
 }
 
+/// An attribute value from a server string: cleaned to one line, cut at `max` characters.
 fn attr(s: &str, max: usize) -> String {
     xml_escape(&sanitize::line(s, max))
+}
+
+/// An attribute value that names something (a URI, a server, a resource, a template):
+/// cleaned to one line and never cut.
+fn name_attr(s: &str) -> String {
+    xml_escape(&sanitize::whole_line(s))
 }
 
 /// The XML bundle: `<context>` with one `<resource>` per included resource (contents as
@@ -380,9 +400,9 @@ pub fn xml(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> String
         let c = &candidates[i.index];
         out.push_str(&format!(
             "<resource server=\"{}\" uri=\"{}\" name=\"{}\" tokens=\"{}\" tokensEstimated=\"{}\" runningTotal=\"{}\" pinned=\"{}\" priority=\"{}\"{}>\n",
-            attr(c.server, 200),
-            attr(c.uri, 2000),
-            attr(c.name, 500),
+            name_attr(c.server),
+            name_attr(c.uri),
+            name_attr(c.name),
             i.tokens,
             i.estimated,
             i.running_total,
@@ -390,7 +410,7 @@ pub fn xml(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> String
             i.priority,
             c.expansion_of.map_or(String::new(), |t| format!(
                 " expansionOf=\"{}\"",
-                attr(t, 2000)
+                name_attr(t)
             ))
         ));
         if let Some(text) = texts.get(&i.index) {
@@ -407,8 +427,8 @@ pub fn xml(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> String
             let c = &candidates[l.index];
             out.push_str(&format!(
                 "  <resource server=\"{}\" uri=\"{}\" reason=\"{}\"{}{}/>\n",
-                attr(c.server, 200),
-                attr(c.uri, 2000),
+                name_attr(c.server),
+                name_attr(c.uri),
                 l.reason.name(),
                 l.tokens
                     .map_or(String::new(), |t| format!(" tokens=\"{t}\"")),
@@ -423,8 +443,8 @@ pub fn xml(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> String
             };
             out.push_str(&format!(
                 "  <mark server=\"{}\" {key}=\"{}\" mark=\"{}\" reason=\"{}\" detail=\"{}\"/>\n",
-                attr(&u.target.server, 200),
-                attr(text, 2000),
+                name_attr(&u.target.server),
+                name_attr(text),
                 u.mark.name(),
                 Unavailable::REASON,
                 attr(&u.error, 300)
@@ -435,8 +455,8 @@ pub fn xml(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> String
     for m in &preview.missing {
         out.push_str(&format!(
             "<missing server=\"{}\" target=\"{}\" mark=\"{}\"/>\n",
-            attr(&m.target.server, 200),
-            attr(&m.target.pattern.to_string(), 2000),
+            name_attr(&m.target.server),
+            name_attr(&m.target.pattern.to_string()),
             m.mark.name()
         ));
     }
@@ -466,7 +486,14 @@ mod tests {
     fn fences_and_escapes() {
         assert_eq!(fence("a ```` b"), "`````");
         assert_eq!(fence("plain"), "```");
-        assert_eq!(md("# *x*\u{1b}[31m\nnext", 100), "\\# \\*x\\* next");
+        // Code spans: literal inside, fences longer than any run, padding around a
+        // leading or trailing backtick or space.
+        assert_eq!(code("bench_report.py"), "`bench_report.py`");
+        assert_eq!(code("a*b*[c](d)"), "`a*b*[c](d)`");
+        assert_eq!(code("a`b``c"), "```a`b``c```");
+        assert_eq!(code("`x`"), "`` `x` ``");
+        assert_eq!(code(" x "), "`  x  `");
+        assert_eq!(code("# x\u{1b}[31m\nnext"), "`# x next`");
         assert_eq!(
             xml_escape("<a href=\"x\">&</a>"),
             "&lt;a href=&quot;x&quot;&gt;&amp;&lt;/a&gt;"

@@ -1,9 +1,14 @@
 //! Writing and removing mcpick's entry in a host file, without losing anything else: the
 //! edit is planned on the text ([`plan_install`], [`plan_uninstall`], pure), then committed
-//! ([`commit`]): the original is copied to `NAME.mcpick-backup` before the first change, the
-//! file is read again and compared just before the atomic replace (another program's edit
-//! in between stops the write instead of being lost), and the new text goes through
+//! ([`commit`]): a file this user may not replace is refused by the rule the context-set
+//! writer follows ([`crate::context::file::unwritable`]), the original is copied to
+//! `NAME.mcpick-backup` before an install first changes it, the file is read again and
+//! compared just before the atomic replace (another program's edit in between stops the
+//! write instead of being lost), and the new text goes through
 //! [`crate::context::file::write_atomic`].
+//!
+//! Uninstalling the last entry of a file that holds nothing else (what `install` makes of no
+//! file) removes the file: the host's folder is left as it was before `install`.
 
 use std::path::{Path, PathBuf};
 
@@ -31,6 +36,11 @@ pub enum Plan {
     Unchanged,
     /// The new text; `replaced` when an entry of that name was there before.
     Change { text: String, replaced: bool },
+    /// Without the entry the file holds nothing but an empty servers table (`text`), as
+    /// `install` writes it where there was no file: remove the file when `install` created
+    /// it (there is no backup, which every install that changed an existing file made),
+    /// else write `text`.
+    Delete { text: String },
 }
 
 /// Adds or updates the entry `name` running `launch`. `before` is the file's text (`None`:
@@ -87,12 +97,27 @@ pub fn plan_uninstall(
         Some(_) => {
             doc.remove(dialect.servers_key, name)
                 .map_err(Refused::Unreadable)?;
+            let text = doc.text();
+            if text == empty_file(dialect)? {
+                return Ok(Plan::Delete { text });
+            }
             Ok(Plan::Change {
-                text: doc.text(),
+                text,
                 replaced: true,
             })
         }
     }
+}
+
+/// What is left of a file `install` created once its entry is removed: an empty servers
+/// table and nothing else.
+fn empty_file(dialect: &Dialect) -> Result<String, Refused> {
+    let mut doc = Doc::parse(dialect.format, "").map_err(Refused::Unreadable)?;
+    doc.set(dialect.servers_key, "x", &Value::Object(Default::default()))
+        .map_err(Refused::Unreadable)?;
+    doc.remove(dialect.servers_key, "x")
+        .map_err(Refused::Unreadable)?;
+    Ok(doc.text())
 }
 
 /// mcpick's entries in a file: name and entry.
@@ -105,20 +130,21 @@ pub fn ours(dialect: &Dialect, text: &str) -> Result<Vec<(String, Value)>, Strin
         .collect())
 }
 
-/// A unified diff of an edit, labelled with the file's path.
-pub fn diff(path: &Path, before: Option<&str>, after: &str) -> String {
+/// A unified diff of an edit (`after` `None`: the file removed), labelled with the file's
+/// path.
+pub fn diff(path: &Path, before: Option<&str>, after: Option<&str>) -> String {
     let shown = path.display().to_string();
-    similar::TextDiff::from_lines(before.unwrap_or(""), after)
+    let side = |text: Option<&str>| {
+        if text.is_some() {
+            shown.clone()
+        } else {
+            "/dev/null".into()
+        }
+    };
+    similar::TextDiff::from_lines(before.unwrap_or(""), after.unwrap_or(""))
         .unified_diff()
         .context_radius(3)
-        .header(
-            &if before.is_some() {
-                shown.clone()
-            } else {
-                "/dev/null".into()
-            },
-            &shown,
-        )
+        .header(&side(before), &side(after))
         .to_string()
 }
 
@@ -138,12 +164,27 @@ pub fn read(path: &Path) -> std::io::Result<Option<String>> {
     }
 }
 
-/// Writes `after` over `path`, whose text was `before` when the edit was planned. Follows a
-/// symbolic link to the real file; keeps the original as `NAME.mcpick-backup` unless a
-/// backup is already there (the first original is the one worth keeping). Returns the backup
-/// made, if any.
-pub fn commit(path: &Path, before: Option<&str>, after: &str) -> std::io::Result<Option<PathBuf>> {
+/// Writes `after` over `path` (`None`: removes it), whose text was `before` when the edit
+/// was planned. Follows a symbolic link to the real file. With `backup` (an install), keeps
+/// the original as `NAME.mcpick-backup` unless a backup is already there (the first
+/// original is the one worth keeping); an uninstall makes none (it would hold mcpick's own
+/// entry). Returns the backup made, if any. A file this user may not replace is refused
+/// ([`crate::context::file::unwritable`]) before anything is written.
+pub fn commit(
+    path: &Path,
+    before: Option<&str>,
+    after: Option<&str>,
+    backup: bool,
+) -> std::io::Result<Option<PathBuf>> {
     let target = crate::context::file::target_of(path)?;
+    if let Some(why) = crate::context::file::unwritable(&target) {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            format!(
+                "the file is read-only ({why}); mcpick will not replace it and changed nothing: make it writable (chmod u+w), or edit it as its owner"
+            ),
+        ));
+    }
     if let Some(dir) = target.parent()
         && !dir.as_os_str().is_empty()
     {
@@ -156,8 +197,12 @@ pub fn commit(path: &Path, before: Option<&str>, after: &str) -> std::io::Result
             path.display()
         )));
     }
+    let Some(after) = after else {
+        std::fs::remove_file(&target)?;
+        return Ok(None);
+    };
     let mut made = None;
-    if let Some(before) = before {
+    if let Some(before) = before.filter(|_| backup) {
         let backup = backup_path(&target);
         if !backup.exists() {
             // The backup gets the original's permissions before it gets its contents (a
@@ -195,6 +240,7 @@ mod tests {
         match plan {
             Plan::Change { text, .. } => text,
             Plan::Unchanged => panic!("unchanged"),
+            Plan::Delete { .. } => panic!("delete"),
         }
     }
 
@@ -237,6 +283,28 @@ mod tests {
             let removed = changed(plan_uninstall(d, Some(&installed), "mcpick").unwrap());
             assert_eq!(removed, original, "{}", d.name);
             assert_eq!(ours(d, &installed).unwrap().len(), 1);
+        }
+    }
+
+    #[test]
+    fn uninstalling_what_install_created_removes_the_file() {
+        for host in Host::ALL {
+            let d = host.dialect();
+            let created = changed(plan_install(d, None, "mcpick", &launch(), false).unwrap());
+            assert!(
+                matches!(
+                    plan_uninstall(d, Some(&created), "mcpick").unwrap(),
+                    Plan::Delete { .. }
+                ),
+                "{}: {created}",
+                d.name
+            );
+            // A file with anything else in it stays.
+            let two = changed(plan_install(d, Some(&created), "other", &launch(), false).unwrap());
+            assert!(matches!(
+                plan_uninstall(d, Some(&two), "mcpick").unwrap(),
+                Plan::Change { .. }
+            ));
         }
     }
 

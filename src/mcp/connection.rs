@@ -220,7 +220,10 @@ impl Connection {
                 (service?, "stdio", group)
             }
             TransportSpec::Http { url, headers } => {
-                let headers = header_map(headers)?;
+                // The userinfo goes as one Authorization header (see `http_wire`); `url`
+                // stays the definition's, for sign-in and messages.
+                let (wire_url, headers) = super::spec::http_wire(url, headers);
+                let headers = header_map(&headers)?;
                 // A definition with its own Authorization header keeps it; else a stored
                 // sign-in is used (see [`super::oauth`]).
                 let sign_in = if headers.contains_key(reqwest::header::AUTHORIZATION) {
@@ -236,7 +239,7 @@ impl Connection {
                 let signed_in = sign_in.is_some();
                 let (result, challenge) = connect_streamable(
                     state.clone(),
-                    url,
+                    &wire_url,
                     &headers,
                     timeout,
                     limit,
@@ -257,7 +260,9 @@ impl Connection {
                         (service, "http", None)
                     }
                     Err(http_error) => {
-                        match connect_sse(state, url, headers, timeout, limit, log.clone()).await {
+                        match connect_sse(state, &wire_url, headers, timeout, limit, log.clone())
+                            .await
+                        {
                             Ok(service) => (service, "sse", None),
                             Err(sse_error) => {
                                 return Err(McpError::Connect {
@@ -272,8 +277,9 @@ impl Connection {
                 }
             }
             TransportSpec::Sse { url, headers } => {
-                let headers = header_map(headers)?;
-                let service = connect_sse(state, url, headers, timeout, limit, log.clone())
+                let (wire_url, headers) = super::spec::http_wire(url, headers);
+                let headers = header_map(&headers)?;
+                let service = connect_sse(state, &wire_url, headers, timeout, limit, log.clone())
                     .await
                     .map_err(|reason| McpError::Connect {
                         target: url.clone(),

@@ -19,7 +19,7 @@ pub mod log;
 pub mod oauth;
 mod probe;
 mod raw;
-mod read;
+pub mod read;
 mod reaper;
 pub mod spec;
 mod sse;

@@ -109,6 +109,76 @@ impl Connection {
     }
 }
 
+impl Connection {
+    /// Reads one resource as it may be handed on (to an agent, a host, a bundle): only the
+    /// contents parts [`is_part_of`] the requested URI are kept, so a server cannot slip
+    /// another resource's text (an excluded one) into a published resource's read. Each part
+    /// dropped is written to the server's log and its URI returned, for the caller to say.
+    /// An answer with parts but none of them the requested resource's is an error naming
+    /// them.
+    pub async fn read_own(&self, uri: &str) -> Result<(ReadOutcome, Vec<String>), McpError> {
+        let (outcome, dropped) = own_parts(uri, self.read(uri).await?);
+        for other in &dropped {
+            self.log()
+                .push(LogSource::Client, &dropped_part(uri, other));
+        }
+        match outcome {
+            Some(outcome) => Ok((outcome, dropped)),
+            None => Err(McpError::Transport {
+                method: METHOD,
+                reason: format!(
+                    "the server answered {uri} with contents of other resources only ({}); dropped",
+                    dropped.join(", ")
+                ),
+            }),
+        }
+    }
+}
+
+/// True when a contents part's URI is the requested URI or a part of it (`/…` or `#…`
+/// below it, as a multi-part read has). The one definition of "its own contents":
+/// `mcpick check`'s `read.matches-list` rule and [`Connection::read_own`] both use it.
+pub fn is_part_of(part_uri: &str, uri: &str) -> bool {
+    part_uri == uri
+        || part_uri
+            .strip_prefix(uri.trim_end_matches('/'))
+            .is_some_and(|rest| rest.starts_with(['/', '#']))
+}
+
+/// The warning for one dropped part.
+pub fn dropped_part(uri: &str, other: &str) -> String {
+    format!(
+        "warning: resources/read {uri}: dropped a contents part under `{other}`, not the requested resource"
+    )
+}
+
+/// `outcome` with only the parts of `uri` ([`is_part_of`]), and the URIs of the parts
+/// dropped. `None` when there were parts and none was `uri`'s.
+pub fn own_parts(uri: &str, outcome: ReadOutcome) -> (Option<ReadOutcome>, Vec<String>) {
+    let ReadOutcome::Contents(parts) = outcome else {
+        return (Some(outcome), Vec::new());
+    };
+    let (own, others): (Vec<ResourceContents>, Vec<ResourceContents>) = parts
+        .into_iter()
+        .partition(|part| part_uri(part).is_some_and(|p| is_part_of(p, uri)));
+    let dropped: Vec<String> = others
+        .iter()
+        .map(|p| part_uri(p).unwrap_or("(a part without a URI)").to_string())
+        .collect();
+    if own.is_empty() {
+        return (None, dropped);
+    }
+    (Some(ReadOutcome::Contents(own)), dropped)
+}
+
+fn part_uri(part: &ResourceContents) -> Option<&str> {
+    match part {
+        ResourceContents::TextResourceContents { uri, .. }
+        | ResourceContents::BlobResourceContents { uri, .. } => Some(uri),
+        _ => None,
+    }
+}
+
 fn contents_outcome(contents: Vec<ResourceContents>) -> ReadOutcome {
     if contents.is_empty() {
         ReadOutcome::Empty
@@ -170,6 +240,41 @@ fn lenient_read(reply: Value) -> Result<(ReadOutcome, Warnings), (McpError, Warn
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn text(uri: &str) -> ResourceContents {
+        ResourceContents::text("x", uri)
+    }
+
+    #[test]
+    fn only_the_requested_resources_parts_are_kept() {
+        let (kept, dropped) = own_parts(
+            "demo://multi/bundle",
+            ReadOutcome::Contents(vec![
+                text("demo://multi/bundle"),
+                text("file:///secret.md"),
+                text("demo://multi/bundle/part-1.txt"),
+                text("demo://multi/bundle#2"),
+                text("demo://multi/bundler"),
+            ]),
+        );
+        assert_eq!(
+            kept,
+            Some(ReadOutcome::Contents(vec![
+                text("demo://multi/bundle"),
+                text("demo://multi/bundle/part-1.txt"),
+                text("demo://multi/bundle#2"),
+            ]))
+        );
+        assert_eq!(dropped, ["file:///secret.md", "demo://multi/bundler"]);
+        // Nothing of its own: no outcome (an error for the caller), the others named.
+        let (kept, dropped) = own_parts("a://x", ReadOutcome::Contents(vec![text("a://y")]));
+        assert_eq!((kept, dropped), (None, vec!["a://y".to_string()]));
+        // Empty and not-found pass through.
+        assert_eq!(
+            own_parts("a://x", ReadOutcome::Empty),
+            (Some(ReadOutcome::Empty), vec![])
+        );
+    }
 
     #[test]
     fn a_bad_item_costs_that_item() {

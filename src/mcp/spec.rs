@@ -95,6 +95,34 @@ impl TransportSpec {
     }
 }
 
+/// What an HTTP definition sends: the URL without its userinfo, and the headers with an
+/// `Authorization: Basic …` made of the userinfo ([`redact::basic_of_userinfo`]) — unless
+/// the headers hold their own `Authorization` (any case), which wins. So exactly one
+/// `Authorization` goes out, and the credential is a header mcpick set (and masks), not one
+/// the HTTP library adds behind its back.
+pub fn http_wire(
+    url: &str,
+    headers: &BTreeMap<String, String>,
+) -> (String, BTreeMap<String, String>) {
+    let mut headers = headers.clone();
+    let Some(basic) = redact::basic_of_userinfo(url) else {
+        return (url.to_string(), headers);
+    };
+    let mut bare = match url::Url::parse(url) {
+        Ok(parsed) => parsed,
+        Err(_) => return (url.to_string(), headers),
+    };
+    let _ = bare.set_username("");
+    let _ = bare.set_password(None);
+    if !headers
+        .keys()
+        .any(|k| k.eq_ignore_ascii_case("authorization"))
+    {
+        headers.insert("Authorization".to_string(), basic);
+    }
+    (bare.to_string(), headers)
+}
+
 /// Parses a `Name: value` header as given on the command line (`-H`).
 pub fn parse_header(s: &str) -> Result<(String, String), String> {
     let (name, value) = s
@@ -141,6 +169,28 @@ mod tests {
         let back: ServerSpec = serde_json::from_value(json).unwrap();
         assert_eq!(back, spec);
         assert_eq!(spec.transport.target(), "node a.js");
+    }
+
+    #[test]
+    fn the_userinfo_becomes_one_authorization_header_and_an_explicit_one_wins() {
+        let none = BTreeMap::new();
+        let (url, headers) = http_wire("http://alice:s3cretpass@h:9/mcp?x=1", &none);
+        assert_eq!(url, "http://h:9/mcp?x=1");
+        assert_eq!(
+            headers,
+            [(
+                "Authorization".to_string(),
+                "Basic YWxpY2U6czNjcmV0cGFzcw==".to_string()
+            )]
+            .into()
+        );
+        let given: BTreeMap<String, String> =
+            [("authorization".to_string(), "Bearer T".to_string())].into();
+        let (url, headers) = http_wire("http://alice:s3cretpass@h:9/mcp", &given);
+        assert_eq!(url, "http://h:9/mcp");
+        assert_eq!(headers, given);
+        let (url, headers) = http_wire("http://h:9/mcp", &none);
+        assert_eq!((url.as_str(), headers.len()), ("http://h:9/mcp", 0));
     }
 
     #[test]

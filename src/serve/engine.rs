@@ -14,7 +14,7 @@ use futures::future::join_all;
 use tokio::sync::{Mutex, broadcast, watch};
 
 use super::exposed::{self, Expose, Served};
-use super::upstream::{UpstreamDef, Upstreams};
+use super::upstream::{UpstreamDef, Upstreams, Warn};
 use crate::context::{ContextSet, Input, Measures, candidates, expansion, measured, resolve};
 use crate::mcp::ConnectOptions;
 
@@ -43,6 +43,7 @@ pub struct Engine {
 impl Engine {
     /// Returns at once; connects to the upstreams, lists them and resolves the set in the
     /// background, then becomes [ready](Engine::ready).
+    #[allow(clippy::too_many_arguments)] // one call site; each is one setting of the run
     pub fn start(
         defs: Vec<UpstreamDef>,
         options: ConnectOptions,
@@ -51,6 +52,7 @@ impl Engine {
         set_path: PathBuf,
         expose: Expose,
         jobs: usize,
+        warn: Warn,
     ) -> Arc<Engine> {
         let engine = Arc::new(Engine {
             upstreams: OnceLock::new(),
@@ -74,7 +76,7 @@ impl Engine {
                     .unwrap_or_else(|e| e.into_inner());
                 list.push((name.to_string(), error.to_string()));
             };
-            let upstreams = Upstreams::connect(defs, &options, cap, &failed).await;
+            let upstreams = Upstreams::connect(defs, &options, cap, &failed, warn).await;
             let _ = starting.upstreams.set(upstreams);
             starting.refresh().await;
             starting.ready.send_replace(true);

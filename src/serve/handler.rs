@@ -384,9 +384,12 @@ impl ServerHandler for ServeHandler {
                 Ok(contents) => agent_text(&contents),
                 Err(e) => format!("(could not be read: {e})"),
             };
+            // The URI and name byte for byte, as attributes any XML reader gives back (a
+            // quote in a name cannot end the attribute).
             blocks.push(ContentBlock::text(format!(
                 "<resource uri=\"{}\" name=\"{}\">\n{body}\n</resource>",
-                r.resource.uri, r.resource.name
+                crate::export::xml_escape(&r.resource.uri),
+                crate::export::xml_escape(&r.resource.name)
             )));
         }
         Ok(CallToolResult::success(blocks).into())

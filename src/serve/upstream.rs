@@ -41,10 +41,14 @@ pub struct Upstream {
     listing: Mutex<Listing>,
 }
 
+/// Says a warning about an upstream (`serve`'s diagnostics).
+pub type Warn = Arc<dyn Fn(&str) + Send + Sync>;
+
 /// Every upstream of one `serve`.
 pub struct Upstreams {
     list: Vec<Upstream>,
     cap: usize,
+    warn: Warn,
 }
 
 /// A moment's view of every listing, to resolve against.
@@ -94,12 +98,14 @@ impl Listings {
 
 impl Upstreams {
     /// Connects to and lists every upstream at once; `failed` hears of each upstream that
-    /// cannot be connected as soon as that is known (before the others are done).
+    /// cannot be connected as soon as that is known (before the others are done), `warn` of
+    /// what reads drop later.
     pub async fn connect(
         defs: Vec<UpstreamDef>,
         options: &ConnectOptions,
         cap: usize,
         failed: &(dyn Fn(&str, &str) + Sync),
+        warn: Warn,
     ) -> Self {
         // On a terminal, what each upstream is doing until all are listed.
         let progress = crate::progress::Servers::new(
@@ -139,7 +145,7 @@ impl Upstreams {
             }
         }))
         .await;
-        let upstreams = Upstreams { list, cap };
+        let upstreams = Upstreams { list, cap, warn };
         let shared = &upstreams;
         join_all((0..upstreams.list.len()).map(|i| async move {
             shared.relist(i).await;
@@ -261,9 +267,18 @@ impl Upstreams {
         let Some(connection) = &upstream.connection else {
             return Err(format!("the server `{server}` is not connected"));
         };
-        connection
-            .read(uri)
+        // The one read of `serve` (resources/read, the prompt, the tool, token counts): only
+        // the resource's own contents parts are handed on; a dropped one is said.
+        let (outcome, dropped) = connection
+            .read_own(uri)
             .await
-            .map_err(|e| connection.explain(&e))
+            .map_err(|e| connection.explain(&e))?;
+        for other in &dropped {
+            (self.warn)(&format!(
+                "server `{server}`: {}",
+                crate::mcp::read::dropped_part(uri, other)
+            ));
+        }
+        Ok(outcome)
     }
 }

@@ -4,8 +4,9 @@
 //!
 //! The CPU-bound effects (search, sort, resolve) are answered by one pure function,
 //! [`compute`], which the runtime runs on a blocking thread and tests and benchmarks call
-//! directly. Every read (contents pane and token counts) goes through one
-//! `read_with_timeout`.
+//! directly. The contents pane reads through `read_fresh` (what the server sent, all of
+//! it); token counts and the bundle through `read_text`, which hands on only the resource's
+//! own contents parts, as `mcpick preview` does.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -88,19 +89,9 @@ enum ReadFailure {
     },
 }
 
-/// One `resources/read` for the browser, given up a second after the connection's own timeout
-/// (`limit`) so a hung transport cannot hold a slot.
-async fn read_with_timeout(
-    connection: Option<Arc<Connection>>,
-    uri: &str,
-    limit: Duration,
-) -> Result<ReadOutcome, ReadFailure> {
-    read_fresh(connection, uri, limit)
-        .await
-        .map(|(outcome, _)| outcome)
-}
-
-/// [`read_with_timeout`], with how long the answer may be kept (the server's `ttlMs`).
+/// One `resources/read` for the contents pane, with how long the answer may be kept (the
+/// server's `ttlMs`); given up a second after the connection's own timeout (`limit`) so a
+/// hung transport cannot hold a slot.
 async fn read_fresh(
     connection: Option<Arc<Connection>>,
     uri: &str,
@@ -119,17 +110,21 @@ async fn read_fresh(
     }
 }
 
-/// A read whose failure is only told (token counts, the bundle), never shown as a pane.
+/// A read for the agent (token counts, the bundle), whose failure is only told, never shown
+/// as a pane: like `mcpick preview`'s, only the resource's own contents parts are kept
+/// ([`Connection::read_own`], which logs what it drops to the server's log).
 async fn read_text(
     connection: Option<Arc<Connection>>,
     uri: &str,
     limit: Duration,
 ) -> Result<ReadOutcome, String> {
-    match read_with_timeout(connection, uri, limit).await {
-        Ok(outcome) => Ok(outcome),
-        Err(ReadFailure::NotConnected) => Err("the server is not connected".to_string()),
-        Err(ReadFailure::TimedOut) => Err(format!("timed out after {:.0} s", limit.as_secs_f32())),
-        Err(ReadFailure::Failed { explained, .. }) => Err(explained),
+    let Some(c) = connection else {
+        return Err("the server is not connected".to_string());
+    };
+    match tokio::time::timeout(limit + Duration::from_secs(1), c.read_own(uri)).await {
+        Err(_) => Err(format!("timed out after {:.0} s", limit.as_secs_f32())),
+        Ok(Ok((outcome, _))) => Ok(outcome),
+        Ok(Err(error)) => Err(c.explain(&error)),
     }
 }
 

@@ -37,7 +37,7 @@ use std::process::ExitCode;
 pub use app::{App, Effect, Msg, ServerEvent, ServerSetup};
 
 use crate::cli::ServerArgs;
-use crate::config::select::{SetServers, choose_from, load_config};
+use crate::config::select::{choose_from, load_config};
 use crate::context::{ContextSet, SetFile};
 use crate::mcp::ServerSpec;
 use crate::sanitize;
@@ -66,11 +66,8 @@ pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> Exi
         crate::commands::report(&format!("warning: {warning}"));
     }
     // The same servers `mcpick preview --set FILE` would use.
-    let servers = SetServers {
-        servers: &set.servers,
-        folder: set.folder.as_deref(),
-    };
-    let chosen = match choose_from(&args.choice(), servers, &config) {
+    let mut notes = Vec::new();
+    let chosen = match choose_from(&args.choice(), set.set_servers(), &config, &mut notes) {
         Ok(c) => c,
         Err(e) => {
             crate::commands::report(&e);
@@ -95,11 +92,17 @@ pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> Exi
         })
         .collect();
     let mut app = App::new(setups, keymap, theme, options.log_lines);
+    // The demo used unasked is said on stderr (read after the browser closes) and in the
+    // status line.
+    for note in &notes {
+        crate::commands::report(&format!("note: {note}"));
+    }
+    let mut notice: Vec<String> = notes;
     if !warnings.is_empty() {
-        app.notice = Some(sanitize::line(
-            &format!("config: {}", warnings.join("; ")),
-            300,
-        ));
+        notice.push(format!("config: {}", warnings.join("; ")));
+    }
+    if !notice.is_empty() {
+        app.notice = Some(sanitize::line(&notice.join("; "), 300));
     }
     let specs: Vec<ServerSpec> = selected.into_iter().map(|s| s.spec).collect();
     let first = app.set_context(set, load_error);

@@ -3,6 +3,8 @@
 //! the background for the length of a test.
 #![allow(dead_code)] // each test binary uses a different part of this module
 
+pub mod rpc;
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};

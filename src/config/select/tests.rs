@@ -42,11 +42,64 @@ fn names(selected: &[Selected]) -> Vec<&str> {
     selected.iter().map(|s| s.spec.name.as_str()).collect()
 }
 
+/// [`select_from`] on a first run, its notes dropped.
+fn pick(choice: &ServerChoice, config: &Config) -> Result<Vec<Selected>, String> {
+    select_from(choice, config, true, &mut Vec::new())
+}
+
 #[test]
-fn demo_is_the_default() {
-    let specs = select_from(&ServerChoice::default(), &Config::default()).unwrap();
+fn the_demo_unasked_only_on_a_first_run_and_never_silently() {
+    let mut notes = Vec::new();
+    let specs = select_from(
+        &ServerChoice::default(),
+        &Config::default(),
+        true,
+        &mut notes,
+    )
+    .unwrap();
     assert_eq!(specs.len(), 1);
     assert_eq!(specs[0].spec.name, "demo");
+    assert_eq!(notes, [FIRST_RUN_DEMO]);
+    // Asked for: no note.
+    let mut notes = Vec::new();
+    let demo = ServerChoice {
+        demo: true,
+        ..Default::default()
+    };
+    let specs = select_from(&demo, &Config::default(), false, &mut notes).unwrap();
+    assert_eq!(names(&specs), ["demo"]);
+    assert!(notes.is_empty(), "{notes:?}");
+    // A set file with no servers, and none defined: an error, never the demo.
+    let servers = BTreeMap::new();
+    let set = SetServers {
+        servers: &servers,
+        folder: None,
+        on_disk: true,
+    };
+    let mut notes = Vec::new();
+    let error = choose_from(
+        &ServerChoice::default(),
+        set,
+        &Config::default(),
+        &mut notes,
+    )
+    .unwrap_err();
+    assert!(error.contains("--demo"), "{error}");
+    assert!(notes.is_empty(), "{notes:?}");
+    // No set file either: a first run.
+    let set = SetServers {
+        on_disk: false,
+        ..set
+    };
+    let chosen = choose_from(
+        &ServerChoice::default(),
+        set,
+        &Config::default(),
+        &mut notes,
+    )
+    .unwrap();
+    assert_eq!(chosen[0].selected.spec.name, "demo");
+    assert_eq!(notes, [FIRST_RUN_DEMO]);
 }
 
 /// A config with a working `one`, `two`, and a `broken` definition.
@@ -91,7 +144,7 @@ fn config() -> Config {
 
 #[test]
 fn every_defined_server_is_the_default_and_a_failed_one_stays() {
-    let selected = select_from(&ServerChoice::default(), &config()).unwrap();
+    let selected = pick(&ServerChoice::default(), &config()).unwrap();
     assert_eq!(names(&selected), ["one", "broken", "two"]);
     assert_eq!(selected[0].error, None);
     let broken = &selected[1];
@@ -114,7 +167,7 @@ fn named_servers_ad_hoc_servers_and_the_demo() {
         servers: args(&["two", "one", "two"]),
         ..Default::default()
     };
-    assert_eq!(names(&select_from(&a, &config).unwrap()), ["two", "one"]);
+    assert_eq!(names(&pick(&a, &config).unwrap()), ["two", "one"]);
     let a = ServerChoice {
         servers: args(&["two"]),
         url: Some("http://127.0.0.1:9/mcp".into()),
@@ -122,7 +175,7 @@ fn named_servers_ad_hoc_servers_and_the_demo() {
         ..Default::default()
     };
     assert_eq!(
-        names(&select_from(&a, &config).unwrap()),
+        names(&pick(&a, &config).unwrap()),
         ["two", "127.0.0.1", "demo"]
     );
     // Ad-hoc servers alone, or --demo alone, leave the defined ones out.
@@ -130,12 +183,12 @@ fn named_servers_ad_hoc_servers_and_the_demo() {
         command: args(&["node", "x.js"]),
         ..Default::default()
     };
-    assert_eq!(names(&select_from(&a, &config).unwrap()), ["x"]);
+    assert_eq!(names(&pick(&a, &config).unwrap()), ["x"]);
     let a = ServerChoice {
         demo: true,
         ..Default::default()
     };
-    assert_eq!(names(&select_from(&a, &config).unwrap()), ["demo"]);
+    assert_eq!(names(&pick(&a, &config).unwrap()), ["demo"]);
 }
 
 #[test]
@@ -144,10 +197,10 @@ fn an_unknown_server_lists_the_known_ones() {
         servers: args(&["nope"]),
         ..Default::default()
     };
-    let error = select_from(&a, &config()).unwrap_err();
+    let error = pick(&a, &config()).unwrap_err();
     assert!(error.contains("`nope`"), "{error}");
     assert!(error.contains("one, broken, two"), "{error}");
-    let error = select_from(&a, &Config::default()).unwrap_err();
+    let error = pick(&a, &Config::default()).unwrap_err();
     assert!(error.contains("no servers are defined"), "{error}");
 }
 
@@ -158,10 +211,10 @@ fn url_and_command_together() {
         command: args(&["node", "server.js"]),
         ..Default::default()
     };
-    let specs = select_from(&a, &Config::default()).unwrap();
+    let specs = pick(&a, &Config::default()).unwrap();
     assert_eq!(names(&specs), ["server", "127.0.0.1"]);
     assert!(
-        select_from(
+        pick(
             &ServerChoice {
                 url: Some("ftp://x".into()),
                 ..Default::default()
@@ -213,6 +266,7 @@ fn a_broken_config_file_comes_back_as_a_warning_and_the_others_are_used() {
     let set = SetServers {
         servers: &servers,
         folder: None,
+        on_disk: false,
     };
     let selection = choose_at(&broken.locations, &ServerChoice::default(), set);
     one_warning_about_the_toml(&selection.warnings);
@@ -235,6 +289,7 @@ fn a_usage_error_keeps_the_warnings() {
     let set = SetServers {
         servers: &servers,
         folder: None,
+        on_disk: false,
     };
     let selection = choose_at(&broken.locations, &nope, set);
     one_warning_about_the_toml(&selection.warnings);

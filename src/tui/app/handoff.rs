@@ -82,9 +82,28 @@ impl App {
         self.overlay = Some(Overlay::Handoff { scroll: 0 });
     }
 
-    /// The lines of the hand-off overlay.
+    /// The lines of the hand-off overlay. A set not saved yet is said first: every command
+    /// listed refuses a missing set file.
     pub fn handoff_lines(&self) -> Vec<String> {
-        handoff_lines(Path::new(self.set_path()))
+        let mut lines = Vec::new();
+        if !self.set_saved() {
+            lines.extend([
+                format!(
+                    "Not saved yet: {} does not exist, and these commands refuse a missing set.",
+                    sanitize::line(self.set_path(), 200)
+                ),
+                "Pin or exclude something (or change the policy) first: that saves it.".into(),
+                String::new(),
+            ]);
+        }
+        lines.extend(handoff_lines(Path::new(self.set_path())));
+        lines
+    }
+
+    /// The set file exists: it was loaded, or this browser (or another process) saved it.
+    fn set_saved(&self) -> bool {
+        let c = &self.context;
+        c.set.on_disk || c.base.on_disk || c.saved_seq > 0
     }
 
     /// The command that serves the current set (the agent view shows it).
