@@ -127,7 +127,9 @@ host model's tokenizer.\n\nExamples:\n  mcpick preview --demo --budget 4000\n  m
         after_help = "Hosts: claude-code, claude-desktop, cursor, vscode, codex, gemini, windsurf, zed. \
 A project entry (the default where the host has a project file) runs `mcpick` from PATH with the set \
 relative to the project, so it can be committed; a user entry runs this binary with the set's absolute \
-path. The original file is kept as NAME.mcpick-backup before the first change.\n\nExamples:\n  \
+path. The file as it was is kept as NAME.mcpick-backup before install first changes it. By default the \
+set is also delivered into the model's context at every session start (Claude Code, Gemini CLI, Codex; \
+--deliver on-demand to skip).\n\nExamples:\n  \
 mcpick install claude-code\n  mcpick install vscode --dry-run\n  mcpick install codex --scope user --set team.context.json\n  mcpick install --list"
     )]
     Install(handoff::InstallArgs),
@@ -282,8 +284,8 @@ masked value.\n\nExit status: 0 ok, 1 a definition or a file has an error.",
     )
 }
 
-/// Which servers to talk to. With none given, every defined server (see `mcpick servers`), or
-/// the built-in demo server when none is defined.
+/// Which servers to talk to. With none given, every defined server (see `mcpick servers`); the
+/// built-in demo server only with --demo or on a first run (no server defined, no set file).
 #[derive(Debug, Args, Clone, Default)]
 pub struct ServerArgs {
     /// A server defined in a config file, by name (repeatable; see `mcpick servers`).
