@@ -262,28 +262,24 @@ fn python_clients_see_exactly_the_preview_in_both_eras() {
             "the included read was forwarded: {asked:?}"
         );
 
-        let prompt: Vec<String> = event(&events, "prompt")["messages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|m| m["type"] == "resource")
-            .map(|m| m["uri"].as_str().unwrap().to_string())
-            .collect();
+        let prompt = bundle_uris(&prompt_text(&events));
         assert_eq!(
             prompt, included,
-            "{mode}: the prompt embeds the set in order"
+            "{mode}: the prompt's one text message holds the set in order"
         );
         assert_eq!(
             event(&events, "tools")["names"],
             serde_json::json!(["context"])
         );
         let texts = event(&events, "tool")["texts"].as_array().unwrap();
+        assert_eq!(texts.len(), 1, "one text: the summary, then every resource");
+        let tool = texts[0].as_str().unwrap();
         assert_eq!(
-            texts.len(),
-            included.len() + 1,
-            "a summary, then one text per resource"
+            bundle_uris(tool),
+            included,
+            "{mode}: the tool's set, in order"
         );
-        assert!(texts[1].as_str().unwrap().contains("# Demo project"));
+        assert!(tool.contains("# Demo project"));
     }
 }
 
@@ -315,8 +311,7 @@ fn a_legacy_typescript_client_sees_the_set_and_not_found_codes() {
     assert_eq!(listed(event(&events, "list")), included);
     assert_eq!(reads(&events, EXCLUDED)["code"], -32002, "legacy not-found");
     assert_eq!(reads(&events, &included[1])["ok"], true);
-    let prompt = event(&events, "prompt")["messages"].as_array().unwrap();
-    assert_eq!(prompt.len(), included.len() + 1);
+    assert_eq!(bundle_uris(&prompt_text(&events)), included);
 }
 
 #[test]
@@ -690,8 +685,12 @@ fn the_handshake_does_not_wait_for_a_slow_upstream() {
             "{mode}: the list waited for the upstream's listing"
         );
         assert_eq!(list.first().map(String::as_str), Some(pinned), "{mode}");
-        let prompt = event(&events, "prompt")["messages"].as_array().unwrap();
-        assert_eq!(prompt[1]["uri"], pinned, "{mode}: the prompt has the set");
+        let prompt = bundle_uris(&prompt_text(&events));
+        assert_eq!(
+            prompt.first().map(String::as_str),
+            Some(pinned),
+            "{mode}: the prompt has the set"
+        );
     }
     // The full set: what preview (which waits for the upstream) includes.
     let (code, doc, err) = mcpick_json_in(dir.path(), &[], &["preview", "--format", "json"]);
@@ -989,4 +988,63 @@ fn http_answers_a_bad_uri_with_invalid_params_and_ends_a_session_on_delete() {
         r#"{"jsonrpc":"2.0","id":3,"method":"resources/list"}"#,
     );
     assert_eq!(status, 404, "the session is gone");
+}
+
+/// The prompt's messages: exactly one, a text holding the whole bundle (Gemini CLI keeps only
+/// a prompt's first text message).
+fn prompt_text(events: &[Value]) -> String {
+    let messages = event(events, "prompt")["messages"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(messages.len(), 1, "one message: {messages:?}");
+    assert_eq!(messages[0]["type"], "text");
+    messages[0]["text"].as_str().unwrap().to_string()
+}
+
+/// The URIs of a bundle text's resources, in order: the second code span of each block's
+/// `server `S` · `URI`` line.
+fn bundle_uris(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| l.starts_with("server `"))
+        .filter_map(|l| code_spans(l).get(1).cloned())
+        .collect()
+}
+
+/// Markdown code spans of one line: a run of N backticks up to the next run of exactly N, with
+/// one padding space taken off each side when both are there.
+fn code_spans(line: &str) -> Vec<String> {
+    let b = line.as_bytes();
+    let (mut i, mut out) = (0, Vec::new());
+    let run = |at: usize| b[at..].iter().take_while(|&&c| c == b'`').count();
+    while i < b.len() {
+        if b[i] != b'`' {
+            i += 1;
+            continue;
+        }
+        let n = run(i);
+        let start = i + n;
+        let mut j = start;
+        let mut end = None;
+        while j < b.len() {
+            if b[j] == b'`' {
+                let m = run(j);
+                if m == n {
+                    end = Some(j);
+                    break;
+                }
+                j += m;
+            } else {
+                j += 1;
+            }
+        }
+        let Some(end) = end else { break };
+        let mut span = &line[start..end];
+        if span.len() >= 2 && span.starts_with(' ') && span.ends_with(' ') {
+            span = &span[1..span.len() - 1];
+        }
+        out.push(span.to_string());
+        i = end + n;
+    }
+    out
 }

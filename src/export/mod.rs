@@ -281,6 +281,39 @@ fn left_out_lines(
         .collect()
 }
 
+/// One resource as the agent reads it: a numbered heading with its name, a line with its
+/// server, URI and `details`, and its text in a fence the text cannot close (names and URIs
+/// in code spans, so a host reads them verbatim and imports nothing from them). The bundle,
+/// the session-start delivery and `serve`'s `context` prompt and tool all use it.
+pub fn resource_block(
+    n: usize,
+    name: &str,
+    server: &str,
+    uri: &str,
+    details: &str,
+    text: Option<&str>,
+) -> String {
+    let mut out = format!(
+        "\n## {n}. {}\n\nserver {} · {}{}{details}\n\n",
+        code(name),
+        code(server),
+        code(uri),
+        if details.is_empty() { "" } else { " · " }
+    );
+    match text {
+        Some(text) => {
+            let f = fence(text);
+            out.push_str(&format!("{f}\n{text}"));
+            if !text.ends_with('\n') {
+                out.push('\n');
+            }
+            out.push_str(&format!("{f}\n"));
+        }
+        None => out.push_str("(not read)\n"),
+    }
+    out
+}
+
 /// The markdown bundle: a header with the token figures, each included resource with its
 /// contents, the cut line, and what was left out.
 pub fn markdown(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> String {
@@ -292,11 +325,8 @@ pub fn markdown(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> S
     }
     for (n, i) in preview.included.iter().enumerate() {
         let c = &candidates[i.index];
-        out.push_str(&format!("\n## {}. {}\n\n", n + 1, code(c.name)));
-        out.push_str(&format!(
-            "server {} · {} · {} tokens{} · running total {}{} · priority {:.2}{}{}\n\n",
-            code(c.server),
-            code(c.uri),
+        let details = format!(
+            "{} tokens{} · running total {}{} · priority {:.2}{}{}",
             i.tokens,
             if i.estimated { " (estimated)" } else { "" },
             i.running_total,
@@ -309,18 +339,15 @@ pub fn markdown(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> S
             },
             c.expansion_of
                 .map_or(String::new(), |t| format!(" · expansion of {}", code(t))),
+        );
+        out.push_str(&resource_block(
+            n + 1,
+            c.name,
+            c.server,
+            c.uri,
+            &details,
+            texts.get(&i.index).map(String::as_str),
         ));
-        match texts.get(&i.index) {
-            Some(text) => {
-                let f = fence(text);
-                out.push_str(&format!("{f}\n{text}"));
-                if !text.ends_with('\n') {
-                    out.push('\n');
-                }
-                out.push_str(&format!("{f}\n"));
-            }
-            None => out.push_str("(not read)\n"),
-        }
     }
     if preview.has_cut() {
         out.push_str(&format!(

@@ -99,6 +99,37 @@ impl ServeHandler {
     }
 }
 
+/// The bundled set as one text, for the prompt and the tool: the instructions, then each
+/// resource as `preview` shows it (its title, server and URI verbatim in code spans, its text in
+/// a fence the text cannot close, so no resource can forge another's block).
+fn bundle_text(
+    served: &Served,
+    reads: Vec<Result<Vec<ResourceContents>, String>>,
+    tool: bool,
+) -> String {
+    let mut text = instructions(served, tool);
+    text.push('\n');
+    for (n, (r, read)) in served.resources.iter().zip(reads).enumerate() {
+        let name = r.resource.title.as_deref().unwrap_or(&r.resource.name);
+        let (details, body) = match read {
+            Ok(contents) => (
+                if r.pinned { "pinned" } else { "" }.to_string(),
+                agent_text(&contents),
+            ),
+            Err(e) => (format!("could not be read: {e}"), String::new()),
+        };
+        text.push_str(&crate::export::resource_block(
+            n + 1,
+            name,
+            &r.server,
+            &r.resource.uri,
+            &details,
+            Some(&body),
+        ));
+    }
+    text
+}
+
 /// The instructions before the first resolution: what is known, and that the list follows.
 pub fn pending_instructions(upstreams: usize, failed: &[(String, String)], tool: bool) -> String {
     let mut text = format!(
@@ -326,27 +357,15 @@ impl ServerHandler for ServeHandler {
                 None,
             ));
         }
+        // One text message with the whole bundle: Gemini CLI keeps only a prompt's first text
+        // message and drops embedded resources, Claude Code shows text whole.
         let (served, reads) = self.bundle().await;
-        let mut messages = vec![PromptMessage::new_text(
-            Role::User,
-            instructions(&served, false),
-        )];
-        for (r, read) in served.resources.iter().zip(reads) {
-            match read {
-                Ok(contents) => messages.extend(
-                    contents
-                        .into_iter()
-                        .map(|c| PromptMessage::new(Role::User, ContentBlock::resource(c))),
-                ),
-                Err(e) => messages.push(PromptMessage::new_text(
-                    Role::User,
-                    format!("({} could not be read: {e})", r.resource.uri),
-                )),
-            }
-        }
-        Ok(GetPromptResult::new(messages)
-            .with_description("The context set chosen with mcpick")
-            .into())
+        let text = bundle_text(&served, reads, false);
+        Ok(
+            GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
+                .with_description("The context set chosen with mcpick")
+                .into(),
+        )
     }
 
     async fn list_tools(
@@ -378,21 +397,8 @@ impl ServerHandler for ServeHandler {
             ));
         }
         let (served, reads) = self.bundle().await;
-        let mut blocks = vec![ContentBlock::text(instructions(&served, true))];
-        for (r, read) in served.resources.iter().zip(reads) {
-            let body = match read {
-                Ok(contents) => agent_text(&contents),
-                Err(e) => format!("(could not be read: {e})"),
-            };
-            // The URI and name byte for byte, as attributes any XML reader gives back (a
-            // quote in a name cannot end the attribute).
-            blocks.push(ContentBlock::text(format!(
-                "<resource uri=\"{}\" name=\"{}\">\n{body}\n</resource>",
-                crate::export::xml_escape(&r.resource.uri),
-                crate::export::xml_escape(&r.resource.name)
-            )));
-        }
-        Ok(CallToolResult::success(blocks).into())
+        let text = bundle_text(&served, reads, true);
+        Ok(CallToolResult::success(vec![ContentBlock::text(text)]).into())
     }
 
     async fn subscribe(

@@ -34,7 +34,7 @@ async function main() {
     }
   }
   const prompt = await client.getPrompt({ name: "context" });
-  emit({ event: "prompt", messages: prompt.messages.map((m) => ({ type: m.content.type, uri: m.content.resource && m.content.resource.uri })) });
+  emit({ event: "prompt", messages: prompt.messages.map((m) => ({ type: m.content.type, uri: m.content.resource && m.content.resource.uri, text: m.content.text })) });
   await client.close();
 }
 
