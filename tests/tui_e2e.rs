@@ -885,3 +885,49 @@ fn a_template_expansion_is_encoded_once_and_added_only_when_it_reads() {
     );
     pane.quit_and_check_restored();
 }
+
+/// A mark made in the browser reaches the set's session-start delivery (`mcpick install`):
+/// once the marks settle, the delivered file is written again, without drawing on the screen.
+#[test]
+fn a_mark_in_the_browser_reaches_the_session_start_delivery() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = std::fs::canonicalize(dir.path()).unwrap();
+    let bin = std::path::Path::new(mcpick_bin()).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let env = [("PATH", path.as_str())];
+    for args in [
+        &["pin", "--demo", "file:///project/README.md"][..],
+        &["policy", "--budget", "300"][..],
+        &["install", "claude-code"][..],
+    ] {
+        let out = common::mcpick_in(&project, &env, args);
+        assert_eq!(
+            common::exit_code(&out),
+            0,
+            "{args:?}: {}",
+            common::stderr(&out)
+        );
+    }
+    let delivered = project.join(".mcpick/mcpick.claude-code.md");
+    let before = std::fs::read_to_string(&delivered).unwrap();
+    // The block's header line names the resource (the README's text mentions the URI too).
+    let header = "server `demo` · `demo://assets/logo.png`";
+    assert!(!before.contains(header), "not pinned yet");
+    let set = project.join("mcpick.context.json");
+    let pane = Pane::new();
+    pane.start(&format!("--set {}", set.display()));
+    pane.wait_text("ready · 300 resources");
+    pane.type_text("/logo.png");
+    pane.keys(&["Enter"]);
+    pane.wait_text("uri          demo://assets/logo.png");
+    pane.keys(&["+"]);
+    pane.wait_text("pinned demo://assets/logo.png");
+    pane.wait_for("the delivery written again", |_| {
+        std::fs::read_to_string(&delivered).is_ok_and(|t| t.contains(header))
+    });
+    pane.quit_and_check_restored();
+}

@@ -31,12 +31,14 @@ impl Keeper {
                 let msgs = to_app;
                 use std::sync::mpsc::RecvTimeoutError;
                 let mut last_error = None;
+                let mut delivery = Redeliver::default();
                 loop {
                     match rx.recv_timeout(WATCH_EVERY) {
                         Ok((seq, change)) => {
                             let result = match file.update(|set| change.apply(set)) {
                                 Ok(updated) => {
                                     last_error = None;
+                                    delivery.changed(file.path());
                                     Ok(SaveReport {
                                         set: Box::new(updated.set),
                                         others_changed: updated.others_changed,
@@ -52,6 +54,7 @@ impl Keeper {
                             let _ = msgs.send(Msg::Saved { seq, result });
                         }
                         Err(RecvTimeoutError::Timeout) => {
+                            delivery.tick(file.path());
                             if let Ok(Some(set)) = file.poll() {
                                 let _ = msgs.send(Msg::SetOnDisk(Box::new(set)));
                             }
@@ -96,5 +99,54 @@ impl Keeper {
 impl Drop for Keeper {
     fn drop(&mut self) {
         self.finish();
+    }
+}
+
+/// The set's session-start deliveries (`mcpick install`), written again after the browser's
+/// marks settle: 2 s after the last save, by a `mcpick deliver --quiet` of its own with no
+/// terminal (it lists the servers and reads, and must not draw over the browser). One at a
+/// time; a change during a run is caught by the next.
+#[derive(Default)]
+struct Redeliver {
+    since: Option<std::time::Instant>,
+    running: Option<std::process::Child>,
+}
+
+impl Redeliver {
+    const SETTLE: Duration = Duration::from_secs(2);
+
+    fn changed(&mut self, set: &std::path::Path) {
+        let delivered = !crate::deliver::pieces::Record::load(set)
+            .deliveries
+            .is_empty();
+        if delivered {
+            self.since = Some(std::time::Instant::now());
+        }
+    }
+
+    fn tick(&mut self, set: &std::path::Path) {
+        if let Some(child) = &mut self.running {
+            if !matches!(child.try_wait(), Ok(None)) {
+                self.running = None;
+            } else {
+                return;
+            }
+        }
+        let Some(since) = self.since else { return };
+        if since.elapsed() < Self::SETTLE {
+            return;
+        }
+        self.since = None;
+        let Ok(exe) = std::env::current_exe() else {
+            return;
+        };
+        self.running = std::process::Command::new(exe)
+            .args(["deliver", "--quiet", "--set"])
+            .arg(set)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .ok();
     }
 }
