@@ -1967,6 +1967,105 @@ fn y_copies_the_uri_and_capital_y_the_bundle() {
 }
 
 #[test]
+fn the_handoff_overlay_installs_after_showing_the_change() {
+    use mcpick::hosts::{Host, Places, Scope};
+    let dir = tempfile::tempdir().unwrap();
+    let set = dir.path().join("mcpick.context.json");
+    let mut app = demo_app();
+    app.context.file = Some(set.clone());
+    drive(&mut app, "I");
+    let shown = screen(&mut app, 120, 40);
+    assert!(
+        shown.contains("‹ Claude Code › project scope (.mcp.json)"),
+        "{shown}"
+    );
+    // ←/→ choose the host, tab the scope; a host without a project file is user scope.
+    drive(&mut app, "<right>");
+    assert!(screen(&mut app, 120, 40).contains("‹ Claude Desktop › user scope"));
+    drive(&mut app, "<left><tab>");
+    assert!(screen(&mut app, 120, 40).contains("‹ Claude Code › user scope"));
+    let fx = drive(&mut app, "<tab><enter>");
+    let (host, scope) = match fx.as_slice() {
+        [
+            Effect::PlanInstall {
+                host,
+                scope,
+                set: s,
+                name,
+            },
+        ] => {
+            assert_eq!(s, &set);
+            assert_eq!(name, "mcpick");
+            (*host, *scope)
+        }
+        other => panic!("expected the install to be planned, got {other:?}"),
+    };
+    assert_eq!((host, scope), (Host::ClaudeCode, Scope::Project));
+    assert!(screen(&mut app, 120, 40).contains("reading the host's file…"));
+    // The plan, as the executor makes it: the library's own, in a scratch project.
+    let places = Places {
+        project: dir.path().to_path_buf(),
+        home: Some(dir.path().join("home")),
+        config_dir: None,
+        codex_home: None,
+    };
+    let entry =
+        mcpick::commands::install::plan_entry(host, Some(scope), &places, &set, "mcpick", false)
+            .unwrap();
+    let delivery =
+        mcpick::commands::deliver::plan_delivery(host, scope, &places, &set, "mcpick").unwrap();
+    app.update(Msg::InstallPlanned(Ok(Box::new(
+        mcpick::tui::app::InstallPlan {
+            entry,
+            delivery,
+            set: set.clone(),
+            notes: vec![],
+        },
+    ))));
+    let shown = screen(&mut app, 120, 40);
+    assert!(shown.contains("enter makes it"), "{shown}");
+    assert!(shown.contains("+++ "), "the diff's header: {shown}");
+    assert!(
+        shown.contains(r#"+    "mcpick": {"#),
+        "the entry added: {shown}"
+    );
+    assert!(
+        shown.contains("import lines: "),
+        "the delivery's pieces: {shown}"
+    );
+    // Nothing is written before Enter; Enter asks for the planned install.
+    assert!(!dir.path().join(".mcp.json").exists());
+    let fx = drive(&mut app, "<enter>");
+    let plan = match fx.into_iter().next() {
+        Some(Effect::Install { plan, .. }) => plan,
+        other => panic!("expected the install, got {other:?}"),
+    };
+    assert!(plan.entry.edit.path.ends_with(".mcp.json"));
+    assert!(screen(&mut app, 120, 40).contains("installing"));
+    app.update(Msg::Installed(Ok(vec![
+        "installed `mcpick` in /p/.mcp.json (Claude Code, project scope): mcpick serve".into(),
+    ])));
+    let shown = screen(&mut app, 120, 40);
+    assert!(shown.contains("Done:"), "{shown}");
+    assert!(
+        app.info
+            .as_deref()
+            .is_some_and(|i| i.starts_with("installed `mcpick`")),
+        "{:?}",
+        app.info
+    );
+    // An error is shown as such, and the commands stay listed for copying.
+    drive(&mut app, "<enter>");
+    app.update(Msg::InstallPlanned(Err("cannot read the file".into())));
+    let shown = screen(&mut app, 140, 60);
+    assert!(shown.contains("Not installed:"), "{shown}");
+    assert!(shown.contains("cannot read the file"), "{shown}");
+    assert!(shown.contains("mcpick serve --set"), "{shown}");
+    drive(&mut app, "<esc>");
+    assert!(app.overlay.is_none());
+}
+
+#[test]
 fn capital_i_shows_how_to_hand_the_set_off() {
     let mut app = demo_app();
     app.context.path = Some("sets/team set.json".into());

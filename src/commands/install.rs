@@ -23,6 +23,86 @@ pub(crate) fn scope_of(dialect: &Dialect, scope: Option<Scope>) -> Result<Scope,
     }
 }
 
+/// mcpick's entry for a set in one host's file, planned and not yet written: what
+/// `install` writes, what `--dry-run` and the browser's hand-off show before it is confirmed.
+#[derive(Debug, Clone)]
+pub struct EntryPlan {
+    pub host: Host,
+    pub scope: Scope,
+    pub name: String,
+    pub launch: Launch,
+    pub edit: Edit,
+}
+
+/// Why an entry was not planned: the message, and the exit code it means.
+pub type NotPlanned = (String, Exit);
+
+/// Plans `host`'s entry serving `set` as `name` (the scope given, else the host's default).
+pub fn plan_entry(
+    host: Host,
+    scope: Option<Scope>,
+    places: &Places,
+    set: &Path,
+    name: &str,
+    force: bool,
+) -> Result<EntryPlan, NotPlanned> {
+    let dialect = host.dialect();
+    let scope = scope_of(dialect, scope).map_err(|m| (m, Exit::Usage))?;
+    let Some(path) = dialect.file(scope, places) else {
+        return Err((
+            format!(
+                "cannot tell where {}'s {} file is (no home directory)",
+                dialect.name,
+                scope.name()
+            ),
+            Exit::Usage,
+        ));
+    };
+    let launch = launch(dialect, scope, places, set, name).map_err(|m| (m, Exit::Usage))?;
+    let edit = Edit::plan(&path, |before| {
+        install::plan_install(dialect, before, name, &launch, force)
+    })?;
+    Ok(EntryPlan {
+        host,
+        scope,
+        name: name.to_string(),
+        launch,
+        edit,
+    })
+}
+
+impl EntryPlan {
+    /// Writes the entry; the line that says what was done (and where the original is kept).
+    pub fn commit(&self) -> Result<Vec<String>, String> {
+        let path = self.edit.path.display();
+        match self.edit.commit()? {
+            None => Ok(vec![format!(
+                "{path} already has `{}`; nothing changed",
+                self.name
+            )]),
+            Some(backup) => {
+                let mut lines = vec![format!(
+                    "{} `{}` in {path} ({}, {} scope): {} {}",
+                    if self.edit.replaced() {
+                        "updated"
+                    } else {
+                        "installed"
+                    },
+                    self.name,
+                    self.host.dialect().name,
+                    self.scope.name(),
+                    self.launch.command,
+                    self.launch.args.join(" ")
+                )];
+                if let Some(backup) = backup {
+                    lines.push(format!("the original is kept in {}", backup.display()));
+                }
+                Ok(lines)
+            }
+        }
+    }
+}
+
 pub fn install(args: InstallArgs) -> Exit {
     let places = Places::system();
     if args.list {
@@ -31,54 +111,42 @@ pub fn install(args: InstallArgs) -> Exit {
     let Some(host) = args.host else {
         return usage_error("give a HOST, or --list");
     };
-    let dialect = host.dialect();
-    let scope = match scope_of(dialect, args.scope) {
-        Ok(scope) => scope,
-        Err(message) => return usage_error(&message),
+    let plan = match plan_entry(
+        host,
+        args.scope,
+        &places,
+        &args.set.path,
+        &args.name,
+        args.force,
+    ) {
+        Ok(plan) => plan,
+        Err((message, exit)) => {
+            report(&message);
+            return exit;
+        }
     };
-    let Some(path) = dialect.file(scope, &places) else {
-        return usage_error(&format!(
-            "cannot tell where {}'s {} file is (no home directory)",
-            dialect.name,
-            scope.name()
-        ));
-    };
-    let launch = match launch(dialect, scope, &places, &args.set.path, &args.name) {
-        Ok(launch) => launch,
-        Err(message) => return usage_error(&message),
-    };
-    edit(&path, args.dry_run, |before| {
-        install::plan_install(dialect, before, &args.name, &launch, args.force)
-    })
-    .map_or_else(
-        |exit| exit,
-        |outcome| {
-            match outcome {
-                Done::Unchanged => eprintln!(
-                    "mcpick: {} already has `{}`; nothing changed",
-                    path.display(),
-                    args.name
-                ),
-                Done::Written { backup, replaced } => {
-                    println!(
-                        "{} `{}` in {} ({}, {} scope): {} {}",
-                        if replaced { "updated" } else { "installed" },
-                        args.name,
-                        path.display(),
-                        dialect.name,
-                        scope.name(),
-                        launch.command,
-                        launch.args.join(" ")
-                    );
-                    if let Some(backup) = backup {
-                        println!("the original is kept in {}", backup.display());
-                    }
-                }
-                Done::Shown => {}
+    if args.dry_run && !plan.edit.is_unchanged() {
+        print!("{}", plan.edit.diff());
+        return Exit::Ok;
+    }
+    match plan.commit() {
+        Ok(lines) if plan.edit.is_unchanged() => {
+            for line in lines {
+                eprintln!("mcpick: {line}");
             }
             Exit::Ok
-        },
-    )
+        }
+        Ok(lines) => {
+            for line in lines {
+                println!("{line}");
+            }
+            Exit::Ok
+        }
+        Err(message) => {
+            report(&message);
+            Exit::ServerFailed
+        }
+    }
 }
 
 pub fn uninstall(args: UninstallArgs) -> Exit {
@@ -91,11 +159,25 @@ pub fn uninstall(args: UninstallArgs) -> Exit {
     let Some(path) = dialect.file(scope, &places) else {
         return usage_error("no home directory");
     };
-    match edit(&path, args.dry_run, |before| {
+    let edit = match Edit::plan(&path, |before| {
         install::plan_uninstall(dialect, before, &args.name)
     }) {
-        Err(exit) => exit,
-        Ok(Done::Unchanged) => {
+        Ok(edit) => edit,
+        Err((message, exit)) => {
+            report(&message);
+            return exit;
+        }
+    };
+    if args.dry_run && !edit.is_unchanged() {
+        print!("{}", edit.diff());
+        return Exit::Ok;
+    }
+    match edit.commit() {
+        Err(message) => {
+            report(&message);
+            Exit::ServerFailed
+        }
+        Ok(None) => {
             eprintln!(
                 "mcpick: {} has no entry `{}`; nothing changed",
                 path.display(),
@@ -103,66 +185,89 @@ pub fn uninstall(args: UninstallArgs) -> Exit {
             );
             Exit::Ok
         }
-        Ok(Done::Written { backup, .. }) => {
+        Ok(Some(backup)) => {
             println!("removed `{}` from {}", args.name, path.display());
             if let Some(backup) = backup {
                 println!("the original is kept in {}", backup.display());
             }
             Exit::Ok
         }
-        Ok(Done::Shown) => Exit::Ok,
     }
 }
 
-enum Done {
-    Unchanged,
-    Written {
-        backup: Option<PathBuf>,
-        replaced: bool,
-    },
-    /// `--dry-run`: the diff was printed.
-    Shown,
+/// An edit of one host file, planned on the text read: shown as a diff, then committed
+/// (which refuses when the file changed since it was read).
+#[derive(Debug, Clone)]
+pub struct Edit {
+    pub path: PathBuf,
+    before: Option<String>,
+    plan: Plan,
 }
 
-/// Reads the file, plans, and prints the diff (`dry_run`) or commits the change.
-fn edit(
-    path: &Path,
-    dry_run: bool,
-    plan: impl Fn(Option<&str>) -> Result<Plan, Refused>,
-) -> Result<Done, Exit> {
-    let before = install::read(path).map_err(|e| {
-        report(&format!("{}: cannot read the file: {e}", path.display()));
-        Exit::ServerFailed
-    })?;
-    let (text, replaced) = match plan(before.as_deref()) {
-        Ok(Plan::Unchanged) => return Ok(Done::Unchanged),
-        Ok(Plan::Change { text, replaced }) => (text, replaced),
-        Err(Refused::Unreadable(why)) => {
-            report(&format!(
-                "{}: {why}; the file was left as it is",
-                path.display()
-            ));
-            return Err(Exit::ServerFailed);
-        }
-        Err(Refused::Foreign { name, entry }) => {
-            report(&format!(
-                "{}: `{name}` is not an entry mcpick wrote ({}); it was left as it is. Use --force to replace it, or --as ANOTHER_NAME",
-                path.display(),
-                describe(&entry)
-            ));
-            return Err(Exit::Usage);
-        }
-    };
-    if dry_run {
-        print!("{}", install::diff(path, before.as_deref(), &text));
-        return Ok(Done::Shown);
+impl Edit {
+    /// Reads the file and plans the change.
+    fn plan(
+        path: &Path,
+        plan: impl Fn(Option<&str>) -> Result<Plan, Refused>,
+    ) -> Result<Edit, NotPlanned> {
+        let before = install::read(path).map_err(|e| {
+            (
+                format!("{}: cannot read the file: {e}", path.display()),
+                Exit::ServerFailed,
+            )
+        })?;
+        let plan = match plan(before.as_deref()) {
+            Ok(plan) => plan,
+            Err(Refused::Unreadable(why)) => {
+                return Err((
+                    format!("{}: {why}; the file was left as it is", path.display()),
+                    Exit::ServerFailed,
+                ));
+            }
+            Err(Refused::Foreign { name, entry }) => {
+                return Err((
+                    format!(
+                        "{}: `{name}` is not an entry mcpick wrote ({}); it was left as it is. Use --force to replace it, or --as ANOTHER_NAME",
+                        path.display(),
+                        describe(&entry)
+                    ),
+                    Exit::Usage,
+                ));
+            }
+        };
+        Ok(Edit {
+            path: path.to_path_buf(),
+            before,
+            plan,
+        })
     }
-    match install::commit(path, before.as_deref(), &text) {
-        Ok(backup) => Ok(Done::Written { backup, replaced }),
-        Err(e) => {
-            report(&format!("{}: {e}", path.display()));
-            Err(Exit::ServerFailed)
+
+    /// The file already says this.
+    pub fn is_unchanged(&self) -> bool {
+        self.plan == Plan::Unchanged
+    }
+
+    fn replaced(&self) -> bool {
+        matches!(self.plan, Plan::Change { replaced: true, .. })
+    }
+
+    /// The change as a unified diff (empty when there is none).
+    pub fn diff(&self) -> String {
+        match &self.plan {
+            Plan::Unchanged => String::new(),
+            Plan::Change { text, .. } => install::diff(&self.path, self.before.as_deref(), text),
         }
+    }
+
+    /// Writes the change. `None`: nothing to write; `Some(backup)`: written, the original
+    /// kept there when this was the first change.
+    pub fn commit(&self) -> Result<Option<Option<PathBuf>>, String> {
+        let Plan::Change { text, .. } = &self.plan else {
+            return Ok(None);
+        };
+        install::commit(&self.path, self.before.as_deref(), text)
+            .map(Some)
+            .map_err(|e| format!("{}: {e}", self.path.display()))
     }
 }
 

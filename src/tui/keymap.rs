@@ -140,7 +140,7 @@ actions! {
     CycleAudience = "cycle_audience": "Next audience filter (assistant, user, any)",
     CopyUri = "copy_uri": "Copy the resource's URI to the clipboard (OSC 52)",
     CopyBundle = "copy_bundle": "Copy the bundle the agent is handed (contents, in order, under the budget) to the clipboard",
-    Handoff = "handoff": "Show the commands that serve, install or export this set",
+    Handoff = "handoff": "Install this set into a host (see the change, confirm); the commands to copy",
 }
 
 /// One key with its modifiers. Shift is folded into the character (`J`, not `shift-j`).

@@ -56,6 +56,8 @@ pub struct ContextState {
     /// The set file as a person would type it (`./mcpick.context.json`), for the one
     /// message saying where the first change was saved.
     pub path: Option<String>,
+    /// The set file itself (what the hand-off installs).
+    pub file: Option<std::path::PathBuf>,
     /// That message was shown.
     pub announced: bool,
 }
