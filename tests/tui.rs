@@ -892,6 +892,62 @@ fn keys_from_config_override_defaults() {
 }
 
 #[test]
+fn the_keymap_and_help_say_contents_pane_and_old_config_names_still_bind() {
+    let keymap = Keymap::default();
+    let help: Vec<String> = ui::help_lines(&keymap, &Theme::colour())
+        .iter()
+        .map(|l| l.to_string())
+        .collect();
+    // The vocabulary's word: the pane is the contents pane; `preview` is only the mode's
+    // config name (and `mcpick preview`, the command, which the help does not name).
+    for line in &help {
+        let without_config_name = line.replace("config name: preview", "");
+        assert!(
+            !without_config_name.to_lowercase().contains("preview"),
+            "the help says preview: {line}"
+        );
+    }
+    assert!(help.iter().any(|l| l.contains("focus the contents pane")));
+    for action in Action::ALL {
+        assert!(
+            !action.description().to_lowercase().contains("preview"),
+            "{}",
+            action.description()
+        );
+    }
+    // Configs written for earlier releases keep working: the mode `preview`, the action
+    // names `focus_preview`, `preview_down`, `preview_up`; and the new names bind too.
+    let mut keymap = Keymap::default();
+    let table: toml::Table = toml::from_str(
+        "[browse]\n\"ctrl-n\" = \"focus_preview\"\n\"ctrl-b\" = \"preview_down\"\n\"ctrl-f\" = \"contents_up\"\n\
+         [preview]\nz = \"quit\"\n[contents]\nw = \"top\"",
+    )
+    .unwrap();
+    assert_eq!(keymap.apply_table(&table, "test"), Vec::<String>::new());
+    let chord = |k: &str| Chord::parse(k).unwrap();
+    assert_eq!(
+        keymap.resolve(Mode::Browse, chord("ctrl-n")),
+        Some(Action::FocusContents)
+    );
+    assert_eq!(
+        keymap.resolve(Mode::Browse, chord("ctrl-b")),
+        Some(Action::ContentsDown)
+    );
+    assert_eq!(
+        keymap.resolve(Mode::Browse, chord("ctrl-f")),
+        Some(Action::ContentsUp)
+    );
+    assert_eq!(
+        keymap.resolve(Mode::Contents, chord("z")),
+        Some(Action::Quit)
+    );
+    assert_eq!(
+        keymap.resolve(Mode::Contents, chord("w")),
+        Some(Action::Top)
+    );
+}
+
+#[test]
 fn untrusted_text_never_reaches_the_screen_raw() {
     let mut app = new_app(&["evil\u{1b}[2J"], Theme::colour());
     load(
