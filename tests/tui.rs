@@ -170,6 +170,11 @@ fn draw(app: &App, w: u16, h: u16) -> Terminal<TestBackend> {
     terminal
 }
 
+/// The screen's bottom row (the status line).
+fn last_line(screen: &str) -> String {
+    screen.lines().last().unwrap_or_default().to_string()
+}
+
 fn screen(app: &mut App, w: u16, h: u16) -> String {
     app.update(Msg::Resize(w, h));
     draw(app, w, h).backend().to_string()
@@ -2119,6 +2124,90 @@ fn the_handoff_overlay_installs_after_showing_the_change() {
     assert!(shown.contains("mcpick serve --set"), "{shown}");
     drive(&mut app, "<esc>");
     assert!(app.overlay.is_none());
+}
+
+#[test]
+fn figures_still_being_worked_out_are_marked_until_final() {
+    let mut app = new_app(&["demo"], Theme::colour());
+    let resources = mcpick::demo::demo_resources(300);
+    let fx = server(&mut app, 0, connected());
+    run(&mut app, fx);
+    let fx = server(&mut app, 0, page(1, 100, &resources[..100]));
+    run(&mut app, fx);
+    // A listing still arriving: the meter's total is not final.
+    let status = last_line(&screen(&mut app, 140, 30));
+    assert!(status.contains("listing…"), "{status}");
+    // The last page arrived and the server is ready, its resolution not back yet.
+    let mut fx = server(&mut app, 0, page(2, 300, &resources[100..]));
+    fx.extend(server(
+        &mut app,
+        0,
+        ServerEvent::Listed {
+            count: 300,
+            capped: false,
+        },
+    ));
+    let status = last_line(&screen(&mut app, 140, 30));
+    assert!(status.contains("ready") || screen(&mut app, 140, 30).contains("ready"));
+    assert!(
+        status.contains("resolving…"),
+        "at ready, before the resolution: {status}"
+    );
+    assert!(
+        status.contains("· ~"),
+        "the stale total is marked: {status}"
+    );
+    run(&mut app, fx);
+    let status = last_line(&screen(&mut app, 140, 30));
+    assert!(
+        !status.contains("resolving…") && !status.contains("listing…"),
+        "final: {status}"
+    );
+    // A new budget over the old total: marked until the resolution with it comes back, in the
+    // status line and in the agent view's counts and cut line.
+    drive(&mut app, "a");
+    let fx = app.update(Msg::Key(KeyEvent::new(
+        crossterm::event::KeyCode::Char('['),
+        KeyModifiers::NONE,
+    )));
+    let shown = screen(&mut app, 140, 30);
+    assert!(
+        app.info
+            .as_deref()
+            .is_some_and(|i| i.starts_with("budget ")),
+        "{:?}",
+        app.info
+    );
+    let status = last_line(&shown);
+    assert!(status.contains("resolving…"), "{status}");
+    let summary = shown
+        .lines()
+        .find(|l| l.contains(" resources · "))
+        .unwrap_or_default();
+    assert!(
+        summary.contains("│~") && summary.contains("resolving…"),
+        "{shown}"
+    );
+    // The cut line, while it is still being worked out.
+    app.context.agent_scroll = 210;
+    let shown = screen(&mut app, 140, 30);
+    let cut = shown
+        .lines()
+        .find(|l| l.contains("── end") || l.contains("── cut line"))
+        .unwrap_or_default();
+    assert!(
+        cut.contains("· ~163,891 tokens ── resolving…"),
+        "the old total, marked: {shown}"
+    );
+    run(&mut app, fx);
+    app.context.agent_scroll = 210;
+    let shown = screen(&mut app, 140, 30);
+    assert!(!shown.contains("resolving…"), "{shown}");
+    let cut = shown
+        .lines()
+        .find(|l| l.contains("── cut line"))
+        .unwrap_or_default();
+    assert!(cut.contains("budget 1,000,000 · used 1"), "{shown}");
 }
 
 #[test]

@@ -287,6 +287,28 @@ impl App {
         self.adopt(disk)
     }
 
+    /// Why the agent view's figures (the meter, the counts, the cut line) are not final yet:
+    /// a resolution still to come for the marks, policy or resources as they are now, or a
+    /// listing still arriving. `None`: they are final (counts may still be estimates, `~`).
+    pub fn figures_pending(&self) -> Option<&'static str> {
+        let c = &self.context;
+        if c.agent.is_none()
+            || c.resolve_in_flight
+            || c.resolve_dirty
+            || c.resolved_len != self.catalogue.len()
+        {
+            return Some("resolving…");
+        }
+        if self
+            .servers
+            .iter()
+            .any(|s| matches!(s.status, Status::Connecting | Status::Loading { .. }))
+        {
+            return Some("listing…");
+        }
+        None
+    }
+
     /// Asks for a resolution, or (one in flight) for one more after it.
     pub(super) fn request_resolve(&mut self) -> Vec<Effect> {
         let c = &mut self.context;
