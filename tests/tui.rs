@@ -2211,6 +2211,53 @@ fn figures_still_being_worked_out_are_marked_until_final() {
 }
 
 #[test]
+fn the_templates_overlay_shows_every_template_and_scrolls_to_the_cursor() {
+    let mut app = demo_app();
+    let templates: Vec<_> = (0..30)
+        .map(|i| {
+            let mut t = rmcp::model::ResourceTemplate::new(format!("demo://t{i:02}/{{id}}"), "tpl");
+            // A description long enough to wrap in the 110-column box.
+            t.description = Some(format!(
+                "template number {i:02} {}",
+                "long words ".repeat(12)
+            ));
+            t
+        })
+        .collect();
+    server(&mut app, 0, ServerEvent::Templates(templates));
+    drive(&mut app, "T");
+    // Room for all: every template is shown, though each one wraps.
+    let shown = screen(&mut app, 120, 80);
+    for i in 0..30 {
+        assert!(
+            shown.contains(&format!("demo://t{i:02}/{{id}}")),
+            "template {i} hidden:\n{shown}"
+        );
+    }
+    // A short screen: the cursor's template stays in sight as it moves down, to the last.
+    for i in 1..30 {
+        drive(&mut app, "j");
+        let shown = screen(&mut app, 120, 24);
+        let cursor = shown
+            .lines()
+            .find(|l| l.contains("▶ demo  demo://t"))
+            .unwrap_or_else(|| panic!("cursor on {i} not shown:\n{shown}"));
+        assert!(
+            cursor.contains(&format!("demo://t{i:02}/")),
+            "{cursor}\n{shown}"
+        );
+        assert!(
+            shown.contains(&format!("template number {i:02}")),
+            "its description: {shown}"
+        );
+    }
+    // And back up to the first.
+    drive(&mut app, &"k".repeat(29));
+    let shown = screen(&mut app, 120, 24);
+    assert!(shown.contains("▶ demo  demo://t00/{id}"), "{shown}");
+}
+
+#[test]
 fn capital_i_shows_how_to_hand_the_set_off() {
     let mut app = demo_app();
     app.context.path = Some("sets/team set.json".into());
