@@ -352,7 +352,7 @@ fn assert_delivered(host: &str, promised: &Value, request: &str, absent: &[Strin
 /// carries the set into the first model request.
 #[test]
 fn claude_code_gets_the_set_in_its_first_model_request() {
-    let world = World::new();
+    let world = World::python_set();
     std::fs::write(
         world.project().join("CLAUDE.md"),
         "# House rules\n\nBe brief.\n",
@@ -399,7 +399,7 @@ fn claude_code_gets_the_set_in_its_first_model_request() {
 /// Gemini CLI: the GEMINI.md import, in `gemini -p`'s model request.
 #[test]
 fn gemini_cli_gets_the_set_in_its_first_model_request() {
-    let world = World::new();
+    let world = World::python_set();
     std::fs::write(
         world.home().join(".gemini/settings.json"),
         r#"{"security":{"auth":{"selectedType":"gemini-api-key"}}}"#,

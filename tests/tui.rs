@@ -170,6 +170,11 @@ fn draw(app: &App, w: u16, h: u16) -> Terminal<TestBackend> {
     terminal
 }
 
+/// The screen's bottom row (the status line).
+fn last_line(screen: &str) -> String {
+    screen.lines().last().unwrap_or_default().to_string()
+}
+
 fn screen(app: &mut App, w: u16, h: u16) -> String {
     app.update(Msg::Resize(w, h));
     draw(app, w, h).backend().to_string()
@@ -888,6 +893,62 @@ fn keys_from_config_override_defaults() {
     assert!(
         help.iter()
             .any(|l| l.contains('x') && l.contains(Action::Quit.description()))
+    );
+}
+
+#[test]
+fn the_keymap_and_help_say_contents_pane_and_old_config_names_still_bind() {
+    let keymap = Keymap::default();
+    let help: Vec<String> = ui::help_lines(&keymap, &Theme::colour())
+        .iter()
+        .map(|l| l.to_string())
+        .collect();
+    // The vocabulary's word: the pane is the contents pane; `preview` is only the mode's
+    // config name (and `mcpick preview`, the command, which the help does not name).
+    for line in &help {
+        let without_config_name = line.replace("config name: preview", "");
+        assert!(
+            !without_config_name.to_lowercase().contains("preview"),
+            "the help says preview: {line}"
+        );
+    }
+    assert!(help.iter().any(|l| l.contains("focus the contents pane")));
+    for action in Action::ALL {
+        assert!(
+            !action.description().to_lowercase().contains("preview"),
+            "{}",
+            action.description()
+        );
+    }
+    // Configs written for earlier releases keep working: the mode `preview`, the action
+    // names `focus_preview`, `preview_down`, `preview_up`; and the new names bind too.
+    let mut keymap = Keymap::default();
+    let table: toml::Table = toml::from_str(
+        "[browse]\n\"ctrl-n\" = \"focus_preview\"\n\"ctrl-b\" = \"preview_down\"\n\"ctrl-f\" = \"contents_up\"\n\
+         [preview]\nz = \"quit\"\n[contents]\nw = \"top\"",
+    )
+    .unwrap();
+    assert_eq!(keymap.apply_table(&table, "test"), Vec::<String>::new());
+    let chord = |k: &str| Chord::parse(k).unwrap();
+    assert_eq!(
+        keymap.resolve(Mode::Browse, chord("ctrl-n")),
+        Some(Action::FocusContents)
+    );
+    assert_eq!(
+        keymap.resolve(Mode::Browse, chord("ctrl-b")),
+        Some(Action::ContentsDown)
+    );
+    assert_eq!(
+        keymap.resolve(Mode::Browse, chord("ctrl-f")),
+        Some(Action::ContentsUp)
+    );
+    assert_eq!(
+        keymap.resolve(Mode::Contents, chord("z")),
+        Some(Action::Quit)
+    );
+    assert_eq!(
+        keymap.resolve(Mode::Contents, chord("w")),
+        Some(Action::Top)
     );
 }
 
@@ -1964,6 +2025,236 @@ fn y_copies_the_uri_and_capital_y_the_bundle() {
         estimated: false,
     })));
     assert!(fx.is_empty());
+}
+
+#[test]
+fn the_handoff_overlay_installs_after_showing_the_change() {
+    use mcpick::hosts::{Host, Places, Scope};
+    let dir = tempfile::tempdir().unwrap();
+    let set = dir.path().join("mcpick.context.json");
+    let mut app = demo_app();
+    app.context.file = Some(set.clone());
+    drive(&mut app, "I");
+    let shown = screen(&mut app, 120, 40);
+    assert!(
+        shown.contains("‹ Claude Code › project scope (.mcp.json)"),
+        "{shown}"
+    );
+    // ←/→ choose the host, tab the scope; a host without a project file is user scope.
+    drive(&mut app, "<right>");
+    assert!(screen(&mut app, 120, 40).contains("‹ Claude Desktop › user scope"));
+    drive(&mut app, "<left><tab>");
+    assert!(screen(&mut app, 120, 40).contains("‹ Claude Code › user scope"));
+    let fx = drive(&mut app, "<tab><enter>");
+    let (host, scope) = match fx.as_slice() {
+        [
+            Effect::PlanInstall {
+                host,
+                scope,
+                set: s,
+                name,
+            },
+        ] => {
+            assert_eq!(s, &set);
+            assert_eq!(name, "mcpick");
+            (*host, *scope)
+        }
+        other => panic!("expected the install to be planned, got {other:?}"),
+    };
+    assert_eq!((host, scope), (Host::ClaudeCode, Scope::Project));
+    assert!(screen(&mut app, 120, 40).contains("reading the host's file…"));
+    // The plan, as the executor makes it: the library's own, in a scratch project.
+    let places = Places {
+        project: dir.path().to_path_buf(),
+        home: Some(dir.path().join("home")),
+        config_dir: None,
+        codex_home: None,
+    };
+    let entry =
+        mcpick::commands::install::plan_entry(host, Some(scope), &places, &set, "mcpick", false)
+            .unwrap();
+    let delivery =
+        mcpick::commands::deliver::plan_delivery(host, scope, &places, &set, "mcpick").unwrap();
+    app.update(Msg::InstallPlanned(Ok(Box::new(
+        mcpick::tui::app::InstallPlan {
+            entry,
+            delivery,
+            set: set.clone(),
+            notes: vec![],
+        },
+    ))));
+    let shown = screen(&mut app, 120, 40);
+    assert!(shown.contains("enter makes it"), "{shown}");
+    assert!(shown.contains("+++ "), "the diff's header: {shown}");
+    assert!(
+        shown.contains(r#"+    "mcpick": {"#),
+        "the entry added: {shown}"
+    );
+    assert!(
+        shown.contains("import lines: "),
+        "the delivery's pieces: {shown}"
+    );
+    // Nothing is written before Enter; Enter asks for the planned install.
+    assert!(!dir.path().join(".mcp.json").exists());
+    let fx = drive(&mut app, "<enter>");
+    let plan = match fx.into_iter().next() {
+        Some(Effect::Install { plan, .. }) => plan,
+        other => panic!("expected the install, got {other:?}"),
+    };
+    assert!(plan.entry.edit.path.ends_with(".mcp.json"));
+    assert!(screen(&mut app, 120, 40).contains("installing"));
+    app.update(Msg::Installed(Ok(vec![
+        "installed `mcpick` in /p/.mcp.json (Claude Code, project scope): mcpick serve".into(),
+    ])));
+    let shown = screen(&mut app, 120, 40);
+    assert!(shown.contains("Done:"), "{shown}");
+    assert!(
+        app.info
+            .as_deref()
+            .is_some_and(|i| i.starts_with("installed `mcpick`")),
+        "{:?}",
+        app.info
+    );
+    // An error is shown as such, and the commands stay listed for copying.
+    drive(&mut app, "<enter>");
+    app.update(Msg::InstallPlanned(Err("cannot read the file".into())));
+    let shown = screen(&mut app, 140, 60);
+    assert!(shown.contains("Not installed:"), "{shown}");
+    assert!(shown.contains("cannot read the file"), "{shown}");
+    assert!(shown.contains("mcpick serve --set"), "{shown}");
+    drive(&mut app, "<esc>");
+    assert!(app.overlay.is_none());
+}
+
+#[test]
+fn figures_still_being_worked_out_are_marked_until_final() {
+    let mut app = new_app(&["demo"], Theme::colour());
+    let resources = mcpick::demo::demo_resources(300);
+    let fx = server(&mut app, 0, connected());
+    run(&mut app, fx);
+    let fx = server(&mut app, 0, page(1, 100, &resources[..100]));
+    run(&mut app, fx);
+    // A listing still arriving: the meter's total is not final.
+    let status = last_line(&screen(&mut app, 140, 30));
+    assert!(status.contains("listing…"), "{status}");
+    // The last page arrived and the server is ready, its resolution not back yet.
+    let mut fx = server(&mut app, 0, page(2, 300, &resources[100..]));
+    fx.extend(server(
+        &mut app,
+        0,
+        ServerEvent::Listed {
+            count: 300,
+            capped: false,
+        },
+    ));
+    let status = last_line(&screen(&mut app, 140, 30));
+    assert!(status.contains("ready") || screen(&mut app, 140, 30).contains("ready"));
+    assert!(
+        status.contains("resolving…"),
+        "at ready, before the resolution: {status}"
+    );
+    assert!(
+        status.contains("· ~"),
+        "the stale total is marked: {status}"
+    );
+    run(&mut app, fx);
+    let status = last_line(&screen(&mut app, 140, 30));
+    assert!(
+        !status.contains("resolving…") && !status.contains("listing…"),
+        "final: {status}"
+    );
+    // A new budget over the old total: marked until the resolution with it comes back, in the
+    // status line and in the agent view's counts and cut line.
+    drive(&mut app, "a");
+    let fx = app.update(Msg::Key(KeyEvent::new(
+        crossterm::event::KeyCode::Char('['),
+        KeyModifiers::NONE,
+    )));
+    let shown = screen(&mut app, 140, 30);
+    assert!(
+        app.info
+            .as_deref()
+            .is_some_and(|i| i.starts_with("budget ")),
+        "{:?}",
+        app.info
+    );
+    let status = last_line(&shown);
+    assert!(status.contains("resolving…"), "{status}");
+    let summary = shown
+        .lines()
+        .find(|l| l.contains(" resources · "))
+        .unwrap_or_default();
+    assert!(
+        summary.contains("│~") && summary.contains("resolving…"),
+        "{shown}"
+    );
+    // The cut line, while it is still being worked out.
+    app.context.agent_scroll = 210;
+    let shown = screen(&mut app, 140, 30);
+    let cut = shown
+        .lines()
+        .find(|l| l.contains("── end") || l.contains("── cut line"))
+        .unwrap_or_default();
+    assert!(
+        cut.contains("· ~163,891 tokens ── resolving…"),
+        "the old total, marked: {shown}"
+    );
+    run(&mut app, fx);
+    app.context.agent_scroll = 210;
+    let shown = screen(&mut app, 140, 30);
+    assert!(!shown.contains("resolving…"), "{shown}");
+    let cut = shown
+        .lines()
+        .find(|l| l.contains("── cut line"))
+        .unwrap_or_default();
+    assert!(cut.contains("budget 1,000,000 · used 1"), "{shown}");
+}
+
+#[test]
+fn the_templates_overlay_shows_every_template_and_scrolls_to_the_cursor() {
+    let mut app = demo_app();
+    let templates: Vec<_> = (0..30)
+        .map(|i| {
+            let mut t = rmcp::model::ResourceTemplate::new(format!("demo://t{i:02}/{{id}}"), "tpl");
+            // A description long enough to wrap in the 110-column box.
+            t.description = Some(format!(
+                "template number {i:02} {}",
+                "long words ".repeat(12)
+            ));
+            t
+        })
+        .collect();
+    server(&mut app, 0, ServerEvent::Templates(templates));
+    drive(&mut app, "T");
+    // Room for all: every template is shown, though each one wraps.
+    let shown = screen(&mut app, 120, 80);
+    for i in 0..30 {
+        assert!(
+            shown.contains(&format!("demo://t{i:02}/{{id}}")),
+            "template {i} hidden:\n{shown}"
+        );
+    }
+    // A short screen: the cursor's template stays in sight as it moves down, to the last.
+    for i in 1..30 {
+        drive(&mut app, "j");
+        let shown = screen(&mut app, 120, 24);
+        let cursor = shown
+            .lines()
+            .find(|l| l.contains("▶ demo  demo://t"))
+            .unwrap_or_else(|| panic!("cursor on {i} not shown:\n{shown}"));
+        assert!(
+            cursor.contains(&format!("demo://t{i:02}/")),
+            "{cursor}\n{shown}"
+        );
+        assert!(
+            shown.contains(&format!("template number {i:02}")),
+            "its description: {shown}"
+        );
+    }
+    // And back up to the first.
+    drive(&mut app, &"k".repeat(29));
+    let shown = screen(&mut app, 120, 24);
+    assert!(shown.contains("▶ demo  demo://t00/{id}"), "{shown}");
 }
 
 #[test]

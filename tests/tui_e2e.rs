@@ -931,3 +931,89 @@ fn a_mark_in_the_browser_reaches_the_session_start_delivery() {
     });
     pane.quit_and_check_restored();
 }
+
+#[test]
+fn capital_i_installs_into_a_host_after_showing_the_dry_run_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = std::fs::canonicalize(dir.path()).unwrap();
+    let set = project.join("mcpick.context.json");
+    let pane = Pane::new();
+    pane.type_text(&format!("cd '{}'\n", project.display()));
+    pane.start("--demo --set mcpick.context.json");
+    pane.wait_text("ready · 300 resources");
+    pane.type_text("/README.md");
+    pane.keys(&["Enter"]);
+    pane.wait_text("uri          file:///project/README.md");
+    pane.keys(&["+"]);
+    pane.wait_for("the browser's save", |_| {
+        std::fs::read_to_string(&set).is_ok_and(|t| t.contains("README.md"))
+    });
+    // What the command line would show, before anything is written.
+    let dry = common::mcpick_in(
+        &project,
+        &[],
+        &[
+            "install",
+            "claude-code",
+            "--dry-run",
+            "--set",
+            "mcpick.context.json",
+        ],
+    );
+    assert_eq!(common::exit_code(&dry), 0, "{}", common::stderr(&dry));
+    let dry = String::from_utf8_lossy(&dry.stdout).into_owned();
+    pane.keys(&["Escape"]);
+    pane.wait_text("press / to search");
+    pane.keys(&["I"]);
+    pane.wait_text("‹ Claude Code › project scope");
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_text("enter makes it");
+    for line in dry
+        .lines()
+        .filter(|l| l.starts_with('+') || l.starts_with("  "))
+    {
+        assert!(
+            screen.contains(line.trim_end()),
+            "{line:?} of the dry run not shown:\n{screen}"
+        );
+    }
+    assert!(
+        !project.join(".mcp.json").exists(),
+        "nothing written before confirming"
+    );
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_text("Done:");
+    assert!(screen.contains("installed `mcpick`"), "{screen}");
+    assert!(screen.contains("delivered at session start: "), "{screen}");
+    // The commands stay listed for copying.
+    assert!(screen.contains("mcpick serve --set"), "{screen}");
+    let entry = std::fs::read_to_string(project.join(".mcp.json")).unwrap();
+    assert!(
+        entry.contains(r#""mcpick""#) && entry.contains("mcpick.context.json"),
+        "{entry}"
+    );
+    let claude = std::fs::read_to_string(project.join("CLAUDE.md")).unwrap();
+    assert!(
+        claude.contains("@.mcpick/mcpick.claude-code.md"),
+        "{claude}"
+    );
+    let delivered = std::fs::read_to_string(project.join(".mcpick/mcpick.claude-code.md")).unwrap();
+    assert!(
+        delivered.contains("file:///project/README.md"),
+        "{delivered}"
+    );
+    // `install --list` sees the browser's delivery as its own.
+    let list = common::mcpick_in(
+        &project,
+        &[],
+        &["install", "--list", "--set", "mcpick.context.json"],
+    );
+    assert!(
+        String::from_utf8_lossy(&list.stdout).contains("mcpick.claude-code.md"),
+        "{}",
+        String::from_utf8_lossy(&list.stdout)
+    );
+    pane.keys(&["Escape"]);
+    pane.wait_for("the overlay closed", |s| !s.contains("Hand off this set"));
+    pane.quit_and_check_restored();
+}

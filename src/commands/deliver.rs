@@ -14,7 +14,7 @@ use crate::hosts::{Host, Places, Scope};
 use crate::sanitize;
 
 /// The set file by absolute path (its folder canonicalised; the file may not exist yet).
-fn absolute(set: &Path) -> PathBuf {
+pub fn absolute(set: &Path) -> PathBuf {
     let folder = set
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -67,6 +67,98 @@ fn summary(channel: &Channel, d: &Delivered) -> String {
     )
 }
 
+/// Where `host`'s session-start delivery of `set` (absolute) goes, nothing written yet;
+/// `Ok(None)` when the host has no channel mcpick can write.
+pub fn plan_delivery(
+    host: Host,
+    scope: Scope,
+    places: &Places,
+    set: &Path,
+    name: &str,
+) -> Result<Option<(&'static Channel, Delivery)>, String> {
+    let Some(channel) = Channel::of(host) else {
+        return Ok(None);
+    };
+    pieces::plan(channel, scope, places, set, name)
+        .map(|d| Some((channel, d)))
+        .map_err(|why| format!("not delivering at session start: {why}"))
+}
+
+/// Why a host gets the set on demand only.
+pub fn no_channel(host: Host) -> String {
+    format!(
+        "{} has no session-start channel mcpick can write: the set reaches the model on demand (resources to attach or mention, the `context` prompt and tool)",
+        host.name()
+    )
+}
+
+/// What a planned delivery will touch (`install --dry-run`, the browser's hand-off).
+pub fn planned_lines(channel: &Channel, delivery: &Delivery) -> Vec<String> {
+    let mut lines = vec![format!("and at session start, through {}:", channel.what)];
+    for (what, path) in delivery.files() {
+        lines.push(format!("  {what}: {}", path.display()));
+    }
+    lines
+}
+
+/// A delivery written: what it says for a person, and the warnings of its rendering.
+pub struct Written {
+    pub lines: Vec<String>,
+    pub warnings: Vec<String>,
+}
+
+/// Writes a planned delivery of `preview` (over `candidates`, read as `texts`) for the set at
+/// `set` (absolute): the one place both `install` and the browser's hand-off write it.
+pub fn write_delivery(
+    channel: &Channel,
+    delivery: &Delivery,
+    set: &Path,
+    preview: &crate::context::Preview,
+    candidates: &[crate::context::Candidate],
+    texts: &crate::context::measured::Texts,
+) -> Result<Written, String> {
+    let delivered = deliver(
+        channel,
+        &delivery.placement(set),
+        preview,
+        candidates,
+        texts,
+    );
+    pieces::write(set, delivery, &delivered.file)
+        .map_err(|e| format!("cannot write the session-start delivery: {e}"))?;
+    let mut lines = vec![
+        format!(
+            "delivered at session start: {}",
+            summary(channel, &delivered)
+        ),
+        format!(
+            "  the text: {} ({}; holds resource contents)",
+            delivery.file.display(),
+            if channel.host == Host::Codex {
+                match &delivery.exclude {
+                    Some(e) => format!("kept out of git by {}", e.path.display()),
+                    None => "not in a git repository here: keep it out of version control".into(),
+                }
+            } else {
+                "kept out of version control by its folder's .gitignore".into()
+            }
+        ),
+    ];
+    if let Some(import) = &delivery.import {
+        lines.push(format!(
+            "  imported by: {} (two lines, no contents)",
+            import.path.display()
+        ));
+    }
+    lines.push(
+        "  fresh as of the last change: pin, exclude, unmark, policy, the browser and `mcpick serve` write it again; `mcpick deliver` does now".into(),
+    );
+    Ok(Written {
+        lines,
+        warnings: delivered.warnings,
+    })
+}
+
 /// `mcpick install HOST`: the served entry, then (by default) session-start delivery.
 pub async fn install(args: InstallArgs) -> Exit {
     let (host, deliver_mode, list, dry_run) = (args.host, args.deliver, args.list, args.dry_run);
@@ -79,29 +171,24 @@ pub async fn install(args: InstallArgs) -> Exit {
     if exit != Exit::Ok || list || deliver_mode == Deliver::OnDemand {
         return exit;
     }
-    let Some(channel) = Channel::of(host) else {
-        eprintln!(
-            "mcpick: {} has no session-start channel mcpick can write: the set reaches the model on demand (resources to attach or mention, the `context` prompt and tool)",
-            host.name()
-        );
-        return exit;
-    };
     let Ok(scope) = super::install::scope_of(host.dialect(), scope) else {
         return exit;
     };
-    let places = Places::system();
     let set_abs = absolute(&set);
-    let delivery = match pieces::plan(channel, scope, &places, &set_abs, &name) {
-        Ok(d) => d,
+    let (channel, delivery) = match plan_delivery(host, scope, &Places::system(), &set_abs, &name) {
+        Ok(Some(planned)) => planned,
+        Ok(None) => {
+            eprintln!("mcpick: {}", no_channel(host));
+            return exit;
+        }
         Err(why) => {
-            report(&format!("not delivering at session start: {why}"));
+            report(&why);
             return Exit::ServerFailed;
         }
     };
     if dry_run {
-        println!("and at session start, through {}:", channel.what);
-        for (what, path) in delivery.files() {
-            println!("  {what}: {}", path.display());
+        for line in planned_lines(channel, &delivery) {
+            println!("{line}");
         }
         return Exit::Ok;
     }
@@ -109,39 +196,27 @@ pub async fn install(args: InstallArgs) -> Exit {
         Ok(r) => r,
         Err(exit) => return exit,
     };
-    let delivered = render(channel, &delivery, &set_abs, &resolved);
-    if let Err(e) = pieces::write(&set_abs, &delivery, &delivered.file) {
-        report(&format!("cannot write the session-start delivery: {e}"));
-        return Exit::ServerFailed;
-    }
-    for w in &delivered.warnings {
+    let cands = resolved.candidates();
+    let written = match write_delivery(
+        channel,
+        &delivery,
+        &set_abs,
+        &resolved.preview,
+        &cands,
+        &resolved.texts,
+    ) {
+        Ok(w) => w,
+        Err(why) => {
+            report(&why);
+            return Exit::ServerFailed;
+        }
+    };
+    for w in &written.warnings {
         report(&format!("warning: {w}"));
     }
-    println!(
-        "delivered at session start: {}",
-        summary(channel, &delivered)
-    );
-    println!(
-        "  the text: {} ({}; holds resource contents)",
-        delivery.file.display(),
-        if host == Host::Codex {
-            match &delivery.exclude {
-                Some(e) => format!("kept out of git by {}", e.path.display()),
-                None => "not in a git repository here: keep it out of version control".into(),
-            }
-        } else {
-            "kept out of version control by its folder's .gitignore".into()
-        }
-    );
-    if let Some(import) = &delivery.import {
-        println!(
-            "  imported by: {} (two lines, no contents)",
-            import.path.display()
-        );
+    for line in written.lines {
+        println!("{line}");
     }
-    println!(
-        "  fresh as of the last change: pin, exclude, unmark, policy, the browser and `mcpick serve` write it again; `mcpick deliver` does now"
-    );
     if resolved.failed.is_empty() {
         Exit::Ok
     } else {

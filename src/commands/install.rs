@@ -23,19 +23,117 @@ pub(crate) fn scope_of(dialect: &Dialect, scope: Option<Scope>) -> Result<Scope,
     }
 }
 
-/// The `--as` name as messages show it (the file gets it as given).
-fn shown(name: &str) -> String {
-    crate::sanitize::line(name, 200)
+/// mcpick's entry for a set in one host's file, planned and not yet written: what
+/// `install` writes, what `--dry-run` and the browser's hand-off show before it is confirmed.
+#[derive(Debug, Clone)]
+pub struct EntryPlan {
+    pub host: Host,
+    pub scope: Scope,
+    pub name: String,
+    pub launch: Launch,
+    pub edit: Edit,
 }
 
-/// An `--as` name a host can use: not empty, not only spaces.
-fn check_name(name: &str) -> Result<(), Exit> {
+/// Why an entry was not planned: the message, and the exit code it means.
+pub type NotPlanned = (String, Exit);
+
+/// Plans `host`'s entry serving `set` as `name` (the scope given, else the host's default).
+pub fn plan_entry(
+    host: Host,
+    scope: Option<Scope>,
+    places: &Places,
+    set: &Path,
+    name: &str,
+    force: bool,
+) -> Result<EntryPlan, NotPlanned> {
     if name.trim().is_empty() {
-        return Err(usage_error(
-            "--as: the entry needs a name (the server name the host shows)",
+        return Err((
+            "--as: the entry needs a name (the server name the host shows)".into(),
+            Exit::Usage,
         ));
     }
-    Ok(())
+    // The entry serves the set: one that is missing or unusable would hand the host nothing
+    // (or, before, the demo), so nothing is written.
+    match crate::context::ContextSet::load(set) {
+        Ok(loaded) if loaded.on_disk => {}
+        Ok(_) => {
+            let path = crate::sanitize::line(&set.display().to_string(), 500);
+            return Err((
+                format!("nothing installed: {}", super::context::missing_set(&path)),
+                Exit::Usage,
+            ));
+        }
+        Err(e) => {
+            return Err((
+                format!(
+                    "nothing installed: {}",
+                    crate::sanitize::line(&e.to_string(), 2000)
+                ),
+                Exit::Usage,
+            ));
+        }
+    }
+    let dialect = host.dialect();
+    let scope = scope_of(dialect, scope).map_err(|m| (m, Exit::Usage))?;
+    let Some(path) = dialect.file(scope, places) else {
+        return Err((
+            format!(
+                "cannot tell where {}'s {} file is (no home directory)",
+                dialect.name,
+                scope.name()
+            ),
+            Exit::Usage,
+        ));
+    };
+    let launch = launch(dialect, scope, places, set, name).map_err(|m| (m, Exit::Usage))?;
+    let edit = Edit::plan(&path, true, |before| {
+        install::plan_install(dialect, before, name, &launch, force)
+    })?;
+    Ok(EntryPlan {
+        host,
+        scope,
+        name: name.to_string(),
+        launch,
+        edit,
+    })
+}
+
+impl EntryPlan {
+    /// Writes the entry; the line that says what was done (and where the original is kept).
+    pub fn commit(&self) -> Result<Vec<String>, String> {
+        let path = self.edit.path.display();
+        match self.edit.commit()? {
+            Committed::Unchanged | Committed::Removed => Ok(vec![format!(
+                "{path} already has `{}`; nothing changed",
+                shown(&self.name)
+            )]),
+            Committed::Written(backup) => {
+                let mut lines = vec![crate::sanitize::line(
+                    &format!(
+                        "{} `{}` in {path} ({}, {} scope): {} {}",
+                        if self.edit.replaced() {
+                            "updated"
+                        } else {
+                            "installed"
+                        },
+                        self.name,
+                        self.host.dialect().name,
+                        self.scope.name(),
+                        self.launch.command,
+                        self.launch.args.join(" ")
+                    ),
+                    4000,
+                )];
+                if let Some(backup) = backup {
+                    lines.push(format!(
+                        "the file as it was is kept in {}",
+                        backup.display()
+                    ));
+                }
+                Ok(lines)
+            }
+        }
+    }
 }
 
 pub fn install(args: InstallArgs) -> Exit {
@@ -46,82 +144,42 @@ pub fn install(args: InstallArgs) -> Exit {
     let Some(host) = args.host else {
         return usage_error("give a HOST, or --list");
     };
-    if let Err(exit) = check_name(&args.name) {
-        return exit;
-    }
-    let dialect = host.dialect();
-    let scope = match scope_of(dialect, args.scope) {
-        Ok(scope) => scope,
-        Err(message) => return usage_error(&message),
-    };
-    let Some(path) = dialect.file(scope, &places) else {
-        return usage_error(&format!(
-            "cannot tell where {}'s {} file is (no home directory)",
-            dialect.name,
-            scope.name()
-        ));
-    };
-    // The entry serves the set: one that is missing or unusable would hand the host nothing
-    // (or, before, the demo), so nothing is written.
-    match crate::context::ContextSet::load(&args.set.path) {
-        Ok(set) if set.on_disk => {}
-        Ok(_) => {
-            let path = crate::sanitize::line(&args.set.path.display().to_string(), 500);
-            return usage_error(&format!(
-                "nothing installed: {}",
-                super::context::missing_set(&path)
-            ));
+    let plan = match plan_entry(
+        host,
+        args.scope,
+        &places,
+        &args.set.path,
+        &args.name,
+        args.force,
+    ) {
+        Ok(plan) => plan,
+        Err((message, exit)) => {
+            report(&message);
+            return exit;
         }
-        Err(e) => {
-            return usage_error(&format!(
-                "nothing installed: {}",
-                crate::sanitize::line(&e.to_string(), 2000)
-            ));
-        }
-    }
-    let launch = match launch(dialect, scope, &places, &args.set.path, &args.name) {
-        Ok(launch) => launch,
-        Err(message) => return usage_error(&message),
     };
-    edit(&path, args.dry_run, true, |before| {
-        install::plan_install(dialect, before, &args.name, &launch, args.force)
-    })
-    .map_or_else(
-        |exit| exit,
-        |outcome| {
-            match outcome {
-                Done::Unchanged => report(&format!(
-                    "{} already has `{}`; nothing changed",
-                    path.display(),
-                    shown(&args.name)
-                )),
-                Done::Written { backup, replaced } => {
-                    println!(
-                        "{}",
-                        crate::sanitize::line(
-                            &format!(
-                                "{} `{}` in {} ({}, {} scope): {} {}",
-                                if replaced { "updated" } else { "installed" },
-                                args.name,
-                                path.display(),
-                                dialect.name,
-                                scope.name(),
-                                launch.command,
-                                launch.args.join(" ")
-                            ),
-                            4000
-                        )
-                    );
-                    if let Some(backup) = backup {
-                        println!("the file as it was is kept in {}", backup.display());
-                    }
-                }
-                Done::Removed => {}
-                Done::Shown => {}
+    if args.dry_run && !plan.edit.is_unchanged() {
+        print!("{}", plan.edit.diff());
+        return Exit::Ok;
+    }
+    match plan.commit() {
+        Ok(lines) if plan.edit.is_unchanged() => {
+            for line in lines {
+                eprintln!("mcpick: {line}");
             }
             Exit::Ok
-        },
-    )
+        }
+        Ok(lines) => {
+            for line in lines {
+                println!("{line}");
+            }
+            Exit::Ok
+        }
+        Err(message) => {
+            report(&message);
+            Exit::ServerFailed
+        }
+    }
 }
 
 pub fn uninstall(args: UninstallArgs) -> Exit {
@@ -134,14 +192,28 @@ pub fn uninstall(args: UninstallArgs) -> Exit {
     let Some(path) = dialect.file(scope, &places) else {
         return usage_error("no home directory");
     };
-    if let Err(exit) = check_name(&args.name) {
-        return exit;
+    if args.name.trim().is_empty() {
+        return usage_error("--as: the entry needs a name (the server name the host shows)");
     }
-    match edit(&path, args.dry_run, false, |before| {
+    let edit = match Edit::plan(&path, false, |before| {
         install::plan_uninstall(dialect, before, &args.name)
     }) {
-        Err(exit) => exit,
-        Ok(Done::Unchanged) => {
+        Ok(edit) => edit,
+        Err((message, exit)) => {
+            report(&message);
+            return exit;
+        }
+    };
+    if args.dry_run && !edit.is_unchanged() {
+        print!("{}", edit.diff());
+        return Exit::Ok;
+    }
+    match edit.commit() {
+        Err(message) => {
+            report(&message);
+            Exit::ServerFailed
+        }
+        Ok(Committed::Unchanged) => {
             report(&format!(
                 "{} has no entry `{}`; nothing changed",
                 path.display(),
@@ -149,11 +221,11 @@ pub fn uninstall(args: UninstallArgs) -> Exit {
             ));
             Exit::Ok
         }
-        Ok(Done::Written { .. }) => {
+        Ok(Committed::Written(_)) => {
             println!("removed `{}` from {}", shown(&args.name), path.display());
             Exit::Ok
         }
-        Ok(Done::Removed) => {
+        Ok(Committed::Removed) => {
             println!(
                 "removed `{}` and with it {}: it held nothing else (install had created it)",
                 shown(&args.name),
@@ -161,78 +233,128 @@ pub fn uninstall(args: UninstallArgs) -> Exit {
             );
             Exit::Ok
         }
-        Ok(Done::Shown) => Exit::Ok,
     }
 }
 
-enum Done {
-    Unchanged,
-    Written {
-        backup: Option<PathBuf>,
-        replaced: bool,
-    },
-    /// The file was removed ([`Plan::Delete`]).
-    Removed,
-    /// `--dry-run`: the diff was printed.
-    Shown,
-}
-
-/// Reads the file, plans, and prints the diff (`dry_run`) or commits the change (with a
-/// backup of the original when `backup`: installs only).
-fn edit(
-    path: &Path,
-    dry_run: bool,
+/// An edit of one host file, planned on the text read: shown as a diff, then committed
+/// (which refuses when the file changed since it was read).
+#[derive(Debug, Clone)]
+pub struct Edit {
+    pub path: PathBuf,
+    before: Option<String>,
+    /// The text after the edit; `None` removes the file (an uninstall of the only entry of a
+    /// file `install` created). Unused when `unchanged`.
+    after: Option<String>,
+    unchanged: bool,
+    replaced: bool,
+    /// Keep the file as it was before the first change (installs only).
     backup: bool,
-    plan: impl Fn(Option<&str>) -> Result<Plan, Refused>,
-) -> Result<Done, Exit> {
-    let before = install::read(path).map_err(|e| {
-        report(&format!("{}: cannot read the file: {e}", path.display()));
-        Exit::ServerFailed
-    })?;
-    let (text, replaced) = match plan(before.as_deref()) {
-        Ok(Plan::Unchanged) => return Ok(Done::Unchanged),
-        Ok(Plan::Change { text, replaced }) => (Some(text), replaced),
-        // Removed only when install created it (no backup of an original exists).
-        Ok(Plan::Delete { text })
-            if install::backup_path(
-                &crate::context::file::target_of(path).unwrap_or(path.to_path_buf()),
+}
+
+/// What [`Edit::commit`] did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Committed {
+    Unchanged,
+    /// Written; the backup made, if this was the first change.
+    Written(Option<PathBuf>),
+    Removed,
+}
+
+/// The `--as` name as messages show it (the file gets it as given).
+fn shown(name: &str) -> String {
+    crate::sanitize::line(name, 200)
+}
+
+impl Edit {
+    /// Reads the file and plans the change.
+    fn plan(
+        path: &Path,
+        backup: bool,
+        plan: impl Fn(Option<&str>) -> Result<Plan, Refused>,
+    ) -> Result<Edit, NotPlanned> {
+        let before = install::read(path).map_err(|e| {
+            (
+                format!("{}: cannot read the file: {e}", path.display()),
+                Exit::ServerFailed,
             )
-            .exists() =>
-        {
-            (Some(text), true)
-        }
-        Ok(Plan::Delete { .. }) => (None, true),
-        Err(Refused::Unreadable(why)) => {
-            report(&format!(
-                "{}: {why}; the file was left as it is",
-                path.display()
-            ));
-            return Err(Exit::ServerFailed);
-        }
-        Err(Refused::Foreign { name, entry }) => {
-            report(&format!(
-                "{}: `{}` is not an entry mcpick wrote ({}); it was left as it is. Use --force to replace it, or --as ANOTHER_NAME",
-                path.display(),
-                shown(&name),
-                describe(&entry)
-            ));
-            return Err(Exit::Usage);
-        }
-    };
-    if dry_run {
-        print!(
-            "{}",
-            install::diff(path, before.as_deref(), text.as_deref())
-        );
-        return Ok(Done::Shown);
+        })?;
+        let plan = match plan(before.as_deref()) {
+            Ok(plan) => plan,
+            Err(Refused::Unreadable(why)) => {
+                return Err((
+                    format!("{}: {why}; the file was left as it is", path.display()),
+                    Exit::ServerFailed,
+                ));
+            }
+            Err(Refused::Foreign { name, entry }) => {
+                return Err((
+                    format!(
+                        "{}: `{}` is not an entry mcpick wrote ({}); it was left as it is. Use --force to replace it, or --as ANOTHER_NAME",
+                        path.display(),
+                        shown(&name),
+                        describe(&entry)
+                    ),
+                    Exit::Usage,
+                ));
+            }
+        };
+        let (after, unchanged, replaced) = match plan {
+            Plan::Unchanged => (None, true, false),
+            Plan::Change { text, replaced } => (Some(text), false, replaced),
+            // Removed only when install created it (no backup of an original exists).
+            Plan::Delete { text }
+                if install::backup_path(
+                    &crate::context::file::target_of(path).unwrap_or(path.to_path_buf()),
+                )
+                .exists() =>
+            {
+                (Some(text), false, true)
+            }
+            Plan::Delete { .. } => (None, false, true),
+        };
+        Ok(Edit {
+            path: path.to_path_buf(),
+            before,
+            after,
+            unchanged,
+            replaced,
+            backup,
+        })
     }
-    match install::commit(path, before.as_deref(), text.as_deref(), backup) {
-        Ok(_) if text.is_none() => Ok(Done::Removed),
-        Ok(backup) => Ok(Done::Written { backup, replaced }),
-        Err(e) => {
-            report(&format!("{}: {e}", path.display()));
-            Err(Exit::ServerFailed)
+
+    /// The file already says this.
+    pub fn is_unchanged(&self) -> bool {
+        self.unchanged
+    }
+
+    fn replaced(&self) -> bool {
+        self.replaced
+    }
+
+    /// The change as a unified diff (empty when there is none).
+    pub fn diff(&self) -> String {
+        if self.unchanged {
+            return String::new();
         }
+        install::diff(&self.path, self.before.as_deref(), self.after.as_deref())
+    }
+
+    /// Writes the change (refused when the file changed since it was read).
+    pub fn commit(&self) -> Result<Committed, String> {
+        if self.unchanged {
+            return Ok(Committed::Unchanged);
+        }
+        install::commit(
+            &self.path,
+            self.before.as_deref(),
+            self.after.as_deref(),
+            self.backup,
+        )
+        .map(|backup| match &self.after {
+            None => Committed::Removed,
+            Some(_) => Committed::Written(backup),
+        })
+        .map_err(|e| format!("{}: {e}", self.path.display()))
     }
 }
 

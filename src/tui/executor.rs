@@ -16,7 +16,9 @@ use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
 use super::agent::ResolveRequest;
-use super::app::{Bundled, Effect, ExpansionRead, Msg, ServerEvent};
+use std::path::PathBuf;
+
+use super::app::{Bundled, Effect, ExpansionRead, InstallPlan, Msg, ServerEvent};
 use super::contents::{self, ContentsDoc};
 use super::follow::{Connections, Ended, RETRY_FIRST, RETRY_MAX, connection_of, run_server};
 use super::keeper::Keeper;
@@ -25,6 +27,7 @@ use crate::catalog::{ItemId, Search, SearchResults, SearchWorker, ServerId, sort
 use crate::context::measured::resolve_measured;
 use crate::context::{Input, Measures, TokenizerKind, candidates_in};
 use crate::export::Format;
+use crate::hosts::{Host, Places, Scope};
 use crate::mcp::log::ServerLog;
 use crate::mcp::{ConnectOptions, Connection, McpError, ReadOutcome, ServerSpec};
 
@@ -270,6 +273,13 @@ impl Executor {
                     let _ = self.tx.send(Msg::Copied { what, note });
                 }
                 Effect::Bundle(request) => self.bundle(*request),
+                Effect::PlanInstall {
+                    host,
+                    scope,
+                    set,
+                    name,
+                } => self.plan_install(host, scope, set, name),
+                Effect::Install { plan, request } => self.install(plan, *request),
                 Effect::SignIn { server } => self.sign_in(server),
                 Effect::ReleaseMemory => {
                     let now = tokio::time::Instant::now();
@@ -573,29 +583,7 @@ impl Executor {
         let limit = self.options.timeout;
         let task = tokio::spawn(async move {
             let cands = candidates_in(&request.snapshot, &request.names);
-            let listed: Vec<&str> = request.listed.iter().map(String::as_str).collect();
-            let unavailable: Vec<(&str, &str)> = request
-                .unavailable
-                .iter()
-                .map(|(s, e)| (s.as_str(), e.as_str()))
-                .collect();
-            let none = Measures::new();
-            let base = Input {
-                candidates: &cands,
-                listed: &listed,
-                unavailable: &unavailable,
-                marks: &request.marks,
-                policy: &request.policy,
-                measures: &none,
-            };
-            let mut measures = Measures::new();
-            let (preview, texts) = resolve_measured(&base, &mut measures, MEASURE_JOBS, |index| {
-                let c = cands[index];
-                let connection = connection_of(&connections, c.id.server);
-                let uri = c.uri.to_string();
-                async move { read_text(connection, &uri, limit).await }
-            })
-            .await;
+            let (preview, texts) = read_resolution(&request, &cands, &connections, limit).await;
             let text = crate::export::bundle::bundle(Format::Markdown, &preview, &cands, &texts);
             let _ = tx.send(Msg::Bundle(Ok(Bundled {
                 text,
@@ -606,6 +594,118 @@ impl Executor {
         });
         self.tasks.push(task.abort_handle());
     }
+
+    /// Plans an install for the hand-off overlay ([`crate::commands::install::plan_entry`]
+    /// and [`crate::commands::deliver::plan_delivery`], as `install --dry-run`).
+    fn plan_install(&mut self, host: Host, scope: Scope, set: PathBuf, name: String) {
+        let tx = self.tx.clone();
+        tokio::task::spawn_blocking(move || {
+            let _ = tx.send(Msg::InstallPlanned(plan_install(host, scope, &set, &name)));
+        });
+    }
+
+    /// Makes a confirmed install: the entry, then the delivery of what the request's
+    /// resolution includes, read through the browser's connections.
+    fn install(&mut self, plan: Box<InstallPlan>, request: ResolveRequest) {
+        let connections = self.connections.clone();
+        let tx = self.tx.clone();
+        let limit = self.options.timeout;
+        let task = tokio::spawn(async move {
+            let entry = plan.entry.clone();
+            let committed = tokio::task::spawn_blocking(move || entry.commit())
+                .await
+                .unwrap_or_else(|e| Err(e.to_string()));
+            let mut lines = match committed {
+                Ok(lines) => lines,
+                Err(why) => return tx.send(Msg::Installed(Err(why))),
+            };
+            if plan.entry.host == Host::Gemini {
+                lines.push(format!("note: {}", crate::hosts::gemini::TRUST_NOTE));
+            }
+            if let Some((channel, delivery)) = &plan.delivery {
+                let cands = candidates_in(&request.snapshot, &request.names);
+                let (preview, texts) = read_resolution(&request, &cands, &connections, limit).await;
+                match crate::commands::deliver::write_delivery(
+                    channel, delivery, &plan.set, &preview, &cands, &texts,
+                ) {
+                    Ok(written) => {
+                        lines.extend(written.lines);
+                        lines.extend(written.warnings.iter().map(|w| format!("warning: {w}")));
+                    }
+                    Err(why) => {
+                        lines.push(why);
+                        return tx.send(Msg::Installed(Err(lines.join("; "))));
+                    }
+                }
+            }
+            lines.extend(plan.notes.iter().map(|n| format!("note: {n}")));
+            tx.send(Msg::Installed(Ok(lines)))
+        });
+        self.tasks.push(task.abort_handle());
+    }
+}
+
+/// The entry and delivery `mcpick install HOST --scope SCOPE --set SET --as NAME` would make.
+fn plan_install(
+    host: Host,
+    scope: Scope,
+    set: &std::path::Path,
+    name: &str,
+) -> Result<Box<InstallPlan>, String> {
+    let places = Places::system();
+    let entry = crate::commands::install::plan_entry(host, Some(scope), &places, set, name, false)
+        .map_err(|(why, _)| why)?;
+    let set_abs = crate::commands::deliver::absolute(set);
+    let mut notes = Vec::new();
+    if !set_abs.exists() {
+        notes.push(format!(
+            "{} does not exist yet: the browser saves it at the first mark, and `serve` needs it",
+            set_abs.display()
+        ));
+    }
+    let delivery = crate::commands::deliver::plan_delivery(host, scope, &places, &set_abs, name)?;
+    if delivery.is_none() {
+        notes.push(crate::commands::deliver::no_channel(host));
+    }
+    Ok(Box::new(InstallPlan {
+        entry,
+        delivery,
+        set: set_abs,
+        notes,
+    }))
+}
+
+/// Resolves the request reading what it includes (the same loop as `mcpick export`), through
+/// the browser's connections.
+async fn read_resolution(
+    request: &ResolveRequest,
+    cands: &[crate::context::Candidate<'_>],
+    connections: &Connections,
+    limit: Duration,
+) -> (crate::context::Preview, crate::context::measured::Texts) {
+    let listed: Vec<&str> = request.listed.iter().map(String::as_str).collect();
+    let unavailable: Vec<(&str, &str)> = request
+        .unavailable
+        .iter()
+        .map(|(s, e)| (s.as_str(), e.as_str()))
+        .collect();
+    let none = Measures::new();
+    let base = Input {
+        candidates: cands,
+        listed: &listed,
+        unavailable: &unavailable,
+        marks: &request.marks,
+        policy: &request.policy,
+        measures: &none,
+    };
+    let mut measures = Measures::new();
+    resolve_measured(&base, &mut measures, MEASURE_JOBS, |index| {
+        let c = cands[index];
+        let connection = connection_of(connections, c.id.server);
+        let uri = c.uri.to_string();
+        async move { read_text(connection, &uri, limit).await }
+    })
+    .await
 }
 
 impl Drop for Executor {

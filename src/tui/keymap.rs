@@ -55,7 +55,7 @@ impl Mode {
         match self {
             Mode::Browse => "Tree and list",
             Mode::Search => "Search line",
-            Mode::Contents => "Preview pane",
+            Mode::Contents => "Contents pane (config name: preview)",
             Mode::Log => "Log view",
             Mode::Help => "Help",
             Mode::Agent => "Agent view",
@@ -80,7 +80,14 @@ macro_rules! actions {
                 match self { $(Action::$variant => $desc,)* }
             }
 
+            /// The action a config names; the names of earlier releases still work.
             pub fn from_name(name: &str) -> Option<Action> {
+                let name = match name {
+                    "focus_preview" => "focus_contents",
+                    "preview_down" => "contents_down",
+                    "preview_up" => "contents_up",
+                    other => other,
+                };
                 match name { $($name => Some(Action::$variant),)* _ => None }
             }
         }
@@ -97,9 +104,9 @@ actions! {
     PageDown = "page_down": "Move down one page",
     Top = "top": "Go to the top",
     Bottom = "bottom": "Go to the bottom",
-    Expand = "expand": "Open the folder (on a resource: focus the preview)",
+    Expand = "expand": "Open the folder (on a resource: focus the contents pane)",
     Collapse = "collapse": "Close the folder, or go to the parent",
-    Toggle = "toggle": "Open or close the folder (on a resource: focus the preview)",
+    Toggle = "toggle": "Open or close the folder (on a resource: focus the contents pane)",
     ExpandAll = "expand_all": "Open every folder",
     CollapseAll = "collapse_all": "Close every folder",
     Parent = "parent": "Jump to the parent folder",
@@ -116,11 +123,11 @@ actions! {
     CursorRight = "cursor_right": "Move the cursor one character right",
     CursorHome = "cursor_home": "Move the cursor to the start of the query",
     CursorEnd = "cursor_end": "Move the cursor to the end of the query",
-    FocusContents = "focus_preview": "Focus the preview pane",
+    FocusContents = "focus_contents": "Focus the contents pane",
     FocusList = "focus_list": "Back to the tree or list",
-    ContentsDown = "preview_down": "Scroll the preview down",
-    ContentsUp = "preview_up": "Scroll the preview up",
-    Reload = "reload": "Read the resource again (drops the cached preview)",
+    ContentsDown = "contents_down": "Scroll the contents pane down",
+    ContentsUp = "contents_up": "Scroll the contents pane up",
+    Reload = "reload": "Read the resource again (drops the cached contents)",
     Templates = "templates": "The servers' resource templates: Enter fills one in (with the server's completions) and reads the expansion, which can be pinned",
     Reconnect = "reconnect": "On a server row: connect to the server again and list it (a failed or crashed server comes back)",
     Log = "log": "Show or hide the server log",
@@ -140,7 +147,7 @@ actions! {
     CycleAudience = "cycle_audience": "Next audience filter (assistant, user, any)",
     CopyUri = "copy_uri": "Copy the resource's URI to the clipboard (OSC 52)",
     CopyBundle = "copy_bundle": "Copy the bundle the agent is handed (contents, in order, under the budget) to the clipboard",
-    Handoff = "handoff": "Show the commands that serve, install or export this set",
+    Handoff = "handoff": "Install this set into a host (see the change, confirm); the commands to copy",
 }
 
 /// One key with its modifiers. Shift is folded into the character (`J`, not `shift-j`).
@@ -423,9 +430,15 @@ impl Keymap {
     pub fn apply_table(&mut self, table: &toml::Table, origin: &str) -> Vec<String> {
         let mut errors = Vec::new();
         for (mode_name, keys) in table {
-            let Some(mode) = Mode::ALL.into_iter().find(|m| m.name() == mode_name) else {
+            // `contents` names the contents pane as the help does; `preview` stays for configs.
+            let wanted = if mode_name == "contents" {
+                "preview"
+            } else {
+                mode_name
+            };
+            let Some(mode) = Mode::ALL.into_iter().find(|m| m.name() == wanted) else {
                 errors.push(format!(
-                    "{origin}: keys.{mode_name}: unknown mode (use one of browse, search, preview, agent, log, help)"
+                    "{origin}: keys.{mode_name}: unknown mode (use one of browse, search, preview (the contents pane; `contents` works too), agent, log, help)"
                 ));
                 continue;
             };

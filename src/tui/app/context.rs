@@ -56,6 +56,8 @@ pub struct ContextState {
     /// The set file as a person would type it (`./mcpick.context.json`), for the one
     /// message saying where the first change was saved.
     pub path: Option<String>,
+    /// The set file itself (what the hand-off installs).
+    pub file: Option<std::path::PathBuf>,
     /// That message was shown.
     pub announced: bool,
 }
@@ -283,6 +285,28 @@ impl App {
             if n == 1 { "" } else { "s" }
         ));
         self.adopt(disk)
+    }
+
+    /// Why the agent view's figures (the meter, the counts, the cut line) are not final yet:
+    /// a resolution still to come for the marks, policy or resources as they are now, or a
+    /// listing still arriving. `None`: they are final (counts may still be estimates, `~`).
+    pub fn figures_pending(&self) -> Option<&'static str> {
+        let c = &self.context;
+        if c.agent.is_none()
+            || c.resolve_in_flight
+            || c.resolve_dirty
+            || c.resolved_len != self.catalogue.len()
+        {
+            return Some("resolving…");
+        }
+        if self
+            .servers
+            .iter()
+            .any(|s| matches!(s.status, Status::Connecting | Status::Loading { .. }))
+        {
+            return Some("listing…");
+        }
+        None
     }
 
     /// Asks for a resolution, or (one in flight) for one more after it.

@@ -1,10 +1,17 @@
 //! Hand-off from the browser: `y` copies the selected resource's URI, `Y` the whole bundle the
 //! agent would be handed (as `mcpick export` renders it), both through the terminal's
-//! clipboard (OSC 52); `I` shows the commands that serve, install or export the current set.
+//! clipboard (OSC 52); `I` installs the set into a host from here (choose the host and scope,
+//! see the change `install --dry-run` shows, confirm) and lists the commands that serve,
+//! install or export it, for copying.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use crossterm::event::{KeyCode, KeyEvent};
 
 use super::{App, Effect, Overlay, Selection};
+use crate::commands::install::EntryPlan;
+use crate::deliver::Channel;
+use crate::deliver::pieces::Delivery;
 use crate::hosts::{Host, Scope};
 use crate::sanitize;
 use crate::tui::text::thousands;
@@ -20,7 +27,159 @@ pub struct Bundled {
     pub estimated: bool,
 }
 
+/// An install planned off the UI thread: the entry's edit and, where the host has one, the
+/// session-start delivery; nothing is written until it is confirmed.
+#[derive(Debug)]
+pub struct InstallPlan {
+    pub entry: EntryPlan,
+    pub delivery: Option<(&'static Channel, Delivery)>,
+    /// The set file, as the executor resolves it (absolute).
+    pub set: PathBuf,
+    /// What else the person should know before confirming (no channel, no set file yet).
+    pub notes: Vec<String>,
+}
+
+/// Where the hand-off overlay's install is.
+#[derive(Debug, Default)]
+pub enum Stage {
+    /// Choosing the host and scope.
+    #[default]
+    Choose,
+    /// The change is being planned.
+    Planning,
+    /// The change is shown; Enter makes it.
+    Planned(Box<InstallPlan>),
+    /// Being written (the delivery reads the included resources first).
+    Installing,
+    /// Written: what was done, or why it was not.
+    Done(Result<Vec<String>, String>),
+}
+
+/// The hand-off overlay's install: the host and scope chosen, and how far it is.
+#[derive(Debug, Default)]
+pub struct Installer {
+    /// Index into [`Host::ALL`].
+    pub host: usize,
+    /// `None`: the host's default (project where it has a project file).
+    pub scope: Option<Scope>,
+    pub stage: Stage,
+}
+
+impl Installer {
+    pub fn host(&self) -> Host {
+        Host::ALL[self.host % Host::ALL.len()]
+    }
+
+    /// The scope an install would use now.
+    pub fn scope(&self) -> Scope {
+        let d = self.host().dialect();
+        match self.scope {
+            Some(Scope::Project) if d.project_file.is_some() => Scope::Project,
+            Some(Scope::User) => Scope::User,
+            _ if d.project_file.is_some() => Scope::Project,
+            _ => Scope::User,
+        }
+    }
+}
+
 impl App {
+    /// Keys while the hand-off overlay is open: choose, show, confirm. `None`: not open.
+    pub(super) fn on_handoff_key(&mut self, key: KeyEvent) -> Option<Vec<Effect>> {
+        if !matches!(self.overlay, Some(Overlay::Handoff { .. })) {
+            return None;
+        }
+        let choosing = matches!(self.installer.stage, Stage::Choose | Stage::Done(_));
+        match key.code {
+            KeyCode::Esc if !choosing => self.installer.stage = Stage::Choose,
+            KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('I') => self.overlay = None,
+            KeyCode::Left | KeyCode::Right | KeyCode::Char('h') | KeyCode::Char('l')
+                if choosing =>
+            {
+                let n = Host::ALL.len();
+                let step = if matches!(key.code, KeyCode::Left | KeyCode::Char('h')) {
+                    n - 1
+                } else {
+                    1
+                };
+                self.installer.host = (self.installer.host + step) % n;
+                self.installer.scope = None;
+                self.installer.stage = Stage::Choose;
+            }
+            KeyCode::Tab | KeyCode::Char('s') if choosing => {
+                let other = match self.installer.scope() {
+                    Scope::Project => Scope::User,
+                    Scope::User => Scope::Project,
+                };
+                self.installer.scope = Some(other);
+                self.installer.stage = Stage::Choose;
+            }
+            KeyCode::Enter => return Some(self.handoff_enter()),
+            _ => return None,
+        }
+        Some(Vec::new())
+    }
+
+    /// Enter: plan the chosen install, or make the one shown.
+    fn handoff_enter(&mut self) -> Vec<Effect> {
+        match std::mem::take(&mut self.installer.stage) {
+            Stage::Choose | Stage::Done(_) => {
+                let Some(set) = self.context.file.clone() else {
+                    self.installer.stage =
+                        Stage::Done(Err("the browser has no set file to install".into()));
+                    return Vec::new();
+                };
+                self.installer.stage = Stage::Planning;
+                vec![Effect::PlanInstall {
+                    host: self.installer.host(),
+                    scope: self.installer.scope(),
+                    set,
+                    name: DEFAULT_NAME.to_string(),
+                }]
+            }
+            Stage::Planned(plan) => {
+                self.installer.stage = Stage::Installing;
+                self.info = Some(format!(
+                    "installing into {}…",
+                    plan.entry.host.dialect().host_name
+                ));
+                vec![Effect::Install {
+                    plan,
+                    request: Box::new(self.resolve_request(0)),
+                }]
+            }
+            busy => {
+                self.installer.stage = busy;
+                Vec::new()
+            }
+        }
+    }
+
+    /// The planned change is ready to show (or could not be planned).
+    pub(super) fn on_install_planned(&mut self, plan: Result<Box<InstallPlan>, String>) {
+        if !matches!(self.installer.stage, Stage::Planning) {
+            return;
+        }
+        self.installer.stage = match plan {
+            Ok(plan) => Stage::Planned(plan),
+            Err(why) => Stage::Done(Err(why)),
+        };
+        if let Some(Overlay::Handoff { scroll }) = &mut self.overlay {
+            *scroll = 0;
+        }
+    }
+
+    /// The install ended: the overlay and the status line say how.
+    pub(super) fn on_installed(&mut self, result: Result<Vec<String>, String>) {
+        self.info = Some(sanitize::line(
+            &match &result {
+                Ok(lines) => lines.first().cloned().unwrap_or_default(),
+                Err(why) => format!("not installed: {why}"),
+            },
+            300,
+        ));
+        self.installer.stage = Stage::Done(result);
+    }
+
     /// `y`: the URI of the resource under the cursor.
     pub(super) fn copy_uri(&mut self) -> Vec<Effect> {
         let Selection::Item(id) = self.selection() else {
@@ -77,33 +236,83 @@ impl App {
         Vec::new()
     }
 
-    /// `I`: the hand-off commands for the current set.
+    /// `I`: install from here, and the hand-off commands for the current set.
     pub(super) fn show_handoff(&mut self) {
+        if !matches!(self.installer.stage, Stage::Planning | Stage::Installing) {
+            self.installer.stage = Stage::Choose;
+        }
         self.overlay = Some(Overlay::Handoff { scroll: 0 });
     }
 
-    /// The lines of the hand-off overlay. A set not saved yet is said first: every command
-    /// listed refuses a missing set file.
+    /// The lines of the hand-off overlay: the install, then the commands. Lines indented by
+    /// two spaces are text, the others headings.
     pub fn handoff_lines(&self) -> Vec<String> {
-        let mut lines = Vec::new();
-        if !self.set_saved() {
-            lines.extend([
-                format!(
-                    "Not saved yet: {} does not exist, and these commands refuse a missing set.",
-                    sanitize::line(self.set_path(), 200)
-                ),
-                "Pin or exclude something (or change the policy) first: that saves it.".into(),
-                String::new(),
-            ]);
-        }
+        let mut lines = self.install_lines();
+        lines.push(String::new());
         lines.extend(handoff_lines(Path::new(self.set_path())));
         lines
     }
 
-    /// The set file exists: it was loaded, or this browser (or another process) saved it.
-    fn set_saved(&self) -> bool {
-        let c = &self.context;
-        c.set.on_disk || c.base.on_disk || c.saved_seq > 0
+    fn install_lines(&self) -> Vec<String> {
+        let host = self.installer.host();
+        let scope = self.installer.scope();
+        let file = match scope {
+            Scope::Project => host.dialect().project_file.unwrap_or_default().to_string(),
+            Scope::User => "user config".to_string(),
+        };
+        let mut lines = vec![
+            "Install it from here: ←/→ host · tab scope · enter shows the change, enter again makes it"
+                .to_string(),
+            format!(
+                "  ‹ {} › {} scope ({file})   mcpick install {}{} --set {}",
+                host.dialect().host_name,
+                scope.name(),
+                host.name(),
+                match (scope, host.dialect().project_file) {
+                    (Scope::User, Some(_)) => " --scope user",
+                    (Scope::Project, _) => " --scope project",
+                    _ => "",
+                },
+                shell_word(self.set_path())
+            ),
+        ];
+        match &self.installer.stage {
+            Stage::Choose => {}
+            Stage::Planning => lines.push("  reading the host's file…".into()),
+            Stage::Installing => lines.push(
+                "  installing: writing the entry, reading the included resources for the delivery…"
+                    .into(),
+            ),
+            Stage::Planned(plan) => {
+                let diff = plan.entry.edit.diff();
+                if plan.entry.edit.is_unchanged() {
+                    lines.push(format!(
+                        "The entry is already there ({}): enter writes the delivery again · esc goes back",
+                        plan.entry.edit.path.display()
+                    ));
+                } else {
+                    lines.push(
+                        "The change (as `mcpick install --dry-run` shows it) · enter makes it · esc goes back"
+                            .into(),
+                    );
+                    lines.extend(diff.lines().map(|l| format!("  {l}")));
+                }
+                if let Some((channel, delivery)) = &plan.delivery {
+                    let planned = crate::commands::deliver::planned_lines(channel, delivery);
+                    lines.extend(planned.into_iter().map(|l| format!("  {l}")));
+                }
+                lines.extend(plan.notes.iter().map(|n| format!("  note: {n}")));
+            }
+            Stage::Done(Ok(done)) => {
+                lines.push("Done:".into());
+                lines.extend(done.iter().map(|l| format!("  {}", l.trim_start())));
+            }
+            Stage::Done(Err(why)) => {
+                lines.push("Not installed:".into());
+                lines.push(format!("  {why}"));
+            }
+        }
+        lines
     }
 
     /// The command that serves the current set (the agent view shows it).
@@ -117,6 +326,9 @@ impl App {
 }
 
 const DEFAULT_SET: &str = "mcpick.context.json";
+/// The served entry's name an install from the browser writes (`install --as` on the
+/// command line chooses another).
+const DEFAULT_NAME: &str = "mcpick";
 
 /// What to run to hand the set at `path` to a host: serve, install per host and scope,
 /// export.

@@ -36,7 +36,7 @@ use crate::sanitize;
 pub use browse::{Browse, Cursor, Selection, View};
 pub use contents::ContentsState;
 pub use context::ContextState;
-pub use handoff::Bundled;
+pub use handoff::{Bundled, InstallPlan, Installer, Stage};
 pub use msg::{Effect, ExpansionRead, Msg, SaveFailure, SaveReport, ServerEvent};
 pub use search::{LineEdit, SearchState};
 pub use servers::{Log, ServerSetup, ServerState, Status};
@@ -89,6 +89,8 @@ pub struct App {
     pub overlay: Option<Overlay>,
     /// The template form, while [`Overlay::Form`] is open.
     pub form: Option<form::TemplateForm>,
+    /// The hand-off overlay's install.
+    pub installer: Installer,
     pub size: (u16, u16),
     pub theme: Theme,
     pub keymap: Keymap,
@@ -147,6 +149,7 @@ impl App {
             focus: Mode::Browse,
             overlay: None,
             form: None,
+            installer: Installer::default(),
             info_holds: None,
             size: (80, 24),
             theme,
@@ -282,6 +285,14 @@ impl App {
                 result,
             } => self.on_expansion_read(server, uri, result),
             Msg::Copied { what, note } => self.on_copied(what, note),
+            Msg::InstallPlanned(plan) => {
+                self.on_install_planned(plan);
+                Vec::new()
+            }
+            Msg::Installed(result) => {
+                self.on_installed(result);
+                Vec::new()
+            }
             Msg::Quit => {
                 self.quit = true;
                 Vec::new()
@@ -340,6 +351,9 @@ impl App {
 
     pub(super) fn on_key(&mut self, key: KeyEvent) -> Vec<Effect> {
         if let Some(fx) = self.on_form_key(key) {
+            return fx;
+        }
+        if let Some(fx) = self.on_handoff_key(key) {
             return fx;
         }
         let chord = Chord::from_event(&key);

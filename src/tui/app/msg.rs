@@ -9,7 +9,7 @@ use rmcp::model::Resource;
 use super::super::agent::{AgentPreview, ResolveRequest};
 use super::super::contents::ContentsDoc;
 use super::super::server_info::ServerInfo;
-use super::handoff::Bundled;
+use super::handoff::{Bundled, InstallPlan};
 use crate::catalog::{ItemId, SearchResults, ServerId, Snapshot, SortKey};
 use crate::context::{Applied, ContextSet, Measure, SetChange, TokenizerKind};
 use crate::mcp::log::LogEntry;
@@ -94,6 +94,10 @@ pub enum Msg {
         what: String,
         note: Option<&'static str>,
     },
+    /// The install the hand-off overlay asked for is planned (nothing written yet).
+    InstallPlanned(Result<Box<InstallPlan>, String>),
+    /// The confirmed install ended: what was done, or why not.
+    Installed(Result<Vec<String>, String>),
     /// Ask to quit (a signal).
     Quit,
 }
@@ -215,6 +219,20 @@ pub enum Effect {
     /// Read the resources the request's resolution includes and render the bundle as
     /// `mcpick export` does; answer [`Msg::Bundle`].
     Bundle(Box<ResolveRequest>),
+    /// Plan `host`'s entry serving `set` as `name` in `scope`, and its session-start delivery
+    /// (as `mcpick install --dry-run`); answer [`Msg::InstallPlanned`].
+    PlanInstall {
+        host: crate::hosts::Host,
+        scope: crate::hosts::Scope,
+        set: std::path::PathBuf,
+        name: String,
+    },
+    /// Make a planned install: the entry (refused if the file changed since it was shown),
+    /// then the delivery of what the request's resolution includes; answer [`Msg::Installed`].
+    Install {
+        plan: Box<InstallPlan>,
+        request: Box<ResolveRequest>,
+    },
 }
 
 /// A save that worked: the set as saved (with what other processes had saved before).

@@ -19,6 +19,8 @@ pub struct AgentView<'a> {
     pub catalogue: &'a Catalogue,
     /// (done, total) of the token counts in flight.
     pub progress: Option<(usize, usize)>,
+    /// The figures are not final yet, and why ([`crate::tui::App::figures_pending`]).
+    pub pending: Option<&'static str>,
     /// The command that serves this set to a host.
     pub serve: Option<String>,
     pub theme: &'a Theme,
@@ -30,6 +32,7 @@ fn agent_line(v: &AgentView, row: usize) -> Line<'static> {
         return Line::styled("resolving…", t.dim);
     };
     let p = &agent.preview;
+    let pending = if v.pending.is_some() { "~" } else { "" };
     let describe = |index: usize| -> (String, String) {
         let Some(id) = agent.id(index) else {
             return (String::new(), String::new());
@@ -84,15 +87,19 @@ fn agent_line(v: &AgentView, row: usize) -> Line<'static> {
                 thousands(b as usize)
             ),
             Some(b) => format!(
-                "── cut line · budget {} · used {} · {} left ──",
+                "── cut line · budget {} · used {pending}{} · {pending}{} left ──",
                 thousands(b as usize),
                 thousands(p.total_tokens as usize),
                 thousands(b.saturating_sub(p.total_tokens) as usize)
             ),
             None => format!(
-                "── end · no budget · {} tokens ──",
+                "── end · no budget · {pending}{} tokens ──",
                 thousands(p.total_tokens as usize)
             ),
+        };
+        let text = match v.pending {
+            Some(why) => format!("{text} {why}"),
+            None => text,
         };
         return Line::styled(text, if p.pins_over_budget { t.error } else { t.title });
     }
@@ -221,18 +228,26 @@ pub fn draw(frame: &mut Frame, area: Rect, v: &AgentView) {
     }
     let mut lines = Vec::new();
     let mut summary = vec![];
+    let pending = if v.pending.is_some() { "~" } else { "" };
     if let Some(agent) = &v.context.agent {
         let p = &agent.preview;
         summary.push(Span::styled(
             format!(
-                "{} resource{} · {}{} tokens",
+                "{pending}{} resource{} · {}{} tokens",
                 thousands(p.included.len()),
                 if p.included.len() == 1 { "" } else { "s" },
-                if p.is_estimated() { "~" } else { "" },
+                if p.is_estimated() || v.pending.is_some() {
+                    "~"
+                } else {
+                    ""
+                },
                 thousands(p.total_tokens as usize)
             ),
             t.text,
         ));
+    }
+    if let Some(why) = v.pending {
+        summary.push(Span::styled(format!(" · {why}"), t.busy));
     }
     match v.progress {
         Some((done, total)) => {

@@ -80,7 +80,7 @@ pub fn draw(frame: &mut Frame, body: Rect, keymap: &Keymap, t: &Theme, scroll: u
         84,
         20,
         t,
-        scroll,
+        Scroll::Rows(scroll),
     );
 }
 
@@ -104,12 +104,22 @@ pub fn draw_handoff(frame: &mut Frame, body: Rect, lines: &[String], t: &Theme, 
         110,
         4,
         t,
-        scroll,
+        Scroll::Rows(scroll),
     );
 }
 
+/// Which rows of an overlay are shown.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Scroll {
+    /// From this wrapped row on (the help, the hand-off).
+    Rows(usize),
+    /// As few rows down as keep this line (by index, before wrapping) whole on screen.
+    Keep(usize),
+}
+
 /// Lines in a bordered box centred over the body, wrapped (continuations indented by
-/// `indent`), scrolled by `scroll` rows.
+/// `indent`), scrolled. The box is as tall as the lines once wrapped (up to the body), so a
+/// line that wraps never pushes the next ones out of sight.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn draw_text(
     frame: &mut Frame,
@@ -119,22 +129,32 @@ pub(super) fn draw_text(
     width: u16,
     indent: usize,
     t: &Theme,
-    scroll: usize,
+    scroll: Scroll,
 ) {
-    let area = centered(body, width, lines.len() as u16 + 2);
+    let inner_width = width.min(body.width).saturating_sub(2).max(1) as usize;
+    let mut rows = Vec::new();
+    // The first wrapped row of each line.
+    let mut starts = Vec::with_capacity(lines.len());
+    for l in lines {
+        starts.push(rows.len());
+        wrap(l, inner_width, indent, &mut rows);
+    }
+    let height = (rows.len() as u16).saturating_add(2);
+    let area = centered(body, width, height);
     frame.render_widget(Clear, area);
     let block = pane(t, title.into(), true);
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let mut rows = Vec::new();
-    for l in lines {
-        wrap(l, inner.width.max(1) as usize, indent, &mut rows);
-    }
-    let scroll = scroll.min(rows.len().saturating_sub(inner.height as usize));
-    let visible: Vec<Line> = rows
-        .into_iter()
-        .skip(scroll)
-        .take(inner.height as usize)
-        .collect();
+    let shown = inner.height as usize;
+    let most = rows.len().saturating_sub(shown);
+    let scroll = match scroll {
+        Scroll::Rows(n) => n.min(most),
+        Scroll::Keep(line) => {
+            let first = starts.get(line).copied().unwrap_or(0);
+            let end = starts.get(line + 1).copied().unwrap_or(rows.len());
+            end.saturating_sub(shown).min(first).min(most)
+        }
+    };
+    let visible: Vec<Line> = rows.into_iter().skip(scroll).take(shown).collect();
     frame.render_widget(Paragraph::new(visible), inner);
 }

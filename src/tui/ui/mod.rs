@@ -123,6 +123,7 @@ fn agent_view(app: &App) -> agent::AgentView<'_> {
         context: &app.context,
         catalogue: &app.catalogue,
         progress: app.measure_progress(),
+        pending: app.figures_pending(),
         serve: Some(app.serve_command()),
         theme: &app.theme,
     }
@@ -137,6 +138,7 @@ fn status_view(app: &App) -> status::StatusView<'_> {
         order: app.browse.order,
         context: &app.context,
         progress: app.measure_progress(),
+        pending: app.figures_pending(),
         notice: app.notice.as_deref(),
         info: app.info.as_deref(),
         keymap: &app.keymap,

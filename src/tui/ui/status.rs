@@ -24,6 +24,8 @@ pub struct StatusView<'a> {
     pub context: &'a ContextState,
     /// (done, total) of the token counts in flight.
     pub progress: Option<(usize, usize)>,
+    /// The figures are not final yet, and why ([`crate::tui::App::figures_pending`]).
+    pub pending: Option<&'static str>,
     pub notice: Option<&'a str>,
     pub info: Option<&'a str>,
     pub keymap: &'a Keymap,
@@ -57,7 +59,7 @@ pub fn draw(frame: &mut Frame, area: Rect, v: &StatusView) {
         spans.push(Span::styled(format!("x{excludes}"), t.exclude));
     }
     spans.push(Span::styled(" · ", t.text));
-    spans.extend(meter(v.context.agent.as_deref(), t));
+    spans.extend(meter(v.context.agent.as_deref(), v.pending, t));
     if let Some((done, total)) = v.progress {
         spans.push(Span::styled(format!(" · counting {done}/{total}"), t.busy));
     }
@@ -120,14 +122,27 @@ pub fn draw(frame: &mut Frame, area: Rect, v: &StatusView) {
 }
 
 /// The budget meter: `▕███░░░░░▏ ~1,234/8,000 tok` (`~`: some count is still an estimate
-/// from `size`; `!`: pins alone are over the budget).
-pub fn meter(agent: Option<&AgentPreview>, t: &Theme) -> Vec<Span<'static>> {
+/// from `size`, or the figure is not final: `pending` says why, `resolving…`; `!`: pins alone
+/// are over the budget).
+pub fn meter(
+    agent: Option<&AgentPreview>,
+    pending: Option<&'static str>,
+    t: &Theme,
+) -> Vec<Span<'static>> {
     let Some(agent) = agent else {
-        return vec![Span::styled("tokens …", t.dim)];
+        return vec![Span::styled("tokens resolving…", t.dim)];
     };
+    let mut spans = meter_of(agent, pending.is_some(), t);
+    if let Some(why) = pending {
+        spans.push(Span::styled(format!(" {why}"), t.busy));
+    }
+    spans
+}
+
+fn meter_of(agent: &AgentPreview, pending: bool, t: &Theme) -> Vec<Span<'static>> {
     let p = &agent.preview;
     let (used, budget) = p.meter();
-    let est = if p.is_estimated() { "~" } else { "" };
+    let est = if p.is_estimated() || pending { "~" } else { "" };
     match budget {
         Some(b) => {
             const CELLS: u64 = 8;

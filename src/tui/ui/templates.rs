@@ -4,7 +4,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use super::help::draw_text;
+use super::help::{Scroll, draw_text};
 use crate::catalog::{ServerId, TemplateEntry};
 use crate::sanitize;
 use crate::tui::app::form::TemplateForm;
@@ -37,7 +37,6 @@ pub fn draw_list(
             Line::from(spans)
         })
         .collect();
-    let scroll = cursor.saturating_sub(body.height.saturating_sub(4) as usize);
     draw_text(
         frame,
         body,
@@ -46,7 +45,7 @@ pub fn draw_list(
         110,
         4,
         t,
-        scroll,
+        Scroll::Keep(cursor),
     );
 }
 
@@ -107,5 +106,5 @@ pub fn draw_form(frame: &mut Frame, body: Rect, form: &TemplateForm, t: &Theme) 
         "Fill in {}",
         sanitize::line(&form.template.uri_template, 200)
     );
-    draw_text(frame, body, &title, lines, 100, 4, t, 0);
+    draw_text(frame, body, &title, lines, 100, 4, t, Scroll::Rows(0));
 }
