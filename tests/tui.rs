@@ -2032,8 +2032,11 @@ fn the_handoff_overlay_installs_after_showing_the_change() {
     use mcpick::hosts::{Host, Places, Scope};
     let dir = tempfile::tempdir().unwrap();
     let set = dir.path().join("mcpick.context.json");
+    // A saved set: install refuses a missing one.
+    std::fs::write(&set, "{\"version\": 1}\n").unwrap();
     let mut app = demo_app();
     app.context.file = Some(set.clone());
+    app.context.saved_seq = 1;
     drive(&mut app, "I");
     let shown = screen(&mut app, 120, 40);
     assert!(
@@ -2310,7 +2313,7 @@ fn capital_i_says_when_the_set_is_not_saved_yet() {
         }),
     });
     assert!(
-        app.handoff_lines()[0].starts_with("Serve it"),
+        app.handoff_lines()[0].starts_with("Install it from here"),
         "{:?}",
         app.handoff_lines()
     );

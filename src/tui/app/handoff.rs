@@ -246,11 +246,30 @@ impl App {
 
     /// The lines of the hand-off overlay: the install, then the commands. Lines indented by
     /// two spaces are text, the others headings.
+    /// The lines of the hand-off overlay. A set not saved yet is said first: every command
+    /// listed (and the install from here) refuses a missing set file.
     pub fn handoff_lines(&self) -> Vec<String> {
-        let mut lines = self.install_lines();
+        let mut lines = Vec::new();
+        if !self.set_saved() {
+            lines.extend([
+                format!(
+                    "Not saved yet: {} does not exist, and these commands refuse a missing set.",
+                    sanitize::line(self.set_path(), 200)
+                ),
+                "Pin or exclude something (or change the policy) first: that saves it.".into(),
+                String::new(),
+            ]);
+        }
+        lines.extend(self.install_lines());
         lines.push(String::new());
         lines.extend(handoff_lines(Path::new(self.set_path())));
         lines
+    }
+
+    /// The set file exists: it was loaded, or this browser (or another process) saved it.
+    fn set_saved(&self) -> bool {
+        let c = &self.context;
+        c.set.on_disk || c.base.on_disk || c.saved_seq > 0
     }
 
     fn install_lines(&self) -> Vec<String> {
