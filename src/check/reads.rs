@@ -175,13 +175,7 @@ fn item_bytes(item: &Value) -> Option<usize> {
         .map(|b| b.len())
 }
 
-/// True when `item_uri` is the requested URI or a part of it (a multi-part read).
-fn under(item_uri: &str, uri: &str) -> bool {
-    item_uri == uri
-        || item_uri
-            .strip_prefix(uri.trim_end_matches('/'))
-            .is_some_and(|rest| rest.starts_with(['/', '#']))
-}
+use crate::mcp::is_part_of as under;
 
 /// The three read rules over the sampled reads.
 pub fn judge(reads: &[ReadObs]) -> [Finding; 3] {

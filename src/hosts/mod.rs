@@ -15,6 +15,7 @@ pub mod gemini;
 pub mod install;
 pub mod json;
 pub mod vscode;
+pub mod wrap;
 pub mod windsurf;
 pub mod zed;
 

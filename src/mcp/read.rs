@@ -27,6 +27,16 @@ pub enum ReadOutcome {
 
 const METHOD: &str = "resources/read";
 
+/// True when a contents item's `item_uri` is the requested `uri` or a part of it (a
+/// multi-part read: `uri/part`, `uri#part`). Anything else is a foreign part: `check` reports
+/// it (`read.matches-list`) and `wrap` drops it.
+pub fn is_part_of(item_uri: &str, uri: &str) -> bool {
+    item_uri == uri
+        || item_uri
+            .strip_prefix(uri.trim_end_matches('/'))
+            .is_some_and(|rest| rest.starts_with(['/', '#']))
+}
+
 impl Connection {
     /// Reads one resource. Server errors that mean "not found" become
     /// [`ReadOutcome::NotFound`]; everything else is an error. Malformed contents items are
