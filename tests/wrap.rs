@@ -76,8 +76,8 @@ impl World {
 
     /// The command line of entry `name` in `.mcp.json`, as Claude Code starts it.
     fn entry(&self, name: &str) -> Vec<String> {
-        let doc: Value = serde_json::from_str(&std::fs::read_to_string(self.file()).unwrap())
-            .unwrap();
+        let doc: Value =
+            serde_json::from_str(&std::fs::read_to_string(self.file()).unwrap()).unwrap();
         let entry = &doc["mcpServers"][name];
         std::iter::once(entry["command"].as_str().unwrap().to_string())
             .chain(
@@ -179,7 +179,11 @@ fn a_wrapped_entry_answers_as_the_upstream_but_for_the_excluded_resources() {
     // A missing NAME is a usage error naming the file's entries.
     let out = world.run(&["wrap", "claude-code", "nope"]);
     assert_eq!(exit_code(&out), 2);
-    assert!(stderr(&out).contains("its entries: other, py"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("its entries: other, py"),
+        "{}",
+        stderr(&out)
+    );
 
     let said = world.ok(&["wrap", "claude-code", "py"]);
     assert!(said.contains("wrapped `py`"), "{said}");
@@ -204,7 +208,13 @@ fn a_wrapped_entry_answers_as_the_upstream_but_for_the_excluded_resources() {
     for (mode, not_found) in [("legacy", -32002), ("auto", -32602)] {
         let direct = world.client(&upstream(), mode, &reads);
         let through = world.client(&line, mode, &reads);
-        for key in ["protocolVersion", "capabilities", "tools", "call", "templates"] {
+        for key in [
+            "protocolVersion",
+            "capabilities",
+            "tools",
+            "call",
+            "templates",
+        ] {
             assert_eq!(through[key], direct[key], "{mode}: {key}");
         }
         let hidden = |uri: &str| uri.starts_with("py://items/beta/") || uri == "py://items/gamma/2";
@@ -222,7 +232,10 @@ fn a_wrapped_entry_answers_as_the_upstream_but_for_the_excluded_resources() {
             assert_eq!(read["ok"], false, "{mode}: {read}");
             assert_eq!(read["code"], not_found, "{mode}: {read}");
         }
-        assert_eq!(through_reads[2], direct["reads"][2], "{mode}: an allowed read");
+        assert_eq!(
+            through_reads[2], direct["reads"][2],
+            "{mode}: an allowed read"
+        );
         assert_eq!(through_reads[2]["ok"], true);
     }
 
@@ -255,14 +268,19 @@ fn a_wrapped_entry_answers_as_the_upstream_but_for_the_excluded_resources() {
     .unwrap();
     let claude = peers().join("node/node_modules/.bin/claude");
     let out = world
-        .command(&[claude.to_string_lossy().into_owned(), "mcp".into(), "list".into()])
+        .command(&[
+            claude.to_string_lossy().into_owned(),
+            "mcp".into(),
+            "list".into(),
+        ])
         .stdin(Stdio::null())
         .output()
         .unwrap();
     let text = format!("{}{}", stdout(&out), stderr(&out));
     assert!(
-        text.lines()
-            .any(|l| l.starts_with("py:") && l.contains("mcpick wrap-serve") && l.contains("✔ Connected")),
+        text.lines().any(|l| l.starts_with("py:")
+            && l.contains("mcpick wrap-serve")
+            && l.contains("✔ Connected")),
         "claude mcp list: {text}"
     );
 
@@ -270,7 +288,10 @@ fn a_wrapped_entry_answers_as_the_upstream_but_for_the_excluded_resources() {
     let record = world.project().join(".mcp.json.mcpick-wrap.json");
     assert!(record.exists());
     world.ok(&["unwrap", "claude-code", "py"]);
-    assert_eq!(std::fs::read_to_string(world.file()).unwrap(), world.original);
+    assert_eq!(
+        std::fs::read_to_string(world.file()).unwrap(),
+        world.original
+    );
     assert!(!record.exists());
     let out = world.run(&["unwrap", "claude-code", "py"]);
     assert_eq!(exit_code(&out), 2, "nothing left to unwrap");
@@ -283,6 +304,10 @@ fn http_entries_are_refused_and_left_alone() {
     std::fs::write(world.file(), text).unwrap();
     let out = world.run(&["wrap", "claude-code", "web"]);
     assert_eq!(exit_code(&out), 2);
-    assert!(stderr(&out).contains("stdio servers only"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("stdio servers only"),
+        "{}",
+        stderr(&out)
+    );
     assert_eq!(std::fs::read_to_string(world.file()).unwrap(), text);
 }

@@ -21,7 +21,8 @@ pub use context::{
     parse_budget, parse_priority,
 };
 pub use handoff::{
-    Deliver, DeliverArgs, ExportArgs, InstallArgs, UninstallArgs, UnwrapArgs, WrapArgs, WrapServeArgs,
+    Deliver, DeliverArgs, ExportArgs, InstallArgs, UninstallArgs, UnwrapArgs, WrapArgs,
+    WrapServeArgs,
 };
 
 #[derive(Debug, Parser)]

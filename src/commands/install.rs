@@ -286,7 +286,9 @@ fn list(places: &Places, set: &Path) -> Exit {
                         .iter()
                         .map(|(name, entry)| {
                             if crate::hosts::wrap::is_wrapped(entry) {
-                                return format!("`{name}` wrapped by mcpick (`mcpick unwrap` restores it)");
+                                return format!(
+                                    "`{name}` wrapped by mcpick (`mcpick unwrap` restores it)"
+                                );
                             }
                             debug_assert!(is_ours(entry));
                             let args = entry["args"]

@@ -431,7 +431,10 @@ pub fn host_entry(
     name: &str,
     entry: &Value,
 ) -> Option<Definition> {
-    let mut doc = Value::Object(serde_json::Map::from_iter([(name.to_string(), entry.clone())]));
+    let mut doc = Value::Object(serde_json::Map::from_iter([(
+        name.to_string(),
+        entry.clone(),
+    )]));
     for key in host.dialect().servers_key.iter().rev() {
         doc = Value::Object(serde_json::Map::from_iter([(key.to_string(), doc)]));
     }

@@ -15,8 +15,8 @@ pub mod gemini;
 pub mod install;
 pub mod json;
 pub mod vscode;
-pub mod wrap;
 pub mod windsurf;
+pub mod wrap;
 pub mod zed;
 
 use std::path::{Path, PathBuf};

@@ -72,7 +72,10 @@ pub fn is_wrapped(entry: &Value) -> bool {
 pub enum Refused {
     Unreadable(String),
     /// No entry of that name; the names the file has.
-    Missing { name: String, names: Vec<String> },
+    Missing {
+        name: String,
+        names: Vec<String>,
+    },
     /// The entry is a transport the proxy does not carry yet.
     Transport(String),
     /// `unwrap` of an entry `wrap` did not write (or that was edited since).
@@ -84,7 +87,10 @@ pub enum Refused {
 pub enum Plan {
     /// Already wrapped.
     Unchanged,
-    Change { text: String, wrapped: Wrapped },
+    Change {
+        text: String,
+        wrapped: Wrapped,
+    },
 }
 
 /// Wraps entry `name` of the text `before` so it runs `launch` (the caller's
@@ -122,8 +128,12 @@ pub fn plan_wrap(
                 .into(),
         ));
     }
-    doc.set(dialect.servers_key, name, &entry(dialect, launch, &original))
-        .map_err(Refused::Unreadable)?;
+    doc.set(
+        dialect.servers_key,
+        name,
+        &entry(dialect, launch, &original),
+    )
+    .map_err(Refused::Unreadable)?;
     let text = doc.text();
     let (replaced, written) = changed_lines(before, &text);
     Ok(Plan::Change {
@@ -315,7 +325,8 @@ mod tests {
     #[test]
     fn a_missing_name_lists_the_entries_and_http_is_refused() {
         let d = Host::ClaudeCode.dialect();
-        let text = r#"{"mcpServers":{"b":{"command":"b"},"web":{"type":"http","url":"https://x"}}}"#;
+        let text =
+            r#"{"mcpServers":{"b":{"command":"b"},"web":{"type":"http","url":"https://x"}}}"#;
         assert_eq!(
             plan_wrap(d, Some(text), "a", &launch()),
             Err(Refused::Missing {

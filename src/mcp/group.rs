@@ -73,7 +73,10 @@ impl ProcessGroup {
 /// for a process mcpick talks to directly rather than through rmcp (`wrap`'s upstream).
 pub(crate) async fn spawn_child(
     mut command: tokio::process::Command,
-) -> std::io::Result<(Box<dyn process_wrap::tokio::ChildWrapper>, Option<ProcessGroup>)> {
+) -> std::io::Result<(
+    Box<dyn process_wrap::tokio::ChildWrapper>,
+    Option<ProcessGroup>,
+)> {
     command
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped());

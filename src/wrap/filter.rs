@@ -85,11 +85,7 @@ impl Filter {
     /// True when the set allows the resource `uri`.
     fn allows(&self, uri: &str) -> bool {
         let a = self.listed.get(uri).copied().unwrap_or_default();
-        let mark = self
-            .set
-            .marks
-            .effective(&self.server, uri)
-            .map(|e| e.mark);
+        let mark = self.set.marks.effective(&self.server, uri).map(|e| e.mark);
         filtered(mark, &self.set.policy, a.priority, a.audience).is_none()
     }
 
@@ -238,7 +234,8 @@ impl Filter {
 
 /// True unless the line certainly has nothing to do with resources (see the module doc).
 fn may_concern_resources(line: &[u8]) -> bool {
-    memchr::memmem::find(line, b"resources").is_some() || memchr::memmem::find(line, b"\\u").is_some()
+    memchr::memmem::find(line, b"resources").is_some()
+        || memchr::memmem::find(line, b"\\u").is_some()
 }
 
 /// The priority and audience of a listed resource or template.
@@ -284,8 +281,10 @@ mod tests {
 
     fn filter() -> Filter {
         let mut set = ContextSet::default();
-        set.marks
-            .set(Target::prefix("up", "py://items/beta/"), Some(Mark::Exclude));
+        set.marks.set(
+            Target::prefix("up", "py://items/beta/"),
+            Some(Mark::Exclude),
+        );
         Filter::new("up", set)
     }
 

@@ -17,8 +17,8 @@ use tokio::sync::mpsc;
 
 use crate::commands::Exit;
 use crate::config::Locations;
-use crate::context::SetFile;
 use crate::config::Scope;
+use crate::context::SetFile;
 use crate::hosts::Host;
 use crate::mcp::TransportSpec;
 use crate::mcp::limit::{self, Finished, Message, MessageLimit, Verdict};
@@ -90,7 +90,10 @@ async fn proxy(record_path: &Path, name: &str, set_path: &Path) -> Result<Exit, 
         .stderr(std::process::Stdio::inherit());
     if let Some(cwd) = cwd {
         if !cwd.is_dir() {
-            return Err(format!("the server's cwd {} is not a folder", cwd.display()));
+            return Err(format!(
+                "the server's cwd {} is not a folder",
+                cwd.display()
+            ));
         }
         upstream.current_dir(cwd);
     }
