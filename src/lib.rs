@@ -24,3 +24,4 @@ pub mod serve;
 pub mod signals;
 pub mod tui;
 pub mod units;
+pub mod wrap;

@@ -122,6 +122,11 @@ async fn run(cli: Cli) -> ExitCode {
             Command::Check(args) => commands::check::run(args).await,
             Command::Login(args) => commands::login::login(args).await,
             Command::Logout(args) => commands::login::logout(args),
+            Command::Wrap(args) => commands::wrap::wrap(args),
+            Command::Unwrap(args) => commands::wrap::unwrap(args),
+            Command::WrapServe(args) => {
+                mcpick::wrap::run(&args.record, &args.name, &args.set.path).await
+            }
             Command::DemoServer(_)
             | Command::Servers(_)
             | Command::Uninstall(_)

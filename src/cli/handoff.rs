@@ -151,3 +151,57 @@ pub struct ExportArgs {
     #[command(flatten)]
     pub servers: ServerArgs,
 }
+
+#[derive(Debug, Args)]
+pub struct WrapArgs {
+    /// The host whose config file has the entry.
+    #[arg(value_enum)]
+    pub host: Host,
+
+    /// The entry to put mcpick in front of (the server name the host shows; it stays).
+    pub name: String,
+
+    /// project: the project's file (the default where the host has one); user: the user's.
+    #[arg(long, value_enum)]
+    pub scope: Option<Scope>,
+
+    /// Print the change as a unified diff and change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// The set whose marks (on server NAME) and policy filter the server's resources.
+    #[command(flatten)]
+    pub set: SetArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct UnwrapArgs {
+    /// The host whose config file has the wrapped entry.
+    #[arg(value_enum)]
+    pub host: Host,
+
+    /// The wrapped entry.
+    pub name: String,
+
+    #[arg(long, value_enum)]
+    pub scope: Option<Scope>,
+
+    /// Print the change as a unified diff and change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// What a wrapped entry runs (written by `mcpick wrap`, not for people).
+#[derive(Debug, Args)]
+pub struct WrapServeArgs {
+    /// The side record holding the original entry.
+    #[arg(long, value_name = "FILE")]
+    pub record: PathBuf,
+
+    /// The entry's name: the server the set's marks refer to.
+    #[arg(long)]
+    pub name: String,
+
+    #[command(flatten)]
+    pub set: SetArgs,
+}

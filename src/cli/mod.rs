@@ -20,7 +20,10 @@ pub use context::{
     Budget, MarkArgs, MarksArgs, PolicyArgs, PreviewArgs, ServeArgs, SetArgs, UnmarkArgs,
     parse_budget, parse_priority,
 };
-pub use handoff::{Deliver, DeliverArgs, ExportArgs, InstallArgs, UninstallArgs};
+pub use handoff::{
+    Deliver, DeliverArgs, ExportArgs, InstallArgs, UninstallArgs, UnwrapArgs, WrapArgs,
+    WrapServeArgs,
+};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -133,6 +136,22 @@ set is also delivered into the model's context at every session start (Claude Co
 mcpick install claude-code\n  mcpick install vscode --dry-run\n  mcpick install codex --scope user --set team.context.json\n  mcpick install --list"
     )]
     Install(handoff::InstallArgs),
+    /// Put mcpick in front of a server a host already uses: the host's entry NAME runs
+    /// mcpick, which starts the original and passes everything through but the resources
+    /// the set leaves out.
+    #[command(
+        after_help = "The entry keeps its name (the host's tool names do not change); the original is kept in \
+FILE.mcpick-wrap.json next to the host's file, and `mcpick unwrap HOST NAME` puts it back byte for byte. \
+Marks on server NAME in the set (--set, default ./mcpick.context.json) decide; resources/list shows \
+what the set allows (not excluded, passing the audience and minimum-priority policy).\n\nExamples:\n  \
+mcpick wrap claude-code docs\n  mcpick exclude --server docs 'docs://archive/*'\n  mcpick unwrap claude-code docs"
+    )]
+    Wrap(handoff::WrapArgs),
+    /// Undo `mcpick wrap`: the host's entry NAME back as it was, byte for byte.
+    Unwrap(handoff::UnwrapArgs),
+    /// The proxy a wrapped entry runs (see `mcpick wrap`).
+    #[command(hide = true)]
+    WrapServe(handoff::WrapServeArgs),
     /// Remove the entry `mcpick install` wrote from a host's config file (only an entry
     /// mcpick wrote), and every piece of its session-start delivery.
     Uninstall(handoff::UninstallArgs),
@@ -223,6 +242,9 @@ impl Command {
             | Command::Unmark(_)
             | Command::Policy(_)
             | Command::Install(_)
+            | Command::Wrap(_)
+            | Command::Unwrap(_)
+            | Command::WrapServe(_)
             | Command::Uninstall(_)
             | Command::Completions(_)
             | Command::Man => None,

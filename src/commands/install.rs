@@ -378,13 +378,32 @@ pub fn launch(
     set: &Path,
     name: &str,
 ) -> Result<Launch, String> {
+    let (command, set_arg) = entry_path(dialect, scope, places, set, "set")?;
+    let mut args = vec!["serve".to_string(), "--set".to_string(), set_arg];
+    if name != "mcpick" {
+        args.extend(["--as".to_string(), name.to_string()]);
+    }
+    Ok(Launch { command, args })
+}
+
+/// The command an entry runs and how it names the file `path` (`what` names it in errors).
+/// Project scope: `mcpick` from PATH and the path relative to the project (through the
+/// host's workspace variable where it has one), so the entry can be committed. User scope:
+/// this binary and the absolute path.
+pub(crate) fn entry_path(
+    dialect: &Dialect,
+    scope: Scope,
+    places: &Places,
+    path: &Path,
+    what: &str,
+) -> Result<(String, String), String> {
     let project = std::fs::canonicalize(&places.project).unwrap_or(places.project.clone());
-    let absolute = absolute_set(&project, set);
-    let (command, set_arg) = match scope {
+    let absolute = absolute_set(&project, path);
+    Ok(match scope {
         Scope::Project => {
             let relative = absolute.strip_prefix(&project).map_err(|_| {
                 format!(
-                    "the set {} is outside the project {}: a project entry is shared with the project, so its set must be inside it (or use --scope user)",
+                    "the {what} {} is outside the project {}: a project entry is shared with the project, so its {what} must be inside it (or use --scope user)",
                     absolute.display(),
                     project.display()
                 )
@@ -409,12 +428,7 @@ pub fn launch(
                 absolute.to_string_lossy().into_owned(),
             )
         }
-    };
-    let mut args = vec!["serve".to_string(), "--set".to_string(), set_arg];
-    if name != "mcpick" {
-        args.extend(["--as".to_string(), name.to_string()]);
-    }
-    Ok(Launch { command, args })
+    })
 }
 
 /// The set's absolute path, `.` and `..` resolved, its folder's symbolic links resolved when
@@ -463,6 +477,11 @@ fn list(places: &Places, set: &Path) -> Exit {
                     Ok(entries) => entries
                         .iter()
                         .map(|(name, entry)| {
+                            if crate::hosts::wrap::is_wrapped(entry) {
+                                return format!(
+                                    "`{name}` wrapped by mcpick (`mcpick unwrap` restores it)"
+                                );
+                            }
                             debug_assert!(is_ours(entry));
                             let args = entry["args"]
                                 .as_array()

@@ -16,6 +16,7 @@ pub mod read;
 pub mod serve;
 pub mod servers;
 pub mod watch;
+pub mod wrap;
 
 use futures::future::join_all;
 

@@ -420,6 +420,41 @@ pub fn load_at(locations: &Locations, explicit: Option<&Path>) -> Config {
     load(&sources(locations, explicit), &vars)
 }
 
+/// One host entry as a definition, read exactly as `mcpick servers` reads it from `path` (the
+/// host's dialect, placeholders expanded with the real environment, relative paths against
+/// `locations`): what `wrap`'s proxy starts from the original entry it keeps.
+pub fn host_entry(
+    locations: &Locations,
+    host: Host,
+    path: &Path,
+    scope: Scope,
+    name: &str,
+    entry: &Value,
+) -> Option<Definition> {
+    let mut doc = Value::Object(serde_json::Map::from_iter([(
+        name.to_string(),
+        entry.clone(),
+    )]));
+    for key in host.dialect().servers_key.iter().rev() {
+        doc = Value::Object(serde_json::Map::from_iter([(key.to_string(), doc)]));
+    }
+    let env = |name: &str| std::env::var_os(name).map(|v| v.to_string_lossy().into_owned());
+    let vars = Vars {
+        env: &env,
+        workspace: &locations.cwd,
+        home: locations.home.as_deref(),
+    };
+    let source = Source {
+        path: path.to_path_buf(),
+        scope,
+        format: Format::Host(host),
+    };
+    parse::definitions(&source, &doc, &vars)
+        .ok()?
+        .into_iter()
+        .next()
+}
+
 /// Reads and parses one file: `Ok(None)` when it does not exist. Errors name the file and,
 /// when the parser knows it, the line and column. They never quote the file's text, which may
 /// hold secrets.

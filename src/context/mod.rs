@@ -53,6 +53,6 @@ pub use mark::{Effective, Mark, Marks, Pattern, Target};
 pub use policy::{Audience, DEFAULT_PRIORITY, Policy};
 pub use resolve::{
     Candidate, Included, Input, LeftOut, Measure, Measures, Missing, Preview, Reason, Unavailable,
-    candidates, candidates_in, resolve,
+    candidates, candidates_in, filtered, resolve,
 };
 pub use tokens::TokenizerKind;

@@ -332,6 +332,32 @@ impl Preview {
 
 /// Resolves what the agent receives. Pure: no I/O, no clock. See the module documentation
 /// for the rules.
+/// Why the set leaves a resource out before any budget: its mark (`effective` for a resource,
+/// `effective_prefix` for a template's literal part) and the policy's audience and minimum
+/// priority, which a pin overrides. `None`: the set allows it. The one rule `resolve` and
+/// `wrap`'s proxy share.
+pub fn filtered(
+    mark: Option<Mark>,
+    policy: &Policy,
+    priority: Option<f32>,
+    audience: Option<u8>,
+) -> Option<Reason> {
+    let pinned = mark == Some(Mark::Pin);
+    if mark == Some(Mark::Exclude) {
+        Some(Reason::Excluded)
+    } else if !pinned && !policy.audience.admits(audience) {
+        Some(Reason::Audience)
+    } else if !pinned
+        && policy
+            .min_priority
+            .is_some_and(|min| Policy::priority(priority) < min)
+    {
+        Some(Reason::UnderMinPriority)
+    } else {
+        None
+    }
+}
+
 pub fn resolve(input: &Input) -> Preview {
     let policy = input.policy;
     struct Ranked {
@@ -347,15 +373,7 @@ pub fn resolve(input: &Input) -> Preview {
         let mark = input.marks.effective(c.server, c.uri).map(|e| e.mark);
         let pinned = mark == Some(Mark::Pin);
         let priority = Policy::priority(c.priority);
-        let reason = if mark == Some(Mark::Exclude) {
-            Some(Reason::Excluded)
-        } else if !pinned && !policy.audience.admits(c.audience) {
-            Some(Reason::Audience)
-        } else if !pinned && policy.min_priority.is_some_and(|min| priority < min) {
-            Some(Reason::UnderMinPriority)
-        } else {
-            None
-        };
+        let reason = filtered(mark, policy, c.priority, c.audience);
         let measure = input.measures.get(c.server, c.uri);
         let reason = reason.or_else(|| match measure {
             Some(Measure::Failed(why)) => Some(Reason::ReadFailed(why.clone())),

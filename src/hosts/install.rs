@@ -120,13 +120,13 @@ fn empty_file(dialect: &Dialect) -> Result<String, Refused> {
     Ok(doc.text())
 }
 
-/// mcpick's entries in a file: name and entry.
+/// mcpick's entries in a file (`install`'s and `wrap`'s): name and entry.
 pub fn ours(dialect: &Dialect, text: &str) -> Result<Vec<(String, Value)>, String> {
     let doc = Doc::parse(dialect.format, text)?;
     Ok(doc
         .entries(dialect.servers_key)?
         .into_iter()
-        .filter(|(_, entry)| is_ours(entry))
+        .filter(|(_, entry)| is_ours(entry) || super::wrap::is_wrapped(entry))
         .collect())
 }
 

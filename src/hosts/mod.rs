@@ -16,6 +16,7 @@ pub mod install;
 pub mod json;
 pub mod vscode;
 pub mod windsurf;
+pub mod wrap;
 pub mod zed;
 
 use std::path::{Path, PathBuf};

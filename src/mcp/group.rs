@@ -68,6 +68,30 @@ impl ProcessGroup {
     }
 }
 
+/// Starts `command` as the leader of its own registered group, stdin and stdout piped, its
+/// stderr as given, killed with mcpick whatever way mcpick ends (dropped, signalled, killed):
+/// for a process mcpick talks to directly rather than through rmcp (`wrap`'s upstream).
+pub(crate) async fn spawn_child(
+    mut command: tokio::process::Command,
+) -> std::io::Result<(
+    Box<dyn process_wrap::tokio::ChildWrapper>,
+    Option<ProcessGroup>,
+)> {
+    command
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped());
+    reaper::parent_death_signal(&mut command);
+    let mut wrap = process_wrap::tokio::CommandWrap::from(command);
+    wrap.wrap(process_wrap::tokio::ProcessGroup::leader())
+        .wrap(process_wrap::tokio::KillOnDrop);
+    ProcessGroup::spawn(move || {
+        let child = wrap.spawn()?;
+        let pid = child.id();
+        Ok((child, pid))
+    })
+    .await
+}
+
 type Job = Box<dyn FnOnce() + Send>;
 
 /// Runs `job` on the spawning thread (started on first use; it never ends).

@@ -32,6 +32,6 @@ pub use error::{McpError, NotFound};
 pub use events::{ServerEvent, Watch};
 pub use limit::MessageLimit;
 pub use list::{CacheHints, ListOptions, ListOutcome, Page};
-pub use read::ReadOutcome;
+pub use read::{ReadOutcome, is_part_of};
 pub use spec::{ServerSpec, TransportSpec};
 pub use warning::{Warning, Warnings};

@@ -1,0 +1,228 @@
+//! `mcpick wrap HOST NAME` / `mcpick unwrap HOST NAME`: the host's own entry NAME runs
+//! `mcpick wrap-serve` in front of its original definition (see [`crate::hosts::wrap`] for
+//! the edit and the side record, [`crate::wrap`] for the proxy).
+
+use std::path::Path;
+
+use super::install::{entry_path, scope_of};
+use super::{Exit, report, usage_error};
+use crate::cli::{UnwrapArgs, WrapArgs};
+use crate::hosts::install;
+use crate::hosts::wrap::{self, PROXY_COMMAND, Plan, Record, Refused, Restore};
+use crate::hosts::{Launch, Places};
+
+pub fn wrap(args: WrapArgs) -> Exit {
+    let places = Places::system();
+    let dialect = args.host.dialect();
+    let scope = match scope_of(dialect, args.scope) {
+        Ok(scope) => scope,
+        Err(message) => return usage_error(&message),
+    };
+    let Some(path) = dialect.file(scope, &places) else {
+        return usage_error("no home directory");
+    };
+    let record_path = wrap::record_path(&path);
+    let paths = entry_path(dialect, scope, &places, &record_path, "record").and_then(
+        |(command, record)| {
+            entry_path(dialect, scope, &places, &args.set.path, "set")
+                .map(|(_, set)| (command, record, set))
+        },
+    );
+    let (command, record_arg, set_arg) = match paths {
+        Ok(paths) => paths,
+        Err(message) => return usage_error(&message),
+    };
+    let launch = Launch {
+        command,
+        args: vec![
+            PROXY_COMMAND.into(),
+            "--record".into(),
+            record_arg,
+            "--name".into(),
+            args.name.clone(),
+            "--set".into(),
+            set_arg,
+        ],
+    };
+    let before = match install::read(&path) {
+        Ok(before) => before,
+        Err(e) => {
+            report(&format!("{}: cannot read the file: {e}", path.display()));
+            return Exit::ServerFailed;
+        }
+    };
+    let (text, wrapped) = match wrap::plan_wrap(dialect, before.as_deref(), &args.name, &launch) {
+        Ok(Plan::Unchanged) => {
+            eprintln!(
+                "mcpick: `{}` in {} is already wrapped; nothing changed",
+                args.name,
+                path.display()
+            );
+            return Exit::Ok;
+        }
+        Ok(Plan::Change { text, wrapped }) => (text, wrapped),
+        Err(refused) => return refused_exit(&path, refused),
+    };
+    if args.dry_run {
+        print!("{}", install::diff(&path, before.as_deref(), Some(&text)));
+        return Exit::Ok;
+    }
+    // The record first: a host file pointing at a record that is not there would fail.
+    let mut record = match load_record(&record_path) {
+        Ok(record) => record,
+        Err(exit) => return exit,
+    };
+    record.version = 1;
+    record.entries.insert(args.name.clone(), wrapped);
+    if let Err(e) = write_record(&record_path, &path, &record) {
+        report(&format!("{}: {e}", record_path.display()));
+        return Exit::ServerFailed;
+    }
+    match install::commit(&path, before.as_deref(), Some(&text), true) {
+        Ok(_) => {
+            println!(
+                "wrapped `{}` in {} ({}, {} scope): the host now starts `{} {}` in front of it; the original is kept in {}",
+                args.name,
+                path.display(),
+                dialect.name,
+                scope.name(),
+                launch.command,
+                launch.args.join(" "),
+                record_path.display()
+            );
+            Exit::Ok
+        }
+        Err(e) => {
+            report(&format!("{}: {e}", path.display()));
+            Exit::ServerFailed
+        }
+    }
+}
+
+pub fn unwrap(args: UnwrapArgs) -> Exit {
+    let places = Places::system();
+    let dialect = args.host.dialect();
+    let scope = match scope_of(dialect, args.scope) {
+        Ok(scope) => scope,
+        Err(message) => return usage_error(&message),
+    };
+    let Some(path) = dialect.file(scope, &places) else {
+        return usage_error("no home directory");
+    };
+    let record_path = wrap::record_path(&path);
+    let mut record = match load_record(&record_path) {
+        Ok(record) => record,
+        Err(exit) => return exit,
+    };
+    let Some(wrapped) = record.entries.get(&args.name).cloned() else {
+        return usage_error(&format!(
+            "`{}` in {} was not wrapped by mcpick (no record of it in {})",
+            args.name,
+            path.display(),
+            record_path.display()
+        ));
+    };
+    let now = match install::read(&path) {
+        Ok(Some(now)) => now,
+        Ok(None) => return usage_error(&format!("{} does not exist", path.display())),
+        Err(e) => {
+            report(&format!("{}: cannot read the file: {e}", path.display()));
+            return Exit::ServerFailed;
+        }
+    };
+    let (text, exact) = match wrap::plan_unwrap(dialect, &now, &args.name, &wrapped) {
+        Ok(Restore::Exact(text)) => (text, true),
+        Ok(Restore::Reformatted(text)) => (text, false),
+        Err(refused) => return refused_exit(&path, refused),
+    };
+    if args.dry_run {
+        print!("{}", install::diff(&path, Some(&now), Some(&text)));
+        return Exit::Ok;
+    }
+    if let Err(e) = install::commit(&path, Some(&now), Some(&text), false) {
+        report(&format!("{}: {e}", path.display()));
+        return Exit::ServerFailed;
+    }
+    record.entries.remove(&args.name);
+    let forgotten = if record.entries.is_empty() {
+        std::fs::remove_file(&record_path)
+    } else {
+        write_record(&record_path, &path, &record)
+    };
+    if let Err(e) = forgotten {
+        report(&format!(
+            "warning: {}: cannot update the record: {e}",
+            record_path.display()
+        ));
+    }
+    println!("unwrapped `{}` in {}", args.name, path.display());
+    if !exact {
+        report(&format!(
+            "the lines `wrap` wrote were edited since, so `{}` was put back through the editor: its fields are the original's, its formatting may differ",
+            args.name
+        ));
+    }
+    Exit::Ok
+}
+
+fn refused_exit(path: &Path, refused: Refused) -> Exit {
+    match refused {
+        Refused::Unreadable(why) => {
+            report(&format!(
+                "{}: {why}; the file was left as it is",
+                path.display()
+            ));
+            Exit::ServerFailed
+        }
+        Refused::Missing { name, names } => usage_error(&format!(
+            "{} has no entry `{name}`; its entries: {}",
+            path.display(),
+            if names.is_empty() {
+                "none".to_string()
+            } else {
+                names
+                    .iter()
+                    .map(|n| crate::sanitize::line(n, 100))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        )),
+        Refused::Transport(what) => usage_error(&format!(
+            "{}: the entry is {what}; it was left as it is",
+            path.display()
+        )),
+        Refused::NotWrapped(why) => usage_error(&format!("{}: {why}", path.display())),
+    }
+}
+
+/// The side record; an empty one when there is none.
+pub(crate) fn load_record(path: &Path) -> Result<Record, Exit> {
+    match install::read(path) {
+        Ok(None) => Ok(Record::default()),
+        Ok(Some(text)) => serde_json::from_str(&text).map_err(|e| {
+            report(&format!("{}: not a wrap record: {e}", path.display()));
+            Exit::ServerFailed
+        }),
+        Err(e) => {
+            report(&format!("{}: cannot read: {e}", path.display()));
+            Err(Exit::ServerFailed)
+        }
+    }
+}
+
+/// Writes the record atomically, with the host file's permissions (it holds the original
+/// entry, secrets and all: a private host file keeps a private record).
+fn write_record(path: &Path, host_file: &Path, record: &Record) -> std::io::Result<()> {
+    if let Ok(meta) = std::fs::metadata(host_file)
+        && std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .is_ok()
+    {
+        std::fs::set_permissions(path, meta.permissions())?;
+    }
+    let mut text = serde_json::to_string_pretty(record).map_err(std::io::Error::other)?;
+    text.push('\n');
+    crate::context::file::write_atomic(path, text.as_bytes())
+}

@@ -1,0 +1,356 @@
+//! The proxy's decisions, one JSON-RPC line at a time: pure, no I/O.
+//!
+//! A line that cannot concern resources passes as the very bytes it came in, without being
+//! parsed: one that has neither `resources` nor a `\u` escape in it (a method name written
+//! with escapes, `"resources\/read"` or `"\u0072esources/read"`, still has one of the two),
+//! and, from the upstream, a reply whose `id` (found by [`IdScanner`], which builds nothing)
+//! answers no resources request. Everything else is parsed, and passes unchanged too unless
+//! it is a resources method: `resources/list` and `resources/templates/list` replies keep
+//! what the set allows, reads and subscriptions of anything else are answered "not found"
+//! here (`-32002` legacy, `-32602` 2026-07-28) and never reach the upstream, a read's
+//! contents parts under another URI are dropped, and `notifications/resources/updated` is
+//! relayed for allowed URIs only.
+
+use std::collections::HashMap;
+
+use serde_json::{Value, json};
+
+use crate::catalog::item::{AUDIENCE_ASSISTANT, AUDIENCE_USER};
+use crate::context::{ContextSet, filtered};
+use crate::mcp::is_part_of;
+use crate::mcp::limit::IdScanner;
+
+/// The `_meta` key a 2026-07-28 request names its protocol version with.
+const MODERN_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+
+/// What to do with a line from the host.
+#[derive(Debug, PartialEq)]
+pub enum FromHost {
+    /// Pass it to the upstream as it came.
+    Forward,
+    /// Answer the host with this line; the upstream is not asked.
+    Answer(Vec<u8>),
+}
+
+/// What to do with a line from the upstream.
+#[derive(Debug, PartialEq)]
+pub enum FromUpstream {
+    Forward,
+    /// Send this line in its place.
+    Replace(Vec<u8>),
+    Drop,
+}
+
+/// A resources request waiting for its reply.
+#[derive(Debug, Clone, PartialEq)]
+enum Pending {
+    List,
+    Templates,
+    Read(String),
+}
+
+/// The annotations the set's policy looks at.
+#[derive(Debug, Clone, Copy, Default)]
+struct Annotated {
+    priority: Option<f32>,
+    audience: Option<u8>,
+}
+
+/// One proxied session's state.
+pub struct Filter {
+    /// The server name the set's marks use.
+    server: String,
+    set: ContextSet,
+    /// By the request id's JSON text.
+    pending: HashMap<String, Pending>,
+    /// What listings said about each URI, for deciding reads.
+    listed: HashMap<String, Annotated>,
+}
+
+impl Filter {
+    pub fn new(server: &str, set: ContextSet) -> Filter {
+        Filter {
+            server: server.to_string(),
+            set,
+            pending: HashMap::new(),
+            listed: HashMap::new(),
+        }
+    }
+
+    /// The set changed: decisions from now on follow it.
+    pub fn set_changed(&mut self, set: ContextSet) {
+        self.set = set;
+    }
+
+    /// True when the set allows the resource `uri`.
+    fn allows(&self, uri: &str) -> bool {
+        let a = self.listed.get(uri).copied().unwrap_or_default();
+        let mark = self.set.marks.effective(&self.server, uri).map(|e| e.mark);
+        filtered(mark, &self.set.policy, a.priority, a.audience).is_none()
+    }
+
+    /// True when the set allows some expansion of the template: its literal part (up to the
+    /// first `{`) is not excluded, and its annotations pass the policy.
+    fn allows_template(&self, template: &Value) -> bool {
+        let Some(text) = template.get("uriTemplate").and_then(Value::as_str) else {
+            return false;
+        };
+        let literal = &text[..text.find('{').unwrap_or(text.len())];
+        let mark = self
+            .set
+            .marks
+            .effective_prefix(&self.server, literal)
+            .map(|e| e.mark);
+        let a = annotated(template);
+        filtered(mark, &self.set.policy, a.priority, a.audience).is_none()
+    }
+
+    pub fn from_host(&mut self, line: &[u8]) -> FromHost {
+        if !may_concern_resources(line) {
+            return FromHost::Forward;
+        }
+        let Ok(message) = serde_json::from_slice::<Value>(line) else {
+            return FromHost::Forward; // the upstream answers what it cannot parse
+        };
+        let (Some(method), Some(id)) = (
+            message.get("method").and_then(Value::as_str),
+            message.get("id"),
+        ) else {
+            return FromHost::Forward;
+        };
+        let key = id.to_string();
+        let uri = || {
+            message
+                .pointer("/params/uri")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+        };
+        match method {
+            "resources/list" => {
+                self.pending.insert(key, Pending::List);
+            }
+            "resources/templates/list" => {
+                self.pending.insert(key, Pending::Templates);
+            }
+            "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
+                let uri = uri();
+                if !self.allows(uri) {
+                    let modern = message
+                        .pointer("/params/_meta")
+                        .and_then(|m| m.get(MODERN_VERSION_KEY))
+                        .is_some();
+                    return FromHost::Answer(not_found(id, uri, modern));
+                }
+                if method == "resources/read" {
+                    self.pending.insert(key, Pending::Read(uri.to_string()));
+                }
+            }
+            _ => {}
+        }
+        FromHost::Forward
+    }
+
+    pub fn from_upstream(&mut self, line: &[u8]) -> FromUpstream {
+        let concerns = may_concern_resources(line);
+        if !concerns && self.pending.is_empty() {
+            return FromUpstream::Forward;
+        }
+        if !concerns {
+            // A reply to a resources request always names resources (`resources`,
+            // `contents`…)? Not an empty page: look the id up without parsing.
+            let mut scanner = IdScanner::default();
+            scanner.feed(line);
+            match scanner.id() {
+                Some(id) if self.pending.contains_key(&id.to_string()) => {}
+                _ => return FromUpstream::Forward,
+            }
+        }
+        let Ok(mut message) = serde_json::from_slice::<Value>(line) else {
+            return FromUpstream::Forward;
+        };
+        if let Some(method) = message.get("method").and_then(Value::as_str) {
+            if method == "notifications/resources/updated" {
+                let uri = message
+                    .pointer("/params/uri")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                if !self.allows(uri) {
+                    return FromUpstream::Drop;
+                }
+            }
+            return FromUpstream::Forward;
+        }
+        let Some(pending) = message
+            .get("id")
+            .and_then(|id| self.pending.remove(&id.to_string()))
+        else {
+            return FromUpstream::Forward;
+        };
+        let Some(result) = message.get_mut("result").and_then(Value::as_object_mut) else {
+            return FromUpstream::Forward; // an error passes as it is
+        };
+        match pending {
+            Pending::List => {
+                let Some(Value::Array(resources)) = result.get_mut("resources") else {
+                    return FromUpstream::Forward;
+                };
+                for r in resources.iter() {
+                    if let Some(uri) = r.get("uri").and_then(Value::as_str) {
+                        self.listed.insert(uri.to_string(), annotated(r));
+                    }
+                }
+                resources.retain(|r| {
+                    r.get("uri")
+                        .and_then(Value::as_str)
+                        .is_some_and(|uri| self.allows(uri))
+                });
+            }
+            Pending::Templates => {
+                let Some(Value::Array(templates)) = result.get_mut("resourceTemplates") else {
+                    return FromUpstream::Forward;
+                };
+                templates.retain(|t| self.allows_template(t));
+            }
+            Pending::Read(uri) => {
+                let Some(Value::Array(contents)) = result.get_mut("contents") else {
+                    return FromUpstream::Forward;
+                };
+                contents.retain(|part| {
+                    part.get("uri")
+                        .and_then(Value::as_str)
+                        .is_some_and(|part| is_part_of(part, &uri) && self.allows_part(part, &uri))
+                });
+            }
+        }
+        FromUpstream::Replace(message.to_string().into_bytes())
+    }
+
+    /// A part of an allowed read: the resource itself, or a sub-part the set does not
+    /// exclude on its own.
+    fn allows_part(&self, part: &str, uri: &str) -> bool {
+        part == uri || self.allows(part)
+    }
+}
+
+/// True unless the line certainly has nothing to do with resources (see the module doc).
+fn may_concern_resources(line: &[u8]) -> bool {
+    memchr::memmem::find(line, b"resources").is_some()
+        || memchr::memmem::find(line, b"\\u").is_some()
+}
+
+/// The priority and audience of a listed resource or template.
+fn annotated(item: &Value) -> Annotated {
+    let annotations = item.get("annotations");
+    let priority = annotations
+        .and_then(|a| a.get("priority"))
+        .and_then(Value::as_f64)
+        .map(|p| p as f32);
+    let audience = annotations
+        .and_then(|a| a.get("audience"))
+        .and_then(Value::as_array)
+        .map(|roles| {
+            roles.iter().fold(0, |bits, role| match role.as_str() {
+                Some("user") => bits | AUDIENCE_USER,
+                Some("assistant") => bits | AUDIENCE_ASSISTANT,
+                _ => bits,
+            })
+        });
+    Annotated { priority, audience }
+}
+
+/// The era's "resource not found" error for request `id`.
+fn not_found(id: &Value, uri: &str, modern: bool) -> Vec<u8> {
+    let code = if modern { -32_602 } else { -32_002 };
+    json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": {
+            "code": code,
+            "message": format!("Resource not found: {uri}"),
+            "data": { "uri": uri },
+        },
+    })
+    .to_string()
+    .into_bytes()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::{Mark, Target};
+
+    fn filter() -> Filter {
+        let mut set = ContextSet::default();
+        set.marks.set(
+            Target::prefix("up", "py://items/beta/"),
+            Some(Mark::Exclude),
+        );
+        Filter::new("up", set)
+    }
+
+    fn text(bytes: Vec<u8>) -> Value {
+        serde_json::from_slice(&bytes).unwrap()
+    }
+
+    #[test]
+    fn other_methods_pass_as_they_are_and_resources_are_filtered() {
+        let mut f = filter();
+        let call = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}"#;
+        assert_eq!(f.from_host(call), FromHost::Forward);
+        assert_eq!(
+            f.from_upstream(br#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#),
+            FromUpstream::Forward
+        );
+
+        let list = br#"{"jsonrpc":"2.0","id":"a","method":"resources\/list"}"#;
+        assert_eq!(f.from_host(list), FromHost::Forward);
+        let page = br#"{"jsonrpc":"2.0","id":"a","result":{"resources":[{"uri":"py://items/alpha/1","name":"1"},{"uri":"py://items/beta/2","name":"2"}]}}"#;
+        let FromUpstream::Replace(kept) = f.from_upstream(page) else {
+            panic!()
+        };
+        assert_eq!(
+            text(kept)["result"]["resources"],
+            json!([{"uri":"py://items/alpha/1","name":"1"}])
+        );
+
+        let read = br#"{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"py://items/beta/2"}}"#;
+        let FromHost::Answer(answer) = f.from_host(read) else {
+            panic!()
+        };
+        assert_eq!(text(answer)["error"]["code"], -32002);
+        let modern = br#"{"jsonrpc":"2.0","id":8,"method":"resources/read","params":{"uri":"py://items/beta/2","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+        let FromHost::Answer(answer) = f.from_host(modern) else {
+            panic!()
+        };
+        assert_eq!(text(answer)["error"]["code"], -32602);
+
+        let read = br#"{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{"uri":"py://items/alpha/1"}}"#;
+        assert_eq!(f.from_host(read), FromHost::Forward);
+        let reply = br#"{"jsonrpc":"2.0","id":9,"result":{"contents":[{"uri":"py://items/alpha/1","text":"a"},{"uri":"file:///etc/passwd","text":"x"}]}}"#;
+        let FromUpstream::Replace(kept) = f.from_upstream(reply) else {
+            panic!()
+        };
+        assert_eq!(
+            text(kept)["result"]["contents"],
+            json!([{"uri":"py://items/alpha/1","text":"a"}])
+        );
+
+        let updated = br#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"py://items/beta/2"}}"#;
+        assert_eq!(f.from_upstream(updated), FromUpstream::Drop);
+        let updated = br#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"py://items/alpha/1"}}"#;
+        assert_eq!(f.from_upstream(updated), FromUpstream::Forward);
+    }
+
+    #[test]
+    fn the_policy_hides_what_listings_annotate_out() {
+        let mut f = filter();
+        f.from_host(br#"{"jsonrpc":"2.0","id":1,"method":"resources/list"}"#);
+        let page = br#"{"jsonrpc":"2.0","id":1,"result":{"resources":[{"uri":"u:1","name":"1","annotations":{"audience":["user"]}}]}}"#;
+        let FromUpstream::Replace(kept) = f.from_upstream(page) else {
+            panic!()
+        };
+        assert_eq!(text(kept)["result"]["resources"], json!([]));
+        let read = br#"{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"u:1"}}"#;
+        assert!(matches!(f.from_host(read), FromHost::Answer(_)));
+    }
+}

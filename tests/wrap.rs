@@ -1,0 +1,313 @@
+//! `mcpick wrap` / `unwrap` on a real project: a Claude Code `.mcp.json` entry for the Python
+//! SDK server (tools and resources), wrapped with a set that excludes some of its resources.
+//! The wrapped entry is started as the host would start it (its command and arguments, in
+//! the project, `mcpick` from PATH) and driven by the Python SDK client in both eras, and by
+//! raw JSON-RPC lines; every non-resource answer must be the upstream's own, the resources
+//! only what the set allows; `unwrap` gives back the file byte for byte; Claude Code itself
+//! reports the wrapped entry connected under its own name.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use common::*;
+use serde_json::{Value, json};
+
+/// A project with an `.mcp.json` written by hand (odd spacing, another entry, an unknown
+/// key), and a home.
+struct World {
+    dir: tempfile::TempDir,
+    original: String,
+}
+
+impl World {
+    fn new() -> World {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("project")).unwrap();
+        std::fs::create_dir_all(dir.path().join("home")).unwrap();
+        let original = format!(
+            "{{\n  \"mcpServers\": {{\n    \"other\": {{ \"command\": \"true\" }},\n    \"py\":   {{ \"command\": {}, \"args\": [{}, \"--count\", \"40\"],\n             \"env\": {{ \"PY_TEST\": \"1\" }} }}\n  }},\n  \"futureSetting\": [1, 2]\n}}\n",
+            json!(python()),
+            json!(py_server())
+        );
+        let world = World { dir, original };
+        std::fs::write(world.file(), &world.original).unwrap();
+        world
+    }
+
+    fn project(&self) -> PathBuf {
+        std::fs::canonicalize(self.dir.path().join("project")).unwrap()
+    }
+
+    fn home(&self) -> PathBuf {
+        self.dir.path().join("home")
+    }
+
+    fn file(&self) -> PathBuf {
+        self.dir.path().join("project/.mcp.json")
+    }
+
+    fn path_var() -> String {
+        let bin = Path::new(mcpick_bin()).parent().unwrap();
+        format!(
+            "{}:{}",
+            bin.display(),
+            std::env::var("PATH").unwrap_or_default()
+        )
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        let home = self.home();
+        let path = World::path_var();
+        mcpick_in(
+            &self.project(),
+            &[("HOME", home.to_str().unwrap()), ("PATH", &path)],
+            args,
+        )
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert_eq!(exit_code(&out), 0, "{args:?}: {}", stderr(&out));
+        stdout(&out)
+    }
+
+    /// The command line of entry `name` in `.mcp.json`, as Claude Code starts it.
+    fn entry(&self, name: &str) -> Vec<String> {
+        let doc: Value =
+            serde_json::from_str(&std::fs::read_to_string(self.file()).unwrap()).unwrap();
+        let entry = &doc["mcpServers"][name];
+        std::iter::once(entry["command"].as_str().unwrap().to_string())
+            .chain(
+                entry["args"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|a| a.as_str().unwrap().to_string()),
+            )
+            .collect()
+    }
+
+    fn command(&self, line: &[String]) -> Command {
+        let mut command = Command::new(&line[0]);
+        command
+            .args(&line[1..])
+            .current_dir(self.project())
+            .env("HOME", self.home())
+            .env("PATH", World::path_var());
+        command
+    }
+
+    /// The Python SDK client's session against the server `line` starts.
+    fn client(&self, line: &[String], mode: &str, reads: &[&str]) -> Value {
+        let mut args = vec![
+            repo_root()
+                .join("tests/peers/wrap_client.py")
+                .to_string_lossy()
+                .into_owned(),
+            "--mode".into(),
+            mode.into(),
+        ];
+        for uri in reads {
+            args.extend(["--read".to_string(), uri.to_string()]);
+        }
+        args.push("--".into());
+        args.extend(line.iter().cloned());
+        let out = self
+            .command(&[&[python()], &args[..]].concat())
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "wrap_client: {}", stderr(&out));
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+}
+
+/// The upstream's own command line, as the original entry has it.
+fn upstream() -> Vec<String> {
+    vec![python(), py_server(), "--count".into(), "40".into()]
+}
+
+/// Sends `requests` (one JSON-RPC message a line) and returns every reply by id, after the
+/// last one came; the server is then closed.
+fn raw_session(mut command: Command, requests: &[Value]) -> Vec<Value> {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut replies = Vec::new();
+    for request in requests {
+        writeln!(stdin, "{request}").unwrap();
+        stdin.flush().unwrap();
+        let Some(id) = request.get("id") else {
+            continue;
+        };
+        loop {
+            let line = lines.next().expect("the server closed").unwrap();
+            let reply: Value = serde_json::from_str(&line).unwrap();
+            if reply.get("id") == Some(id) && reply.get("method").is_none() {
+                replies.push(reply);
+                break;
+            }
+        }
+    }
+    drop(stdin);
+    let _ = child.wait();
+    replies
+}
+
+#[test]
+fn a_wrapped_entry_answers_as_the_upstream_but_for_the_excluded_resources() {
+    let world = World::new();
+    // The set refers to the server by the entry's name. Every audience passes, so the
+    // marks alone decide what is hidden.
+    world.ok(&[
+        "exclude",
+        "--server",
+        "py",
+        "py://items/beta/*",
+        "py://items/gamma/2",
+    ]);
+    world.ok(&["policy", "--audience", "any"]);
+
+    // A missing NAME is a usage error naming the file's entries.
+    let out = world.run(&["wrap", "claude-code", "nope"]);
+    assert_eq!(exit_code(&out), 2);
+    assert!(
+        stderr(&out).contains("its entries: other, py"),
+        "{}",
+        stderr(&out)
+    );
+
+    let said = world.ok(&["wrap", "claude-code", "py"]);
+    assert!(said.contains("wrapped `py`"), "{said}");
+    let wrapped_text = std::fs::read_to_string(world.file()).unwrap();
+    let line = world.entry("py");
+    assert_eq!(line[0], "mcpick", "from PATH: {line:?}");
+    assert_eq!(line[1], "wrap-serve");
+    assert!(
+        !wrapped_text.contains("PY_TEST"),
+        "the original's env stays out of the wrapped entry: {wrapped_text}"
+    );
+    assert!(wrapped_text.contains("\"other\": { \"command\": \"true\" }"));
+    // Twice: a no-op.
+    world.ok(&["wrap", "claude-code", "py"]);
+    assert_eq!(std::fs::read_to_string(world.file()).unwrap(), wrapped_text);
+
+    let reads = [
+        "py://items/beta/1",
+        "py://items/gamma/2",
+        "py://items/alpha/5",
+    ];
+    for (mode, not_found) in [("legacy", -32002), ("auto", -32602)] {
+        let direct = world.client(&upstream(), mode, &reads);
+        let through = world.client(&line, mode, &reads);
+        for key in [
+            "protocolVersion",
+            "capabilities",
+            "tools",
+            "call",
+            "templates",
+        ] {
+            assert_eq!(through[key], direct[key], "{mode}: {key}");
+        }
+        let hidden = |uri: &str| uri.starts_with("py://items/beta/") || uri == "py://items/gamma/2";
+        let all: Vec<&str> = direct["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|u| u.as_str().unwrap())
+            .collect();
+        assert!(all.iter().any(|u| hidden(u)), "the upstream lists some");
+        let expected: Vec<&str> = all.iter().copied().filter(|u| !hidden(u)).collect();
+        assert_eq!(through["resources"], json!(expected), "{mode}: resources");
+        let through_reads = through["reads"].as_array().unwrap();
+        for read in &through_reads[..2] {
+            assert_eq!(read["ok"], false, "{mode}: {read}");
+            assert_eq!(read["code"], not_found, "{mode}: {read}");
+        }
+        assert_eq!(
+            through_reads[2], direct["reads"][2],
+            "{mode}: an allowed read"
+        );
+        assert_eq!(through_reads[2]["ok"], true);
+    }
+
+    // Raw JSON-RPC (legacy): every non-resource answer is the upstream's, field for field,
+    // errors included.
+    let requests = [
+        json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"roots":{}},"clientInfo":{"name":"raw","version":"1"}}}),
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+        json!({"jsonrpc":"2.0","id":1,"method":"tools/list"}),
+        json!({"jsonrpc":"2.0","id":"two","method":"tools/call","params":{"name":"touch_resource","arguments":{"uri":"py://items/alpha/5"},"_meta":{"progressToken":7}}}),
+        json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"touch_resource","arguments":{"uri":"py://nope"}}}),
+        json!({"jsonrpc":"2.0","id":4,"method":"ping"}),
+        json!({"jsonrpc":"2.0","id":5,"method":"prompts/list"}),
+        json!({"jsonrpc":"2.0","id":6,"method":"no/such/method"}),
+        json!({"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"py://items/beta/6"}}),
+    ];
+    let direct = raw_session(world.command(&upstream()), &requests);
+    let through = raw_session(world.command(&line), &requests);
+    assert_eq!(through[..7], direct[..7]);
+    assert_eq!(through[7]["error"]["code"], -32002, "{}", through[7]);
+    assert!(direct[7].get("result").is_some(), "the upstream has it");
+
+    // Claude Code starts the wrapped entry and reports it connected, under its own name.
+    std::fs::write(
+        world.home().join(".claude.json"),
+        json!({ "projects": { world.project().to_str().unwrap(): {
+            "hasTrustDialogAccepted": true, "enableAllProjectMcpServers": true } } })
+        .to_string(),
+    )
+    .unwrap();
+    let claude = peers().join("node/node_modules/.bin/claude");
+    let out = world
+        .command(&[
+            claude.to_string_lossy().into_owned(),
+            "mcp".into(),
+            "list".into(),
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        text.lines().any(|l| l.starts_with("py:")
+            && l.contains("mcpick wrap-serve")
+            && l.contains("✔ Connected")),
+        "claude mcp list: {text}"
+    );
+
+    // Unwrap: the file as it was, byte for byte, and the record gone.
+    let record = world.project().join(".mcp.json.mcpick-wrap.json");
+    assert!(record.exists());
+    world.ok(&["unwrap", "claude-code", "py"]);
+    assert_eq!(
+        std::fs::read_to_string(world.file()).unwrap(),
+        world.original
+    );
+    assert!(!record.exists());
+    let out = world.run(&["unwrap", "claude-code", "py"]);
+    assert_eq!(exit_code(&out), 2, "nothing left to unwrap");
+}
+
+#[test]
+fn http_entries_are_refused_and_left_alone() {
+    let world = World::new();
+    let text = "{ \"mcpServers\": { \"web\": { \"type\": \"http\", \"url\": \"https://example.com/mcp\" } } }\n";
+    std::fs::write(world.file(), text).unwrap();
+    let out = world.run(&["wrap", "claude-code", "web"]);
+    assert_eq!(exit_code(&out), 2);
+    assert!(
+        stderr(&out).contains("stdio servers only"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read_to_string(world.file()).unwrap(), text);
+}
