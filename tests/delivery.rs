@@ -66,6 +66,35 @@ impl Stub {
     }
 }
 
+impl Stub {
+    /// Claude Code's environment for the stub: its base URL, a dummy key, no other traffic.
+    fn claude_env(&self) -> Vec<(&'static str, String)> {
+        vec![
+            (
+                "ANTHROPIC_BASE_URL",
+                format!("http://127.0.0.1:{}", self.port),
+            ),
+            ("ANTHROPIC_API_KEY", "dummy".into()),
+            ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".into()),
+            ("DISABLE_TELEMETRY", "1".into()),
+            ("DISABLE_AUTOUPDATER", "1".into()),
+            ("DISABLE_ERROR_REPORTING", "1".into()),
+        ]
+    }
+
+    /// Gemini CLI's: its base URL, a dummy key, the folder trusted.
+    fn gemini_env(&self) -> Vec<(&'static str, String)> {
+        vec![
+            (
+                "GOOGLE_GEMINI_BASE_URL",
+                format!("http://127.0.0.1:{}", self.port),
+            ),
+            ("GEMINI_API_KEY", "dummy".into()),
+            ("GEMINI_CLI_TRUST_WORKSPACE", "true".into()),
+        ]
+    }
+}
+
 impl Drop for Stub {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -370,17 +399,7 @@ fn claude_code_gets_the_set_in_its_first_model_request() {
         &stub,
         "claude",
         &["-p", "hello", "--output-format", "json"],
-        &[
-            (
-                "ANTHROPIC_BASE_URL",
-                format!("http://127.0.0.1:{}", stub.port),
-            ),
-            ("ANTHROPIC_API_KEY", "dummy".into()),
-            ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".into()),
-            ("DISABLE_TELEMETRY", "1".into()),
-            ("DISABLE_AUTOUPDATER", "1".into()),
-            ("DISABLE_ERROR_REPORTING", "1".into()),
-        ],
+        &stub.claude_env(),
     );
     let requests = stub.requests("anthropic");
     assert!(!requests.is_empty(), "claude sent no model request: {out}");
@@ -426,14 +445,7 @@ fn gemini_cli_gets_the_set_in_its_first_model_request() {
         &stub,
         "gemini",
         &["-p", "hello", "--output-format", "json"],
-        &[
-            (
-                "GOOGLE_GEMINI_BASE_URL",
-                format!("http://127.0.0.1:{}", stub.port),
-            ),
-            ("GEMINI_API_KEY", "dummy".into()),
-            ("GEMINI_CLI_TRUST_WORKSPACE", "true".into()),
-        ],
+        &stub.gemini_env(),
     );
     // The router's request first, then the conversation's.
     let requests: Vec<Value> = stub
@@ -672,28 +684,13 @@ fn a_resource_cannot_import_a_file_or_hide_its_wrapper_tags() {
         &stub,
         "claude",
         &["-p", "hello", "--output-format", "json"],
-        &[
-            (
-                "ANTHROPIC_BASE_URL",
-                format!("http://127.0.0.1:{}", stub.port),
-            ),
-            ("ANTHROPIC_API_KEY", "dummy".into()),
-            ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".into()),
-            ("DISABLE_TELEMETRY", "1".into()),
-        ],
+        &stub.claude_env(),
     );
     world.host(
         &stub,
         "gemini",
         &["-p", "hello", "--output-format", "json"],
-        &[
-            (
-                "GOOGLE_GEMINI_BASE_URL",
-                format!("http://127.0.0.1:{}", stub.port),
-            ),
-            ("GEMINI_API_KEY", "dummy".into()),
-            ("GEMINI_CLI_TRUST_WORKSPACE", "true".into()),
-        ],
+        &stub.gemini_env(),
     );
     for (api, key) in [("anthropic", "messages"), ("gemini", "contents")] {
         let mut text = String::new();
@@ -745,14 +742,7 @@ fn gemini_expands_the_mentions_export_prints() {
             "--output-format",
             "json",
         ],
-        &[
-            (
-                "GOOGLE_GEMINI_BASE_URL",
-                format!("http://127.0.0.1:{}", stub.port),
-            ),
-            ("GEMINI_API_KEY", "dummy".into()),
-            ("GEMINI_CLI_TRUST_WORKSPACE", "true".into()),
-        ],
+        &stub.gemini_env(),
     );
     let mut all = String::new();
     for request in stub.requests("gemini") {

@@ -182,15 +182,30 @@ pub fn install(args: InstallArgs) -> Exit {
     }
 }
 
+/// The host file a command edits: the scope given (else the host's default) and its path;
+/// a usage error when there is none.
+pub(crate) fn host_file(
+    dialect: &Dialect,
+    scope: Option<Scope>,
+    places: &Places,
+) -> Result<(Scope, PathBuf), Exit> {
+    let scope = scope_of(dialect, scope).map_err(|m| usage_error(&m))?;
+    let path = dialect.file(scope, places).ok_or_else(|| {
+        usage_error(&format!(
+            "cannot tell where {}'s {} file is (no home directory)",
+            dialect.name,
+            scope.name()
+        ))
+    })?;
+    Ok((scope, path))
+}
+
 pub fn uninstall(args: UninstallArgs) -> Exit {
     let places = Places::system();
     let dialect = args.host.dialect();
-    let scope = match scope_of(dialect, args.scope) {
-        Ok(scope) => scope,
-        Err(message) => return usage_error(&message),
-    };
-    let Some(path) = dialect.file(scope, &places) else {
-        return usage_error("no home directory");
+    let (_, path) = match host_file(dialect, args.scope, &places) {
+        Ok(found) => found,
+        Err(exit) => return exit,
     };
     if args.name.trim().is_empty() {
         return usage_error("--as: the entry needs a name (the server name the host shows)");

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use super::install::{entry_path, scope_of};
+use super::install::{entry_path, host_file};
 use super::{Exit, report, usage_error};
 use crate::cli::{UnwrapArgs, WrapArgs};
 use crate::hosts::install;
@@ -14,12 +14,9 @@ use crate::hosts::{Launch, Places};
 pub fn wrap(args: WrapArgs) -> Exit {
     let places = Places::system();
     let dialect = args.host.dialect();
-    let scope = match scope_of(dialect, args.scope) {
-        Ok(scope) => scope,
-        Err(message) => return usage_error(&message),
-    };
-    let Some(path) = dialect.file(scope, &places) else {
-        return usage_error("no home directory");
+    let (scope, path) = match host_file(dialect, args.scope, &places) {
+        Ok(found) => found,
+        Err(exit) => return exit,
     };
     let record_path = wrap::record_path(&path);
     let paths = entry_path(dialect, scope, &places, &record_path, "record").and_then(
@@ -55,7 +52,7 @@ pub fn wrap(args: WrapArgs) -> Exit {
         Ok(Plan::Unchanged) => {
             eprintln!(
                 "mcpick: `{}` in {} is already wrapped; nothing changed",
-                args.name,
+                crate::sanitize::line(&args.name, 200),
                 path.display()
             );
             return Exit::Ok;
@@ -82,7 +79,7 @@ pub fn wrap(args: WrapArgs) -> Exit {
         Ok(_) => {
             println!(
                 "wrapped `{}` in {} ({}, {} scope): the host now starts `{} {}` in front of it; the original is kept in {}",
-                args.name,
+                crate::sanitize::line(&args.name, 200),
                 path.display(),
                 dialect.name,
                 scope.name(),
@@ -102,12 +99,9 @@ pub fn wrap(args: WrapArgs) -> Exit {
 pub fn unwrap(args: UnwrapArgs) -> Exit {
     let places = Places::system();
     let dialect = args.host.dialect();
-    let scope = match scope_of(dialect, args.scope) {
-        Ok(scope) => scope,
-        Err(message) => return usage_error(&message),
-    };
-    let Some(path) = dialect.file(scope, &places) else {
-        return usage_error("no home directory");
+    let (_, path) = match host_file(dialect, args.scope, &places) {
+        Ok(found) => found,
+        Err(exit) => return exit,
     };
     let record_path = wrap::record_path(&path);
     let mut record = match load_record(&record_path) {
@@ -117,7 +111,7 @@ pub fn unwrap(args: UnwrapArgs) -> Exit {
     let Some(wrapped) = record.entries.get(&args.name).cloned() else {
         return usage_error(&format!(
             "`{}` in {} was not wrapped by mcpick (no record of it in {})",
-            args.name,
+            crate::sanitize::line(&args.name, 200),
             path.display(),
             record_path.display()
         ));
@@ -155,7 +149,11 @@ pub fn unwrap(args: UnwrapArgs) -> Exit {
             record_path.display()
         ));
     }
-    println!("unwrapped `{}` in {}", args.name, path.display());
+    println!(
+        "unwrapped `{}` in {}",
+        crate::sanitize::line(&args.name, 200),
+        path.display()
+    );
     if !exact {
         report(&format!(
             "the lines `wrap` wrote were edited since, so `{}` was put back through the editor: its fields are the original's, its formatting may differ",

@@ -209,8 +209,7 @@ pub fn deliver(
             sanitize::line(&placement.served_as, 200)
         ))
     };
-    // `kept`: positions in `preview.included`, in order; running totals counted again.
-    // `kept`: positions in `preview.included`, in order; running totals counted again. The
+    // `kept`: positions in `preview.included`, in order, running totals counted again. The
     // file holds these and the marks on unavailable servers; the channel's cut is a count.
     let file_body = |kept: &[usize]| {
         let mut total_tokens = 0;
@@ -224,34 +223,28 @@ pub fn deliver(
             })
             .collect();
         Preview {
+            budget: preview.budget,
+            tokenizer: preview.tokenizer,
             included,
             total_tokens,
             left_out: Vec::new(),
             pins_over_budget: false,
             missing: Vec::new(),
-            ..preview.clone()
+            unavailable: preview.unavailable.clone(),
         }
     };
     let render = |kept: &[usize]| {
         let cut = preview.included.len() - kept.len();
         file_text(channel, placement, &file_body(kept), cut, candidates, texts)
     };
+    // What the preview shows: the file's resources, then the ones the channel cut.
     let body = |kept: &[usize]| {
-        let mut total_tokens = 0;
-        let included: Vec<Included> = kept
-            .iter()
-            .map(|&n| {
-                let mut i = preview.included[n].clone();
-                total_tokens += i.tokens;
-                i.running_total = total_tokens;
-                i
-            })
-            .collect();
         let mut delivered = vec![false; preview.included.len()];
         for &n in kept {
             delivered[n] = true;
         }
-        let left_out = (0..preview.included.len())
+        let mut body = file_body(kept);
+        body.left_out = (0..preview.included.len())
             .filter(|&n| !delivered[n])
             .map(|n| &preview.included[n])
             .map(|i| LeftOut {
@@ -261,14 +254,15 @@ pub fn deliver(
                 estimated: i.estimated,
             })
             .collect();
-        Preview {
-            included,
-            total_tokens,
-            left_out,
-            pins_over_budget: false,
-            missing: Vec::new(),
-            ..preview.clone()
-        }
+        body
+    };
+    // Bytes a resource's block holds at least (its text and URI), less what including it can
+    // take off the rest (the "not delivered" line): one that cannot fit is skipped unrendered,
+    // so a big set costs a render per resource that might fit, not per resource.
+    let least = |n: usize| {
+        let i = &preview.included[n];
+        let text = texts.get(&i.index).map_or(0, String::len);
+        (text + candidates[i.index].uri.len()).saturating_sub(400)
     };
     let fits = |text: &str| channel.limit.is_none_or(|limit| text.len() <= limit);
     // In the agent's order, each resource that still fits whole goes in; one that does not
@@ -283,6 +277,12 @@ pub fn deliver(
             // No resource block is this small: nothing more can fit.
             if channel.limit.is_some_and(|limit| text.len() + 64 > limit) {
                 break;
+            }
+            if channel
+                .limit
+                .is_some_and(|limit| text.len() + least(n) > limit)
+            {
+                continue;
             }
             kept.push(n);
             let next = render(&kept);
