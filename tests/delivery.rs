@@ -880,3 +880,44 @@ fn claude_code_expands_a_mention_typed_in_its_interactive_prompt() {
         "the mention's contents did not reach the model:\n{shown}"
     );
 }
+
+/// `preview --host` says when the `context` tool's answer (the whole set) is over what the
+/// host passes on whole from a tool (the way to what the channel left out), and is quiet when
+/// it is not.
+#[test]
+fn preview_host_warns_when_the_context_tool_answer_is_over_the_hosts_tool_cut() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = std::fs::canonicalize(dir.path()).unwrap();
+    let warn = |host: &str, set: Option<&str>| {
+        let mut args = vec!["preview", "--host", host];
+        match set {
+            Some(set) => args.extend(["--set", set]),
+            None => args.push("--demo"),
+        }
+        let out = common::mcpick_in(&project, &[], &args);
+        assert_eq!(common::exit_code(&out), 0, "{}", common::stderr(&out));
+        common::stderr(&out)
+            .lines()
+            .find(|l| l.contains("the `context` tool's answer is about"))
+            .map(str::to_string)
+    };
+    // The whole demo is ~700,000 characters.
+    let claude = warn("claude-code", None).expect("a warning for Claude Code");
+    assert!(claude.contains("~50,000-character"), "{claude}");
+    let codex = warn("codex", None).expect("a warning for Codex");
+    assert!(codex.contains("~12,000 characters"), "{codex}");
+    // Gemini CLI passes tool results whole.
+    assert_eq!(warn("gemini", None), None);
+    // A set of one small resource is well under both.
+    for args in [
+        &["pin", "--demo", "file:///project/README.md"][..],
+        &["policy", "--budget", "0"][..],
+    ] {
+        let out = common::mcpick_in(&project, &[], args);
+        assert_eq!(common::exit_code(&out), 0, "{}", common::stderr(&out));
+    }
+    let set = project.join("mcpick.context.json");
+    let set = set.to_str().unwrap();
+    assert_eq!(warn("claude-code", Some(set)), None);
+    assert_eq!(warn("codex", Some(set)), None);
+}

@@ -1017,3 +1017,94 @@ fn capital_i_installs_into_a_host_after_showing_the_dry_run_change() {
     pane.wait_for("the overlay closed", |s| !s.contains("Hand off this set"));
     pane.quit_and_check_restored();
 }
+
+/// "Codex receives N of M" (or another host) in `text`: (N, M).
+fn receives(text: &str, host: &str) -> (usize, usize) {
+    let key = format!("{host} receives ");
+    let words: Vec<&str> = text
+        .match_indices(&key)
+        .map(|(at, _)| &text[at + key.len()..])
+        .find(|rest| rest.starts_with(|c: char| c.is_ascii_digit() || c == '~'))
+        .unwrap_or_else(|| panic!("no `{key}N of M` in:\n{text}"))
+        .split_whitespace()
+        .collect();
+    let number = |w: &str| w.replace([',', '~'], "").parse::<usize>().unwrap();
+    assert_eq!(words[1], "of", "{text}");
+    (number(words[0]), number(words[2]))
+}
+
+#[test]
+fn the_agent_view_shows_what_each_host_receives_as_preview_host_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = std::fs::canonicalize(dir.path()).unwrap();
+    for args in [
+        &["pin", "--demo", "file:///project/README.md"][..],
+        &["policy", "--budget", "20000"][..],
+    ] {
+        let out = common::mcpick_in(&project, &[], args);
+        assert_eq!(common::exit_code(&out), 0, "{}", common::stderr(&out));
+    }
+    let set = project.join("mcpick.context.json");
+    let set_arg = set.to_str().unwrap();
+    let preview = |host: &str| {
+        let out = common::mcpick_in(
+            &project,
+            &[],
+            &["preview", "--set", set_arg, "--host", host],
+        );
+        assert_eq!(common::exit_code(&out), 0, "{}", common::stderr(&out));
+        common::stderr(&out)
+    };
+    let pane = Pane::new();
+    pane.type_text(&format!("cd {}\n", project.display()));
+    pane.start(&format!("--set {set_arg}"));
+    pane.wait_text("ready · 300 resources");
+    pane.keys(&["a"]);
+    pane.wait_text("Agent view");
+    for (host, name) in [
+        ("claude-code", "Claude Code"),
+        ("gemini", "Gemini CLI"),
+        ("codex", "Codex"),
+    ] {
+        pane.keys(&["H"]);
+        let screen = pane.wait_for(name, |s| {
+            s.contains(&format!("as {name} receives it"))
+                && s.contains(&format!("{name} receives "))
+                && !s.contains("reading the set")
+        });
+        let told = preview(host);
+        assert_eq!(
+            receives(&screen, name),
+            receives(&told, host),
+            "{name}: the agent view and `preview --host` disagree\n{screen}\n{told}"
+        );
+        if host == "codex" {
+            let (kept, of) = receives(&screen, name);
+            assert!(kept < of, "the set is over Codex's 32 KiB: {screen}");
+            // The first resource the channel cuts is the first `host limit` row.
+            let first_cut = told
+                .lines()
+                .find(|l| l.contains("not delivered at session start"))
+                .and_then(|l| l.split_whitespace().nth(2))
+                .unwrap()
+                .trim_end_matches(':')
+                .to_string();
+            let row = screen
+                .lines()
+                .find(|l| l.contains("host limit") && l.contains("file://"))
+                .unwrap_or_else(|| panic!("no host-limit row:\n{screen}"));
+            assert!(row.contains(&first_cut), "{row} / {first_cut}");
+        } else {
+            let (kept, of) = receives(&screen, name);
+            assert_eq!(kept, of, "{name} carries the whole set");
+        }
+    }
+    // Past the last host: the plain preview again.
+    pane.keys(&["H"]);
+    pane.wait_for("the plain preview", |s| {
+        !s.contains("receives it at session start")
+    });
+    pane.keys(&["a"]);
+    pane.wait_for("the agent view closed", |s| !s.contains("Agent view"));
+    pane.quit_and_check_restored();
+}

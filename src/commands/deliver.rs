@@ -399,6 +399,31 @@ pub fn for_preview(
     set: &Path,
     resolved: &Resolved,
 ) -> Result<(&'static Channel, Delivered), String> {
+    let cands = resolved.candidates();
+    for_host(
+        host,
+        scope,
+        served_as,
+        set,
+        &resolved.preview,
+        &cands,
+        &resolved.texts,
+    )
+}
+
+/// What `host`'s model receives at session start of a resolved set (`preview` over
+/// `candidates`, with `texts`): through the delivery recorded for `host`, `scope` and
+/// `served_as` if there is one, else through the one `install` would plan. `preview --host`
+/// and the browser's agent view both show this.
+pub fn for_host(
+    host: Host,
+    scope: Option<Scope>,
+    served_as: &str,
+    set: &Path,
+    preview: &crate::context::Preview,
+    candidates: &[crate::context::Candidate],
+    texts: &crate::export::Texts,
+) -> Result<(&'static Channel, Delivered), String> {
     let channel = Channel::of(host).ok_or_else(|| {
         format!(
             "{} has no session-start channel: its model gets the set on demand only (see `mcpick install {}`)",
@@ -416,5 +441,9 @@ pub fn for_preview(
         Some(d) => d,
         None => pieces::plan(channel, scope, &Places::system(), &set_abs, served_as)?,
     };
-    Ok((channel, render(channel, &delivery, &set_abs, resolved)))
+    let placement = delivery.placement(&set_abs);
+    Ok((
+        channel,
+        deliver(channel, &placement, preview, candidates, texts),
+    ))
 }

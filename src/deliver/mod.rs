@@ -37,6 +37,9 @@ pub struct Channel {
     /// Closing tags of the host's own wrapper: a resource that contains one could end the
     /// host's block early, so the preview says so.
     pub wrapper_tags: &'static [&'static str],
+    /// Where the host stops passing an MCP tool's result whole (characters, measured; see
+    /// `docs/hand-off.md`): the `context` tool is the way to what the channel cannot carry.
+    pub tool_limit: Option<(usize, &'static str)>,
 }
 
 const CLAUDE: Channel = Channel {
@@ -45,6 +48,10 @@ const CLAUDE: Channel = Channel {
     limit: None,
     limit_words: "",
     wrapper_tags: &["</system-reminder>"],
+    tool_limit: Some((
+        50_000,
+        "Claude Code's ~50,000-character cut of tool results (past it the model gets a preview)",
+    )),
 };
 
 const GEMINI: Channel = Channel {
@@ -59,6 +66,7 @@ const GEMINI: Channel = Channel {
         "</loaded_context>",
         "</session_context>",
     ],
+    tool_limit: None,
 };
 
 /// Codex's `project_doc_max_bytes` default.
@@ -70,6 +78,10 @@ const CODEX: Channel = Channel {
     limit: Some(CODEX_AGENTS_LIMIT),
     limit_words: "Codex's 32 KiB AGENTS.md limit",
     wrapper_tags: &["</INSTRUCTIONS>"],
+    tool_limit: Some((
+        12_000,
+        "Codex's cut of tool results near ~12,000 characters",
+    )),
 };
 
 impl Channel {
@@ -297,7 +309,7 @@ pub fn deliver(
     let mut full = shown.clone();
     full.left_out.extend(preview.left_out.iter().cloned());
     full.missing = preview.missing.clone();
-    let warnings = shown
+    let warnings: Vec<String> = shown
         .included
         .iter()
         .filter_map(|i| {
@@ -313,6 +325,8 @@ pub fn deliver(
             ))
         })
         .collect();
+    let mut warnings = warnings;
+    warnings.extend(tool_warning(channel, preview, candidates, texts));
     let seen = wrap(channel, placement, &text);
     Delivered {
         preview: full,
@@ -320,4 +334,33 @@ pub fn deliver(
         seen,
         warnings,
     }
+}
+
+/// When the `context` tool's answer (the included resources as `serve`'s tool writes them,
+/// less its few hundred characters of preface) is over what the host passes on whole.
+fn tool_warning(
+    channel: &Channel,
+    preview: &Preview,
+    candidates: &[Candidate],
+    texts: &Texts,
+) -> Option<String> {
+    let (limit, words) = channel.tool_limit?;
+    let chars: usize = preview
+        .included
+        .iter()
+        .enumerate()
+        .map(|(n, i)| {
+            let c = &candidates[i.index];
+            let details = if i.pinned { "pinned" } else { "" };
+            let text = texts.get(&i.index).map(String::as_str);
+            export::resource_block(n + 1, c.name, c.server, c.uri, details, text)
+                .chars()
+                .count()
+        })
+        .sum();
+    (chars > limit).then(|| {
+        format!(
+            "the `context` tool's answer is about {chars} characters, over {words}: through the tool the model sees the start of the set only"
+        )
+    })
 }

@@ -8,10 +8,15 @@
 //! ([`crate::context::measure`], as `mcpick preview` does) and resolution runs again as counts
 //! arrive, until nothing unread is left above the cut line.
 
+use std::path::Path;
 use std::sync::Arc;
 
 use crate::catalog::{ItemId, Snapshot};
-use crate::context::{Audience, Input, Marks, Measures, Policy, Preview, candidates_in, resolve};
+use crate::context::measured::Texts;
+use crate::context::{
+    Audience, Input, Marks, Measures, Policy, Preview, Reason, candidates_in, resolve,
+};
+use crate::hosts::Host;
 
 /// The budget steps `[` and `]` move through; above the last: no budget.
 pub const BUDGET_STEPS: &[u64] = &[
@@ -119,6 +124,84 @@ pub fn resolve_snapshot(req: &ResolveRequest) -> AgentPreview {
     }
 }
 
+/// The hosts the agent view can show the session-start delivery of, in the order `H` steps
+/// through them (then back to the plain preview).
+pub const HOSTS: &[Host] = &[Host::ClaudeCode, Host::Gemini, Host::Codex];
+
+/// The next host choice after `host` (`None`: the plain preview).
+pub fn next_host(host: Option<Host>) -> Option<Host> {
+    match host {
+        None => HOSTS.first().copied(),
+        Some(h) => HOSTS
+            .iter()
+            .position(|&x| x == h)
+            .and_then(|i| HOSTS.get(i + 1))
+            .copied(),
+    }
+}
+
+/// What one host's model receives at session start: the same delivery `mcpick preview
+/// --host` shows (its channel, its cut at whole resources, its wrapper warnings), made from the
+/// agent view's resolution read whole.
+#[derive(Debug, Clone)]
+pub struct HostPreview {
+    pub host: Host,
+    /// `included`: what the channel carries; `left_out` starts with what it could not
+    /// (`host limit`, with where else to reach it). `generation`: the resolution it was made
+    /// from.
+    pub agent: AgentPreview,
+    /// What carries the text ("a `CLAUDE.md` import").
+    pub what: &'static str,
+    /// Bytes of the file the host reads.
+    pub bytes: usize,
+    /// Resources holding the host's wrapper tags; a `context` tool answer over the host's cut.
+    pub warnings: Vec<String>,
+}
+
+impl HostPreview {
+    /// Resources of the resolution the channel could not carry.
+    pub fn cut(&self) -> usize {
+        self.agent
+            .preview
+            .left_out
+            .iter()
+            .filter(|l| matches!(l.reason, Reason::HostLimit(_)))
+            .count()
+    }
+}
+
+/// `host`'s delivery of a resolution read whole (`preview` and `texts` over the request's
+/// candidates), for the set file `set`, served under the default name.
+pub fn host_preview(
+    host: Host,
+    set: &Path,
+    request: &ResolveRequest,
+    preview: &Preview,
+    texts: &Texts,
+) -> Result<HostPreview, String> {
+    let cands = candidates_in(&request.snapshot, &request.names);
+    let (channel, delivered) = crate::commands::deliver::for_host(
+        host,
+        None,
+        super::app::handoff::DEFAULT_NAME,
+        set,
+        preview,
+        &cands,
+        texts,
+    )?;
+    Ok(HostPreview {
+        host,
+        agent: AgentPreview {
+            generation: request.generation,
+            preview: delivered.preview,
+            ids: cands.iter().map(|c| c.id).collect(),
+        },
+        what: channel.what,
+        bytes: delivered.file.len(),
+        warnings: delivered.warnings,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -133,5 +216,19 @@ mod tests {
         assert_eq!(step_budget(Some(5_000), false), Some(4_000));
         assert_eq!(step_budget(Some(500), false), Some(500));
         assert_eq!(step_budget(Some(10), false), Some(500));
+    }
+
+    #[test]
+    fn host_choice_steps_through_every_channel_then_back() {
+        let mut seen = Vec::new();
+        let mut h = next_host(None);
+        while let Some(host) = h {
+            seen.push(host);
+            h = next_host(Some(host));
+        }
+        assert_eq!(seen, HOSTS);
+        for &host in HOSTS {
+            assert!(crate::deliver::Channel::of(host).is_some(), "{host:?}");
+        }
     }
 }

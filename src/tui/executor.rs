@@ -174,6 +174,8 @@ pub struct Executor {
     read: Option<AbortHandle>,
     measure: Option<AbortHandle>,
     completing: Option<AbortHandle>,
+    /// The host delivery being made for the agent view (latest wins).
+    host_preview: Option<AbortHandle>,
     pub worker: SearchWorker,
     /// Saves the set and watches it for others' changes.
     pub keeper: Keeper,
@@ -213,6 +215,7 @@ impl Executor {
             read: None,
             measure: None,
             completing: None,
+            host_preview: None,
             worker,
             keeper,
             logs,
@@ -273,6 +276,9 @@ impl Executor {
                     let _ = self.tx.send(Msg::Copied { what, note });
                 }
                 Effect::Bundle(request) => self.bundle(*request),
+                Effect::HostPreview { host, set, request } => {
+                    self.host_preview(host, set, *request)
+                }
                 Effect::PlanInstall {
                     host,
                     scope,
@@ -595,6 +601,29 @@ impl Executor {
         self.tasks.push(task.abort_handle());
     }
 
+    /// Reads what the request's resolution includes and makes `host`'s session-start delivery
+    /// of it ([`crate::tui::agent::host_preview`], as `mcpick preview --host` does).
+    fn host_preview(&mut self, host: Host, set: PathBuf, request: ResolveRequest) {
+        if let Some(h) = self.host_preview.take() {
+            h.abort();
+        }
+        let connections = self.connections.clone();
+        let tx = self.tx.clone();
+        let limit = self.options.timeout;
+        let task = tokio::spawn(async move {
+            let cands = candidates_in(&request.snapshot, &request.names);
+            let (preview, texts) = read_resolution(&request, &cands, &connections, limit).await;
+            drop(cands);
+            let result = tokio::task::spawn_blocking(move || {
+                crate::tui::agent::host_preview(host, &set, &request, &preview, &texts)
+            })
+            .await
+            .unwrap_or_else(|e| Err(e.to_string()));
+            let _ = tx.send(Msg::HostPreviewed { host, result });
+        });
+        self.host_preview = Some(task.abort_handle());
+    }
+
     /// Plans an install for the hand-off overlay ([`crate::commands::install::plan_entry`]
     /// and [`crate::commands::deliver::plan_delivery`], as `install --dry-run`).
     fn plan_install(&mut self, host: Host, scope: Scope, set: PathBuf, name: String) {
@@ -710,8 +739,8 @@ async fn read_resolution(
 
 impl Drop for Executor {
     fn drop(&mut self) {
-        if let Some(m) = &self.measure {
-            m.abort();
+        for h in [&self.measure, &self.host_preview].into_iter().flatten() {
+            h.abort();
         }
         for t in self.tasks.iter().chain(self.servers.values()) {
             t.abort();

@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use super::super::agent::{AgentPreview, ResolveRequest};
+use super::super::agent::{AgentPreview, HostPreview, ResolveRequest, next_host};
 use super::super::keymap::Action;
 use super::super::text::thousands;
 use super::{App, Effect, SaveFailure, SaveReport, Status};
@@ -13,6 +13,7 @@ use crate::catalog::{Catalogue, ItemId, ServerId};
 use crate::context::{
     ContextSet, Effective, Mark, Marks, Measure, Measures, SetChange, Target, TokenizerKind,
 };
+use crate::hosts::Host;
 use crate::sanitize;
 
 /// The context set being edited, and everything derived from it.
@@ -60,6 +61,15 @@ pub struct ContextState {
     pub file: Option<std::path::PathBuf>,
     /// That message was shown.
     pub announced: bool,
+    /// The host whose session-start delivery the agent view shows (`H`); `None`: the plain
+    /// preview.
+    pub host: Option<Host>,
+    /// The latest delivery made for a host (maybe for an earlier resolution or host).
+    pub host_preview: Option<Arc<HostPreview>>,
+    /// Why the last one could not be made.
+    pub host_error: Option<String>,
+    /// The (resolution generation, host) last asked for.
+    pub host_asked: Option<(u64, Host)>,
 }
 
 impl ContextState {
@@ -68,6 +78,29 @@ impl ContextState {
             set,
             load_error,
             ..Default::default()
+        }
+    }
+
+    /// The delivery the agent view shows for the chosen host: the latest one made for it
+    /// (for an earlier resolution until the next arrives).
+    pub fn host_view(&self) -> Option<&HostPreview> {
+        let host = self.host?;
+        self.host_preview.as_deref().filter(|p| p.host == host)
+    }
+
+    /// The host's delivery is for an earlier resolution than the latest (or not made yet).
+    pub fn host_stale(&self) -> bool {
+        match (self.host_view(), &self.agent) {
+            (Some(h), Some(a)) => h.agent.generation != a.generation,
+            _ => self.host.is_some(),
+        }
+    }
+
+    /// The rows the agent view shows: the chosen host's delivery, or the plain preview.
+    pub fn shown_agent(&self) -> Option<&AgentPreview> {
+        match self.host {
+            Some(_) => self.host_view().map(|h| &h.agent),
+            None => self.agent.as_deref(),
         }
     }
 
@@ -188,7 +221,9 @@ impl App {
         self.context.agent_open = !self.context.agent_open;
         self.context.agent_scroll = 0;
         if self.context.agent_open {
-            self.sync_measure()
+            let mut fx = self.sync_measure();
+            fx.extend(self.sync_host());
+            fx
         } else if !self.context.measuring.is_empty() {
             self.context.measuring.clear();
             vec![Effect::CancelMeasure]
@@ -197,8 +232,68 @@ impl App {
         }
     }
 
+    /// `H` in the agent view: the next host's session-start delivery, then the plain preview.
+    pub(super) fn cycle_host(&mut self) -> Vec<Effect> {
+        let c = &mut self.context;
+        c.host = next_host(c.host);
+        c.host_error = None;
+        c.agent_scroll = 0;
+        self.sync_host()
+    }
+
+    /// Asks for the chosen host's delivery of the latest resolution once its figures are
+    /// final (it reads every included resource: not for each step of a resolution on its way).
+    pub(super) fn sync_host(&mut self) -> Vec<Effect> {
+        let c = &self.context;
+        let Some(host) = c.host else {
+            return Vec::new();
+        };
+        let Some(agent) = &c.agent else {
+            return Vec::new();
+        };
+        let generation = agent.generation;
+        if !c.agent_open
+            || !c.measuring.is_empty()
+            || c.host_asked == Some((generation, host))
+            || self.figures_pending().is_some()
+        {
+            return Vec::new();
+        }
+        let set = c
+            .file
+            .clone()
+            .unwrap_or_else(|| super::handoff::DEFAULT_SET.into());
+        self.context.host_asked = Some((generation, host));
+        vec![Effect::HostPreview {
+            host,
+            set,
+            request: Box::new(self.resolve_request(generation)),
+        }]
+    }
+
+    pub(super) fn on_host_previewed(
+        &mut self,
+        host: Host,
+        result: Result<HostPreview, String>,
+    ) -> Vec<Effect> {
+        let c = &mut self.context;
+        if c.host != Some(host) {
+            return Vec::new();
+        }
+        match result {
+            Ok(p) => {
+                c.host_error = None;
+                c.host_preview = Some(Arc::new(p));
+            }
+            Err(why) => c.host_error = Some(sanitize::line(&why, 500)),
+        }
+        let rows = self.context.shown_agent().map_or(1, |a| a.row_count());
+        self.context.agent_scroll = self.context.agent_scroll.min(rows.saturating_sub(1));
+        Vec::new()
+    }
+
     pub(super) fn scroll_agent(&mut self, action: Action, page: isize) {
-        let rows = self.context.agent.as_ref().map_or(1, |a| a.row_count());
+        let rows = self.context.shown_agent().map_or(1, |a| a.row_count());
         let delta = match action {
             Action::Up => -1,
             Action::Down => 1,
@@ -374,8 +469,9 @@ impl App {
             fx.extend(self.sync_measure());
         }
         if self.context.agent_open {
-            let rows = self.context.agent.as_ref().map_or(1, |a| a.row_count());
+            let rows = self.context.shown_agent().map_or(1, |a| a.row_count());
             self.context.agent_scroll = self.context.agent_scroll.min(rows.saturating_sub(1));
+            fx.extend(self.sync_host());
         }
         fx
     }
@@ -387,6 +483,10 @@ impl App {
         let Some(agent) = &self.context.agent else {
             return Vec::new();
         };
+        if self.context.host.is_some() {
+            // A host's delivery is made from the resolution read whole: nothing to count.
+            return Vec::new();
+        }
         let mut items = Vec::new();
         // The agent view's rows on screen (and a screenful either side, read ahead).
         let page = self.page_rows();

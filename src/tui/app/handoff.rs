@@ -344,10 +344,10 @@ impl App {
     }
 }
 
-const DEFAULT_SET: &str = "mcpick.context.json";
+pub const DEFAULT_SET: &str = "mcpick.context.json";
 /// The served entry's name an install from the browser writes (`install --as` on the
 /// command line chooses another).
-const DEFAULT_NAME: &str = "mcpick";
+pub const DEFAULT_NAME: &str = "mcpick";
 
 /// What to run to hand the set at `path` to a host: serve, install per host and scope,
 /// export.

@@ -270,6 +270,7 @@ impl App {
             Msg::Saved { seq, result } => self.on_saved(seq, result),
             Msg::SetOnDisk(set) => self.on_set_on_disk(*set),
             Msg::Bundle(result) => self.on_bundle(result),
+            Msg::HostPreviewed { host, result } => self.on_host_previewed(host, result),
             Msg::SignInNote { server, line } => {
                 self.on_sign_in_note(server, &line);
                 Vec::new()
@@ -419,6 +420,7 @@ impl App {
                 });
                 return self.context_changed(Vec::new());
             }
+            (_, Action::CycleHost) => return self.cycle_host(),
             (_, Action::CycleAudience) => {
                 let policy = &mut self.context.set.policy;
                 policy.audience = next_audience(policy.audience);

@@ -89,6 +89,11 @@ pub enum Msg {
     },
     /// The bundle `Y` asked for is read and rendered (or could not be).
     Bundle(Result<Bundled, String>),
+    /// The host delivery [`Effect::HostPreview`] asked for is made (or could not be).
+    HostPreviewed {
+        host: crate::hosts::Host,
+        result: Result<crate::tui::agent::HostPreview, String>,
+    },
     /// The clipboard sequence was written; `note`: what else the person must know (tmux).
     Copied {
         what: String,
@@ -219,6 +224,14 @@ pub enum Effect {
     /// Read the resources the request's resolution includes and render the bundle as
     /// `mcpick export` does; answer [`Msg::Bundle`].
     Bundle(Box<ResolveRequest>),
+    /// Read what the request's resolution includes and make `host`'s session-start delivery
+    /// of it for the set file `set`, as `mcpick preview --host` does; answer
+    /// [`Msg::HostPreviewed`]. Replaces the one in flight (latest wins).
+    HostPreview {
+        host: crate::hosts::Host,
+        set: std::path::PathBuf,
+        request: Box<ResolveRequest>,
+    },
     /// Plan `host`'s entry serving `set` as `name` in `scope`, and its session-start delivery
     /// (as `mcpick install --dry-run`); answer [`Msg::InstallPlanned`].
     PlanInstall {

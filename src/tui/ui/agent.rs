@@ -28,8 +28,12 @@ pub struct AgentView<'a> {
 
 fn agent_line(v: &AgentView, row: usize) -> Line<'static> {
     let t = v.theme;
-    let Some(agent) = &v.context.agent else {
-        return Line::styled("resolving…", t.dim);
+    let Some(agent) = v.context.shown_agent() else {
+        let text = match v.context.host {
+            Some(host) => format!("reading the set for {}…", host.dialect().host_name),
+            None => "resolving…".to_string(),
+        };
+        return Line::styled(text, t.dim);
     };
     let p = &agent.preview;
     let pending = if v.pending.is_some() { "~" } else { "" };
@@ -137,11 +141,16 @@ fn agent_line(v: &AgentView, row: usize) -> Line<'static> {
                 Span::styled(name, t.text),
                 Span::styled(format!("  {uri}"), t.dim),
             ];
-            if let Reason::ReadFailed(why) = &l.reason {
-                spans.push(Span::styled(
+            match &l.reason {
+                Reason::ReadFailed(why) => spans.push(Span::styled(
                     format!("  ({})", sanitize::line(why, 200)),
                     t.error,
-                ));
+                )),
+                Reason::HostLimit(why) => spans.push(Span::styled(
+                    format!("  ({})", sanitize::line(why, 300)),
+                    t.dim,
+                )),
+                _ => {}
             }
             return Line::from(spans);
         }
@@ -220,6 +229,13 @@ pub fn draw(frame: &mut Frame, area: Rect, v: &AgentView) {
             .min_priority
             .map_or("none".to_string(), |m| format!("{m:.2}")),
     );
+    let title = match v.context.host {
+        Some(host) => format!(
+            "{title} · as {} receives it at session start",
+            host.dialect().host_name
+        ),
+        None => title,
+    };
     let block = pane(t, title, true);
     let inner = block.inner(area);
     frame.render_widget(block, area);
@@ -229,8 +245,14 @@ pub fn draw(frame: &mut Frame, area: Rect, v: &AgentView) {
     let mut lines = Vec::new();
     let mut summary = vec![];
     let pending = if v.pending.is_some() { "~" } else { "" };
+    if v.context.host.is_some() {
+        lines.extend(host_lines(v));
+    }
     if let Some(agent) = &v.context.agent {
         let p = &agent.preview;
+        if v.context.host.is_some() {
+            summary.push(Span::styled("the set: ", t.dim));
+        }
         summary.push(Span::styled(
             format!(
                 "{pending}{} resource{} · {}{} tokens",
@@ -272,11 +294,22 @@ pub fn draw(frame: &mut Frame, area: Rect, v: &AgentView) {
     ));
     lines.push(Line::from(summary));
     if let Some(serve) = &v.serve {
-        lines.push(Line::from(vec![
+        let serve = sanitize::line(serve, 500);
+        let mut used = "hand it to a host: ".len() + serve.chars().count();
+        let mut spans = vec![
             Span::styled("hand it to a host: ", t.dim),
-            Span::styled(sanitize::line(serve, 500), t.text),
-            Span::styled("   I: install in a host  Y: copy the bundle", t.dim),
-        ]));
+            Span::styled(serve, t.text),
+        ];
+        // Whole hints only, as many as fit.
+        for hint in ["I: install in a host", "Y: copy the bundle", "H: host view"] {
+            let gap = if spans.len() == 2 { 3 } else { 2 };
+            if used + gap + hint.len() > inner.width as usize {
+                break;
+            }
+            used += gap + hint.len();
+            spans.push(Span::styled(format!("{:gap$}{hint}", ""), t.dim));
+        }
+        lines.push(Line::from(spans));
     }
     lines.push(Line::styled(
         format!(
@@ -286,10 +319,74 @@ pub fn draw(frame: &mut Frame, area: Rect, v: &AgentView) {
         t.field,
     ));
     let height = inner.height.saturating_sub(lines.len() as u16) as usize;
-    let rows = v.context.agent.as_ref().map_or(1, |a| a.row_count());
+    let rows = v.context.shown_agent().map_or(1, |a| a.row_count());
     let scroll = v.context.agent_scroll.min(rows.saturating_sub(height));
     for r in scroll..(scroll + height).min(rows) {
         lines.push(agent_line(v, r));
     }
     frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// With a host chosen: what its model receives at session start, through which channel, what
+/// its cut leaves out, and its warnings (as `mcpick preview --host` says them).
+fn host_lines(v: &AgentView) -> Vec<Line<'static>> {
+    let t = v.theme;
+    let Some(host) = v.context.host else {
+        return Vec::new();
+    };
+    let name = host.dialect().host_name;
+    let mut lines = Vec::new();
+    if let Some(why) = &v.context.host_error {
+        lines.push(Line::styled(format!("{name}: {why}"), t.error));
+        return lines;
+    }
+    let Some(h) = v.context.host_view() else {
+        lines.push(Line::styled(
+            format!("{name}: reading the set to see what its channel carries…"),
+            t.busy,
+        ));
+        return lines;
+    };
+    let stale = if v.context.host_stale() { "~" } else { "" };
+    let n = h.agent.preview.included.len();
+    let cut = h.cut();
+    let mut spans = vec![Span::styled(
+        format!(
+            "{name} receives {stale}{} of {stale}{} included resource{} at session start through {} · {} bytes",
+            thousands(n),
+            thousands(n + cut),
+            if n + cut == 1 { "" } else { "s" },
+            h.what,
+            thousands(h.bytes),
+        ),
+        t.text,
+    )];
+    if cut > 0 {
+        spans.push(Span::styled(
+            format!(" · {} left out: host limit", thousands(cut)),
+            t.field,
+        ));
+    }
+    if stale == "~" {
+        spans.push(Span::styled(" · reading the set again…", t.busy));
+    }
+    lines.push(Line::from(spans));
+    const SHOWN: usize = 2;
+    for w in h.warnings.iter().take(SHOWN) {
+        lines.push(Line::styled(
+            format!("warning: {}", sanitize::line(w, 500)),
+            t.error,
+        ));
+    }
+    if h.warnings.len() > SHOWN {
+        lines.push(Line::styled(
+            format!(
+                "{} more warnings: `mcpick preview --host {}` lists them",
+                h.warnings.len() - SHOWN,
+                host.name()
+            ),
+            t.error,
+        ));
+    }
+    lines
 }
