@@ -91,3 +91,22 @@ fn the_check_finds_an_import() {
     let found = offenders("commands", &["crate::cli"]);
     assert!(!found.is_empty(), "commands do import the CLI's structs");
 }
+
+/// One read for the agent and one resolve entry point: front ends read a resource to hand on
+/// through `mcp::read::for_agent` / `Connection::read_for_agent` (one wording of a failure)
+/// and resolve through `context::Sources`, never by hand.
+#[test]
+fn front_ends_read_and_resolve_through_one_entry_point() {
+    for dir in ["commands", "serve", "tui", "deliver", "export", "wrap"] {
+        let found = offenders(
+            dir,
+            &[
+                ".read_own(",
+                "is not connected\"",
+                "resolve_measured",
+                "Input {",
+            ],
+        );
+        assert!(found.is_empty(), "{dir}: {found:#?}");
+    }
+}

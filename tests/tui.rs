@@ -7,9 +7,7 @@ use std::sync::Arc;
 
 use crossterm::event::{KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use mcpick::catalog::{Catalogue, ItemId, Search, SearchResults, SortKey};
-use mcpick::context::{
-    ContextSet, Input, Mark, Measure, Measures, TokenizerKind, candidates, resolve,
-};
+use mcpick::context::{ContextSet, Mark, Measure, Measures, Sources, TokenizerKind, candidates};
 use mcpick::mcp::log::{LogSource, ServerLog};
 use mcpick::tui::app::{SaveFailure, SaveReport, Selection, Status, View};
 use mcpick::tui::contents::{self, ContentsDoc};
@@ -1562,17 +1560,11 @@ fn the_agent_view_and_mcpick_preview_agree() {
     let demo = catalogue.server("demo");
     let resources = mcpick::demo::demo_resources(300);
     catalogue.append(demo, resources.iter());
-    let cands = candidates(&catalogue);
+    let sources = Sources::new(candidates(&catalogue), ["demo"], []);
+    let cands = &sources.candidates;
     let mut measures = Measures::new();
     let preview = loop {
-        let preview = resolve(&Input {
-            candidates: &cands,
-            listed: &["demo"],
-            unavailable: &[],
-            marks: &set.marks,
-            policy: &set.policy,
-            measures: &measures,
-        });
+        let preview = sources.resolve(&set.marks, &set.policy, &measures);
         let wanted = preview.to_measure();
         if wanted.is_empty() {
             break preview;

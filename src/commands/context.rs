@@ -271,10 +271,8 @@ impl Resolved {
 }
 
 /// Chooses, connects and lists the set's servers (expansions added), resolves with
-/// `policy` reading what would be included ([`resolve_measured`], `jobs` at once), and
-/// closes the connections.
-///
-/// [`resolve_measured`]: crate::context::measured::resolve_measured
+/// `policy` reading what would be included ([`crate::context::Sources::resolve_reading`],
+/// `jobs` at once), and closes the connections.
 pub async fn resolve_set(
     set: &ContextSet,
     servers: &ServerArgs,
@@ -288,50 +286,36 @@ pub async fn resolve_set(
     let (preview, texts) = {
         let mut cands = crate::context::candidates(&catalogue);
         expansion::tag(&mut cands, &expansions);
-        let listed: Vec<&str> = complete.iter().map(String::as_str).collect();
-        let unavailable: Vec<(&str, &str)> = failed
-            .iter()
-            .map(|(server, error)| (server.as_str(), error.as_str()))
-            .collect();
+        let sources = crate::context::Sources::from_lists(cands, &complete, &failed);
         let connections: std::collections::HashMap<&str, &crate::mcp::Connection> = sessions
             .iter()
             .filter_map(|s| Some((s.spec.name.as_str(), s.connection.as_ref().ok()?)))
             .collect();
-        let base = crate::context::Input {
-            candidates: &cands,
-            listed: &listed,
-            unavailable: &unavailable,
-            marks: &set.marks,
-            policy,
-            measures: &crate::context::Measures::new(),
-        };
         let mut measures = crate::context::Measures::new();
         // Reads of what the budget would include, counted as they come back.
         let progress = crate::progress::Counter::new("reading", ("resource", "resources"), None);
         let progress = &progress;
-        crate::context::measured::resolve_measured(&base, &mut measures, jobs, |index| {
-            let c = cands[index];
-            let connection = connections.get(c.server).copied();
-            async move {
-                let Some(conn) = connection else {
+        let connections = &connections;
+        let done = sources
+            .resolve_reading(&set.marks, policy, &mut measures, jobs, |c| {
+                let (server, uri) = (c.server, c.uri);
+                async move {
+                    let read =
+                        crate::mcp::read::for_agent(connections.get(server).copied(), uri).await;
                     progress.tick();
-                    return Err("the server is not connected".to_string());
-                };
-                // Only the resource's own contents parts are handed on.
-                let read = conn.read_own(c.uri).await.map_err(|e| e.to_string());
-                progress.tick();
-                let (outcome, dropped) = read?;
-                for other in &dropped {
-                    report(&format!(
-                        "server `{}`: {}",
-                        shown_name(c.server),
-                        crate::mcp::read::dropped_part(c.uri, other)
-                    ));
+                    read
                 }
-                Ok(outcome)
-            }
-        })
-        .await
+            })
+            .await;
+        for (index, other) in &done.dropped {
+            let c = &sources.candidates[*index];
+            report(&format!(
+                "server `{}`: {}",
+                shown_name(c.server),
+                crate::mcp::read::dropped_part(c.uri, other)
+            ));
+        }
+        (done.preview, done.texts)
     };
     close_all(sessions).await;
     Ok(Resolved {

@@ -77,7 +77,7 @@ pub fn sha256_hex(text: &str) -> String {
 }
 
 impl Lock {
-    /// Records an exact preview (see [`super::measured::resolve_measured`]): every included
+    /// Records an exact preview (see [`super::Sources::resolve_reading`]): every included
     /// resource with its tokens and the hash of its text.
     pub fn from_preview(preview: &Preview, cands: &[Candidate<'_>], texts: &Texts) -> Lock {
         Lock {

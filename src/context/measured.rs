@@ -1,53 +1,139 @@
-//! The read-count-resolve loop shared by `mcpick preview` and `mcpick serve`: resolve with
-//! what is known, read what would make the preview exact ([`Preview::to_measure`]), count,
-//! resolve again, until nothing unread is left above the cut line. Generic over the read, so
-//! it does no I/O itself and tests can drive it with a closure.
+//! The one way from a catalogue and a set to the agent's preview, for every front end
+//! (`preview`, `export`, `lock`, `serve`, the browser's agent view, bundle and host view, and
+//! session-start delivery): [`Sources`] holds the candidates and what is known of their
+//! servers; [`Sources::resolve`] ranks with what is measured so far, and
+//! [`Sources::resolve_reading`] reads what would make the preview exact
+//! ([`Preview::to_measure`]), counts, and ranks again until nothing unread is left above the
+//! cut line. The read is the caller's (this module does no I/O, and tests drive it with a
+//! closure), but its result is [`crate::mcp::Connection::read_for_agent`]'s, so every front
+//! end words a failed read the same way.
 
 use std::collections::HashMap;
 
 use futures::StreamExt;
 
 use super::content::measure;
-use super::resolve::{Input, Measures, Preview, resolve};
-use crate::mcp::ReadOutcome;
+use super::mark::Marks;
+use super::policy::Policy;
+use super::resolve::{Candidate, Input, Measures, Preview, resolve};
 
 /// The agent text of every resource that was read, by candidate index.
 pub type Texts = HashMap<usize, String>;
 
-/// Resolves `base` to a fixed point: reads (at most `jobs` at once) what
-/// [`Preview::to_measure`] asks for and records it in `measures`. Returns the exact preview
-/// and the agent texts read on the way.
-pub async fn resolve_measured<R, Fut>(
-    base: &Input<'_>,
-    measures: &mut Measures,
-    jobs: usize,
-    read: R,
-) -> (Preview, Texts)
-where
-    R: Fn(usize) -> Fut,
-    Fut: Future<Output = Result<ReadOutcome, String>>,
-{
-    let mut texts = Texts::new();
-    loop {
-        let preview = resolve(&Input { measures, ..*base });
-        let wanted = preview.to_measure();
-        if wanted.is_empty() {
-            return (preview, texts);
+pub use crate::mcp::read::AgentRead;
+
+/// What a resolution takes besides the set: the candidates, the servers whose listing
+/// completed (a mark on one that matches nothing is missing) and those that could not be
+/// listed, with why (their marks are unavailable).
+#[derive(Debug, Clone)]
+pub struct Sources<'a> {
+    pub candidates: Vec<Candidate<'a>>,
+    listed: Vec<&'a str>,
+    unavailable: Vec<(&'a str, &'a str)>,
+}
+
+/// A resolution read to a fixed point.
+#[derive(Debug)]
+pub struct Resolution {
+    pub preview: Preview,
+    /// The agent text of every resource read, by candidate index.
+    pub texts: Texts,
+    /// Contents parts of other resources dropped from the reads: (candidate index, part URI).
+    pub dropped: Vec<(usize, String)>,
+}
+
+impl<'a> Sources<'a> {
+    pub fn new(
+        candidates: Vec<Candidate<'a>>,
+        listed: impl IntoIterator<Item = &'a str>,
+        unavailable: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Self {
+        Sources {
+            candidates,
+            listed: listed.into_iter().collect(),
+            unavailable: unavailable.into_iter().collect(),
         }
-        let reads = futures::stream::iter(wanted.into_iter().map(|index| {
-            let read = &read;
-            async move { (index, read(index).await) }
-        }))
-        .buffer_unordered(jobs.max(1))
-        .collect::<Vec<_>>()
-        .await;
-        for (index, outcome) in reads {
-            let c = base.candidates[index];
-            let (m, text) = measure(outcome, base.policy.tokenizer);
-            if let Some(text) = text {
-                texts.insert(index, text);
+    }
+
+    /// [`Sources::new`] from owned server lists, as front ends keep them.
+    pub fn from_lists(
+        candidates: Vec<Candidate<'a>>,
+        listed: &'a [String],
+        unavailable: &'a [(String, String)],
+    ) -> Self {
+        Sources::new(
+            candidates,
+            listed.iter().map(String::as_str),
+            unavailable.iter().map(|(s, e)| (s.as_str(), e.as_str())),
+        )
+    }
+
+    fn input<'b>(
+        &'b self,
+        marks: &'b Marks,
+        policy: &'b Policy,
+        measures: &'b Measures,
+    ) -> Input<'b> {
+        Input {
+            candidates: &self.candidates,
+            listed: &self.listed,
+            unavailable: &self.unavailable,
+            marks,
+            policy,
+            measures,
+        }
+    }
+
+    /// Ranks and cuts with what `measures` knows (estimates from sizes for the rest).
+    pub fn resolve(&self, marks: &Marks, policy: &Policy, measures: &Measures) -> Preview {
+        resolve(&self.input(marks, policy, measures))
+    }
+
+    /// Resolves to a fixed point: reads (at most `jobs` at once) what [`Preview::to_measure`]
+    /// asks for through `read` and records each count in `measures`.
+    pub async fn resolve_reading<R, Fut>(
+        &self,
+        marks: &Marks,
+        policy: &Policy,
+        measures: &mut Measures,
+        jobs: usize,
+        read: R,
+    ) -> Resolution
+    where
+        R: Fn(&Candidate<'a>) -> Fut,
+        Fut: Future<Output = AgentRead>,
+    {
+        let (mut texts, mut dropped) = (Texts::new(), Vec::new());
+        loop {
+            let preview = self.resolve(marks, policy, measures);
+            let wanted = preview.to_measure();
+            if wanted.is_empty() {
+                return Resolution {
+                    preview,
+                    texts,
+                    dropped,
+                };
             }
-            measures.insert(c.server, c.uri, m);
+            let reads = futures::stream::iter(wanted.into_iter().map(|index| {
+                let read = &read;
+                let c = &self.candidates[index];
+                async move { (index, read(c).await) }
+            }))
+            .buffer_unordered(jobs.max(1))
+            .collect::<Vec<_>>()
+            .await;
+            for (index, outcome) in reads {
+                let c = &self.candidates[index];
+                let outcome = outcome.map(|(outcome, others)| {
+                    dropped.extend(others.into_iter().map(|uri| (index, uri)));
+                    outcome
+                });
+                let (m, text) = measure(outcome, policy.tokenizer);
+                if let Some(text) = text {
+                    texts.insert(index, text);
+                }
+                measures.insert(c.server, c.uri, m);
+            }
         }
     }
 }
@@ -57,6 +143,7 @@ mod tests {
     use super::*;
     use crate::catalog::ItemId;
     use crate::context::{Candidate, Marks, Policy};
+    use crate::mcp::ReadOutcome;
     use rmcp::model::ResourceContents;
 
     fn cand(uri: &'static str, size: u64) -> Candidate<'static> {
@@ -82,24 +169,29 @@ mod tests {
         let marks = Marks::default();
         let policy = Policy::default();
         let mut measures = Measures::new();
-        let base = Input {
-            candidates: &cands,
-            listed: &["s"],
-            unavailable: &[],
-            marks: &marks,
-            policy: &policy,
-            measures: &Measures::new(),
-        };
-        let (preview, texts) = resolve_measured(&base, &mut measures, 2, |i| async move {
-            Ok(ReadOutcome::Contents(vec![ResourceContents::text(
-                format!("text {i}"),
-                cands[i].uri,
-            )]))
-        })
-        .await;
+        let sources = Sources::new(cands.to_vec(), ["s"], []);
+        let done = sources
+            .resolve_reading(&marks, &policy, &mut measures, 2, |c| {
+                let uri = c.uri;
+                async move {
+                    let parts = vec![ResourceContents::text(format!("text {uri}"), uri)];
+                    Ok((ReadOutcome::Contents(parts), vec![format!("{uri}-other")]))
+                }
+            })
+            .await;
+        let (preview, texts) = (&done.preview, &done.texts);
         assert_eq!(preview.included.len(), 2);
         assert!(!preview.is_estimated(), "every included count is exact");
         assert_eq!(texts.len(), 2);
-        assert_eq!(texts[&1], "text 1");
+        assert_eq!(texts[&1], "text a://2");
+        let mut dropped = done.dropped.clone();
+        dropped.sort();
+        assert_eq!(
+            dropped,
+            [
+                (0, "a://1-other".to_string()),
+                (1, "a://2-other".to_string())
+            ]
+        );
     }
 }

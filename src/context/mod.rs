@@ -24,13 +24,12 @@
 //! let set = ContextSet::load(path)?;                      // edge: disk
 //! set.marks.toggle(Target::exact(server, uri), Mark::Pin); // key press
 //! set.marks.undo();                                       // undo key
-//! let cands = candidates(&catalogue);
-//! let preview = resolve(&Input { candidates: &cands, listed: &servers_listed,
-//!                                marks: &set.marks, policy: &set.policy,
-//!                                measures: &measures });
-//! for i in preview.to_measure() { /* edge: read cands[i], then */
-//!     measures.insert(server, uri, Measure::Counted(set.policy.tokenizer.count(&agent_text(&contents))));
-//! }                                                       // and resolve again
+//! let sources = Sources::from_lists(candidates(&catalogue), &listed, &unavailable);
+//! let shown = sources.resolve(&set.marks, &set.policy, &measures); // what is known now
+//! let exact = sources                                      // or read to a fixed point
+//!     .resolve_reading(&set.marks, &set.policy, &mut measures, jobs,
+//!                      |c| mcp::read::for_agent(connection_of(c.server), c.uri)) // edge
+//!     .await;                                             // preview, texts, dropped parts
 //! ContextSet::update(path, |set| set.marks.set(target, Some(Mark::Pin)))?; // edge: locked
 //! ```
 
@@ -50,9 +49,10 @@ pub use content::{agent_text, measure};
 pub use expansion::Expansion;
 pub use file::{ContextSet, DEFAULT_FILE, SetError, SetFile, Updated, VERSION};
 pub use mark::{Effective, Mark, Marks, Pattern, Target};
+pub use measured::{Resolution, Sources, Texts};
 pub use policy::{Audience, DEFAULT_PRIORITY, Policy};
 pub use resolve::{
-    Candidate, Included, Input, LeftOut, Measure, Measures, Missing, Preview, Reason, Unavailable,
-    candidates, candidates_in, filtered, resolve,
+    Candidate, Included, LeftOut, Measure, Measures, Missing, Preview, Reason, Unavailable,
+    candidates, candidates_in, filtered,
 };
 pub use tokens::TokenizerKind;

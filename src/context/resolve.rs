@@ -147,7 +147,7 @@ impl Measures {
 
 /// Everything resolution looks at.
 #[derive(Debug, Clone, Copy)]
-pub struct Input<'a> {
+pub(crate) struct Input<'a> {
     pub candidates: &'a [Candidate<'a>],
     /// Servers whose listing completed: a mark on one of them that matches no resource is
     /// reported as missing. Marks on other servers (failed, still listing) are not.
@@ -358,7 +358,7 @@ pub fn filtered(
     }
 }
 
-pub fn resolve(input: &Input) -> Preview {
+pub(crate) fn resolve(input: &Input) -> Preview {
     let policy = input.policy;
     struct Ranked {
         index: usize,
@@ -464,7 +464,7 @@ pub fn resolve(input: &Input) -> Preview {
 
 /// Marks of unavailable servers that no candidate answers (a server that failed part way
 /// through its listing may have some), pins first.
-pub fn unavailable(input: &Input) -> Vec<Unavailable> {
+pub(crate) fn unavailable(input: &Input) -> Vec<Unavailable> {
     let mut out: Vec<Unavailable> = input
         .marks
         .iter()
@@ -499,7 +499,7 @@ fn compare_modified(a: Option<i64>, b: Option<i64>) -> Ordering {
 }
 
 /// Marks of listed servers that match no candidate.
-pub fn missing(input: &Input) -> Vec<Missing> {
+pub(crate) fn missing(input: &Input) -> Vec<Missing> {
     input
         .marks
         .iter()

@@ -28,9 +28,8 @@ pub enum Format {
     Json,
 }
 
-/// Agent texts by candidate index: the one type [`resolve_measured`] fills.
-///
-/// [`resolve_measured`]: crate::context::measured::resolve_measured
+/// Agent texts by candidate index: the one type [`crate::context::Sources::resolve_reading`]
+/// fills.
 pub use crate::context::measured::Texts;
 
 #[derive(Serialize)]

@@ -135,6 +135,30 @@ impl Connection {
     }
 }
 
+/// One read for an agent: the outcome and the URIs of contents parts of other resources
+/// dropped from it, or why it failed, worded for people.
+pub type AgentRead = Result<(ReadOutcome, Vec<String>), String>;
+
+/// Why a resource of a server that is not connected is not read.
+pub const NOT_CONNECTED: &str = "the server is not connected";
+
+impl Connection {
+    /// The read every front end hands on to an agent ([`Connection::read_own`]), its failure
+    /// explained one way ([`Connection::explain`]: the server's last stderr lines where they
+    /// say why, credentials masked).
+    pub async fn read_for_agent(&self, uri: &str) -> AgentRead {
+        self.read_own(uri).await.map_err(|e| self.explain(&e))
+    }
+}
+
+/// [`Connection::read_for_agent`] through a connection that may be missing.
+pub async fn for_agent(connection: Option<&Connection>, uri: &str) -> AgentRead {
+    match connection {
+        Some(c) => c.read_for_agent(uri).await,
+        None => Err(NOT_CONNECTED.to_string()),
+    }
+}
+
 /// True when a contents part's URI is the requested URI or a part of it (`/…` or `#…`
 /// below it, as a multi-part read has). The one definition of "its own contents":
 /// `mcpick check`'s `read.matches-list` rule and [`Connection::read_own`] both use it.

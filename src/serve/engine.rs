@@ -15,7 +15,7 @@ use tokio::sync::{Mutex, broadcast, watch};
 
 use super::exposed::{self, Expose, Served};
 use super::upstream::{UpstreamDef, Upstreams, Warn};
-use crate::context::{ContextSet, Input, Measures, candidates, expansion, measured, resolve};
+use crate::context::{ContextSet, Measures, Sources, candidates, expansion};
 use crate::mcp::ConnectOptions;
 
 /// Everything one `serve` process shares between its clients and its upkeep.
@@ -143,34 +143,21 @@ impl Engine {
         let expansions = listings.add_expansions(&set.marks);
         let mut cands = candidates(&listings.catalogue);
         expansion::tag(&mut cands, &expansions);
-        let listed: Vec<&str> = listings.complete.iter().map(String::as_str).collect();
-        let unavailable: Vec<(&str, &str)> = listings
-            .unavailable
-            .iter()
-            .map(|(n, e)| (n.as_str(), e.as_str()))
-            .collect();
+        let sources = Sources::from_lists(cands, &listings.complete, &listings.unavailable);
         let mut measures = self.measures.lock().await;
-        let base = Input {
-            candidates: &cands,
-            listed: &listed,
-            unavailable: &unavailable,
-            marks: &set.marks,
-            policy: &set.policy,
-            measures: &Measures::new(),
-        };
         let preview = if set.policy.budget.is_some() {
-            let cands = &cands;
-            measured::resolve_measured(&base, &mut measures, self.jobs, |i| async move {
-                upstreams.read(cands[i].server, cands[i].uri).await
-            })
-            .await
-            .0
+            sources
+                .resolve_reading(&set.marks, &set.policy, &mut measures, self.jobs, |c| {
+                    let (server, uri) = (c.server, c.uri);
+                    // Dropped parts are said by the read itself (`serve` reads in one place).
+                    async move { upstreams.read(server, uri).await.map(|o| (o, Vec::new())) }
+                })
+                .await
+                .preview
         } else {
-            resolve(&Input {
-                measures: &measures,
-                ..base
-            })
+            sources.resolve(&set.marks, &set.policy, &measures)
         };
+        let cands = sources.candidates;
         drop(measures);
         let index = listings.index();
         let mut served = exposed::build(

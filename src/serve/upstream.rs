@@ -264,15 +264,10 @@ impl Upstreams {
             .position(server)
             .map(|i| &self.list[i])
             .ok_or_else(|| format!("no upstream named `{server}`"))?;
-        let Some(connection) = &upstream.connection else {
-            return Err(format!("the server `{server}` is not connected"));
-        };
         // The one read of `serve` (resources/read, the prompt, the tool, token counts): only
         // the resource's own contents parts are handed on; a dropped one is said.
-        let (outcome, dropped) = connection
-            .read_own(uri)
-            .await
-            .map_err(|e| connection.explain(&e))?;
+        let (outcome, dropped) =
+            crate::mcp::read::for_agent(upstream.connection.as_ref(), uri).await?;
         for other in &dropped {
             (self.warn)(&format!(
                 "server `{server}`: {}",

@@ -13,9 +13,7 @@ use std::sync::Arc;
 
 use crate::catalog::{ItemId, Snapshot};
 use crate::context::measured::Texts;
-use crate::context::{
-    Audience, Input, Marks, Measures, Policy, Preview, Reason, candidates_in, resolve,
-};
+use crate::context::{Audience, Marks, Measures, Policy, Preview, Reason, Sources, candidates_in};
 use crate::hosts::Host;
 
 /// The budget steps `[` and `]` move through; above the last: no budget.
@@ -103,20 +101,9 @@ pub struct ResolveRequest {
 /// Resolves a request: the same [`resolve`] `mcpick preview` runs, on a snapshot.
 pub fn resolve_snapshot(req: &ResolveRequest) -> AgentPreview {
     let cands = candidates_in(&req.snapshot, &req.names);
-    let listed: Vec<&str> = req.listed.iter().map(String::as_str).collect();
-    let unavailable: Vec<(&str, &str)> = req
-        .unavailable
-        .iter()
-        .map(|(s, e)| (s.as_str(), e.as_str()))
-        .collect();
-    let preview = resolve(&Input {
-        candidates: &cands,
-        listed: &listed,
-        unavailable: &unavailable,
-        marks: &req.marks,
-        policy: &req.policy,
-        measures: &req.measures,
-    });
+    let sources = Sources::from_lists(cands, &req.listed, &req.unavailable);
+    let preview = sources.resolve(&req.marks, &req.policy, &req.measures);
+    let cands = sources.candidates;
     AgentPreview {
         generation: req.generation,
         preview,

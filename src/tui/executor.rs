@@ -24,8 +24,7 @@ use super::follow::{Connections, Ended, RETRY_FIRST, RETRY_MAX, connection_of, r
 use super::keeper::Keeper;
 use super::term::{self, Term};
 use crate::catalog::{ItemId, Search, SearchResults, SearchWorker, ServerId, sort_snapshot};
-use crate::context::measured::resolve_measured;
-use crate::context::{Input, Measures, TokenizerKind, candidates_in};
+use crate::context::{Measures, TokenizerKind, candidates_in};
 use crate::export::Format;
 use crate::hosts::{Host, Places, Scope};
 use crate::mcp::log::ServerLog;
@@ -113,22 +112,12 @@ async fn read_fresh(
     }
 }
 
-/// A read for the agent (token counts, the bundle), whose failure is only told, never shown
-/// as a pane: like `mcpick preview`'s, only the resource's own contents parts are kept
-/// ([`Connection::read_own`], which logs what it drops to the server's log).
-async fn read_text(
-    connection: Option<Arc<Connection>>,
-    uri: &str,
-    limit: Duration,
-) -> Result<ReadOutcome, String> {
-    let Some(c) = connection else {
-        return Err("the server is not connected".to_string());
-    };
-    match tokio::time::timeout(limit + Duration::from_secs(1), c.read_own(uri)).await {
-        Err(_) => Err(format!("timed out after {:.0} s", limit.as_secs_f32())),
-        Ok(Ok((outcome, _))) => Ok(outcome),
-        Ok(Err(error)) => Err(c.explain(&error)),
-    }
+/// A read for the agent (token counts, the bundle, the host view), whose failure is only
+/// told, never shown as a pane: the read every front end hands on
+/// ([`crate::mcp::read::for_agent`]: the resource's own contents parts only, what is dropped
+/// written to the server's log).
+async fn read_text(connection: Option<Arc<Connection>>, uri: &str) -> crate::mcp::read::AgentRead {
+    crate::mcp::read::for_agent(connection.as_deref(), uri).await
 }
 
 /// Returns free heap memory to the system (glibc keeps it otherwise: after a million
@@ -405,7 +394,7 @@ impl Executor {
             let mut fresh_for = None;
             let doc = match read_fresh(connection, &uri, limit).await {
                 Err(ReadFailure::NotConnected) => {
-                    ContentsDoc::Error("the server is not connected".into())
+                    ContentsDoc::Error(crate::mcp::read::NOT_CONNECTED.into())
                 }
                 Err(ReadFailure::TimedOut)
                 | Err(ReadFailure::Failed {
@@ -448,11 +437,10 @@ impl Executor {
         }
         let connections = self.connections.clone();
         let tx = self.tx.clone();
-        let limit = self.options.timeout;
         let task = tokio::spawn(async move {
             let reads = futures::stream::iter(items.into_iter().map(|(item, uri)| {
                 let connection = connection_of(&connections, item.server);
-                async move { (item, read_text(connection, &uri, limit).await) }
+                async move { (item, read_text(connection, &uri).await.map(|(o, _)| o)) }
             }))
             .buffer_unordered(MEASURE_JOBS);
             futures::pin_mut!(reads);
@@ -503,7 +491,7 @@ impl Executor {
                         })
                         .map_err(|e| e.to_string())
                 }
-                Err(ReadFailure::NotConnected) => Err("the server is not connected".into()),
+                Err(ReadFailure::NotConnected) => Err(crate::mcp::read::NOT_CONNECTED.into()),
                 Err(ReadFailure::TimedOut) => {
                     Err(format!("timed out after {:.0} s", limit.as_secs_f32()))
                 }
@@ -586,10 +574,9 @@ impl Executor {
     fn bundle(&mut self, request: ResolveRequest) {
         let connections = self.connections.clone();
         let tx = self.tx.clone();
-        let limit = self.options.timeout;
         let task = tokio::spawn(async move {
             let cands = candidates_in(&request.snapshot, &request.names);
-            let (preview, texts) = read_resolution(&request, &cands, &connections, limit).await;
+            let (preview, texts) = read_resolution(&request, &cands, &connections).await;
             let text = crate::export::bundle::bundle(Format::Markdown, &preview, &cands, &texts);
             let _ = tx.send(Msg::Bundle(Ok(Bundled {
                 text,
@@ -609,10 +596,9 @@ impl Executor {
         }
         let connections = self.connections.clone();
         let tx = self.tx.clone();
-        let limit = self.options.timeout;
         let task = tokio::spawn(async move {
             let cands = candidates_in(&request.snapshot, &request.names);
-            let (preview, texts) = read_resolution(&request, &cands, &connections, limit).await;
+            let (preview, texts) = read_resolution(&request, &cands, &connections).await;
             drop(cands);
             let result = tokio::task::spawn_blocking(move || {
                 crate::tui::agent::host_preview(host, &set, &request, &preview, &texts)
@@ -638,7 +624,6 @@ impl Executor {
     fn install(&mut self, plan: Box<InstallPlan>, request: ResolveRequest) {
         let connections = self.connections.clone();
         let tx = self.tx.clone();
-        let limit = self.options.timeout;
         let task = tokio::spawn(async move {
             let entry = plan.entry.clone();
             let committed = tokio::task::spawn_blocking(move || entry.commit())
@@ -653,7 +638,7 @@ impl Executor {
             }
             if let Some((channel, delivery)) = &plan.delivery {
                 let cands = candidates_in(&request.snapshot, &request.names);
-                let (preview, texts) = read_resolution(&request, &cands, &connections, limit).await;
+                let (preview, texts) = read_resolution(&request, &cands, &connections).await;
                 match crate::commands::deliver::write_delivery(
                     channel, delivery, &plan.set, &preview, &cands, &texts,
                 ) {
@@ -710,31 +695,24 @@ async fn read_resolution(
     request: &ResolveRequest,
     cands: &[crate::context::Candidate<'_>],
     connections: &Connections,
-    limit: Duration,
 ) -> (crate::context::Preview, crate::context::measured::Texts) {
-    let listed: Vec<&str> = request.listed.iter().map(String::as_str).collect();
-    let unavailable: Vec<(&str, &str)> = request
-        .unavailable
-        .iter()
-        .map(|(s, e)| (s.as_str(), e.as_str()))
-        .collect();
-    let none = Measures::new();
-    let base = Input {
-        candidates: cands,
-        listed: &listed,
-        unavailable: &unavailable,
-        marks: &request.marks,
-        policy: &request.policy,
-        measures: &none,
-    };
+    let sources =
+        crate::context::Sources::from_lists(cands.to_vec(), &request.listed, &request.unavailable);
     let mut measures = Measures::new();
-    resolve_measured(&base, &mut measures, MEASURE_JOBS, |index| {
-        let c = cands[index];
-        let connection = connection_of(connections, c.id.server);
-        let uri = c.uri.to_string();
-        async move { read_text(connection, &uri, limit).await }
-    })
-    .await
+    let done = sources
+        .resolve_reading(
+            &request.marks,
+            &request.policy,
+            &mut measures,
+            MEASURE_JOBS,
+            |c| {
+                let connection = connection_of(connections, c.id.server);
+                let uri = c.uri.to_string();
+                async move { read_text(connection, &uri).await }
+            },
+        )
+        .await;
+    (done.preview, done.texts)
 }
 
 impl Drop for Executor {
