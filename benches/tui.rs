@@ -102,7 +102,7 @@ fn search(app: &mut App, query: &str) {
 
 fn complete_results(app: &App) -> Arc<SearchResults> {
     let search = Effect::Search {
-        generation: app.search.generation,
+        generation: app.search.generation(),
         snapshot: app.catalogue.snapshot(),
         query: app.search.query.clone(),
     };

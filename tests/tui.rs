@@ -695,7 +695,7 @@ fn the_search_line_edits_like_a_line() {
     // delete removes the character under the cursor, backspace the one before.
     let fx = drive(&mut app, "<delete>");
     assert_eq!(app.search.query, "readxme");
-    assert!(app.search.searching || app.matching().is_some(), "{fx:?}");
+    assert!(app.search.searching() || app.matching().is_some(), "{fx:?}");
     drive(&mut app, "<backspace>");
     assert_eq!(
         (app.search.query.as_str(), app.search.cursor),
@@ -721,9 +721,9 @@ fn the_search_line_edits_like_a_line() {
     // Moving the cursor alone does not search again; multibyte characters are stepped over.
     drive(&mut app, "né<left>");
     assert_eq!(app.search.cursor, 1);
-    let generation = app.search.generation;
+    let generation = app.search.generation();
     drive(&mut app, "<right><left><home>");
-    assert_eq!(app.search.generation, generation);
+    assert_eq!(app.search.generation(), generation);
     drive(&mut app, "<delete>");
     assert_eq!(app.search.query, "é");
     // The cursor is shown: on a character in reverse video, at the end as a bar.
@@ -2752,5 +2752,44 @@ fn status_messages_end_and_go_when_they_no_longer_hold() {
     assert_eq!(
         app.info, None,
         "the update message outlived the resource shown"
+    );
+}
+
+/// A resolution costs the whole catalogue: counts arriving for a batch ask for one per batch
+/// (and one every 16 counts of a long batch), not one per count.
+#[test]
+fn counts_of_a_batch_resolve_once_per_batch_not_once_per_count() {
+    let mut app = marked_demo(Theme::colour());
+    app.size = (100, 80); // a tall agent view: a long batch
+    let fx = drive(&mut app, "a");
+    let Some(Effect::Measure {
+        generation,
+        tokenizer,
+        items,
+    }) = fx.into_iter().find(|e| matches!(e, Effect::Measure { .. }))
+    else {
+        panic!("no measure effect")
+    };
+    assert!(items.len() > 16, "{} items", items.len());
+    let mut resolves = 0;
+    for (item, uri) in &items {
+        let fx = app.update(Msg::Measured {
+            generation,
+            tokenizer,
+            item: *item,
+            measure: Measure::Counted(fake_count(uri)),
+        });
+        // A quick runtime: each resolution is answered before the next count arrives.
+        resolves += fx
+            .iter()
+            .filter(|e| matches!(e, Effect::Resolve(_)))
+            .count();
+        run(&mut app, fx);
+    }
+    let most = items.len().div_ceil(16) + 1;
+    assert!(
+        (1..=most).contains(&resolves),
+        "{resolves} resolutions for {} counts",
+        items.len()
     );
 }

@@ -160,11 +160,11 @@ pub struct Executor {
     tasks: Vec<AbortHandle>,
     /// Each server's connect-list-follow task (ended when it is connected again).
     servers: std::collections::HashMap<ServerId, AbortHandle>,
-    read: Option<AbortHandle>,
-    measure: Option<AbortHandle>,
-    completing: Option<AbortHandle>,
+    read: Latest,
+    measure: Latest,
+    completing: Latest,
     /// The host delivery being made for the agent view (latest wins).
-    host_preview: Option<AbortHandle>,
+    host_preview: Latest,
     pub worker: SearchWorker,
     /// Saves the set and watches it for others' changes.
     pub keeper: Keeper,
@@ -201,10 +201,10 @@ impl Executor {
             connections: Arc::new(Mutex::new(Vec::new())),
             tasks,
             servers: std::collections::HashMap::new(),
-            read: None,
-            measure: None,
-            completing: None,
-            host_preview: None,
+            read: Latest::default(),
+            measure: Latest::default(),
+            completing: Latest::default(),
+            host_preview: Latest::default(),
             worker,
             keeper,
             logs,
@@ -239,9 +239,7 @@ impl Executor {
                     uri,
                 } => self.read(generation, item, uri),
                 Effect::CancelRead => {
-                    if let Some(h) = self.read.take() {
-                        h.abort();
-                    }
+                    self.read.cancel();
                 }
                 Effect::Suspend => term::suspend(terminal)?,
                 Effect::Measure {
@@ -250,9 +248,7 @@ impl Executor {
                     items,
                 } => self.measure(generation, tokenizer, items),
                 Effect::CancelMeasure => {
-                    if let Some(h) = self.measure.take() {
-                        h.abort();
-                    }
+                    self.measure.cancel();
                 }
                 Effect::Save { seq, change } => self.keeper.save(seq, change),
                 Effect::Copy { what, text } => {
@@ -381,9 +377,6 @@ impl Executor {
     /// Latest wins: the read in flight is dropped (rmcp cancels it), and the new one starts
     /// after the cursor has rested a moment.
     fn read(&mut self, generation: u64, item: ItemId, uri: String) {
-        if let Some(h) = self.read.take() {
-            h.abort();
-        }
         let connection = connection_of(&self.connections, item.server);
         let tx = self.tx.clone();
         let color = self.color;
@@ -425,16 +418,13 @@ impl Executor {
                 std::future::pending::<()>().await;
             }
         });
-        self.read = Some(task.abort_handle());
+        self.read.start(task);
     }
 
     /// Reads and counts a batch for the agent view, `MEASURE_JOBS` at a time, through the
     /// same connections and read as the contents pane; latest wins (the batch in flight is
     /// dropped).
     fn measure(&mut self, generation: u64, tokenizer: TokenizerKind, items: Vec<(ItemId, String)>) {
-        if let Some(h) = self.measure.take() {
-            h.abort();
-        }
         let connections = self.connections.clone();
         let tx = self.tx.clone();
         let task = tokio::spawn(async move {
@@ -458,7 +448,7 @@ impl Executor {
                 });
             }
         });
-        self.measure = Some(task.abort_handle());
+        self.measure.start(task);
     }
 }
 
@@ -517,9 +507,6 @@ impl Executor {
         value: String,
         context: Vec<(String, String)>,
     ) {
-        if let Some(h) = self.completing.take() {
-            h.abort();
-        }
         let connection = connection_of(&self.connections, server);
         let tx = self.tx.clone();
         let task = tokio::spawn(async move {
@@ -533,7 +520,7 @@ impl Executor {
                 .unwrap_or_default();
             let _ = tx.send(Msg::Completions { generation, values });
         });
-        self.completing = Some(task.abort_handle());
+        self.completing.start(task);
     }
 
     /// The OAuth sign-in for an HTTP server, in the background: its notes (the URL) and its
@@ -591,9 +578,6 @@ impl Executor {
     /// Reads what the request's resolution includes and makes `host`'s session-start delivery
     /// of it ([`crate::tui::agent::host_preview`], as `mcpick preview --host` does).
     fn host_preview(&mut self, host: Host, set: PathBuf, request: ResolveRequest) {
-        if let Some(h) = self.host_preview.take() {
-            h.abort();
-        }
         let connections = self.connections.clone();
         let tx = self.tx.clone();
         let task = tokio::spawn(async move {
@@ -607,7 +591,7 @@ impl Executor {
             .unwrap_or_else(|e| Err(e.to_string()));
             let _ = tx.send(Msg::HostPreviewed { host, result });
         });
-        self.host_preview = Some(task.abort_handle());
+        self.host_preview.start(task);
     }
 
     /// Plans an install for the hand-off overlay ([`crate::commands::install::plan_entry`]
@@ -715,16 +699,35 @@ async fn read_resolution(
     (done.preview, done.texts)
 }
 
-impl Drop for Executor {
-    fn drop(&mut self) {
-        for h in [&self.measure, &self.host_preview].into_iter().flatten() {
+/// The runtime's side of a latest-wins job (see [`crate::tui::app::job`]): starting one
+/// aborts the one in flight, and dropping the slot aborts it too.
+#[derive(Default)]
+struct Latest(Option<AbortHandle>);
+
+impl Latest {
+    fn start(&mut self, task: tokio::task::JoinHandle<()>) {
+        self.cancel();
+        self.0 = Some(task.abort_handle());
+    }
+
+    fn cancel(&mut self) {
+        if let Some(h) = self.0.take() {
             h.abort();
         }
+    }
+}
+
+impl Drop for Latest {
+    fn drop(&mut self) {
+        self.cancel();
+    }
+}
+
+impl Drop for Executor {
+    fn drop(&mut self) {
+        // The latest-wins jobs end themselves when dropped.
         for t in self.tasks.iter().chain(self.servers.values()) {
             t.abort();
-        }
-        if let Some(r) = &self.read {
-            r.abort();
         }
     }
 }

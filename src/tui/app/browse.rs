@@ -42,8 +42,8 @@ pub struct Browse {
     /// Every resource: sorted by `list_key` (a tail of later arrivals unsorted).
     pub list: Vec<ItemId>,
     pub list_key: Option<SortKey>,
-    pub(super) sort_generation: u64,
-    pub(super) sort_in_flight: bool,
+    /// The list's sort in flight (latest wins).
+    pub(super) sort: super::job::Job,
     pub(super) list_stale: bool,
 }
 
@@ -58,8 +58,7 @@ impl Browse {
             order: SortKey::default(),
             list: Vec::new(),
             list_key: None,
-            sort_generation: 0,
-            sort_in_flight: false,
+            sort: Default::default(),
             list_stale: false,
         }
     }

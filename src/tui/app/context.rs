@@ -8,6 +8,7 @@ use std::sync::Arc;
 use super::super::agent::{AgentPreview, HostPreview, ResolveRequest, next_host};
 use super::super::keymap::Action;
 use super::super::text::thousands;
+use super::job::Job;
 use super::{App, Effect, SaveFailure, SaveReport, Status};
 use crate::catalog::{Catalogue, ItemId, ServerId};
 use crate::context::{
@@ -15,6 +16,9 @@ use crate::context::{
 };
 use crate::hosts::Host;
 use crate::sanitize;
+
+/// Counts of a batch recorded between two resolutions of the agent view.
+const RESOLVE_EVERY_COUNTS: usize = 16;
 
 /// The context set being edited, and everything derived from it.
 #[derive(Debug, Default)]
@@ -40,14 +44,16 @@ pub struct ContextState {
     pub measures: Measures,
     /// The latest resolution.
     pub agent: Option<Arc<AgentPreview>>,
-    pub resolve_generation: u64,
-    pub resolve_in_flight: bool,
-    pub resolve_dirty: bool,
+    /// The agent view's resolution (latest wins).
+    pub resolve: Job,
     /// Catalogue size at the last resolution requested (see `App::on_server`'s pages).
     pub resolved_len: usize,
     /// Reads for token counts in flight (the current batch).
     pub measuring: HashSet<ItemId>,
-    pub measure_generation: u64,
+    /// The batch of counts in flight (a new batch replaces it).
+    pub measure: Job,
+    /// Counts recorded since the last resolution was asked for.
+    pub measured_unresolved: usize,
     /// Size of the current batch (for progress).
     pub measure_batch: usize,
     /// The agent view is open.
@@ -387,11 +393,7 @@ impl App {
     /// listing still arriving. `None`: they are final (counts may still be estimates, `~`).
     pub fn figures_pending(&self) -> Option<&'static str> {
         let c = &self.context;
-        if c.agent.is_none()
-            || c.resolve_in_flight
-            || c.resolve_dirty
-            || c.resolved_len != self.catalogue.len()
-        {
+        if c.agent.is_none() || c.resolve.busy() || c.resolved_len != self.catalogue.len() {
             return Some("resolving…");
         }
         if self
@@ -407,17 +409,12 @@ impl App {
     /// Asks for a resolution, or (one in flight) for one more after it.
     pub(super) fn request_resolve(&mut self) -> Vec<Effect> {
         let c = &mut self.context;
-        if c.resolve_in_flight {
-            c.resolve_dirty = true;
+        let Some(generation) = c.resolve.request() else {
             return Vec::new();
-        }
-        c.resolve_generation += 1;
-        c.resolve_in_flight = true;
-        c.resolve_dirty = false;
+        };
         c.resolved_len = self.catalogue.len();
-        vec![Effect::Resolve(Box::new(
-            self.resolve_request(self.context.resolve_generation),
-        ))]
+        c.measured_unresolved = 0;
+        vec![Effect::Resolve(Box::new(self.resolve_request(generation)))]
     }
 
     /// What a resolution of the current catalogue, marks and policy needs (the agent view's,
@@ -452,10 +449,9 @@ impl App {
     }
 
     pub(super) fn on_resolved(&mut self, agent: Arc<AgentPreview>) -> Vec<Effect> {
-        if agent.generation != self.context.resolve_generation {
+        let Some(again) = self.context.resolve.finish(agent.generation) else {
             return Vec::new(); // stale
-        }
-        self.context.resolve_in_flight = false;
+        };
         // Resolving a big catalogue came and went through the allocator on another thread
         // (a row per resource, ranked): hand that memory back, as after a big listing.
         let mut fx = Vec::new();
@@ -463,7 +459,7 @@ impl App {
             fx.push(Effect::ReleaseMemory);
         }
         self.context.agent = Some(agent);
-        if self.context.resolve_dirty {
+        if again {
             fx.extend(self.request_resolve());
         } else if self.context.agent_open {
             fx.extend(self.sync_measure());
@@ -510,11 +506,11 @@ impl App {
             return Vec::new();
         }
         let c = &mut self.context;
-        c.measure_generation += 1;
+        let generation = c.measure.start();
         c.measuring = items.iter().map(|(id, _)| *id).collect();
         c.measure_batch = items.len();
         vec![Effect::Measure {
-            generation: c.measure_generation,
+            generation,
             tokenizer: c.set.policy.tokenizer,
             items,
         }]
@@ -530,7 +526,7 @@ impl App {
         if tokenizer != self.context.set.policy.tokenizer {
             return Vec::new();
         }
-        if generation == self.context.measure_generation {
+        if generation == self.context.measure.generation() {
             self.context.measuring.remove(&item);
         }
         let Some(resource) = self.catalogue.get(item) else {
@@ -540,7 +536,16 @@ impl App {
         self.context
             .measures
             .insert(&server, resource.uri(), measure);
-        self.request_resolve()
+        // A resolution costs the whole catalogue: one per batch of counts (and every few
+        // counts of a long one, so the view moves), not one per count.
+        self.context.measured_unresolved += 1;
+        if self.context.measuring.is_empty()
+            || self.context.measured_unresolved >= RESOLVE_EVERY_COUNTS
+        {
+            self.request_resolve()
+        } else {
+            Vec::new()
+        }
     }
 
     pub(super) fn on_saved(

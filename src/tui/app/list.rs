@@ -7,17 +7,15 @@ use crate::catalog::{ItemId, ServerId, SortKey};
 impl App {
     /// Asks for a sort when the list view is shown and its order is out of date.
     pub(super) fn ensure_sorted(&mut self) -> Vec<Effect> {
-        if self.browse.view != View::List || self.browse.sort_in_flight {
+        if self.browse.view != View::List || self.browse.sort.in_flight() {
             return Vec::new();
         }
         if self.browse.list_key == Some(self.browse.order) && !self.browse.list_stale {
             return Vec::new();
         }
-        self.browse.sort_in_flight = true;
         self.browse.list_stale = false;
-        self.browse.sort_generation += 1;
         vec![Effect::Sort {
-            generation: self.browse.sort_generation,
+            generation: self.browse.sort.start(),
             key: self.browse.order,
             snapshot: self.catalogue.snapshot(),
             names: (0..self.catalogue.server_count())
@@ -33,10 +31,9 @@ impl App {
         mut ids: Vec<ItemId>,
         lens: Vec<usize>,
     ) -> Vec<Effect> {
-        if generation != self.browse.sort_generation {
+        if self.browse.sort.finish(generation).is_none() {
             return Vec::new();
         }
-        self.browse.sort_in_flight = false;
         // Resources that arrived while sorting go at the end until the next sort.
         for s in 0..self.catalogue.server_count() {
             let from = lens.get(s).copied().unwrap_or(0);

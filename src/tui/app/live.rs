@@ -203,8 +203,7 @@ impl App {
         self.browse.tree = tree;
         self.browse.list = list;
         self.browse.list_stale = true;
-        self.browse.sort_generation += 1; // a sort in flight has the old ids
-        self.browse.sort_in_flight = false;
+        self.browse.sort.cancel(); // a sort in flight has the old ids
         self.browse.tree_anchor = cursor_path.and_then(|p| self.browse.tree.node_of_path(&p));
         self.contents.item = contents_item;
         self.search.matched = matched;
@@ -248,8 +247,6 @@ impl App {
 
         let mut fx = Vec::new();
         if !self.search.query.is_empty() {
-            self.search.generation += 1;
-            self.search.searching = true;
             fx.push(self.search_effect());
         }
         fx.extend(self.ensure_sorted());

@@ -12,6 +12,7 @@ pub mod contents;
 pub mod context;
 pub mod form;
 pub mod handoff;
+pub mod job;
 pub mod list;
 mod live;
 mod mouse;

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use super::job::Job;
 use super::{App, Cursor, Effect};
 use crate::catalog::{ItemId, Search, SearchResults};
 
@@ -13,10 +14,11 @@ pub struct SearchState {
     /// Where typing goes in `query`: a byte index on a character boundary (see the editing
     /// methods, which keep it there).
     pub cursor: usize,
-    pub generation: u64,
+    /// The search on the worker (latest wins; pages that arrive while it runs ask for one
+    /// more, made when it completes).
+    pub(super) job: Job,
     /// The matches of the current query, best first (partial while searching).
     pub matched: Option<Vec<ItemId>>,
-    pub searching: bool,
     /// (scanned, total) of the search in progress.
     pub progress: (usize, usize),
     /// The generation whose matches filter the tree.
@@ -24,8 +26,6 @@ pub struct SearchState {
     /// The query whose best match the tree cursor last jumped to, and whether that result was
     /// complete: a search re-run because pages arrived does not move the cursor again.
     pub(super) jumped: Option<(String, bool)>,
-    /// Pages arrived while a search ran: search again when it completes.
-    pub(super) research: bool,
     /// The query whose complete result last reset the list cursor.
     pub(super) list_reset_for: Option<String>,
     /// The matcher (also used to highlight matched characters of visible rows).
@@ -50,6 +50,16 @@ pub enum LineEdit {
 }
 
 impl SearchState {
+    /// The generation of the latest search asked for.
+    pub fn generation(&self) -> u64 {
+        self.job.generation()
+    }
+
+    /// A search is running (or one more is due when it completes).
+    pub fn searching(&self) -> bool {
+        self.job.busy()
+    }
+
     /// Inserts `text` at the cursor.
     pub fn insert(&mut self, text: &str) {
         let at = self.cursor.min(self.query.len());
@@ -112,9 +122,8 @@ impl SearchState {
 
 impl App {
     pub(super) fn query_changed(&mut self) -> Vec<Effect> {
-        self.search.generation += 1;
+        self.search.job.cancel();
         self.search.jumped = None;
-        self.search.research = false;
         self.search.list_reset_for = None;
         if self.search.query.is_empty() {
             // The resource under the cursor stays under it in the whole catalogue. (The query
@@ -131,9 +140,8 @@ impl App {
                 },
             };
             self.search.matched = None;
-            self.search.searching = false;
             self.browse.tree.set_filter(None);
-            self.search.filter_generation = self.search.generation;
+            self.search.filter_generation = self.search.job.generation();
             self.reanchor();
             self.browse.list_cursor = Cursor::default();
             if let Some(id) = selected {
@@ -142,24 +150,30 @@ impl App {
             self.clamp();
             return Vec::new();
         }
-        self.search.searching = true;
         vec![self.search_effect()]
     }
 
-    pub(super) fn search_effect(&self) -> Effect {
+    /// Starts a search of the query now (a running one's answers become stale).
+    pub(super) fn search_effect(&mut self) -> Effect {
+        let generation = self.search.job.start();
+        self.search_request(generation)
+    }
+
+    /// The search of the query as request `generation`.
+    pub(super) fn search_request(&self, generation: u64) -> Effect {
         Effect::Search {
-            generation: self.search.generation,
+            generation,
             snapshot: self.catalogue.snapshot(),
             query: self.search.query.clone(),
         }
     }
 
     pub(super) fn on_results(&mut self, results: Arc<SearchResults>) -> Vec<Effect> {
-        if results.generation != self.search.generation || self.search.query.is_empty() {
+        if !self.search.job.is_current(results.generation) || self.search.query.is_empty() {
             return Vec::new(); // stale
         }
         let ids: Vec<ItemId> = results.matches.iter().map(|m| m.id).collect();
-        self.search.searching = !results.complete;
+        let again = results.complete && self.search.job.finish(results.generation) == Some(true);
         self.search.progress = (results.scanned, results.total);
         // The tree takes the first partial result and the complete one (re-filtering a big
         // tree on every partial result would cost frames).
@@ -197,10 +211,8 @@ impl App {
             }
         }
         self.clamp();
-        if results.complete && std::mem::take(&mut self.search.research) {
+        if again {
             // Pages arrived while this search ran: include them now.
-            self.search.generation += 1;
-            self.search.searching = true;
             return vec![self.search_effect()];
         }
         Vec::new()

@@ -369,12 +369,8 @@ impl App {
         if !self.search.query.is_empty() {
             // New resources may match: search again, but not while a search runs (restarting
             // it for every page would starve it until loading ends): once it completes.
-            if self.search.searching {
-                self.search.research = true;
-            } else {
-                self.search.generation += 1;
-                self.search.searching = true;
-                fx.push(self.search_effect());
+            if let Some(generation) = self.search.job.request() {
+                fx.push(self.search_request(generation));
             }
         }
         self.reanchor();

@@ -183,7 +183,7 @@ pub fn draw_tree(frame: &mut Frame, area: Rect, v: &BrowseView) {
 }
 
 fn empty_message(v: &BrowseView) -> String {
-    if v.search.matching() == Some(0) && !v.search.searching {
+    if v.search.matching() == Some(0) && !v.search.searching() {
         "no resource matches".into()
     } else if v
         .servers

@@ -40,7 +40,7 @@ pub fn draw(
     }
     if let Some(n) = search.matching() {
         let mut info = format!("  {} of {} match", thousands(n), thousands(total));
-        if search.searching {
+        if search.searching() {
             let (scanned, total) = search.progress;
             if total > 0 {
                 info.push_str(&format!(" · searching {}%", scanned * 100 / total.max(1)));
