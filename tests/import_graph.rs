@@ -110,3 +110,21 @@ fn front_ends_read_and_resolve_through_one_entry_point() {
         assert!(found.is_empty(), "{dir}: {found:#?}");
     }
 }
+
+/// One way to follow a server (`mcp::follow`): no front end waits out a burst of
+/// notifications or polls a connection for having closed.
+#[test]
+fn only_the_connection_layer_coalesces_changes_or_polls_for_a_closed_connection() {
+    for dir in ["commands", "serve", "tui", "deliver", "wrap"] {
+        let found = offenders(
+            dir,
+            &[
+                "is_closed()",
+                "COALESCE",
+                "CLOSED_POLL",
+                "connection.events()",
+            ],
+        );
+        assert!(found.is_empty(), "{dir}: {found:#?}");
+    }
+}

@@ -213,7 +213,7 @@ pub async fn list_all(
             let mut resources = Vec::new();
             connection
                 .list_resources(options, |page| {
-                    resources.extend_from_slice(page.items);
+                    resources.extend(page.items);
                     progress.set(index, super::ls::pages_status(page.number, page.received));
                 })
                 .await
@@ -370,7 +370,7 @@ pub async fn add_expansions(
             let mut templates = Vec::new();
             if let Ok(connection) = &session.connection {
                 let _ = connection
-                    .list_templates(options, |page| templates.extend_from_slice(page.items))
+                    .list_templates(options, |page| templates.extend(page.items))
                     .await;
             }
             templates

@@ -209,7 +209,7 @@ pub async fn collect(sessions: &[Session], options: &ListOptions, templates: boo
             let listed = connection
                 .list_resources(options, |page| {
                     warnings.extend(page.warnings);
-                    let added = catalogue.borrow_mut().append(server, page.items);
+                    let added = catalogue.borrow_mut().append(server, page.items.iter());
                     for duplicate in added.duplicates {
                         let at = page.source_index(duplicate.index);
                         let warning = Warning::duplicate(page.number, at, &duplicate.uri);
@@ -232,7 +232,7 @@ pub async fn collect(sessions: &[Session], options: &ListOptions, templates: boo
                 let listed = connection
                     .list_templates(options, |page| {
                         warnings.extend(page.warnings);
-                        all.extend_from_slice(page.items);
+                        all.extend(page.items);
                     })
                     .await;
                 catalogue.borrow_mut().set_templates(server, &all);

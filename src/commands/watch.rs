@@ -4,23 +4,15 @@
 //! or one JSON object per line (`--json`) for scripts and tests.
 
 use std::collections::BTreeSet;
-use std::time::Duration;
 
 use futures::future::join_all;
 use serde_json::{Value, json};
-use tokio::sync::broadcast::error::RecvError;
 
 use super::{Exit, Session, close_all, connect_all, take_selection};
 use crate::cli::WatchArgs;
 use crate::config::select::select_servers;
-use crate::mcp::{Connection, ServerEvent};
+use crate::mcp::{Change, Connection};
 use crate::sanitize;
-
-/// Notifications arriving within this window after a list change are handled with it.
-const COALESCE: Duration = Duration::from_millis(100);
-
-/// How often a connection is looked at for having closed.
-const CLOSED_POLL: Duration = Duration::from_millis(250);
 
 pub async fn run(args: WatchArgs) -> Exit {
     let specs = match take_selection(select_servers(&args.servers.choice())) {
@@ -50,7 +42,7 @@ async fn follow(session: &Session, args: &WatchArgs, out: &Printer) {
         }
     };
     // Subscribed before listing, so a change during the listing is not missed.
-    let mut events = connection.events();
+    let mut changes = connection.changes();
     let mut uris = match list(connection).await {
         Ok(uris) => uris,
         Err(e) => return out.event(name, "failed", json!({ "error": e })),
@@ -58,23 +50,16 @@ async fn follow(session: &Session, args: &WatchArgs, out: &Printer) {
     out.event(name, "listed", json!({ "count": uris.len() }));
     let mut watch = subscribe(connection, &uris, args, out).await;
     loop {
-        let event = tokio::select! {
-            event = events.recv() => event,
-            _ = closed(connection) => {
-                return out.event(name, "closed", json!({ "error": "the server closed the connection" }));
+        let change = tokio::select! {
+            change = changes.next() => change,
+            why = connection.closed() => {
+                return out.event(name, "closed", json!({ "error": why }));
             }
         };
-        match event {
-            Ok(ServerEvent::Updated(uri)) => out.event(name, "updated", json!({ "uri": uri })),
-            Ok(ServerEvent::ListChanged) | Err(RecvError::Lagged(_)) => {
-                // Take the rest of the burst: one re-list for all of it.
-                tokio::time::sleep(COALESCE).await;
-                let mut updated = Vec::new();
-                while let Ok(more) = events.try_recv() {
-                    if let ServerEvent::Updated(uri) = more {
-                        updated.push(uri);
-                    }
-                }
+        match change {
+            Some(Change::Updated(uri)) => out.event(name, "updated", json!({ "uri": uri })),
+            // A burst of notifications: one re-list for all of it.
+            Some(Change::Relist { updated }) => {
                 match list(connection).await {
                     Ok(now) => {
                         for uri in now.difference(&uris) {
@@ -96,7 +81,7 @@ async fn follow(session: &Session, args: &WatchArgs, out: &Printer) {
                     out.event(name, "updated", json!({ "uri": uri }));
                 }
             }
-            Err(RecvError::Closed) => return,
+            None => return,
         }
     }
 }
@@ -138,13 +123,6 @@ async fn subscribe(
             out.event(name, "error", json!({ "error": connection.explain(&e) }));
             None
         }
-    }
-}
-
-/// Returns once the server's side of the connection is gone.
-async fn closed(connection: &Connection) {
-    while !connection.is_closed() {
-        tokio::time::sleep(CLOSED_POLL).await;
     }
 }
 

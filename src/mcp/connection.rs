@@ -18,7 +18,7 @@ use super::group::ProcessGroup;
 use super::http::LimitedClient;
 use super::limit::MessageLimit;
 use super::log::{LogSource, ServerLog};
-use super::spec::{ServerSpec, TransportSpec};
+use super::spec::{ServerSpec, Transport, TransportSpec};
 use super::sse::{SseTransport, error_chain};
 
 /// Knobs shared by every connection of one run.
@@ -66,7 +66,7 @@ pub struct ServerSummary {
 /// process group, so no server outlives mcpick.
 pub struct Connection {
     name: String,
-    transport: &'static str,
+    transport: Transport,
     service: RunningService<RoleClient, ClientState>,
     log: ServerLog,
     timeout: Duration,
@@ -217,7 +217,7 @@ impl Connection {
                             target: spec.transport.target(),
                             reason: with_stderr_tail(reason, &log),
                         });
-                (service?, "stdio", group)
+                (service?, Transport::Stdio, group)
             }
             TransportSpec::Http { url, headers } => {
                 // The userinfo goes as one Authorization header (see `http_wire`); `url`
@@ -257,13 +257,13 @@ impl Connection {
                 match result {
                     Ok(service) => {
                         watch_sign_in = Some((challenge, login_argument(&spec.name, url)));
-                        (service, "http", None)
+                        (service, Transport::Http, None)
                     }
                     Err(http_error) => {
                         match connect_sse(state, &wire_url, headers, timeout, limit, log.clone())
                             .await
                         {
-                            Ok(service) => (service, "sse", None),
+                            Ok(service) => (service, Transport::Sse, None),
                             Err(sse_error) => {
                                 return Err(McpError::Connect {
                                     target: url.clone(),
@@ -285,7 +285,7 @@ impl Connection {
                         target: url.clone(),
                         reason,
                     })?;
-                (service, "sse", None)
+                (service, Transport::Sse, None)
             }
         };
         Ok(Connection {
@@ -307,6 +307,11 @@ impl Connection {
 
     /// `stdio`, `http` (Streamable HTTP) or `sse` (legacy HTTP+SSE, detected or configured).
     pub fn transport(&self) -> &'static str {
+        self.transport.name()
+    }
+
+    /// How it is carried: decides how it is followed and retried.
+    pub fn kind(&self) -> Transport {
         self.transport
     }
 

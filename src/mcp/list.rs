@@ -41,12 +41,13 @@ impl Default for ListOptions {
     }
 }
 
-/// One page as it arrives.
+/// One page as it arrives, its entries by value (a listing of a million hands each one on
+/// once, never copied).
 #[derive(Debug)]
 pub struct Page<'a, T> {
     /// 1-based page number.
     pub number: usize,
-    pub items: &'a [T],
+    pub items: Vec<T>,
     /// Entries received so far, this page included.
     pub received: usize,
     /// Problems with this page's entries: malformed fields dropped, entries skipped. Empty
@@ -232,7 +233,7 @@ impl Connection {
     pub async fn list_uris(&self) -> Result<std::collections::BTreeSet<String>, McpError> {
         let mut uris = std::collections::BTreeSet::new();
         self.list_resources(&ListOptions::default(), |page| {
-            uris.extend(page.items.iter().map(|r| r.uri.clone()))
+            uris.extend(page.items.into_iter().map(|r| r.uri))
         })
         .await?;
         Ok(uris)
@@ -350,9 +351,10 @@ where
                 log.push(LogSource::Client, &format!("warning: {warning}"));
                 logged += 1;
             }
+            let was_empty = items.is_empty();
             on_page(Page {
                 number: outcome.pages,
-                items: &items,
+                items,
                 received: outcome.count,
                 warnings: &warnings,
                 origin: origin.as_deref(),
@@ -371,7 +373,7 @@ where
                 outcome.capped = true;
                 return Ok(());
             }
-            empty_run = if items.is_empty() { empty_run + 1 } else { 0 };
+            empty_run = if was_empty { empty_run + 1 } else { 0 };
             if empty_run >= MAX_EMPTY_PAGES {
                 return Err(McpError::EmptyPages {
                     method,
@@ -422,7 +424,7 @@ mod tests {
             modern,
             cap,
             &ServerLog::new(10),
-            |page: Page<'_, u32>| got.borrow_mut().extend_from_slice(page.items),
+            |page: Page<'_, u32>| got.borrow_mut().extend(page.items),
             |cursor, number| {
                 asked.borrow_mut().push(cursor);
                 let next = pages.borrow_mut().next();

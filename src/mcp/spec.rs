@@ -45,14 +45,45 @@ pub enum TransportSpec {
     },
 }
 
+/// How a connection is carried, as connected (an HTTP definition may fall back to SSE).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    Stdio,
+    Http,
+    Sse,
+}
+
+impl Transport {
+    /// The name reports and JSON use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Transport::Stdio => "stdio",
+            Transport::Http => "http",
+            Transport::Sse => "sse",
+        }
+    }
+
+    /// A server over the network that went away is tried again, further apart each time;
+    /// a stdio server that ended stays failed until a person asks (its process exited).
+    pub fn retried(self) -> bool {
+        self != Transport::Stdio
+    }
+}
+
 impl TransportSpec {
+    /// The transport a connection made from this definition uses (HTTP may become SSE,
+    /// which is retried alike).
+    pub fn transport_kind(&self) -> Transport {
+        match self {
+            TransportSpec::Stdio { .. } => Transport::Stdio,
+            TransportSpec::Http { .. } => Transport::Http,
+            TransportSpec::Sse { .. } => Transport::Sse,
+        }
+    }
+
     /// The transport's short name: `stdio`, `http` or `sse`.
     pub fn kind(&self) -> &'static str {
-        match self {
-            TransportSpec::Stdio { .. } => "stdio",
-            TransportSpec::Http { .. } => "http",
-            TransportSpec::Sse { .. } => "sse",
-        }
+        self.transport_kind().name()
     }
 
     /// A one-line description for messages: the command line or the URL, with literal

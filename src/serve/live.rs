@@ -1,30 +1,27 @@
 //! Keeping what `serve` publishes current: the set file is watched (a change from the TUI or
 //! `mcpick pin` is resolved again), upstream list changes re-list that server, upstream
-//! updates of published resources reach subscribed clients. Bursts are coalesced: one
-//! re-list per server and one resolution per burst.
+//! updates of published resources reach subscribed clients. A burst of a server's
+//! notifications is one change ([`crate::mcp::Changes`]); changes already queued are applied
+//! together: one re-list per server and one resolution for all of them.
 
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::mpsc;
 
 use super::Diag;
 use super::engine::Engine;
 use crate::context::ContextSet;
-use crate::mcp::{ServerEvent, Watch};
+use crate::mcp::{Change as UpstreamChange, Watch};
 
 /// How often the set file is looked at. Polling is portable and costs one `stat`.
 const SET_POLL: Duration = Duration::from_millis(250);
 
-/// Changes arriving within this window are handled together.
-const COALESCE: Duration = Duration::from_millis(50);
-
 enum Change {
     Set(ContextSet),
-    Upstream(usize, ServerEvent),
+    Upstream(usize, UpstreamChange),
 }
 
 /// Runs forever, applying changes to `engine`.
@@ -47,17 +44,11 @@ pub async fn upkeep(engine: Arc<Engine>, diag: Arc<Diag>) {
         let Some(connection) = &upstream.connection else {
             continue;
         };
-        let mut events = connection.events();
+        let mut changes = connection.changes();
         let tx = tx.clone();
         tokio::spawn(async move {
-            loop {
-                let event = match events.recv().await {
-                    Ok(event) => event,
-                    // Missed some: listing again covers whatever they were.
-                    Err(RecvError::Lagged(_)) => ServerEvent::ListChanged,
-                    Err(RecvError::Closed) => return,
-                };
-                if tx.send(Change::Upstream(i, event)).is_err() {
+            while let Some(change) = changes.next().await {
+                if tx.send(Change::Upstream(i, change)).is_err() {
                     return;
                 }
             }
@@ -67,7 +58,6 @@ pub async fn upkeep(engine: Arc<Engine>, diag: Arc<Diag>) {
     let mut watches = rewatch(&engine, &diag).await;
     while let Some(first) = rx.recv().await {
         let mut batch = vec![first];
-        tokio::time::sleep(COALESCE).await;
         while let Ok(more) = rx.try_recv() {
             batch.push(more);
         }
@@ -77,10 +67,11 @@ pub async fn upkeep(engine: Arc<Engine>, diag: Arc<Diag>) {
         for change in batch {
             match change {
                 Change::Set(s) => set = Some(s),
-                Change::Upstream(i, ServerEvent::ListChanged) => {
+                Change::Upstream(i, UpstreamChange::Relist { updated: burst }) => {
                     relist.insert(i);
+                    updated.extend(burst.into_iter().map(|uri| (i, uri)));
                 }
-                Change::Upstream(i, ServerEvent::Updated(uri)) => updated.push((i, uri)),
+                Change::Upstream(i, UpstreamChange::Updated(uri)) => updated.push((i, uri)),
             }
         }
         for &i in &relist {

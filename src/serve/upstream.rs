@@ -180,7 +180,7 @@ impl Upstreams {
         let mut resources = Vec::new();
         let result = connection
             .list_resources(&ListOptions { cap: self.cap }, |page| {
-                resources.extend_from_slice(page.items)
+                resources.extend(page.items)
             })
             .await;
         let listing = match result {
@@ -212,7 +212,7 @@ impl Upstreams {
         let mut templates = Vec::new();
         let _ = connection
             .list_templates(&ListOptions { cap: self.cap }, |page| {
-                templates.extend_from_slice(page.items)
+                templates.extend(page.items)
             })
             .await;
         let mut listing = upstream.listing.lock().unwrap_or_else(|e| e.into_inner());

@@ -331,7 +331,7 @@ impl Executor {
                 event,
             });
         };
-        let http = !matches!(spec.transport, crate::mcp::TransportSpec::Stdio { .. });
+        let http = spec.transport.transport_kind().retried();
         let task = tokio::spawn(async move {
             let mut attempt = 0u32;
             // Reached once: then a failed attempt is tried again (HTTP) and lists as a re-list.

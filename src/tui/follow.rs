@@ -9,7 +9,7 @@ use std::time::Duration;
 use super::app::ServerEvent;
 use crate::catalog::ServerId;
 use crate::mcp::log::ServerLog;
-use crate::mcp::{ConnectOptions, Connection, ListOptions, McpError, ServerSpec};
+use crate::mcp::{ConnectOptions, Connection, ListOptions, ServerSpec};
 
 /// The connection of each server, once connected (shared with the tasks that read).
 pub(super) type Connections = Arc<Mutex<Vec<Option<Arc<Connection>>>>>;
@@ -26,19 +26,15 @@ pub(super) fn connection_of(
         .flatten()
 }
 
-/// Notifications arriving within this window after a list change are handled with it: a
-/// burst costs one re-list.
-const COALESCE: Duration = Duration::from_millis(100);
-
 /// Follows a listed server's changes for as long as it is connected: asks for list changes,
-/// re-lists on each (coalesced) and sends the whole new listing; passes updates on.
+/// re-lists on each burst ([`crate::mcp::Changes`] coalesces them) and sends the whole new
+/// listing; passes updates on.
 async fn follow(
     connection: &Connection,
-    mut events: tokio::sync::broadcast::Receiver<crate::mcp::ServerEvent>,
+    mut changes: crate::mcp::Changes,
     send: &(impl Fn(ServerEvent) + Sync),
 ) {
-    use crate::mcp::ServerEvent as Notice;
-    use tokio::sync::broadcast::error::RecvError;
+    use crate::mcp::Change;
     let _watch = match connection.watch(&[]).await {
         Ok(watch) => Some(watch),
         Err(e) => {
@@ -49,38 +45,30 @@ async fn follow(
             None
         }
     };
-    loop {
-        match events.recv().await {
-            Ok(Notice::Updated(uri)) => send(ServerEvent::Updated(uri)),
-            Ok(Notice::ListChanged) | Err(RecvError::Lagged(_)) => {
-                tokio::time::sleep(COALESCE).await;
-                let mut updated = Vec::new();
-                while let Ok(more) = events.try_recv() {
-                    if let Notice::Updated(uri) = more {
-                        updated.push(uri);
-                    }
-                }
-                let mut resources = Vec::new();
-                let listed = connection
-                    .list_resources(&ListOptions::default(), |page| {
-                        resources.extend_from_slice(page.items)
-                    })
-                    .await;
-                match listed {
-                    Ok(_) => send(ServerEvent::Relisted { resources }),
-                    Err(e) => connection.log().push(
-                        crate::mcp::log::LogSource::Client,
-                        &format!(
-                            "re-listing after a list change failed: {}",
-                            connection.explain(&e)
-                        ),
-                    ),
-                }
-                for uri in updated {
-                    send(ServerEvent::Updated(uri));
-                }
+    while let Some(change) = changes.next().await {
+        let updated = match change {
+            Change::Updated(uri) => {
+                send(ServerEvent::Updated(uri));
+                continue;
             }
-            Err(RecvError::Closed) => return,
+            Change::Relist { updated } => updated,
+        };
+        let mut resources = Vec::new();
+        let listed = connection
+            .list_resources(&ListOptions::default(), |page| resources.extend(page.items))
+            .await;
+        match listed {
+            Ok(_) => send(ServerEvent::Relisted { resources }),
+            Err(e) => connection.log().push(
+                crate::mcp::log::LogSource::Client,
+                &format!(
+                    "re-listing after a list change failed: {}",
+                    connection.explain(&e)
+                ),
+            ),
+        }
+        for uri in updated {
+            send(ServerEvent::Updated(uri));
         }
     }
 }
@@ -88,10 +76,6 @@ async fn follow(
 /// How an HTTP server is tried again after its connection dropped: after this, doubling.
 pub(super) const RETRY_FIRST: Duration = Duration::from_secs(1);
 pub(super) const RETRY_MAX: Duration = Duration::from_secs(60);
-
-/// How often an HTTP server is asked whether it still answers (`ping`): a server that went
-/// away leaves no closed pipe behind, only requests that fail.
-const HTTP_ALIVE: Duration = Duration::from_secs(5);
 
 /// How one connection ended.
 pub(super) enum Ended {
@@ -131,15 +115,15 @@ pub(super) async fn run_server(
         info: super::server_info::ServerInfo::from_summary(&summary),
     });
     if !connection.has_resources() {
-        return Ended::Dropped(gone(&connection).await);
+        return Ended::Dropped(connection.closed().await);
     }
     // Taken before listing, so a change announced meanwhile is not missed.
-    let events = connection.events();
+    let changes = connection.changes();
     let mut resources = Vec::new();
     let listed = connection
         .list_resources(&ListOptions::default(), |page| {
             if relist {
-                resources.extend_from_slice(page.items);
+                resources.extend(page.items);
                 send(ServerEvent::Relisting {
                     number: page.number,
                     received: page.received,
@@ -148,7 +132,7 @@ pub(super) async fn run_server(
                 send(ServerEvent::Page {
                     number: page.number,
                     received: page.received,
-                    resources: page.items.to_vec(),
+                    resources: page.items,
                 })
             }
         })
@@ -168,9 +152,7 @@ pub(super) async fn run_server(
     // Its templates, for `T` (a server without them answers an empty list).
     let mut templates = Vec::new();
     if connection
-        .list_templates(&ListOptions::default(), |page| {
-            templates.extend_from_slice(page.items)
-        })
+        .list_templates(&ListOptions::default(), |page| templates.extend(page.items))
         .await
         .is_ok()
         && !templates.is_empty()
@@ -180,46 +162,17 @@ pub(super) async fn run_server(
     // Then keep up with it: list changes re-list it, updates are passed on, and a server
     // that goes away after listing is shown as failed (or retrying), not ready.
     tokio::select! {
-        _ = follow(&connection, events, send) => Ended::Dropped("the server stopped sending changes".into()),
-        reason = gone(&connection) => Ended::Dropped(reason),
+        _ = follow(&connection, changes, send) => Ended::Dropped("the server stopped sending changes".into()),
+        reason = connection.closed() => Ended::Dropped(after_listing(reason)),
     }
 }
 
-/// Returns once the server is gone: its side closed (a process that exited), or, over HTTP,
-/// a `ping` that fails for a reason other than a slow answer.
-async fn gone(connection: &Connection) -> String {
-    if connection.transport() == "stdio" {
-        return closed(connection).await;
+/// "the server closed the connection" said as "… after listing" (the browser's words for a
+/// server that went away once shown).
+fn after_listing(reason: String) -> String {
+    const CLOSED: &str = "the server closed the connection";
+    match reason.strip_prefix(CLOSED) {
+        Some(tail) => format!("{CLOSED} after listing{tail}"),
+        None => reason,
     }
-    loop {
-        tokio::select! {
-            reason = closed(connection) => return reason,
-            _ = tokio::time::sleep(HTTP_ALIVE) => {}
-        }
-        match connection.ping().await {
-            Ok(()) | Err(McpError::Timeout { .. }) => {}
-            // A server may not implement `ping`; only a failed connection counts.
-            Err(e @ McpError::Transport { .. }) | Err(e @ McpError::Closed { .. }) => {
-                return format!("the connection dropped: {}", connection.explain(&e));
-            }
-            Err(_) => {}
-        }
-    }
-}
-
-/// How often a listed server's connection is checked for having closed.
-const CLOSED_POLL: Duration = Duration::from_millis(500);
-
-/// Waits until the connection's transport has closed (the server exited or hung up), then
-/// says so for a person, with the server's last stderr lines.
-async fn closed(connection: &Connection) -> String {
-    while !connection.is_closed() {
-        tokio::time::sleep(CLOSED_POLL).await;
-    }
-    let error = McpError::Closed {
-        method: "the session",
-    };
-    let explained = connection.explain(&error);
-    let tail = explained.strip_prefix(&error.to_string()).unwrap_or("");
-    format!("the server closed the connection after listing{tail}")
 }
