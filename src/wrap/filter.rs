@@ -23,6 +23,10 @@ use crate::mcp::limit::IdScanner;
 /// The `_meta` key a 2026-07-28 request names its protocol version with.
 const MODERN_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
 
+/// The `_meta` key a 2026-07-28 notification names the `subscriptions/listen` it belongs to
+/// with.
+const SUBSCRIPTION_ID_KEY: &str = "io.modelcontextprotocol/subscriptionId";
+
 /// What to do with a line from the host.
 #[derive(Debug, PartialEq)]
 pub enum FromHost {
@@ -65,6 +69,13 @@ pub struct Filter {
     pending: HashMap<String, Pending>,
     /// What listings said about each URI, for deciding reads.
     listed: HashMap<String, Annotated>,
+    /// The host asked for the list: it is told when the set changes what the list holds.
+    host_listed: bool,
+    /// The host speaks the 2026-07-28 era (its requests carry the protocol version).
+    modern: bool,
+    /// 2026-07-28: the host's open `subscriptions/listen` requests that asked for list
+    /// changes, by id; a list change reaches the host through them.
+    listens: Vec<Value>,
 }
 
 impl Filter {
@@ -74,12 +85,39 @@ impl Filter {
             set,
             pending: HashMap::new(),
             listed: HashMap::new(),
+            host_listed: false,
+            modern: false,
+            listens: Vec::new(),
         }
     }
 
-    /// The set changed: decisions from now on follow it.
-    pub fn set_changed(&mut self, set: ContextSet) {
+    /// The set changed: decisions from now on follow it. Returns the notifications that tell
+    /// the host its list changed, when the change shows or hides a resource the upstream
+    /// listed and the host has a list: `notifications/resources/list_changed`, on each open
+    /// `subscriptions/listen` that asked for it (2026-07-28), or once (legacy).
+    pub fn set_changed(&mut self, set: ContextSet) -> Vec<Vec<u8>> {
+        let before: Vec<bool> = self.listed.keys().map(|u| self.allows(u)).collect();
         self.set = set;
+        let changed = self
+            .listed
+            .keys()
+            .zip(before)
+            .any(|(uri, was)| self.allows(uri) != was);
+        if !changed || !self.host_listed {
+            return Vec::new();
+        }
+        let notice = |meta: Option<&Value>| {
+            let mut n = json!({"jsonrpc": "2.0", "method": "notifications/resources/list_changed"});
+            if let Some(id) = meta {
+                n["params"] = json!({ "_meta": { SUBSCRIPTION_ID_KEY: id } });
+            }
+            n.to_string().into_bytes()
+        };
+        if self.modern {
+            self.listens.iter().map(|id| notice(Some(id))).collect()
+        } else {
+            vec![notice(None)]
+        }
     }
 
     /// True when the set allows the resource `uri`.
@@ -106,12 +144,36 @@ impl Filter {
     }
 
     pub fn from_host(&mut self, line: &[u8]) -> FromHost {
-        if !may_concern_resources(line) {
+        if !may_concern_resources(line) && !self.tracks_era(line) {
             return FromHost::Forward;
         }
         let Ok(message) = serde_json::from_slice::<Value>(line) else {
             return FromHost::Forward; // the upstream answers what it cannot parse
         };
+        if message
+            .pointer("/params/_meta")
+            .and_then(|m| m.get(MODERN_VERSION_KEY))
+            .is_some()
+        {
+            self.modern = true;
+        }
+        match message.get("method").and_then(Value::as_str) {
+            Some("subscriptions/listen") => {
+                if message.pointer("/params/filter/resourcesListChanged") == Some(&json!(true))
+                    && let Some(id) = message.get("id")
+                {
+                    self.listens.push(id.clone());
+                }
+                return FromHost::Forward;
+            }
+            Some("notifications/cancelled") => {
+                if let Some(id) = message.pointer("/params/requestId") {
+                    self.listens.retain(|l| l != id);
+                }
+                return FromHost::Forward;
+            }
+            _ => {}
+        }
         let (Some(method), Some(id)) = (
             message.get("method").and_then(Value::as_str),
             message.get("id"),
@@ -127,6 +189,7 @@ impl Filter {
         };
         match method {
             "resources/list" => {
+                self.host_listed = true;
                 self.pending.insert(key, Pending::List);
             }
             "resources/templates/list" => {
@@ -223,6 +286,12 @@ impl Filter {
             }
         }
         FromUpstream::Replace(message.to_string().into_bytes())
+    }
+
+    /// Lines to parse beyond resources methods (whose `_meta` tells the era): a
+    /// cancellation, which may end an open listen.
+    fn tracks_era(&self, line: &[u8]) -> bool {
+        !self.listens.is_empty() && memchr::memmem::find(line, b"notifications/cancelled").is_some()
     }
 
     /// A part of an allowed read: the resource itself, or a sub-part the set does not
@@ -339,6 +408,60 @@ mod tests {
         assert_eq!(f.from_upstream(updated), FromUpstream::Drop);
         let updated = br#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"py://items/alpha/1"}}"#;
         assert_eq!(f.from_upstream(updated), FromUpstream::Forward);
+    }
+
+    #[test]
+    fn a_set_change_that_shows_or_hides_a_listed_resource_tells_the_host() {
+        let page = br#"{"jsonrpc":"2.0","id":1,"result":{"resources":[{"uri":"py://items/alpha/1","name":"1"},{"uri":"py://items/beta/2","name":"2"}]}}"#;
+        let exclude_alpha = || {
+            let mut set = ContextSet::default();
+            set.marks.set(
+                Target::prefix("up", "py://items/alpha/"),
+                Some(Mark::Exclude),
+            );
+            set
+        };
+        // Legacy: one notification, once the host has a list.
+        let mut f = filter();
+        assert!(
+            f.set_changed(exclude_alpha()).is_empty(),
+            "nothing listed yet"
+        );
+        let mut f = filter();
+        f.from_host(br#"{"jsonrpc":"2.0","id":1,"method":"resources/list"}"#);
+        f.from_upstream(page);
+        let notes = f.set_changed(exclude_alpha());
+        assert_eq!(notes.len(), 1);
+        assert_eq!(
+            text(notes[0].clone()),
+            json!({"jsonrpc":"2.0","method":"notifications/resources/list_changed"})
+        );
+        // The same set again changes nothing.
+        assert!(f.set_changed(exclude_alpha()).is_empty());
+        // A mark on a resource nobody listed changes nothing either.
+        let mut other = exclude_alpha();
+        other
+            .marks
+            .set(Target::exact("up", "py://elsewhere"), Some(Mark::Pin));
+        assert!(f.set_changed(other).is_empty());
+
+        // 2026-07-28: through each open listen that asked for list changes.
+        let mut f = filter();
+        let listen = br#"{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"filter":{"resourcesListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+        assert_eq!(f.from_host(listen), FromHost::Forward);
+        f.from_host(br#"{"jsonrpc":"2.0","id":1,"method":"resources/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#);
+        f.from_upstream(page);
+        let notes = f.set_changed(exclude_alpha());
+        assert_eq!(notes.len(), 1);
+        assert_eq!(
+            text(notes[0].clone())["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+            "L"
+        );
+        // The host cancelled its listen: nothing to send it through.
+        f.from_host(
+            br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"L"}}"#,
+        );
+        assert!(f.set_changed(filter().set).is_empty());
     }
 
     #[test]

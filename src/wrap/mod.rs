@@ -27,7 +27,7 @@ use filter::{Filter, FromHost, FromUpstream};
 /// How long the upstream may take to exit after its stdin closed.
 const EXIT_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
 
-/// How often, at most, the set file is looked at again (a changed set decides from then on).
+/// How often the set file is looked at again (a changed set decides from then on).
 const SET_POLL: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// Lines queued for the host's stdout.
@@ -126,7 +126,6 @@ async fn proxy(record_path: &Path, name: &str, set_path: &Path) -> Result<Exit, 
         let mut stdin = BufReader::with_capacity(256 * 1024, tokio::io::stdin());
         let mut upstream = to_upstream;
         let mut message = Message::new(limit);
-        let mut polled = std::time::Instant::now();
         loop {
             let line = match next_line(&mut stdin, &mut message).await {
                 Line::End => break,
@@ -140,16 +139,10 @@ async fn proxy(record_path: &Path, name: &str, set_path: &Path) -> Result<Exit, 
                 Line::Skip => continue,
                 Line::Whole(line) => line,
             };
-            let decision = {
-                let mut filter = host_filter.lock().unwrap_or_else(|e| e.into_inner());
-                if polled.elapsed() >= SET_POLL {
-                    polled = std::time::Instant::now();
-                    if let Ok(Some(set)) = set_file.poll() {
-                        filter.set_changed(set);
-                    }
-                }
-                filter.from_host(&line)
-            };
+            let decision = host_filter
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .from_host(&line);
             match decision {
                 FromHost::Forward => {
                     if write_line(&mut upstream, &line).await.is_err() {
@@ -165,6 +158,28 @@ async fn proxy(record_path: &Path, name: &str, set_path: &Path) -> Result<Exit, 
         }
         // Dropping the pipe closes the upstream's stdin: the stdio way to ask it to exit.
         drop(upstream);
+    });
+
+    // The set file, looked at again every SET_POLL: a change decides from then on, and the
+    // host is told when it shows or hides a listed resource.
+    let set_filter = filter.clone();
+    let notices = out_tx.clone();
+    let watcher = tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(SET_POLL).await;
+            let Ok(Some(set)) = set_file.poll() else {
+                continue;
+            };
+            let lines = set_filter
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .set_changed(set);
+            for line in lines {
+                if notices.send(line).await.is_err() {
+                    return;
+                }
+            }
+        }
     });
 
     // Upstream → host, until the upstream closes its stdout.
@@ -198,6 +213,7 @@ async fn proxy(record_path: &Path, name: &str, set_path: &Path) -> Result<Exit, 
         }
     }
     from_host.abort();
+    watcher.abort();
     drop(relay);
     let _ = writer.await;
     let status = tokio::time::timeout(EXIT_WAIT, child.wait()).await;
