@@ -423,6 +423,43 @@ fn server_logs_arrive_as_messages() {
     assert_eq!(app.logs.len(), 1);
 }
 
+/// A note (how the handshake went) is information: the server row shows it under `notes`,
+/// and its last error stays the newest error.
+#[test]
+fn a_server_rows_notes_are_not_its_last_error() {
+    let mut app = new_app(&["old"], Theme::colour());
+    load(&mut app, &[Resource::new("x://a", "a")]);
+    let log = ServerLog::new(10);
+    log.push(LogSource::Stderr, "Starting default (STDIO) server...");
+    log.push(
+        LogSource::Note,
+        "era: the server answered the probe as a legacy server",
+    );
+    app.update(Msg::Log {
+        server: 0,
+        entries: log.entries(),
+    });
+    goto(&mut app, "old");
+    let text = screen(&mut app, 100, 24);
+    assert!(text.contains("last error   none"), "{text}");
+    assert!(
+        text.contains("notes        era: the server answered the probe"),
+        "{text}"
+    );
+    // An error logged after the note is the last error; the note stays a note.
+    log.push(LogSource::Client, "resources/read x://a: timed out");
+    app.update(Msg::Log {
+        server: 0,
+        entries: log.entries(),
+    });
+    let text = screen(&mut app, 100, 24);
+    assert!(
+        text.contains("last error   resources/read x://a: timed out"),
+        "{text}"
+    );
+    assert!(text.contains("notes        era: the server"), "{text}");
+}
+
 #[test]
 fn a_server_without_resources_says_so() {
     let mut app = new_app(&["tools-only"], Theme::colour());

@@ -378,6 +378,36 @@ fn server_everything_browse_and_read() {
     pane.quit_and_check_restored();
 }
 
+/// server-everything answers the era probe with "method not found": the browser says so as a
+/// note on the server row, not as its last error, and its startup line (written before it
+/// read the probe) is not labelled `[era probe]`.
+#[test]
+fn server_everything_probe_note_is_information_not_an_error() {
+    let js = everything_js();
+    // A fresh era memory, so the probe runs.
+    let cache = tempfile::tempdir().unwrap();
+    let pane = Pane::new();
+    pane.type_text(&format!(
+        "export MCPICK_CACHE_DIR={}\n",
+        cache.path().display()
+    ));
+    pane.start(&format!("-- node {js} stdio"));
+    let screen = pane.wait_text("ready · 7 resources");
+    assert!(screen.contains("▶  ▾ server-everything"), "{screen}");
+    let screen = pane.wait_text("notes        era: the server answered");
+    assert!(screen.contains("last error   none"), "{screen}");
+    assert!(screen.contains("\"method not"), "{screen}");
+    pane.keys(&["L"]);
+    let screen = pane.wait_text("Starting default (STDIO) server...");
+    assert!(
+        screen.contains("stderr Starting default (STDIO) server..."),
+        "{screen}"
+    );
+    assert!(!screen.contains("[era probe]"), "{screen}");
+    pane.keys(&["L"]);
+    pane.quit_and_check_restored();
+}
+
 /// The included rows the agent view shows (number → URI as drawn, maybe cut at the border).
 fn agent_rows(screen: &str, rows: &mut std::collections::BTreeMap<usize, String>) {
     for line in screen.lines() {

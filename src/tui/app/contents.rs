@@ -15,6 +15,8 @@ use crate::sanitize;
 
 /// Contents-pane documents kept, most recent first.
 const CONTENTS_CACHE: usize = 64;
+/// A server row shows at most this many of its newest notes.
+const NOTES_SHOWN: usize = 3;
 
 /// What the contents pane is about.
 #[derive(Debug, Clone, Default)]
@@ -163,7 +165,8 @@ impl App {
         }
     }
 
-    /// What a server row's pane says about the server named `label`.
+    /// What a server row's pane says about the server named `label`: its newest error, and
+    /// its newest notes (information such as the era probe's outcome) apart from errors.
     fn server_facts(&self, label: &str) -> Option<ServerFacts<'_>> {
         let index = self.servers.iter().position(|s| s.name == label)?;
         let s = &self.servers[index];
@@ -176,11 +179,17 @@ impl App {
                     .find(|l| !l.starts_with("warning:"))
             }),
         };
+        let notes = self
+            .logs
+            .get(index)
+            .map(|log| log.tail(LogSource::Note, NOTES_SHOWN))
+            .unwrap_or_default();
         Some(ServerFacts {
             state: s.status.describe().1,
             connection: s.detail.as_deref(),
             info: s.info.as_ref(),
             last_error,
+            notes,
         })
     }
 

@@ -55,6 +55,9 @@ pub struct ServerFacts<'a> {
     pub info: Option<&'a ServerInfo>,
     /// Why it failed, or the newest error its connection logged.
     pub last_error: Option<String>,
+    /// The newest notes its connection logged that are information, not errors (how the
+    /// handshake went), oldest first.
+    pub notes: Vec<String>,
 }
 
 /// Every row of the pane at `width`, wrapped: the fields, then the contents.
@@ -77,8 +80,9 @@ pub fn rows(view: &ContentsView, width: u16) -> Vec<Line<'static>> {
     out
 }
 
-/// A server row's facts: connection, identity, protocol, capabilities, last error (all
-/// sanitised where they were made).
+/// A server row's facts: connection, identity, protocol, capabilities, last error, notes,
+/// then the server's instructions (free text, maybe long, so last; all sanitised where they
+/// were made).
 fn server_lines(
     facts: &ServerFacts,
     field: &dyn Fn(&str, String) -> Line<'static>,
@@ -100,19 +104,22 @@ fn server_lines(
         for (i, c) in info.capabilities.iter().enumerate() {
             lines.push(field(if i == 0 { "capabilities" } else { "" }, c.clone()));
         }
-        if let Some(text) = &info.instructions {
-            for (i, l) in text.lines().take(20).enumerate() {
-                lines.push(field(
-                    if i == 0 { "instructions" } else { "" },
-                    l.to_string(),
-                ));
-            }
-        }
     }
     lines.push(field(
         "last error",
         facts.last_error.clone().unwrap_or_else(|| "none".into()),
     ));
+    for (i, note) in facts.notes.iter().enumerate() {
+        lines.push(field(if i == 0 { "notes" } else { "" }, note.clone()));
+    }
+    if let Some(text) = facts.info.and_then(|info| info.instructions.as_ref()) {
+        for (i, l) in text.lines().take(20).enumerate() {
+            lines.push(field(
+                if i == 0 { "instructions" } else { "" },
+                l.to_string(),
+            ));
+        }
+    }
 }
 
 /// Width of the field-name column.
