@@ -5,10 +5,10 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
 use super::super::contents::ContentsDoc;
-use super::super::contents::rows::{ContentsView, ServerFacts, Subject, rows};
+use super::super::contents::rows::{ContentsView, PrefixFacts, ServerFacts, Subject, rows};
 use super::super::keymap::Mode;
 use super::super::layout::inner;
-use super::{App, Effect, Selection, Status};
+use super::{App, Effect, Selection, Status, View};
 use crate::catalog::ItemId;
 use crate::mcp::log::LogSource;
 use crate::sanitize;
@@ -161,8 +161,37 @@ impl App {
             doc,
             loading: self.contents.loading,
             updated: self.contents.item.is_some() && self.contents.updated == self.contents.item,
+            prefix: self.prefix_facts(),
             theme: &self.theme,
         }
+    }
+
+    /// On a tree folder, server or `•` row: the prefix the folder keys mark there (the same
+    /// target they act on) and the mark that decides it.
+    fn prefix_facts(&self) -> Option<PrefixFacts<'_>> {
+        if self.browse.view != View::Tree {
+            return None;
+        }
+        let &row = self
+            .browse
+            .tree
+            .window(self.browse.tree_cursor.index, 1)
+            .first()?;
+        let view = self.browse.tree.view(row);
+        if !view.folder && !view.server {
+            return None;
+        }
+        let target = self.mark_target(true)?;
+        let prefix = target.pattern.text().to_string();
+        Some(PrefixFacts {
+            mark: self
+                .context
+                .set
+                .marks
+                .effective_prefix(&target.server, &prefix),
+            prefix,
+            server: target.server,
+        })
     }
 
     /// What a server row's pane says about the server named `label`: its newest error, and
