@@ -86,6 +86,10 @@ struct Entry {
     /// Seconds since the Unix epoch when this was last written; the oldest entries go first.
     #[serde(default)]
     seen: u64,
+    /// A 2026-07-28 server that declares no resource updates was tried with `initialize`
+    /// for them, and that did not help (see [`updates_tried`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    updates_tried: bool,
 }
 
 /// Where the era memory lives, or `None` when it is turned off (or no home is known).
@@ -122,17 +126,64 @@ pub(crate) fn remember(transport: &TransportSpec, era: Era, protocol: &str) {
     {
         return;
     }
-    let seen = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
+    let updates_tried = file
+        .servers
+        .get(&key)
+        .is_some_and(|e| e.era == era && e.updates_tried);
     file.servers.insert(
         key,
         Entry {
             era,
             protocol: protocol.chars().take(40).collect(),
-            seen,
+            seen: now(),
+            updates_tried,
         },
     );
+    write_capped(&path, file);
+}
+
+/// Whether this server, remembered as a 2026-07-28 server, was already tried with
+/// `initialize` for resource updates it does not declare in that era, in vain: a front end
+/// that follows updates then does not try again at each start.
+pub(crate) fn updates_tried(transport: &TransportSpec) -> bool {
+    let Some(path) = file_path() else {
+        return false;
+    };
+    let _lock = FILE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    read(&path)
+        .servers
+        .get(&key(transport))
+        .is_some_and(|e| e.era == Era::Modern && e.updates_tried)
+}
+
+/// Remembers that trying `initialize` for resource updates did not help this server.
+pub(crate) fn remember_updates_tried(transport: &TransportSpec) {
+    let Some(path) = file_path() else { return };
+    let _lock = FILE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let mut file = read(&path);
+    let entry = file.servers.entry(key(transport)).or_insert(Entry {
+        era: Era::Modern,
+        protocol: String::new(),
+        seen: 0,
+        updates_tried: false,
+    });
+    if entry.updates_tried {
+        return;
+    }
+    entry.updates_tried = true;
+    entry.seen = now();
+    write_capped(&path, file);
+}
+
+fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// Drops the oldest entries beyond [`MAX_ENTRIES`] and writes the file (a failure to write
+/// costs only the memory).
+fn write_capped(path: &Path, mut file: EraFile) {
     while file.servers.len() > MAX_ENTRIES {
         let oldest = file
             .servers
@@ -145,7 +196,7 @@ pub(crate) fn remember(transport: &TransportSpec, era: Era, protocol: &str) {
         };
     }
     if let Ok(text) = serde_json::to_vec_pretty(&file) {
-        let _ = write_atomic(&path, &text);
+        let _ = write_atomic(path, &text);
     }
 }
 
@@ -461,6 +512,7 @@ mod tests {
                 era: Era::Legacy,
                 protocol: "2025-11-25".into(),
                 seen: 1,
+                updates_tried: false,
             },
         );
         write_atomic(&path, &serde_json::to_vec(&file).unwrap()).unwrap();
