@@ -115,9 +115,14 @@ pub(crate) fn recall(transport: &TransportSpec) -> Option<Era> {
 /// Remembers the era a server just spoke. Writes only when something changed; a failure to
 /// write costs only the memory.
 pub(crate) fn remember(transport: &TransportSpec, era: Era, protocol: &str) {
-    let Some(path) = file_path() else { return };
+    if let Some(path) = file_path() {
+        remember_in(&path, transport, era, protocol);
+    }
+}
+
+fn remember_in(path: &Path, transport: &TransportSpec, era: Era, protocol: &str) {
     let _lock = FILE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    let mut file = read(&path);
+    let mut file = read(path);
     let key = key(transport);
     if file
         .servers
@@ -139,18 +144,19 @@ pub(crate) fn remember(transport: &TransportSpec, era: Era, protocol: &str) {
             updates_tried,
         },
     );
-    write_capped(&path, file);
+    write_capped(path, file);
 }
 
 /// Whether this server, remembered as a 2026-07-28 server, was already tried with
 /// `initialize` for resource updates it does not declare in that era, in vain: a front end
 /// that follows updates then does not try again at each start.
 pub(crate) fn updates_tried(transport: &TransportSpec) -> bool {
-    let Some(path) = file_path() else {
-        return false;
-    };
+    file_path().is_some_and(|path| updates_tried_in(&path, transport))
+}
+
+fn updates_tried_in(path: &Path, transport: &TransportSpec) -> bool {
     let _lock = FILE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    read(&path)
+    read(path)
         .servers
         .get(&key(transport))
         .is_some_and(|e| e.era == Era::Modern && e.updates_tried)
@@ -158,9 +164,14 @@ pub(crate) fn updates_tried(transport: &TransportSpec) -> bool {
 
 /// Remembers that trying `initialize` for resource updates did not help this server.
 pub(crate) fn remember_updates_tried(transport: &TransportSpec) {
-    let Some(path) = file_path() else { return };
+    if let Some(path) = file_path() {
+        remember_updates_tried_in(&path, transport);
+    }
+}
+
+fn remember_updates_tried_in(path: &Path, transport: &TransportSpec) {
     let _lock = FILE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    let mut file = read(&path);
+    let mut file = read(path);
     let entry = file.servers.entry(key(transport)).or_insert(Entry {
         era: Era::Modern,
         protocol: String::new(),
@@ -172,7 +183,7 @@ pub(crate) fn remember_updates_tried(transport: &TransportSpec) {
     }
     entry.updates_tried = true;
     entry.seen = now();
-    write_capped(&path, file);
+    write_capped(path, file);
 }
 
 fn now() -> u64 {
@@ -535,6 +546,32 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, [FILE_NAME]);
+    }
+
+    /// Trying `initialize` for updates in vain is remembered for a 2026-07-28 server, kept
+    /// while it stays in that era, and forgotten when its era changes.
+    #[test]
+    fn a_vain_try_for_updates_is_remembered_with_the_era() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        let spec = stdio("python3", &["server.py"]);
+        let other = stdio("python3", &["other.py"]);
+        assert!(!updates_tried_in(&path, &spec));
+        remember_updates_tried_in(&path, &spec);
+        remember_in(&path, &spec, Era::Modern, "2026-07-28");
+        assert!(updates_tried_in(&path, &spec));
+        assert!(!updates_tried_in(&path, &other));
+        // Still modern, a newer version: kept.
+        remember_in(&path, &spec, Era::Modern, "2026-09-01");
+        assert!(updates_tried_in(&path, &spec));
+        // The server turned legacy: the flag no longer applies, nor when it is modern again.
+        remember_in(&path, &spec, Era::Legacy, "2025-11-25");
+        assert!(!updates_tried_in(&path, &spec));
+        remember_in(&path, &spec, Era::Modern, "2026-07-28");
+        assert!(!updates_tried_in(&path, &spec));
+        // The file stays small: the flag is written only when set.
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(!text.contains("updates_tried"), "{text}");
     }
 
     /// How a legacy test server reacts to `server/discover`.
