@@ -1854,7 +1854,7 @@ fn long_rows_end_in_an_ellipsis() {
 }
 
 /// The key hints are whole at every width: the line ends with a hint's full label (hints
-/// that do not fit are left out, the least important first); help stays in sight.
+/// that do not fit are left out, the least important first).
 #[test]
 fn the_status_line_never_cuts_a_key_hint() {
     let mut app = demo_app();
@@ -1873,11 +1873,21 @@ fn the_status_line_never_cuts_a_key_hint() {
         let text = screen(&mut app, width, 24);
         let line = last_line(&text);
         let end = line.trim_matches('"').trim_end();
+        // A whole hint last, or no hint at all when even help would not fit after the state.
+        let used: usize = end
+            .chars()
+            .map(|c| unicode_width::UnicodeWidthChar::width(c).unwrap_or(0))
+            .sum();
+        let no_hint =
+            !labels.iter().any(|l| end.contains(l)) && used + "   ? help".len() > width as usize;
         assert!(
-            labels.iter().any(|l| end.ends_with(l)),
+            labels.iter().any(|l| end.ends_with(l)) || no_hint,
             "width {width}: {end:?} does not end with a whole hint"
         );
-        assert!(end.contains("   ? help"), "width {width}: {end:?}");
+        // From 60 columns the demo's state leaves room for help.
+        if width >= 60 {
+            assert!(end.contains("   ? help"), "width {width}: {end:?}");
+        }
         // Hints come in their order: each shown hint's predecessors are shown too.
         let shown: Vec<bool> = labels.iter().map(|l| end.contains(l)).collect();
         assert!(
@@ -1885,9 +1895,10 @@ fn the_status_line_never_cuts_a_key_hint() {
             "width {width}: {end:?}"
         );
     }
-    // At 50 columns the state is cut with `…` to keep the help hint.
-    let text = screen(&mut app, 50, 24);
-    assert!(last_line(&text).contains("…   ? help"), "{text}");
+    // A state too long for the line ends in `…`, with no hint after it.
+    let text = screen(&mut app, 30, 24);
+    let line = last_line(&text);
+    assert!(line.trim_matches('"').trim_end().ends_with('…'), "{line}");
 }
 
 /// The mode label names what has the focus.

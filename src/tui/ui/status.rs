@@ -125,18 +125,11 @@ pub fn draw(frame: &mut Frame, area: Rect, v: &StatusView) {
 const HINT_GAP: &str = "   ";
 const BETWEEN_HINTS: &str = "  ";
 
-/// The status line within `width`: the state first, then as many whole key hints as fit, in
-/// their order (the least important last, so dropped first); a hint is never cut. The first
-/// hint (help) keeps its room: a state too long for the rest ends in `…`.
+/// The status line within `width`: the state first (its messages matter more than a key
+/// hint; a state too long for the line ends in `…`), then as many whole key hints as fit, in
+/// their order (the least important last, so dropped first); a hint is never cut.
 fn fit(state: Vec<Span<'static>>, hints: Vec<Vec<Span<'static>>>, width: usize) -> Line<'static> {
-    let first = hints.first().map_or(0, |h| HINT_GAP.len() + width_of(h));
-    // The help hint keeps its room only while the state keeps a useful part of its own.
-    let state_room = if width >= first + MIN_STATE {
-        width - first
-    } else {
-        width
-    };
-    let mut spans = ellipsize(state, state_room);
+    let mut spans = ellipsize(state, width);
     let mut used = width_of(&spans);
     for (i, hint) in hints.into_iter().enumerate() {
         let gap = if i == 0 { HINT_GAP } else { BETWEEN_HINTS };
@@ -150,9 +143,6 @@ fn fit(state: Vec<Span<'static>>, hints: Vec<Vec<Span<'static>>>, width: usize) 
     }
     Line::from(spans)
 }
-
-/// Columns of state the help hint does not take away.
-const MIN_STATE: usize = 20;
 
 /// The budget meter: `▕███░░░░░▏ ~1,234/8,000 tok` (`~`: some count is still an estimate
 /// from `size`, or the figure is not final: `pending` says why, `resolving…`; `!`: pins alone
