@@ -47,6 +47,10 @@ impl Default for ConnectOptions {
     }
 }
 
+/// The longest wait for the `initialize` tried for updates a 2026-07-28 session does not
+/// declare (see [`Connection::connect`]).
+const LEGACY_TRY: Duration = Duration::from_secs(5);
+
 /// The `resources` capability's `listChanged` and `subscribe`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ResourceNotices {
@@ -354,9 +358,16 @@ impl Connection {
         modern: Connection,
     ) -> Connection {
         // The 2026-07-28 session stays up until the legacy one proved better, so a failed
-        // attempt costs nothing but the attempt.
-        match Self::connect_with(spec, options, log.clone(), era::Handshake::Legacy).await {
-            Ok(legacy) if legacy.resource_capabilities().subscribe => {
+        // attempt costs nothing but the attempt, and a server that does not answer
+        // `initialize` at all costs at most a few seconds.
+        let trying = ConnectOptions {
+            timeout: options.timeout.min(LEGACY_TRY),
+            ..options.clone()
+        };
+        match Self::connect_with(spec, &trying, log.clone(), era::Handshake::Legacy).await {
+            Ok(mut legacy) if legacy.resource_capabilities().subscribe => {
+                // Its requests get the run's limit, not the try's.
+                legacy.timeout = options.timeout;
                 modern.end();
                 log.push(
                     LogSource::Note,
