@@ -421,6 +421,43 @@ fn server_logs_arrive_as_messages() {
     assert_eq!(app.logs.len(), 1);
 }
 
+/// A note (how the handshake went) is information: the server row shows it under `notes`,
+/// and its last error stays the newest error.
+#[test]
+fn a_server_rows_notes_are_not_its_last_error() {
+    let mut app = new_app(&["old"], Theme::colour());
+    load(&mut app, &[Resource::new("x://a", "a")]);
+    let log = ServerLog::new(10);
+    log.push(LogSource::Stderr, "Starting default (STDIO) server...");
+    log.push(
+        LogSource::Note,
+        "era: the server answered the probe as a legacy server",
+    );
+    app.update(Msg::Log {
+        server: 0,
+        entries: log.entries(),
+    });
+    goto(&mut app, "old");
+    let text = screen(&mut app, 100, 24);
+    assert!(text.contains("last error   none"), "{text}");
+    assert!(
+        text.contains("notes        era: the server answered the probe"),
+        "{text}"
+    );
+    // An error logged after the note is the last error; the note stays a note.
+    log.push(LogSource::Client, "resources/read x://a: timed out");
+    app.update(Msg::Log {
+        server: 0,
+        entries: log.entries(),
+    });
+    let text = screen(&mut app, 100, 24);
+    assert!(
+        text.contains("last error   resources/read x://a: timed out"),
+        "{text}"
+    );
+    assert!(text.contains("notes        era: the server"), "{text}");
+}
+
 #[test]
 fn a_server_without_resources_says_so() {
     let mut app = new_app(&["tools-only"], Theme::colour());
@@ -1682,6 +1719,215 @@ fn snapshot_marks_no_color() {
     assert!(text.contains("+ "), "{text}");
     assert!(text.contains("x "), "{text}");
     insta::assert_snapshot!("marks_no_color", terminal.backend());
+}
+
+// ---- folder rows, long rows, the status line --------------------------------------------
+
+/// A folder row's contents pane names the prefix its folder keys mark (the same target `x`
+/// then marks) and the folder's own mark, or the one it inherits, or none.
+#[test]
+fn a_folder_rows_contents_say_its_prefix_and_its_mark() {
+    let mut app = demo_app();
+    goto(&mut app, "file:///project");
+    let text = screen(&mut app, 100, 30);
+    assert!(text.contains("prefix       file:///project/*"), "{text}");
+    assert!(
+        text.contains("mark         none (left to the policy)"),
+        "{text}"
+    );
+    drive(&mut app, "x");
+    // What `x` marked is the prefix the pane named.
+    let marks: Vec<_> = app.context.set.marks.iter().collect();
+    assert_eq!(marks.len(), 1);
+    assert_eq!(marks[0].0.pattern.to_string(), "file:///project/*");
+    let text = screen(&mut app, 100, 30);
+    assert!(text.contains("mark         x excluded "), "{text}");
+    // A folder under it inherits the mark, and says from where.
+    drive(&mut app, "l");
+    goto(&mut app, "config");
+    let text = screen(&mut app, 100, 30);
+    assert!(
+        text.contains("prefix       file:///project/config/*"),
+        "{text}"
+    );
+    assert!(
+        text.contains("mark         x excluded (from file:///project/*)"),
+        "{text}"
+    );
+    // Its own mark wins over the inherited one.
+    drive(&mut app, "+");
+    let text = screen(&mut app, 100, 30);
+    assert!(text.contains("mark         + pinned "), "{text}");
+    // The server row: the whole server.
+    goto(&mut app, "demo");
+    let text = screen(&mut app, 100, 30);
+    assert!(
+        text.contains("prefix       * (every resource of demo)"),
+        "{text}"
+    );
+    // A resource that is a folder too shows both its marks.
+    goto(&mut app, "demo://notes");
+    drive(&mut app, "<ctrl-x>");
+    let text = screen(&mut app, 100, 30);
+    assert!(text.contains("folder       demo://notes/*"), "{text}");
+    assert!(text.contains("folder mark  x excluded"), "{text}");
+}
+
+/// The cell symbols of one screen row.
+fn row_cells(terminal: &Terminal<TestBackend>, y: u16) -> Vec<String> {
+    let buffer = terminal.backend().buffer();
+    (0..buffer.area.width)
+        .map(|x| buffer[(x, y)].symbol().to_string())
+        .collect()
+}
+
+/// A row too long for its pane ends in `…` at the border (display width, wide characters
+/// too); a tree folder keeps its count after the cut label.
+#[test]
+fn long_rows_end_in_an_ellipsis() {
+    let mut app = new_app(&["wide"], Theme::mono());
+    let wide = "x://docs/日本語の資料日本語の資料日本語の資料日本語の資料.md";
+    let long = "x://docs/a-very-long-folder-name-that-cannot-fit-the-tree/inner/file.md";
+    load(
+        &mut app,
+        &[
+            Resource::new(wide, "資料資料資料資料資料資料資料資料資料"),
+            Resource::new(long, "file.md"),
+            Resource::new(
+                "x://docs/a-very-long-folder-name-that-cannot-fit-the-tree/inner/b.md",
+                "b",
+            ),
+        ],
+    );
+    for view in ["tree", "list"] {
+        if view == "list" {
+            drive(&mut app, "t");
+        }
+        app.update(Msg::Resize(60, 40));
+        let terminal = draw(&app, 60, 40);
+        let text = terminal.backend().to_string();
+        let border = (0..60u16)
+            .rev()
+            .find(|&x| terminal.backend().buffer()[(x, 2)].symbol() == "┐")
+            .map(|x| x as usize)
+            .unwrap_or_else(|| panic!("no pane border:\n{text}"));
+        let mut cut = Vec::new();
+        for y in 3..20 {
+            let cells = row_cells(&terminal, y);
+            if cells[0] != "│" {
+                break;
+            }
+            // Every row keeps its border; a cut row says so with `…`.
+            assert_eq!(cells[border], "│", "{view} row {y}:\n{text}");
+            let row = cells[1..border].concat();
+            if row.contains('…') {
+                cut.push(row.trim_end().to_string());
+            }
+        }
+        // The wide name and the long folder (tree), or both URIs (list), are cut.
+        assert!(cut.len() >= 2, "{view}: {cut:?}\n{text}");
+        if view == "tree" {
+            assert!(
+                cut.iter().any(|r| r.ends_with("…  2")),
+                "the folder keeps its count after the cut label: {cut:?}"
+            );
+        } else {
+            // A list row is cut at the border: `…` is its last or next-to-last column (a
+            // wide character that did not fit leaves one column empty).
+            for r in &cut {
+                let w: usize = r
+                    .chars()
+                    .map(|c| unicode_width::UnicodeWidthChar::width(c).unwrap_or(0))
+                    .sum();
+                assert!(r.ends_with('…') && w + 3 >= border, "{r:?} ({w} columns)");
+            }
+        }
+    }
+}
+
+/// The key hints are whole at every width: the line ends with a hint's full label (hints
+/// that do not fit are left out, the least important first).
+#[test]
+fn the_status_line_never_cuts_a_key_hint() {
+    let mut app = demo_app();
+    let labels = [
+        "? help",
+        "/ search",
+        "+ pin",
+        "x exclude",
+        "a agent",
+        "t tree/list",
+        "tab contents",
+        "L log",
+        "q quit",
+    ];
+    for width in 40..=160u16 {
+        let text = screen(&mut app, width, 24);
+        let line = last_line(&text);
+        let end = line.trim_matches('"').trim_end();
+        // A whole hint last, or no hint at all when even help would not fit after the state.
+        let used: usize = end
+            .chars()
+            .map(|c| unicode_width::UnicodeWidthChar::width(c).unwrap_or(0))
+            .sum();
+        let no_hint =
+            !labels.iter().any(|l| end.contains(l)) && used + "   ? help".len() > width as usize;
+        assert!(
+            labels.iter().any(|l| end.ends_with(l)) || no_hint,
+            "width {width}: {end:?} does not end with a whole hint"
+        );
+        // From 60 columns the demo's state leaves room for help.
+        if width >= 60 {
+            assert!(end.contains("   ? help"), "width {width}: {end:?}");
+        }
+        // Hints come in their order: each shown hint's predecessors are shown too.
+        let shown: Vec<bool> = labels.iter().map(|l| end.contains(l)).collect();
+        assert!(
+            shown.windows(2).all(|w| w[0] || !w[1]),
+            "width {width}: {end:?}"
+        );
+    }
+    // A state too long for the line ends in `…`, with no hint after it.
+    let text = screen(&mut app, 30, 24);
+    let line = last_line(&text);
+    assert!(line.trim_matches('"').trim_end().ends_with('…'), "{line}");
+}
+
+/// The mode label names what has the focus.
+#[test]
+fn the_mode_label_matches_the_focused_view() {
+    let mut app = demo_app();
+    let label = |app: &mut App| {
+        let text = screen(app, 120, 30);
+        last_line(&text)
+            .trim_matches('"')
+            .split_whitespace()
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_eq!(label(&mut app), "TREE");
+    drive(&mut app, "/");
+    assert_eq!(label(&mut app), "SEARCH");
+    drive(&mut app, "<esc>");
+    goto(&mut app, "demo://empty");
+    drive(&mut app, "<tab>");
+    assert_eq!(label(&mut app), "CONTENTS");
+    drive(&mut app, "<esc>");
+    assert_eq!(label(&mut app), "TREE");
+    drive(&mut app, "t");
+    assert_eq!(label(&mut app), "LIST");
+    drive(&mut app, "a");
+    assert_eq!(label(&mut app), "AGENT");
+    drive(&mut app, "a");
+    drive(&mut app, "L");
+    assert_eq!(label(&mut app), "LOG");
+    drive(&mut app, "L");
+    drive(&mut app, "?");
+    assert_eq!(label(&mut app), "HELP");
+    drive(&mut app, "<esc>");
+    drive(&mut app, "I");
+    assert_eq!(label(&mut app), "HAND-OFF");
 }
 
 // ---- the set file shared with other processes --------------------------------------------

@@ -378,6 +378,71 @@ fn server_everything_browse_and_read() {
     pane.quit_and_check_restored();
 }
 
+/// server-everything answers the era probe with "method not found": the browser says so as a
+/// note on the server row, not as its last error, and its startup line (written before it
+/// read the probe) is not labelled `[era probe]`.
+#[test]
+fn server_everything_probe_note_is_information_not_an_error() {
+    let js = everything_js();
+    // A fresh era memory, so the probe runs.
+    let cache = tempfile::tempdir().unwrap();
+    let pane = Pane::new();
+    pane.type_text(&format!(
+        "export MCPICK_CACHE_DIR={}\n",
+        cache.path().display()
+    ));
+    pane.start(&format!("-- node {js} stdio"));
+    let screen = pane.wait_text("ready · 7 resources");
+    assert!(screen.contains("▶  ▾ server-everything"), "{screen}");
+    let screen = pane.wait_text("notes        era: the server answered");
+    assert!(screen.contains("last error   none"), "{screen}");
+    assert!(screen.contains("\"method not"), "{screen}");
+    pane.keys(&["L"]);
+    let screen = pane.wait_text("Starting default (STDIO) server...");
+    assert!(
+        screen.contains("stderr Starting default (STDIO) server..."),
+        "{screen}"
+    );
+    assert!(!screen.contains("[era probe]"), "{screen}");
+    pane.keys(&["L"]);
+    pane.quit_and_check_restored();
+}
+
+/// The contents pane of a clock that ticks only for legacy `resources/subscribe` (the Python
+/// SDK peer with `--clock`, declaring `subscribe` only after `initialize`) changes: the
+/// browser greets that server with `initialize`, and the pane's subscription reaches it.
+#[test]
+fn a_clock_that_ticks_only_for_legacy_subscribe_changes_in_the_contents_pane() {
+    let cache = tempfile::tempdir().unwrap();
+    let pane = Pane::new();
+    pane.type_text(&format!(
+        "export MCPICK_CACHE_DIR={}\n",
+        cache.path().display()
+    ));
+    pane.start(&format!(
+        "-- {} {} --clock --count 3",
+        common::python(),
+        common::py_server()
+    ));
+    let screen = pane.wait_text("ready · 4 resources");
+    assert!(screen.contains("2025-11-25"), "the legacy era:\n{screen}");
+    pane.type_text("/now");
+    pane.keys(&["Enter"]);
+    let time_of = |s: &str| {
+        s.lines()
+            .find_map(|l| l.split("Current time: ").nth(1))
+            .map(|t| t.split_whitespace().next().unwrap_or_default().to_string())
+    };
+    let first = time_of(&pane.wait_text("Current time: ")).unwrap();
+    // It ticks every 0.5 s; each update is read again.
+    let screen = pane.wait_for("the clock to change", |s| {
+        time_of(s).is_some_and(|t| t != first)
+    });
+    assert!(screen.contains("Contents · updated"), "{screen}");
+    pane.keys(&["Escape"]);
+    pane.quit_and_check_restored();
+}
+
 /// The included rows the agent view shows (number → URI as drawn, maybe cut at the border).
 fn agent_rows(screen: &str, rows: &mut std::collections::BTreeMap<usize, String>) {
     for line in screen.lines() {

@@ -21,10 +21,16 @@ struct Watching {
 
 impl Watching {
     fn start(args: &[&str]) -> Watching {
+        Self::start_with(args, &[])
+    }
+
+    /// Like [`Watching::start`], with more environment variables.
+    fn start_with(args: &[&str], env: &[(&str, &std::path::Path)]) -> Watching {
         let mut child = Command::new(mcpick_bin())
             .arg("watch")
             .arg("--json")
             .args(args)
+            .envs(env.iter().map(|(k, v)| (*k, *v)))
             .env("HOME", isolated_home())
             .env("XDG_CONFIG_HOME", isolated_home().join(".config"))
             .stdin(Stdio::null())
@@ -194,4 +200,40 @@ fn legacy_era_list_changes_and_updates_arrive_over_sse() {
     );
     let updated = watch.wait("an update", |e| is(e, "updated"));
     assert_eq!(updated["uri"], "demo://live/0");
+}
+
+/// A server written against the legacy API (the Python SDK's `--clock` peer): it answers both
+/// handshakes, declares `resources.subscribe` only after `initialize` and ticks for
+/// `resources/subscribe` alone. `watch --uri` greets it with `initialize`, so the clock's
+/// updates arrive, at the first start (era memory empty) and the next (era remembered).
+#[test]
+fn updates_of_a_clock_that_ticks_only_for_legacy_subscribe_arrive() {
+    let cache = tempfile::tempdir().unwrap();
+    let env = [("MCPICK_CACHE_DIR", cache.path())];
+    for start in ["first start", "era remembered"] {
+        let mut watch = Watching::start_with(
+            &[
+                "--uri",
+                "py://clock/now",
+                "--",
+                &common::python(),
+                &common::py_server(),
+                "--clock",
+                "--count",
+                "3",
+            ],
+            &env,
+        );
+        let watching = watch.wait("the subscription", |e| is(e, "watching"));
+        assert_eq!(watching["subscribed"], 1, "{start}: {watching}");
+        let began = Instant::now();
+        for _ in 0..2 {
+            let updated = watch.wait("an update", |e| is(e, "updated"));
+            assert_eq!(updated["uri"], "py://clock/now", "{start}");
+        }
+        // It ticks every 0.5 s: two updates come well within a few seconds.
+        assert!(began.elapsed() < Duration::from_secs(5), "{start}");
+        let eras = std::fs::read_to_string(cache.path().join("eras.json")).unwrap();
+        assert!(eras.contains("\"legacy\""), "{start}: {eras}");
+    }
 }

@@ -70,7 +70,11 @@ pub async fn run(args: ServeArgs) -> Exit {
             error: c.selected.error,
         })
         .collect();
-    let options = args.servers.connect_options();
+    // `serve` follows its upstreams' updates and passes them on to hosts.
+    let options = crate::mcp::ConnectOptions {
+        follow_updates: true,
+        ..args.servers.connect_options()
+    };
     let engine = Engine::start(
         defs,
         options,

@@ -19,7 +19,11 @@ pub async fn run(args: WatchArgs) -> Exit {
         Ok(specs) => specs,
         Err(exit) => return exit,
     };
-    let sessions = connect_all(specs, &args.servers.connect_options()).await;
+    let options = crate::mcp::ConnectOptions {
+        follow_updates: true,
+        ..args.servers.connect_options()
+    };
+    let sessions = connect_all(specs, &options).await;
     let out = Printer { json: args.json };
     // Runs until every server is gone (status 1, as a failed server is elsewhere), or until
     // a signal ends mcpick (see `crate::signals`: the servers are killed there).

@@ -30,6 +30,10 @@ pub struct ConnectOptions {
     pub log_lines: usize,
     /// The largest reply accepted on any transport (`--max-message-mib`).
     pub max_message: MessageLimit,
+    /// The front end follows resource updates (the browser, `watch`): a server that
+    /// declares them only after `initialize` is greeted that way (see
+    /// [`Connection::connect`]).
+    pub follow_updates: bool,
 }
 
 impl Default for ConnectOptions {
@@ -38,9 +42,14 @@ impl Default for ConnectOptions {
             timeout: Duration::from_secs(30),
             log_lines: super::log::DEFAULT_LOG_LINES,
             max_message: MessageLimit::default(),
+            follow_updates: false,
         }
     }
 }
+
+/// The longest wait for the `initialize` tried for updates a 2026-07-28 session does not
+/// declare (see [`Connection::connect`]).
+const LEGACY_TRY: Duration = Duration::from_secs(5);
 
 /// The `resources` capability's `listChanged` and `subscribe`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -142,7 +151,22 @@ impl Connection {
                 LogSource::Client,
                 "era: the legacy handshake remembered for this server failed; probing again",
             );
-            result = Self::connect_with(spec, options, log, era::Handshake::Probe).await;
+            result = Self::connect_with(spec, options, log.clone(), era::Handshake::Probe).await;
+        }
+        if options.follow_updates
+            && let Ok(modern) = result
+        {
+            result = Ok(
+                if modern.declares_no_updates() && !era::updates_tried(&spec.transport) {
+                    let kept = Self::prefer_legacy_updates(spec, options, log, modern).await;
+                    if kept.is_modern() {
+                        era::remember_updates_tried(&spec.transport);
+                    }
+                    kept
+                } else {
+                    modern
+                },
+            );
         }
         if let Ok(connection) = &result {
             let spoke = if connection.is_modern() {
@@ -303,6 +327,62 @@ impl Connection {
 
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// A 2026-07-28 session with a server that publishes resources but declares no resource
+    /// updates (`resources.subscribe`) in this era. SDKs that speak both eras (the Python
+    /// SDK 2.x) derive the modern `subscribe` from `subscriptions/listen`, so a server
+    /// written against the legacy API (`resources/subscribe` only) declares it, and sends
+    /// updates, after `initialize` alone. (Their `server/discover` lists only 2026 versions,
+    /// so only trying `initialize` tells.)
+    fn declares_no_updates(&self) -> bool {
+        self.is_modern() && self.has_resources() && !self.resource_capabilities().subscribe
+    }
+
+    /// Prefers what delivers updates: for a server that answers both handshakes but declares
+    /// `resources.subscribe` only after `initialize` (see
+    /// [`Connection::declares_no_updates`]), connects again with `initialize` and
+    /// keeps that session when it does declare `subscribe`, so subscriptions (the contents
+    /// pane's, `watch --uri`) reach a server that would never tick through
+    /// `subscriptions/listen`. Otherwise the 2026-07-28 session stays. Only for front ends
+    /// that follow updates ([`ConnectOptions::follow_updates`]); one extra start, the first
+    /// time only: the outcome is remembered with the era.
+    ///
+    /// A session that declares `subscribe` in both eras keeps the 2026-07-28 one: mcpick
+    /// cannot tell from outside that such a server would not deliver through listen, and
+    /// subscribing through both would cost a second server process for every stdio server.
+    async fn prefer_legacy_updates(
+        spec: &ServerSpec,
+        options: &ConnectOptions,
+        log: ServerLog,
+        modern: Connection,
+    ) -> Connection {
+        // The 2026-07-28 session stays up until the legacy one proved better, so a failed
+        // attempt costs nothing but the attempt, and a server that does not answer
+        // `initialize` at all costs at most a few seconds.
+        let trying = ConnectOptions {
+            timeout: options.timeout.min(LEGACY_TRY),
+            ..options.clone()
+        };
+        match Self::connect_with(spec, &trying, log.clone(), era::Handshake::Legacy).await {
+            Ok(mut legacy) if legacy.resource_capabilities().subscribe => {
+                // Its requests get the run's limit, not the try's.
+                legacy.timeout = options.timeout;
+                modern.end();
+                log.push(
+                    LogSource::Note,
+                    "era: the server declares resource updates (`resources.subscribe`) only \
+                     after `initialize`, not in the 2026-07-28 handshake, so mcpick uses \
+                     `initialize` for it and subscriptions reach it. The era is remembered.",
+                );
+                legacy
+            }
+            Ok(legacy) => {
+                legacy.end();
+                modern
+            }
+            Err(_) => modern,
+        }
     }
 
     /// `stdio`, `http` (Streamable HTTP) or `sse` (legacy HTTP+SSE, detected or configured).

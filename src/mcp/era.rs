@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use rmcp::model::{ClientRequest, JsonRpcMessage};
+use rmcp::model::{ClientRequest, ErrorCode, JsonRpcMessage, RequestId};
 use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde::{Deserialize, Serialize};
@@ -86,6 +86,10 @@ struct Entry {
     /// Seconds since the Unix epoch when this was last written; the oldest entries go first.
     #[serde(default)]
     seen: u64,
+    /// A 2026-07-28 server that declares no resource updates was tried with `initialize`
+    /// for them, and that did not help (see [`updates_tried`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    updates_tried: bool,
 }
 
 /// Where the era memory lives, or `None` when it is turned off (or no home is known).
@@ -111,9 +115,14 @@ pub(crate) fn recall(transport: &TransportSpec) -> Option<Era> {
 /// Remembers the era a server just spoke. Writes only when something changed; a failure to
 /// write costs only the memory.
 pub(crate) fn remember(transport: &TransportSpec, era: Era, protocol: &str) {
-    let Some(path) = file_path() else { return };
+    if let Some(path) = file_path() {
+        remember_in(&path, transport, era, protocol);
+    }
+}
+
+fn remember_in(path: &Path, transport: &TransportSpec, era: Era, protocol: &str) {
     let _lock = FILE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    let mut file = read(&path);
+    let mut file = read(path);
     let key = key(transport);
     if file
         .servers
@@ -122,17 +131,70 @@ pub(crate) fn remember(transport: &TransportSpec, era: Era, protocol: &str) {
     {
         return;
     }
-    let seen = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
+    let updates_tried = file
+        .servers
+        .get(&key)
+        .is_some_and(|e| e.era == era && e.updates_tried);
     file.servers.insert(
         key,
         Entry {
             era,
             protocol: protocol.chars().take(40).collect(),
-            seen,
+            seen: now(),
+            updates_tried,
         },
     );
+    write_capped(path, file);
+}
+
+/// Whether this server, remembered as a 2026-07-28 server, was already tried with
+/// `initialize` for resource updates it does not declare in that era, in vain: a front end
+/// that follows updates then does not try again at each start.
+pub(crate) fn updates_tried(transport: &TransportSpec) -> bool {
+    file_path().is_some_and(|path| updates_tried_in(&path, transport))
+}
+
+fn updates_tried_in(path: &Path, transport: &TransportSpec) -> bool {
+    let _lock = FILE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    read(path)
+        .servers
+        .get(&key(transport))
+        .is_some_and(|e| e.era == Era::Modern && e.updates_tried)
+}
+
+/// Remembers that trying `initialize` for resource updates did not help this server.
+pub(crate) fn remember_updates_tried(transport: &TransportSpec) {
+    if let Some(path) = file_path() {
+        remember_updates_tried_in(&path, transport);
+    }
+}
+
+fn remember_updates_tried_in(path: &Path, transport: &TransportSpec) {
+    let _lock = FILE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let mut file = read(path);
+    let entry = file.servers.entry(key(transport)).or_insert(Entry {
+        era: Era::Modern,
+        protocol: String::new(),
+        seen: 0,
+        updates_tried: false,
+    });
+    if entry.updates_tried {
+        return;
+    }
+    entry.updates_tried = true;
+    entry.seen = now();
+    write_capped(path, file);
+}
+
+fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// Drops the oldest entries beyond [`MAX_ENTRIES`] and writes the file (a failure to write
+/// costs only the memory).
+fn write_capped(path: &Path, mut file: EraFile) {
     while file.servers.len() > MAX_ENTRIES {
         let oldest = file
             .servers
@@ -145,7 +207,7 @@ pub(crate) fn remember(transport: &TransportSpec, era: Era, protocol: &str) {
         };
     }
     if let Ok(text) = serde_json::to_vec_pretty(&file) {
-        let _ = write_atomic(&path, &text);
+        let _ = write_atomic(path, &text);
     }
 }
 
@@ -235,12 +297,14 @@ fn bare_url(url: &str) -> String {
     }
 }
 
-/// What the transport wrapper saw of the probe: when `server/discover` went out, and when
-/// the fallback `initialize` followed it.
+/// What the transport wrapper saw of the probe: when `server/discover` went out, how the
+/// server answered it, and when the fallback `initialize` followed it.
 #[derive(Debug, Default)]
 struct Window {
-    /// The log position and time when `server/discover` went out.
-    start: Option<(u64, Instant)>,
+    /// The log position and time when `server/discover` went out, and its request id.
+    start: Option<(u64, Instant, RequestId)>,
+    /// The error code the server answered `server/discover` with, if it answered.
+    answer: Option<ErrorCode>,
     /// When the fallback `initialize` went out.
     end: Option<Instant>,
 }
@@ -258,34 +322,51 @@ impl Probe {
     /// a moment after it must have ended. `None` when there was no probe.
     pub(crate) fn deadline(&self, timeout: Duration) -> Option<Instant> {
         let window = self.window.lock().unwrap_or_else(|e| e.into_inner());
-        match (window.start, window.end) {
+        match (&window.start, window.end) {
             (_, Some(sent)) => Some(sent + timeout),
-            (Some((_, probed)), None) => Some(probed + PROBE_WAIT + Duration::from_secs(1)),
+            (Some((_, probed, _)), None) => Some(*probed + PROBE_WAIT + Duration::from_secs(1)),
             (None, None) => None,
         }
     }
 
     /// After a handshake that probed and fell back to `initialize`: marks the stderr lines
-    /// written during the probe as caused by it, and notes in the log what happened, so the
-    /// server is not blamed for not knowing the 2026 handshake.
+    /// the probe caused, and notes in the log (as information, not an error) what happened,
+    /// so the server is not blamed for not knowing the 2026 handshake.
+    ///
+    /// A server that answered the probe with "method not found" said it is legacy the way
+    /// JSON-RPC says it: it did not complain, so none of its stderr lines is marked (they
+    /// are its own, such as the startup line Node servers write before they read the probe;
+    /// the probe goes out as the process starts, so time alone cannot tell them apart). A
+    /// server that stayed silent or answered otherwise (the Python SDK 1.x logs "31
+    /// validation errors" and answers "invalid params") wrote its complaint during the
+    /// probe: those lines are marked.
     pub(crate) fn explain(&self) {
         let window = self.window.lock().unwrap_or_else(|e| e.into_inner());
-        let (Some((from, started)), Some(ended)) = (window.start, window.end) else {
+        let (Some((from, started, _)), Some(ended)) = (&window.start, window.end) else {
             return;
         };
+        let complained = window.answer != Some(ErrorCode::METHOD_NOT_FOUND);
         // Up to now, not to the fallback: a server that answers the probe at once may still
         // be writing its complaint (FastMCP 1.x: some hundred lines) as `initialize` goes out.
-        let marked = self.log.mark_stderr(from, self.log.position(), PROBE_MARK);
-        let waited = ended.duration_since(started);
-        let answer = if waited + Duration::from_secs(1) >= PROBE_WAIT {
+        let marked = if complained {
+            self.log.mark_stderr(*from, self.log.position(), PROBE_MARK)
+        } else {
+            0
+        };
+        let waited = ended.duration_since(*started);
+        let answer = if window.answer.is_none() && waited + Duration::from_secs(1) >= PROBE_WAIT {
             format!(
                 "did not answer mcpick's `server/discover` probe (the 2026-07-28 handshake) \
                  within {:.0} s",
                 waited.as_secs_f32()
             )
-        } else {
+        } else if complained {
             "answered mcpick's `server/discover` probe (the 2026-07-28 handshake) as a legacy \
              server"
+                .to_string()
+        } else {
+            "answered mcpick's `server/discover` probe (the 2026-07-28 handshake) with \
+             \"method not found\", as a legacy server does"
                 .to_string()
         };
         let lines = match marked {
@@ -300,7 +381,7 @@ impl Probe {
             ),
         };
         self.log.push(
-            LogSource::Client,
+            LogSource::Note,
             &format!(
                 "era: the server {answer}, so mcpick used `initialize`{lines}. The era is \
                  remembered, and the next start skips the probe."
@@ -346,7 +427,11 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for ProbeWatch<T> {
             let mut window = self.probe.window.lock().unwrap_or_else(|e| e.into_inner());
             match &request.request {
                 ClientRequest::DiscoverRequest(_) if window.start.is_none() => {
-                    window.start = Some((self.probe.log.position(), Instant::now()));
+                    window.start = Some((
+                        self.probe.log.position(),
+                        Instant::now(),
+                        request.id.clone(),
+                    ));
                 }
                 ClientRequest::InitializeRequest(_) if window.start.is_some() => {
                     window.end = Some(Instant::now());
@@ -358,7 +443,19 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for ProbeWatch<T> {
     }
 
     fn receive(&mut self) -> impl Future<Output = Option<RxJsonRpcMessage<RoleClient>>> + Send {
-        self.inner.receive()
+        let window = self.probe.window.clone();
+        let received = self.inner.receive();
+        async move {
+            let message = received.await;
+            if let Some(JsonRpcMessage::Error(error)) = &message {
+                let mut window = window.lock().unwrap_or_else(|e| e.into_inner());
+                let probe_id = window.start.as_ref().map(|(_, _, id)| id);
+                if window.answer.is_none() && error.id.is_some() && error.id.as_ref() == probe_id {
+                    window.answer = Some(error.error.code);
+                }
+            }
+            message
+        }
     }
 
     fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
@@ -426,6 +523,7 @@ mod tests {
                 era: Era::Legacy,
                 protocol: "2025-11-25".into(),
                 seen: 1,
+                updates_tried: false,
             },
         );
         write_atomic(&path, &serde_json::to_vec(&file).unwrap()).unwrap();
@@ -450,11 +548,50 @@ mod tests {
         assert_eq!(names, [FILE_NAME]);
     }
 
-    /// A legacy server on an in-memory pipe that, like FastMCP 1.x, only complains on stderr
-    /// about `server/discover` and answers `initialize`. Returns the methods it received.
-    fn silent_legacy_server(
+    /// Trying `initialize` for updates in vain is remembered for a 2026-07-28 server, kept
+    /// while it stays in that era, and forgotten when its era changes.
+    #[test]
+    fn a_vain_try_for_updates_is_remembered_with_the_era() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        let spec = stdio("python3", &["server.py"]);
+        let other = stdio("python3", &["other.py"]);
+        assert!(!updates_tried_in(&path, &spec));
+        remember_updates_tried_in(&path, &spec);
+        remember_in(&path, &spec, Era::Modern, "2026-07-28");
+        assert!(updates_tried_in(&path, &spec));
+        assert!(!updates_tried_in(&path, &other));
+        // Still modern, a newer version: kept.
+        remember_in(&path, &spec, Era::Modern, "2026-09-01");
+        assert!(updates_tried_in(&path, &spec));
+        // The server turned legacy: the flag no longer applies, nor when it is modern again.
+        remember_in(&path, &spec, Era::Legacy, "2025-11-25");
+        assert!(!updates_tried_in(&path, &spec));
+        remember_in(&path, &spec, Era::Modern, "2026-07-28");
+        assert!(!updates_tried_in(&path, &spec));
+        // The file stays small: the flag is written only when set.
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(!text.contains("updates_tried"), "{text}");
+    }
+
+    /// How a legacy test server reacts to `server/discover`.
+    #[derive(Clone, Copy)]
+    enum Reaction {
+        /// Like FastMCP 1.x: complains on stderr, never answers.
+        Silent,
+        /// Like the Python SDK 1.x: complains on stderr, answers "invalid params".
+        Complains,
+        /// Like the TypeScript SDK: answers "method not found"; the stderr line it wrote
+        /// before (its startup line) is its own.
+        MethodNotFound,
+    }
+
+    /// A legacy server on an in-memory pipe that reacts to `server/discover` as told and
+    /// answers `initialize`. Returns the methods it received.
+    fn legacy_server(
         io: tokio::io::DuplexStream,
         log: ServerLog,
+        reaction: Reaction,
     ) -> tokio::task::JoinHandle<Vec<String>> {
         use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
         tokio::spawn(async move {
@@ -464,20 +601,35 @@ mod tests {
             while let Ok(Some(line)) = lines.next_line().await {
                 let msg: serde_json::Value = serde_json::from_str(&line).unwrap();
                 let method = msg["method"].as_str().unwrap_or_default().to_string();
-                match method.as_str() {
-                    "server/discover" => {
-                        log.push(LogSource::Stderr, "31 validation errors for ClientRequest")
+                let reply = match (method.as_str(), reaction) {
+                    ("server/discover", Reaction::Silent) => {
+                        log.push(LogSource::Stderr, "31 validation errors for ClientRequest");
+                        None
                     }
-                    "initialize" => {
-                        let reply = serde_json::json!({"jsonrpc": "2.0", "id": msg["id"],
-                            "result": {"protocolVersion": "2025-06-18",
-                                "capabilities": {"resources": {}},
-                                "serverInfo": {"name": "old", "version": "1.0"}}});
-                        let mut bytes = serde_json::to_vec(&reply).unwrap();
-                        bytes.push(b'\n');
-                        write.write_all(&bytes).await.unwrap();
+                    ("server/discover", Reaction::Complains) => {
+                        log.push(LogSource::Stderr, "Failed to validate request");
+                        Some(serde_json::json!({"jsonrpc": "2.0", "id": msg["id"],
+                            "error": {"code": -32602, "message": "Invalid request parameters"}}))
                     }
-                    _ => {}
+                    ("server/discover", Reaction::MethodNotFound) => {
+                        log.push(LogSource::Stderr, "Starting default (STDIO) server...");
+                        Some(serde_json::json!({"jsonrpc": "2.0", "id": msg["id"],
+                            "error": {"code": -32601, "message": "Method not found"}}))
+                    }
+                    ("initialize", _) => Some(serde_json::json!({"jsonrpc": "2.0",
+                        "id": msg["id"],
+                        "result": {"protocolVersion": "2025-06-18",
+                            "capabilities": {"resources": {}},
+                            "serverInfo": {"name": "old", "version": "1.0"}}})),
+                    _ => None,
+                };
+                if let Some(reply) = reply {
+                    let mut bytes = serde_json::to_vec(&reply).unwrap();
+                    bytes.push(b'\n');
+                    write.write_all(&bytes).await.unwrap();
+                }
+                if method == "notifications/initialized" {
+                    log.push(LogSource::Stderr, "serving");
                 }
                 methods.push(method);
                 if methods
@@ -491,10 +643,14 @@ mod tests {
         })
     }
 
-    async fn handshake_with(handshake: Handshake, timeout: Duration) -> (ServerLog, Vec<String>) {
+    async fn handshake_with(
+        handshake: Handshake,
+        reaction: Reaction,
+        timeout: Duration,
+    ) -> (ServerLog, Vec<String>) {
         let (client, server) = tokio::io::duplex(64 * 1024);
         let log = ServerLog::new(100);
-        let methods = silent_legacy_server(server, log.clone());
+        let methods = legacy_server(server, log.clone(), reaction);
         let state = super::super::client::ClientState {
             log: log.clone(),
             handshake,
@@ -505,33 +661,91 @@ mod tests {
             .expect("the legacy handshake succeeds");
         let info = service.peer().peer_info().unwrap();
         assert_eq!(info.protocol_version.as_str(), "2025-06-18");
-        (log, methods.await.unwrap())
+        let methods = methods.await.unwrap();
+        (log, methods)
+    }
+
+    /// The log's stderr lines and its notes, as text.
+    fn stderr_and_notes(log: &ServerLog) -> (Vec<String>, Vec<String>) {
+        let entries = log.entries();
+        let of = |source| {
+            entries
+                .iter()
+                .filter(|e| e.source == source)
+                .map(|e| e.text.clone())
+                .collect::<Vec<_>>()
+        };
+        assert!(of(LogSource::Client).is_empty(), "{entries:?}");
+        (of(LogSource::Stderr), of(LogSource::Note))
     }
 
     // Takes rmcp's 10 s probe wait; nothing here is timed.
     #[tokio::test]
     async fn a_silent_probe_is_marked_and_not_counted_against_the_limit() {
         // A 3 s limit: the probe's 10 s must not count against it.
-        let (log, methods) = handshake_with(Handshake::Probe, Duration::from_secs(3)).await;
+        let (log, methods) =
+            handshake_with(Handshake::Probe, Reaction::Silent, Duration::from_secs(3)).await;
         assert_eq!(methods[..2], ["server/discover", "initialize"]);
-        let texts: Vec<_> = log.entries().into_iter().map(|e| e.text).collect();
-        assert!(
-            texts.contains(&"[era probe] 31 validation errors for ClientRequest".to_string()),
-            "{texts:?}"
+        let (stderr, notes) = stderr_and_notes(&log);
+        assert_eq!(
+            stderr[0], "[era probe] 31 validation errors for ClientRequest",
+            "{stderr:?}"
         );
         assert!(
-            texts
-                .iter()
-                .any(|t| t.contains("did not answer") && t.contains("not a fault")),
-            "{texts:?}"
+            notes[0].contains("did not answer") && notes[0].contains("not a fault"),
+            "{notes:?}"
         );
     }
 
     #[tokio::test]
+    async fn a_complaint_answering_the_probe_is_marked_as_information() {
+        let (log, _) = handshake_with(
+            Handshake::Probe,
+            Reaction::Complains,
+            Duration::from_secs(3),
+        )
+        .await;
+        let (stderr, notes) = stderr_and_notes(&log);
+        assert_eq!(stderr[0], "[era probe] Failed to validate request");
+        assert!(
+            notes[0].contains("as a legacy server") && notes[0].contains("not a fault"),
+            "{notes:?}"
+        );
+    }
+
+    /// A server that answers "method not found" did not complain: its startup line (written
+    /// after the probe went out, before it read it) is its own, not marked, and the note
+    /// says no line is a reaction.
+    #[tokio::test]
+    async fn a_method_not_found_answer_marks_no_line() {
+        let (log, _) = handshake_with(
+            Handshake::Probe,
+            Reaction::MethodNotFound,
+            Duration::from_secs(3),
+        )
+        .await;
+        let (stderr, notes) = stderr_and_notes(&log);
+        assert!(
+            stderr.iter().all(|l| !l.starts_with(PROBE_MARK)),
+            "{stderr:?}"
+        );
+        assert!(stderr.contains(&"Starting default (STDIO) server...".to_string()));
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains("\"method not found\""), "{notes:?}");
+        assert!(!notes[0].contains("marked"), "{notes:?}");
+    }
+
+    #[tokio::test]
     async fn a_remembered_legacy_server_is_not_probed() {
-        let (log, methods) = handshake_with(Handshake::Legacy, Duration::from_secs(3)).await;
+        let (log, methods) =
+            handshake_with(Handshake::Legacy, Reaction::Silent, Duration::from_secs(3)).await;
         assert_eq!(methods, ["initialize", "notifications/initialized"]);
-        assert!(log.entries().is_empty(), "{:?}", log.entries());
+        let (stderr, notes) = stderr_and_notes(&log);
+        assert!(notes.is_empty(), "{notes:?}");
+        assert!(
+            stderr.iter().all(|l| !l.starts_with(PROBE_MARK)),
+            "{stderr:?}"
+        );
     }
 
     #[test]

@@ -18,6 +18,9 @@ pub enum LogSource {
     Notification,
     /// Something the client noticed: a protocol error, a failed request, a disconnect.
     Client,
+    /// Something the client notes that is information, not a fault (how the handshake
+    /// went, a sign-in step): never shown as the server's last error.
+    Note,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]

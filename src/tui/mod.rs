@@ -83,7 +83,11 @@ pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> Exi
     warnings.extend(key_warnings);
     let theme = Theme::choose(color, std::env::var("NO_COLOR").ok().as_deref());
     term::use_theme_colours(&theme);
-    let options = args.connect_options();
+    // The browser follows updates (the contents pane subscribes to what it shows).
+    let options = crate::mcp::ConnectOptions {
+        follow_updates: true,
+        ..args.connect_options()
+    };
     let setups = selected
         .iter()
         .map(|s| ServerSetup {

@@ -90,9 +90,71 @@ pub fn wrap(line: Line<'static>, width: usize, indent: usize, out: &mut Vec<Line
     }
 }
 
+/// The display width of `spans`, in terminal columns.
+pub fn width_of(spans: &[Span]) -> usize {
+    spans.iter().map(Span::width).sum()
+}
+
+/// Cuts `spans` to at most `width` columns: a row that does not fit ends in `…` (in the style
+/// of the text it replaces), so a cut is never silent. Widths are display widths: a wide
+/// character that would straddle the edge goes whole.
+pub fn ellipsize(spans: Vec<Span<'static>>, width: usize) -> Vec<Span<'static>> {
+    if width_of(&spans) <= width {
+        return spans;
+    }
+    if width == 0 {
+        return Vec::new();
+    }
+    let room = width - 1;
+    let mut used = 0;
+    let mut out: Vec<Span<'static>> = Vec::new();
+    let mut last_style = Style::default();
+    'spans: for span in spans {
+        let mut kept = String::new();
+        last_style = span.style;
+        for c in span.content.chars() {
+            let w = c.width().unwrap_or(0);
+            if used + w > room {
+                if !kept.is_empty() {
+                    out.push(Span::styled(kept, span.style));
+                }
+                break 'spans;
+            }
+            used += w;
+            kept.push(c);
+        }
+        out.push(Span::styled(kept, span.style));
+    }
+    out.push(Span::styled("…", last_style));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn cut(spans: &[&str], width: usize) -> String {
+        let spans = spans.iter().map(|s| Span::raw(s.to_string())).collect();
+        let out = ellipsize(spans, width);
+        let text: String = out.iter().map(|s| s.content.as_ref()).collect();
+        assert!(width_of(&out) <= width, "{text:?} is wider than {width}");
+        text
+    }
+
+    #[test]
+    fn a_cut_row_ends_in_an_ellipsis_by_display_width() {
+        assert_eq!(cut(&["abc", "def"], 6), "abcdef");
+        assert_eq!(cut(&["abc", "def"], 5), "abcd…");
+        assert_eq!(cut(&["abc", "def"], 3), "ab…");
+        assert_eq!(cut(&["abc"], 1), "…");
+        assert_eq!(cut(&["abc"], 0), "");
+        // Wide characters count two columns; one that would straddle the edge goes whole.
+        assert_eq!(cut(&["日本語"], 6), "日本語");
+        assert_eq!(cut(&["日本語"], 5), "日本…");
+        assert_eq!(cut(&["日本語"], 4), "日…");
+        // Multi-byte but narrow: bytes do not count.
+        assert_eq!(cut(&["éééé"], 3), "éé…");
+    }
 
     fn wrapped(text: &str, width: usize, indent: usize) -> Vec<String> {
         let mut out = Vec::new();

@@ -21,6 +21,13 @@ Tools that change the catalogue while clients watch (for list-change and update 
 Announcements go to 2026-07-28 clients through subscriptions/listen (as they filter) and,
 for legacy clients, to the calling connection (stdio: the only one; `updated` only if it
 called resources/subscribe for the URI).
+
+`--clock` makes it a server written against the legacy API, as many Python servers are: it
+also lists py://clock/now (the current time, changing on every read), sends
+notifications/resources/updated for it every 0.5 s to each connection that called
+resources/subscribe for it, and serves no subscriptions/listen. The SDK then answers both
+handshakes, declaring `resources.subscribe` after `initialize` only (its 2026-07-28
+capabilities derive from listen, which is not served).
 """
 
 from __future__ import annotations
@@ -118,8 +125,16 @@ TOOLS = [
 ]
 
 
-def build_server(count: int, page_size: int) -> Server:
+CLOCK_URI = "py://clock/now"
+CLOCK_TICK = 0.5
+
+
+def build_server(count: int, page_size: int, clock: bool = False) -> tuple[Server, object]:
+    """The server, and the task to run beside it (the clock's ticks; None without --clock)."""
     resources = all_resources(count)
+    if clock:
+        resources.append(types.Resource(uri=CLOCK_URI, name="now", title="Current time", mime_type="text/plain"))
+    clock_sessions: list[object] = []  # sessions that subscribed to the clock (legacy)
     added: dict[str, str] = {}  # uri -> text, for add_resource
     revisions: dict[str, int] = {}  # uri -> touches, for touch_resource
     subscribed: set[str] = set()  # legacy resources/subscribe
@@ -152,7 +167,20 @@ def build_server(count: int, page_size: int) -> Server:
 
     async def subscribe(ctx: ServerRequestContext, params: types.SubscribeRequestParams) -> types.EmptyResult:
         subscribed.add(str(params.uri))
+        if str(params.uri) == CLOCK_URI and ctx.session not in clock_sessions:
+            clock_sessions.append(ctx.session)
         return types.EmptyResult()
+
+    async def tick() -> None:
+        while True:
+            await anyio.sleep(CLOCK_TICK)
+            if CLOCK_URI not in subscribed:
+                continue
+            for session in list(clock_sessions):
+                try:
+                    await session.send_resource_updated(CLOCK_URI)
+                except Exception:
+                    clock_sessions.remove(session)
 
     async def unsubscribe(ctx: ServerRequestContext, params: types.UnsubscribeRequestParams) -> types.EmptyResult:
         subscribed.discard(str(params.uri))
@@ -187,6 +215,11 @@ def build_server(count: int, page_size: int) -> Server:
         ctx: ServerRequestContext, params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
         uri = str(params.uri)
+        if clock and uri == CLOCK_URI:
+            import datetime
+
+            now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")
+            return types.ReadResourceResult(contents=[types.TextResourceContents(uri=uri, mime_type="text/plain", text=f"Current time: {now}\n")])
         if uri in added:
             text = types.TextResourceContents(uri=uri, mime_type="text/plain", text=touched(uri, added[uri]))
             return types.ReadResourceResult(contents=[text])
@@ -203,7 +236,8 @@ def build_server(count: int, page_size: int) -> Server:
             return types.ReadResourceResult(contents=[text])
         raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown resource: {uri}", data={"uri": uri})
 
-    return Server(
+    listen = {} if clock else {"on_subscriptions_listen": ListenHandler(bus)}
+    server = Server(
         "mcpick-py-peer",
         version="0.1.0",
         title="mcpick Python test peer",
@@ -215,19 +249,24 @@ def build_server(count: int, page_size: int) -> Server:
         on_call_tool=call_tool,
         on_subscribe_resource=subscribe,
         on_unsubscribe_resource=unsubscribe,
-        on_subscriptions_listen=ListenHandler(bus),
+        **listen,
     )
+    return server, (tick if clock else None)
 
 
-async def serve_stdio(server: Server) -> None:
+async def serve_stdio(server: Server, beside=None) -> None:
     from mcp.server.stdio import stdio_server
 
     async with stdio_server() as (read_stream, write_stream):
         options = server.create_initialization_options(NotificationOptions(resources_changed=True))
-        await server.run(read_stream, write_stream, options)
+        async with anyio.create_task_group() as tg:
+            if beside is not None:
+                tg.start_soon(beside)
+            await server.run(read_stream, write_stream, options)
+            tg.cancel_scope.cancel()
 
 
-async def serve_http(server: Server, port: int) -> None:
+async def serve_http(server: Server, port: int, beside=None) -> None:
     import uvicorn
 
     app = server.streamable_http_app(host="127.0.0.1")
@@ -242,6 +281,8 @@ async def serve_http(server: Server, port: int) -> None:
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(announce)
+        if beside is not None:
+            tg.start_soon(beside)
         await web.serve()
         tg.cancel_scope.cancel()
 
@@ -251,15 +292,16 @@ def main() -> None:
     ap.add_argument("--count", type=int, default=250, help="number of listed resources (default 250)")
     ap.add_argument("--page-size", type=int, default=10, help="resources/list page size (default 10)")
     ap.add_argument("--http", type=int, metavar="PORT", help="serve Streamable HTTP on 127.0.0.1:PORT/mcp")
+    ap.add_argument("--clock", action="store_true", help="list py://clock/now, ticking for legacy subscribers only")
     args = ap.parse_args()
     if args.page_size < 1:
         ap.error("--page-size must be >= 1")
-    server = build_server(args.count, args.page_size)
+    server, beside = build_server(args.count, args.page_size, args.clock)
     try:
         if args.http is None:
-            anyio.run(serve_stdio, server)
+            anyio.run(serve_stdio, server, beside)
         else:
-            anyio.run(serve_http, server, args.http)
+            anyio.run(serve_http, server, args.http, beside)
     except KeyboardInterrupt:
         sys.exit(130)
 

@@ -5,16 +5,18 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
 use super::super::contents::ContentsDoc;
-use super::super::contents::rows::{ContentsView, ServerFacts, Subject, rows};
+use super::super::contents::rows::{ContentsView, PrefixFacts, ServerFacts, Subject, rows};
 use super::super::keymap::Mode;
 use super::super::layout::inner;
-use super::{App, Effect, Selection, Status};
+use super::{App, Effect, Selection, Status, View};
 use crate::catalog::ItemId;
 use crate::mcp::log::LogSource;
 use crate::sanitize;
 
 /// Contents-pane documents kept, most recent first.
 const CONTENTS_CACHE: usize = 64;
+/// A server row shows at most this many of its newest notes.
+const NOTES_SHOWN: usize = 3;
 
 /// What the contents pane is about.
 #[derive(Debug, Clone, Default)]
@@ -159,11 +161,41 @@ impl App {
             doc,
             loading: self.contents.loading,
             updated: self.contents.item.is_some() && self.contents.updated == self.contents.item,
+            prefix: self.prefix_facts(),
             theme: &self.theme,
         }
     }
 
-    /// What a server row's pane says about the server named `label`.
+    /// On a tree folder, server or `•` row: the prefix the folder keys mark there (the same
+    /// target they act on) and the mark that decides it.
+    fn prefix_facts(&self) -> Option<PrefixFacts<'_>> {
+        if self.browse.view != View::Tree {
+            return None;
+        }
+        let &row = self
+            .browse
+            .tree
+            .window(self.browse.tree_cursor.index, 1)
+            .first()?;
+        let view = self.browse.tree.view(row);
+        if !view.folder && !view.server {
+            return None;
+        }
+        let target = self.mark_target(true)?;
+        let prefix = target.pattern.text().to_string();
+        Some(PrefixFacts {
+            mark: self
+                .context
+                .set
+                .marks
+                .effective_prefix(&target.server, &prefix),
+            prefix,
+            server: target.server,
+        })
+    }
+
+    /// What a server row's pane says about the server named `label`: its newest error, and
+    /// its newest notes (information such as the era probe's outcome) apart from errors.
     fn server_facts(&self, label: &str) -> Option<ServerFacts<'_>> {
         let index = self.servers.iter().position(|s| s.name == label)?;
         let s = &self.servers[index];
@@ -176,11 +208,17 @@ impl App {
                     .find(|l| !l.starts_with("warning:"))
             }),
         };
+        let notes = self
+            .logs
+            .get(index)
+            .map(|log| log.tail(LogSource::Note, NOTES_SHOWN))
+            .unwrap_or_default();
         Some(ServerFacts {
             state: s.status.describe().1,
             connection: s.detail.as_deref(),
             info: s.info.as_ref(),
             last_error,
+            notes,
         })
     }
 

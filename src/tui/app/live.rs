@@ -42,7 +42,7 @@ impl App {
     /// A line from the sign-in: shown, and kept in the server's log (the URL to open).
     pub(super) fn on_sign_in_note(&mut self, server: ServerId, line: &str) {
         if let Some(log) = self.logs.get_mut(server as usize) {
-            log.push(LogSource::Client, line);
+            log.push(LogSource::Note, line);
         }
         self.info = Some(sanitize::line(line, 500));
     }

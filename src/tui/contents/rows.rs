@@ -26,7 +26,57 @@ pub struct ContentsView<'a> {
     pub loading: bool,
     /// The server said the resource changed while it was shown.
     pub updated: bool,
+    /// On a folder or server row, or a resource that is a folder too (`•`): the URI prefix
+    /// the folder keys mark, and the mark that decides it.
+    pub prefix: Option<PrefixFacts<'a>>,
     pub theme: &'a Theme,
+}
+
+/// A tree folder's mark: what a folder mark on this row applies to, and the mark deciding it.
+pub struct PrefixFacts<'a> {
+    /// The prefix the folder keys pin or exclude (`""`: the whole server).
+    pub prefix: String,
+    /// The server the prefix belongs to.
+    pub server: String,
+    /// The folder's own mark, or the one inherited from a shorter prefix.
+    pub mark: Option<Effective<'a>>,
+}
+
+impl PrefixFacts<'_> {
+    /// The prefix as a person types it (`PREFIX*`), or the whole server.
+    fn applies_to(&self) -> String {
+        if self.prefix.is_empty() {
+            format!(
+                "* (every resource of {})",
+                sanitize::line(&self.server, 200)
+            )
+        } else {
+            format!("{}*", sanitize::line(&self.prefix, 4000))
+        }
+    }
+
+    /// The folder's mark in words: its own, inherited (from which prefix), or none.
+    fn mark_words(&self) -> String {
+        match &self.mark {
+            None => "none (left to the policy)".into(),
+            Some(e) => {
+                let what = mark_words(e.mark);
+                match e.prefix {
+                    Some(p) if p != self.prefix => {
+                        format!("{what} (from {}*)", sanitize::line(p, 1000))
+                    }
+                    _ => what.to_string(),
+                }
+            }
+        }
+    }
+}
+
+fn mark_words(mark: Mark) -> &'static str {
+    match mark {
+        Mark::Pin => "+ pinned",
+        Mark::Exclude => "x excluded",
+    }
 }
 
 /// What the cursor is on, for the pane.
@@ -55,6 +105,9 @@ pub struct ServerFacts<'a> {
     pub info: Option<&'a ServerInfo>,
     /// Why it failed, or the newest error its connection logged.
     pub last_error: Option<String>,
+    /// The newest notes its connection logged that are information, not errors (how the
+    /// handshake went), oldest first.
+    pub notes: Vec<String>,
 }
 
 /// Every row of the pane at `width`, wrapped: the fields, then the contents.
@@ -77,8 +130,9 @@ pub fn rows(view: &ContentsView, width: u16) -> Vec<Line<'static>> {
     out
 }
 
-/// A server row's facts: connection, identity, protocol, capabilities, last error (all
-/// sanitised where they were made).
+/// A server row's facts: connection, identity, protocol, capabilities, last error, notes,
+/// then the server's instructions (free text, maybe long, so last; all sanitised where they
+/// were made).
 fn server_lines(
     facts: &ServerFacts,
     field: &dyn Fn(&str, String) -> Line<'static>,
@@ -100,19 +154,22 @@ fn server_lines(
         for (i, c) in info.capabilities.iter().enumerate() {
             lines.push(field(if i == 0 { "capabilities" } else { "" }, c.clone()));
         }
-        if let Some(text) = &info.instructions {
-            for (i, l) in text.lines().take(20).enumerate() {
-                lines.push(field(
-                    if i == 0 { "instructions" } else { "" },
-                    l.to_string(),
-                ));
-            }
-        }
     }
     lines.push(field(
         "last error",
         facts.last_error.clone().unwrap_or_else(|| "none".into()),
     ));
+    for (i, note) in facts.notes.iter().enumerate() {
+        lines.push(field(if i == 0 { "notes" } else { "" }, note.clone()));
+    }
+    if let Some(text) = facts.info.and_then(|info| info.instructions.as_ref()) {
+        for (i, l) in text.lines().take(20).enumerate() {
+            lines.push(field(
+                if i == 0 { "instructions" } else { "" },
+                l.to_string(),
+            ));
+        }
+    }
 }
 
 /// Width of the field-name column.
@@ -143,6 +200,10 @@ fn lines(view: &ContentsView, width: usize) -> Vec<Line<'static>> {
                 lines.push(field("state", facts.state.clone()));
             }
             lines.push(field("resources", thousands(*count as usize)));
+            if let Some(p) = &view.prefix {
+                lines.push(field("prefix", p.applies_to()));
+                lines.push(field("mark", p.mark_words()));
+            }
             if let Some(facts) = server {
                 server_lines(facts, &field, &mut lines);
             }
@@ -155,10 +216,7 @@ fn lines(view: &ContentsView, width: usize) -> Vec<Line<'static>> {
     };
     lines.push(field("uri", sanitize::line(item.uri(), 4000)));
     if let Some(e) = &view.mark {
-        let what = match e.mark {
-            Mark::Pin => "+ pinned",
-            Mark::Exclude => "x excluded",
-        };
+        let what = mark_words(e.mark);
         lines.push(field(
             "mark",
             match e.prefix {
@@ -166,6 +224,11 @@ fn lines(view: &ContentsView, width: usize) -> Vec<Line<'static>> {
                 Some(p) => format!("{what} (from {}*)", sanitize::line(p, 1000)),
             },
         ));
+    }
+    // A resource that is a folder too: its folder mark, which the resource's mark hides.
+    if let Some(p) = &view.prefix {
+        lines.push(field("folder", p.applies_to()));
+        lines.push(field("folder mark", p.mark_words()));
     }
     lines.push(field("name", sanitize::line(item.name(), 1000)));
     if let Some(title) = item.title() {

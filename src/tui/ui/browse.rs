@@ -14,9 +14,12 @@ use crate::sanitize;
 use crate::tui::app::context::mark_of;
 use crate::tui::app::tree::row_marks;
 use crate::tui::app::{Browse, SearchState, ServerState, Status};
-use crate::tui::text::thousands;
+use crate::tui::text::{ellipsize, thousands, width_of};
 use crate::tui::theme::Theme;
 use crate::units::human_size;
+
+/// Columns a tree label keeps before its count and marks give way to it.
+const MIN_LABEL: usize = 8;
 
 /// What the tree and list panes draw from.
 pub struct BrowseView<'a> {
@@ -66,13 +69,14 @@ fn highlighted(text: &str, positions: &[u32], base: Style, matched: Style) -> Ve
     spans
 }
 
+/// A row: the cursor marker, then `spans`, cut to `width` with `…` when too long.
 fn row_line(t: &Theme, selected: bool, mut spans: Vec<Span<'static>>, width: u16) -> Line<'static> {
     let marker = if selected { "▶" } else { " " };
     spans.insert(
         0,
         Span::styled(marker, if selected { t.key } else { t.text }),
     );
-    let mut line = Line::from(spans);
+    let mut line = Line::from(ellipsize(spans, width as usize));
     if selected {
         // Pad so the selection bar spans the row.
         let w = line.width();
@@ -152,14 +156,10 @@ pub fn draw_tree(frame: &mut Frame, area: Rect, v: &BrowseView) {
             ("  ", t.text)
         };
         spans.push(Span::styled(glyph, style));
-        spans.extend(highlighted(
-            &label,
-            &v.search.highlights(&label),
-            style,
-            t.matched,
-        ));
+        let label = highlighted(&label, &v.search.highlights(&label), style, t.matched);
+        let mut tail = Vec::new();
         if view.folder {
-            spans.push(Span::styled(
+            tail.push(Span::styled(
                 format!("  {}", thousands(view.count as usize)),
                 t.dim,
             ));
@@ -167,13 +167,22 @@ pub fn draw_tree(frame: &mut Frame, area: Rect, v: &BrowseView) {
         if view.item.is_some() && view.folder {
             // A resource that is also a folder: the mark column is the resource's; the
             // folder's prefix mark follows the `•`.
-            spans.push(Span::styled(" •", t.dim));
+            tail.push(Span::styled(" •", t.dim));
             if marks.folder.is_some() {
                 let mut folder = mark_span(v.theme, marks.folder);
                 folder.content = mark_glyph(marks.folder).into();
-                spans.push(folder);
+                tail.push(folder);
             }
         }
+        // A long label is cut (with `…`) before the count and marks after it, which say
+        // more than the label's last characters; the cursor marker takes one column.
+        let room = (inner.width as usize).saturating_sub(1 + width_of(&spans) + width_of(&tail));
+        spans.extend(if room >= MIN_LABEL {
+            ellipsize(label, room)
+        } else {
+            label
+        });
+        spans.extend(tail);
         lines.push(row_line(v.theme, index == cursor.index, spans, inner.width));
     }
     if lines.is_empty() {

@@ -41,7 +41,9 @@ pub fn log_lines(
                 (usize::MAX, _) => "status",
                 (_, crate::mcp::log::LogSource::Stderr) => "stderr",
                 (_, crate::mcp::log::LogSource::Notification) => "notice",
-                (_, crate::mcp::log::LogSource::Client) => "mcpick",
+                (_, crate::mcp::log::LogSource::Client | crate::mcp::log::LogSource::Note) => {
+                    "mcpick"
+                }
             };
             let style = if matches!(e.source, crate::mcp::log::LogSource::Client) {
                 t.error

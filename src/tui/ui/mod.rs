@@ -132,6 +132,7 @@ fn agent_view(app: &App) -> agent::AgentView<'_> {
 fn status_view(app: &App) -> status::StatusView<'_> {
     status::StatusView {
         mode: app.mode(),
+        label: mode_label(app),
         view: app.browse.view,
         total: app.total(),
         matching: app.matching(),
@@ -143,6 +144,28 @@ fn status_view(app: &App) -> status::StatusView<'_> {
         info: app.info.as_deref(),
         keymap: &app.keymap,
         theme: &app.theme,
+    }
+}
+
+/// The status line's mode label: the view that has the focus (an overlay, the log, the
+/// agent view, the search field, the contents pane, or the tree or list), so it always says
+/// where the keys go.
+pub fn mode_label(app: &App) -> &'static str {
+    match app.overlay {
+        Some(Overlay::Help { .. }) => "HELP",
+        Some(Overlay::Handoff { .. }) => "HAND-OFF",
+        Some(Overlay::Templates { .. }) => "TEMPLATES",
+        Some(Overlay::Form) => "TEMPLATE",
+        Some(Overlay::Log { .. }) => "LOG",
+        None if app.context.agent_open => "AGENT",
+        None => match app.focus {
+            Mode::Search => "SEARCH",
+            Mode::Contents => "CONTENTS",
+            _ => match app.browse.view {
+                View::Tree => "TREE",
+                View::List => "LIST",
+            },
+        },
     }
 }
 

@@ -9,12 +9,14 @@ use crate::catalog::SortKey;
 use crate::tui::agent::AgentPreview;
 use crate::tui::app::{ContextState, View};
 use crate::tui::keymap::{Action, Keymap, Mode};
-use crate::tui::text::thousands;
+use crate::tui::text::{ellipsize, thousands, width_of};
 use crate::tui::theme::Theme;
 
 /// What the status line draws from.
 pub struct StatusView<'a> {
     pub mode: Mode,
+    /// What has the focus, as the mode label says it (`TREE`, `AGENT`, `SEARCH`, …).
+    pub label: &'static str,
     pub view: View,
     /// Resources in the catalogue.
     pub total: usize,
@@ -36,13 +38,7 @@ pub struct StatusView<'a> {
 pub fn draw(frame: &mut Frame, area: Rect, v: &StatusView) {
     let t = v.theme;
     let mode = v.mode;
-    let mut spans = vec![Span::styled(
-        match v.view {
-            View::Tree => " TREE ",
-            View::List => " LIST ",
-        },
-        t.selection,
-    )];
+    let mut spans = vec![Span::styled(format!(" {} ", v.label), t.selection)];
     let mut info = format!(" {} resources", thousands(v.total));
     if let Some(n) = v.matching {
         info.push_str(&format!(" · {} matching", thousands(n)));
@@ -74,7 +70,6 @@ pub fn draw(frame: &mut Frame, area: Rect, v: &StatusView) {
     if let Some(info) = v.info {
         spans.push(Span::styled(format!(" · {info}"), t.dim));
     }
-    spans.push(Span::raw("   "));
     let hints: &[(Action, &str)] = match mode {
         Mode::Browse => &[
             (Action::Help, "help"),
@@ -112,13 +107,41 @@ pub fn draw(frame: &mut Frame, area: Rect, v: &StatusView) {
             (Action::Close, "close"),
         ],
     };
-    for (action, label) in hints {
-        if let Some(key) = v.keymap.hint(mode, *action) {
-            spans.push(Span::styled(key, t.key));
-            spans.push(Span::styled(format!(" {label}  "), t.dim));
+    let hints: Vec<Vec<Span<'static>>> = hints
+        .iter()
+        .filter_map(|(action, label)| {
+            let key = v.keymap.hint(mode, *action)?;
+            Some(vec![
+                Span::styled(key, t.key),
+                Span::styled(format!(" {label}"), t.dim),
+            ])
+        })
+        .collect();
+    let line = fit(spans, hints, area.width as usize);
+    frame.render_widget(Paragraph::new(line), area);
+}
+
+/// Space before the key hints, and between two hints.
+const HINT_GAP: &str = "   ";
+const BETWEEN_HINTS: &str = "  ";
+
+/// The status line within `width`: the state first (its messages matter more than a key
+/// hint; a state too long for the line ends in `…`), then as many whole key hints as fit, in
+/// their order (the least important last, so dropped first); a hint is never cut.
+fn fit(state: Vec<Span<'static>>, hints: Vec<Vec<Span<'static>>>, width: usize) -> Line<'static> {
+    let mut spans = ellipsize(state, width);
+    let mut used = width_of(&spans);
+    for (i, hint) in hints.into_iter().enumerate() {
+        let gap = if i == 0 { HINT_GAP } else { BETWEEN_HINTS };
+        let need = gap.len() + width_of(&hint);
+        if used + need > width {
+            break;
         }
+        spans.push(Span::raw(gap));
+        spans.extend(hint);
+        used += need;
     }
-    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    Line::from(spans)
 }
 
 /// The budget meter: `▕███░░░░░▏ ~1,234/8,000 tok` (`~`: some count is still an estimate
