@@ -14,6 +14,7 @@ pub mod context;
 pub mod deliver;
 pub mod demo;
 pub mod export;
+pub mod fsio;
 pub mod hosts;
 pub mod mcp;
 pub mod progress;

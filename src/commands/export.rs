@@ -66,7 +66,7 @@ pub async fn run(args: ExportArgs) -> Exit {
                 }
             })
     } else if let Some(path) = &args.output {
-        crate::context::file::write_atomic(path, text.as_bytes())
+        crate::fsio::write_atomic(path, text.as_bytes())
             .map(|_| eprintln!("mcpick: wrote {}: {what}", path.display()))
     } else {
         let mut out = std::io::stdout().lock();

@@ -319,7 +319,7 @@ impl Edit {
             // Removed only when install created it (no backup of an original exists).
             Plan::Delete { text }
                 if install::backup_path(
-                    &crate::context::file::target_of(path).unwrap_or(path.to_path_buf()),
+                    &crate::fsio::target_of(path).unwrap_or(path.to_path_buf()),
                 )
                 .exists() =>
             {

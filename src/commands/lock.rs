@@ -51,7 +51,7 @@ pub async fn lock(args: LockArgs) -> Exit {
             return Exit::ServerFailed;
         }
     };
-    if let Err(e) = crate::context::file::write_atomic(&path, text.as_bytes()) {
+    if let Err(e) = crate::fsio::write_atomic(&path, text.as_bytes()) {
         report(&format!("cannot write {}: {e}", path.display()));
         return Exit::ServerFailed;
     }

@@ -88,7 +88,7 @@ pub async fn run(args: PreviewArgs) -> Exit {
         }
     };
     let written = match &args.output {
-        Some(path) => crate::context::file::write_atomic(path, rendered.as_bytes()),
+        Some(path) => crate::fsio::write_atomic(path, rendered.as_bytes()),
         None => {
             let mut out = std::io::stdout().lock();
             out.write_all(rendered.as_bytes()).and_then(|_| out.flush())

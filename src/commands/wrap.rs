@@ -211,16 +211,11 @@ pub(crate) fn load_record(path: &Path) -> Result<Record, Exit> {
 /// Writes the record atomically, with the host file's permissions (it holds the original
 /// entry, secrets and all: a private host file keeps a private record).
 fn write_record(path: &Path, host_file: &Path, record: &Record) -> std::io::Result<()> {
-    if let Ok(meta) = std::fs::metadata(host_file)
-        && std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(path)
-            .is_ok()
-    {
-        std::fs::set_permissions(path, meta.permissions())?;
-    }
     let mut text = serde_json::to_string_pretty(record).map_err(std::io::Error::other)?;
     text.push('\n');
-    crate::context::file::write_atomic(path, text.as_bytes())
+    crate::fsio::write_with(
+        path,
+        text.as_bytes(),
+        crate::fsio::Perms::KeepOrLike(host_file),
+    )
 }
