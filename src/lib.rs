@@ -17,6 +17,7 @@ pub mod export;
 pub mod fsio;
 pub mod hosts;
 pub mod mcp;
+pub mod places;
 pub mod progress;
 pub mod redact;
 pub mod safe_json;

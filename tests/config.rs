@@ -317,21 +317,21 @@ fn with_nothing_defined_the_demo_is_used() {
 /// the config loader, whatever servers were asked for (nothing is dropped either way).
 #[test]
 fn key_table_errors_come_back_from_the_one_config_load() {
-    use mcpick::config::Locations;
     use mcpick::config::select::load_config_at;
+    use mcpick::places::Places;
     use mcpick::tui::keymap::Keymap;
 
     let dir = tempfile::tempdir().unwrap();
     let project = dir.path().join("project");
     std::fs::create_dir_all(&project).unwrap();
-    let locations = Locations::linux_like(&project, dir.path().join("home"));
+    let places = Places::linux_like(&project, dir.path().join("home"));
 
     std::fs::write(
         project.join("mcpick.toml"),
         "[keys.browse]\nj = \"fly\"\nk = \"up\"\n",
     )
     .unwrap();
-    let (config, file_errors) = load_config_at(&locations, None);
+    let (config, file_errors) = load_config_at(&places, None);
     assert!(file_errors.is_empty(), "{file_errors:?}");
     let (_, warnings) = Keymap::load(&config);
     assert_eq!(warnings.len(), 1, "{warnings:?}");
@@ -342,7 +342,7 @@ fn key_table_errors_come_back_from_the_one_config_load() {
     );
 
     std::fs::write(project.join("mcpick.toml"), "[keys.browse\nj = \"up\"\n").unwrap();
-    let (config, file_errors) = load_config_at(&locations, None);
+    let (config, file_errors) = load_config_at(&places, None);
     assert_eq!(file_errors.len(), 1, "{file_errors:?}");
     assert!(file_errors[0].contains("not valid TOML"), "{file_errors:?}");
     assert!(config.keys.is_empty());

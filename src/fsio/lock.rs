@@ -23,8 +23,9 @@ impl Lock {
     /// Waits for the lock on the file `path`, creating it (owner-only when `private`) if it
     /// is not there. Errors name the lock file.
     pub fn take(path: &Path, private: bool) -> std::io::Result<Lock> {
-        let named =
-            |e: std::io::Error| std::io::Error::new(e.kind(), format!("cannot lock {}: {e}", path.display()));
+        let named = |e: std::io::Error| {
+            std::io::Error::new(e.kind(), format!("cannot lock {}: {e}", path.display()))
+        };
         let mut options = std::fs::OpenOptions::new();
         options.read(true).write(true).create(true).truncate(false);
         #[cfg(unix)]
@@ -78,7 +79,10 @@ mod tests {
         rx.recv_timeout(std::time::Duration::from_secs(5))
             .expect("the second lock after the first was released");
         waiter.join().unwrap();
-        assert!(dir.path().join(".set.json.lock").exists(), "the lock file stays");
+        assert!(
+            dir.path().join(".set.json.lock").exists(),
+            "the lock file stays"
+        );
     }
 
     #[cfg(unix)]

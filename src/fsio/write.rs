@@ -231,7 +231,10 @@ mod tests {
         std::fs::write(&kept, "old").unwrap();
         set(&kept, 0o640);
         write_atomic(&kept, b"new").unwrap();
-        assert_eq!((mode(&kept), std::fs::read(&kept).unwrap()), (0o640, b"new".to_vec()));
+        assert_eq!(
+            (mode(&kept), std::fs::read(&kept).unwrap()),
+            (0o640, b"new".to_vec())
+        );
         // KeepOrLike: a new file borrows the other file's mode; an existing one keeps its own.
         let host = d.join("host.json");
         std::fs::write(&host, "{}").unwrap();
@@ -253,7 +256,11 @@ mod tests {
         private_dir(&d.join("a/b")).unwrap();
         assert_eq!(mode(&d.join("a")), 0o700);
         assert_eq!(mode(&d.join("a/b")), 0o700);
-        assert!(!names(d).iter().any(|n| n.ends_with(".tmp")), "{:?}", names(d));
+        assert!(
+            !names(d).iter().any(|n| n.ends_with(".tmp")),
+            "{:?}",
+            names(d)
+        );
     }
 
     #[test]
