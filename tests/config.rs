@@ -669,3 +669,25 @@ fn servers_from_other_hosts_files_connect_by_name() {
         assert_eq!(server(&doc, name)["resourceCount"], count, "{name}");
     }
 }
+
+/// A command's messages go through the one output helper, which does not panic when
+/// stderr is a pipe nobody reads any more (`eprintln!` does: exit 101 and a panic message).
+#[cfg(unix)]
+#[test]
+fn a_message_to_a_closed_stderr_pipe_is_no_crash() {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    let mut fds = [0; 2];
+    // SAFETY: pipe() fills two descriptors this test then owns.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    // SAFETY: both descriptors were just created and are owned here alone.
+    let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    drop(read);
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(common::mcpick_bin())
+        .current_dir(dir.path())
+        .args(["servers", "--config", "no-such-file.toml"])
+        .stderr(std::process::Stdio::from(write))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+}

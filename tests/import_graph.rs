@@ -110,6 +110,14 @@ fn the_browser_chooses_servers_through_config_select() {
     assert!(found.is_empty(), "{found:#?}");
 }
 
+/// The commands print messages through `commands::report` (clean, and no panic on a closed
+/// stderr), never with `eprintln!` of their own.
+#[test]
+fn commands_print_messages_through_report() {
+    let found = offenders("commands", &["eprintln!", "eprint!("]);
+    assert!(found.is_empty(), "{found:#?}");
+}
+
 /// The checker itself: a forbidden import in a file is found.
 #[test]
 fn the_check_finds_an_import() {

@@ -165,7 +165,7 @@ pub fn install(args: InstallArgs) -> Exit {
     match plan.commit() {
         Ok(lines) if plan.edit.is_unchanged() => {
             for line in lines {
-                eprintln!("mcpick: {line}");
+                report(&line);
             }
             Exit::Ok
         }

@@ -55,12 +55,12 @@ pub async fn lock(args: LockArgs) -> Exit {
         report(&format!("cannot write {}: {e}", path.display()));
         return Exit::ServerFailed;
     }
-    eprintln!(
-        "mcpick: locked {} resources ({} tokens) in {}",
+    report(&format!(
+        "locked {} resources ({} tokens) in {}",
         lock.included.len(),
         lock.total_tokens,
         sanitize::line(&path.display().to_string(), 500)
-    );
+    ));
     Exit::Ok
 }
 

@@ -6,7 +6,7 @@ use std::io::Write;
 use futures::future::join_all;
 use serde::Serialize;
 
-use super::{Exit, Session, close_all, connect_all, take_selection};
+use super::{Exit, Session, close_all, connect_all, report, take_selection};
 use crate::catalog::{
     Catalogue, ItemId, ResourceEntry, Search, SortKey, TemplateEntry, UriTree, order,
 };
@@ -79,11 +79,11 @@ pub async fn run(args: LsArgs) -> Exit {
             "`mcpick ls --json` lists them in servers[].warnings",
         );
         if server.capped {
-            eprintln!(
-                "mcpick: server `{}`: stopped after {} resources (--cap); the server has more",
+            report(&format!(
+                "server `{}`: stopped after {} resources (--cap); the server has more",
                 sanitize::line(&server.name, 200),
                 server.resource_count
-            );
+            ));
         }
     }
     let ids = select(&collected.catalogue, args.filter.as_deref(), args.sort);
@@ -97,7 +97,7 @@ pub async fn run(args: LsArgs) -> Exit {
     if let Err(e) = written
         && e.kind() != std::io::ErrorKind::BrokenPipe
     {
-        eprintln!("mcpick: cannot write the listing: {e}");
+        report(&format!("cannot write the listing: {e}"));
         return Exit::ServerFailed;
     }
     if failed { Exit::ServerFailed } else { Exit::Ok }
@@ -120,13 +120,13 @@ pub fn report_warnings(
     }
     let server = sanitize::line(server, 200);
     for warning in warnings.iter().take(detail) {
-        eprintln!("mcpick: warning: server `{server}`: {warning}");
+        report(&format!("warning: server `{server}`: {warning}"));
     }
     let noun = if count == 1 { "warning" } else { "warnings" };
-    eprintln!(
-        "mcpick: warning: server `{server}`: {count} {noun} about malformed or duplicate entries \
+    report(&format!(
+        "warning: server `{server}`: {count} {noun} about malformed or duplicate entries \
          in its listing (fields dropped or entries skipped, the rest kept); {where_to_look}"
-    );
+    ));
 }
 
 /// What listing every server produced: per-server reports and the catalogue.

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::Exit;
+use super::{Exit, report};
 use crate::cli::ServersArgs;
 use crate::config::{self, Definition, Format, Places, Scope, SourceState};
 use crate::mcp::TransportSpec;
@@ -73,7 +73,7 @@ pub fn run(args: ServersArgs) -> Exit {
     if let Some(file) = &args.config.file
         && !file.is_file()
     {
-        eprintln!("mcpick: --config {}: no such file", file.display());
+        report(&format!("--config {}: no such file", file.display()));
         return Exit::Usage;
     }
     let places = Places::system();
@@ -92,7 +92,7 @@ pub fn run(args: ServersArgs) -> Exit {
     if let Err(e) = written
         && e.kind() != std::io::ErrorKind::BrokenPipe
     {
-        eprintln!("mcpick: cannot write the list: {e}");
+        report(&format!("cannot write the list: {e}"));
         return Exit::ServerFailed;
     }
     if failed { Exit::ServerFailed } else { Exit::Ok }

@@ -50,11 +50,11 @@ pub fn wrap(args: WrapArgs) -> Exit {
     };
     let (text, wrapped) = match wrap::plan_wrap(dialect, before.as_deref(), &args.name, &launch) {
         Ok(Plan::Unchanged) => {
-            eprintln!(
-                "mcpick: `{}` in {} is already wrapped; nothing changed",
+            report(&format!(
+                "`{}` in {} is already wrapped; nothing changed",
                 crate::sanitize::line(&args.name, 200),
                 path.display()
-            );
+            ));
             return Exit::Ok;
         }
         Ok(Plan::Change { text, wrapped }) => (text, wrapped),

@@ -163,7 +163,7 @@ pub fn sources(places: &Places, explicit: Option<&Path>) -> Vec<Source> {
     let cwd = &places.project;
     add(cwd.join("mcpick.toml"), Scope::Project, Format::Mcpick);
     for host in Host::ALL {
-        if let Some(path) = host.dialect().file(hosts::Scope::Project, &places) {
+        if let Some(path) = host.dialect().file(hosts::Scope::Project, places) {
             add(path, Scope::Project, Format::Host(host));
         }
     }
@@ -171,7 +171,7 @@ pub fn sources(places: &Places, explicit: Option<&Path>) -> Vec<Source> {
         add(dir.join("config.toml"), Scope::User, Format::Mcpick);
     }
     for host in Host::ALL {
-        let Some(path) = host.dialect().file(hosts::Scope::User, &places) else {
+        let Some(path) = host.dialect().file(hosts::Scope::User, places) else {
             continue;
         };
         if host == Host::ClaudeCode {
