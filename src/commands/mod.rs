@@ -10,6 +10,7 @@ pub mod install;
 pub mod lock;
 pub mod login;
 pub mod ls;
+pub mod ls_json;
 pub mod marks;
 pub mod preview;
 pub mod read;
