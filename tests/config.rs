@@ -317,21 +317,21 @@ fn with_nothing_defined_the_demo_is_used() {
 /// the config loader, whatever servers were asked for (nothing is dropped either way).
 #[test]
 fn key_table_errors_come_back_from_the_one_config_load() {
-    use mcpick::config::Locations;
     use mcpick::config::select::load_config_at;
+    use mcpick::places::Places;
     use mcpick::tui::keymap::Keymap;
 
     let dir = tempfile::tempdir().unwrap();
     let project = dir.path().join("project");
     std::fs::create_dir_all(&project).unwrap();
-    let locations = Locations::linux_like(&project, dir.path().join("home"));
+    let places = Places::linux_like(&project, dir.path().join("home"));
 
     std::fs::write(
         project.join("mcpick.toml"),
         "[keys.browse]\nj = \"fly\"\nk = \"up\"\n",
     )
     .unwrap();
-    let (config, file_errors) = load_config_at(&locations, None);
+    let (config, file_errors) = load_config_at(&places, None);
     assert!(file_errors.is_empty(), "{file_errors:?}");
     let (_, warnings) = Keymap::load(&config);
     assert_eq!(warnings.len(), 1, "{warnings:?}");
@@ -342,7 +342,7 @@ fn key_table_errors_come_back_from_the_one_config_load() {
     );
 
     std::fs::write(project.join("mcpick.toml"), "[keys.browse\nj = \"up\"\n").unwrap();
-    let (config, file_errors) = load_config_at(&locations, None);
+    let (config, file_errors) = load_config_at(&places, None);
     assert_eq!(file_errors.len(), 1, "{file_errors:?}");
     assert!(file_errors[0].contains("not valid TOML"), "{file_errors:?}");
     assert!(config.keys.is_empty());
@@ -668,4 +668,26 @@ fn servers_from_other_hosts_files_connect_by_name() {
         assert_eq!(code, 0, "{name}: {err}");
         assert_eq!(server(&doc, name)["resourceCount"], count, "{name}");
     }
+}
+
+/// A command's messages go through the one output helper, which does not panic when
+/// stderr is a pipe nobody reads any more (`eprintln!` does: exit 101 and a panic message).
+#[cfg(unix)]
+#[test]
+fn a_message_to_a_closed_stderr_pipe_is_no_crash() {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    let mut fds = [0; 2];
+    // SAFETY: pipe() fills two descriptors this test then owns.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    // SAFETY: both descriptors were just created and are owned here alone.
+    let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    drop(read);
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(common::mcpick_bin())
+        .current_dir(dir.path())
+        .args(["servers", "--config", "no-such-file.toml"])
+        .stderr(std::process::Stdio::from(write))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
 }

@@ -430,3 +430,115 @@ fn http_headers_are_sent_with_every_request() {
     ]);
     assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
 }
+
+/// `ls --json` writes resources as their pages arrive: with a server that answers three
+/// pages and then hangs, the first 300 resources are on stdout while mcpick still waits for
+/// the fourth (the whole document used to be written only at the end).
+#[test]
+fn ls_json_streams_resources_while_the_server_still_lists() {
+    use std::io::BufRead;
+    let mut command = std::process::Command::new(mcpick_bin());
+    command.args(with_demo(
+        &["ls", "--json", "--timeout", "60"],
+        &["--count", "1000", "--page-size", "100", "--hang-after", "3"],
+    ));
+    let mut child = isolate(command)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut uris = 0;
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if line.trim_start().starts_with("\"uri\":") {
+                uris += 1;
+                if uris == 300 {
+                    let _ = tx.send(());
+                }
+            }
+        }
+    });
+    let seen = rx.recv_timeout(std::time::Duration::from_secs(30));
+    let still_running = child.try_wait().unwrap().is_none();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        seen.is_ok(),
+        "the first three pages were not written while listing"
+    );
+    assert!(still_running, "mcpick had already ended");
+}
+
+/// A server that fails half way through its listing: what arrived before is in the streamed
+/// document, which is still one valid JSON document with the failure in servers[].error.
+#[test]
+fn ls_json_of_a_server_failing_mid_list_is_valid_and_keeps_what_arrived() {
+    let (code, doc, _) = mcpick_json(&with_demo(
+        &["ls", "--json"],
+        &[
+            "--count",
+            "1000",
+            "--page-size",
+            "100",
+            "--crash-after",
+            "3",
+        ],
+    ));
+    assert_eq!(code, 1);
+    assert_eq!(uris(&doc).len(), 300);
+    let server = &doc["servers"][0];
+    assert_eq!(server["resourceCount"], 300);
+    assert!(server["error"].is_string(), "{server}");
+    assert!(doc["templates"].as_array().unwrap().is_empty());
+}
+
+/// A reader that goes away (`mcpick ls --json | head -1`) ends the listing at the next
+/// write: mcpick does not wait for the rest of a server's listing (here a hang) first.
+#[test]
+fn ls_json_ends_when_its_reader_goes_away() {
+    use std::io::BufRead;
+    let mut command = std::process::Command::new(mcpick_bin());
+    command.args(with_demo(
+        &["ls", "--json", "--timeout", "120"],
+        &["--count", "1000", "--page-size", "100", "--hang-after", "3"],
+    ));
+    let mut child = isolate(command)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut reader = std::io::BufReader::new(stdout);
+        let mut first = String::new();
+        let _ = reader.read_line(&mut first);
+        // Gone: three pages (about 120 kB) do not fit a pipe's buffer, so a write meets
+        // the closed pipe.
+        drop(reader);
+        let _ = tx.send(first);
+    });
+    let first = rx.recv_timeout(std::time::Duration::from_secs(30));
+    if first.is_err() {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    assert_eq!(first.expect("nothing written while listing"), "{\n");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let status = status.expect("mcpick still listing a minute after its reader went away");
+    assert_eq!(status.code(), Some(0));
+}

@@ -45,6 +45,7 @@ impl World {
             project: std::fs::canonicalize(self.project()).unwrap(),
             home: Some(self.home()),
             config_dir: Some(self.home().join(".config")),
+            mcpick_dir: None,
             codex_home: None,
         }
     }

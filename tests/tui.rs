@@ -1181,7 +1181,7 @@ fn snapshot_no_color() {
 
 #[test]
 fn color_always_wins_over_no_color() {
-    use mcpick::tui::theme::ColorChoice;
+    use mcpick::cli::ColorChoice;
     use ratatui::style::Color;
     let always = Theme::choose(ColorChoice::Always, Some("1"));
     assert!(always.color);
@@ -2309,6 +2309,7 @@ fn the_handoff_overlay_installs_after_showing_the_change() {
         project: dir.path().to_path_buf(),
         home: Some(dir.path().join("home")),
         config_dir: None,
+        mcpick_dir: None,
         codex_home: None,
     };
     let entry =

@@ -15,8 +15,8 @@ use clap_complete::engine::{
 /// Every server name defined in the config files read from this directory, in precedence
 /// order, each with what it runs or where it is.
 fn server_names() -> Vec<CompletionCandidate> {
-    let locations = crate::config::Locations::system();
-    let config = crate::config::load_at(&locations, None);
+    let places = crate::config::Places::system();
+    let config = crate::config::load_at(&places, None);
     config
         .servers
         .iter()

@@ -43,12 +43,24 @@ pub struct Cli {
 
     /// Colours in the interactive browser: auto (none when NO_COLOR is set), always, never.
     #[arg(long, value_enum, default_value_t, value_name = "WHEN")]
-    pub color: crate::tui::theme::ColorChoice,
+    pub color: ColorChoice,
 
     /// The context set the interactive browser edits (saved after each change) [default:
     /// ./mcpick.context.json].
     #[arg(long = "set", value_name = "FILE", add = complete::set_files())]
     pub set: Option<PathBuf>,
+}
+
+/// `--color`: whether the interactive browser draws in colour (its theme reads it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// Colours unless NO_COLOR is set.
+    #[default]
+    Auto,
+    /// Colours even with NO_COLOR.
+    Always,
+    /// No colours: selection and state by modifiers and glyphs only.
+    Never,
 }
 
 #[derive(Debug, Subcommand)]

@@ -166,7 +166,7 @@ pub async fn install(args: InstallArgs) -> Exit {
     let exit = super::install::install(args);
     let Some(host) = host else { return exit };
     if host == Host::Gemini && exit == Exit::Ok && !dry_run {
-        eprintln!("mcpick: note: {}", crate::hosts::gemini::TRUST_NOTE);
+        report(&format!("note: {}", crate::hosts::gemini::TRUST_NOTE));
     }
     if exit != Exit::Ok || list || deliver_mode == Deliver::OnDemand {
         return exit;
@@ -178,7 +178,7 @@ pub async fn install(args: InstallArgs) -> Exit {
     let (channel, delivery) = match plan_delivery(host, scope, &Places::system(), &set_abs, &name) {
         Ok(Some(planned)) => planned,
         Ok(None) => {
-            eprintln!("mcpick: {}", no_channel(host));
+            report(&no_channel(host));
             return exit;
         }
         Err(why) => {
@@ -297,7 +297,7 @@ pub async fn after_change(set: &Path) -> Exit {
     match resolve(set).await {
         Ok(resolved) => {
             for line in write_all(set, &resolved) {
-                eprintln!("mcpick: {line}");
+                report(&line);
             }
             Exit::Ok
         }

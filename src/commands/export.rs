@@ -5,7 +5,7 @@
 use std::io::{IsTerminal, Write};
 
 use super::context::{load_set_to_hand_on, resolve_set};
-use super::{Exit, usage_error};
+use super::{Exit, report, usage_error};
 use crate::cli::ExportArgs;
 use crate::export::{bundle, clipboard};
 
@@ -59,15 +59,15 @@ pub async fn run(args: ExportArgs) -> Exit {
         out.write_all(clipboard::osc52(&text).as_bytes())
             .and_then(|_| out.flush())
             .map(|_| {
-                eprintln!("mcpick: copied to the clipboard: {what}");
+                report(&format!("copied to the clipboard: {what}"));
                 let tmux = std::env::var("TMUX").ok();
                 if let Some(note) = clipboard::tmux_note(tmux.as_deref()) {
-                    eprintln!("mcpick: note: {note}");
+                    report(&format!("note: {note}"));
                 }
             })
     } else if let Some(path) = &args.output {
-        crate::context::file::write_atomic(path, text.as_bytes())
-            .map(|_| eprintln!("mcpick: wrote {}: {what}", path.display()))
+        crate::fsio::write_atomic(path, text.as_bytes())
+            .map(|_| report(&format!("wrote {}: {what}", path.display())))
     } else {
         let mut out = std::io::stdout().lock();
         out.write_all(text.as_bytes()).and_then(|_| out.flush())
@@ -75,7 +75,7 @@ pub async fn run(args: ExportArgs) -> Exit {
     if let Err(e) = written
         && e.kind() != std::io::ErrorKind::BrokenPipe
     {
-        eprintln!("mcpick: cannot write the bundle: {e}");
+        report(&format!("cannot write the bundle: {e}"));
         return Exit::ServerFailed;
     }
     if failed.is_empty() {

@@ -165,7 +165,7 @@ pub fn install(args: InstallArgs) -> Exit {
     match plan.commit() {
         Ok(lines) if plan.edit.is_unchanged() => {
             for line in lines {
-                eprintln!("mcpick: {line}");
+                report(&line);
             }
             Exit::Ok
         }
@@ -319,7 +319,7 @@ impl Edit {
             // Removed only when install created it (no backup of an original exists).
             Plan::Delete { text }
                 if install::backup_path(
-                    &crate::context::file::target_of(path).unwrap_or(path.to_path_buf()),
+                    &crate::fsio::target_of(path).unwrap_or(path.to_path_buf()),
                 )
                 .exists() =>
             {

@@ -51,16 +51,16 @@ pub async fn lock(args: LockArgs) -> Exit {
             return Exit::ServerFailed;
         }
     };
-    if let Err(e) = crate::context::file::write_atomic(&path, text.as_bytes()) {
+    if let Err(e) = crate::fsio::write_atomic(&path, text.as_bytes()) {
         report(&format!("cannot write {}: {e}", path.display()));
         return Exit::ServerFailed;
     }
-    eprintln!(
-        "mcpick: locked {} resources ({} tokens) in {}",
+    report(&format!(
+        "locked {} resources ({} tokens) in {}",
         lock.included.len(),
         lock.total_tokens,
         sanitize::line(&path.display().to_string(), 500)
-    );
+    ));
     Exit::Ok
 }
 

@@ -52,7 +52,7 @@ pub async fn login(args: LoginArgs) -> Exit {
         Ok(found) => found,
         Err(message) => return usage_error(&message),
     };
-    let mut say = |line: &str| eprintln!("{}", crate::sanitize::text(line));
+    let mut say = |line: &str| super::tell(line);
     let options = LoginOptions {
         // The command line wins over the definition.
         client: ClientConfig {

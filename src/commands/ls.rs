@@ -6,9 +6,10 @@ use std::io::Write;
 use futures::future::join_all;
 use serde::Serialize;
 
-use super::{Exit, Session, close_all, connect_all, take_selection};
+use super::ls_json::{JsonOut, Sink};
+use super::{Exit, Session, close_all, connect_all, report, take_selection};
 use crate::catalog::{
-    Catalogue, ItemId, ResourceEntry, Search, SortKey, TemplateEntry, UriTree, order,
+    Catalogue, ItemId, ResourceEntry, Search, ServerId, SortKey, TemplateEntry, UriTree, order,
 };
 use crate::cli::LsArgs;
 use crate::config::select::select_servers;
@@ -18,12 +19,14 @@ use crate::mcp::{ListOptions, ServerSummary, Warning, Warnings};
 use crate::sanitize;
 use crate::units::human_size;
 
-/// The `--json` document.
+/// The `--json` document, in the order it is written: the resources stream out as pages
+/// arrive ([`super::ls_json`]); the templates and the servers' reports, known only when
+/// every listing has ended, follow.
 #[derive(Debug, Clone, Serialize)]
 pub struct Listing {
-    pub servers: Vec<ServerReport>,
     pub resources: Vec<ResourceEntry>,
     pub templates: Vec<TemplateEntry>,
+    pub servers: Vec<ServerReport>,
 }
 
 /// One server's line in the listing: how it was reached and how it went.
@@ -62,11 +65,30 @@ pub async fn run(args: LsArgs) -> Exit {
         Err(exit) => return exit,
     };
     let sessions = connect_all(specs, &args.servers.connect_options()).await;
-    let collected = collect(&sessions, &ListOptions { cap: args.cap }, args.templates).await;
+    let options = ListOptions { cap: args.cap };
+    let mut catalogue = Catalogue::new();
+    for session in &sessions {
+        catalogue.server(&session.spec.name);
+    }
+    // Without a filter or a sort, JSON needs no resource but the page at hand: it streams.
+    let sink = if args.json && args.filter.is_none() && args.sort.is_none() {
+        let out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+        Sink::stream(out, catalogue)
+    } else {
+        Sink::Keep(catalogue)
+    };
+    let sink = RefCell::new(sink);
+    // A reader that went away (`| head`) ends the listing at once.
+    let broken = sink.borrow().broken();
+    let listed = tokio::select! {
+        servers = collect(&sessions, &options, args.templates, &sink) => Some(servers),
+        () = broken.notified() => None,
+    };
     close_all(sessions).await;
+    let servers = listed.unwrap_or_default();
 
-    let failed = collected.servers.iter().any(|s| s.error.is_some());
-    for server in &collected.servers {
+    let failed = servers.iter().any(|s| s.error.is_some());
+    for server in &servers {
         if let Some(error) = &server.error {
             super::report(error);
         }
@@ -79,25 +101,33 @@ pub async fn run(args: LsArgs) -> Exit {
             "`mcpick ls --json` lists them in servers[].warnings",
         );
         if server.capped {
-            eprintln!(
-                "mcpick: server `{}`: stopped after {} resources (--cap); the server has more",
+            report(&format!(
+                "server `{}`: stopped after {} resources (--cap); the server has more",
                 sanitize::line(&server.name, 200),
                 server.resource_count
-            );
+            ));
         }
     }
-    let ids = select(&collected.catalogue, args.filter.as_deref(), args.sort);
-    let written = if args.json {
-        print_json(&collected.listing(&ids))
-    } else if args.tree {
-        print_tree(&collected.catalogue, &ids, args.filter.is_some())
-    } else {
-        print_table(&collected.listing(&ids), args.templates)
+    let written = match sink.into_inner() {
+        Sink::Stream(stream) => {
+            let templates: Vec<TemplateEntry> = stream.waiting.templates().cloned().collect();
+            stream.json.finish(&templates, &servers).map(drop)
+        }
+        Sink::Keep(catalogue) => {
+            let ids = select(&catalogue, args.filter.as_deref(), args.sort);
+            if args.json {
+                print_json(&catalogue, &ids, &servers)
+            } else if args.tree {
+                print_tree(&catalogue, &ids, args.filter.is_some())
+            } else {
+                print_table(&listing(&catalogue, &ids, servers), args.templates)
+            }
+        }
     };
     if let Err(e) = written
         && e.kind() != std::io::ErrorKind::BrokenPipe
     {
-        eprintln!("mcpick: cannot write the listing: {e}");
+        report(&format!("cannot write the listing: {e}"));
         return Exit::ServerFailed;
     }
     if failed { Exit::ServerFailed } else { Exit::Ok }
@@ -120,32 +150,21 @@ pub fn report_warnings(
     }
     let server = sanitize::line(server, 200);
     for warning in warnings.iter().take(detail) {
-        eprintln!("mcpick: warning: server `{server}`: {warning}");
+        report(&format!("warning: server `{server}`: {warning}"));
     }
     let noun = if count == 1 { "warning" } else { "warnings" };
-    eprintln!(
-        "mcpick: warning: server `{server}`: {count} {noun} about malformed or duplicate entries \
+    report(&format!(
+        "warning: server `{server}`: {count} {noun} about malformed or duplicate entries \
          in its listing (fields dropped or entries skipped, the rest kept); {where_to_look}"
-    );
+    ));
 }
 
-/// What listing every server produced: per-server reports and the catalogue.
-pub struct Collected {
-    pub servers: Vec<ServerReport>,
-    pub catalogue: Catalogue,
-}
-
-impl Collected {
-    /// The `--json` document for the resources `ids`, in that order.
-    pub fn listing(&self, ids: &[ItemId]) -> Listing {
-        Listing {
-            servers: self.servers.clone(),
-            resources: ids
-                .iter()
-                .filter_map(|&id| self.catalogue.entry(id))
-                .collect(),
-            templates: self.catalogue.templates().cloned().collect(),
-        }
+/// The document for the resources `ids` of `catalogue`, in that order.
+pub fn listing(catalogue: &Catalogue, ids: &[ItemId], servers: Vec<ServerReport>) -> Listing {
+    Listing {
+        resources: ids.iter().filter_map(|&id| catalogue.entry(id)).collect(),
+        templates: catalogue.templates().cloned().collect(),
+        servers,
     }
 }
 
@@ -166,21 +185,43 @@ pub fn select(catalogue: &Catalogue, filter: Option<&str>, sort: Option<SortKey>
     ids
 }
 
-/// Lists every connected server concurrently into one catalogue, keeping whatever arrived
-/// before a failure. Pages go into the catalogue as they arrive.
-pub async fn collect(sessions: &[Session], options: &ListOptions, templates: bool) -> Collected {
+/// Lists every connected server concurrently into `sink` (server `i` of the sink is
+/// session `i`), keeping whatever arrived before a failure. Pages go to the sink as they
+/// arrive. Returns each server's report.
+pub async fn collect<W: Write>(
+    sessions: &[Session],
+    options: &ListOptions,
+    templates: bool,
+    sink: &RefCell<Sink<W>>,
+) -> Vec<ServerReport> {
     let progress =
         crate::progress::Servers::new("listing", sessions.iter().map(|s| s.spec.name.clone()));
-    let mut catalogue = Catalogue::new();
-    let ids: Vec<_> = sessions
-        .iter()
-        .map(|s| catalogue.server(&s.spec.name))
-        .collect();
-    let catalogue = RefCell::new(catalogue);
     let servers = join_all(sessions.iter().enumerate().map(|(index, session)| {
-        let (progress, catalogue) = (&progress, &catalogue);
-        let server = ids[index];
+        let progress = &progress;
+        let server = index as ServerId;
         async move {
+            let report = list_one(session, server, options, templates, sink, progress).await;
+            sink.borrow_mut().finished(server);
+            report
+        }
+    }))
+    .await;
+    drop(progress);
+    servers
+}
+
+/// One server's listing into `sink`, and its report.
+async fn list_one<W: Write>(
+    session: &Session,
+    server: ServerId,
+    options: &ListOptions,
+    templates: bool,
+    sink: &RefCell<Sink<W>>,
+    progress: &crate::progress::Servers,
+) -> ServerReport {
+    let index = server as usize;
+    {
+        {
             let mut report = ServerReport {
                 name: session.spec.name.clone(),
                 transport: session.spec.transport.kind(),
@@ -209,7 +250,7 @@ pub async fn collect(sessions: &[Session], options: &ListOptions, templates: boo
             let listed = connection
                 .list_resources(options, |page| {
                     warnings.extend(page.warnings);
-                    let added = catalogue.borrow_mut().append(server, page.items.iter());
+                    let added = sink.borrow_mut().page(server, &page.items);
                     for duplicate in added.duplicates {
                         let at = page.source_index(duplicate.index);
                         let warning = Warning::duplicate(page.number, at, &duplicate.uri);
@@ -235,23 +276,19 @@ pub async fn collect(sessions: &[Session], options: &ListOptions, templates: boo
                         all.extend(page.items);
                     })
                     .await;
-                catalogue.borrow_mut().set_templates(server, &all);
+                sink.borrow_mut()
+                    .catalogue_mut()
+                    .set_templates(server, &all);
                 report.template_count = all.len();
                 if let Err(error) = listed {
                     report.error = Some(session.describe_error(&error));
                 }
             }
-            report.resource_count = catalogue.borrow().server_len(server);
+            report.resource_count = sink.borrow().count(server);
             report.warning_count = warnings.total();
             report.warnings = warnings.kept().to_vec();
             report
         }
-    }))
-    .await;
-    drop(progress);
-    Collected {
-        servers,
-        catalogue: catalogue.into_inner(),
     }
 }
 
@@ -273,11 +310,21 @@ fn fill_summary(report: &mut ServerReport, summary: ServerSummary) {
     });
 }
 
-fn print_json(listing: &Listing) -> std::io::Result<()> {
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    crate::safe_json::to_writer_pretty(&mut out, listing)?;
-    writeln!(out)?;
-    out.flush()
+/// The document for sorted or filtered resources, written one resource at a time as the
+/// streamed one is (no copy of the listing in between).
+fn print_json(
+    catalogue: &Catalogue,
+    ids: &[ItemId],
+    servers: &[ServerReport],
+) -> std::io::Result<()> {
+    let mut json = JsonOut::start(std::io::BufWriter::new(std::io::stdout().lock()));
+    for &id in ids {
+        if let Some(entry) = catalogue.entry(id) {
+            json.resource(&entry);
+        }
+    }
+    let templates: Vec<TemplateEntry> = catalogue.templates().cloned().collect();
+    json.finish(&templates, servers).map(drop)
 }
 
 /// The tree with every folder open, drawn with box-drawing lines like `tree(1)`. With a

@@ -15,7 +15,7 @@ use serde::Serialize;
 use super::context::{
     add_expansions, choose, list_all, list_set, load_set, shown_name, update_set,
 };
-use super::{Exit, close_all, connect_all};
+use super::{Exit, close_all, connect_all, report};
 use crate::cli::{Budget, MarkArgs, MarksArgs, PolicyArgs, UnmarkArgs};
 use crate::config::select::Chosen;
 use crate::context::{ContextSet, Mark, Marks, Pattern, Target};
@@ -79,12 +79,12 @@ pub async fn mark(args: MarkArgs, mark: Mark) -> Exit {
         let expansions = add_expansions(&sessions, &mut catalogue, &complete, &unlisted, cap).await;
         close_all(sessions).await;
         for e in &expansions {
-            eprintln!(
-                "mcpick: note: `{}` is not listed by `{}` but is an expansion of its template `{}`; recorded",
+            report(&format!(
+                "note: `{}` is not listed by `{}` but is an expansion of its template `{}`; recorded",
                 sanitize::line(&e.resource.uri, 500),
                 shown_name(&e.server),
                 sanitize::line(&e.template, 500)
-            );
+            ));
         }
         for pattern in &patterns {
             let mut servers: Vec<String> = Vec::new();
@@ -99,29 +99,29 @@ pub async fn mark(args: MarkArgs, mark: Mark) -> Exit {
                 let single = (chosen.len() == 1).then(|| chosen[0].selected.spec.name.clone());
                 match (pattern.is_prefix() || args.allow_missing, single) {
                     (true, Some(server)) => {
-                        eprintln!(
-                            "mcpick: note: `{shown}` matches no resource of `{}` now; recorded (shown as missing until one appears)",
+                        report(&format!(
+                            "note: `{shown}` matches no resource of `{}` now; recorded (shown as missing until one appears)",
                             shown_name(&server)
-                        );
+                        ));
                         servers.push(server);
                     }
                     (true, None) => {
-                        eprintln!(
-                            "mcpick: `{shown}` matches no resource of any server; name the server with --server"
-                        );
+                        report(&format!(
+                            "`{shown}` matches no resource of any server; name the server with --server"
+                        ));
                         exit = Exit::Usage;
                         continue;
                     }
                     (false, _) => {
                         let why = if failed { " (some servers failed)" } else { "" };
-                        eprintln!(
-                            "mcpick: `{shown}` is not listed by {}{why}; not recorded (use --allow-missing to record it anyway)",
+                        report(&format!(
+                            "`{shown}` is not listed by {}{why}; not recorded (use --allow-missing to record it anyway)",
                             if complete.len() == 1 {
                                 format!("server `{}`", shown_name(&complete[0]))
                             } else {
                                 "any server".to_string()
                             }
-                        );
+                        ));
                         if exit == Exit::Ok {
                             exit = if failed {
                                 Exit::ServerFailed
@@ -207,10 +207,10 @@ pub fn unmark(args: UnmarkArgs) -> Exit {
         Err(exit) => return exit,
     };
     for pattern in &unknown {
-        eprintln!(
-            "mcpick: no mark on `{}`",
+        report(&format!(
+            "no mark on `{}`",
             sanitize::line(&pattern.to_string(), 500)
-        );
+        ));
     }
     for target in removed {
         println!(
@@ -343,7 +343,7 @@ pub async fn marks(args: MarksArgs) -> Exit {
     if let Err(e) = written
         && e.kind() != std::io::ErrorKind::BrokenPipe
     {
-        eprintln!("mcpick: {e}");
+        report(&e.to_string());
         return Exit::ServerFailed;
     }
     exit

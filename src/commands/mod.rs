@@ -10,6 +10,7 @@ pub mod install;
 pub mod lock;
 pub mod login;
 pub mod ls;
+pub mod ls_json;
 pub mod marks;
 pub mod preview;
 pub mod read;
@@ -40,14 +41,20 @@ pub fn usage_error(message: &str) -> Exit {
     Exit::Usage
 }
 
-/// Prints one message for a person on stderr, `mcpick: ` first. Every command's error and
-/// warning goes through here: messages quote config strings and server text, so escape
-/// sequences and control characters are removed (line breaks kept).
+/// Prints one message for a person on stderr, `mcpick: ` first. Every command's error,
+/// warning and note goes through here: messages quote config strings and server text, so
+/// escape sequences and control characters are removed (line breaks kept).
 pub fn report(message: &str) {
+    tell(&format!("mcpick: {message}"));
+}
+
+/// Prints a line for a person on stderr as it is, without `mcpick: ` (the steps of a
+/// sign-in), cleaned as [`report`] cleans.
+pub fn tell(line: &str) {
     use std::io::Write;
     // Not `eprintln!`: it panics when stderr is gone (a closed terminal or pipe).
     crate::progress::clear();
-    let _ = writeln!(std::io::stderr(), "mcpick: {}", sanitize::text(message));
+    let _ = writeln!(std::io::stderr(), "{}", sanitize::text(line));
 }
 
 /// Prints the warnings a server selection came back with (config files that could not be
@@ -57,7 +64,7 @@ pub fn take_selection<T>(selection: Selection<T>) -> Result<Vec<T>, Exit> {
         report(&format!("warning: {}", sanitize::line(warning, 2000)));
     }
     for note in &selection.notes {
-        eprintln!("mcpick: note: {}", sanitize::line(note, 2000));
+        report(&format!("note: {}", sanitize::line(note, 2000)));
     }
     selection.servers.map_err(|message| usage_error(&message))
 }

@@ -5,8 +5,8 @@
 
 use std::io::Write;
 
-use super::Exit;
 use super::context::{load_set_to_hand_on, resolve_set};
+use super::{Exit, report};
 use crate::cli::PreviewArgs;
 use crate::export;
 use crate::sanitize;
@@ -25,27 +25,27 @@ pub async fn run(args: PreviewArgs) -> Exit {
     let (preview, texts, failed) = (&resolved.preview, &resolved.texts, &resolved.failed);
 
     for m in &preview.missing {
-        eprintln!(
-            "mcpick: note: {} mark on {}  {} matches no listed resource (kept in the set)",
+        report(&format!(
+            "note: {} mark on {}  {} matches no listed resource (kept in the set)",
             m.mark.name(),
             sanitize::line(&m.target.server, 200),
             sanitize::line(&m.target.pattern.to_string(), 500)
-        );
+        ));
     }
     for u in &preview.unavailable {
-        eprintln!(
-            "mcpick: warning: {} mark on {}  {} left out: server unavailable",
+        report(&format!(
+            "warning: {} mark on {}  {} left out: server unavailable",
             u.mark.name(),
             sanitize::line(&u.target.server, 200),
             sanitize::line(&u.target.pattern.to_string(), 500)
-        );
+        ));
     }
     if preview.pins_over_budget {
-        eprintln!(
-            "mcpick: warning: pinned resources alone need {} tokens, over the budget of {}",
+        report(&format!(
+            "warning: pinned resources alone need {} tokens, over the budget of {}",
             preview.total_tokens,
             preview.budget.unwrap_or(0)
-        );
+        ));
     }
     let rendered = match args.host {
         None => export::render(args.format, preview, &cands, texts),
@@ -63,24 +63,24 @@ pub async fn run(args: PreviewArgs) -> Exit {
             for l in &delivered.preview.left_out {
                 if let crate::context::Reason::HostLimit(why) = &l.reason {
                     let c = &cands[l.index];
-                    eprintln!(
-                        "mcpick: {} {}: not delivered at session start: {why}",
+                    report(&format!(
+                        "{} {}: not delivered at session start: {why}",
                         sanitize::line(c.server, 200),
                         sanitize::line(c.uri, 1000)
-                    );
+                    ));
                 }
             }
             for w in &delivered.warnings {
-                eprintln!("mcpick: warning: {w}");
+                report(&format!("warning: {w}"));
             }
-            eprintln!(
-                "mcpick: {} receives {} of {} included resource{} at session start through {}",
+            report(&format!(
+                "{} receives {} of {} included resource{} at session start through {}",
                 host.name(),
                 delivered.preview.included.len(),
                 preview.included.len(),
                 if preview.included.len() == 1 { "" } else { "s" },
                 channel.what
-            );
+            ));
             match args.format {
                 export::Format::Markdown => delivered.seen,
                 format => export::render(format, &delivered.preview, &cands, texts),
@@ -88,7 +88,7 @@ pub async fn run(args: PreviewArgs) -> Exit {
         }
     };
     let written = match &args.output {
-        Some(path) => crate::context::file::write_atomic(path, rendered.as_bytes()),
+        Some(path) => crate::fsio::write_atomic(path, rendered.as_bytes()),
         None => {
             let mut out = std::io::stdout().lock();
             out.write_all(rendered.as_bytes()).and_then(|_| out.flush())
@@ -97,7 +97,7 @@ pub async fn run(args: PreviewArgs) -> Exit {
     if let Err(e) = written
         && e.kind() != std::io::ErrorKind::BrokenPipe
     {
-        eprintln!("mcpick: cannot write the preview: {e}");
+        report(&format!("cannot write the preview: {e}"));
         return Exit::ServerFailed;
     }
     if failed.is_empty() {

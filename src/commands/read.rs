@@ -5,7 +5,7 @@ use std::io::{IsTerminal, Write};
 use base64::Engine;
 use rmcp::model::ResourceContents;
 
-use super::{Exit, close_all, connect_all, take_selection};
+use super::{Exit, close_all, connect_all, report, take_selection};
 use crate::cli::ReadArgs;
 use crate::config::select::select_servers;
 use crate::mcp::ReadOutcome;
@@ -36,13 +36,13 @@ pub async fn run(args: ReadArgs) -> Exit {
             Ok((outcome, warnings)) if !warnings.is_empty() => {
                 // A malformed contents item cost that item only; say which.
                 for warning in warnings.kept() {
-                    eprintln!("mcpick: warning: server `{name}`: {warning}");
+                    report(&format!("warning: server `{name}`: {warning}"));
                 }
                 if warnings.omitted() > 0 {
-                    eprintln!(
-                        "mcpick: warning: server `{name}`: {} more malformed contents items",
+                    report(&format!(
+                        "warning: server `{name}`: {} more malformed contents items",
                         warnings.omitted()
-                    );
+                    ));
                 }
                 answer = Some((name, outcome));
                 break;
@@ -69,16 +69,16 @@ pub async fn run(args: ReadArgs) -> Exit {
             if args.json {
                 println!("[]");
             }
-            eprintln!(
-                "mcpick: `{uri}` on server `{name}` is empty (the server returned no contents)"
-            );
+            report(&format!(
+                "`{uri}` on server `{name}` is empty (the server returned no contents)"
+            ));
             Exit::Ok
         }
         Some((_, ReadOutcome::Contents(contents))) => match print_contents(&contents, args.json) {
             Ok(()) => Exit::Ok,
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Exit::Ok,
             Err(e) => {
-                eprintln!("mcpick: cannot write the contents: {e}");
+                report(&format!("cannot write the contents: {e}"));
                 Exit::ServerFailed
             }
         },
@@ -88,11 +88,11 @@ pub async fn run(args: ReadArgs) -> Exit {
                 super::report(failure);
             }
             if failures.is_empty() {
-                eprintln!("mcpick: `{uri}` not found: {}", not_found.join("; "));
+                report(&format!("`{uri}` not found: {}", not_found.join("; ")));
                 Exit::NotFound
             } else {
                 if !not_found.is_empty() {
-                    eprintln!("mcpick: `{uri}` not found on {}", not_found.join("; "));
+                    report(&format!("`{uri}` not found on {}", not_found.join("; ")));
                 }
                 Exit::ServerFailed
             }

@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::Exit;
+use super::{Exit, report};
 use crate::cli::ServersArgs;
-use crate::config::{self, Definition, Format, Locations, Scope, SourceState};
+use crate::config::{self, Definition, Format, Places, Scope, SourceState};
 use crate::mcp::TransportSpec;
 use crate::sanitize;
 
@@ -73,11 +73,11 @@ pub fn run(args: ServersArgs) -> Exit {
     if let Some(file) = &args.config.file
         && !file.is_file()
     {
-        eprintln!("mcpick: --config {}: no such file", file.display());
+        report(&format!("--config {}: no such file", file.display()));
         return Exit::Usage;
     }
-    let locations = Locations::system();
-    let config = config::load_at(&locations, args.config.file.as_deref());
+    let places = Places::system();
+    let config = config::load_at(&places, args.config.file.as_deref());
     let list = ServerList::new(&config);
     let failed = list.servers.iter().any(|s| s.definition.error.is_some())
         || list.sources.iter().any(|s| s.error.is_some());
@@ -87,12 +87,12 @@ pub fn run(args: ServersArgs) -> Exit {
             .and_then(|()| writeln!(out))
             .and_then(|()| out.flush())
     } else {
-        print_table(&list, &locations)
+        print_table(&list, &places)
     };
     if let Err(e) = written
         && e.kind() != std::io::ErrorKind::BrokenPipe
     {
-        eprintln!("mcpick: cannot write the list: {e}");
+        report(&format!("cannot write the list: {e}"));
         return Exit::ServerFailed;
     }
     if failed { Exit::ServerFailed } else { Exit::Ok }
@@ -214,11 +214,11 @@ fn target(transport: &TransportSpec) -> String {
 }
 
 /// `~/…` under the home directory, `./…` under the working directory.
-fn short_path(path: &Path, locations: &Locations) -> String {
-    if let Ok(rest) = path.strip_prefix(&locations.cwd) {
+fn short_path(path: &Path, places: &Places) -> String {
+    if let Ok(rest) = path.strip_prefix(&places.project) {
         return format!("./{}", rest.display());
     }
-    if let Some(home) = &locations.home
+    if let Some(home) = &places.home
         && let Ok(rest) = path.strip_prefix(home)
     {
         return format!("~/{}", rest.display());
@@ -226,12 +226,12 @@ fn short_path(path: &Path, locations: &Locations) -> String {
     path.display().to_string()
 }
 
-fn print_table(list: &ServerList, locations: &Locations) -> std::io::Result<()> {
+fn print_table(list: &ServerList, places: &Places) -> std::io::Result<()> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let origin = |d: &DefinitionEntry| {
         format!(
             "{}  {}",
-            sanitize::line(&short_path(&d.file, locations), 300),
+            sanitize::line(&short_path(&d.file, places), 300),
             sanitize::line(&d.field, 300)
         )
     };
@@ -251,7 +251,7 @@ fn print_table(list: &ServerList, locations: &Locations) -> std::io::Result<()> 
             writeln!(
                 out,
                 "  {}  ({}, {})",
-                short_path(&source.file, locations),
+                short_path(&source.file, places),
                 source.format,
                 scope_name(source.scope)
             )?;
@@ -347,7 +347,7 @@ fn print_table(list: &ServerList, locations: &Locations) -> std::io::Result<()> 
             writeln!(
                 out,
                 "  {}  ({}, {}): {}",
-                sanitize::line(&short_path(file, locations), 300),
+                sanitize::line(&short_path(file, places), 300),
                 first.format,
                 scope_name(first.scope),
                 sanitize::line(&what, 1000)

@@ -50,11 +50,11 @@ pub fn wrap(args: WrapArgs) -> Exit {
     };
     let (text, wrapped) = match wrap::plan_wrap(dialect, before.as_deref(), &args.name, &launch) {
         Ok(Plan::Unchanged) => {
-            eprintln!(
-                "mcpick: `{}` in {} is already wrapped; nothing changed",
+            report(&format!(
+                "`{}` in {} is already wrapped; nothing changed",
                 crate::sanitize::line(&args.name, 200),
                 path.display()
-            );
+            ));
             return Exit::Ok;
         }
         Ok(Plan::Change { text, wrapped }) => (text, wrapped),
@@ -211,16 +211,11 @@ pub(crate) fn load_record(path: &Path) -> Result<Record, Exit> {
 /// Writes the record atomically, with the host file's permissions (it holds the original
 /// entry, secrets and all: a private host file keeps a private record).
 fn write_record(path: &Path, host_file: &Path, record: &Record) -> std::io::Result<()> {
-    if let Ok(meta) = std::fs::metadata(host_file)
-        && std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(path)
-            .is_ok()
-    {
-        std::fs::set_permissions(path, meta.permissions())?;
-    }
     let mut text = serde_json::to_string_pretty(record).map_err(std::io::Error::other)?;
     text.push('\n');
-    crate::context::file::write_atomic(path, text.as_bytes())
+    crate::fsio::write_with(
+        path,
+        text.as_bytes(),
+        crate::fsio::Perms::KeepOrLike(host_file),
+    )
 }

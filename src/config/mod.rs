@@ -41,8 +41,8 @@
 //! Placeholders (in `command`, `args`, `env`, `cwd`, `url` and `headers`, in every format) are
 //! described in [`expand`].
 //!
-//! Discovery ([`sources`]) and loading ([`load`]) are pure functions of a [`Locations`] and an
-//! environment lookup; only [`Locations::system`] and [`load_system`] look at the real process.
+//! Discovery ([`sources`]) and loading ([`load`]) are pure functions of a [`Places`] and an
+//! environment lookup; only [`Places::system`] and [`load_system`] look at the real process.
 
 pub mod expand;
 mod parse;
@@ -60,52 +60,8 @@ use serde_json::Value;
 
 use crate::hosts::{self, Host};
 use crate::mcp::{ServerSpec, TransportSpec};
+pub use crate::places::Places;
 pub use expand::Vars;
-
-/// Where to look: the working directory and the user's directories. Built from the real
-/// process by [`Locations::system`], or by hand in tests.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Locations {
-    /// The working directory: the project, and `${workspaceFolder}`.
-    pub cwd: PathBuf,
-    /// The home directory (`~/.claude.json`, `~/.cursor/mcp.json`, `${userHome}`).
-    pub home: Option<PathBuf>,
-    /// The OS's per-user config directory: `$XDG_CONFIG_HOME` or `~/.config` on Linux,
-    /// `~/Library/Application Support` on macOS, `%APPDATA%` on Windows. Claude Desktop's
-    /// file is in its `Claude` folder.
-    pub config_dir: Option<PathBuf>,
-    /// mcpick's own user config directory (`directories::ProjectDirs`).
-    pub mcpick_dir: Option<PathBuf>,
-}
-
-impl Locations {
-    /// The real working directory and the user's directories, as the `directories` crate sees
-    /// them (it honours `HOME` and, on Linux, `XDG_CONFIG_HOME`).
-    pub fn system() -> Self {
-        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-        let base = directories::BaseDirs::new();
-        let project = directories::ProjectDirs::from("", "", "mcpick");
-        Locations {
-            cwd,
-            home: base.as_ref().map(|b| b.home_dir().to_path_buf()),
-            config_dir: base.as_ref().map(|b| b.config_dir().to_path_buf()),
-            mcpick_dir: project.map(|p| p.config_dir().to_path_buf()),
-        }
-    }
-
-    /// Locations for a home directory laid out as on Linux: `home/.config` is the config
-    /// directory. Used by tests.
-    pub fn linux_like(cwd: impl Into<PathBuf>, home: impl Into<PathBuf>) -> Self {
-        let home = home.into();
-        let config_dir = home.join(".config");
-        Locations {
-            cwd: cwd.into(),
-            mcpick_dir: Some(config_dir.join("mcpick")),
-            config_dir: Some(config_dir),
-            home: Some(home),
-        }
-    }
-}
 
 /// How much a source counts when names collide; earlier variants win.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -176,7 +132,7 @@ pub struct Source {
 
 /// Every source, in precedence order (see the module documentation). Pure: it only joins
 /// paths; missing files are found out by [`load`].
-pub fn sources(locations: &Locations, explicit: Option<&Path>) -> Vec<Source> {
+pub fn sources(places: &Places, explicit: Option<&Path>) -> Vec<Source> {
     let mut list = Vec::new();
     let mut add = |path: PathBuf, scope, format| {
         let source = Source {
@@ -202,21 +158,20 @@ pub fn sources(locations: &Locations, explicit: Option<&Path>) -> Vec<Source> {
         } else {
             Format::Mcpick
         };
-        add(locations.cwd.join(path), Scope::Explicit, format);
+        add(places.project.join(path), Scope::Explicit, format);
     }
-    let cwd = &locations.cwd;
-    let places = hosts::Places::from_locations(locations);
+    let cwd = &places.project;
     add(cwd.join("mcpick.toml"), Scope::Project, Format::Mcpick);
     for host in Host::ALL {
-        if let Some(path) = host.dialect().file(hosts::Scope::Project, &places) {
+        if let Some(path) = host.dialect().file(hosts::Scope::Project, places) {
             add(path, Scope::Project, Format::Host(host));
         }
     }
-    if let Some(dir) = &locations.mcpick_dir {
+    if let Some(dir) = &places.mcpick_dir {
         add(dir.join("config.toml"), Scope::User, Format::Mcpick);
     }
     for host in Host::ALL {
-        let Some(path) = host.dialect().file(hosts::Scope::User, &places) else {
+        let Some(path) = host.dialect().file(hosts::Scope::User, places) else {
             continue;
         };
         if host == Host::ClaudeCode {
@@ -406,25 +361,25 @@ pub fn load(sources: &[Source], vars: &Vars) -> Config {
 
 /// [`load`] for the real process: its working directory, home, and environment.
 pub fn load_system(explicit: Option<&Path>) -> Config {
-    load_at(&Locations::system(), explicit)
+    load_at(&Places::system(), explicit)
 }
 
-/// [`load`] from `locations`, with the real process environment.
-pub fn load_at(locations: &Locations, explicit: Option<&Path>) -> Config {
+/// [`load`] from `places`, with the real process environment.
+pub fn load_at(places: &Places, explicit: Option<&Path>) -> Config {
     let env = |name: &str| std::env::var_os(name).map(|v| v.to_string_lossy().into_owned());
     let vars = Vars {
         env: &env,
-        workspace: &locations.cwd,
-        home: locations.home.as_deref(),
+        workspace: &places.project,
+        home: places.home.as_deref(),
     };
-    load(&sources(locations, explicit), &vars)
+    load(&sources(places, explicit), &vars)
 }
 
 /// One host entry as a definition, read exactly as `mcpick servers` reads it from `path` (the
 /// host's dialect, placeholders expanded with the real environment, relative paths against
-/// `locations`): what `wrap`'s proxy starts from the original entry it keeps.
+/// `places`): what `wrap`'s proxy starts from the original entry it keeps.
 pub fn host_entry(
-    locations: &Locations,
+    places: &Places,
     host: Host,
     path: &Path,
     scope: Scope,
@@ -441,8 +396,8 @@ pub fn host_entry(
     let env = |name: &str| std::env::var_os(name).map(|v| v.to_string_lossy().into_owned());
     let vars = Vars {
         env: &env,
-        workspace: &locations.cwd,
-        home: locations.home.as_deref(),
+        workspace: &places.project,
+        home: places.home.as_deref(),
     };
     let source = Source {
         path: path.to_path_buf(),

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use super::relative::{from_set_relative, to_set_relative};
 use super::written::{expand_written, masked_form, masked_parts, written_form};
-use super::{Config, Definition, Locations};
+use super::{Config, Definition, Places};
 use crate::mcp::{ServerSpec, TransportSpec};
 use crate::sanitize;
 
@@ -121,15 +121,15 @@ impl Selected {
     }
 }
 
-/// Loads the run's config from the real process's locations: the one load a run makes
+/// Loads the run's config from the real process's places: the one load a run makes
 /// (servers and the `[keys]` tables together), with its file errors as warnings.
 pub fn load_config(file: Option<&Path>) -> (Config, Vec<String>) {
-    load_config_at(&Locations::system(), file)
+    load_config_at(&Places::system(), file)
 }
 
-/// [`load_config`] from `locations`.
-pub fn load_config_at(locations: &Locations, file: Option<&Path>) -> (Config, Vec<String>) {
-    let config = super::load_at(locations, file);
+/// [`load_config`] from `places`.
+pub fn load_config_at(places: &Places, file: Option<&Path>) -> (Config, Vec<String>) {
+    let config = super::load_at(places, file);
     let warnings = config.file_errors().into_iter().map(String::from).collect();
     (config, warnings)
 }
@@ -138,13 +138,13 @@ pub fn load_config_at(locations: &Locations, file: Option<&Path>) -> (Config, Ve
 /// names, the ad-hoc ones and `--demo`; with none of these, every defined server, or the
 /// built-in demo when none is defined. An error is a usage error.
 pub fn select_servers(choice: &ServerChoice) -> Selection<Selected> {
-    select_servers_at(&Locations::system(), choice)
+    select_servers_at(&Places::system(), choice)
 }
 
-/// [`select_servers`] with config files found from `locations`.
-pub fn select_servers_at(locations: &Locations, choice: &ServerChoice) -> Selection<Selected> {
+/// [`select_servers`] with config files found from `places`.
+pub fn select_servers_at(places: &Places, choice: &ServerChoice) -> Selection<Selected> {
     if let Some(file) = &choice.config_file
-        && !locations.cwd.join(file).is_file()
+        && !places.project.join(file).is_file()
     {
         return Selection {
             servers: Err(format!("--config {}: no such file", file.display())),
@@ -157,7 +157,7 @@ pub fn select_servers_at(locations: &Locations, choice: &ServerChoice) -> Select
         if choice.adhoc() && choice.servers.is_empty() && choice.config_file.is_none() {
             (Config::default(), Vec::new())
         } else {
-            load_config_at(locations, choice.config_file.as_deref())
+            load_config_at(places, choice.config_file.as_deref())
         };
     // No set is involved: with nothing named or defined, this is a first run.
     let mut notes = Vec::new();
@@ -389,18 +389,14 @@ pub struct SetServers<'a> {
 /// also come from the set), else the set's servers, else every defined server (or the demo).
 /// Loads the config only when the choice needs it.
 pub fn choose(choice: &ServerChoice, set: SetServers) -> Selection<Chosen> {
-    choose_at(&Locations::system(), choice, set)
+    choose_at(&Places::system(), choice, set)
 }
 
-/// [`choose`] with config files found from `locations`.
-pub fn choose_at(
-    locations: &Locations,
-    choice: &ServerChoice,
-    set: SetServers,
-) -> Selection<Chosen> {
+/// [`choose`] with config files found from `places`.
+pub fn choose_at(places: &Places, choice: &ServerChoice, set: SetServers) -> Selection<Chosen> {
     let needs_config = !choice.servers.is_empty() || !choice.names_servers();
     let (config, warnings) = if needs_config {
-        load_config_at(locations, choice.config_file.as_deref())
+        load_config_at(places, choice.config_file.as_deref())
     } else {
         (Config::default(), Vec::new())
     };

@@ -66,20 +66,20 @@ impl Layout {
         }
     }
 
-    fn locations(&self) -> Locations {
-        Locations::linux_like(&self.project, &self.home)
+    fn places(&self) -> Places {
+        Places::linux_like(&self.project, &self.home)
     }
 
     fn load(&self, explicit: Option<&Path>) -> Config {
         let env = test_env();
         let lookup = |name: &str| env.get(name).map(|v| v.to_string());
-        let locations = self.locations();
+        let places = self.places();
         let vars = Vars {
             env: &lookup,
-            workspace: &locations.cwd,
-            home: locations.home.as_deref(),
+            workspace: &places.project,
+            home: places.home.as_deref(),
         };
-        load(&sources(&locations, explicit), &vars)
+        load(&sources(&places, explicit), &vars)
     }
 }
 
@@ -114,8 +114,8 @@ fn headers_of(spec: &ServerSpec) -> &BTreeMap<String, String> {
 
 #[test]
 fn sources_are_listed_in_precedence_order() {
-    let locations = Locations::linux_like("/w/app", "/h");
-    let list = sources(&locations, Some(Path::new("extra.json")));
+    let places = Places::linux_like("/w/app", "/h");
+    let list = sources(&places, Some(Path::new("extra.json")));
     let shown: Vec<(String, Scope, &str)> = list
         .iter()
         .map(|s| (s.path.display().to_string(), s.scope, s.format.name()))
@@ -149,7 +149,6 @@ fn sources_are_listed_in_precedence_order() {
         ("ZED", Scope::Host, "zed"),
     ];
     // Codex's user file follows `$CODEX_HOME`, Zed's the OS.
-    let places = crate::hosts::Places::from_locations(&locations);
     let codex = crate::hosts::codex::user_file(&places).unwrap();
     let zed = crate::hosts::zed::user_file(&places).unwrap();
     let expected: Vec<(String, Scope, &str)> = expected
@@ -173,15 +172,15 @@ fn sources_are_listed_in_precedence_order() {
     );
     assert_eq!(list[10].format, Format::ClaudeCodeUser { project: None });
     // A --config file not ending in .json is mcpick TOML; absolute paths stay as they are.
-    let list = sources(&locations, Some(Path::new("/etc/mcpick.conf")));
+    let list = sources(&places, Some(Path::new("/etc/mcpick.conf")));
     assert_eq!(list[0].path, Path::new("/etc/mcpick.conf"));
     assert_eq!(list[0].format, Format::Mcpick);
 }
 
 #[test]
 fn the_home_directory_as_working_directory_reads_each_file_once() {
-    let locations = Locations::linux_like("/h", "/h");
-    let list = sources(&locations, None);
+    let places = Places::linux_like("/h", "/h");
+    let list = sources(&places, None);
     let cursor: Vec<_> = list
         .iter()
         .filter(|s| s.path == Path::new("/h/.cursor/mcp.json"))
@@ -643,19 +642,20 @@ command = "node"
 "#,
     )
     .unwrap();
-    let locations = Locations {
-        cwd: dir.path().to_path_buf(),
+    let places = Places {
+        project: dir.path().to_path_buf(),
         home: None,
         config_dir: None,
         mcpick_dir: None,
+        codex_home: None,
     };
     let lookup = |_: &str| None;
     let vars = Vars {
         env: &lookup,
-        workspace: &locations.cwd,
+        workspace: &places.project,
         home: None,
     };
-    let config = load(&sources(&locations, None), &vars);
+    let config = load(&sources(&places, None), &vars);
     let error = |name: &str| {
         config
             .get(name)

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::{Locations, Vars, expand};
+use super::{Places, Vars, expand};
 use crate::mcp::{ServerSpec, TransportSpec};
 use crate::{redact, sanitize};
 
@@ -99,12 +99,12 @@ pub fn masked_parts(transport: &TransportSpec) -> Vec<String> {
 /// Expands a set's definition for connecting: placeholders from the environment, `mcpick`
 /// as the running binary.
 pub fn expand_written(name: &str, written: &TransportSpec) -> Result<ServerSpec, String> {
-    let locations = Locations::system();
+    let places = Places::system();
     let env = |n: &str| std::env::var_os(n).map(|v| v.to_string_lossy().into_owned());
     let vars = Vars {
         env: &env,
-        workspace: &locations.cwd,
-        home: locations.home.as_deref(),
+        workspace: &places.project,
+        home: places.home.as_deref(),
     };
     // A value masked when the set was saved cannot be used; the person's config can.
     let x = |s: &str| {

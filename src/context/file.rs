@@ -33,22 +33,23 @@
 //! A save is atomic: a temporary file (`.NAME.PID.N.tmp`) in the same folder, written and
 //! fsynced, then renamed over the old file (and the folder fsynced), so a crash leaves the old
 //! file or the new one, never a mix. Temporary files of that set left by a killed save (their
-//! process is gone, or they are older than [`STALE_AFTER`]) are removed by the next save.
+//! process is gone, or they are older than [`crate::fsio::STALE_AFTER`]) are removed by the next
+//! save. All of that is [`crate::fsio`], which every file mcpick keeps is written through.
 //!
 //! The path is followed through symbolic links: a save writes the link's target (the link
 //! stays a link), with its temporary file in the target's folder. A set file without write
 //! permission is refused ([`SetError::ReadOnly`]), never replaced.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::mark::{Mark, Marks, Pattern, Target};
 use super::policy::Policy;
+use crate::fsio::{Lock, read_text, target_of, unwritable, write_atomic};
 use crate::mcp::TransportSpec;
 
 /// The format version this mcpick writes and reads up to.
@@ -279,7 +280,7 @@ fn locked_update<R>(
         source,
     };
     let target = target_of(path).map_err(write_error)?;
-    let _lock = SetLock::take(&target).map_err(write_error)?;
+    let _lock = Lock::beside(&target).map_err(write_error)?;
     if let Some(why) = unwritable(&target) {
         return Err(SetError::ReadOnly {
             path: path.to_path_buf(),
@@ -424,33 +425,6 @@ impl Stamp {
     }
 }
 
-/// The file's text, `None` when there is no file.
-fn read_text(path: &Path) -> std::io::Result<Option<String>> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => Ok(Some(text)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e),
-    }
-}
-
-/// The file a path names, following symbolic links (also a link to a file not created yet).
-pub fn target_of(path: &Path) -> std::io::Result<PathBuf> {
-    let mut current = path.to_path_buf();
-    for _ in 0..40 {
-        match std::fs::symlink_metadata(&current) {
-            Ok(meta) if meta.file_type().is_symlink() => {
-                let next = std::fs::read_link(&current)?;
-                current = match current.parent() {
-                    Some(parent) if next.is_relative() => parent.join(next),
-                    _ => next,
-                };
-            }
-            _ => return Ok(current),
-        }
-    }
-    Err(std::io::Error::other("too many levels of symbolic links"))
-}
-
 /// The absolute folder of a file (symbolic links resolved when it exists).
 fn folder_of(target: &Path) -> PathBuf {
     let dir = match target.parent() {
@@ -462,197 +436,6 @@ fn folder_of(target: &Path) -> PathBuf {
             .map(|cwd| cwd.join(&dir))
             .unwrap_or(dir)
     })
-}
-
-/// Why an existing file must not be replaced, by the one rule every file mcpick edits in
-/// place follows (context sets, host configs): no write permission bit (decided by the mode,
-/// so it holds for root too, who may write anything), no permission for this user, or owned
-/// by another user (an atomic replace would hand the file to this user). `None` for a
-/// writable (or missing) file.
-pub fn unwritable(target: &Path) -> Option<String> {
-    let meta = std::fs::metadata(target).ok()?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::ffi::OsStrExt;
-        use std::os::unix::fs::{MetadataExt, PermissionsExt};
-        let mode = meta.permissions().mode() & 0o7777;
-        if meta.permissions().readonly() {
-            return Some(format!("mode {mode:04o}"));
-        }
-        let c = std::ffi::CString::new(target.as_os_str().as_bytes()).ok()?;
-        // SAFETY: a valid NUL-terminated path; access() only reads it.
-        if unsafe { libc::access(c.as_ptr(), libc::W_OK) } != 0 {
-            return Some(format!(
-                "mode {mode:04o}, not writable by this user: {}",
-                std::io::Error::last_os_error()
-            ));
-        }
-        // SAFETY: geteuid() has no preconditions.
-        let me = unsafe { libc::geteuid() };
-        if meta.uid() != me {
-            return Some(format!(
-                "owned by user {} and not by this user ({me}): replacing it would change its owner",
-                meta.uid()
-            ));
-        }
-        None
-    }
-    #[cfg(not(unix))]
-    {
-        meta.permissions()
-            .readonly()
-            .then(|| "the read-only attribute is set".to_string())
-    }
-}
-
-/// The advisory lock of one set: `flock` on `.NAME.lock` next to it, released on drop.
-struct SetLock {
-    _file: std::fs::File,
-}
-
-impl SetLock {
-    /// Waits for the lock. The lock file is created once and never removed (removing it
-    /// would let two processes lock two different files).
-    fn take(target: &Path) -> std::io::Result<SetLock> {
-        let (dir, name) = split(target)?;
-        let path = dir.join(format!(".{name}.lock"));
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(|e| {
-                std::io::Error::new(e.kind(), format!("cannot lock {}: {e}", path.display()))
-            })?;
-        #[cfg(unix)]
-        loop {
-            use std::os::fd::AsRawFd;
-            // SAFETY: flock on a file descriptor this function owns.
-            if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } == 0 {
-                break;
-            }
-            let e = std::io::Error::last_os_error();
-            if e.kind() != std::io::ErrorKind::Interrupted {
-                return Err(std::io::Error::new(
-                    e.kind(),
-                    format!("cannot lock {}: {e}", path.display()),
-                ));
-            }
-        }
-        Ok(SetLock { _file: file })
-    }
-}
-
-/// A file's folder (`.` for a bare name) and name.
-fn split(path: &Path) -> std::io::Result<(PathBuf, String)> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .ok_or_else(|| std::io::Error::other("the path names no file"))?
-        .to_string_lossy()
-        .into_owned();
-    Ok((dir, name))
-}
-
-/// How old a temporary file of a live process must be before a save removes it anyway (its
-/// process id may have been reused).
-pub const STALE_AFTER: Duration = Duration::from_secs(10 * 60);
-
-/// Writes `bytes` to `path` through a temporary file in the same folder: write, fsync,
-/// rename, fsync the folder. An existing file's permissions are kept. Stale temporary files
-/// of the same file are removed first ([`clean_stale`]).
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let (dir, name) = split(path)?;
-    clean_stale(&dir, &name);
-    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let tmp = dir.join(format!(".{name}.{}.{n}.tmp", std::process::id()));
-    let result = (|| {
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)?;
-        if let Ok(meta) = std::fs::metadata(path) {
-            file.set_permissions(meta.permissions())?;
-        }
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        drop(file);
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result?;
-    // The rename is durable once the folder is; not every platform can open a folder.
-    if let Ok(dir) = std::fs::File::open(&dir) {
-        let _ = dir.sync_all();
-    }
-    Ok(())
-}
-
-/// Removes the temporary files [`write_atomic`] left for `name` in `dir` when a save was
-/// killed: exactly `.NAME.PID.N.tmp` (both numbers), whose process is gone or which are
-/// older than [`STALE_AFTER`]. Another process's save in progress is left alone. Best effort.
-pub fn clean_stale(dir: &Path, name: &str) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let prefix = format!(".{name}.");
-    let own = std::process::id();
-    for entry in entries.flatten() {
-        let file_name = entry.file_name();
-        let Some(file_name) = file_name.to_str() else {
-            continue;
-        };
-        let Some(pid) = file_name
-            .strip_prefix(&prefix)
-            .and_then(|rest| rest.strip_suffix(".tmp"))
-            .and_then(temp_pid)
-        else {
-            continue;
-        };
-        let old = entry
-            .metadata()
-            .ok()
-            .and_then(|m| m.modified().ok())
-            .and_then(|t| t.elapsed().ok())
-            .is_some_and(|age| age > STALE_AFTER);
-        if (pid != own && !process_alive(pid)) || old {
-            let _ = std::fs::remove_file(entry.path());
-        }
-    }
-}
-
-/// `PID.N` → PID, for the middle of a temporary file's name.
-fn temp_pid(middle: &str) -> Option<u32> {
-    let (pid, n) = middle.split_once('.')?;
-    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    if !digits(pid) || !digits(n) {
-        return None;
-    }
-    pid.parse().ok()
-}
-
-fn process_alive(pid: u32) -> bool {
-    #[cfg(unix)]
-    {
-        let Ok(pid) = i32::try_from(pid) else {
-            return false;
-        };
-        // SAFETY: signal 0 only checks that the process exists.
-        let r = unsafe { libc::kill(pid, 0) };
-        r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = pid;
-        true
-    }
 }
 
 #[cfg(test)]
@@ -895,9 +678,6 @@ mod tests {
         for k in &keep {
             assert!(left.contains(k), "{k} removed: {left:?}");
         }
-        assert_eq!(temp_pid("12.3"), Some(12));
-        assert_eq!(temp_pid("12.3.4"), None);
-        assert_eq!(temp_pid(".3"), None);
     }
 
     #[test]

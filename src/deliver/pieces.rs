@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::{CODEX_MARKER, Channel, Placement};
-use crate::context::file::write_atomic;
+use crate::fsio::write_atomic;
 use crate::hosts::{Host, Places, Scope};
 
 /// The folder beside a set that holds its deliveries.

@@ -1,11 +1,11 @@
 //! Writing and removing mcpick's entry in a host file, without losing anything else: the
 //! edit is planned on the text ([`plan_install`], [`plan_uninstall`], pure), then committed
 //! ([`commit`]): a file this user may not replace is refused by the rule the context-set
-//! writer follows ([`crate::context::file::unwritable`]), the original is copied to
+//! writer follows ([`crate::fsio::unwritable`]), the original is copied to
 //! `NAME.mcpick-backup` before an install first changes it, the file is read again and
 //! compared just before the atomic replace (another program's edit in between stops the
 //! write instead of being lost), and the new text goes through
-//! [`crate::context::file::write_atomic`].
+//! [`crate::fsio::write_atomic`].
 //!
 //! Uninstalling the last entry of a file that holds nothing else (what `install` makes of no
 //! file) removes the file: the host's folder is left as it was before `install`.
@@ -169,15 +169,15 @@ pub fn read(path: &Path) -> std::io::Result<Option<String>> {
 /// the original as `NAME.mcpick-backup` unless a backup is already there (the first
 /// original is the one worth keeping); an uninstall makes none (it would hold mcpick's own
 /// entry). Returns the backup made, if any. A file this user may not replace is refused
-/// ([`crate::context::file::unwritable`]) before anything is written.
+/// ([`crate::fsio::unwritable`]) before anything is written.
 pub fn commit(
     path: &Path,
     before: Option<&str>,
     after: Option<&str>,
     backup: bool,
 ) -> std::io::Result<Option<PathBuf>> {
-    let target = crate::context::file::target_of(path)?;
-    if let Some(why) = crate::context::file::unwritable(&target) {
+    let target = crate::fsio::target_of(path)?;
+    if let Some(why) = crate::fsio::unwritable(&target) {
         return Err(std::io::Error::new(
             std::io::ErrorKind::PermissionDenied,
             format!(
@@ -206,21 +206,16 @@ pub fn commit(
         let backup = backup_path(&target);
         if !backup.exists() {
             // The backup gets the original's permissions before it gets its contents (a
-            // private file stays private): write_atomic keeps an existing file's mode.
-            if let Ok(meta) = std::fs::metadata(&target)
-                && std::fs::OpenOptions::new()
-                    .write(true)
-                    .create_new(true)
-                    .open(&backup)
-                    .is_ok()
-            {
-                std::fs::set_permissions(&backup, meta.permissions())?;
-            }
-            crate::context::file::write_atomic(&backup, before.as_bytes())?;
+            // private file stays private).
+            crate::fsio::write_with(
+                &backup,
+                before.as_bytes(),
+                crate::fsio::Perms::KeepOrLike(&target),
+            )?;
             made = Some(backup);
         }
     }
-    crate::context::file::write_atomic(&target, after.as_bytes())?;
+    crate::fsio::write_atomic(&target, after.as_bytes())?;
     Ok(made)
 }
 

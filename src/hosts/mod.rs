@@ -23,6 +23,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
+/// Where host files are looked for: the one [`crate::places::Places`] config uses too.
+pub use crate::places::Places;
+
 /// The host applications `mcpick install` writes to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Host {
@@ -83,37 +86,6 @@ impl Scope {
             Scope::Project => "project",
             Scope::User => "user",
         }
-    }
-}
-
-/// The directories host files are found in.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Places {
-    /// The project: the working directory.
-    pub project: PathBuf,
-    pub home: Option<PathBuf>,
-    /// The OS's per-user config directory (`~/.config`, `~/Library/Application Support`,
-    /// `%APPDATA%`).
-    pub config_dir: Option<PathBuf>,
-    /// `$CODEX_HOME` when set.
-    pub codex_home: Option<PathBuf>,
-}
-
-impl Places {
-    /// From the locations `mcpick servers` uses, plus the hosts' own environment variables.
-    pub fn from_locations(locations: &crate::config::Locations) -> Places {
-        Places {
-            project: locations.cwd.clone(),
-            home: locations.home.clone(),
-            config_dir: locations.config_dir.clone(),
-            codex_home: std::env::var_os("CODEX_HOME")
-                .filter(|v| !v.is_empty())
-                .map(PathBuf::from),
-        }
-    }
-
-    pub fn system() -> Places {
-        Places::from_locations(&crate::config::Locations::system())
     }
 }
 

@@ -220,27 +220,12 @@ fn read(path: &Path) -> EraFile {
         .unwrap_or_default()
 }
 
-/// Writes a sibling temporary file (owner-only) and renames it over `path`.
+/// Writes the file owner-only through [`crate::fsio`] (atomic, fsynced), creating its folder.
 fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let tmp = dir.join(format!(".{FILE_NAME}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o600)
-            .open(&tmp)?;
-        file.write_all(bytes)?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
     }
-    result
+    crate::fsio::write_with(path, bytes, crate::fsio::Perms::Private)
 }
 
 /// The key of a server in the file: a hash of what makes it the same server, without

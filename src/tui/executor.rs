@@ -120,11 +120,11 @@ async fn read_text(connection: Option<Arc<Connection>>, uri: &str) -> crate::mcp
     crate::mcp::read::for_agent(connection.as_deref(), uri).await
 }
 
-/// Returns free heap memory to the system (glibc keeps it otherwise: after a million
-/// resources' pages, hundreds of MB).
 /// Memory is handed back at most this often.
 const RELEASE_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
 
+/// Returns free heap memory to the system (glibc keeps it otherwise: after a million
+/// resources' pages, hundreds of MB).
 fn release_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only releases free memory of the allocator's own arenas.

@@ -36,13 +36,13 @@ use std::process::ExitCode;
 
 pub use app::{App, Effect, Msg, ServerEvent, ServerSetup};
 
-use crate::cli::ServerArgs;
+use crate::cli::{ColorChoice, ServerArgs};
 use crate::config::select::{choose_from, load_config};
 use crate::context::{ContextSet, SetFile};
 use crate::mcp::ServerSpec;
 use crate::sanitize;
 use keymap::Keymap;
-use theme::{ColorChoice, Theme};
+use theme::Theme;
 
 /// Runs the browser until the person quits. Returns the process exit status.
 pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> ExitCode {

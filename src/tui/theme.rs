@@ -4,6 +4,7 @@
 //! a colour SGR degraded by NO_COLOR would also reset the modifiers before it. State is always
 //! shown by a glyph too (●, ◐, ✗, ▶, and the marks + x ⁺ ˣ), never by colour alone.
 
+use crate::cli::ColorChoice;
 use ratatui::style::{Color, Modifier, Style};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,16 +89,4 @@ impl Theme {
             },
         }
     }
-}
-
-/// `--color`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum ColorChoice {
-    /// Colours unless NO_COLOR is set.
-    #[default]
-    Auto,
-    /// Colours even with NO_COLOR.
-    Always,
-    /// No colours: selection and state by modifiers and glyphs only.
-    Never,
 }

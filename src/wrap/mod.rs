@@ -16,7 +16,7 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufRea
 use tokio::sync::mpsc;
 
 use crate::commands::Exit;
-use crate::config::Locations;
+use crate::config::Places;
 use crate::config::Scope;
 use crate::context::SetFile;
 use crate::hosts::Host;
@@ -59,10 +59,10 @@ async fn proxy(record_path: &Path, name: &str, set_path: &Path) -> Result<Exit, 
         .into_iter()
         .find(|h| h.name() == wrapped.host)
         .ok_or_else(|| format!("unknown host `{}` in the record", wrapped.host))?;
-    let locations = Locations::system();
+    let places = Places::system();
     let host_file = host_file_of(record_path);
     let definition = crate::config::host_entry(
-        &locations,
+        &places,
         host,
         &host_file,
         Scope::Project,

@@ -56,7 +56,7 @@ pub fn isolated_home() -> &'static Path {
     })
 }
 
-fn isolate(mut command: Command) -> Command {
+pub fn isolate(mut command: Command) -> Command {
     let home = isolated_home();
     command
         .env("HOME", home)

@@ -228,7 +228,7 @@ fn url_and_command_together() {
 /// A project whose `mcpick.toml` is not valid TOML, beside a working `.mcp.json`.
 struct Broken {
     _dir: tempfile::TempDir,
-    locations: Locations,
+    places: Places,
 }
 
 fn broken_project() -> Broken {
@@ -244,7 +244,7 @@ fn broken_project() -> Broken {
     )
     .unwrap();
     Broken {
-        locations: Locations::linux_like(&project, &home),
+        places: Places::linux_like(&project, &home),
         _dir: dir,
     }
 }
@@ -258,7 +258,7 @@ fn one_warning_about_the_toml(warnings: &[String]) {
 #[test]
 fn a_broken_config_file_comes_back_as_a_warning_and_the_others_are_used() {
     let broken = broken_project();
-    let selection = select_servers_at(&broken.locations, &ServerChoice::default());
+    let selection = select_servers_at(&broken.places, &ServerChoice::default());
     one_warning_about_the_toml(&selection.warnings);
     assert_eq!(names(&selection.servers.unwrap()), ["fine"]);
 
@@ -268,7 +268,7 @@ fn a_broken_config_file_comes_back_as_a_warning_and_the_others_are_used() {
         folder: None,
         on_disk: false,
     };
-    let selection = choose_at(&broken.locations, &ServerChoice::default(), set);
+    let selection = choose_at(&broken.places, &ServerChoice::default(), set);
     one_warning_about_the_toml(&selection.warnings);
     let chosen = selection.servers.unwrap();
     assert_eq!(chosen.len(), 1);
@@ -282,7 +282,7 @@ fn a_usage_error_keeps_the_warnings() {
         servers: args(&["nope"]),
         ..Default::default()
     };
-    let selection = select_servers_at(&broken.locations, &nope);
+    let selection = select_servers_at(&broken.places, &nope);
     one_warning_about_the_toml(&selection.warnings);
     assert!(selection.servers.unwrap_err().contains("`nope`"));
     let servers = BTreeMap::new();
@@ -291,7 +291,7 @@ fn a_usage_error_keeps_the_warnings() {
         folder: None,
         on_disk: false,
     };
-    let selection = choose_at(&broken.locations, &nope, set);
+    let selection = choose_at(&broken.places, &nope, set);
     one_warning_about_the_toml(&selection.warnings);
     assert!(selection.servers.is_err());
 }
@@ -303,7 +303,7 @@ fn ad_hoc_servers_alone_read_no_config_file() {
         demo: true,
         ..Default::default()
     };
-    let selection = select_servers_at(&broken.locations, &demo);
+    let selection = select_servers_at(&broken.places, &demo);
     assert!(selection.warnings.is_empty(), "{:?}", selection.warnings);
     assert_eq!(names(&selection.servers.unwrap()), ["demo"]);
 }
@@ -318,8 +318,8 @@ fn the_keys_table_is_loaded_with_the_servers() {
         "[keys.browse]\nj = \"up\"\n[servers.s]\nurl = \"http://127.0.0.1:9/mcp\"\n",
     )
     .unwrap();
-    let locations = Locations::linux_like(&project, dir.path().join("home"));
-    let (config, warnings) = load_config_at(&locations, None);
+    let places = Places::linux_like(&project, dir.path().join("home"));
+    let (config, warnings) = load_config_at(&places, None);
     assert!(warnings.is_empty(), "{warnings:?}");
     assert_eq!(config.servers.len(), 1);
     assert_eq!(config.keys.len(), 1);

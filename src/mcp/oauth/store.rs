@@ -7,7 +7,6 @@
 //! (`$XDG_DATA_HOME/mcpick` on Linux), under `tokens/`.
 
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use rmcp::transport::auth::{
     AuthError, AuthorizationMetadata, CredentialRefreshGuard, CredentialStore, StoredCredentials,
@@ -75,12 +74,6 @@ fn key(url: &str) -> String {
     };
     let digest = Sha256::digest(keyed.as_bytes());
     digest[..16].iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
 }
 
 fn store_error(what: &str, error: impl std::fmt::Display) -> AuthError {
@@ -201,60 +194,22 @@ impl TokenStore {
     }
 }
 
-/// Writes `bytes` to `path` through an owner-only sibling file renamed over it; the
+/// Writes `bytes` to `path` owner-only through [`crate::fsio`] (atomic, fsynced); the
 /// directory is created owner-only.
 fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)?;
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or("tokens");
-    let tmp = dir.join(format!(".{name}.{}.{}.tmp", std::process::id(), now()));
-    let result = (|| {
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&tmp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+    if let Some(dir) = path.parent() {
+        crate::fsio::private_dir(dir)?;
     }
-    result
+    crate::fsio::write_with(path, bytes, crate::fsio::Perms::Private)
 }
 
-/// An exclusive `flock` on the store's lock file, released when dropped (with the file).
-struct FileLock(#[allow(dead_code)] std::fs::File);
-
-fn lock(path: PathBuf) -> std::io::Result<FileLock> {
-    use std::os::fd::AsRawFd;
-    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+/// The store's refresh lock: an owner-only lock file in the owner-only directory, waited
+/// for on a blocking thread.
+fn lock(path: PathBuf) -> std::io::Result<crate::fsio::Lock> {
     if let Some(dir) = path.parent() {
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)?;
+        crate::fsio::private_dir(dir)?;
     }
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .mode(0o600)
-        .open(path)?;
-    // SAFETY: flock on a descriptor this function owns; blocking is fine on a blocking thread.
-    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(FileLock(file))
+    crate::fsio::Lock::take(&path, true)
 }
 
 #[async_trait::async_trait]
@@ -314,6 +269,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sub/x.json");
         write_private(&path, b"one").unwrap();
+        // What a login killed half way through its save left (pid 4194301 is not running).
+        std::fs::write(path.with_file_name(".x.json.4194301.0.tmp"), b"{\"credent").unwrap();
         write_private(&path, b"two").unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"two");
         let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;

@@ -1,6 +1,8 @@
-//! The pure core of the browser: state, `update(msg) -> Vec<Effect>`, and the actions keys
-//! resolve to. No tokio, no terminal, no clock: tests drive it with messages and read its
+//! The core of the browser: state, `update(msg) -> Vec<Effect>`, and the actions keys
+//! resolve to. No tokio, no terminal, no I/O: tests drive it with messages and read its
 //! fields and effects. Rendering (`ui::render`) reads this state and never changes it.
+//! Two things read the clock: the contents pane, for when a cached document's `ttlMs` has
+//! passed ([`contents`]), and a note's log entry, for its time ([`servers`]).
 //!
 //! `App` routes: each message and action goes to the sub-state that owns it, one file each:
 //! [`browse`] (view, cursors, the tree's rows) with [`tree`] and [`list`], [`search`],
