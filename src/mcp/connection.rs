@@ -231,17 +231,22 @@ impl Connection {
                     command: spec.transport.target(),
                     reason: e.to_string(),
                 })?;
-                if let Some(stderr) = stderr {
-                    capture_stderr(stderr, log.clone());
-                }
-                let service =
-                    handshake(state, child, timeout)
-                        .await
-                        .map_err(|reason| McpError::Connect {
+                let mut captured = stderr.map(|stderr| capture_stderr(stderr, log.clone()));
+                let service = match handshake(state, child, timeout).await {
+                    Ok(service) => service,
+                    Err(reason) => {
+                        // A server that failed to start usually said why on stderr as it
+                        // exited: let those lines in before they are quoted.
+                        if let Some(captured) = &mut captured {
+                            let _ = tokio::time::timeout(STDERR_DRAIN, captured).await;
+                        }
+                        return Err(McpError::Connect {
                             target: spec.transport.target(),
                             reason: with_stderr_tail(reason, &log),
                         });
-                (service?, Transport::Stdio, group)
+                    }
+                };
+                (service, Transport::Stdio, group)
             }
             TransportSpec::Http { url, headers } => {
                 // The userinfo goes as one Authorization header (see `http_wire`); `url`
@@ -706,7 +711,14 @@ fn header_map(
 }
 
 /// Reads the server's stderr line by line into its log, so it never reaches the terminal.
-fn capture_stderr(stderr: tokio::process::ChildStderr, log: ServerLog) {
+/// How long a failed start waits for the rest of the server's stderr (it has usually exited).
+const STDERR_DRAIN: Duration = Duration::from_millis(500);
+
+/// Copies the server's stderr into its log, line by line; the task ends at its end.
+fn capture_stderr(
+    stderr: tokio::process::ChildStderr,
+    log: ServerLog,
+) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         let mut reader = BufReader::new(stderr);
         let mut buf = Vec::new();
@@ -722,7 +734,7 @@ fn capture_stderr(stderr: tokio::process::ChildStderr, log: ServerLog) {
                 Ok(_) => log.push(LogSource::Stderr, &String::from_utf8_lossy(&buf)),
             }
         }
-    });
+    })
 }
 
 fn with_stderr_tail(reason: String, log: &ServerLog) -> String {
