@@ -1579,7 +1579,7 @@ fn agent_view_measures_in_the_background() {
     assert_eq!(app.measure_progress(), None);
     // Closing stops measuring; a close key in the agent view.
     drive(&mut app, "<esc>");
-    assert!(!app.context.agent_open);
+    assert!(!app.context.view.open);
 }
 
 #[test]
@@ -2047,7 +2047,7 @@ fn a_failed_save_is_sent_again_with_the_next_change() {
             change,
         }),
     });
-    assert!(app.context.save_error.is_some());
+    assert!(app.context.saving.save_error.is_some());
     drive(&mut app, "<esc>");
     drive(&mut app, "/logo.png<enter>");
     let fx = drive(&mut app, "+");
@@ -2063,7 +2063,7 @@ fn the_first_save_says_where_once() {
     let path = dir.path().join("mcpick.context.json");
     let (mut file, _) = mcpick::context::SetFile::open(&path);
     let mut app = demo_app();
-    app.context.path = Some(mcpick::tui::shown_path(&path));
+    app.context.saving.path = Some(mcpick::tui::shown_path(&path));
     drive(&mut app, "/README.md<enter>");
     let fx = drive(&mut app, "+");
     keep(&mut app, &mut file, fx);
@@ -2273,8 +2273,8 @@ fn the_handoff_overlay_installs_after_showing_the_change() {
     // A saved set: install refuses a missing one.
     std::fs::write(&set, "{\"version\": 1}\n").unwrap();
     let mut app = demo_app();
-    app.context.file = Some(set.clone());
-    app.context.saved_seq = 1;
+    app.context.saving.file = Some(set.clone());
+    app.context.saving.saved_seq = 1;
     drive(&mut app, "I");
     let shown = screen(&mut app, 120, 40);
     assert!(
@@ -2431,7 +2431,7 @@ fn figures_still_being_worked_out_are_marked_until_final() {
         "{shown}"
     );
     // The cut line, while it is still being worked out.
-    app.context.agent_scroll = 210;
+    app.context.view.scroll = 210;
     let shown = screen(&mut app, 140, 30);
     let cut = shown
         .lines()
@@ -2442,7 +2442,7 @@ fn figures_still_being_worked_out_are_marked_until_final() {
         "the old total, marked: {shown}"
     );
     run(&mut app, fx);
-    app.context.agent_scroll = 210;
+    app.context.view.scroll = 210;
     let shown = screen(&mut app, 140, 30);
     assert!(!shown.contains("resolving…"), "{shown}");
     let cut = shown
@@ -2502,7 +2502,7 @@ fn the_templates_overlay_shows_every_template_and_scrolls_to_the_cursor() {
 #[test]
 fn capital_i_shows_how_to_hand_the_set_off() {
     let mut app = demo_app();
-    app.context.path = Some("sets/team set.json".into());
+    app.context.saving.path = Some("sets/team set.json".into());
     app.context.set.on_disk = true;
     drive(&mut app, "I");
     let shown = screen(&mut app, 120, 40);
@@ -2526,7 +2526,7 @@ fn capital_i_shows_how_to_hand_the_set_off() {
 fn capital_i_says_when_the_set_is_not_saved_yet() {
     // Every command it lists refuses a missing set file.
     let mut app = demo_app();
-    app.context.path = Some("team.json".into());
+    app.context.saving.path = Some("team.json".into());
     drive(&mut app, "I");
     let lines = app.handoff_lines();
     assert!(

@@ -110,8 +110,8 @@ pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> Exi
     }
     let specs: Vec<ServerSpec> = selected.into_iter().map(|s| s.spec).collect();
     let first = app.set_context(set, load_error);
-    app.context.path = Some(shown_path(&set_path));
-    app.context.file = Some(set_path.clone());
+    app.context.saving.path = Some(shown_path(&set_path));
+    app.context.saving.file = Some(set_path.clone());
 
     let (mut terminal, guard) = match term::init() {
         Ok(t) => t,

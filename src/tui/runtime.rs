@@ -123,8 +123,8 @@ pub async fn event_loop(
     }
     // Every save asked for is written (or has failed) before the browser ends.
     let mut not_saved = executor.keeper.finish();
-    if app.context.unsaved
-        && let Some(e) = &app.context.load_error
+    if app.context.saving.unsaved
+        && let Some(e) = &app.context.saving.load_error
     {
         not_saved = Some(format!(
             "{e}: the changes made in this session were not saved"

@@ -20,10 +20,28 @@ use crate::sanitize;
 /// Counts of a batch recorded between two resolutions of the agent view.
 const RESOLVE_EVERY_COUNTS: usize = 16;
 
-/// The context set being edited, and everything derived from it.
+/// The context set being edited, and everything derived from it: each job its own small
+/// state, owning its fields.
 #[derive(Debug, Default)]
 pub struct ContextState {
     pub set: ContextSet,
+    /// Where the set lives and how changes reach the file.
+    pub saving: Saving,
+    /// Token counts known, and the batch being read.
+    pub counts: Counts,
+    /// The latest resolution.
+    pub agent: Option<Arc<AgentPreview>>,
+    /// The agent view's resolution (latest wins).
+    pub resolve: Job,
+    /// Catalogue size at the last resolution requested (see `App::on_server`'s pages).
+    pub resolved_len: usize,
+    /// The agent view on screen: open, scrolled, the host chosen.
+    pub view: AgentView,
+}
+
+/// The save protocol: what the file held, what this browser sent, what failed.
+#[derive(Debug, Default)]
+pub struct Saving {
     /// Why the set file could not be loaded: saving is off so the file is never overwritten.
     pub load_error: Option<String>,
     /// The last save failed: why (marks are kept in memory).
@@ -41,25 +59,6 @@ pub struct ContextState {
     /// Saves asked for / confirmed (by sequence number).
     pub save_seq: u64,
     pub saved_seq: u64,
-    pub measures: Measures,
-    /// The latest resolution.
-    pub agent: Option<Arc<AgentPreview>>,
-    /// The agent view's resolution (latest wins).
-    pub resolve: Job,
-    /// Catalogue size at the last resolution requested (see `App::on_server`'s pages).
-    pub resolved_len: usize,
-    /// Reads for token counts in flight (the current batch).
-    pub measuring: HashSet<ItemId>,
-    /// The batch of counts in flight (a new batch replaces it).
-    pub measure: Job,
-    /// Counts recorded since the last resolution was asked for.
-    pub measured_unresolved: usize,
-    /// Size of the current batch (for progress).
-    pub measure_batch: usize,
-    /// The agent view is open.
-    pub agent_open: bool,
-    /// First row of the agent view shown.
-    pub agent_scroll: usize,
     /// The set file as a person would type it (`./mcpick.context.json`), for the one
     /// message saying where the first change was saved.
     pub path: Option<String>,
@@ -67,7 +66,87 @@ pub struct ContextState {
     pub file: Option<std::path::PathBuf>,
     /// That message was shown.
     pub announced: bool,
-    /// The host whose session-start delivery the agent view shows (`H`); `None`: the plain
+}
+
+impl Saving {
+    pub fn can_save(&self) -> bool {
+        self.load_error.is_none()
+    }
+
+    /// The save of what changed in `set` at `touched` since the last one (with a failed
+    /// one's change), or none when nothing changed or saving is off; the base moves on.
+    fn record(&mut self, set: &ContextSet, touched: Vec<Target>) -> Option<Effect> {
+        let change = SetChange::between(&self.base, set, touched.iter().cloned());
+        for target in touched {
+            let now = set.marks.get(&target);
+            self.base.marks.set(target, now);
+        }
+        self.base.marks.clear_history();
+        self.base.policy = set.policy;
+        if change.is_empty() {
+            return None;
+        }
+        if !self.can_save() {
+            self.unsaved = true;
+            return None;
+        }
+        let change = match self.failed_change.take() {
+            Some(failed) => failed.then(change),
+            None => change,
+        };
+        self.save_seq += 1;
+        Some(Effect::Save {
+            seq: self.save_seq,
+            change,
+        })
+    }
+
+    /// A save of ours is on its way or must be sent again: its answer brings the file's
+    /// state, so another process's change waits for it.
+    fn in_flight(&self) -> bool {
+        self.save_seq != self.saved_seq || self.failed_change.is_some()
+    }
+}
+
+/// Token counts: what is known, and the batch of reads in flight.
+#[derive(Debug, Default)]
+pub struct Counts {
+    pub measures: Measures,
+    /// Reads for token counts in flight (the current batch).
+    pub measuring: HashSet<ItemId>,
+    /// The batch in flight (a new batch replaces it).
+    pub job: Job,
+    /// Counts recorded since the last resolution was asked for.
+    pub unresolved: usize,
+    /// Size of the current batch (for progress).
+    pub batch: usize,
+}
+
+impl Counts {
+    /// (done, total) of the batch in flight; `None` when nothing is read.
+    pub fn progress(&self) -> Option<(usize, usize)> {
+        (!self.measuring.is_empty()).then(|| (self.batch - self.measuring.len(), self.batch))
+    }
+
+    /// Records a count; true when a resolution should follow now: the batch is done, or
+    /// enough counts came in since the last one (a resolution costs the whole catalogue).
+    fn record(&mut self, generation: u64, item: ItemId) -> bool {
+        if generation == self.job.generation() {
+            self.measuring.remove(&item);
+        }
+        self.unresolved += 1;
+        self.measuring.is_empty() || self.unresolved >= RESOLVE_EVERY_COUNTS
+    }
+}
+
+/// The agent view on screen.
+#[derive(Debug, Default)]
+pub struct AgentView {
+    /// The agent view is open.
+    pub open: bool,
+    /// First row shown.
+    pub scroll: usize,
+    /// The host whose session-start delivery the view shows (`H`); `None`: the plain
     /// preview.
     pub host: Option<Host>,
     /// The latest delivery made for a host (maybe for an earlier resolution or host).
@@ -78,40 +157,50 @@ pub struct ContextState {
     pub host_asked: Option<(u64, Host)>,
 }
 
+impl AgentView {
+    /// The delivery shown for the chosen host: the latest one made for it (for an earlier
+    /// resolution until the next arrives).
+    pub fn host_view(&self) -> Option<&HostPreview> {
+        let host = self.host?;
+        self.host_preview.as_deref().filter(|p| p.host == host)
+    }
+}
+
 impl ContextState {
     pub fn new(set: ContextSet, load_error: Option<String>) -> Self {
         ContextState {
             set,
-            load_error,
+            saving: Saving {
+                load_error,
+                ..Default::default()
+            },
             ..Default::default()
         }
     }
 
-    /// The delivery the agent view shows for the chosen host: the latest one made for it
-    /// (for an earlier resolution until the next arrives).
+    /// The delivery the agent view shows for the chosen host.
     pub fn host_view(&self) -> Option<&HostPreview> {
-        let host = self.host?;
-        self.host_preview.as_deref().filter(|p| p.host == host)
+        self.view.host_view()
     }
 
     /// The host's delivery is for an earlier resolution than the latest (or not made yet).
     pub fn host_stale(&self) -> bool {
         match (self.host_view(), &self.agent) {
             (Some(h), Some(a)) => h.agent.generation != a.generation,
-            _ => self.host.is_some(),
+            _ => self.view.host.is_some(),
         }
     }
 
     /// The rows the agent view shows: the chosen host's delivery, or the plain preview.
     pub fn shown_agent(&self) -> Option<&AgentPreview> {
-        match self.host {
+        match self.view.host {
             Some(_) => self.host_view().map(|h| &h.agent),
             None => self.agent.as_deref(),
         }
     }
 
     pub fn can_save(&self) -> bool {
-        self.load_error.is_none()
+        self.saving.can_save()
     }
 }
 
@@ -224,14 +313,14 @@ impl App {
     }
 
     pub(super) fn toggle_agent(&mut self) -> Vec<Effect> {
-        self.context.agent_open = !self.context.agent_open;
-        self.context.agent_scroll = 0;
-        if self.context.agent_open {
+        self.context.view.open = !self.context.view.open;
+        self.context.view.scroll = 0;
+        if self.context.view.open {
             let mut fx = self.sync_measure();
             fx.extend(self.sync_host());
             fx
-        } else if !self.context.measuring.is_empty() {
-            self.context.measuring.clear();
+        } else if !self.context.counts.measuring.is_empty() {
+            self.context.counts.measuring.clear();
             vec![Effect::CancelMeasure]
         } else {
             Vec::new()
@@ -241,9 +330,9 @@ impl App {
     /// `H` in the agent view: the next host's session-start delivery, then the plain preview.
     pub(super) fn cycle_host(&mut self) -> Vec<Effect> {
         let c = &mut self.context;
-        c.host = next_host(c.host);
-        c.host_error = None;
-        c.agent_scroll = 0;
+        c.view.host = next_host(c.view.host);
+        c.view.host_error = None;
+        c.view.scroll = 0;
         self.sync_host()
     }
 
@@ -251,25 +340,26 @@ impl App {
     /// final (it reads every included resource: not for each step of a resolution on its way).
     pub(super) fn sync_host(&mut self) -> Vec<Effect> {
         let c = &self.context;
-        let Some(host) = c.host else {
+        let Some(host) = c.view.host else {
             return Vec::new();
         };
         let Some(agent) = &c.agent else {
             return Vec::new();
         };
         let generation = agent.generation;
-        if !c.agent_open
-            || !c.measuring.is_empty()
-            || c.host_asked == Some((generation, host))
+        if !c.view.open
+            || !c.counts.measuring.is_empty()
+            || c.view.host_asked == Some((generation, host))
             || self.figures_pending().is_some()
         {
             return Vec::new();
         }
         let set = c
+            .saving
             .file
             .clone()
             .unwrap_or_else(|| super::handoff::DEFAULT_SET.into());
-        self.context.host_asked = Some((generation, host));
+        self.context.view.host_asked = Some((generation, host));
         vec![Effect::HostPreview {
             host,
             set,
@@ -283,18 +373,18 @@ impl App {
         result: Result<HostPreview, String>,
     ) -> Vec<Effect> {
         let c = &mut self.context;
-        if c.host != Some(host) {
+        if c.view.host != Some(host) {
             return Vec::new();
         }
         match result {
             Ok(p) => {
-                c.host_error = None;
-                c.host_preview = Some(Arc::new(p));
+                c.view.host_error = None;
+                c.view.host_preview = Some(Arc::new(p));
             }
-            Err(why) => c.host_error = Some(sanitize::line(&why, 500)),
+            Err(why) => c.view.host_error = Some(sanitize::line(&why, 500)),
         }
         let rows = self.context.shown_agent().map_or(1, |a| a.row_count());
-        self.context.agent_scroll = self.context.agent_scroll.min(rows.saturating_sub(1));
+        self.context.view.scroll = self.context.view.scroll.min(rows.saturating_sub(1));
         Vec::new()
     }
 
@@ -309,8 +399,8 @@ impl App {
             Action::Bottom => isize::MAX / 2,
             _ => 0,
         };
-        let s = self.context.agent_scroll as isize;
-        self.context.agent_scroll = s
+        let s = self.context.view.scroll as isize;
+        self.context.view.scroll = s
             .saturating_add(delta)
             .clamp(0, rows.saturating_sub(1) as isize) as usize;
     }
@@ -319,30 +409,8 @@ impl App {
     /// save the change and resolve again. The save carries the change, not the set: it is
     /// applied to the file as other processes left it.
     pub(super) fn context_changed(&mut self, touched: Vec<Target>) -> Vec<Effect> {
-        let mut fx = Vec::new();
         let c = &mut self.context;
-        let change = SetChange::between(&c.base, &c.set, touched.iter().cloned());
-        for target in touched {
-            let now = c.set.marks.get(&target);
-            c.base.marks.set(target, now);
-        }
-        c.base.marks.clear_history();
-        c.base.policy = c.set.policy;
-        if !change.is_empty() {
-            if c.can_save() {
-                let change = match c.failed_change.take() {
-                    Some(failed) => failed.then(change),
-                    None => change,
-                };
-                c.save_seq += 1;
-                fx.push(Effect::Save {
-                    seq: c.save_seq,
-                    change,
-                });
-            } else {
-                c.unsaved = true;
-            }
-        }
+        let mut fx: Vec<Effect> = c.saving.record(&c.set, touched).into_iter().collect();
         fx.extend(self.request_resolve());
         fx
     }
@@ -352,7 +420,7 @@ impl App {
     pub(super) fn adopt(&mut self, disk: ContextSet) -> Vec<Effect> {
         let c = &mut self.context;
         if disk.policy.tokenizer != c.set.policy.tokenizer {
-            c.measures.clear();
+            c.counts.measures.clear();
         }
         c.set.marks.adopt(disk.marks.clone());
         c.set.policy = disk.policy;
@@ -363,8 +431,8 @@ impl App {
                 .or_insert_with(|| spec.clone());
         }
         c.set.extra = disk.extra.clone();
-        c.base = disk;
-        c.others_pending = false;
+        c.saving.base = disk;
+        c.saving.others_pending = false;
         self.request_resolve()
     }
 
@@ -374,10 +442,10 @@ impl App {
         if !c.can_save() {
             return Vec::new();
         }
-        if c.save_seq != c.saved_seq || c.failed_change.is_some() {
+        if c.saving.in_flight() {
             // A save of ours is on its way (or must be sent again): it merges, and its
             // answer brings the file's state.
-            self.context.others_pending = true;
+            self.context.saving.others_pending = true;
             return Vec::new();
         }
         let n = disk.marks.len();
@@ -413,7 +481,7 @@ impl App {
             return Vec::new();
         };
         c.resolved_len = self.catalogue.len();
-        c.measured_unresolved = 0;
+        c.counts.unresolved = 0;
         vec![Effect::Resolve(Box::new(self.resolve_request(generation)))]
     }
 
@@ -444,7 +512,7 @@ impl App {
             unavailable,
             marks: self.context.set.marks.clone(),
             policy: self.context.set.policy,
-            measures: self.context.measures.clone(),
+            measures: self.context.counts.measures.clone(),
         }
     }
 
@@ -461,12 +529,12 @@ impl App {
         self.context.agent = Some(agent);
         if again {
             fx.extend(self.request_resolve());
-        } else if self.context.agent_open {
+        } else if self.context.view.open {
             fx.extend(self.sync_measure());
         }
-        if self.context.agent_open {
+        if self.context.view.open {
             let rows = self.context.shown_agent().map_or(1, |a| a.row_count());
-            self.context.agent_scroll = self.context.agent_scroll.min(rows.saturating_sub(1));
+            self.context.view.scroll = self.context.view.scroll.min(rows.saturating_sub(1));
             fx.extend(self.sync_host());
         }
         fx
@@ -479,14 +547,14 @@ impl App {
         let Some(agent) = &self.context.agent else {
             return Vec::new();
         };
-        if self.context.host.is_some() {
+        if self.context.view.host.is_some() {
             // A host's delivery is made from the resolution read whole: nothing to count.
             return Vec::new();
         }
         let mut items = Vec::new();
         // The agent view's rows on screen (and a screenful either side, read ahead).
         let page = self.page_rows();
-        let scroll = self.context.agent_scroll;
+        let scroll = self.context.view.scroll;
         let shown = scroll.saturating_sub(page)..scroll + 2 * page;
         for index in agent.preview.to_measure_shown(shown) {
             let Some(id) = agent.id(index) else { continue };
@@ -494,21 +562,27 @@ impl App {
                 continue;
             };
             let server = self.catalogue.server_name(id.server);
-            if self.context.measures.get(server, item.uri()).is_none() {
+            if self
+                .context
+                .counts
+                .measures
+                .get(server, item.uri())
+                .is_none()
+            {
                 items.push((id, item.uri().to_string()));
             }
         }
         if items.is_empty()
             || items
                 .iter()
-                .all(|(id, _)| self.context.measuring.contains(id))
+                .all(|(id, _)| self.context.counts.measuring.contains(id))
         {
             return Vec::new();
         }
         let c = &mut self.context;
-        let generation = c.measure.start();
-        c.measuring = items.iter().map(|(id, _)| *id).collect();
-        c.measure_batch = items.len();
+        let generation = c.counts.job.start();
+        c.counts.measuring = items.iter().map(|(id, _)| *id).collect();
+        c.counts.batch = items.len();
         vec![Effect::Measure {
             generation,
             tokenizer: c.set.policy.tokenizer,
@@ -526,22 +600,18 @@ impl App {
         if tokenizer != self.context.set.policy.tokenizer {
             return Vec::new();
         }
-        if generation == self.context.measure.generation() {
-            self.context.measuring.remove(&item);
-        }
+        let resolve_now = self.context.counts.record(generation, item);
         let Some(resource) = self.catalogue.get(item) else {
             return Vec::new();
         };
         let server = self.catalogue.server_name(item.server).clone();
         self.context
+            .counts
             .measures
             .insert(&server, resource.uri(), measure);
         // A resolution costs the whole catalogue: one per batch of counts (and every few
         // counts of a long one, so the view moves), not one per count.
-        self.context.measured_unresolved += 1;
-        if self.context.measuring.is_empty()
-            || self.context.measured_unresolved >= RESOLVE_EVERY_COUNTS
-        {
+        if resolve_now {
             self.request_resolve()
         } else {
             Vec::new()
@@ -556,9 +626,9 @@ impl App {
         let c = &mut self.context;
         let report = match result {
             Err(failure) => {
-                c.save_error = Some(sanitize::line(&failure.error, 500));
+                c.saving.save_error = Some(sanitize::line(&failure.error, 500));
                 // Sent again with the next change (marks stay in memory meanwhile).
-                c.failed_change = Some(match c.failed_change.take() {
+                c.saving.failed_change = Some(match c.saving.failed_change.take() {
                     Some(earlier) => earlier.then(failure.change),
                     None => failure.change,
                 });
@@ -566,18 +636,18 @@ impl App {
             }
             Ok(report) => report,
         };
-        if seq >= c.saved_seq {
-            c.saved_seq = seq;
-            if c.failed_change.is_none() {
-                c.save_error = None;
+        if seq >= c.saving.saved_seq {
+            c.saving.saved_seq = seq;
+            if c.saving.failed_change.is_none() {
+                c.saving.save_error = None;
             }
         }
-        if !c.announced
-            && let Some(path) = &c.path
+        if !c.saving.announced
+            && let Some(path) = &c.saving.path
         {
             // Once a session: where marks go.
             let note = format!("saved to {path}");
-            c.announced = true;
+            c.saving.announced = true;
             self.info = Some(match self.info.take() {
                 Some(info) => format!("{info} · {note}"),
                 None => note,
@@ -591,11 +661,11 @@ impl App {
             ));
         }
         let c = &mut self.context;
-        if !(report.others_changed || c.others_pending) {
+        if !(report.others_changed || c.saving.others_pending) {
             return Vec::new();
         }
-        if seq != c.save_seq || c.failed_change.is_some() {
-            c.others_pending = true;
+        if seq != c.saving.save_seq || c.saving.failed_change.is_some() {
+            c.saving.others_pending = true;
             return Vec::new();
         }
         if conflicts == 0 {
@@ -609,8 +679,7 @@ impl App {
 
     /// (done, total) of the measuring batch in flight; `None` when nothing is measured.
     pub fn measure_progress(&self) -> Option<(usize, usize)> {
-        let c = &self.context;
-        (!c.measuring.is_empty()).then(|| (c.measure_batch - c.measuring.len(), c.measure_batch))
+        self.context.counts.progress()
     }
 }
 
@@ -618,4 +687,61 @@ impl App {
 pub fn mark_of<'a>(catalogue: &Catalogue, marks: &'a Marks, id: ItemId) -> Option<Effective<'a>> {
     let item = catalogue.get(id)?;
     marks.effective(catalogue.server_name(id.server), item.uri())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_change_is_saved_once_and_a_failed_one_rides_with_the_next() {
+        let mut saving = Saving::default();
+        let mut set = ContextSet::default();
+        let t = Target::exact("s", "a://1");
+        set.marks.set(t.clone(), Some(Mark::Pin));
+        let Some(Effect::Save { seq: 1, change }) = saving.record(&set, vec![t.clone()]) else {
+            panic!("a save")
+        };
+        assert!(!change.is_empty());
+        assert!(saving.in_flight(), "not answered yet");
+        assert!(
+            saving.record(&set, vec![t.clone()]).is_none(),
+            "nothing new"
+        );
+        saving.saved_seq = 1;
+        saving.failed_change = Some(change);
+        let u = Target::exact("s", "a://2");
+        set.marks.set(u.clone(), Some(Mark::Exclude));
+        let Some(Effect::Save { seq: 2, change }) = saving.record(&set, vec![u]) else {
+            panic!("a save")
+        };
+        assert!(saving.failed_change.is_none(), "sent again with this one");
+        let mut applied = ContextSet::default();
+        change.apply(&mut applied);
+        assert_eq!(applied.marks.len(), 2, "both changes");
+        // Saving off: nothing is sent, the change is remembered as unsaved.
+        let mut off = Saving {
+            load_error: Some("corrupt".into()),
+            ..Default::default()
+        };
+        assert!(off.record(&set, vec![t]).is_none());
+        assert!(off.unsaved);
+    }
+
+    #[test]
+    fn counts_ask_for_a_resolution_per_batch() {
+        let mut counts = Counts::default();
+        let generation = counts.job.start();
+        let ids: Vec<ItemId> = (0..20).map(|index| ItemId { server: 0, index }).collect();
+        counts.measuring = ids.iter().copied().collect();
+        counts.batch = ids.len();
+        let asked: Vec<bool> = ids
+            .iter()
+            .map(|&id| counts.record(generation, id))
+            .collect();
+        assert_eq!(counts.progress(), None, "all counted");
+        // The 16th count and the last one.
+        assert_eq!(asked.iter().filter(|a| **a).count(), 5, "{asked:?}");
+        assert!(asked[15] && asked[19]);
+    }
 }

@@ -123,7 +123,7 @@ impl App {
     fn handoff_enter(&mut self) -> Vec<Effect> {
         match std::mem::take(&mut self.installer.stage) {
             Stage::Choose | Stage::Done(_) => {
-                let Some(set) = self.context.file.clone() else {
+                let Some(set) = self.context.saving.file.clone() else {
                     self.installer.stage =
                         Stage::Done(Err("the browser has no set file to install".into()));
                     return Vec::new();
@@ -269,7 +269,7 @@ impl App {
     /// The set file exists: it was loaded, or this browser (or another process) saved it.
     fn set_saved(&self) -> bool {
         let c = &self.context;
-        c.set.on_disk || c.base.on_disk || c.saved_seq > 0
+        c.set.on_disk || c.saving.base.on_disk || c.saving.saved_seq > 0
     }
 
     fn install_lines(&self) -> Vec<String> {
@@ -340,7 +340,7 @@ impl App {
     }
 
     fn set_path(&self) -> &str {
-        self.context.path.as_deref().unwrap_or(DEFAULT_SET)
+        self.context.saving.path.as_deref().unwrap_or(DEFAULT_SET)
     }
 }
 

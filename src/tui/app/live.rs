@@ -262,7 +262,7 @@ impl App {
             return Vec::new();
         };
         let name = self.catalogue.server_name(server).to_string();
-        self.context.measures.remove(&name, uri);
+        self.context.counts.measures.remove(&name, uri);
         let mut fx = self.request_resolve();
         if self.contents.item == Some(id) {
             // The old document stays shown (and scrolled) until the new one replaces it.

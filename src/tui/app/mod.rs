@@ -177,7 +177,7 @@ impl App {
             ));
         }
         self.context = ContextState::new(set, load_error);
-        self.context.base = self.context.set.clone();
+        self.context.saving.base = self.context.set.clone();
         self.request_resolve()
     }
 
@@ -191,7 +191,7 @@ impl App {
                 | Overlay::Form,
             ) => Mode::Help,
             Some(Overlay::Log { .. }) => Mode::Log,
-            None if self.context.agent_open => Mode::Agent,
+            None if self.context.view.open => Mode::Agent,
             None => self.focus,
         }
     }

@@ -29,7 +29,7 @@ pub struct AgentView<'a> {
 fn agent_line(v: &AgentView, row: usize) -> Line<'static> {
     let t = v.theme;
     let Some(agent) = v.context.shown_agent() else {
-        let text = match v.context.host {
+        let text = match v.context.view.host {
             Some(host) => format!("reading the set for {}…", host.dialect().host_name),
             None => "resolving…".to_string(),
         };
@@ -229,7 +229,7 @@ pub fn draw(frame: &mut Frame, area: Rect, v: &AgentView) {
             .min_priority
             .map_or("none".to_string(), |m| format!("{m:.2}")),
     );
-    let title = match v.context.host {
+    let title = match v.context.view.host {
         Some(host) => format!(
             "{title} · as {} receives it at session start",
             host.dialect().host_name
@@ -245,12 +245,12 @@ pub fn draw(frame: &mut Frame, area: Rect, v: &AgentView) {
     let mut lines = Vec::new();
     let mut summary = vec![];
     let pending = if v.pending.is_some() { "~" } else { "" };
-    if v.context.host.is_some() {
+    if v.context.view.host.is_some() {
         lines.extend(host_lines(v));
     }
     if let Some(agent) = &v.context.agent {
         let p = &agent.preview;
-        if v.context.host.is_some() {
+        if v.context.view.host.is_some() {
             summary.push(Span::styled("the set: ", t.dim));
         }
         summary.push(Span::styled(
@@ -320,7 +320,7 @@ pub fn draw(frame: &mut Frame, area: Rect, v: &AgentView) {
     ));
     let height = inner.height.saturating_sub(lines.len() as u16) as usize;
     let rows = v.context.shown_agent().map_or(1, |a| a.row_count());
-    let scroll = v.context.agent_scroll.min(rows.saturating_sub(height));
+    let scroll = v.context.view.scroll.min(rows.saturating_sub(height));
     for r in scroll..(scroll + height).min(rows) {
         lines.push(agent_line(v, r));
     }
@@ -331,12 +331,12 @@ pub fn draw(frame: &mut Frame, area: Rect, v: &AgentView) {
 /// its cut leaves out, and its warnings (as `mcpick preview --host` says them).
 fn host_lines(v: &AgentView) -> Vec<Line<'static>> {
     let t = v.theme;
-    let Some(host) = v.context.host else {
+    let Some(host) = v.context.view.host else {
         return Vec::new();
     };
     let name = host.dialect().host_name;
     let mut lines = Vec::new();
-    if let Some(why) = &v.context.host_error {
+    if let Some(why) = &v.context.view.host_error {
         lines.push(Line::styled(format!("{name}: {why}"), t.error));
         return lines;
     }

@@ -59,7 +59,7 @@ pub fn render(app: &App, frame: &mut Frame) {
                 theme,
             );
         }
-        _ if app.context.agent_open => agent::draw(frame, areas.body, &agent_view(app)),
+        _ if app.context.view.open => agent::draw(frame, areas.body, &agent_view(app)),
         _ => {
             let contents_focused = app.focus == Mode::Contents;
             if contents_focused && areas.contents.is_none() {
@@ -157,7 +157,7 @@ pub fn mode_label(app: &App) -> &'static str {
         Some(Overlay::Templates { .. }) => "TEMPLATES",
         Some(Overlay::Form) => "TEMPLATE",
         Some(Overlay::Log { .. }) => "LOG",
-        None if app.context.agent_open => "AGENT",
+        None if app.context.view.open => "AGENT",
         None => match app.focus {
             Mode::Search => "SEARCH",
             Mode::Contents => "CONTENTS",

@@ -59,9 +59,9 @@ pub fn draw(frame: &mut Frame, area: Rect, v: &StatusView) {
     if let Some((done, total)) = v.progress {
         spans.push(Span::styled(format!(" · counting {done}/{total}"), t.busy));
     }
-    if let Some(e) = &v.context.save_error {
+    if let Some(e) = &v.context.saving.save_error {
         spans.push(Span::styled(format!(" · not saved: {e}"), t.error));
-    } else if v.context.load_error.is_some() {
+    } else if v.context.saving.load_error.is_some() {
         spans.push(Span::styled(" · set not saved", t.error));
     }
     if let Some(notice) = v.notice {
