@@ -790,9 +790,9 @@ fn contents_are_latest_wins_and_cached() {
     let second = read_of(&fx).expect("read README");
     assert!(second.0 > first.0);
     answer_read(&mut app, first.clone(), ContentsDoc::Empty);
-    assert!(app.contents.loading, "the README read is still in flight");
+    assert!(app.contents.loading(), "the README read is still in flight");
     answer_read(&mut app, second.clone(), ContentsDoc::Empty);
-    assert!(!app.contents.loading);
+    assert!(!app.contents.loading());
     // Back on the logo: cached, so no new read.
     let fx = drive(&mut app, "/<ctrl-u>logo.png<enter>");
     assert!(read_of(&fx).is_none(), "cached contents are not read again");
@@ -2631,7 +2631,7 @@ fn an_update_of_the_shown_resource_reads_it_again_in_place() {
     };
     let long = "line\n".repeat(200);
     app.update(Msg::Contents {
-        generation: app.contents.generation,
+        generation: app.contents.generation(),
         item: id,
         doc: Arc::new(text_doc(
             "file:///project/README.md",

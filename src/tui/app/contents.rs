@@ -22,8 +22,8 @@ const NOTES_SHOWN: usize = 3;
 #[derive(Debug, Clone, Default)]
 pub struct ContentsState {
     pub item: Option<ItemId>,
-    pub generation: u64,
-    pub loading: bool,
+    /// The read of `item` (latest wins: moving on drops it).
+    read: super::job::Job,
     /// First row shown (after wrapping).
     pub scroll: usize,
     cache: HashMap<ItemId, Arc<ContentsDoc>>,
@@ -35,6 +35,32 @@ pub struct ContentsState {
 }
 
 impl ContentsState {
+    /// The read of the shown resource is in flight.
+    pub fn loading(&self) -> bool {
+        self.read.in_flight()
+    }
+
+    /// The generation of the newest read asked for.
+    pub fn generation(&self) -> u64 {
+        self.read.generation()
+    }
+
+    /// Starts a read of the shown resource: its generation.
+    pub(super) fn start_read(&mut self) -> u64 {
+        self.read.start()
+    }
+
+    /// Shows a document read elsewhere (a template expansion): no read of it is waited for.
+    pub(super) fn show_read(
+        &mut self,
+        item: ItemId,
+        doc: Arc<ContentsDoc>,
+        fresh_for: Option<std::time::Duration>,
+    ) {
+        self.read.cancel();
+        self.on_read(self.read.generation(), item, doc, fresh_for);
+    }
+
     pub fn cached(&self, item: ItemId) -> Option<&Arc<ContentsDoc>> {
         self.cache.get(&item)
     }
@@ -115,8 +141,8 @@ impl ContentsState {
                 self.stale_at.remove(&item);
             }
         }
-        if generation == self.generation && self.item == Some(item) {
-            self.loading = false;
+        if self.item == Some(item) {
+            self.read.finish(generation);
         }
     }
 }
@@ -159,7 +185,7 @@ impl App {
             subject,
             mark,
             doc,
-            loading: self.contents.loading,
+            loading: self.contents.loading(),
             updated: self.contents.item.is_some() && self.contents.updated == self.contents.item,
             prefix: self.prefix_facts(),
             theme: &self.theme,
@@ -238,8 +264,8 @@ impl App {
         self.contents.item = item;
         self.contents.scroll = 0;
         self.contents.updated = None;
-        let was_loading = self.contents.loading;
-        self.contents.loading = false;
+        let was_loading = self.contents.loading();
+        self.contents.read.cancel();
         if item.is_none() && self.focus == Mode::Contents {
             self.focus = Mode::Browse;
         }
@@ -248,10 +274,8 @@ impl App {
                 let Some(resource) = self.catalogue.get(id) else {
                     return Vec::new();
                 };
-                self.contents.generation += 1;
-                self.contents.loading = true;
                 vec![Effect::Read {
-                    generation: self.contents.generation,
+                    generation: self.contents.start_read(),
                     item: id,
                     uri: resource.uri().to_string(),
                 }]

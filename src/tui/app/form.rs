@@ -32,8 +32,8 @@ pub struct TemplateForm {
     pub suggestions: Vec<String>,
     /// The suggestion ↑/↓ point at, which Tab takes.
     pub chosen: usize,
-    /// Of the newest completion request (older answers are dropped).
-    pub generation: u64,
+    /// The newest completion request (older answers are dropped).
+    pub completing: super::job::Job,
     /// The expansion being read (Enter), until its read answers.
     pub reading: Option<String>,
     pub error: Option<String>,
@@ -129,7 +129,7 @@ impl App {
             focus: 0,
             suggestions: Vec::new(),
             chosen: 0,
-            generation: 0,
+            completing: Default::default(),
             reading: None,
             error: None,
         });
@@ -199,7 +199,7 @@ impl App {
         let Some((argument, value)) = form.fields.get(form.focus).cloned() else {
             return Vec::new();
         };
-        form.generation += 1;
+        let generation = form.completing.start();
         form.suggestions.clear();
         form.chosen = 0;
         let context = form
@@ -210,7 +210,7 @@ impl App {
             .cloned()
             .collect();
         vec![Effect::Complete {
-            generation: form.generation,
+            generation,
             server: form.server,
             template: form.template.uri_template.clone(),
             argument,
@@ -221,7 +221,7 @@ impl App {
 
     pub(super) fn on_completions(&mut self, generation: u64, values: Vec<String>) {
         if let Some(form) = self.form.as_mut()
-            && form.generation == generation
+            && form.completing.finish(generation).is_some()
         {
             // Values as the server sent them: drawing cleans them, the field takes them whole.
             form.suggestions = values
@@ -301,10 +301,7 @@ impl App {
             }
         };
         // What was read is shown: the pane does not read it a second time.
-        self.contents.generation += 1;
-        let generation = self.contents.generation;
-        self.contents
-            .on_read(generation, id, read.doc, read.fresh_for);
+        self.contents.show_read(id, read.doc, read.fresh_for);
         self.close_form_at(id, &uri);
         let mut fx = self.request_resolve();
         fx.extend(self.sync_contents());

@@ -1,7 +1,9 @@
 //! The browser's side of a latest-wins background job (a resolution, a sort, a batch of
 //! counts): each request gets a generation, an answer for an older one is stale, and a request
 //! made while one is in flight is kept as one more to run after it (coalesced, latest wins).
-//! The runtime's side, aborting the task in flight, is the executor's `Latest`.
+//! The runtime's side, aborting the task in flight, is the executor's `Latest`. Used by the
+//! search, the list's sort, the agent view's resolution and counts, the contents pane's read
+//! and a template form's completions.
 
 /// One job's bookkeeping.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]

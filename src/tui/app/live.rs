@@ -267,10 +267,8 @@ impl App {
         if self.contents.item == Some(id) {
             // The old document stays shown (and scrolled) until the new one replaces it.
             self.contents.updated = Some(id);
-            self.contents.generation += 1;
-            self.contents.loading = true;
             fx.push(Effect::Read {
-                generation: self.contents.generation,
+                generation: self.contents.start_read(),
                 item: id,
                 uri: uri.to_string(),
             });
