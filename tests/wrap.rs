@@ -311,3 +311,61 @@ fn http_entries_are_refused_and_left_alone() {
     );
     assert_eq!(std::fs::read_to_string(world.file()).unwrap(), text);
 }
+
+/// The set changes while a host holds the list: the host is told
+/// (`notifications/resources/list_changed`, through its `subscriptions/listen` in the
+/// 2026-07-28 era) and its next list follows the set.
+#[test]
+fn a_set_change_tells_the_host_its_list_changed() {
+    let world = World::new();
+    world.ok(&["policy", "--audience", "any"]);
+    world.ok(&["wrap", "claude-code", "py"]);
+    let line = world.entry("py");
+    for (round, mode) in ["legacy", "auto"].into_iter().enumerate() {
+        let gone = format!("py://items/alpha/{}", (round + 1) * 5);
+        let mut args = vec![
+            python(),
+            repo_root()
+                .join("tests/peers/wrap_client.py")
+                .to_string_lossy()
+                .into_owned(),
+            "--watch".into(),
+            "--mode".into(),
+            mode.into(),
+            "--".into(),
+        ];
+        args.extend(line.iter().cloned());
+        let mut child = world
+            .command(&args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut next = || -> Value {
+            let line = lines.next().expect("wrap_client ended").unwrap();
+            serde_json::from_str(&line).unwrap()
+        };
+        let listed = next()["listed"].clone();
+        assert!(
+            listed.as_array().unwrap().contains(&json!(gone)),
+            "{mode}: {listed}"
+        );
+        world.ok(&["exclude", "--server", "py", &gone]);
+        let after = next();
+        assert!(child.wait().unwrap().success());
+        assert_eq!(after["changed"], true, "{mode}: no list_changed: {after}");
+        assert_eq!(
+            after["era"],
+            if mode == "legacy" { "legacy" } else { "modern" }
+        );
+        let expected: Vec<&Value> = listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|u| **u != json!(gone))
+            .collect();
+        assert_eq!(after["resources"], json!(expected), "{mode}");
+    }
+}

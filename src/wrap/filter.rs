@@ -159,7 +159,8 @@ impl Filter {
         }
         match message.get("method").and_then(Value::as_str) {
             Some("subscriptions/listen") => {
-                if message.pointer("/params/filter/resourcesListChanged") == Some(&json!(true))
+                if message.pointer("/params/notifications/resourcesListChanged")
+                    == Some(&json!(true))
                     && let Some(id) = message.get("id")
                 {
                     self.listens.push(id.clone());
@@ -447,7 +448,7 @@ mod tests {
 
         // 2026-07-28: through each open listen that asked for list changes.
         let mut f = filter();
-        let listen = br#"{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"filter":{"resourcesListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+        let listen = br#"{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"resourcesListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
         assert_eq!(f.from_host(listen), FromHost::Forward);
         f.from_host(br#"{"jsonrpc":"2.0","id":1,"method":"resources/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#);
         f.from_upstream(page);
