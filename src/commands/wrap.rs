@@ -10,6 +10,15 @@ use crate::cli::{UnwrapArgs, WrapArgs};
 use crate::hosts::install;
 use crate::hosts::wrap::{self, PROXY_COMMAND, Plan, Record, Refused, Restore};
 use crate::hosts::{Launch, Places};
+use crate::serve::Expose;
+
+/// The `--expose` value as written on a command line.
+fn expose_name(expose: Expose) -> String {
+    use clap::ValueEnum;
+    expose
+        .to_possible_value()
+        .map_or_else(String::new, |v| v.get_name().to_string())
+}
 
 pub fn wrap(args: WrapArgs) -> Exit {
     let places = Places::system();
@@ -29,17 +38,22 @@ pub fn wrap(args: WrapArgs) -> Exit {
         Ok(paths) => paths,
         Err(message) => return usage_error(&message),
     };
+    let mut proxy_args = vec![
+        PROXY_COMMAND.into(),
+        "--record".into(),
+        record_arg,
+        "--name".into(),
+        args.name.clone(),
+        "--set".into(),
+        set_arg,
+    ];
+    // The default is left out, so entries wrapped before `--expose` existed read the same.
+    if args.expose != Expose::Allowed {
+        proxy_args.extend(["--expose".into(), expose_name(args.expose)]);
+    }
     let launch = Launch {
         command,
-        args: vec![
-            PROXY_COMMAND.into(),
-            "--record".into(),
-            record_arg,
-            "--name".into(),
-            args.name.clone(),
-            "--set".into(),
-            set_arg,
-        ],
+        args: proxy_args,
     };
     let before = match install::read(&path) {
         Ok(before) => before,
