@@ -102,14 +102,17 @@ impl World {
 
     /// The Python SDK client's session against the server `line` starts.
     fn client(&self, line: &[String], mode: &str, reads: &[&str]) -> Value {
+        self.client_with(line, &["--mode", mode], reads)
+    }
+
+    fn client_with(&self, line: &[String], options: &[&str], reads: &[&str]) -> Value {
         let mut args = vec![
             repo_root()
                 .join("tests/peers/wrap_client.py")
                 .to_string_lossy()
                 .into_owned(),
-            "--mode".into(),
-            mode.into(),
         ];
+        args.extend(options.iter().map(|o| o.to_string()));
         for uri in reads {
             args.extend(["--read".to_string(), uri.to_string()]);
         }
@@ -368,4 +371,86 @@ fn a_set_change_tells_the_host_its_list_changed() {
             .collect();
         assert_eq!(after["resources"], json!(expected), "{mode}");
     }
+}
+
+/// `wrap --expose included`: the host is given what the set includes under its budget
+/// (pins first, then by priority, counts estimated from sizes), and reads of the rest are
+/// refused; without it, everything the set allows.
+#[test]
+fn expose_included_gives_the_host_what_the_budget_takes() {
+    let world = World::new();
+    world.ok(&["policy", "--audience", "any", "--budget", "100"]);
+    // item 22's priority is 0.0: only its pin can take it in.
+    let pinned = "py://items/gamma/22";
+    world.ok(&["pin", "--server", "py", pinned]);
+    world.ok(&["exclude", "--server", "py", "py://items/beta/*"]);
+    world.ok(&["wrap", "claude-code", "py", "--expose", "included"]);
+    let line = world.entry("py");
+    assert!(
+        line.windows(2).any(|w| w == ["--expose", "included"]),
+        "{line:?}"
+    );
+
+    let direct = world.client(&upstream(), "legacy", &[]);
+    // The second listing of the session: the proxy has seen every page by then (its first
+    // may hold more, until the proxy sees a later page move the cut and says so).
+    let through = world.client_with(&line, &["--mode", "legacy", "--relist"], &[]);
+    let published: Vec<&str> = through["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u.as_str().unwrap())
+        .collect();
+    // Every resource the set allows, with its estimate and priority.
+    let allowed: Vec<(&str, u64, f64)> = direct["listing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["uri"].as_str().unwrap(),
+                r["size"].as_u64().unwrap().div_ceil(4),
+                r["annotations"]["priority"].as_f64().unwrap_or(0.5),
+            )
+        })
+        .filter(|(uri, ..)| !uri.starts_with("py://items/beta/"))
+        .collect();
+    assert!(published.contains(&pinned), "{published:?}");
+    assert!(published.iter().all(|u| allowed.iter().any(|a| a.0 == *u)));
+    let spent: u64 = allowed
+        .iter()
+        .filter(|a| published.contains(&a.0))
+        .map(|a| a.1)
+        .sum();
+    assert!(spent <= 100, "{spent} tokens: {published:?}");
+    let (kept, cut): (Vec<&(&str, u64, f64)>, Vec<_>) = allowed
+        .iter()
+        .filter(|a| a.0 != pinned)
+        .partition(|a| published.contains(&a.0));
+    assert!(!kept.is_empty() && !cut.is_empty(), "{published:?}");
+    // The cut is a line in rank order: nothing cut ranks above what was kept, and the
+    // first below the line would not have fitted.
+    let lowest_kept = kept.iter().map(|a| a.2).fold(f64::MAX, f64::min);
+    let highest_cut = cut.iter().map(|a| a.2).fold(f64::MIN, f64::max);
+    assert!(highest_cut <= lowest_kept, "{published:?}");
+    assert!(
+        cut.iter().any(|a| a.2 == highest_cut && spent + a.1 > 100),
+        "{published:?}"
+    );
+
+    // A read of a resource below the line is refused; one above it is the upstream's.
+    let reads = [cut[0].0, kept[0].0];
+    let read = world.client(&line, "legacy", &reads);
+    assert_eq!(read["reads"][0]["ok"], false, "{}", read["reads"]);
+    assert_eq!(read["reads"][0]["code"], -32002);
+    assert_eq!(read["reads"][1]["ok"], true, "{}", read["reads"]);
+
+    // Wrapped again without --expose: everything the set allows, and no --expose written.
+    world.ok(&["unwrap", "claude-code", "py"]);
+    world.ok(&["wrap", "claude-code", "py"]);
+    let line = world.entry("py");
+    assert!(!line.iter().any(|a| a == "--expose"), "{line:?}");
+    let all = world.client(&line, "legacy", &[]);
+    let expected: Vec<&str> = allowed.iter().map(|a| a.0).collect();
+    assert_eq!(all["resources"], json!(expected));
 }

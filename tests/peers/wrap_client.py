@@ -1,11 +1,11 @@
 """A real MCP client (Python `mcp` 2.x) for mcpick's `wrap` tests: the same session against
 any server, so that a wrapped entry's answers can be compared with the upstream's own.
 
-    python wrap_client.py [--mode auto|legacy] [--read URI]... -- CMD ARGS...
+    python wrap_client.py [--mode auto|legacy] [--relist] [--read URI]... -- CMD ARGS...
 
 Prints one JSON object on stdout: {"protocolVersion", "capabilities", "tools" (the whole
 tools/list result), "call" (the whole result of touch_resource on py://items/alpha/5),
-"resources" (every listed URI), "templates" (every uriTemplate), "reads": [{"uri", "ok",
+"resources" (every listed URI), "listing" (every listed resource, whole), "templates" (every uriTemplate), "reads": [{"uri", "ok",
 "code"?, "contents"?}]}.
 
     python wrap_client.py --watch [--mode auto|legacy] -- CMD ARGS...
@@ -33,14 +33,18 @@ def dump(model) -> dict:
     return model.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
-async def list_all(client: Client) -> list[str]:
-    uris, cursor = [], None
+async def list_full(client: Client) -> list[dict]:
+    listed, cursor = [], None
     while True:
         page = await client.list_resources(cursor=cursor, cache_mode="bypass")
-        uris.extend(str(r.uri) for r in page.resources)
+        listed.extend(dump(r) for r in page.resources)
         cursor = page.next_cursor
         if not cursor:
-            return uris
+            return listed
+
+
+async def list_all(client: Client) -> list[str]:
+    return [r["uri"] for r in await list_full(client)]
 
 
 def emit(obj: dict) -> None:
@@ -90,6 +94,7 @@ async def main() -> None:
     parser.add_argument("--mode", default="auto")
     parser.add_argument("--read", action="append", default=[])
     parser.add_argument("--watch", action="store_true")
+    parser.add_argument("--relist", action="store_true", help="list twice, report the second")
     parser.add_argument("command", nargs="+")
     args = parser.parse_args()
     server = StdioServerParameters(command=args.command[0], args=args.command[1:])
@@ -103,7 +108,12 @@ async def main() -> None:
             "tools": dump(await client.list_tools()),
             "call": dump(await client.call_tool("touch_resource", {"uri": "py://items/alpha/5"})),
         }
-        out["resources"] = await list_all(client)
+        if args.relist:
+            # A first whole listing, so a proxy that ranks has seen every page.
+            await list_full(client)
+        listing = await list_full(client)
+        out["resources"] = [r["uri"] for r in listing]
+        out["listing"] = listing
         templates = await client.list_resource_templates()
         out["templates"] = [t.uri_template for t in templates.resource_templates]
         reads = []
