@@ -454,3 +454,91 @@ fn expose_included_gives_the_host_what_the_budget_takes() {
     let expected: Vec<&str> = allowed.iter().map(|a| a.0).collect();
     assert_eq!(all["resources"], json!(expected));
 }
+
+/// Gemini CLI and Codex read a wrapped project entry from their own project files: Gemini
+/// starts it and reports it connected under its own name; Codex (whose `mcp list` does not
+/// connect) lists it enabled, running `mcpick wrap-serve`.
+#[test]
+fn gemini_and_codex_list_a_wrapped_project_entry() {
+    let world = World::new();
+    let project = world.project();
+    std::fs::create_dir_all(project.join(".gemini")).unwrap();
+    std::fs::create_dir_all(project.join(".codex")).unwrap();
+    std::fs::create_dir_all(world.home().join(".gemini")).unwrap();
+    let codex_home = world.home().join(".codex");
+    std::fs::create_dir_all(&codex_home).unwrap();
+    let gemini_file = project.join(".gemini/settings.json");
+    let gemini_original = format!(
+        "{{\n  \"mcpServers\": {{\n    \"py\": {{ \"command\": {}, \"args\": [{}, \"--count\", \"40\"], \"trust\": true }}\n  }}\n}}\n",
+        json!(python()),
+        json!(py_server())
+    );
+    std::fs::write(&gemini_file, &gemini_original).unwrap();
+    let codex_file = project.join(".codex/config.toml");
+    let codex_original = format!(
+        "# the project's servers\n[mcp_servers.py]\ncommand = {}\nargs = [{}, \"--count\", \"40\"]\n",
+        json!(python()),
+        json!(py_server())
+    );
+    std::fs::write(&codex_file, &codex_original).unwrap();
+    std::fs::write(
+        codex_home.join("config.toml"),
+        format!("[projects.{}]\ntrust_level = \"trusted\"\n", json!(project)),
+    )
+    .unwrap();
+    world.ok(&["wrap", "gemini", "py"]);
+    world.ok(&["wrap", "codex", "py"]);
+
+    let host = |bin: &str, extra: &[(&str, &str)]| -> String {
+        let mut command = world.command(&[
+            peers()
+                .join("node/node_modules/.bin")
+                .join(bin)
+                .to_string_lossy()
+                .into_owned(),
+            "mcp".into(),
+            "list".into(),
+        ]);
+        command.env("CODEX_HOME", &codex_home).stdin(Stdio::null());
+        for (k, v) in extra {
+            command.env(k, v);
+        }
+        let out = command.output().unwrap();
+        format!("{}{}", stdout(&out), stderr(&out))
+    };
+    let text = host(
+        "gemini",
+        &[
+            ("GEMINI_API_KEY", "dummy"),
+            ("GEMINI_CLI_TRUST_WORKSPACE", "true"),
+        ],
+    );
+    assert!(
+        text.lines().any(|l| l.contains("py: mcpick wrap-serve")
+            && l.contains("--name py")
+            && l.ends_with("- Connected")),
+        "gemini mcp list: {text}"
+    );
+    let text = host("codex", &[]);
+    assert!(
+        text.lines().any(|l| {
+            let cols: Vec<&str> = l.split_whitespace().collect();
+            cols.first() == Some(&"py")
+                && cols.get(1) == Some(&"mcpick")
+                && cols.get(2) == Some(&"wrap-serve")
+                && cols.contains(&"enabled")
+        }),
+        "codex mcp list: {text}"
+    );
+
+    world.ok(&["unwrap", "gemini", "py"]);
+    world.ok(&["unwrap", "codex", "py"]);
+    assert_eq!(
+        std::fs::read_to_string(&gemini_file).unwrap(),
+        gemini_original
+    );
+    assert_eq!(
+        std::fs::read_to_string(&codex_file).unwrap(),
+        codex_original
+    );
+}
