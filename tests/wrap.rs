@@ -445,14 +445,19 @@ fn expose_included_gives_the_host_what_the_budget_takes() {
     assert_eq!(read["reads"][0]["code"], -32002);
     assert_eq!(read["reads"][1]["ok"], true, "{}", read["reads"]);
 
-    // Wrapped again without --expose: everything the set allows, and no --expose written.
-    world.ok(&["unwrap", "claude-code", "py"]);
+    // Wrapped again without --expose: everything the set allows, and no --expose written;
+    // unwrap still gives back the file as it was before the first wrap.
     world.ok(&["wrap", "claude-code", "py"]);
     let line = world.entry("py");
     assert!(!line.iter().any(|a| a == "--expose"), "{line:?}");
     let all = world.client(&line, "legacy", &[]);
     let expected: Vec<&str> = allowed.iter().map(|a| a.0).collect();
     assert_eq!(all["resources"], json!(expected));
+    world.ok(&["unwrap", "claude-code", "py"]);
+    assert_eq!(
+        std::fs::read_to_string(world.file()).unwrap(),
+        world.original
+    );
 }
 
 /// Gemini CLI and Codex read a wrapped project entry from their own project files: Gemini

@@ -62,7 +62,27 @@ pub fn wrap(args: WrapArgs) -> Exit {
             return Exit::ServerFailed;
         }
     };
-    let (text, wrapped) = match wrap::plan_wrap(dialect, before.as_deref(), &args.name, &launch) {
+    let mut record = match load_record(&record_path) {
+        Ok(record) => record,
+        Err(exit) => return exit,
+    };
+    let planned = match wrap::plan_wrap(dialect, before.as_deref(), &args.name, &launch) {
+        // Wrapped with other arguments: wrapped again from the original, so `unwrap` still
+        // gives back the file as it was before the first wrap.
+        Ok(Plan::Rewrap) => match rewrap(
+            dialect,
+            &path,
+            before.as_deref(),
+            &args.name,
+            &launch,
+            &record,
+        ) {
+            Ok(planned) => Ok(planned),
+            Err(exit) => return exit,
+        },
+        other => other,
+    };
+    let (text, wrapped) = match planned {
         Ok(Plan::Unchanged) => {
             report(&format!(
                 "`{}` in {} is already wrapped; nothing changed",
@@ -72,6 +92,7 @@ pub fn wrap(args: WrapArgs) -> Exit {
             return Exit::Ok;
         }
         Ok(Plan::Change { text, wrapped }) => (text, wrapped),
+        Ok(Plan::Rewrap) => unreachable!("planned from the unwrapped text"),
         Err(refused) => return refused_exit(&path, refused),
     };
     if args.dry_run {
@@ -79,10 +100,6 @@ pub fn wrap(args: WrapArgs) -> Exit {
         return Exit::Ok;
     }
     // The record first: a host file pointing at a record that is not there would fail.
-    let mut record = match load_record(&record_path) {
-        Ok(record) => record,
-        Err(exit) => return exit,
-    };
     record.version = 1;
     record.entries.insert(args.name.clone(), wrapped);
     if let Err(e) = write_record(&record_path, &path, &record) {
@@ -175,6 +192,37 @@ pub fn unwrap(args: UnwrapArgs) -> Exit {
         ));
     }
     Exit::Ok
+}
+
+/// The plan for an entry wrapped before with other arguments: the original put back (as
+/// `unwrap` would), then wrapped with `launch`.
+fn rewrap(
+    dialect: &crate::hosts::Dialect,
+    path: &Path,
+    now: Option<&str>,
+    name: &str,
+    launch: &Launch,
+    record: &Record,
+) -> Result<Plan, Exit> {
+    let Some(wrapped) = record.entries.get(name) else {
+        return Err(usage_error(&format!(
+            "`{}` runs `mcpick wrap-serve` but has no record; unwrap it by hand",
+            crate::sanitize::line(name, 200)
+        )));
+    };
+    let now = now.unwrap_or("");
+    let restored = match wrap::plan_unwrap(dialect, now, name, wrapped) {
+        Ok(Restore::Exact(text) | Restore::Reformatted(text)) => text,
+        Err(refused) => return Err(refused_exit(path, refused)),
+    };
+    match wrap::plan_wrap(dialect, Some(&restored), name, launch) {
+        Ok(plan @ Plan::Change { .. }) => Ok(plan),
+        Ok(_) => Err(usage_error(&format!(
+            "`{}`: its record's original is itself a wrapped entry; unwrap it first",
+            crate::sanitize::line(name, 200)
+        ))),
+        Err(refused) => Err(refused_exit(path, refused)),
+    }
 }
 
 fn refused_exit(path: &Path, refused: Refused) -> Exit {
