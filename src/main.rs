@@ -125,7 +125,7 @@ async fn run(cli: Cli) -> ExitCode {
             Command::Wrap(args) => commands::wrap::wrap(args),
             Command::Unwrap(args) => commands::wrap::unwrap(args),
             Command::WrapServe(args) => {
-                mcpick::wrap::run(&args.record, &args.name, &args.set.path).await
+                mcpick::wrap::run(&args.record, &args.name, &args.set.path, args.expose).await
             }
             Command::DemoServer(_)
             | Command::Servers(_)

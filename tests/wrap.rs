@@ -102,14 +102,17 @@ impl World {
 
     /// The Python SDK client's session against the server `line` starts.
     fn client(&self, line: &[String], mode: &str, reads: &[&str]) -> Value {
+        self.client_with(line, &["--mode", mode], reads)
+    }
+
+    fn client_with(&self, line: &[String], options: &[&str], reads: &[&str]) -> Value {
         let mut args = vec![
             repo_root()
                 .join("tests/peers/wrap_client.py")
                 .to_string_lossy()
                 .into_owned(),
-            "--mode".into(),
-            mode.into(),
         ];
+        args.extend(options.iter().map(|o| o.to_string()));
         for uri in reads {
             args.extend(["--read".to_string(), uri.to_string()]);
         }
@@ -310,4 +313,237 @@ fn http_entries_are_refused_and_left_alone() {
         stderr(&out)
     );
     assert_eq!(std::fs::read_to_string(world.file()).unwrap(), text);
+}
+
+/// The set changes while a host holds the list: the host is told
+/// (`notifications/resources/list_changed`, through its `subscriptions/listen` in the
+/// 2026-07-28 era) and its next list follows the set.
+#[test]
+fn a_set_change_tells_the_host_its_list_changed() {
+    let world = World::new();
+    world.ok(&["policy", "--audience", "any"]);
+    world.ok(&["wrap", "claude-code", "py"]);
+    let line = world.entry("py");
+    for (round, mode) in ["legacy", "auto"].into_iter().enumerate() {
+        let gone = format!("py://items/alpha/{}", (round + 1) * 5);
+        let mut args = vec![
+            python(),
+            repo_root()
+                .join("tests/peers/wrap_client.py")
+                .to_string_lossy()
+                .into_owned(),
+            "--watch".into(),
+            "--mode".into(),
+            mode.into(),
+            "--".into(),
+        ];
+        args.extend(line.iter().cloned());
+        let mut child = world
+            .command(&args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut next = || -> Value {
+            let line = lines.next().expect("wrap_client ended").unwrap();
+            serde_json::from_str(&line).unwrap()
+        };
+        let listed = next()["listed"].clone();
+        assert!(
+            listed.as_array().unwrap().contains(&json!(gone)),
+            "{mode}: {listed}"
+        );
+        world.ok(&["exclude", "--server", "py", &gone]);
+        let after = next();
+        assert!(child.wait().unwrap().success());
+        assert_eq!(after["changed"], true, "{mode}: no list_changed: {after}");
+        assert_eq!(
+            after["era"],
+            if mode == "legacy" { "legacy" } else { "modern" }
+        );
+        let expected: Vec<&Value> = listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|u| **u != json!(gone))
+            .collect();
+        assert_eq!(after["resources"], json!(expected), "{mode}");
+    }
+}
+
+/// `wrap --expose included`: the host is given what the set includes under its budget
+/// (pins first, then by priority, counts estimated from sizes), and reads of the rest are
+/// refused; without it, everything the set allows.
+#[test]
+fn expose_included_gives_the_host_what_the_budget_takes() {
+    let world = World::new();
+    world.ok(&["policy", "--audience", "any", "--budget", "100"]);
+    // item 22's priority is 0.0: only its pin can take it in.
+    let pinned = "py://items/gamma/22";
+    world.ok(&["pin", "--server", "py", pinned]);
+    world.ok(&["exclude", "--server", "py", "py://items/beta/*"]);
+    world.ok(&["wrap", "claude-code", "py", "--expose", "included"]);
+    let line = world.entry("py");
+    assert!(
+        line.windows(2).any(|w| w == ["--expose", "included"]),
+        "{line:?}"
+    );
+
+    let direct = world.client(&upstream(), "legacy", &[]);
+    // The second listing of the session: the proxy has seen every page by then (its first
+    // may hold more, until the proxy sees a later page move the cut and says so).
+    let through = world.client_with(&line, &["--mode", "legacy", "--relist"], &[]);
+    let published: Vec<&str> = through["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u.as_str().unwrap())
+        .collect();
+    // Every resource the set allows, with its estimate and priority.
+    let allowed: Vec<(&str, u64, f64)> = direct["listing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["uri"].as_str().unwrap(),
+                r["size"].as_u64().unwrap().div_ceil(4),
+                r["annotations"]["priority"].as_f64().unwrap_or(0.5),
+            )
+        })
+        .filter(|(uri, ..)| !uri.starts_with("py://items/beta/"))
+        .collect();
+    assert!(published.contains(&pinned), "{published:?}");
+    assert!(published.iter().all(|u| allowed.iter().any(|a| a.0 == *u)));
+    let spent: u64 = allowed
+        .iter()
+        .filter(|a| published.contains(&a.0))
+        .map(|a| a.1)
+        .sum();
+    assert!(spent <= 100, "{spent} tokens: {published:?}");
+    let (kept, cut): (Vec<&(&str, u64, f64)>, Vec<_>) = allowed
+        .iter()
+        .filter(|a| a.0 != pinned)
+        .partition(|a| published.contains(&a.0));
+    assert!(!kept.is_empty() && !cut.is_empty(), "{published:?}");
+    // The cut is a line in rank order: nothing cut ranks above what was kept, and the
+    // first below the line would not have fitted.
+    let lowest_kept = kept.iter().map(|a| a.2).fold(f64::MAX, f64::min);
+    let highest_cut = cut.iter().map(|a| a.2).fold(f64::MIN, f64::max);
+    assert!(highest_cut <= lowest_kept, "{published:?}");
+    assert!(
+        cut.iter().any(|a| a.2 == highest_cut && spent + a.1 > 100),
+        "{published:?}"
+    );
+
+    // A read of a resource below the line is refused; one above it is the upstream's.
+    let reads = [cut[0].0, kept[0].0];
+    let read = world.client(&line, "legacy", &reads);
+    assert_eq!(read["reads"][0]["ok"], false, "{}", read["reads"]);
+    assert_eq!(read["reads"][0]["code"], -32002);
+    assert_eq!(read["reads"][1]["ok"], true, "{}", read["reads"]);
+
+    // Wrapped again without --expose: everything the set allows, and no --expose written;
+    // unwrap still gives back the file as it was before the first wrap.
+    world.ok(&["wrap", "claude-code", "py"]);
+    let line = world.entry("py");
+    assert!(!line.iter().any(|a| a == "--expose"), "{line:?}");
+    let all = world.client(&line, "legacy", &[]);
+    let expected: Vec<&str> = allowed.iter().map(|a| a.0).collect();
+    assert_eq!(all["resources"], json!(expected));
+    world.ok(&["unwrap", "claude-code", "py"]);
+    assert_eq!(
+        std::fs::read_to_string(world.file()).unwrap(),
+        world.original
+    );
+}
+
+/// Gemini CLI and Codex read a wrapped project entry from their own project files: Gemini
+/// starts it and reports it connected under its own name; Codex (whose `mcp list` does not
+/// connect) lists it enabled, running `mcpick wrap-serve`.
+#[test]
+fn gemini_and_codex_list_a_wrapped_project_entry() {
+    let world = World::new();
+    let project = world.project();
+    std::fs::create_dir_all(project.join(".gemini")).unwrap();
+    std::fs::create_dir_all(project.join(".codex")).unwrap();
+    std::fs::create_dir_all(world.home().join(".gemini")).unwrap();
+    let codex_home = world.home().join(".codex");
+    std::fs::create_dir_all(&codex_home).unwrap();
+    let gemini_file = project.join(".gemini/settings.json");
+    let gemini_original = format!(
+        "{{\n  \"mcpServers\": {{\n    \"py\": {{ \"command\": {}, \"args\": [{}, \"--count\", \"40\"], \"trust\": true }}\n  }}\n}}\n",
+        json!(python()),
+        json!(py_server())
+    );
+    std::fs::write(&gemini_file, &gemini_original).unwrap();
+    let codex_file = project.join(".codex/config.toml");
+    let codex_original = format!(
+        "# the project's servers\n[mcp_servers.py]\ncommand = {}\nargs = [{}, \"--count\", \"40\"]\n",
+        json!(python()),
+        json!(py_server())
+    );
+    std::fs::write(&codex_file, &codex_original).unwrap();
+    std::fs::write(
+        codex_home.join("config.toml"),
+        format!("[projects.{}]\ntrust_level = \"trusted\"\n", json!(project)),
+    )
+    .unwrap();
+    world.ok(&["wrap", "gemini", "py"]);
+    world.ok(&["wrap", "codex", "py"]);
+
+    let host = |bin: &str, extra: &[(&str, &str)]| -> String {
+        let mut command = world.command(&[
+            peers()
+                .join("node/node_modules/.bin")
+                .join(bin)
+                .to_string_lossy()
+                .into_owned(),
+            "mcp".into(),
+            "list".into(),
+        ]);
+        command.env("CODEX_HOME", &codex_home).stdin(Stdio::null());
+        for (k, v) in extra {
+            command.env(k, v);
+        }
+        let out = command.output().unwrap();
+        format!("{}{}", stdout(&out), stderr(&out))
+    };
+    let text = host(
+        "gemini",
+        &[
+            ("GEMINI_API_KEY", "dummy"),
+            ("GEMINI_CLI_TRUST_WORKSPACE", "true"),
+        ],
+    );
+    assert!(
+        text.lines().any(|l| l.contains("py: mcpick wrap-serve")
+            && l.contains("--name py")
+            && l.ends_with("- Connected")),
+        "gemini mcp list: {text}"
+    );
+    let text = host("codex", &[]);
+    assert!(
+        text.lines().any(|l| {
+            let cols: Vec<&str> = l.split_whitespace().collect();
+            cols.first() == Some(&"py")
+                && cols.get(1) == Some(&"mcpick")
+                && cols.get(2) == Some(&"wrap-serve")
+                && cols.contains(&"enabled")
+        }),
+        "codex mcp list: {text}"
+    );
+
+    world.ok(&["unwrap", "gemini", "py"]);
+    world.ok(&["unwrap", "codex", "py"]);
+    assert_eq!(
+        std::fs::read_to_string(&gemini_file).unwrap(),
+        gemini_original
+    );
+    assert_eq!(
+        std::fs::read_to_string(&codex_file).unwrap(),
+        codex_original
+    );
 }

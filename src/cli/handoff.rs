@@ -8,6 +8,7 @@ use super::ServerArgs;
 use super::context::{RunPolicy, SetArgs};
 use crate::export::Format;
 use crate::hosts::{Host, Scope};
+use crate::serve::Expose;
 
 #[derive(Debug, Args)]
 pub struct InstallArgs {
@@ -172,6 +173,12 @@ pub struct WrapArgs {
     /// The set whose marks (on server NAME) and policy filter the server's resources.
     #[command(flatten)]
     pub set: SetArgs,
+
+    /// What the host is given of the server's resources: everything not excluded or
+    /// filtered (allowed), or only what the set includes under its budget, ranked with
+    /// counts estimated from sizes (included).
+    #[arg(long, value_enum, default_value_t = Expose::Allowed)]
+    pub expose: Expose,
 }
 
 #[derive(Debug, Args)]
@@ -204,4 +211,8 @@ pub struct WrapServeArgs {
 
     #[command(flatten)]
     pub set: SetArgs,
+
+    /// As `mcpick wrap --expose`.
+    #[arg(long, value_enum, default_value_t = Expose::Allowed)]
+    pub expose: Expose,
 }

@@ -10,6 +10,15 @@ use crate::cli::{UnwrapArgs, WrapArgs};
 use crate::hosts::install;
 use crate::hosts::wrap::{self, PROXY_COMMAND, Plan, Record, Refused, Restore};
 use crate::hosts::{Launch, Places};
+use crate::serve::Expose;
+
+/// The `--expose` value as written on a command line.
+fn expose_name(expose: Expose) -> String {
+    use clap::ValueEnum;
+    expose
+        .to_possible_value()
+        .map_or_else(String::new, |v| v.get_name().to_string())
+}
 
 pub fn wrap(args: WrapArgs) -> Exit {
     let places = Places::system();
@@ -29,17 +38,22 @@ pub fn wrap(args: WrapArgs) -> Exit {
         Ok(paths) => paths,
         Err(message) => return usage_error(&message),
     };
+    let mut proxy_args = vec![
+        PROXY_COMMAND.into(),
+        "--record".into(),
+        record_arg,
+        "--name".into(),
+        args.name.clone(),
+        "--set".into(),
+        set_arg,
+    ];
+    // The default is left out, so entries wrapped before `--expose` existed read the same.
+    if args.expose != Expose::Allowed {
+        proxy_args.extend(["--expose".into(), expose_name(args.expose)]);
+    }
     let launch = Launch {
         command,
-        args: vec![
-            PROXY_COMMAND.into(),
-            "--record".into(),
-            record_arg,
-            "--name".into(),
-            args.name.clone(),
-            "--set".into(),
-            set_arg,
-        ],
+        args: proxy_args,
     };
     let before = match install::read(&path) {
         Ok(before) => before,
@@ -48,7 +62,27 @@ pub fn wrap(args: WrapArgs) -> Exit {
             return Exit::ServerFailed;
         }
     };
-    let (text, wrapped) = match wrap::plan_wrap(dialect, before.as_deref(), &args.name, &launch) {
+    let mut record = match load_record(&record_path) {
+        Ok(record) => record,
+        Err(exit) => return exit,
+    };
+    let planned = match wrap::plan_wrap(dialect, before.as_deref(), &args.name, &launch) {
+        // Wrapped with other arguments: wrapped again from the original, so `unwrap` still
+        // gives back the file as it was before the first wrap.
+        Ok(Plan::Rewrap) => match rewrap(
+            dialect,
+            &path,
+            before.as_deref(),
+            &args.name,
+            &launch,
+            &record,
+        ) {
+            Ok(planned) => Ok(planned),
+            Err(exit) => return exit,
+        },
+        other => other,
+    };
+    let (text, wrapped) = match planned {
         Ok(Plan::Unchanged) => {
             report(&format!(
                 "`{}` in {} is already wrapped; nothing changed",
@@ -58,6 +92,7 @@ pub fn wrap(args: WrapArgs) -> Exit {
             return Exit::Ok;
         }
         Ok(Plan::Change { text, wrapped }) => (text, wrapped),
+        Ok(Plan::Rewrap) => unreachable!("planned from the unwrapped text"),
         Err(refused) => return refused_exit(&path, refused),
     };
     if args.dry_run {
@@ -65,10 +100,6 @@ pub fn wrap(args: WrapArgs) -> Exit {
         return Exit::Ok;
     }
     // The record first: a host file pointing at a record that is not there would fail.
-    let mut record = match load_record(&record_path) {
-        Ok(record) => record,
-        Err(exit) => return exit,
-    };
     record.version = 1;
     record.entries.insert(args.name.clone(), wrapped);
     if let Err(e) = write_record(&record_path, &path, &record) {
@@ -161,6 +192,37 @@ pub fn unwrap(args: UnwrapArgs) -> Exit {
         ));
     }
     Exit::Ok
+}
+
+/// The plan for an entry wrapped before with other arguments: the original put back (as
+/// `unwrap` would), then wrapped with `launch`.
+fn rewrap(
+    dialect: &crate::hosts::Dialect,
+    path: &Path,
+    now: Option<&str>,
+    name: &str,
+    launch: &Launch,
+    record: &Record,
+) -> Result<Plan, Exit> {
+    let Some(wrapped) = record.entries.get(name) else {
+        return Err(usage_error(&format!(
+            "`{}` runs `mcpick wrap-serve` but has no record; unwrap it by hand",
+            crate::sanitize::line(name, 200)
+        )));
+    };
+    let now = now.unwrap_or("");
+    let restored = match wrap::plan_unwrap(dialect, now, name, wrapped) {
+        Ok(Restore::Exact(text) | Restore::Reformatted(text)) => text,
+        Err(refused) => return Err(refused_exit(path, refused)),
+    };
+    match wrap::plan_wrap(dialect, Some(&restored), name, launch) {
+        Ok(plan @ Plan::Change { .. }) => Ok(plan),
+        Ok(_) => Err(usage_error(&format!(
+            "`{}`: its record's original is itself a wrapped entry; unwrap it first",
+            crate::sanitize::line(name, 200)
+        ))),
+        Err(refused) => Err(refused_exit(path, refused)),
+    }
 }
 
 fn refused_exit(path: &Path, refused: Refused) -> Exit {

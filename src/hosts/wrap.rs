@@ -85,8 +85,11 @@ pub enum Refused {
 /// What a wrap does.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Plan {
-    /// Already wrapped.
+    /// Already wrapped, as `launch` says.
     Unchanged,
+    /// Already wrapped, with other arguments (another `--expose` or `--set`): the caller
+    /// unwraps it ([`plan_unwrap`]) and wraps the result, so the record keeps the original.
+    Rewrap,
     Change {
         text: String,
         wrapped: Wrapped,
@@ -113,7 +116,11 @@ pub fn plan_wrap(
         });
     };
     if is_wrapped(&original) {
-        return Ok(Plan::Unchanged);
+        return Ok(if entry(dialect, launch, &original) == original {
+            Plan::Unchanged
+        } else {
+            Plan::Rewrap
+        });
     }
     let fields = (dialect.read)(&original)
         .ok_or_else(|| Refused::Transport("an entry mcpick cannot start".into()))?;
@@ -299,6 +306,14 @@ mod tests {
                 plan_wrap(d, Some(&text), "a", &launch()).unwrap(),
                 Plan::Unchanged,
                 "{}: wrapping twice",
+                d.name
+            );
+            let mut other = launch();
+            other.args.extend(["--expose".into(), "included".into()]);
+            assert_eq!(
+                plan_wrap(d, Some(&text), "a", &other).unwrap(),
+                Plan::Rewrap,
+                "{}: wrapping with other arguments",
                 d.name
             );
             assert_eq!(

@@ -10,15 +10,25 @@
 //! here (`-32002` legacy, `-32602` 2026-07-28) and never reach the upstream, a read's
 //! contents parts under another URI are dropped, and `notifications/resources/updated` is
 //! relayed for allowed URIs only.
+//!
+//! What "allowed" means is the `--expose` choice ([`Expose`], as `serve`'s):
+//! `allowed` (the default) publishes what the marks and the policy let through; `included`
+//! only what the set includes under its budget, ranked by [`Sources::resolve`] over
+//! everything listed so far with counts estimated from each resource's `size` (the proxy
+//! reads nothing on its own). A URI no listing named (a template's expansion) follows the
+//! `allowed` rule either way. When a later page or a changed set moves a resource the host
+//! was given in or out, the host is told its list changed.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 
+use crate::catalog::ItemId;
 use crate::catalog::item::{AUDIENCE_ASSISTANT, AUDIENCE_USER};
-use crate::context::{ContextSet, filtered};
+use crate::context::{Candidate, ContextSet, Measures, Sources, filtered};
 use crate::mcp::is_part_of;
 use crate::mcp::limit::IdScanner;
+pub use crate::serve::Expose;
 
 /// The `_meta` key a 2026-07-28 request names its protocol version with.
 const MODERN_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
@@ -53,11 +63,15 @@ enum Pending {
     Read(String),
 }
 
-/// The annotations the set's policy looks at.
-#[derive(Debug, Clone, Copy, Default)]
+/// What a listing said about a resource: the annotations the set's policy looks at, and
+/// what ranking under a budget uses.
+#[derive(Debug, Clone, Default)]
 struct Annotated {
     priority: Option<f32>,
     audience: Option<u8>,
+    name: String,
+    modified_ms: Option<i64>,
+    size: Option<u64>,
 }
 
 /// One proxied session's state.
@@ -65,10 +79,17 @@ pub struct Filter {
     /// The server name the set's marks use.
     server: String,
     set: ContextSet,
+    expose: Expose,
     /// By the request id's JSON text.
     pending: HashMap<String, Pending>,
     /// What listings said about each URI, for deciding reads.
     listed: HashMap<String, Annotated>,
+    /// The listed URIs in the order they came (candidates for ranking).
+    order: Vec<String>,
+    /// `--expose included`: the listed URIs the set includes under its budget.
+    included: HashSet<String>,
+    /// Notifications for the host the proxy owes it (see [`Filter::take_notices`]).
+    notices: Vec<Vec<u8>>,
     /// The host asked for the list: it is told when the set changes what the list holds.
     host_listed: bool,
     /// The host speaks the 2026-07-28 era (its requests carry the protocol version).
@@ -79,12 +100,16 @@ pub struct Filter {
 }
 
 impl Filter {
-    pub fn new(server: &str, set: ContextSet) -> Filter {
+    pub fn new(server: &str, set: ContextSet, expose: Expose) -> Filter {
         Filter {
             server: server.to_string(),
             set,
+            expose,
             pending: HashMap::new(),
             listed: HashMap::new(),
+            order: Vec::new(),
+            included: HashSet::new(),
+            notices: Vec::new(),
             host_listed: false,
             modern: false,
             listens: Vec::new(),
@@ -96,14 +121,67 @@ impl Filter {
     /// listed and the host has a list: `notifications/resources/list_changed`, on each open
     /// `subscriptions/listen` that asked for it (2026-07-28), or once (legacy).
     pub fn set_changed(&mut self, set: ContextSet) -> Vec<Vec<u8>> {
-        let before: Vec<bool> = self.listed.keys().map(|u| self.allows(u)).collect();
+        let before = self.published();
         self.set = set;
-        let changed = self
-            .listed
-            .keys()
-            .zip(before)
-            .any(|(uri, was)| self.allows(uri) != was);
-        if !changed || !self.host_listed {
+        self.rank();
+        if before == self.published() {
+            return Vec::new();
+        }
+        self.list_changed()
+    }
+
+    /// Notifications owed to the host since the last call: a later listing page moved a
+    /// resource it was given in or out of the budget (`--expose included`).
+    pub fn take_notices(&mut self) -> Vec<Vec<u8>> {
+        std::mem::take(&mut self.notices)
+    }
+
+    /// Which listed URIs the host is given, in listing order.
+    fn published(&self) -> Vec<bool> {
+        self.order.iter().map(|u| self.allows(u)).collect()
+    }
+
+    /// `--expose included`: ranks everything listed so far under the set's budget, with
+    /// counts estimated from sizes.
+    fn rank(&mut self) {
+        if self.expose != Expose::Included {
+            return;
+        }
+        let cands: Vec<Candidate<'_>> = self
+            .order
+            .iter()
+            .enumerate()
+            .map(|(index, uri)| {
+                let a = &self.listed[uri];
+                Candidate {
+                    id: ItemId {
+                        server: 0,
+                        index: index as u32,
+                    },
+                    server: &self.server,
+                    uri,
+                    name: &a.name,
+                    priority: a.priority,
+                    audience: a.audience,
+                    modified_ms: a.modified_ms,
+                    size: a.size,
+                    expansion_of: None,
+                }
+            })
+            .collect();
+        let sources = Sources::new(cands, [self.server.as_str()], []);
+        let preview = sources.resolve(&self.set.marks, &self.set.policy, &Measures::new());
+        self.included = preview
+            .included
+            .iter()
+            .map(|i| sources.candidates[i.index].uri.to_string())
+            .collect();
+    }
+
+    /// `notifications/resources/list_changed` for the host, once it has a list: on each open
+    /// `subscriptions/listen` that asked for it (2026-07-28), or once (legacy).
+    fn list_changed(&self) -> Vec<Vec<u8>> {
+        if !self.host_listed {
             return Vec::new();
         }
         let notice = |meta: Option<&Value>| {
@@ -120,9 +198,12 @@ impl Filter {
         }
     }
 
-    /// True when the set allows the resource `uri`.
+    /// True when the host may have the resource `uri`.
     fn allows(&self, uri: &str) -> bool {
-        let a = self.listed.get(uri).copied().unwrap_or_default();
+        if self.expose == Expose::Included && self.listed.contains_key(uri) {
+            return self.included.contains(uri);
+        }
+        let a = self.listed.get(uri).cloned().unwrap_or_default();
         let mark = self.set.marks.effective(&self.server, uri).map(|e| e.mark);
         filtered(mark, &self.set.policy, a.priority, a.audience).is_none()
     }
@@ -159,7 +240,8 @@ impl Filter {
         }
         match message.get("method").and_then(Value::as_str) {
             Some("subscriptions/listen") => {
-                if message.pointer("/params/filter/resourcesListChanged") == Some(&json!(true))
+                if message.pointer("/params/notifications/resourcesListChanged")
+                    == Some(&json!(true))
                     && let Some(id) = message.get("id")
                 {
                     self.listens.push(id.clone());
@@ -257,10 +339,19 @@ impl Filter {
                 let Some(Value::Array(resources)) = result.get_mut("resources") else {
                     return FromUpstream::Forward;
                 };
+                let before = self.published();
                 for r in resources.iter() {
-                    if let Some(uri) = r.get("uri").and_then(Value::as_str) {
-                        self.listed.insert(uri.to_string(), annotated(r));
+                    if let Some(uri) = r.get("uri").and_then(Value::as_str)
+                        && self.listed.insert(uri.to_string(), annotated(r)).is_none()
+                    {
+                        self.order.push(uri.to_string());
                     }
+                }
+                self.rank();
+                // A page that moves a resource of an earlier one in or out of the budget.
+                if self.published()[..before.len()] != before[..] {
+                    let notices = self.list_changed();
+                    self.notices.extend(notices);
                 }
                 resources.retain(|r| {
                     r.get("uri")
@@ -307,7 +398,7 @@ fn may_concern_resources(line: &[u8]) -> bool {
         || memchr::memmem::find(line, b"\\u").is_some()
 }
 
-/// The priority and audience of a listed resource or template.
+/// What a listed resource or template says about itself.
 fn annotated(item: &Value) -> Annotated {
     let annotations = item.get("annotations");
     let priority = annotations
@@ -324,7 +415,17 @@ fn annotated(item: &Value) -> Annotated {
                 _ => bits,
             })
         });
-    Annotated { priority, audience }
+    let text = |key: &str| item.get(key).and_then(Value::as_str);
+    Annotated {
+        priority,
+        audience,
+        name: text("title").or(text("name")).unwrap_or("").to_string(),
+        modified_ms: annotations
+            .and_then(|a| a.get("lastModified"))
+            .and_then(Value::as_str)
+            .and_then(crate::catalog::time::parse_timestamp),
+        size: item.get("size").and_then(Value::as_u64),
+    }
 }
 
 /// The era's "resource not found" error for request `id`.
@@ -354,7 +455,7 @@ mod tests {
             Target::prefix("up", "py://items/beta/"),
             Some(Mark::Exclude),
         );
-        Filter::new("up", set)
+        Filter::new("up", set, Expose::Allowed)
     }
 
     fn text(bytes: Vec<u8>) -> Value {
@@ -447,7 +548,7 @@ mod tests {
 
         // 2026-07-28: through each open listen that asked for list changes.
         let mut f = filter();
-        let listen = br#"{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"filter":{"resourcesListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+        let listen = br#"{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"resourcesListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
         assert_eq!(f.from_host(listen), FromHost::Forward);
         f.from_host(br#"{"jsonrpc":"2.0","id":1,"method":"resources/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#);
         f.from_upstream(page);
@@ -475,5 +576,67 @@ mod tests {
         assert_eq!(text(kept)["result"]["resources"], json!([]));
         let read = br#"{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"u:1"}}"#;
         assert!(matches!(f.from_host(read), FromHost::Answer(_)));
+    }
+
+    #[test]
+    fn expose_included_publishes_what_the_budget_takes_and_says_when_a_page_moves_it() {
+        let mut set = ContextSet::default();
+        set.marks.set(Target::exact("up", "u:pin"), Some(Mark::Pin));
+        set.policy.budget = Some(300);
+        let page1 = br#"{"jsonrpc":"2.0","id":0,"result":{"resources":[{"uri":"u:low","name":"low","size":800,"annotations":{"priority":0.5}},{"uri":"u:pin","name":"pin","size":400,"annotations":{"priority":0.1}}],"nextCursor":"2"}}"#;
+        let page2 = br#"{"jsonrpc":"2.0","id":0,"result":{"resources":[{"uri":"u:high","name":"high","size":800,"annotations":{"priority":0.9}}]}}"#;
+        let uris = |line: Vec<u8>| -> Vec<String> {
+            text(line)["result"]["resources"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["uri"].as_str().unwrap().to_string())
+                .collect()
+        };
+        let list = |f: &mut Filter, id: u32, page: &[u8]| {
+            let request = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"resources/list"}}"#);
+            assert_eq!(f.from_host(request.as_bytes()), FromHost::Forward);
+            let page =
+                String::from_utf8_lossy(page).replacen(r#""id":0"#, &format!(r#""id":{id}"#), 1);
+            match f.from_upstream(page.as_bytes()) {
+                FromUpstream::Replace(line) => uris(line),
+                other => panic!("{other:?}"),
+            }
+        };
+
+        // Allowed (the default): the budget cuts nothing.
+        let mut f = Filter::new("up", set.clone(), Expose::Allowed);
+        assert_eq!(list(&mut f, 1, page1), ["u:low", "u:pin"]);
+        assert_eq!(list(&mut f, 2, page2), ["u:high"]);
+        assert!(f.take_notices().is_empty());
+
+        // Included: the pin (100 tokens) and what fits after it (200 of 300).
+        let mut f = Filter::new("up", set.clone(), Expose::Included);
+        assert_eq!(list(&mut f, 1, page1), ["u:low", "u:pin"]);
+        assert!(f.take_notices().is_empty());
+        // The second page ranks `high` above `low`: `low` no longer fits, and the host,
+        // which has it from the first page, is told.
+        assert_eq!(list(&mut f, 2, page2), ["u:high"]);
+        let notices = f.take_notices();
+        assert_eq!(notices.len(), 1);
+        assert_eq!(
+            text(notices[0].clone())["method"],
+            "notifications/resources/list_changed"
+        );
+        // A fresh listing: what the budget takes, and nothing owed.
+        assert_eq!(list(&mut f, 3, page1), ["u:pin"]);
+        assert_eq!(list(&mut f, 4, page2), ["u:high"]);
+        assert!(f.take_notices().is_empty());
+        let read =
+            br#"{"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":"u:low"}}"#;
+        assert!(matches!(f.from_host(read), FromHost::Answer(_)));
+        let read =
+            br#"{"jsonrpc":"2.0","id":6,"method":"resources/read","params":{"uri":"u:high"}}"#;
+        assert_eq!(f.from_host(read), FromHost::Forward);
+
+        // A bigger budget takes `low` back in: the host is told.
+        set.policy.budget = Some(1000);
+        assert_eq!(f.set_changed(set).len(), 1);
+        assert_eq!(list(&mut f, 7, page1), ["u:low", "u:pin"]);
     }
 }

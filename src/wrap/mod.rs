@@ -22,7 +22,7 @@ use crate::context::SetFile;
 use crate::hosts::Host;
 use crate::mcp::TransportSpec;
 use crate::mcp::limit::{self, Finished, Message, MessageLimit, Verdict};
-use filter::{Filter, FromHost, FromUpstream};
+use filter::{Expose, Filter, FromHost, FromUpstream};
 
 /// How long the upstream may take to exit after its stdin closed.
 const EXIT_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
@@ -34,8 +34,8 @@ const SET_POLL: std::time::Duration = std::time::Duration::from_millis(500);
 const QUEUE: usize = 256;
 
 /// Runs the proxy for entry `name`, whose original is in the record at `record`.
-pub async fn run(record: &Path, name: &str, set: &Path) -> Exit {
-    match proxy(record, name, set).await {
+pub async fn run(record: &Path, name: &str, set: &Path, expose: Expose) -> Exit {
+    match proxy(record, name, set, expose).await {
         Ok(exit) => exit,
         Err(message) => {
             crate::commands::report(&format!("wrap `{name}`: {message}"));
@@ -44,7 +44,12 @@ pub async fn run(record: &Path, name: &str, set: &Path) -> Exit {
     }
 }
 
-async fn proxy(record_path: &Path, name: &str, set_path: &Path) -> Result<Exit, String> {
+async fn proxy(
+    record_path: &Path,
+    name: &str,
+    set_path: &Path,
+    expose: Expose,
+) -> Result<Exit, String> {
     let text = std::fs::read_to_string(record_path)
         .map_err(|e| format!("cannot read the record {}: {e}", record_path.display()))?;
     let record: crate::hosts::wrap::Record = serde_json::from_str(&text)
@@ -105,7 +110,7 @@ async fn proxy(record_path: &Path, name: &str, set_path: &Path) -> Result<Exit, 
         return Err("the server's stdin or stdout is missing".into());
     };
 
-    let filter = std::sync::Arc::new(std::sync::Mutex::new(Filter::new(name, set)));
+    let filter = std::sync::Arc::new(std::sync::Mutex::new(Filter::new(name, set, expose)));
     let (out_tx, mut out_rx) = mpsc::channel::<Vec<u8>>(QUEUE);
     let limit = MessageLimit::default();
 
@@ -199,16 +204,23 @@ async fn proxy(record_path: &Path, name: &str, set_path: &Path) -> Result<Exit, 
             Line::Skip => continue,
             Line::Whole(line) => line,
         };
-        let decision = filter
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .from_upstream(&line);
-        let out = match decision {
-            FromUpstream::Forward => line,
-            FromUpstream::Replace(line) => line,
-            FromUpstream::Drop => continue,
+        let (decision, notices) = {
+            let mut filter = filter.lock().unwrap_or_else(|e| e.into_inner());
+            (filter.from_upstream(&line), filter.take_notices())
         };
-        if relay.send(out).await.is_err() {
+        let out = match decision {
+            FromUpstream::Forward => Some(line),
+            FromUpstream::Replace(line) => Some(line),
+            FromUpstream::Drop => None,
+        };
+        let mut closed = false;
+        for line in out.into_iter().chain(notices) {
+            if relay.send(line).await.is_err() {
+                closed = true;
+                break;
+            }
+        }
+        if closed {
             break;
         }
     }
