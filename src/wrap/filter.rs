@@ -353,29 +353,42 @@ impl Filter {
                     let notices = self.list_changed();
                     self.notices.extend(notices);
                 }
+                let n = resources.len();
                 resources.retain(|r| {
                     r.get("uri")
                         .and_then(Value::as_str)
                         .is_some_and(|uri| self.allows(uri))
                 });
+                if resources.len() == n {
+                    return FromUpstream::Forward;
+                }
             }
             Pending::Templates => {
                 let Some(Value::Array(templates)) = result.get_mut("resourceTemplates") else {
                     return FromUpstream::Forward;
                 };
+                let n = templates.len();
                 templates.retain(|t| self.allows_template(t));
+                if templates.len() == n {
+                    return FromUpstream::Forward;
+                }
             }
             Pending::Read(uri) => {
                 let Some(Value::Array(contents)) = result.get_mut("contents") else {
                     return FromUpstream::Forward;
                 };
+                let n = contents.len();
                 contents.retain(|part| {
                     part.get("uri")
                         .and_then(Value::as_str)
                         .is_some_and(|part| is_part_of(part, &uri) && self.allows_part(part, &uri))
                 });
+                if contents.len() == n {
+                    return FromUpstream::Forward;
+                }
             }
         }
+        // Only what was cut is written again; a reply kept whole goes as its own bytes.
         FromUpstream::Replace(message.to_string().into_bytes())
     }
 
@@ -600,6 +613,8 @@ mod tests {
                 String::from_utf8_lossy(page).replacen(r#""id":0"#, &format!(r#""id":{id}"#), 1);
             match f.from_upstream(page.as_bytes()) {
                 FromUpstream::Replace(line) => uris(line),
+                // Nothing cut: the page goes as it came.
+                FromUpstream::Forward => uris(page.into_bytes()),
                 other => panic!("{other:?}"),
             }
         };
