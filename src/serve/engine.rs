@@ -163,7 +163,10 @@ impl Engine {
         let mut served = exposed::build(
             &preview,
             &cands,
-            |s, u| index.get(&(s, u)).copied(),
+            |s, u| {
+                let (list, i) = index.get(&(s, u))?;
+                exposed::Listed::new(Arc::clone(list), *i)
+            },
             self.expose,
         );
         served.unavailable = listings.unavailable.clone();

@@ -10,6 +10,7 @@
 //!   (SERVER percent-encoded), so no two servers' resources collide.
 
 use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
 
 use rmcp::model::{Annotations, Resource, Role};
 
@@ -29,16 +30,54 @@ pub enum Expose {
 /// The scheme of the URIs given to second copies of a URI published by several servers.
 pub const ALIAS_SCHEME: &str = "mcpick";
 
+/// A resource as its server listed it: a place in the upstream's listing, shared, not a
+/// copy (at a million resources a copy per publication cost hundreds of MB).
+#[derive(Debug, Clone)]
+pub struct Listed {
+    list: Arc<Vec<Resource>>,
+    index: usize,
+}
+
+impl Listed {
+    pub fn new(list: Arc<Vec<Resource>>, index: usize) -> Option<Listed> {
+        (index < list.len()).then_some(Listed { list, index })
+    }
+
+    pub fn get(&self) -> &Resource {
+        &self.list[self.index]
+    }
+}
+
 /// One published resource.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct ExposedResource {
     /// The server it comes from.
-    pub server: String,
-    /// Its URI on that server.
-    pub upstream_uri: String,
-    /// As published by `serve` (URI possibly aliased, annotations adjusted).
-    pub resource: Resource,
+    pub server: Arc<str>,
+    listed: Listed,
+    /// The published form where it differs from the listed one (an aliased URI, a pin's
+    /// annotations); most resources are published as listed.
+    changed: Option<Box<Resource>>,
     pub pinned: bool,
+}
+
+impl ExposedResource {
+    /// As published by `serve` (URI possibly aliased, annotations adjusted).
+    pub fn resource(&self) -> &Resource {
+        self.changed.as_deref().unwrap_or_else(|| self.listed.get())
+    }
+
+    /// Its URI on its server.
+    pub fn upstream_uri(&self) -> &str {
+        &self.listed.get().uri
+    }
+}
+
+impl PartialEq for ExposedResource {
+    fn eq(&self, other: &Self) -> bool {
+        self.server == other.server
+            && self.pinned == other.pinned
+            && self.resource() == other.resource()
+    }
 }
 
 /// Everything `serve` publishes at one moment.
@@ -71,8 +110,8 @@ impl Served {
     pub fn published_uri(&self, server: &str, upstream_uri: &str) -> Option<&str> {
         self.resources
             .iter()
-            .find(|r| r.server == server && r.upstream_uri == upstream_uri)
-            .map(|r| r.resource.uri.as_str())
+            .find(|r| &*r.server == server && r.upstream_uri() == upstream_uri)
+            .map(|r| r.resource().uri.as_str())
     }
 
     /// True when a client would see a different list (URIs, order or fields).
@@ -82,15 +121,15 @@ impl Served {
                 .resources
                 .iter()
                 .zip(&other.resources)
-                .any(|(a, b)| a.resource != b.resource)
+                .any(|(a, b)| a.resource() != b.resource())
     }
 }
 
 /// Builds what is served from a preview. `raw` finds a server's resource as it was listed.
-pub fn build<'r>(
+pub fn build(
     preview: &Preview,
     candidates: &[Candidate],
-    raw: impl Fn(&str, &str) -> Option<&'r Resource>,
+    raw: impl Fn(&str, &str) -> Option<Listed>,
     expose: Expose,
 ) -> Served {
     let mut chosen: Vec<(usize, bool)> = preview
@@ -120,26 +159,32 @@ pub fn build<'r>(
         missing: preview.missing.len(),
         ..Served::default()
     };
+    let mut names: HashMap<&str, Arc<str>> = HashMap::new();
     for ((index, pinned), uri) in chosen.into_iter().zip(uris) {
         let c = &candidates[index];
         let Some(listed) = raw(c.server, c.uri) else {
             continue;
         };
-        let mut resource = listed.clone();
-        resource.uri = uri;
-        if pinned {
-            pin_annotations(&mut resource);
-        }
-        if served.by_uri.contains_key(&resource.uri) {
+        if served.by_uri.contains_key(&uri) {
             continue; // a server that lists one URI twice: publish it once
         }
-        served
-            .by_uri
-            .insert(resource.uri.clone(), served.resources.len());
+        let changed = (pinned || uri != listed.get().uri).then(|| {
+            let mut resource = listed.get().clone();
+            resource.uri = uri.clone();
+            if pinned {
+                pin_annotations(&mut resource);
+            }
+            Box::new(resource)
+        });
+        served.by_uri.insert(uri, served.resources.len());
+        let server = names
+            .entry(c.server)
+            .or_insert_with(|| Arc::from(c.server))
+            .clone();
         served.resources.push(ExposedResource {
-            server: c.server.to_string(),
-            upstream_uri: c.uri.to_string(),
-            resource,
+            server,
+            listed,
+            changed,
             pinned,
         });
     }
@@ -254,7 +299,7 @@ mod tests {
     #[test]
     fn order_pins_and_aliases() {
         let cands = [cand("b", "x://1"), cand("a", "x://1"), cand("a", "x://2")];
-        let raws: Vec<Resource> = cands.iter().map(|c| listed(c.uri)).collect();
+        let raws: Arc<Vec<Resource>> = Arc::new(cands.iter().map(|c| listed(c.uri)).collect());
         let p = preview(
             vec![included(2, true), included(0, false), included(1, false)],
             vec![],
@@ -266,21 +311,26 @@ mod tests {
                 cands
                     .iter()
                     .position(|c| c.server == s && c.uri == u)
-                    .map(|i| &raws[i])
+                    .and_then(|i| Listed::new(raws.clone(), i))
             },
             Expose::Included,
         );
         let uris: Vec<&str> = served
             .resources
             .iter()
-            .map(|r| r.resource.uri.as_str())
+            .map(|r| r.resource().uri.as_str())
             .collect();
         assert_eq!(uris, ["x://2", "mcpick://b/x://1", "x://1"]);
-        assert_eq!(served.get("x://1").unwrap().server, "a");
-        let pinned = served.resources[0].resource.annotations.clone().unwrap();
+        assert_eq!(&*served.get("x://1").unwrap().server, "a");
+        assert_eq!(
+            served.resources[1].upstream_uri(),
+            "x://1",
+            "aliased, read as listed"
+        );
+        let pinned = served.resources[0].resource().annotations.clone().unwrap();
         assert_eq!(pinned.priority, Some(1.0));
         assert_eq!(pinned.audience, Some(vec![Role::User, Role::Assistant]));
-        let unpinned = served.resources[1].resource.annotations.clone().unwrap();
+        let unpinned = served.resources[1].resource().annotations.clone().unwrap();
         assert_eq!(unpinned.priority, Some(0.2), "published as listed");
         assert!(served.get("x://3").is_none());
         assert_eq!(served.bundle, 3);
@@ -289,7 +339,7 @@ mod tests {
     #[test]
     fn allowed_adds_what_the_budget_cut_but_not_exclusions() {
         let cands = [cand("a", "x://1"), cand("a", "x://2"), cand("a", "x://3")];
-        let raws: Vec<Resource> = cands.iter().map(|c| listed(c.uri)).collect();
+        let raws: Arc<Vec<Resource>> = Arc::new(cands.iter().map(|c| listed(c.uri)).collect());
         let left = |index, reason| LeftOut {
             index,
             reason,
@@ -300,14 +350,19 @@ mod tests {
             vec![included(0, false)],
             vec![left(1, Reason::OverBudget), left(2, Reason::Excluded)],
         );
-        let find = |_: &str, u: &str| cands.iter().position(|c| c.uri == u).map(|i| &raws[i]);
+        let find = |_: &str, u: &str| {
+            cands
+                .iter()
+                .position(|c| c.uri == u)
+                .and_then(|i| Listed::new(raws.clone(), i))
+        };
         let included = build(&p, &cands, find, Expose::Included);
         assert_eq!(included.resources.len(), 1);
         let allowed = build(&p, &cands, find, Expose::Allowed);
         let uris: Vec<&str> = allowed
             .resources
             .iter()
-            .map(|r| r.resource.uri.as_str())
+            .map(|r| r.resource().uri.as_str())
             .collect();
         assert_eq!(uris, ["x://1", "x://2"]);
         assert_eq!(

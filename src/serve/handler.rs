@@ -79,7 +79,7 @@ impl ServeHandler {
         let served = self.served().await;
         let wanted: Vec<(String, String)> = served.resources[..served.bundle]
             .iter()
-            .map(|r| (r.server.clone(), r.upstream_uri.clone()))
+            .map(|r| (r.server.to_string(), r.upstream_uri().to_string()))
             .collect();
         let reads = futures::stream::iter(wanted.into_iter().map(|(server, uri)| {
             let engine = self.engine.clone();
@@ -110,7 +110,8 @@ fn bundle_text(
     let mut text = instructions(served, tool);
     text.push('\n');
     for (n, (r, read)) in served.resources.iter().zip(reads).enumerate() {
-        let name = r.resource.title.as_deref().unwrap_or(&r.resource.name);
+        let resource = r.resource();
+        let name = resource.title.as_deref().unwrap_or(&resource.name);
         let (details, body) = match read {
             Ok(contents) => (
                 if r.pinned { "pinned" } else { "" }.to_string(),
@@ -122,7 +123,7 @@ fn bundle_text(
             n + 1,
             name,
             &r.server,
-            &r.resource.uri,
+            &resource.uri,
             &details,
             Some(&body),
         ));
@@ -228,7 +229,7 @@ pub fn page(served: &Served, cursor: Option<&str>) -> Result<ListResourcesResult
     let mut result = ListResourcesResult::with_all_items(
         served.resources[offset..end]
             .iter()
-            .map(|r| r.resource.clone())
+            .map(|r| r.resource().clone())
             .collect(),
     );
     result.next_cursor = (end < served.resources.len()).then(|| encode_cursor(end));
@@ -316,7 +317,7 @@ impl ServerHandler for ServeHandler {
             .engine
             .ready()
             .await
-            .read(&exposed.server, &exposed.upstream_uri)
+            .read(&exposed.server, exposed.upstream_uri())
             .await
         {
             Ok(ReadOutcome::Contents(contents)) => Ok(ReadResourceResult::new(contents).into()),

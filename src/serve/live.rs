@@ -111,8 +111,8 @@ async fn rewatch(engine: &Engine, diag: &Diag) -> Vec<Watch> {
         let uris: Vec<String> = served
             .resources
             .iter()
-            .filter(|r| r.server == upstream.name)
-            .map(|r| r.upstream_uri.clone())
+            .filter(|r| *r.server == *upstream.name)
+            .map(|r| r.upstream_uri().to_string())
             .collect();
         match connection.watch(&uris).await {
             Ok(watch) => watches.push(watch),

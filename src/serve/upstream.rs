@@ -65,6 +65,9 @@ pub struct Listings {
     untemplated: Vec<String>,
 }
 
+/// A resource's listing and its place in it.
+pub type ListedAt<'a> = (&'a Arc<Vec<Resource>>, usize);
+
 impl Listings {
     /// The listed servers whose templates `marks` needs and that are not listed yet
     /// ([`Upstreams::list_templates`] them, then take the listings again).
@@ -84,12 +87,14 @@ impl Listings {
         found
     }
 
-    /// A listed resource by server and URI (the first one, if a server lists a URI twice).
-    pub fn index(&self) -> HashMap<(&str, &str), &Resource> {
+    /// A listed resource by server and URI (the first one, if a server lists a URI twice):
+    /// its listing and its place there.
+    pub fn index(&self) -> HashMap<(&str, &str), ListedAt<'_>> {
         let mut map = HashMap::new();
         for (server, resources) in &self.resources {
-            for r in resources.iter() {
-                map.entry((server.as_str(), r.uri.as_str())).or_insert(r);
+            for (i, r) in resources.iter().enumerate() {
+                map.entry((server.as_str(), r.uri.as_str()))
+                    .or_insert((resources, i));
             }
         }
         map
