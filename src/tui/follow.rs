@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::app::ServerEvent;
-use crate::catalog::ServerId;
+use crate::catalog::{Fingerprint, ListingChange, ServerId};
 use crate::mcp::log::ServerLog;
 use crate::mcp::{ConnectOptions, Connection, ListOptions, ServerSpec};
 
@@ -27,11 +27,13 @@ pub(super) fn connection_of(
 }
 
 /// Follows a listed server's changes for as long as it is connected: asks for list changes,
-/// re-lists on each burst ([`crate::mcp::Changes`] coalesces them) and sends the whole new
-/// listing; passes updates on.
+/// re-lists on each burst ([`crate::mcp::Changes`] coalesces them) and compares the new
+/// listing with `last` here, off the UI thread: what only grew (or changed in place) is sent
+/// as what changed, anything else as the whole new listing. Passes updates on.
 async fn follow(
     connection: &Connection,
     mut changes: crate::mcp::Changes,
+    mut last: Fingerprint,
     send: &(impl Fn(ServerEvent) + Sync),
 ) {
     use crate::mcp::Change;
@@ -58,7 +60,14 @@ async fn follow(
             .list_resources(&ListOptions::default(), |page| resources.extend(page.items))
             .await;
         match listed {
-            Ok(_) => send(ServerEvent::Relisted { resources }),
+            Ok(_) => match last.diff(resources) {
+                ListingChange::Grew { changed, added } => {
+                    if !changed.is_empty() || !added.is_empty() {
+                        send(ServerEvent::Grew { changed, added })
+                    }
+                }
+                ListingChange::Replaced(resources) => send(ServerEvent::Relisted { resources }),
+            },
             Err(e) => connection.log().push(
                 crate::mcp::log::LogSource::Client,
                 &format!(
@@ -120,8 +129,13 @@ pub(super) async fn run_server(
     // Taken before listing, so a change announced meanwhile is not missed.
     let changes = connection.changes();
     let mut resources = Vec::new();
+    // What was listed, for telling later listings apart from it.
+    let mut last = Fingerprint::default();
     let listed = connection
         .list_resources(&ListOptions::default(), |page| {
+            for resource in &page.items {
+                last.push(resource);
+            }
             if relist {
                 resources.extend(page.items);
                 send(ServerEvent::Relisting {
@@ -162,7 +176,7 @@ pub(super) async fn run_server(
     // Then keep up with it: list changes re-list it, updates are passed on, and a server
     // that goes away after listing is shown as failed (or retrying), not ready.
     tokio::select! {
-        _ = follow(&connection, changes, send) => Ended::Dropped("the server stopped sending changes".into()),
+        _ = follow(&connection, changes, last, send) => Ended::Dropped("the server stopped sending changes".into()),
         reason = connection.closed() => Ended::Dropped(after_listing(reason)),
     }
 }
