@@ -2651,7 +2651,11 @@ fn a_listing_that_only_grew_is_applied_in_place() {
     assert_eq!(app.browse.tree_cursor.index, row, "on the same row");
     assert_eq!(app.browse.tree.expanded_paths(), open_before);
     assert_eq!(
-        app.catalogue.iter().map(|(id, _)| id).take(300).collect::<Vec<_>>(),
+        app.catalogue
+            .iter()
+            .map(|(id, _)| id)
+            .take(300)
+            .collect::<Vec<_>>(),
         ids_before,
         "every resource keeps its id"
     );
@@ -2661,7 +2665,10 @@ fn a_listing_that_only_grew_is_applied_in_place() {
         Some("Read me first")
     );
     let new = app.catalogue.find(0, "file:///project/zz-new.md").unwrap();
-    assert!(app.browse.tree.row_of(new).is_some(), "shown in its open folder");
+    assert!(
+        app.browse.tree.row_of(new).is_some(),
+        "shown in its open folder"
+    );
     let shown = screen(&mut app, 120, 40);
     assert!(shown.contains("ready · 301 resources  +1 −0"), "{shown}");
     assert!(shown.contains("zz-new.md"), "{shown}");

@@ -199,7 +199,8 @@ impl Catalogue {
         }
         // A snapshot taken before no longer holds this catalogue's item at this id.
         self.epoch += 1;
-        Arc::make_mut(&mut slot.chunks[i / CHUNK])[i % CHUNK] = Item::new(resource, &mut self.mimes);
+        Arc::make_mut(&mut slot.chunks[i / CHUNK])[i % CHUNK] =
+            Item::new(resource, &mut self.mimes);
         true
     }
 
@@ -496,7 +497,13 @@ mod tests {
         );
         // Another URI at that id, or no such id: nothing changes.
         assert!(!cat.update(id, &res("x://3")));
-        assert!(!cat.update(ItemId { server: s, index: 9 }, &res("x://2")));
+        assert!(!cat.update(
+            ItemId {
+                server: s,
+                index: 9
+            },
+            &res("x://2")
+        ));
         assert_eq!(cat.get(id).unwrap().uri(), "x://2");
         assert!(cat.find(s, "x://3").is_none());
     }
