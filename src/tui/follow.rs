@@ -190,3 +190,75 @@ fn after_listing(reason: String) -> String {
         None => reason,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::spec::TransportSpec;
+
+    /// A demo server with `--churn`: each tick appends `demo://live/N` at the end of its
+    /// listing, which the per-server task sends as that one resource, not the whole listing.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_resource_the_server_appends_is_sent_as_what_changed() {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let addr = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap();
+        let args = crate::demo::DemoArgs {
+            count: 30,
+            churn: Some(150),
+            ..Default::default()
+        };
+        tokio::spawn(crate::demo::serve_http(args, addr));
+        while tokio::net::TcpStream::connect(addr).await.is_err() {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let spec = ServerSpec {
+            name: "demo".into(),
+            transport: TransportSpec::Http {
+                url: format!("http://{addr}/mcp"),
+                headers: Default::default(),
+            },
+        };
+        let (tx, mut events) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            let send = move |event| {
+                let _ = tx.send(event);
+            };
+            let connections = Connections::default();
+            let options = ConnectOptions::default();
+            run_server(
+                &spec,
+                &options,
+                &ServerLog::new(10),
+                &connections,
+                0,
+                false,
+                &send,
+            )
+            .await
+        });
+        let mut listed = 0;
+        let mut grown = Vec::new();
+        while grown.len() < 2 {
+            let event = tokio::time::timeout(Duration::from_secs(20), events.recv())
+                .await
+                .expect("the server's changes arrive")
+                .expect("the task runs");
+            match event {
+                ServerEvent::Page { resources, .. } => listed += resources.len(),
+                ServerEvent::Grew { changed, added } => {
+                    assert!(changed.is_empty(), "nothing listed changed: {changed:?}");
+                    grown.extend(added.into_iter().map(|r| r.uri));
+                }
+                ServerEvent::Relisted { resources } => {
+                    panic!("the whole listing sent ({} resources)", resources.len())
+                }
+                _ => {}
+            }
+        }
+        assert_eq!(listed, 31, "the catalogue and demo://live/0");
+        assert_eq!(grown[..2], ["demo://live/1", "demo://live/2"]);
+    }
+}
