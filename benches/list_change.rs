@@ -6,7 +6,9 @@
 //!
 //! Each sample is one event through `App::update` plus the frame it causes (`ui::render`
 //! into a 120×40 `TestBackend`); building the event is not timed. Effects asked for (search,
-//! sort, resolution) are dropped: they run off the UI thread. Prints the median and worst
+//! sort, resolution) are not run: they run off the UI thread. A snapshot of the catalogue is
+//! held through each event, as a search or resolution in flight holds one (so an append
+//! copies the last chunk, as it does in the running browser). Prints the median and worst
 //! of each, and the ratio of the medians.
 //!
 //! `cargo bench --bench list_change` (release); in a debug build, `cargo test --bench
@@ -119,6 +121,15 @@ fn main() {
         }
     );
 
+    // For scale: the frame alone, which every sample below includes.
+    let mut frames = Vec::new();
+    for _ in 0..21 {
+        let start = Instant::now();
+        terminal.draw(|f| ui::render(&app, f)).unwrap();
+        frames.push(start.elapsed());
+    }
+    stats("a frame alone", &mut frames);
+
     // Before: the whole listing again, replaced on the UI thread.
     let mut before = Vec::new();
     for _ in 0..relists {
@@ -127,10 +138,12 @@ fn main() {
         let event = ev(ServerEvent::Relisted {
             resources: listing.clone(),
         });
+        let held = app.catalogue.snapshot();
         let start = Instant::now();
-        drop(app.update(event));
+        let fx = app.update(event);
         terminal.draw(|f| ui::render(&app, f)).unwrap();
         before.push(start.elapsed());
+        drop((fx, held));
     }
     let before = stats("UI thread, as Relisted (whole listing)", &mut before);
 
@@ -143,10 +156,12 @@ fn main() {
             changed: Vec::new(),
             added: vec![live(tick)],
         });
+        let held = app.catalogue.snapshot();
         let start = Instant::now();
-        drop(app.update(event));
+        let fx = app.update(event);
         terminal.draw(|f| ui::render(&app, f)).unwrap();
         after.push(start.elapsed());
+        drop((fx, held));
     }
     let after = stats("UI thread, as Grew (what changed)", &mut after);
     assert_eq!(app.catalogue.len(), listing.len(), "every tick was applied");
