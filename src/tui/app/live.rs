@@ -1,6 +1,7 @@
-//! A live catalogue: a server's list change replaces its listing in place (the tree keeps its
-//! open folders, the cursor its node, the search its matches, marks stay), and an update of
-//! the resource the contents pane shows reads it again where it is scrolled to.
+//! A live catalogue: a server's list change is applied in place, as the entries it appended
+//! or changed when that is all it did, else by replacing its listing (the tree keeps its open
+//! folders, the cursor its node, the search its matches, marks stay), and an update of the
+//! resource the contents pane shows reads it again where it is scrolled to.
 
 use rmcp::model::Resource;
 
