@@ -62,7 +62,8 @@ impl Fingerprint {
                 .iter()
                 .zip(&self.entries)
                 .all(|((old_uri, _), (new_uri, _))| old_uri == new_uri);
-        if !grew {
+        let changed_at = |i: usize| old[i].1 != self.entries[i].1;
+        if !grew || ((0..kept).any(changed_at) && self.changes_a_later_copy(kept, changed_at)) {
             return ListingChange::Replaced(listing);
         }
         let mut changed = Vec::new();
@@ -70,11 +71,19 @@ impl Fingerprint {
         for (i, resource) in listing.into_iter().enumerate() {
             if i >= kept {
                 added.push(resource);
-            } else if old[i].1 != self.entries[i].1 {
+            } else if changed_at(i) {
                 changed.push(resource);
             }
         }
         ListingChange::Grew { changed, added }
+    }
+
+    /// Whether an entry changed among the first `kept` is a later copy of a URI listed
+    /// before it: the catalogue keeps the first copy, so the change cannot be applied by URI.
+    /// O(listing), only when something changed in place.
+    fn changes_a_later_copy(&self, kept: usize, changed_at: impl Fn(usize) -> bool) -> bool {
+        let mut seen = std::collections::HashSet::with_capacity(kept);
+        (0..kept).any(|i| !seen.insert(self.entries[i].0) && changed_at(i))
     }
 
     /// The URI's hash, and the hash of what [`super::Item`] keeps of the entry (icons and
@@ -171,6 +180,21 @@ mod tests {
             print.diff(same),
             ListingChange::Grew { changed, added } if changed.is_empty() && added.is_empty()
         ));
+    }
+
+    #[test]
+    fn a_change_to_a_later_copy_of_a_uri_replaces_the_listing() {
+        let mut print = after(&["x://a", "x://b", "x://a"]);
+        let mut new = listing(&["x://a", "x://b", "x://a"]);
+        new[2].size = Some(1);
+        assert_eq!(print.diff(new.clone()), ListingChange::Replaced(new));
+        // The first copy changed: applied to the one the catalogue kept.
+        let mut new = listing(&["x://a", "x://b", "x://a", "x://c"]);
+        new[0].size = Some(2);
+        new[2].size = Some(1);
+        assert!(
+            matches!(print.diff(new), ListingChange::Grew { changed, .. } if changed.len() == 1)
+        );
     }
 
     #[test]
