@@ -252,6 +252,9 @@ impl App {
                 self.catalogue.get(id).map(|item| item.uri().to_string())
             })
             .collect();
+        if appeared.is_empty() && updated == 0 {
+            return fx; // only URIs listed already
+        }
         self.note_list_change(server, &appeared, &[], updated);
         if updated > 0 {
             // Names, sizes or annotations changed: the list's order may have too (appending
