@@ -1,9 +1,11 @@
-//! Property tests of the catalogue engine: the URI tree, list orders, the matcher and
-//! catalogue replacement, on random catalogues.
+//! Property tests of the catalogue engine: the URI tree, list orders, the matcher,
+//! catalogue replacement and list changes applied as what changed, on random catalogues.
 
 use std::collections::{BTreeSet, HashSet};
 
-use mcpick::catalog::{Catalogue, ItemId, MatcherKind, Search, SortKey, UriTree, order};
+use mcpick::catalog::{
+    Catalogue, Fingerprint, ItemId, ListingChange, MatcherKind, Search, SortKey, UriTree, order,
+};
 use proptest::prelude::*;
 use rmcp::model::{Annotations, Resource};
 
@@ -223,5 +225,54 @@ proptest! {
         for u in &new_set {
             prop_assert!(cat.find(a, u).is_some());
         }
+    }
+
+    #[test]
+    fn a_listing_that_grew_applied_as_what_changed_is_the_listing(
+        old in prop::collection::vec(resource(), 0..30),
+        edits in prop::collection::vec((any::<prop::sample::Index>(), 0u64..3), 0..4),
+        added in prop::collection::vec(resource(), 0..5),
+        other in prop::collection::vec(resource(), 0..30),
+        replaced in any::<bool>(),
+    ) {
+        // The next listing: the last one with some sizes changed and entries appended, or
+        // (sometimes) another listing altogether.
+        let new = if replaced {
+            other
+        } else {
+            let mut new = old.clone();
+            for (at, size) in edits {
+                if !new.is_empty() {
+                    let i = at.index(new.len());
+                    new[i].size = Some(size);
+                }
+            }
+            new.extend(added);
+            new
+        };
+        let mut cat = Catalogue::new();
+        let s = cat.server("a");
+        cat.append(s, &old);
+        let mut last = Fingerprint::default();
+        last.reset(&old);
+        match last.diff(new.clone()) {
+            ListingChange::Grew { changed, added } => {
+                for r in &changed {
+                    let id = cat.find(s, &r.uri).expect("a changed entry was listed");
+                    prop_assert!(cat.update(id, r));
+                }
+                cat.append(s, &added);
+            }
+            ListingChange::Replaced(listing) => {
+                prop_assert_eq!(&listing, &new);
+                cat.replace(s, &listing);
+            }
+        }
+        // The same as the new listing appended afresh: every entry, at the same id.
+        let mut fresh = Catalogue::new();
+        let f = fresh.server("a");
+        fresh.append(f, &new);
+        let entries = |cat: &Catalogue| cat.iter().map(|(id, _)| (id, cat.entry(id))).collect::<Vec<_>>();
+        prop_assert_eq!(entries(&cat), entries(&fresh));
     }
 }

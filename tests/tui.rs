@@ -2622,6 +2622,99 @@ fn a_list_change_keeps_the_cursor_open_folders_search_and_marks() {
 }
 
 #[test]
+fn a_listing_that_only_grew_is_applied_in_place() {
+    let mut app = demo_app();
+    goto(&mut app, "file:///project");
+    drive(&mut app, "l");
+    goto(&mut app, "README.md");
+    let open_before = app.browse.tree.expanded_paths();
+    let (row, id) = (app.browse.tree_cursor.index, app.selection());
+    let ids_before: Vec<ItemId> = app.catalogue.iter().map(|(id, _)| id).collect();
+
+    // One appended (sorting after the cursor's row), one changed in place.
+    let readme = mcpick::demo::demo_resources(300)
+        .into_iter()
+        .find(|r| r.uri == "file:///project/README.md")
+        .unwrap()
+        .with_title("Read me first");
+    let fx = server(
+        &mut app,
+        0,
+        ServerEvent::Grew {
+            changed: vec![readme],
+            added: vec![Resource::new("file:///project/zz-new.md", "zz-new.md")],
+        },
+    );
+    run(&mut app, fx);
+
+    assert_eq!(app.selection(), id, "the cursor stays on its resource");
+    assert_eq!(app.browse.tree_cursor.index, row, "on the same row");
+    assert_eq!(app.browse.tree.expanded_paths(), open_before);
+    assert_eq!(
+        app.catalogue
+            .iter()
+            .map(|(id, _)| id)
+            .take(300)
+            .collect::<Vec<_>>(),
+        ids_before,
+        "every resource keeps its id"
+    );
+    let readme = app.catalogue.find(0, "file:///project/README.md").unwrap();
+    assert_eq!(
+        app.catalogue.get(readme).unwrap().title(),
+        Some("Read me first")
+    );
+    let new = app.catalogue.find(0, "file:///project/zz-new.md").unwrap();
+    assert!(
+        app.browse.tree.row_of(new).is_some(),
+        "shown in its open folder"
+    );
+    let shown = screen(&mut app, 120, 40);
+    assert!(shown.contains("ready · 301 resources  +1 −0"), "{shown}");
+    assert!(shown.contains("zz-new.md"), "{shown}");
+    assert!(app.logs[0].entries().iter().any(|e| {
+        e.text.contains("list changed: +1 -0, 1 changed in place")
+            && e.text.contains("+file:///project/zz-new.md")
+    }));
+
+    // A search keeps its matches and sees the newcomer.
+    drive(&mut app, "/zz-new<enter>");
+    assert_eq!(
+        selected_uri(&app).as_deref(),
+        Some("file:///project/zz-new.md")
+    );
+    let fx = server(
+        &mut app,
+        0,
+        ServerEvent::Grew {
+            changed: Vec::new(),
+            added: vec![Resource::new("file:///project/docs/zz-new.md", "zz-new.md")],
+        },
+    );
+    run(&mut app, fx);
+    assert_eq!(app.matching(), Some(2));
+    assert_eq!(
+        selected_uri(&app).as_deref(),
+        Some("file:///project/zz-new.md")
+    );
+    // A change in place is searched too: the new title matches now.
+    let mut renamed = Resource::new("file:///project/Cargo.toml", "Cargo.toml");
+    renamed.title = Some("zz-new manifest".into());
+    renamed.mime_type = Some("application/toml".into());
+    let fx = server(
+        &mut app,
+        0,
+        ServerEvent::Grew {
+            changed: vec![renamed],
+            added: Vec::new(),
+        },
+    );
+    run(&mut app, fx);
+    assert_eq!(app.matching(), Some(3));
+    assert_eq!(app.catalogue.len(), 302);
+}
+
+#[test]
 fn an_update_of_the_shown_resource_reads_it_again_in_place() {
     let mut app = demo_app();
     drive(&mut app, "/README.md<enter>");

@@ -7,6 +7,7 @@
 //! - [`template`]: RFC 6570 templates: expand, and match a URI back to its template.
 
 mod children;
+pub mod diff;
 mod entry;
 mod index;
 pub mod item;
@@ -19,6 +20,7 @@ pub mod time;
 pub mod tree;
 pub mod worker;
 
+pub use diff::{Fingerprint, ListingChange};
 pub use entry::{AnnotationsEntry, ResourceEntry, TemplateEntry};
 pub use item::Item;
 pub use order::{SortKey, sort_snapshot};

@@ -185,6 +185,25 @@ impl Catalogue {
         }
     }
 
+    /// Replaces one item's fields with `resource`'s, at the same id (a list change that kept
+    /// its URI where it was): copies at most the chunk it is in. False, and nothing changed,
+    /// when there is no such id or `resource` has another URI (its place in the index by URI
+    /// and in the tree would change: that is a replace).
+    pub fn update(&mut self, id: ItemId, resource: &Resource) -> bool {
+        let Some(slot) = self.servers.get_mut(id.server as usize) else {
+            return false;
+        };
+        let i = id.index as usize;
+        if i >= slot.len || item_at(&slot.chunks, id.index).uri() != resource.uri {
+            return false;
+        }
+        // A snapshot taken before no longer holds this catalogue's item at this id.
+        self.epoch += 1;
+        Arc::make_mut(&mut slot.chunks[i / CHUNK])[i % CHUNK] =
+            Item::new(resource, &mut self.mimes);
+        true
+    }
+
     pub fn set_templates<'a>(
         &mut self,
         server: ServerId,
@@ -452,6 +471,41 @@ mod tests {
         assert_eq!(cat.server_len(a), 2);
         assert_eq!(cat.server_len(b), 1);
         assert!(cat.find(a, "x://1").is_none());
+    }
+
+    #[test]
+    fn update_changes_one_item_in_place_and_only_with_its_own_uri() {
+        let mut cat = Catalogue::new();
+        let s = cat.server("a");
+        cat.append(s, &[res("x://1"), res("x://2")]);
+        let before = cat.snapshot();
+        let id = cat.find(s, "x://2").unwrap();
+        let mut changed = res("x://2").with_title("Two");
+        changed.size = Some(7);
+        assert!(cat.update(id, &changed));
+        assert_eq!(cat.get(id).unwrap().title(), Some("Two"));
+        assert_eq!(cat.get(id).unwrap().size(), Some(7));
+        assert_eq!(cat.find(s, "x://2"), Some(id), "found by its URI as before");
+        assert_eq!(cat.server_len(s), 2);
+        assert!(
+            before.get(id).unwrap().title().is_none(),
+            "a snapshot keeps what it held"
+        );
+        assert!(
+            !before.extent().grew_into(&cat.snapshot().extent()),
+            "work done on the old snapshot is not taken as still true"
+        );
+        // Another URI at that id, or no such id: nothing changes.
+        assert!(!cat.update(id, &res("x://3")));
+        assert!(!cat.update(
+            ItemId {
+                server: s,
+                index: 9
+            },
+            &res("x://2")
+        ));
+        assert_eq!(cat.get(id).unwrap().uri(), "x://2");
+        assert!(cat.find(s, "x://3").is_none());
     }
 
     #[test]

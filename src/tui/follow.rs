@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::app::ServerEvent;
-use crate::catalog::ServerId;
+use crate::catalog::{Fingerprint, ListingChange, ServerId};
 use crate::mcp::log::ServerLog;
 use crate::mcp::{ConnectOptions, Connection, ListOptions, ServerSpec};
 
@@ -27,11 +27,13 @@ pub(super) fn connection_of(
 }
 
 /// Follows a listed server's changes for as long as it is connected: asks for list changes,
-/// re-lists on each burst ([`crate::mcp::Changes`] coalesces them) and sends the whole new
-/// listing; passes updates on.
+/// re-lists on each burst ([`crate::mcp::Changes`] coalesces them) and compares the new
+/// listing with `last` here, off the UI thread: what only grew (or changed in place) is sent
+/// as what changed, anything else as the whole new listing. Passes updates on.
 async fn follow(
     connection: &Connection,
     mut changes: crate::mcp::Changes,
+    mut last: Fingerprint,
     send: &(impl Fn(ServerEvent) + Sync),
 ) {
     use crate::mcp::Change;
@@ -58,7 +60,14 @@ async fn follow(
             .list_resources(&ListOptions::default(), |page| resources.extend(page.items))
             .await;
         match listed {
-            Ok(_) => send(ServerEvent::Relisted { resources }),
+            Ok(_) => match last.diff(resources) {
+                ListingChange::Grew { changed, added } => {
+                    if !changed.is_empty() || !added.is_empty() {
+                        send(ServerEvent::Grew { changed, added })
+                    }
+                }
+                ListingChange::Replaced(resources) => send(ServerEvent::Relisted { resources }),
+            },
             Err(e) => connection.log().push(
                 crate::mcp::log::LogSource::Client,
                 &format!(
@@ -120,8 +129,13 @@ pub(super) async fn run_server(
     // Taken before listing, so a change announced meanwhile is not missed.
     let changes = connection.changes();
     let mut resources = Vec::new();
+    // What was listed, for telling later listings apart from it.
+    let mut last = Fingerprint::default();
     let listed = connection
         .list_resources(&ListOptions::default(), |page| {
+            for resource in &page.items {
+                last.push(resource);
+            }
             if relist {
                 resources.extend(page.items);
                 send(ServerEvent::Relisting {
@@ -162,7 +176,7 @@ pub(super) async fn run_server(
     // Then keep up with it: list changes re-list it, updates are passed on, and a server
     // that goes away after listing is shown as failed (or retrying), not ready.
     tokio::select! {
-        _ = follow(&connection, changes, send) => Ended::Dropped("the server stopped sending changes".into()),
+        _ = follow(&connection, changes, last, send) => Ended::Dropped("the server stopped sending changes".into()),
         reason = connection.closed() => Ended::Dropped(after_listing(reason)),
     }
 }
@@ -174,5 +188,77 @@ fn after_listing(reason: String) -> String {
     match reason.strip_prefix(CLOSED) {
         Some(tail) => format!("{CLOSED} after listing{tail}"),
         None => reason,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::spec::TransportSpec;
+
+    /// A demo server with `--churn`: each tick appends `demo://live/N` at the end of its
+    /// listing, which the per-server task sends as that one resource, not the whole listing.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_resource_the_server_appends_is_sent_as_what_changed() {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let addr = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap();
+        let args = crate::demo::DemoArgs {
+            count: 30,
+            churn: Some(150),
+            ..Default::default()
+        };
+        tokio::spawn(crate::demo::serve_http(args, addr));
+        while tokio::net::TcpStream::connect(addr).await.is_err() {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let spec = ServerSpec {
+            name: "demo".into(),
+            transport: TransportSpec::Http {
+                url: format!("http://{addr}/mcp"),
+                headers: Default::default(),
+            },
+        };
+        let (tx, mut events) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            let send = move |event| {
+                let _ = tx.send(event);
+            };
+            let connections = Connections::default();
+            let options = ConnectOptions::default();
+            run_server(
+                &spec,
+                &options,
+                &ServerLog::new(10),
+                &connections,
+                0,
+                false,
+                &send,
+            )
+            .await
+        });
+        let mut listed = 0;
+        let mut grown = Vec::new();
+        while grown.len() < 2 {
+            let event = tokio::time::timeout(Duration::from_secs(20), events.recv())
+                .await
+                .expect("the server's changes arrive")
+                .expect("the task runs");
+            match event {
+                ServerEvent::Page { resources, .. } => listed += resources.len(),
+                ServerEvent::Grew { changed, added } => {
+                    assert!(changed.is_empty(), "nothing listed changed: {changed:?}");
+                    grown.extend(added.into_iter().map(|r| r.uri));
+                }
+                ServerEvent::Relisted { resources } => {
+                    panic!("the whole listing sent ({} resources)", resources.len())
+                }
+                _ => {}
+            }
+        }
+        assert_eq!(listed, 31, "the catalogue and demo://live/0");
+        assert_eq!(grown[..2], ["demo://live/1", "demo://live/2"]);
     }
 }

@@ -1,6 +1,7 @@
-//! A live catalogue: a server's list change replaces its listing in place (the tree keeps its
-//! open folders, the cursor its node, the search its matches, marks stay), and an update of
-//! the resource the contents pane shows reads it again where it is scrolled to.
+//! A live catalogue: a server's list change is applied in place, as the entries it appended
+//! or changed when that is all it did, else by replacing its listing (the tree keeps its open
+//! folders, the cursor its node, the search its matches, marks stay), and an update of the
+//! resource the contents pane shows reads it again where it is scrolled to.
 
 use rmcp::model::Resource;
 
@@ -211,30 +212,111 @@ impl App {
         report
     }
 
-    /// What a list change does beyond the listing: the header's count, the log.
+    /// The server was listed again and its listing only grew at the end or changed in
+    /// place: applied in proportion to that. Appended entries go in as a page does; changed
+    /// ones are replaced at their ids, so the tree, the ids and the cursor stay as they are.
+    pub(super) fn on_grew(
+        &mut self,
+        server: ServerId,
+        changed: &[Resource],
+        added: &[Resource],
+    ) -> Vec<Effect> {
+        let mut updated = 0;
+        let mut added: Vec<&Resource> = added.iter().collect();
+        for resource in changed {
+            match self.catalogue.find(server, &resource.uri) {
+                Some(id) => updated += usize::from(self.catalogue.update(id, resource)),
+                // Not listed before after all (only if two URIs' hashes met): a newcomer.
+                None => added.push(resource),
+            }
+        }
+        let before = self.catalogue.server_len(server);
+        let (appended, mut fx) = self.append_listed(server, added);
+        if let Some(log) = self.logs.get_mut(server as usize) {
+            for d in appended.duplicates.iter().take(LOGGED_URIS) {
+                log.push(
+                    LogSource::Client,
+                    &format!(
+                        "warning: re-listing: {} was already listed by this server (the first entry is kept)",
+                        d.uri
+                    ),
+                );
+            }
+        }
+        let appeared: Vec<String> = (before..self.catalogue.server_len(server))
+            .filter_map(|index| {
+                let id = ItemId {
+                    server,
+                    index: index as u32,
+                };
+                self.catalogue.get(id).map(|item| item.uri().to_string())
+            })
+            .collect();
+        if appeared.is_empty() && updated == 0 {
+            return fx; // only URIs listed already
+        }
+        self.note_list_change(server, &appeared, &[], updated);
+        if updated > 0 {
+            // Names, sizes or annotations changed: the list's order may have too (appending
+            // asked for the search again already, and the catalogue's new epoch makes it
+            // look at every item, not only the appended ones).
+            self.browse.list_stale = true;
+            fx.extend(self.ensure_sorted());
+        }
+        fx.extend(self.request_resolve());
+        fx
+    }
+
+    /// What a list change does beyond the listing: the header's count, the log, and the
+    /// search, the sort and the agent view asked for again (a running search has old ids).
     fn after_relist(&mut self, server: ServerId, report: &ReplaceReport) -> Vec<Effect> {
+        self.note_list_change(server, &report.appeared, &report.disappeared, 0);
+        let mut fx = Vec::new();
+        if !self.search.query.is_empty() {
+            fx.push(self.search_effect());
+        }
+        fx.extend(self.ensure_sorted());
+        fx.extend(self.request_resolve());
+        fx.extend(self.sync_contents());
+        fx
+    }
+
+    /// A list change in the header (what appeared and disappeared, the count) and the log
+    /// (the first few URIs, and how many entries changed in place).
+    fn note_list_change(
+        &mut self,
+        server: ServerId,
+        appeared: &[String],
+        disappeared: &[String],
+        changed: usize,
+    ) {
         if let Some(state) = self.servers.get_mut(server as usize) {
-            state.changes = Some((report.appeared.len(), report.disappeared.len()));
+            if !appeared.is_empty() || !disappeared.is_empty() {
+                state.changes = Some((appeared.len(), disappeared.len()));
+            }
             if let super::Status::Ready { count, .. } = &mut state.status {
                 *count = self.catalogue.server_len(server);
             }
         }
         if let Some(log) = self.logs.get_mut(server as usize) {
-            let named: Vec<String> = report
-                .appeared
+            let named: Vec<String> = appeared
                 .iter()
                 .map(|u| format!("+{u}"))
-                .chain(report.disappeared.iter().map(|u| format!("-{u}")))
+                .chain(disappeared.iter().map(|u| format!("-{u}")))
                 .take(LOGGED_URIS)
                 .collect();
-            let more =
-                (report.appeared.len() + report.disappeared.len()).saturating_sub(named.len());
+            let more = (appeared.len() + disappeared.len()).saturating_sub(named.len());
             log.push(
                 LogSource::Notification,
                 &format!(
-                    "list changed: +{} -{}: {}{}",
-                    report.appeared.len(),
-                    report.disappeared.len(),
+                    "list changed: +{} -{}{}: {}{}",
+                    appeared.len(),
+                    disappeared.len(),
+                    if changed > 0 {
+                        format!(", {changed} changed in place")
+                    } else {
+                        String::new()
+                    },
                     named.join(" "),
                     if more > 0 {
                         format!(" and {more} more")
@@ -244,15 +326,6 @@ impl App {
                 ),
             );
         }
-
-        let mut fx = Vec::new();
-        if !self.search.query.is_empty() {
-            fx.push(self.search_effect());
-        }
-        fx.extend(self.ensure_sorted());
-        fx.extend(self.request_resolve());
-        fx.extend(self.sync_contents());
-        fx
     }
 
     /// The server announced that `uri` changed: the contents pane reads it again if it shows

@@ -280,6 +280,7 @@ impl App {
                 Vec::new()
             }
             ServerEvent::Relisted { resources } => self.on_relisted(server, &resources),
+            ServerEvent::Grew { changed, added } => self.on_grew(server, &changed, &added),
             ServerEvent::Updated(uri) => self.on_updated(server, &uri),
             ServerEvent::Retrying {
                 reason,
@@ -331,8 +332,7 @@ impl App {
         page: usize,
         resources: &[Resource],
     ) -> Vec<Effect> {
-        let before = self.catalogue.server_len(server);
-        let report = self.catalogue.append(server, resources);
+        let (report, fx) = self.append_listed(server, resources);
         // A URI listed twice is kept once and said so in the server's log (first few a page).
         if let Some(log) = self.logs.get_mut(server as usize) {
             for d in report.duplicates.iter().take(10) {
@@ -349,6 +349,19 @@ impl App {
                 );
             }
         }
+        fx
+    }
+
+    /// Appends resources listed after the ones the catalogue holds (a page, or what a list
+    /// change added at the end): O(resources) with the tree's incremental insert; the list
+    /// takes them at its end until the next sort, and the search is asked to see them.
+    pub(super) fn append_listed<'a>(
+        &mut self,
+        server: ServerId,
+        resources: impl IntoIterator<Item = &'a Resource>,
+    ) -> (crate::catalog::AppendReport, Vec<Effect>) {
+        let before = self.catalogue.server_len(server);
+        let report = self.catalogue.append(server, resources);
         let after = self.catalogue.server_len(server);
         let mimes = self.catalogue.mimes();
         for index in before..after {
@@ -376,6 +389,6 @@ impl App {
         self.reanchor();
         self.clamp();
         fx.extend(self.ensure_sorted());
-        fx
+        (report, fx)
     }
 }
