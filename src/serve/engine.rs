@@ -69,7 +69,11 @@ impl Engine {
         });
         let starting = engine.clone();
         tokio::spawn(async move {
+            // Said as soon as it is known: a client may end `serve` right after its first
+            // answer, before anything later is written.
+            let say = warn.clone();
             let failed = |name: &str, error: &str| {
+                say(&format!("server `{name}` is unavailable: {error}"));
                 let mut list = starting
                     .failed_early
                     .lock()

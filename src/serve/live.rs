@@ -37,8 +37,12 @@ pub async fn upkeep(engine: Arc<Engine>, diag: Arc<Diag>) {
         served.bundle,
         engine.set_path.display()
     ));
+    // Those that failed while connecting or listing were said then.
+    let said = engine.failed_early();
     for (name, error) in &served.unavailable {
-        diag.line(&format!("server `{name}` is unavailable: {error}"));
+        if !said.iter().any(|(n, _)| n == name) {
+            diag.line(&format!("server `{name}` is unavailable: {error}"));
+        }
     }
     for (i, upstream) in upstreams.iter().enumerate() {
         let Some(connection) = &upstream.connection else {

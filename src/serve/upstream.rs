@@ -156,6 +156,15 @@ impl Upstreams {
             shared.relist(i).await;
             if shared.list[i].connection.is_some() {
                 progress.set(i, "listed");
+                let error = shared.list[i]
+                    .listing
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .error
+                    .clone();
+                if let Some(error) = error {
+                    failed(&shared.list[i].name, &error);
+                }
             }
         }))
         .await;

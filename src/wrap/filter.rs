@@ -339,7 +339,10 @@ impl Filter {
                 let Some(Value::Array(resources)) = result.get_mut("resources") else {
                     return FromUpstream::Forward;
                 };
-                let before = self.published();
+                // Only a budget can move what earlier pages published (`allowed` decides
+                // each resource on its own): the comparison, O(listed), is made for it alone.
+                let ranked = self.expose == Expose::Included;
+                let before = if ranked { self.published() } else { Vec::new() };
                 for r in resources.iter() {
                     if let Some(uri) = r.get("uri").and_then(Value::as_str)
                         && self.listed.insert(uri.to_string(), annotated(r)).is_none()
@@ -349,7 +352,7 @@ impl Filter {
                 }
                 self.rank();
                 // A page that moves a resource of an earlier one in or out of the budget.
-                if self.published()[..before.len()] != before[..] {
+                if ranked && self.published()[..before.len()] != before[..] {
                     let notices = self.list_changed();
                     self.notices.extend(notices);
                 }
