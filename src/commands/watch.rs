@@ -56,7 +56,7 @@ async fn follow(session: &Session, args: &WatchArgs, out: &Printer) {
     loop {
         let change = tokio::select! {
             change = changes.next() => change,
-            why = connection.closed() => {
+            why = connection.closed("") => {
                 return out.event(name, "closed", json!({ "error": why }));
             }
         };

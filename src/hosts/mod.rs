@@ -163,6 +163,11 @@ pub fn plain_entry(launch: &Launch) -> Value {
 /// True when `entry` is one mcpick wrote: its command is `mcpick` (any folder) and its first
 /// argument `serve`.
 pub fn is_ours(entry: &Value) -> bool {
+    runs_mcpick(entry, "serve")
+}
+
+/// True when `entry` runs `mcpick` (any folder) with `subcommand` as its first argument.
+pub(crate) fn runs_mcpick(entry: &Value, subcommand: &str) -> bool {
     let command = entry.get("command").and_then(Value::as_str).unwrap_or("");
     let stem = Path::new(command)
         .file_stem()
@@ -173,7 +178,7 @@ pub fn is_ours(entry: &Value) -> bool {
         .and_then(Value::as_array)
         .and_then(|a| a.first())
         .and_then(Value::as_str);
-    stem == "mcpick" && first == Some("serve")
+    stem == "mcpick" && first == Some(subcommand)
 }
 
 /// The user's home joined with `rest`.

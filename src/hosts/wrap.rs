@@ -54,17 +54,7 @@ pub fn record_path(host_file: &Path) -> PathBuf {
 
 /// True when `entry` is one `wrap` wrote: `mcpick wrap-serve …`.
 pub fn is_wrapped(entry: &Value) -> bool {
-    let command = entry.get("command").and_then(Value::as_str).unwrap_or("");
-    let stem = Path::new(command)
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .unwrap_or("");
-    let first = entry
-        .get("args")
-        .and_then(Value::as_array)
-        .and_then(|a| a.first())
-        .and_then(Value::as_str);
-    stem == "mcpick" && first == Some(PROXY_COMMAND)
+    super::runs_mcpick(entry, PROXY_COMMAND)
 }
 
 /// Why a wrap or an unwrap was not made.

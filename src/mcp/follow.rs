@@ -76,9 +76,10 @@ impl Connection {
     }
 
     /// Returns once the server is gone, saying why for a person (with its last stderr
-    /// lines): its side closed (a process that exited, a stream that ended) or, over HTTP,
-    /// a `ping` failed for another reason than a slow answer.
-    pub async fn closed(&self) -> String {
+    /// lines): its side closed (a process that exited, a stream that ended; `when` follows
+    /// "the server closed the connection", e.g. " after listing") or, over HTTP, a `ping`
+    /// failed for another reason than a slow answer.
+    pub async fn closed(&self, when: &str) -> String {
         let mut alive = tokio::time::interval(HTTP_ALIVE);
         alive.tick().await;
         let stdio = self.kind() == super::spec::Transport::Stdio;
@@ -86,7 +87,7 @@ impl Connection {
             tokio::select! {
                 _ = tokio::time::sleep(CLOSED_POLL) => {
                     if self.is_closed() {
-                        return self.closed_reason();
+                        return self.closed_reason(when);
                     }
                 }
                 _ = alive.tick(), if !stdio => match self.ping().await {
@@ -101,13 +102,13 @@ impl Connection {
         }
     }
 
-    fn closed_reason(&self) -> String {
+    fn closed_reason(&self, when: &str) -> String {
         let error = McpError::Closed {
             method: "the session",
         };
         let explained = self.explain(&error);
         let tail = explained.strip_prefix(&error.to_string()).unwrap_or("");
-        format!("the server closed the connection{tail}")
+        format!("the server closed the connection{when}{tail}")
     }
 }
 

@@ -124,7 +124,7 @@ pub(super) async fn run_server(
         info: super::server_info::ServerInfo::from_summary(&summary),
     });
     if !connection.has_resources() {
-        return Ended::Dropped(connection.closed().await);
+        return Ended::Dropped(connection.closed("").await);
     }
     // Taken before listing, so a change announced meanwhile is not missed.
     let changes = connection.changes();
@@ -177,17 +177,7 @@ pub(super) async fn run_server(
     // that goes away after listing is shown as failed (or retrying), not ready.
     tokio::select! {
         _ = follow(&connection, changes, last, send) => Ended::Dropped("the server stopped sending changes".into()),
-        reason = connection.closed() => Ended::Dropped(after_listing(reason)),
-    }
-}
-
-/// "the server closed the connection" said as "… after listing" (the browser's words for a
-/// server that went away once shown).
-fn after_listing(reason: String) -> String {
-    const CLOSED: &str = "the server closed the connection";
-    match reason.strip_prefix(CLOSED) {
-        Some(tail) => format!("{CLOSED} after listing{tail}"),
-        None => reason,
+        reason = connection.closed(" after listing") => Ended::Dropped(reason),
     }
 }
 

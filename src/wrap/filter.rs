@@ -225,7 +225,7 @@ impl Filter {
     }
 
     pub fn from_host(&mut self, line: &[u8]) -> FromHost {
-        if !may_concern_resources(line) && !self.tracks_era(line) {
+        if !may_concern_resources(line) && !self.may_end_a_listen(line) {
             return FromHost::Forward;
         }
         let Ok(message) = serde_json::from_slice::<Value>(line) else {
@@ -395,9 +395,9 @@ impl Filter {
         FromUpstream::Replace(message.to_string().into_bytes())
     }
 
-    /// Lines to parse beyond resources methods (whose `_meta` tells the era): a
-    /// cancellation, which may end an open listen.
-    fn tracks_era(&self, line: &[u8]) -> bool {
+    /// A line to parse beyond resources methods: a cancellation, which may end an open
+    /// listen.
+    fn may_end_a_listen(&self, line: &[u8]) -> bool {
         !self.listens.is_empty() && memchr::memmem::find(line, b"notifications/cancelled").is_some()
     }
 
