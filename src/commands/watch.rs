@@ -5,107 +5,118 @@
 
 use std::collections::BTreeSet;
 
+use std::sync::Arc;
+
 use futures::future::join_all;
 use serde_json::{Value, json};
 
-use super::{Exit, Session, close_all, connect_all, take_selection};
+use super::{Exit, take_selection};
 use crate::cli::WatchArgs;
-use crate::config::select::select_servers;
-use crate::mcp::{Change, Connection};
+use crate::config::select::{Selected, select_servers};
+use crate::mcp::log::ServerLog;
+use crate::mcp::supervisor::{Event, Supervisor};
+use crate::mcp::{ConnectOptions, Connection, ListOptions};
 use crate::sanitize;
 
 pub async fn run(args: WatchArgs) -> Exit {
-    let specs = match take_selection(select_servers(&args.servers.choice())) {
-        Ok(specs) => specs,
+    let selected = match take_selection(select_servers(&args.servers.choice())) {
+        Ok(selected) => selected,
         Err(exit) => return exit,
     };
     let options = crate::mcp::ConnectOptions {
         follow_updates: true,
         ..args.servers.connect_options()
     };
-    let sessions = connect_all(specs, &options).await;
     let out = Printer { json: args.json };
     // Runs until every server is gone (status 1, as a failed server is elsewhere), or until
     // a signal ends mcpick (see `crate::signals`: the servers are killed there).
-    join_all(sessions.iter().map(|s| follow(s, &args, &out))).await;
-    close_all(sessions).await;
+    join_all(
+        selected
+            .into_iter()
+            .map(|selected| follow(selected, &options, &args, &out)),
+    )
+    .await;
     Exit::ServerFailed
 }
 
-/// Follows one server until it goes away (or forever).
-async fn follow(session: &Session, args: &WatchArgs, out: &Printer) {
-    let name = session.spec.name.as_str();
-    let connection = match &session.connection {
-        Ok(c) => c,
-        Err(e) => {
-            return out.event(
-                name,
-                "failed",
-                json!({ "error": session.describe_error(e) }),
-            );
-        }
+/// Follows one server until it goes away (or forever): what its [`Supervisor`] tells, as
+/// events. A stdio server that exited is not started again; `watch` reports and ends.
+async fn follow(selected: Selected, options: &ConnectOptions, args: &WatchArgs, out: &Printer) {
+    let name = selected.spec.name.clone();
+    if let Some(reason) = &selected.error {
+        let error = sanitize::text(&format!(
+            "server `{}`: {reason}",
+            sanitize::line(&name, 200)
+        ));
+        return out.event(&name, "failed", json!({ "error": error }));
+    }
+    let supervisor = Supervisor {
+        shown: Some(selected.shown_target()),
+        spec: selected.spec,
+        options: options.clone(),
+        log: ServerLog::new(options.log_lines),
+        list: ListOptions::default(),
+        templates: false,
+        retry: false,
     };
-    // Subscribed before listing, so a change during the listing is not missed.
-    let mut changes = connection.changes();
-    let mut uris = match list(connection).await {
-        Ok(uris) => uris,
-        Err(e) => return out.event(name, "failed", json!({ "error": e })),
-    };
-    out.event(name, "listed", json!({ "count": uris.len() }));
-    let mut watch = subscribe(connection, &uris, args, out).await;
-    loop {
-        let change = tokio::select! {
-            change = changes.next() => change,
-            why = connection.closed("") => {
-                return out.event(name, "closed", json!({ "error": why }));
+    let mut followed = supervisor.spawn();
+    let mut connection: Option<Arc<Connection>> = None;
+    let mut uris = BTreeSet::new();
+    let mut watch = None;
+    while let Some((_, event)) = followed.next().await {
+        match event {
+            Event::Connected(c) => connection = Some(c),
+            Event::Page { resources, .. } => uris.extend(resources.into_iter().map(|r| r.uri)),
+            Event::Listed(_) => {
+                out.event(&name, "listed", json!({ "count": uris.len() }));
+                watch = subscribe(connection.as_deref(), &uris, args, out).await;
             }
-        };
-        match change {
-            Some(Change::Updated(uri)) => out.event(name, "updated", json!({ "uri": uri })),
+            Event::Templates(_) => {}
             // A burst of notifications: one re-list for all of it.
-            Some(Change::Relist { updated }) => {
-                match list(connection).await {
-                    Ok(now) => {
-                        for uri in now.difference(&uris) {
-                            out.event(name, "added", json!({ "uri": uri }));
-                        }
-                        for uri in uris.difference(&now) {
-                            out.event(name, "removed", json!({ "uri": uri }));
-                        }
-                        let grew = now.difference(&uris).next().is_some();
-                        uris = now;
-                        if grew && args.uris.is_empty() {
-                            drop(watch);
-                            watch = subscribe(connection, &uris, args, out).await;
-                        }
-                    }
-                    Err(e) => out.event(name, "error", json!({ "error": e })),
+            Event::Relisted { resources, .. } => {
+                let now: BTreeSet<String> = resources.into_iter().map(|r| r.uri).collect();
+                for uri in now.difference(&uris) {
+                    out.event(&name, "added", json!({ "uri": uri }));
                 }
-                for uri in updated {
-                    out.event(name, "updated", json!({ "uri": uri }));
+                for uri in uris.difference(&now) {
+                    out.event(&name, "removed", json!({ "uri": uri }));
+                }
+                let grew = now.difference(&uris).next().is_some();
+                uris = now;
+                if grew && args.uris.is_empty() {
+                    drop(watch);
+                    watch = subscribe(connection.as_deref(), &uris, args, out).await;
                 }
             }
-            None => return,
+            Event::RelistFailed(error) => out.event(&name, "error", json!({ "error": error })),
+            Event::Updated(uri) => out.event(&name, "updated", json!({ "uri": uri })),
+            Event::Ended { reason, listed, .. } => {
+                let (kind, error) = match listed {
+                    true => ("closed", reason),
+                    false if connection.is_none() => (
+                        "failed",
+                        sanitize::text(&format!(
+                            "server `{}`: {reason}",
+                            sanitize::line(&name, 200)
+                        )),
+                    ),
+                    false => ("failed", reason),
+                };
+                out.event(&name, kind, json!({ "error": error }));
+            }
         }
     }
+    drop(watch);
 }
-
-/// Every URI the server lists now, or why not (for a person).
-async fn list(connection: &Connection) -> Result<BTreeSet<String>, String> {
-    connection
-        .list_uris()
-        .await
-        .map_err(|e| connection.explain(&e))
-}
-
-/// Asks for list changes and updates: of `--uri`s, else of every listed resource up to
-/// `--max-subscriptions`.
+/// Asks for updates (the supervisor asks for list changes): of `--uri`s, else of every
+/// listed resource up to `--max-subscriptions`.
 async fn subscribe(
-    connection: &Connection,
+    connection: Option<&Connection>,
     uris: &BTreeSet<String>,
     args: &WatchArgs,
     out: &Printer,
 ) -> Option<crate::mcp::Watch> {
+    let connection = connection?;
     let name = connection.name();
     let wanted: Vec<String> = if args.uris.is_empty() {
         uris.iter().take(args.max_subscriptions).cloned().collect()
@@ -114,7 +125,7 @@ async fn subscribe(
     };
     let caps = connection.resource_capabilities();
     let subscribed = if caps.subscribe { wanted.len() } else { 0 };
-    match connection.watch(&wanted).await {
+    match connection.watch_updates(&wanted).await {
         Ok(watch) => {
             out.event(
                 name,

@@ -26,6 +26,7 @@ pub mod spec;
 mod sse;
 mod sse_events;
 mod stdio;
+pub mod supervisor;
 pub mod warning;
 
 pub use connection::{ConnectOptions, Connection, ResourceNotices, ServerSummary};

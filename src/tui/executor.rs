@@ -18,9 +18,9 @@ use tokio::task::AbortHandle;
 use super::agent::ResolveRequest;
 use std::path::PathBuf;
 
-use super::app::{Bundled, Effect, ExpansionRead, InstallPlan, Msg, ServerEvent};
+use super::app::{Bundled, Effect, ExpansionRead, InstallPlan, Msg};
 use super::contents::{self, ContentsDoc};
-use super::follow::{Connections, Ended, RETRY_FIRST, RETRY_MAX, connection_of, run_server};
+use super::follow::{Connections, connection_of, run_server};
 use super::keeper::Keeper;
 use super::term::{self, Term};
 use crate::catalog::{ItemId, Search, SearchResults, SearchWorker, ServerId, sort_snapshot};
@@ -331,46 +331,15 @@ impl Executor {
                 event,
             });
         };
-        let http = spec.transport.transport_kind().retried();
-        let task = tokio::spawn(async move {
-            let mut attempt = 0u32;
-            // Reached once: then a failed attempt is tried again (HTTP) and lists as a re-list.
-            let mut reached = false;
-            loop {
-                let ended = run_server(
-                    &spec,
-                    &options,
-                    &log,
-                    &connections,
-                    server,
-                    relist || reached,
-                    &send,
-                )
-                .await;
-                // A stdio server that ended is failed for good (`R` brings it back); an HTTP
-                // server that was reached once is tried again, further apart each time.
-                let reason = match ended {
-                    Ended::Failed(reason) if http && reached => reason,
-                    Ended::Failed(reason) => return send(ServerEvent::Failed(reason)),
-                    Ended::Dropped(reason) if http => {
-                        attempt = 0;
-                        reason
-                    }
-                    Ended::Dropped(reason) => return send(ServerEvent::Failed(reason)),
-                };
-                reached = true;
-                attempt += 1;
-                let wait = RETRY_FIRST
-                    .saturating_mul(1 << (attempt - 1).min(6))
-                    .min(RETRY_MAX);
-                send(ServerEvent::Retrying {
-                    reason,
-                    attempt,
-                    at: std::time::SystemTime::now() + wait,
-                });
-                tokio::time::sleep(wait).await;
-            }
-        });
+        let task = tokio::spawn(run_server(
+            spec,
+            options,
+            log,
+            connections,
+            server,
+            relist,
+            send,
+        ));
         self.servers.insert(server, task.abort_handle());
     }
 

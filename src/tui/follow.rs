@@ -1,14 +1,15 @@
-//! A server's connection over time, for the browser: connect and list (page by page, or as
-//! one re-list after a reconnect), send the templates, then follow its list changes and
-//! updates until it is gone (a stdio server that exited; an HTTP server that stops answering
-//! `ping`). The executor runs this in a task per server and retries HTTP servers.
+//! A server's connection over time, for the browser: what its [`Supervisor`] tells, as the
+//! app's events (page by page, or as one re-list after a reconnect; list changes as what
+//! changed). The executor runs this in a task per server.
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+
+use rmcp::model::Resource;
 
 use super::app::ServerEvent;
 use crate::catalog::{Fingerprint, ListingChange, ServerId};
 use crate::mcp::log::ServerLog;
+use crate::mcp::supervisor::{Event, Supervisor};
 use crate::mcp::{ConnectOptions, Connection, ListOptions, ServerSpec};
 
 /// The connection of each server, once connected (shared with the tasks that read).
@@ -26,159 +27,113 @@ pub(super) fn connection_of(
         .flatten()
 }
 
-/// Follows a listed server's changes for as long as it is connected: asks for list changes,
-/// re-lists on each burst ([`crate::mcp::Changes`] coalesces them) and compares the new
-/// listing with `last` here, off the UI thread: what only grew (or changed in place) is sent
-/// as what changed, anything else as the whole new listing. Passes updates on.
-async fn follow(
-    connection: &Connection,
-    mut changes: crate::mcp::Changes,
-    mut last: Fingerprint,
-    send: &(impl Fn(ServerEvent) + Sync),
-) {
-    use crate::mcp::Change;
-    let _watch = match connection.watch(&[]).await {
-        Ok(watch) => Some(watch),
-        Err(e) => {
-            connection.log().push(
-                crate::mcp::log::LogSource::Client,
-                &format!("cannot watch for list changes: {}", connection.explain(&e)),
-            );
-            None
-        }
-    };
-    while let Some(change) = changes.next().await {
-        let updated = match change {
-            Change::Updated(uri) => {
-                send(ServerEvent::Updated(uri));
-                continue;
-            }
-            Change::Relist { updated } => updated,
-        };
-        let mut resources = Vec::new();
-        let listed = connection
-            .list_resources(&ListOptions::default(), |page| resources.extend(page.items))
-            .await;
-        match listed {
-            Ok(_) => match last.diff(resources) {
-                ListingChange::Grew { changed, added } => {
-                    if !changed.is_empty() || !added.is_empty() {
-                        send(ServerEvent::Grew { changed, added })
-                    }
-                }
-                ListingChange::Replaced(resources) => send(ServerEvent::Relisted { resources }),
-            },
-            Err(e) => connection.log().push(
-                crate::mcp::log::LogSource::Client,
-                &format!(
-                    "re-listing after a list change failed: {}",
-                    connection.explain(&e)
-                ),
-            ),
-        }
-        for uri in updated {
-            send(ServerEvent::Updated(uri));
-        }
-    }
-}
-
-/// How an HTTP server is tried again after its connection dropped: after this, doubling.
-pub(super) const RETRY_FIRST: Duration = Duration::from_secs(1);
-pub(super) const RETRY_MAX: Duration = Duration::from_secs(60);
-
-/// How one connection ended.
-pub(super) enum Ended {
-    /// It never worked (connect or list failed), said for a person.
-    Failed(String),
-    /// It worked, then went away.
-    Dropped(String),
-}
-
-/// Connects, lists (page by page the first time; as one re-list after a reconnect, so what
-/// vanished meanwhile goes), sends the templates, then follows the server until it ends.
+/// Follows server `server` for the browser, as long as it lasts (retries included): its
+/// [`Supervisor`] connects, lists, follows and retries; this turns what it tells into the
+/// app's events. Off the UI thread, here: a re-list is compared with the last listing of the
+/// same connection, and what only grew (or changed in place) is sent as what changed, anything
+/// else as the whole new listing. A reconnect's listing (and every listing when `relist`)
+/// arrives whole, as one [`ServerEvent::Relisted`], so what vanished meanwhile goes.
 pub(super) async fn run_server(
-    spec: &ServerSpec,
-    options: &ConnectOptions,
-    log: &ServerLog,
-    connections: &Connections,
+    spec: ServerSpec,
+    options: ConnectOptions,
+    log: ServerLog,
+    connections: Connections,
     server: ServerId,
     relist: bool,
-    send: &(impl Fn(ServerEvent) + Sync),
-) -> Ended {
-    let connection = match Connection::connect(spec, options, log.clone()).await {
-        Ok(c) => Arc::new(c),
-        Err(e) => return Ended::Failed(e.to_string()),
+    send: impl Fn(ServerEvent) + Send,
+) {
+    let supervisor = Supervisor {
+        spec,
+        options,
+        log,
+        list: ListOptions::default(),
+        templates: true,
+        retry: true,
+        shown: None,
     };
-    {
-        let mut slots = connections.lock().unwrap_or_else(|e| e.into_inner());
-        if slots.len() <= server as usize {
-            slots.resize(server as usize + 1, None);
-        }
-        slots[server as usize] = Some(connection.clone());
-    }
-    let summary = connection.summary();
-    send(ServerEvent::Connected {
-        protocol: summary.protocol_version.clone(),
-        transport: connection.transport().to_string(),
-        resources: connection.has_resources(),
-        info: super::server_info::ServerInfo::from_summary(&summary),
-    });
-    if !connection.has_resources() {
-        return Ended::Dropped(connection.closed("").await);
-    }
-    // Taken before listing, so a change announced meanwhile is not missed.
-    let changes = connection.changes();
-    let mut resources = Vec::new();
-    // What was listed, for telling later listings apart from it.
+    // Per connection: what it listed (to tell later listings apart), and a re-listing's
+    // pages until it ends.
+    let mut generation = 0;
     let mut last = Fingerprint::default();
-    let listed = connection
-        .list_resources(&ListOptions::default(), |page| {
-            for resource in &page.items {
-                last.push(resource);
+    let mut pages: Vec<Resource> = Vec::new();
+    supervisor
+        .run(move |at, event| {
+            if at != generation {
+                generation = at;
+                last = Fingerprint::default();
+                pages = Vec::new();
             }
-            if relist {
-                resources.extend(page.items);
-                send(ServerEvent::Relisting {
-                    number: page.number,
-                    received: page.received,
-                });
-            } else {
-                send(ServerEvent::Page {
-                    number: page.number,
-                    received: page.received,
-                    resources: page.items,
-                })
+            let whole = relist || generation > 1;
+            match event {
+                Event::Connected(connection) => {
+                    let summary = connection.summary();
+                    send(ServerEvent::Connected {
+                        protocol: summary.protocol_version.clone(),
+                        transport: connection.transport().to_string(),
+                        resources: connection.has_resources(),
+                        info: super::server_info::ServerInfo::from_summary(&summary),
+                    });
+                    let mut slots = connections.lock().unwrap_or_else(|e| e.into_inner());
+                    if slots.len() <= server as usize {
+                        slots.resize(server as usize + 1, None);
+                    }
+                    slots[server as usize] = Some(connection);
+                }
+                Event::Page {
+                    number,
+                    received,
+                    resources,
+                } => {
+                    for resource in &resources {
+                        last.push(resource);
+                    }
+                    if whole {
+                        pages.extend(resources);
+                        send(ServerEvent::Relisting { number, received });
+                    } else {
+                        send(ServerEvent::Page {
+                            number,
+                            received,
+                            resources,
+                        })
+                    }
+                }
+                Event::Listed(outcome) => {
+                    if whole {
+                        send(ServerEvent::Relisted {
+                            resources: std::mem::take(&mut pages),
+                        });
+                    }
+                    send(ServerEvent::Listed {
+                        count: outcome.count,
+                        capped: outcome.capped,
+                    })
+                }
+                Event::Templates(templates) => send(ServerEvent::Templates(templates)),
+                Event::Relisted { resources, .. } => match last.diff(resources) {
+                    ListingChange::Grew { changed, added } => {
+                        if !changed.is_empty() || !added.is_empty() {
+                            send(ServerEvent::Grew { changed, added })
+                        }
+                    }
+                    ListingChange::Replaced(resources) => send(ServerEvent::Relisted { resources }),
+                },
+                // Already in the server's log; the last listing stays shown.
+                Event::RelistFailed(_) => {}
+                Event::Updated(uri) => send(ServerEvent::Updated(uri)),
+                Event::Ended {
+                    reason,
+                    retry: Some(retry),
+                    ..
+                } => send(ServerEvent::Retrying {
+                    reason,
+                    attempt: retry.attempt,
+                    at: retry.at,
+                }),
+                Event::Ended { reason, .. } => send(ServerEvent::Failed(reason)),
             }
         })
-        .await;
-    match listed {
-        Ok(outcome) => {
-            if relist {
-                send(ServerEvent::Relisted { resources });
-            }
-            send(ServerEvent::Listed {
-                count: outcome.count,
-                capped: outcome.capped,
-            })
-        }
-        Err(e) => return Ended::Failed(connection.explain(&e)),
-    }
-    // Its templates, for `T` (a server without them answers an empty list).
-    let mut templates = Vec::new();
-    if connection
-        .list_templates(&ListOptions::default(), |page| templates.extend(page.items))
         .await
-        .is_ok()
-        && !templates.is_empty()
-    {
-        send(ServerEvent::Templates(templates));
-    }
-    // Then keep up with it: list changes re-list it, updates are passed on, and a server
-    // that goes away after listing is shown as failed (or retrying), not ready.
-    tokio::select! {
-        _ = follow(&connection, changes, last, send) => Ended::Dropped("the server stopped sending changes".into()),
-        reason = connection.closed(" after listing") => Ended::Dropped(reason),
-    }
 }
 
 #[cfg(test)]
@@ -216,16 +171,14 @@ mod tests {
             let send = move |event| {
                 let _ = tx.send(event);
             };
-            let connections = Connections::default();
-            let options = ConnectOptions::default();
             run_server(
-                &spec,
-                &options,
-                &ServerLog::new(10),
-                &connections,
+                spec,
+                ConnectOptions::default(),
+                ServerLog::new(10),
+                Connections::default(),
                 0,
                 false,
-                &send,
+                send,
             )
             .await
         });

@@ -1,0 +1,263 @@
+//! One owner of a server's life, for every front end that follows a server (the browser,
+//! `serve`, `watch`): it connects, lists page by page (each page handed on by value), lists
+//! the templates when asked, follows the list's changes (a burst coalesced once, by
+//! [`Changes`]) and re-lists, passes updates on, notices the server going away
+//! ([`Connection::closed`]) and tries again by transport (HTTP: further apart each time;
+//! stdio: failed until the person asks again). What happens is told as typed [`Event`]s,
+//! each tagged with the generation of the connection it happened on, so a front end can tell
+//! a reconnect's listing from the first and drop what an older connection said.
+//!
+//! Front ends decide what an event means to them (the browser diffs a re-list against what it
+//! shows, `serve` resolves again, `watch` prints what appeared); none of them connects,
+//! re-lists or waits for a closed connection itself.
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use rmcp::model::{Resource, ResourceTemplate};
+
+use super::connection::{ConnectOptions, Connection};
+use super::follow::Change;
+use super::list::{ListOptions, ListOutcome};
+use super::log::{LogSource, ServerLog};
+use super::spec::ServerSpec;
+
+/// How an HTTP server is tried again after its connection dropped: after this, doubling.
+pub const RETRY_FIRST: Duration = Duration::from_secs(1);
+/// The longest wait between two attempts.
+pub const RETRY_MAX: Duration = Duration::from_secs(60);
+
+/// What happened to a supervised server. Every event but [`Event::Ended`] belongs to the
+/// connection of its generation.
+#[derive(Debug)]
+pub enum Event {
+    /// Connected; reads and other requests go through this connection until it ends.
+    Connected(Arc<Connection>),
+    /// One page of this connection's first listing.
+    Page {
+        number: usize,
+        received: usize,
+        resources: Vec<Resource>,
+    },
+    /// This connection's first listing ended (after its pages).
+    Listed(ListOutcome),
+    /// The server's resource templates, when asked for ([`Supervisor::templates`]) and the
+    /// server has any.
+    Templates(Vec<ResourceTemplate>),
+    /// The server announced a list change (or notices were missed) and was listed again: its
+    /// whole listing now.
+    Relisted {
+        resources: Vec<Resource>,
+        outcome: ListOutcome,
+    },
+    /// Listing again after a change failed (said for a person); the last listing stands.
+    RelistFailed(String),
+    /// The server announced that this resource changed.
+    Updated(String),
+    /// The connection ended, said for a person: `listed` when it got as far as a listing,
+    /// `retry` when it will be tried again (a new generation), and when.
+    Ended {
+        reason: String,
+        listed: bool,
+        retry: Option<Retry>,
+    },
+}
+
+/// The next attempt after a connection ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retry {
+    /// 1 for the first attempt after the connection last worked.
+    pub attempt: u32,
+    pub at: SystemTime,
+}
+
+/// What a front end wants followed, and how.
+pub struct Supervisor {
+    pub spec: ServerSpec,
+    pub options: ConnectOptions,
+    pub log: ServerLog,
+    /// How much of a listing to take.
+    pub list: ListOptions,
+    /// List the templates after the first listing (the browser shows them; `serve` lists
+    /// them only when a mark needs them).
+    pub templates: bool,
+    /// Try again after the connection ended, as its transport allows (HTTP only; a stdio
+    /// server that exited stays failed). Off for front ends that report and stop.
+    pub retry: bool,
+    /// How a failed connect names the server (its definition as written, placeholders
+    /// kept); `None` for the masked definition the connection layer knows.
+    pub shown: Option<String>,
+}
+
+impl Supervisor {
+    /// Follows the server until it ends for good (or forever), telling `send` each event
+    /// with its connection's generation (1, then 2 after the first retry, …).
+    pub async fn run(self, mut send: impl FnMut(u64, Event) + Send) {
+        let retried = self.retry && self.spec.transport.transport_kind().retried();
+        let mut attempt = 0u32;
+        // Reached once: from then on, a failed attempt is tried again too.
+        let mut reached = false;
+        for generation in 1.. {
+            let (reason, listed) = self.once(&mut |event| send(generation, event)).await;
+            let retry = retried && (reached || listed);
+            if !retry {
+                return send(
+                    generation,
+                    Event::Ended {
+                        reason,
+                        listed,
+                        retry: None,
+                    },
+                );
+            }
+            if listed {
+                attempt = 0;
+            }
+            reached = true;
+            attempt += 1;
+            let wait = RETRY_FIRST
+                .saturating_mul(1 << (attempt - 1).min(6))
+                .min(RETRY_MAX);
+            let at = SystemTime::now() + wait;
+            send(
+                generation,
+                Event::Ended {
+                    reason,
+                    listed,
+                    retry: Some(Retry { attempt, at }),
+                },
+            );
+            tokio::time::sleep(wait).await;
+        }
+    }
+
+    /// Runs in a task of its own, for a front end that answers events with requests of its
+    /// own (they arrive in order on the returned [`Followed`]; dropping it ends the task).
+    pub fn spawn(self) -> Followed {
+        let (tx, events) = tokio::sync::mpsc::unbounded_channel();
+        let task = tokio::spawn(self.run(move |generation, event| {
+            let _ = tx.send((generation, event));
+        }));
+        Followed { events, task }
+    }
+
+    /// One connection: connect, list, follow until it ends. Returns why it ended and
+    /// whether it got as far as a listing.
+    async fn once(&self, send: &mut (impl FnMut(Event) + Send)) -> (String, bool) {
+        let connection =
+            match Connection::connect(&self.spec, &self.options, self.log.clone()).await {
+                Ok(c) => Arc::new(c),
+                Err(e) => {
+                    let reason = match &self.shown {
+                        Some(shown) => e.to_string_as(shown),
+                        None => e.to_string(),
+                    };
+                    return (reason, false);
+                }
+            };
+        send(Event::Connected(connection.clone()));
+        if !connection.has_resources() {
+            return (connection.closed("").await, true);
+        }
+        // Taken before listing, so a change announced meanwhile is not missed.
+        let changes = connection.changes();
+        let listed = connection
+            .list_resources(&self.list, |page| {
+                send(Event::Page {
+                    number: page.number,
+                    received: page.received,
+                    resources: page.items,
+                })
+            })
+            .await;
+        match listed {
+            Ok(outcome) => send(Event::Listed(outcome)),
+            Err(e) => return (connection.explain(&e), false),
+        }
+        if self.templates {
+            let mut templates = Vec::new();
+            // A server without templates answers an empty list (or an error: none then).
+            if connection
+                .list_templates(&self.list, |page| templates.extend(page.items))
+                .await
+                .is_ok()
+                && !templates.is_empty()
+            {
+                send(Event::Templates(templates));
+            }
+        }
+        // A server that goes away after listing ends this connection, not a silent one.
+        tokio::select! {
+            _ = self.follow(&connection, changes, send) => {
+                ("the server stopped sending changes".into(), true)
+            }
+            reason = connection.closed(" after listing") => (reason, true),
+        }
+    }
+
+    /// Asks for list changes, then re-lists on each burst and passes updates on.
+    async fn follow(
+        &self,
+        connection: &Connection,
+        mut changes: super::follow::Changes,
+        send: &mut (impl FnMut(Event) + Send),
+    ) {
+        let _watch = match connection.watch(&[]).await {
+            Ok(watch) => Some(watch),
+            Err(e) => {
+                connection.log().push(
+                    LogSource::Client,
+                    &format!("cannot watch for list changes: {}", connection.explain(&e)),
+                );
+                None
+            }
+        };
+        while let Some(change) = changes.next().await {
+            let updated = match change {
+                Change::Updated(uri) => {
+                    send(Event::Updated(uri));
+                    continue;
+                }
+                Change::Relist { updated } => updated,
+            };
+            let mut resources = Vec::new();
+            let listed = connection
+                .list_resources(&self.list, |page| resources.extend(page.items))
+                .await;
+            match listed {
+                Ok(outcome) => send(Event::Relisted { resources, outcome }),
+                Err(e) => {
+                    let reason = format!(
+                        "re-listing after a list change failed: {}",
+                        connection.explain(&e)
+                    );
+                    connection.log().push(LogSource::Client, &reason);
+                    send(Event::RelistFailed(reason));
+                }
+            }
+            for uri in updated {
+                send(Event::Updated(uri));
+            }
+        }
+    }
+}
+
+/// A supervisor running in its own task ([`Supervisor::spawn`]).
+pub struct Followed {
+    events: tokio::sync::mpsc::UnboundedReceiver<(u64, Event)>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Followed {
+    /// The next event and its generation; `None` after the last ([`Event::Ended`] without a
+    /// retry).
+    pub async fn next(&mut self) -> Option<(u64, Event)> {
+        self.events.recv().await
+    }
+}
+
+impl Drop for Followed {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
