@@ -144,6 +144,28 @@ fn front_ends_read_and_resolve_through_one_entry_point() {
     }
 }
 
+/// One owner of a followed server's life (`mcp::Supervisor`): the front ends that follow a
+/// server (the browser, `serve`, `watch`) neither connect, re-list, take its changes, wait
+/// for it to close nor retry on their own.
+#[test]
+fn front_ends_follow_servers_through_the_supervisor() {
+    for dir in ["tui", "serve", "wrap", "commands/watch.rs"] {
+        let found = offenders(
+            dir,
+            &[
+                "Connection::connect(",
+                ".list_resources(",
+                ".list_uris(",
+                ".changes()",
+                ".closed(",
+                ".watch(&",
+                "RETRY_FIRST",
+            ],
+        );
+        assert!(found.is_empty(), "{dir}: {found:#?}");
+    }
+}
+
 /// One way to follow a server (`mcp::follow`): no front end waits out a burst of
 /// notifications or polls a connection for having closed.
 #[test]

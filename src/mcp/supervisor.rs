@@ -261,3 +261,114 @@ impl Drop for Followed {
         self.task.abort();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::spec::TransportSpec;
+
+    fn supervisor(transport: TransportSpec) -> Supervisor {
+        Supervisor {
+            spec: ServerSpec {
+                name: "s".into(),
+                transport,
+            },
+            options: ConnectOptions::default(),
+            log: ServerLog::new(10),
+            list: ListOptions::default(),
+            templates: false,
+            retry: true,
+            shown: None,
+        }
+    }
+
+    async fn next(followed: &mut Followed) -> (u64, Event) {
+        tokio::time::timeout(Duration::from_secs(30), followed.next())
+            .await
+            .expect("the supervisor tells on")
+            .expect("the supervisor runs")
+    }
+
+    /// A stdio server that cannot start stays failed: one end, no retry, even when retrying
+    /// is asked for.
+    #[tokio::test]
+    async fn a_stdio_server_that_fails_is_not_tried_again() {
+        let mut followed = supervisor(TransportSpec::Stdio {
+            command: "/nonexistent/mcpick-test-server".into(),
+            args: vec![],
+            env: Default::default(),
+            cwd: None,
+        })
+        .spawn();
+        let (generation, event) = next(&mut followed).await;
+        assert_eq!(generation, 1);
+        assert!(
+            matches!(&event, Event::Ended { listed: false, retry: None, reason } if !reason.is_empty()),
+            "{event:?}"
+        );
+        assert!(followed.next().await.is_none(), "nothing after the end");
+    }
+
+    /// An HTTP server that went away after listing is tried again: the end says when, and the
+    /// next connection lists again under the next generation.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_http_server_that_went_away_is_listed_again_under_a_new_generation() {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let addr = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap();
+        let args = || crate::demo::DemoArgs {
+            count: 5,
+            ..Default::default()
+        };
+        let server = tokio::spawn(crate::demo::serve_http(args(), addr));
+        while tokio::net::TcpStream::connect(addr).await.is_err() {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let mut followed = supervisor(TransportSpec::Http {
+            url: format!("http://{addr}/mcp"),
+            headers: Default::default(),
+        })
+        .spawn();
+        let mut listed = 0;
+        loop {
+            match next(&mut followed).await {
+                (1, Event::Page { resources, .. }) => listed += resources.len(),
+                (1, Event::Listed(outcome)) => {
+                    assert_eq!(outcome.count, listed);
+                    break;
+                }
+                (1, _) => {}
+                other => panic!("{other:?}"),
+            }
+        }
+        server.abort();
+        let _ = server.await;
+        let retry = loop {
+            match next(&mut followed).await {
+                (1, Event::Ended { listed, retry, .. }) => {
+                    assert!(listed, "it had listed");
+                    break retry.expect("HTTP is tried again");
+                }
+                (1, _) => {}
+                other => panic!("{other:?}"),
+            }
+        };
+        assert_eq!(retry.attempt, 1);
+        assert!(retry.at > SystemTime::now(), "the next attempt is later");
+        let _server = tokio::spawn(crate::demo::serve_http(args(), addr));
+        let mut relisted = 0;
+        loop {
+            match next(&mut followed).await {
+                (2, Event::Page { resources, .. }) => relisted += resources.len(),
+                (2, Event::Listed(_)) => break,
+                // Attempts while the server was still starting.
+                (_, Event::Ended { retry: Some(_), .. }) => {}
+                (2.., Event::Connected(_)) => {}
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(relisted, listed, "listed again, whole");
+    }
+}

@@ -1,10 +1,9 @@
 //! Keeping what `serve` publishes current: the set file is watched (a change from the TUI or
-//! `mcpick pin` is resolved again), upstream list changes re-list that server, upstream
-//! updates of published resources reach subscribed clients. A burst of a server's
-//! notifications is one change ([`crate::mcp::Changes`]); changes already queued are applied
-//! together: one re-list per server and one resolution for all of them.
+//! `mcpick pin` is resolved again); what each upstream's supervisor tells (a re-list after a
+//! list change, an update, the upstream gone) is applied to its listing, and updates of
+//! published resources reach subscribed clients. Changes already queued are applied
+//! together: one resolution for all of them.
 
-use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -13,15 +12,17 @@ use tokio::sync::mpsc;
 
 use super::Diag;
 use super::engine::Engine;
+use super::upstream::Applied;
 use crate::context::ContextSet;
-use crate::mcp::{Change as UpstreamChange, Watch};
+use crate::mcp::Watch;
+use crate::mcp::supervisor::Event;
 
 /// How often the set file is looked at. Polling is portable and costs one `stat`.
 const SET_POLL: Duration = Duration::from_millis(250);
 
 enum Change {
     Set(ContextSet),
-    Upstream(usize, UpstreamChange),
+    Upstream(usize, Event),
 }
 
 /// Runs forever, applying changes to `engine`.
@@ -44,15 +45,12 @@ pub async fn upkeep(engine: Arc<Engine>, diag: Arc<Diag>) {
             diag.line(&format!("server `{name}` is unavailable: {error}"));
         }
     }
-    for (i, upstream) in upstreams.iter().enumerate() {
-        let Some(connection) = &upstream.connection else {
-            continue;
-        };
-        let mut changes = connection.changes();
+    // What the upstreams' supervisors tell: re-lists, updates, an upstream gone.
+    if let Some(mut told) = upstreams.take_told() {
         let tx = tx.clone();
         tokio::spawn(async move {
-            while let Some(change) = changes.next().await {
-                if tx.send(Change::Upstream(i, change)).is_err() {
+            while let Some((i, event)) = told.recv().await {
+                if tx.send(Change::Upstream(i, event)).is_err() {
                     return;
                 }
             }
@@ -66,20 +64,25 @@ pub async fn upkeep(engine: Arc<Engine>, diag: Arc<Diag>) {
             batch.push(more);
         }
         let mut set = None;
-        let mut relist = BTreeSet::new();
+        let mut relisted = false;
         let mut updated = Vec::new();
         for change in batch {
             match change {
                 Change::Set(s) => set = Some(s),
-                Change::Upstream(i, UpstreamChange::Relist { updated: burst }) => {
-                    relist.insert(i);
-                    updated.extend(burst.into_iter().map(|uri| (i, uri)));
+                Change::Upstream(i, event) => {
+                    if let Event::Ended { reason, .. } = &event {
+                        diag.line(&format!(
+                            "server `{}` is unavailable: {reason}",
+                            upstreams.name(i)
+                        ));
+                    }
+                    match upstreams.apply(i, event) {
+                        Applied::Nothing => {}
+                        Applied::Listing => relisted = true,
+                        Applied::Updated(uri) => updated.push((i, uri)),
+                    }
                 }
-                Change::Upstream(i, UpstreamChange::Updated(uri)) => updated.push((i, uri)),
             }
-        }
-        for &i in &relist {
-            upstreams.relist(i).await;
         }
         let mut changed = false;
         for (i, uri) in updated {
@@ -88,7 +91,7 @@ pub async fn upkeep(engine: Arc<Engine>, diag: Arc<Diag>) {
         }
         changed |= match set {
             Some(set) => engine.set_changed(set).await,
-            None if !relist.is_empty() => engine.refresh().await,
+            None if relisted => engine.refresh().await,
             None => false,
         };
         if changed {
@@ -104,12 +107,13 @@ pub async fn upkeep(engine: Arc<Engine>, diag: Arc<Diag>) {
     }
 }
 
-/// Asks every upstream for list changes and for updates of its published resources.
+/// Asks every upstream for updates of its published resources (its supervisor asks for list
+/// changes).
 async fn rewatch(engine: &Engine, diag: &Diag) -> Vec<Watch> {
     let served = engine.current();
     let mut watches = Vec::new();
     for upstream in engine.ready().await.iter() {
-        let Some(connection) = &upstream.connection else {
+        let Some(connection) = upstream.connection() else {
             continue;
         };
         let uris: Vec<String> = served
@@ -118,7 +122,7 @@ async fn rewatch(engine: &Engine, diag: &Diag) -> Vec<Watch> {
             .filter(|r| *r.server == *upstream.name)
             .map(|r| r.upstream_uri().to_string())
             .collect();
-        match connection.watch(&uris).await {
+        match connection.watch_updates(&uris).await {
             Ok(watch) => watches.push(watch),
             Err(e) => diag.line(&format!(
                 "server `{}`: cannot watch for changes: {}",

@@ -1,19 +1,18 @@
-//! The servers `serve` publishes from: connected once, listed, held open for reads, and
-//! listed again when they say their list changed. One failing upstream costs only its own
-//! resources.
+//! The servers `serve` publishes from: each followed by its own [`Supervisor`] (connected
+//! once, listed, held open for reads, listed again when it says its list changed). One
+//! failing upstream costs only its own resources.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
-use futures::future::join_all;
 use rmcp::model::{Resource, ResourceTemplate};
+use tokio::sync::mpsc;
 
 use crate::catalog::Catalogue;
 use crate::context::{Expansion, Marks, expansion};
 use crate::mcp::log::ServerLog;
-use crate::mcp::{
-    CacheHints, ConnectOptions, Connection, ListOptions, McpError, ReadOutcome, ServerSpec,
-};
+use crate::mcp::supervisor::{Event, Supervisor};
+use crate::mcp::{CacheHints, ConnectOptions, Connection, ListOptions, ReadOutcome, ServerSpec};
 
 /// One upstream as chosen: a definition, or why the definition cannot be used.
 #[derive(Debug, Clone)]
@@ -36,19 +35,53 @@ struct Listing {
 /// One connected (or failed) upstream.
 pub struct Upstream {
     pub name: String,
-    pub connection: Option<Connection>,
-    pub log: ServerLog,
+    /// Set once, when it connected (`serve` does not connect again).
+    connection: OnceLock<Arc<Connection>>,
     listing: Mutex<Listing>,
+}
+
+impl Upstream {
+    /// Its connection, once connected.
+    pub fn connection(&self) -> Option<&Connection> {
+        self.connection.get().map(|c| &**c)
+    }
 }
 
 /// Says a warning about an upstream (`serve`'s diagnostics).
 pub type Warn = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// What an upstream's supervisor told, and which upstream it is.
+pub type Told = (usize, Event);
 
 /// Every upstream of one `serve`.
 pub struct Upstreams {
     list: Vec<Upstream>,
     cap: usize,
     warn: Warn,
+    /// What the supervisors tell after the first listings, for the upkeep to take once.
+    told: Mutex<Option<mpsc::UnboundedReceiver<Told>>>,
+    /// The supervisors, ended with `serve`.
+    _tasks: Vec<AbortOnDrop>,
+}
+
+/// A task that ends when this is dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// What applying a told event changed.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Applied {
+    /// Nothing published can have changed.
+    Nothing,
+    /// The upstream's listing is new (re-listed, or gone with a reason).
+    Listing,
+    /// This resource of the upstream changed.
+    Updated(String),
 }
 
 /// A moment's view of every listing, to resolve against.
@@ -67,6 +100,15 @@ pub struct Listings {
 
 /// A resource's listing and its place in it.
 pub type ListedAt<'a> = (&'a Arc<Vec<Resource>>, usize);
+
+impl Listing {
+    fn failed(reason: String) -> Listing {
+        Listing {
+            error: Some(reason),
+            ..Listing::default()
+        }
+    }
+}
 
 impl Listings {
     /// The listed servers whose templates `marks` needs and that are not listed yet
@@ -102,9 +144,9 @@ impl Listings {
 }
 
 impl Upstreams {
-    /// Connects to and lists every upstream at once; `failed` hears of each upstream that
-    /// cannot be connected as soon as that is known (before the others are done), `warn` of
-    /// what reads drop later.
+    /// Connects to and lists every upstream at once, each through its own
+    /// [`Supervisor`]; `failed` hears of each upstream that cannot be connected or listed as
+    /// soon as that is known (before the others are done), `warn` of what reads drop later.
     pub async fn connect(
         defs: Vec<UpstreamDef>,
         options: &ConnectOptions,
@@ -117,58 +159,153 @@ impl Upstreams {
             "serve: connecting",
             defs.iter().map(|d| d.spec.name.clone()),
         );
-        let progress = &progress;
-        let list = join_all(defs.into_iter().enumerate().map(|(i, def)| async move {
-            let log = ServerLog::new(options.log_lines);
-            progress.set(i, "connecting");
-            let connection = match def.error {
-                Some(reason) => Err(McpError::Config { reason }),
-                None => Connection::connect(&def.spec, options, log.clone()).await,
-            };
-            let (connection, listing) = match connection {
-                Ok(c) => {
-                    progress.set(i, "listing");
-                    (Some(c), Listing::default())
-                }
-                Err(e) => {
+        let (tx, mut told) = mpsc::unbounded_channel();
+        let mut list = Vec::new();
+        let mut tasks = Vec::new();
+        let mut waiting = 0;
+        for (i, def) in defs.into_iter().enumerate() {
+            let mut listing = Listing::default();
+            match def.error {
+                Some(reason) => {
                     progress.set(i, "failed");
-                    failed(&def.spec.name, &e.to_string());
-                    (
-                        None,
+                    failed(&def.spec.name, &reason);
+                    listing.error = Some(reason);
+                }
+                None => {
+                    progress.set(i, "connecting");
+                    waiting += 1;
+                    let supervisor = Supervisor {
+                        spec: def.spec.clone(),
+                        options: options.clone(),
+                        log: ServerLog::new(options.log_lines),
+                        list: ListOptions { cap },
+                        templates: false,
+                        retry: false,
+                        shown: None,
+                    };
+                    let tx = tx.clone();
+                    tasks.push(AbortOnDrop(tokio::spawn(supervisor.run(
+                        move |_, event| {
+                            let _ = tx.send((i, event));
+                        },
+                    ))));
+                }
+            }
+            list.push(Upstream {
+                name: def.spec.name,
+                connection: OnceLock::new(),
+                listing: Mutex::new(listing),
+            });
+        }
+        drop(tx);
+        let upstreams = Upstreams {
+            list,
+            cap,
+            warn,
+            told: Mutex::new(None),
+            _tasks: tasks,
+        };
+        // The first listings, page by page; anything told meanwhile is applied as it comes.
+        let mut pages: Vec<Vec<Resource>> = upstreams.list.iter().map(|_| Vec::new()).collect();
+        while waiting > 0 {
+            let Some((i, event)) = told.recv().await else {
+                break;
+            };
+            let name = upstreams.list[i].name.as_str();
+            match event {
+                Event::Connected(connection) => {
+                    // A server without resources is listed as it is: empty.
+                    if connection.has_resources() {
+                        progress.set(i, "listing");
+                    } else {
+                        progress.set(i, "listed");
+                        waiting -= 1;
+                    }
+                    upstreams.apply(i, Event::Connected(connection));
+                }
+                Event::Page { resources, .. } => pages[i].extend(resources),
+                Event::Listed(outcome) => {
+                    progress.set(i, "listed");
+                    waiting -= 1;
+                    upstreams.set_listing(
+                        i,
                         Listing {
-                            error: Some(e.to_string()),
+                            resources: Arc::new(std::mem::take(&mut pages[i])),
+                            cache: outcome.cache,
                             ..Listing::default()
                         },
-                    )
+                    );
                 }
-            };
-            Upstream {
-                name: def.spec.name,
-                connection,
-                log,
-                listing: Mutex::new(listing),
-            }
-        }))
-        .await;
-        let upstreams = Upstreams { list, cap, warn };
-        let shared = &upstreams;
-        join_all((0..upstreams.list.len()).map(|i| async move {
-            shared.relist(i).await;
-            if shared.list[i].connection.is_some() {
-                progress.set(i, "listed");
-                let error = shared.list[i]
-                    .listing
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .error
-                    .clone();
-                if let Some(error) = error {
-                    failed(&shared.list[i].name, &error);
+                Event::Ended {
+                    reason,
+                    listed: false,
+                    ..
+                } => {
+                    progress.set(i, "failed");
+                    waiting -= 1;
+                    failed(name, &reason);
+                    upstreams.set_listing(i, Listing::failed(reason));
+                }
+                // Nothing is published yet: no client to tell of an update.
+                Event::Updated(_) => {}
+                other => {
+                    upstreams.apply(i, other);
                 }
             }
-        }))
-        .await;
+        }
+        *upstreams.told.lock().unwrap_or_else(|e| e.into_inner()) = Some(told);
         upstreams
+    }
+
+    /// What the supervisors tell from now on (`None` once taken).
+    pub fn take_told(&self) -> Option<mpsc::UnboundedReceiver<Told>> {
+        self.told.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+
+    /// Applies what upstream `i`'s supervisor told after its first listing: a re-list
+    /// replaces its listing; a failed re-list or its end replaces it with the reason (its
+    /// resources are unavailable, not silently stale).
+    pub fn apply(&self, i: usize, event: Event) -> Applied {
+        match event {
+            Event::Connected(connection) => {
+                let _ = self.list[i].connection.set(connection);
+                Applied::Nothing
+            }
+            Event::Relisted { resources, outcome } => {
+                self.set_listing(
+                    i,
+                    Listing {
+                        resources: Arc::new(resources),
+                        cache: outcome.cache,
+                        ..Listing::default()
+                    },
+                );
+                Applied::Listing
+            }
+            Event::RelistFailed(reason) | Event::Ended { reason, .. } => {
+                self.set_listing(i, Listing::failed(reason));
+                Applied::Listing
+            }
+            Event::Updated(uri) => Applied::Updated(uri),
+            Event::Page { .. } | Event::Listed(_) | Event::Templates(_) => Applied::Nothing,
+        }
+    }
+
+    fn set_listing(&self, i: usize, listing: Listing) {
+        *self.list[i]
+            .listing
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = listing;
+    }
+
+    /// Why upstream `i` has no listing, if it has none.
+    pub fn error(&self, i: usize) -> Option<String> {
+        self.list[i]
+            .listing
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .error
+            .clone()
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &Upstream> {
@@ -185,42 +322,13 @@ impl Upstreams {
         self.list.iter().position(|u| u.name == name)
     }
 
-    /// Lists upstream `i` again; a failure replaces its listing with the error.
-    pub async fn relist(&self, i: usize) {
-        let upstream = &self.list[i];
-        let Some(connection) = &upstream.connection else {
-            return;
-        };
-        let mut resources = Vec::new();
-        let result = connection
-            .list_resources(&ListOptions { cap: self.cap }, |page| {
-                resources.extend(page.items)
-            })
-            .await;
-        let listing = match result {
-            Ok(outcome) => Listing {
-                resources: Arc::new(resources),
-                templates: None,
-                error: None,
-                cache: outcome.cache,
-            },
-            Err(e) => Listing {
-                resources: Arc::default(),
-                templates: None,
-                error: Some(connection.explain(&e)),
-                cache: CacheHints::default(),
-            },
-        };
-        *upstream.listing.lock().unwrap_or_else(|e| e.into_inner()) = listing;
-    }
-
     /// Lists the templates of the upstream named `server` into its listing (none when they
     /// cannot be listed).
     pub async fn list_templates(&self, server: &str) {
         let Some(upstream) = self.position(server).map(|i| &self.list[i]) else {
             return;
         };
-        let Some(connection) = &upstream.connection else {
+        let Some(connection) = upstream.connection() else {
             return;
         };
         let mut templates = Vec::new();
@@ -280,8 +388,7 @@ impl Upstreams {
             .ok_or_else(|| format!("no upstream named `{server}`"))?;
         // The one read of `serve` (resources/read, the prompt, the tool, token counts): only
         // the resource's own contents parts are handed on; a dropped one is said.
-        let (outcome, dropped) =
-            crate::mcp::read::for_agent(upstream.connection.as_ref(), uri).await?;
+        let (outcome, dropped) = crate::mcp::read::for_agent(upstream.connection(), uri).await?;
         for other in &dropped {
             (self.warn)(&format!(
                 "server `{server}`: {}",

@@ -140,6 +140,7 @@ pub(super) async fn run_server(
 mod tests {
     use super::*;
     use crate::mcp::spec::TransportSpec;
+    use std::time::Duration;
 
     /// A demo server with `--churn`: each tick appends `demo://live/N` at the end of its
     /// listing, which the per-server task sends as that one resource, not the whole listing.
