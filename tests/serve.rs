@@ -418,10 +418,16 @@ fn an_upstream_crash_after_listing_leaves_the_others_served() {
         &python(),
         &[
             script.to_str().unwrap(),
+            // Legacy: the list change comes while the client reads (the read is what
+            // crashes the upstream), before a modern client would listen for it.
+            "--mode",
+            "legacy",
             "--read",
             "demo://notes/1",
             "--read",
             "file:///project/README.md",
+            "--watch",
+            "30",
             "--",
             mcpick_bin(),
             "serve",
@@ -447,6 +453,14 @@ fn an_upstream_crash_after_listing_leaves_the_others_served() {
         reads(&events, "file:///project/README.md")["ok"],
         true,
         "the others are served"
+    );
+    // Then the crashed upstream's resources leave the published list (the client is told
+    // its list changed); the others stay.
+    let now = listed(event(&events, "changed"));
+    assert!(!now.contains(&"demo://notes/1".to_string()), "{now:?}");
+    assert!(
+        now.contains(&"file:///project/README.md".to_string()),
+        "{now:?}"
     );
 }
 
