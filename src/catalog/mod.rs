@@ -9,7 +9,7 @@
 mod children;
 pub mod diff;
 mod entry;
-mod index;
+pub(crate) mod index;
 pub mod item;
 pub mod order;
 pub mod query;

@@ -163,16 +163,7 @@ impl Engine {
         };
         let cands = sources.candidates;
         drop(measures);
-        let index = listings.index();
-        let mut served = exposed::build(
-            &preview,
-            &cands,
-            |s, u| {
-                let (list, i) = index.get(&(s, u))?;
-                exposed::Listed::new(Arc::clone(list), *i)
-            },
-            self.expose,
-        );
+        let mut served = exposed::build(&preview, &cands, |c| listings.listed(c), self.expose);
         served.unavailable = listings.unavailable.clone();
         served.cache = listings.cache;
         // Always keep the newest state; wake the clients' notifiers only for a new list.

@@ -9,11 +9,12 @@
 //!   whose name sorts first keeps the URI, every other copy is `mcpick://SERVER/URI`
 //!   (SERVER percent-encoded), so no two servers' resources collide.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use rmcp::model::{Annotations, Resource, Role};
 
+use crate::catalog::index::IdIndex;
 use crate::context::{Candidate, Preview, Reason};
 
 /// Which resources `serve` publishes.
@@ -81,7 +82,7 @@ impl PartialEq for ExposedResource {
 }
 
 /// Everything `serve` publishes at one moment.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default)]
 pub struct Served {
     /// In the agent's order; the first `bundle` of them are the budgeted set (the prompt and
     /// the tool hand out exactly those).
@@ -97,13 +98,50 @@ pub struct Served {
     pub unavailable: Vec<(String, String)>,
     /// The upstream listings' cache hints, passed on to 2026-07-28 clients.
     pub cache: crate::mcp::CacheHints,
-    by_uri: HashMap<String, usize>,
+    /// Every position in `resources`, found by its published URI (4 bytes each, the URI is
+    /// not copied).
+    by_uri: IdIndex,
+}
+
+/// The same publication (the index follows from the resources).
+impl PartialEq for Served {
+    fn eq(&self, other: &Self) -> bool {
+        self.resources == other.resources
+            && self.bundle == other.bundle
+            && self.tokens == other.tokens
+            && self.estimated == other.estimated
+            && self.budget == other.budget
+            && self.missing == other.missing
+            && self.unavailable == other.unavailable
+            && self.cache == other.cache
+    }
 }
 
 impl Served {
     /// The resource published under `uri`, if any.
     pub fn get(&self, uri: &str) -> Option<&ExposedResource> {
-        self.by_uri.get(uri).map(|&i| &self.resources[i])
+        let id = self
+            .by_uri
+            .find(uri, |i| self.resources[i as usize].resource().uri == uri)?;
+        Some(&self.resources[id as usize])
+    }
+
+    /// Adds `resource` unless its published URI is taken; returns whether it was added.
+    fn push(&mut self, resource: ExposedResource) -> bool {
+        let uri = resource.resource().uri.as_str();
+        let resources = &self.resources;
+        if self
+            .by_uri
+            .find(uri, |i| resources[i as usize].resource().uri == uri)
+            .is_some()
+        {
+            return false;
+        }
+        let id = resources.len() as u32;
+        self.by_uri
+            .insert(uri, id, |i| resources[i as usize].resource().uri.as_str());
+        self.resources.push(resource);
+        true
     }
 
     /// The published URI of a server's resource, if it is published.
@@ -125,11 +163,11 @@ impl Served {
     }
 }
 
-/// Builds what is served from a preview. `raw` finds a server's resource as it was listed.
+/// Builds what is served from a preview. `raw` finds a candidate's resource as it was listed.
 pub fn build(
     preview: &Preview,
     candidates: &[Candidate],
-    raw: impl Fn(&str, &str) -> Option<Listed>,
+    raw: impl Fn(&Candidate) -> Option<Listed>,
     expose: Expose,
 ) -> Served {
     let mut chosen: Vec<(usize, bool)> = preview
@@ -147,7 +185,7 @@ pub fn build(
                 .map(|l| (l.index, false)),
         );
     }
-    let uris = published_uris(chosen.iter().map(|&(index, _)| {
+    let aliases = aliases(chosen.iter().map(|&(index, _)| {
         let c = &candidates[index];
         (c.server, c.uri)
     }));
@@ -160,28 +198,27 @@ pub fn build(
         ..Served::default()
     };
     let mut names: HashMap<&str, Arc<str>> = HashMap::new();
-    for ((index, pinned), uri) in chosen.into_iter().zip(uris) {
+    for ((index, pinned), alias) in chosen.into_iter().zip(aliases) {
         let c = &candidates[index];
-        let Some(listed) = raw(c.server, c.uri) else {
+        let Some(listed) = raw(c) else {
             continue;
         };
-        if served.by_uri.contains_key(&uri) {
-            continue; // a server that lists one URI twice: publish it once
-        }
-        let changed = (pinned || uri != listed.get().uri).then(|| {
+        let changed = (pinned || alias.is_some()).then(|| {
             let mut resource = listed.get().clone();
-            resource.uri = uri.clone();
+            if let Some(alias) = alias {
+                resource.uri = alias;
+            }
             if pinned {
                 pin_annotations(&mut resource);
             }
             Box::new(resource)
         });
-        served.by_uri.insert(uri, served.resources.len());
         let server = names
             .entry(c.server)
             .or_insert_with(|| Arc::from(c.server))
             .clone();
-        served.resources.push(ExposedResource {
+        // A server that lists one URI twice: publish it once.
+        served.push(ExposedResource {
             server,
             listed,
             changed,
@@ -195,18 +232,25 @@ pub fn build(
 /// The URI each `(server, uri)` is published under, in the same order: its own for the server
 /// whose name sorts first among those publishing it, [`alias`] for the others.
 pub fn published_uris<'a>(items: impl Iterator<Item = (&'a str, &'a str)> + Clone) -> Vec<String> {
-    let mut owners: HashMap<&str, BTreeSet<&str>> = HashMap::new();
+    aliases(items.clone())
+        .into_iter()
+        .zip(items)
+        .map(|(alias, (_, uri))| alias.unwrap_or_else(|| uri.to_string()))
+        .collect()
+}
+
+/// For each `(server, uri)`, in the same order: `None` where it keeps its own URI, else its
+/// [`alias`]. Nothing is copied for the common case (a URI only one server publishes).
+fn aliases<'a>(items: impl Iterator<Item = (&'a str, &'a str)> + Clone) -> Vec<Option<String>> {
+    let mut owner: HashMap<&str, &str> = HashMap::new();
     for (server, uri) in items.clone() {
-        owners.entry(uri).or_default().insert(server);
+        owner
+            .entry(uri)
+            .and_modify(|first| *first = (*first).min(server))
+            .or_insert(server);
     }
     items
-        .map(|(server, uri)| {
-            if owners[uri].first() == Some(&server) {
-                uri.to_string()
-            } else {
-                alias(server, uri)
-            }
-        })
+        .map(|(server, uri)| (owner[uri] != server).then(|| alias(server, uri)))
         .collect()
 }
 
@@ -307,10 +351,10 @@ mod tests {
         let served = build(
             &p,
             &cands,
-            |s, u| {
+            |x: &Candidate| {
                 cands
                     .iter()
-                    .position(|c| c.server == s && c.uri == u)
+                    .position(|c| c.server == x.server && c.uri == x.uri)
                     .and_then(|i| Listed::new(raws.clone(), i))
             },
             Expose::Included,
@@ -350,10 +394,10 @@ mod tests {
             vec![included(0, false)],
             vec![left(1, Reason::OverBudget), left(2, Reason::Excluded)],
         );
-        let find = |_: &str, u: &str| {
+        let find = |x: &Candidate| {
             cands
                 .iter()
-                .position(|c| c.uri == u)
+                .position(|c| c.uri == x.uri)
                 .and_then(|i| Listed::new(raws.clone(), i))
         };
         let included = build(&p, &cands, find, Expose::Included);

@@ -9,7 +9,10 @@ use rmcp::model::{Resource, ResourceTemplate};
 use tokio::sync::mpsc;
 
 use crate::catalog::Catalogue;
-use crate::context::{Expansion, Marks, expansion};
+use std::hash::BuildHasher;
+
+use super::exposed::Listed;
+use crate::context::{Candidate, Expansion, Marks, expansion};
 use crate::mcp::log::ServerLog;
 use crate::mcp::supervisor::{Event, Supervisor};
 use crate::mcp::{CacheHints, ConnectOptions, Connection, ListOptions, ReadOutcome, ServerSpec};
@@ -96,10 +99,9 @@ pub struct Listings {
     resources: Vec<(String, Arc<Vec<Resource>>)>,
     /// Listed servers whose templates are not listed yet.
     untemplated: Vec<String>,
+    /// Built when first needed ([`Listings::listed`]).
+    lookup: OnceLock<Lookup>,
 }
-
-/// A resource's listing and its place in it.
-pub type ListedAt<'a> = (&'a Arc<Vec<Resource>>, usize);
 
 impl Listing {
     fn failed(reason: String) -> Listing {
@@ -122,6 +124,7 @@ impl Listings {
     pub fn add_expansions(&mut self, marks: &Marks) -> Vec<Expansion> {
         let found = expansion::expansions(&self.catalogue, marks);
         expansion::add(&mut self.catalogue, &found);
+        self.lookup = OnceLock::new();
         for e in &found {
             self.resources
                 .push((e.server.clone(), Arc::new(vec![e.resource.clone()])));
@@ -129,18 +132,51 @@ impl Listings {
         found
     }
 
-    /// A listed resource by server and URI (the first one, if a server lists a URI twice):
-    /// its listing and its place there.
-    pub fn index(&self) -> HashMap<(&str, &str), ListedAt<'_>> {
-        let mut map = HashMap::new();
-        for (server, resources) in &self.resources {
-            for (i, r) in resources.iter().enumerate() {
-                map.entry((server.as_str(), r.uri.as_str()))
-                    .or_insert((resources, i));
+    /// A candidate's resource as its server listed it (the first one, if a server lists a
+    /// URI twice). Found where the candidate's catalogue position says (the catalogue keeps
+    /// a listing's order), checked by URI; only when it is not there (a URI listed twice
+    /// shifts the positions after it; an expansion) is a lookup built, once.
+    pub fn listed(&self, c: &Candidate) -> Option<Listed> {
+        let at = c.id.index as usize;
+        if let Some((_, list)) = self.resources.iter().find(|(server, _)| server == c.server)
+            && list.get(at).is_some_and(|r| r.uri == c.uri)
+        {
+            return Listed::new(Arc::clone(list), at);
+        }
+        let lookup = self.lookup.get_or_init(|| self.build_lookup());
+        let hash = lookup.state.hash_one((c.server, c.uri));
+        let (entry, at) = lookup.by_hash.get(&hash)?.iter().find(|&&(entry, at)| {
+            let (server, list) = &self.resources[entry as usize];
+            server == c.server && list[at as usize].uri == c.uri
+        })?;
+        Listed::new(Arc::clone(&self.resources[*entry as usize].1), *at as usize)
+    }
+
+    fn build_lookup(&self) -> Lookup {
+        let mut lookup = Lookup::default();
+        for (entry, (server, list)) in self.resources.iter().enumerate() {
+            for (at, r) in list.iter().enumerate() {
+                let hash = lookup.state.hash_one((server.as_str(), r.uri.as_str()));
+                let places = lookup.by_hash.entry(hash).or_default();
+                let first = places.iter().any(|&(e, a)| {
+                    let (s, l) = &self.resources[e as usize];
+                    s == server && l[a as usize].uri == r.uri
+                });
+                if !first {
+                    places.push((entry as u32, at as u32));
+                }
             }
         }
-        map
+        lookup
     }
+}
+
+/// Where each listed `(server, uri)` is, by hash (seeded per process), for the few
+/// resources not at their catalogue position.
+#[derive(Default)]
+struct Lookup {
+    state: foldhash::fast::RandomState,
+    by_hash: HashMap<u64, Vec<(u32, u32)>>,
 }
 
 impl Upstreams {
@@ -377,6 +413,7 @@ impl Upstreams {
             cache,
             resources,
             untemplated,
+            lookup: OnceLock::new(),
         }
     }
 
