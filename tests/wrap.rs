@@ -28,13 +28,29 @@ impl World {
         std::fs::create_dir_all(dir.path().join("project")).unwrap();
         std::fs::create_dir_all(dir.path().join("home")).unwrap();
         let original = format!(
-            "{{\n  \"mcpServers\": {{\n    \"other\": {{ \"command\": \"true\" }},\n    \"py\":   {{ \"command\": {}, \"args\": [{}, \"--count\", \"40\"],\n             \"env\": {{ \"PY_TEST\": \"1\" }} }}\n  }},\n  \"futureSetting\": [1, 2]\n}}\n",
+            "{{\n  \"mcpServers\": {{\n    \"other\": {{ \"command\": \"true\" }},\n    \"py\":   {{ \"command\": {}, \"args\": [{}, \"--count\", \"40\"],\n             \"env\": {{ \"PY_TEST\": \"1\", \"PY_CALL_LOG\": {} }} }}\n  }},\n  \"futureSetting\": [1, 2]\n}}\n",
             json!(python()),
-            json!(py_server())
+            json!(py_server()),
+            json!(World::call_log_in(dir.path()))
         );
         let world = World { dir, original };
         std::fs::write(world.file(), &world.original).unwrap();
         world
+    }
+
+    /// Where the upstream writes each tools/call it answers (`PY_CALL_LOG` in the original
+    /// entry's env: only the upstream has it).
+    fn call_log_in(dir: &Path) -> PathBuf {
+        dir.join("calls.log")
+    }
+
+    /// The tools/call the upstream answered, one JSON object each.
+    fn calls(&self) -> Vec<Value> {
+        std::fs::read_to_string(World::call_log_in(self.dir.path()))
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
     }
 
     fn project(&self) -> PathBuf {
@@ -546,4 +562,259 @@ fn gemini_and_codex_list_a_wrapped_project_entry() {
         std::fs::read_to_string(&codex_file).unwrap(),
         codex_original
     );
+}
+
+/// The call every host is made to make: `touch_resource` on a listed URI. Its answer,
+/// `URI revision N`, is counted by the upstream process itself.
+const TOUCHED: &str = "py://items/alpha/5";
+
+/// What the upstream answers the first touch of [`TOUCHED`]: nothing but that process can
+/// say it.
+fn touched_answer() -> String {
+    format!("{TOUCHED} revision 1")
+}
+
+/// True when a model request of `api` offers the upstream's `touch_resource` under the name
+/// the host gives the entry `py`.
+fn offers_touch(api: &str, body: &Value) -> bool {
+    let tools = body["tools"].as_array().cloned().unwrap_or_default();
+    match api {
+        "anthropic" => tools.iter().any(|t| t["name"] == "mcp__py__touch_resource"),
+        "gemini" => tools.iter().any(|t| {
+            t["functionDeclarations"]
+                .as_array()
+                .is_some_and(|d| d.iter().any(|f| f["name"] == "mcp_py_touch_resource"))
+        }),
+        // Codex puts a server's tools in a namespace named after the entry.
+        _ => tools.iter().any(|t| {
+            t["type"] == "namespace"
+                && t["name"] == "mcp__py"
+                && t["tools"]
+                    .as_array()
+                    .is_some_and(|d| d.iter().any(|f| f["name"] == "touch_resource"))
+        }),
+    }
+}
+
+/// The text of every tool result a model request of `api` carries.
+fn tool_results(api: &str, body: &Value) -> String {
+    let mut out = String::new();
+    let mut take = |part: &Value| common::model_stub::all_text(part, &mut out);
+    match api {
+        "anthropic" => {
+            for message in body["messages"].as_array().into_iter().flatten() {
+                for block in message["content"].as_array().into_iter().flatten() {
+                    if block["type"] == "tool_result" {
+                        take(&block["content"]);
+                    }
+                }
+            }
+        }
+        "gemini" => {
+            for content in body["contents"].as_array().into_iter().flatten() {
+                for part in content["parts"].as_array().into_iter().flatten() {
+                    if let Some(response) = part.get("functionResponse") {
+                        take(response);
+                    }
+                }
+            }
+        }
+        _ => {
+            for item in body["input"].as_array().into_iter().flatten() {
+                if item["type"] == "function_call_output" {
+                    take(&item["output"]);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The host's model requests, recorded by `stub` (`api`), prove the round trip: the first
+/// that offers the upstream's tool under the wrapped entry's name is answered with a call of
+/// it, the next carries the upstream's own answer, and the upstream logged the call.
+fn assert_round_trip(world: &World, stub: &common::model_stub::Stub, api: &str, out: &str) {
+    let requests = stub.requests(api);
+    let first = requests
+        .iter()
+        .position(|r| offers_touch(api, r))
+        .unwrap_or_else(|| {
+            panic!(
+                "{api}: no model request offered the upstream's tool ({} requests): {out}",
+                requests.len()
+            )
+        });
+    assert!(
+        tool_results(api, &requests[first]).is_empty(),
+        "{api}: a result before the call"
+    );
+    let answered = requests[first + 1..]
+        .iter()
+        .map(|r| tool_results(api, r))
+        .find(|t| !t.is_empty())
+        .unwrap_or_else(|| panic!("{api}: no request carried the tool's result: {out}"));
+    assert!(
+        answered.contains(&touched_answer()),
+        "{api}: the result is not the upstream's answer: {answered}"
+    );
+    let calls = world.calls();
+    assert_eq!(calls.len(), 1, "{api}: the upstream's calls: {calls:?}");
+    assert_eq!(calls[0]["name"], "touch_resource");
+    assert_eq!(calls[0]["arguments"], json!({ "uri": TOUCHED }));
+}
+
+/// Runs a host CLI from the peers in the project, with `env`.
+fn run_host(world: &World, program: &str, args: &[&str], env: &[(&str, String)]) -> String {
+    let bin = peers().join("node/node_modules/.bin").join(program);
+    let line: Vec<String> = std::iter::once(bin.to_string_lossy().into_owned())
+        .chain(args.iter().map(|a| a.to_string()))
+        .collect();
+    let mut command = world.command(&line);
+    command.stdin(Stdio::null());
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let out = run_with_timeout(command, std::time::Duration::from_secs(120));
+    format!("{}{}", stdout(&out), stderr(&out))
+}
+
+/// Claude Code (`claude -p`): the wrapped entry's tools are offered as
+/// `mcp__py__<tool>`, and a call the model makes reaches the upstream and its answer the
+/// model. `claude -p` connects MCP servers in the background and asks the model without
+/// waiting (`MCP_CONNECTION_NONBLOCKING=false` waits), and defers MCP tools behind its
+/// ToolSearch (`ENABLE_TOOL_SEARCH=false` lists them): both are the host's, wrapped or not.
+#[test]
+fn claude_code_calls_the_upstreams_tool_through_the_wrapped_entry() {
+    let world = World::new();
+    world.ok(&["policy", "--audience", "any"]);
+    world.ok(&["wrap", "claude-code", "py"]);
+    std::fs::write(
+        world.home().join(".claude.json"),
+        json!({ "hasCompletedOnboarding": true, "projects": { world.project().to_str().unwrap(): {
+            "hasTrustDialogAccepted": true, "enableAllProjectMcpServers": true } } })
+        .to_string(),
+    )
+    .unwrap();
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = common::model_stub::Stub::calling(
+        stub_dir.path(),
+        "mcp__py__touch_resource",
+        &json!({ "uri": TOUCHED }),
+    );
+    let mut env = stub.claude_env();
+    env.push(("MCP_CONNECTION_NONBLOCKING", "false".into()));
+    env.push(("ENABLE_TOOL_SEARCH", "false".into()));
+    let out = run_host(
+        &world,
+        "claude",
+        &[
+            "-p",
+            &format!("Touch {TOUCHED}"),
+            "--output-format",
+            "json",
+            "--allowedTools",
+            "mcp__py__touch_resource",
+        ],
+        &env,
+    );
+    assert_round_trip(&world, &stub, "anthropic", &out);
+}
+
+/// Gemini CLI (`gemini -p`): a wrapped entry keeps the original's `"trust": true` (without it
+/// Gemini offers no MCP tool), its tools are offered as `mcp_py_<tool>`, and the call and its
+/// answer pass through the proxy.
+#[test]
+fn gemini_calls_the_upstreams_tool_through_the_wrapped_entry() {
+    let world = World::new();
+    world.ok(&["policy", "--audience", "any"]);
+    let project = world.project();
+    std::fs::create_dir_all(project.join(".gemini")).unwrap();
+    std::fs::create_dir_all(world.home().join(".gemini")).unwrap();
+    std::fs::write(
+        world.home().join(".gemini/settings.json"),
+        r#"{"security":{"auth":{"selectedType":"gemini-api-key"}}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        project.join(".gemini/settings.json"),
+        json!({ "mcpServers": { "py": {
+            "command": python(), "args": [py_server(), "--count", "40"],
+            "env": { "PY_CALL_LOG": World::call_log_in(world.dir.path()) }, "trust": true } } })
+        .to_string(),
+    )
+    .unwrap();
+    world.ok(&["wrap", "gemini", "py"]);
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = common::model_stub::Stub::calling(
+        stub_dir.path(),
+        "mcp_py_touch_resource",
+        &json!({ "uri": TOUCHED }),
+    );
+    let out = run_host(
+        &world,
+        "gemini",
+        &["-p", &format!("Touch {TOUCHED}"), "--output-format", "json"],
+        &stub.gemini_env(),
+    );
+    assert_round_trip(&world, &stub, "gemini", &out);
+}
+
+/// Codex (`codex exec`): its first model request had no MCP tools even for an unwrapped
+/// server because Codex does not wait for servers slower to start than its optional-startup
+/// grace (a Python SDK server takes about a second; `mcp_optional_startup_grace_ms` in the
+/// user's config.toml waits longer), and `approval_policy = "never"` refuses every MCP tool
+/// call that needs approval (the entry's own `default_tools_approval_mode = "approve"`,
+/// which the wrapped entry keeps, allows it). Then the wrapped entry's tools are offered in
+/// the namespace `mcp__py`, and the call and its answer pass through the proxy.
+#[test]
+fn codex_calls_the_upstreams_tool_through_the_wrapped_entry() {
+    let world = World::new();
+    world.ok(&["policy", "--audience", "any"]);
+    let project = world.project();
+    std::fs::create_dir_all(project.join(".codex")).unwrap();
+    let codex_home = world.home().join(".codex");
+    std::fs::create_dir_all(&codex_home).unwrap();
+    std::fs::write(
+        project.join(".codex/config.toml"),
+        format!(
+            "[mcp_servers.py]\ncommand = {}\nargs = [{}, \"--count\", \"40\"]\nenv = {{ PY_CALL_LOG = {} }}\ndefault_tools_approval_mode = \"approve\"\n",
+            json!(python()),
+            json!(py_server()),
+            json!(World::call_log_in(world.dir.path()))
+        ),
+    )
+    .unwrap();
+    world.ok(&["wrap", "codex", "py"]);
+    let wrapped = std::fs::read_to_string(project.join(".codex/config.toml")).unwrap();
+    assert!(
+        wrapped.contains("wrap-serve") && wrapped.contains("default_tools_approval_mode"),
+        "{wrapped}"
+    );
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = common::model_stub::Stub::calling(
+        stub_dir.path(),
+        "mcp__py__touch_resource",
+        &json!({ "uri": TOUCHED }),
+    );
+    std::fs::write(
+        codex_home.join("config.toml"),
+        format!(
+            "model_provider = \"stub\"\nmodel = \"gpt-5\"\napproval_policy = \"never\"\nsandbox_mode = \"read-only\"\nmcp_optional_startup_grace_ms = 60000\n\
+             [model_providers.stub]\nname = \"stub\"\nbase_url = \"http://127.0.0.1:{}/v1\"\nenv_key = \"STUB_API_KEY\"\nwire_api = \"responses\"\n\
+             [projects.{}]\ntrust_level = \"trusted\"\n",
+            stub.port,
+            json!(project)
+        ),
+    )
+    .unwrap();
+    let out = run_host(
+        &world,
+        "codex",
+        &["exec", "--skip-git-repo-check", &format!("Touch {TOUCHED}")],
+        &[
+            ("CODEX_HOME", codex_home.display().to_string()),
+            ("STUB_API_KEY", "dummy".into()),
+        ],
+    );
+    assert_round_trip(&world, &stub, "openai", &out);
 }
