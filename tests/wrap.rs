@@ -818,3 +818,85 @@ fn codex_calls_the_upstreams_tool_through_the_wrapped_entry() {
     );
     assert_round_trip(&world, &stub, "openai", &out);
 }
+
+fn contains_bytes(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+/// The child processes of `pid` (Linux: `/proc/PID/task/*/children`).
+fn children(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for task in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap().flatten() {
+        let text = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+        out.extend(text.split_whitespace().map(|p| p.parse::<u32>().unwrap()));
+    }
+    out
+}
+
+/// An upstream that ends mid-session is reported to the host as that server failing, with
+/// its reason, not as a hang or a closed pipe: a request in flight when it crashes, and every
+/// request after, get a JSON-RPC error naming its exit status and its last stderr lines; an
+/// upstream killed between requests is reported the same way at the next request; the proxy
+/// says why on its stderr and exits (status 1) once the host closes stdin.
+#[test]
+fn an_upstream_that_ends_is_reported_to_the_host_as_the_server_failing_with_why() {
+    let world = World::new();
+    let mcpick = mcpick_bin();
+    std::fs::write(
+        world.file(),
+        json!({ "mcpServers": {
+            "crashes": { "command": mcpick, "args": ["demo-server", "--count", "30", "--crash-after", "1"] },
+            "killed": { "command": mcpick, "args": ["demo-server", "--count", "30"] },
+        } })
+        .to_string(),
+    )
+    .unwrap();
+    world.ok(&["policy", "--audience", "any"]);
+    world.ok(&["wrap", "claude-code", "crashes"]);
+    world.ok(&["wrap", "claude-code", "killed"]);
+    let start = |name: &str| {
+        let line = world.entry(name);
+        let args: Vec<&str> = line[1..].iter().map(String::as_str).collect();
+        common::rpc::Rpc::start(mcpick, &args, &world.project())
+    };
+    let failed = |reply: &Value, why: &str| {
+        assert_eq!(reply["error"]["code"], -32000, "{reply}");
+        let message = reply["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains(why), "{why:?} not in {message:?}");
+    };
+
+    // In flight: the demo server crashes on its second resources request, the read.
+    let mut rpc = start("crashes");
+    let list = rpc.request("resources/list", json!({}));
+    let uri = list["result"]["resources"][0]["uri"].as_str().unwrap().to_string();
+    let read = rpc.request("resources/read", json!({ "uri": uri }));
+    let why = "the server `crashes` ended (exit status: 1)\n  server stderr (last lines):\n    demo-server: crashing on purpose after 1 requests";
+    failed(&read, why);
+    // After: every request, answered at once with the same reason.
+    failed(&rpc.request("tools/list", json!({})), why);
+    failed(&rpc.request("ping", json!({})), why);
+    let (code, stderr) = rpc.end();
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains(&format!("wrap `crashes`: {why}")), "{stderr}");
+
+    // Between requests: the upstream is killed while the host waits for nothing; the next
+    // request, sent at once, is answered with why.
+    let mut rpc = start("killed");
+    assert_eq!(rpc.request("ping", json!({}))["result"], json!({}));
+    let upstream: Vec<u32> = children(rpc.pid())
+        .into_iter()
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| contains_bytes(&c, b"demo-server"))
+        })
+        .collect();
+    assert_eq!(upstream.len(), 1, "the proxy runs one upstream: {upstream:?}");
+    // SAFETY: kill(2) on the upstream this test's proxy started.
+    assert_eq!(unsafe { libc::kill(upstream[0] as i32, libc::SIGKILL) }, 0);
+    failed(
+        &rpc.request("resources/list", json!({})),
+        "the server `killed` ended (signal: 9 (SIGKILL))",
+    );
+    let (code, stderr) = rpc.end();
+    assert_eq!(code, Some(1), "{stderr}");
+}
