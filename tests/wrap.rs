@@ -900,3 +900,88 @@ fn an_upstream_that_ends_is_reported_to_the_host_as_the_server_failing_with_why(
     let (code, stderr) = rpc.end();
     assert_eq!(code, Some(1), "{stderr}");
 }
+
+/// The TypeScript SDK's legacy client (1.x, `initialize`) through a wrapped entry: the
+/// server's version, capabilities, instructions and every non-resource method's answer
+/// (tools, an unknown tool, a tool error, prompts, completion, logging, ping, an unknown
+/// method: results and errors alike) are the upstream's own, for the Python SDK server
+/// (tools) and the demo server (completion); only the resource list is narrowed.
+#[test]
+fn the_typescript_sdk_client_gets_the_upstreams_answers_through_the_wrapped_entry() {
+    let world = World::new();
+    std::fs::write(
+        world.file(),
+        json!({ "mcpServers": {
+            "py": { "command": python(), "args": [py_server(), "--count", "40"] },
+            "demo": { "command": mcpick_bin(), "args": ["demo-server", "--count", "30"] },
+        } })
+        .to_string(),
+    )
+    .unwrap();
+    world.ok(&["policy", "--audience", "any"]);
+    world.ok(&["exclude", "--server", "py", "py://items/beta/*"]);
+    world.ok(&["wrap", "claude-code", "py"]);
+    world.ok(&["wrap", "claude-code", "demo"]);
+    let script = repo_root().join("tests/peers/node/wrap_client.cjs");
+    let session = |calls: &[(&str, Value)], line: &[String]| -> Value {
+        let mut args = vec![script.to_string_lossy().into_owned()];
+        for (name, arguments) in calls {
+            args.extend(["--call".into(), name.to_string(), arguments.to_string()]);
+        }
+        args.push("--".into());
+        args.extend(line.iter().cloned());
+        let out = world
+            .command(&[&["node".to_string()], &args[..]].concat())
+            .env("NODE_PATH", peers().join("node/node_modules"))
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "wrap_client.cjs: {}", stderr(&out));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let py_calls = [
+        ("touch_resource", json!({ "uri": TOUCHED })),
+        ("touch_resource", json!({ "uri": "py://nope" })),
+        ("add_resource", json!({ "uri": "py://added/ts" })),
+    ];
+    let demo_line: Vec<String> = ["demo-server", "--count", "30"]
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
+    for (name, calls, upstream) in [
+        ("py", &py_calls[..], upstream()),
+        (
+            "demo",
+            &[][..],
+            [&[mcpick_bin().to_string()], &demo_line[..]].concat(),
+        ),
+    ] {
+        let direct = session(calls, &upstream);
+        let through = session(calls, &world.entry(name));
+        for key in ["server", "capabilities", "instructions"] {
+            assert_eq!(through[key], direct[key], "{name}: {key}");
+        }
+        let answers = direct["answers"].as_object().unwrap();
+        assert!(answers.len() >= 9, "{name}: {answers:?}");
+        for (method, answer) in answers {
+            assert_eq!(&through["answers"][method], answer, "{name}: {method}");
+        }
+        let hidden = |u: &Value| u.as_str().unwrap().starts_with("py://items/beta/");
+        let listed = direct["resources"].as_array().unwrap();
+        let expected: Vec<&Value> = listed.iter().filter(|u| !hidden(u)).collect();
+        assert_eq!(through["resources"], json!(expected), "{name}: resources");
+        if name == "py" {
+            assert!(listed.iter().any(hidden), "the upstream lists some");
+            assert!(direct["answers"]["tools/call 0 touch_resource"]["result"].is_object());
+            assert!(direct["answers"]["tools/call 1 touch_resource"]["error"].is_object());
+        } else {
+            assert!(
+                direct["answers"]["completion/complete"]["result"]["completion"]["values"]
+                    .as_array()
+                    .is_some_and(|v| !v.is_empty()),
+                "the demo completes: {}",
+                direct["answers"]["completion/complete"]
+            );
+        }
+    }
+}
