@@ -826,7 +826,10 @@ fn contains_bytes(haystack: &[u8], needle: &[u8]) -> bool {
 /// The child processes of `pid` (Linux: `/proc/PID/task/*/children`).
 fn children(pid: u32) -> Vec<u32> {
     let mut out = Vec::new();
-    for task in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap().flatten() {
+    for task in std::fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .flatten()
+    {
         let text = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
         out.extend(text.split_whitespace().map(|p| p.parse::<u32>().unwrap()));
     }
@@ -868,7 +871,10 @@ fn an_upstream_that_ends_is_reported_to_the_host_as_the_server_failing_with_why(
     // In flight: the demo server crashes on its second resources request, the read.
     let mut rpc = start("crashes");
     let list = rpc.request("resources/list", json!({}));
-    let uri = list["result"]["resources"][0]["uri"].as_str().unwrap().to_string();
+    let uri = list["result"]["resources"][0]["uri"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let read = rpc.request("resources/read", json!({ "uri": uri }));
     let why = "the server `crashes` ended (exit status: 1)\n  server stderr (last lines):\n    demo-server: crashing on purpose after 1 requests";
     failed(&read, why);
@@ -877,7 +883,10 @@ fn an_upstream_that_ends_is_reported_to_the_host_as_the_server_failing_with_why(
     failed(&rpc.request("ping", json!({})), why);
     let (code, stderr) = rpc.end();
     assert_eq!(code, Some(1), "{stderr}");
-    assert!(stderr.contains(&format!("wrap `crashes`: {why}")), "{stderr}");
+    assert!(
+        stderr.contains(&format!("wrap `crashes`: {why}")),
+        "{stderr}"
+    );
 
     // Between requests: the upstream is killed while the host waits for nothing; the next
     // request, sent at once, is answered with why.
@@ -890,7 +899,11 @@ fn an_upstream_that_ends_is_reported_to_the_host_as_the_server_failing_with_why(
                 .is_ok_and(|c| contains_bytes(&c, b"demo-server"))
         })
         .collect();
-    assert_eq!(upstream.len(), 1, "the proxy runs one upstream: {upstream:?}");
+    assert_eq!(
+        upstream.len(),
+        1,
+        "the proxy runs one upstream: {upstream:?}"
+    );
     // SAFETY: kill(2) on the upstream this test's proxy started.
     assert_eq!(unsafe { libc::kill(upstream[0] as i32, libc::SIGKILL) }, 0);
     failed(
@@ -984,4 +997,127 @@ fn the_typescript_sdk_client_gets_the_upstreams_answers_through_the_wrapped_entr
             );
         }
     }
+}
+
+/// Claude Code's `@py:` completion, in its interactive prompt (a real terminal: tmux), offers
+/// the resources the wrapped entry publishes: the pinned one when its group is typed, and
+/// none of the excluded ones when theirs is (the upstream lists them).
+#[test]
+fn claude_codes_mention_completion_offers_what_the_set_allows() {
+    let world = World::new();
+    world.ok(&["policy", "--audience", "any"]);
+    world.ok(&["exclude", "--server", "py", "py://items/beta/*"]);
+    world.ok(&["pin", "--server", "py", "py://items/gamma/2"]);
+    world.ok(&["wrap", "claude-code", "py"]);
+    let project = world.project();
+    std::fs::write(
+        world.home().join(".claude.json"),
+        json!({
+            "hasCompletedOnboarding": true, "theme": "dark",
+            "customApiKeyResponses": { "approved": ["dummy"], "rejected": [] },
+            "projects": { project.to_str().unwrap(): {
+                "hasTrustDialogAccepted": true, "enableAllProjectMcpServers": true,
+                "hasCompletedProjectOnboarding": true } }
+        })
+        .to_string(),
+    )
+    .unwrap();
+    // A model API that answers, should anything be sent (nothing is: no prompt is submitted).
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = common::model_stub::Stub::start(stub_dir.path());
+    let mut command = vec![
+        "env".to_string(),
+        format!("HOME={}", world.home().display()),
+        format!("PATH={}", World::path_var()),
+    ];
+    command.extend(stub.claude_env().iter().map(|(k, v)| format!("{k}={v}")));
+    command.push(
+        peers()
+            .join("node/node_modules/.bin/claude")
+            .display()
+            .to_string(),
+    );
+    let shell = command
+        .iter()
+        .map(|w| format!("'{}'", w.replace('\'', "'\\''")))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let session = format!("mcpick-wrap-claude-{}", std::process::id());
+    let tmux = |args: &[&str]| {
+        Command::new("tmux")
+            .args(args)
+            .output()
+            .expect("tmux runs (apt-get install tmux)")
+    };
+    let _ = tmux(&["kill-session", "-t", &session]);
+    let dir = project.display().to_string();
+    assert!(
+        tmux(&[
+            "new-session",
+            "-d",
+            "-s",
+            &session,
+            "-x",
+            "160",
+            "-y",
+            "40",
+            "-c",
+            &dir,
+            &shell,
+        ])
+        .status
+        .success()
+    );
+    let screen = || {
+        String::from_utf8_lossy(&tmux(&["capture-pane", "-t", &session, "-p"]).stdout).into_owned()
+    };
+    let wait_for = |what: &dyn Fn(&str) -> bool, secs: u64| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+        while std::time::Instant::now() < deadline {
+            if what(&screen()) {
+                return true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+        false
+    };
+    let offered = |s: &str, uri: &str| s.lines().any(|l| l.contains(&format!("◇ py:{uri} ")));
+    let ready = wait_for(&|s| s.contains("auto mode") || s.contains('❯'), 60);
+    // Typed once the wrapped entry is connected: its resources are what completes.
+    let typed = |text: &str| {
+        tmux(&["send-keys", "-t", &session, "C-u"]);
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        tmux(&["send-keys", "-t", &session, "-l", text]);
+    };
+    let mut pinned = false;
+    if ready {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while !pinned && std::time::Instant::now() < deadline {
+            typed("@py:gamma");
+            pinned = wait_for(&|s| offered(s, "py://items/gamma/2"), 3);
+        }
+    }
+    let gamma = screen();
+    typed("@py:beta");
+    // The completion settles on what matches best: wait for it to show a list again.
+    let settled = wait_for(&|s| s.contains("◇ py:"), 10);
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    let beta = screen();
+    let _ = tmux(&["kill-session", "-t", &session]);
+    assert!(ready, "Claude Code's prompt did not appear:\n{gamma}");
+    assert!(pinned, "the pinned resource was not offered:\n{gamma}");
+    assert!(settled, "no completion for @py:beta:\n{beta}");
+    assert!(
+        !beta.lines().any(|l| l.contains("◇ py:py://items/beta/")),
+        "an excluded resource was offered:\n{beta}"
+    );
+    // The upstream does list them: the set is what hides them.
+    let direct = world.client(&upstream(), "legacy", &[]);
+    assert!(
+        direct["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|u| u.as_str().unwrap().starts_with("py://items/beta/"))
+    );
 }

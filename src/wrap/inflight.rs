@@ -164,7 +164,9 @@ mod tests {
         f.from_upstream(br#"{"jsonrpc":"2.0","id":1,"method":"roots/list"}"#);
         // It answers "b"; the host cancels "c".
         f.from_upstream(br#"{"jsonrpc":"2.0","id":"b","result":{}}"#);
-        f.from_host(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c"}}"#);
+        f.from_host(
+            br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c"}}"#,
+        );
 
         let replies = f.gone("the server `up` ended (exit status: 1)");
         assert_eq!(replies.len(), 1, "only 1 is waiting");
