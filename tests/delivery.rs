@@ -8,112 +8,13 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use common::model_stub::{Stub, all_text};
 use common::*;
 use serde_json::Value;
-
-/// The recording stub, stopped with the test (its stdin closes when the child is dropped).
-struct Stub {
-    child: Child,
-    port: u16,
-    dir: PathBuf,
-}
-
-impl Stub {
-    fn start(dir: &Path) -> Stub {
-        let mut child = Command::new("python3")
-            .arg(repo_root().join("tests/peers/model_stub.py"))
-            .args(["--dir", dir.to_str().unwrap(), "--idle", "300"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("python3 runs the model stub");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .expect("the stub prints its port");
-        let port = line.trim().parse().expect("a port");
-        Stub {
-            child,
-            port,
-            dir: dir.to_path_buf(),
-        }
-    }
-
-    /// Every recorded request body whose file name says `api`, in order.
-    fn requests(&self, api: &str) -> Vec<Value> {
-        let mut names: Vec<PathBuf> = std::fs::read_dir(&self.dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| {
-                p.extension().is_some_and(|e| e == "json")
-                    && p.file_name().unwrap().to_string_lossy().contains(api)
-            })
-            .collect();
-        names.sort();
-        names
-            .iter()
-            .map(|p| {
-                let doc: Value = serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap();
-                doc["body"].clone()
-            })
-            .collect()
-    }
-}
-
-impl Stub {
-    /// Claude Code's environment for the stub: its base URL, a dummy key, no other traffic.
-    fn claude_env(&self) -> Vec<(&'static str, String)> {
-        vec![
-            (
-                "ANTHROPIC_BASE_URL",
-                format!("http://127.0.0.1:{}", self.port),
-            ),
-            ("ANTHROPIC_API_KEY", "dummy".into()),
-            ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".into()),
-            ("DISABLE_TELEMETRY", "1".into()),
-            ("DISABLE_AUTOUPDATER", "1".into()),
-            ("DISABLE_ERROR_REPORTING", "1".into()),
-        ]
-    }
-
-    /// Gemini CLI's: its base URL, a dummy key, the folder trusted.
-    fn gemini_env(&self) -> Vec<(&'static str, String)> {
-        vec![
-            (
-                "GOOGLE_GEMINI_BASE_URL",
-                format!("http://127.0.0.1:{}", self.port),
-            ),
-            ("GEMINI_API_KEY", "dummy".into()),
-            ("GEMINI_CLI_TRUST_WORKSPACE", "true".into()),
-        ]
-    }
-}
-
-impl Drop for Stub {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Every string inside a JSON document, joined: the text a model request carries.
-fn all_text(v: &Value, out: &mut String) {
-    match v {
-        Value::String(s) => {
-            out.push_str(s);
-            out.push('\n');
-        }
-        Value::Array(a) => a.iter().for_each(|v| all_text(v, out)),
-        Value::Object(o) => o.values().for_each(|v| all_text(v, out)),
-        _ => {}
-    }
-}
 
 /// A project with a set over the demo server (guides pinned, README and logs excluded, a
 /// budget) and a home of its own.
@@ -299,29 +200,6 @@ fn walk(dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
             walk(&path, out);
         } else {
             out.insert(path, std::fs::read(entry.path()).unwrap_or_default());
-        }
-    }
-}
-
-fn run_with_timeout(mut command: Command, limit: Duration) -> std::process::Output {
-    use std::os::unix::process::CommandExt;
-    command.process_group(0);
-    let child = command
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the host CLI starts");
-    let pid = child.id() as i32;
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(child.wait_with_output());
-    });
-    match rx.recv_timeout(limit) {
-        Ok(out) => out.expect("the host CLI ran"),
-        Err(_) => {
-            // SAFETY: kill(2) on the host's own process group.
-            unsafe { libc::kill(-pid, libc::SIGKILL) };
-            panic!("the host CLI ran over {limit:?}");
         }
     }
 }

@@ -28,13 +28,29 @@ impl World {
         std::fs::create_dir_all(dir.path().join("project")).unwrap();
         std::fs::create_dir_all(dir.path().join("home")).unwrap();
         let original = format!(
-            "{{\n  \"mcpServers\": {{\n    \"other\": {{ \"command\": \"true\" }},\n    \"py\":   {{ \"command\": {}, \"args\": [{}, \"--count\", \"40\"],\n             \"env\": {{ \"PY_TEST\": \"1\" }} }}\n  }},\n  \"futureSetting\": [1, 2]\n}}\n",
+            "{{\n  \"mcpServers\": {{\n    \"other\": {{ \"command\": \"true\" }},\n    \"py\":   {{ \"command\": {}, \"args\": [{}, \"--count\", \"40\"],\n             \"env\": {{ \"PY_TEST\": \"1\", \"PY_CALL_LOG\": {} }} }}\n  }},\n  \"futureSetting\": [1, 2]\n}}\n",
             json!(python()),
-            json!(py_server())
+            json!(py_server()),
+            json!(World::call_log_in(dir.path()))
         );
         let world = World { dir, original };
         std::fs::write(world.file(), &world.original).unwrap();
         world
+    }
+
+    /// Where the upstream writes each tools/call it answers (`PY_CALL_LOG` in the original
+    /// entry's env: only the upstream has it).
+    fn call_log_in(dir: &Path) -> PathBuf {
+        dir.join("calls.log")
+    }
+
+    /// The tools/call the upstream answered, one JSON object each.
+    fn calls(&self) -> Vec<Value> {
+        std::fs::read_to_string(World::call_log_in(self.dir.path()))
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
     }
 
     fn project(&self) -> PathBuf {
@@ -545,5 +561,563 @@ fn gemini_and_codex_list_a_wrapped_project_entry() {
     assert_eq!(
         std::fs::read_to_string(&codex_file).unwrap(),
         codex_original
+    );
+}
+
+/// The call every host is made to make: `touch_resource` on a listed URI. Its answer,
+/// `URI revision N`, is counted by the upstream process itself.
+const TOUCHED: &str = "py://items/alpha/5";
+
+/// What the upstream answers the first touch of [`TOUCHED`]: nothing but that process can
+/// say it.
+fn touched_answer() -> String {
+    format!("{TOUCHED} revision 1")
+}
+
+/// True when a model request of `api` offers the upstream's `touch_resource` under the name
+/// the host gives the entry `py`.
+fn offers_touch(api: &str, body: &Value) -> bool {
+    let tools = body["tools"].as_array().cloned().unwrap_or_default();
+    match api {
+        "anthropic" => tools.iter().any(|t| t["name"] == "mcp__py__touch_resource"),
+        "gemini" => tools.iter().any(|t| {
+            t["functionDeclarations"]
+                .as_array()
+                .is_some_and(|d| d.iter().any(|f| f["name"] == "mcp_py_touch_resource"))
+        }),
+        // Codex puts a server's tools in a namespace named after the entry.
+        _ => tools.iter().any(|t| {
+            t["type"] == "namespace"
+                && t["name"] == "mcp__py"
+                && t["tools"]
+                    .as_array()
+                    .is_some_and(|d| d.iter().any(|f| f["name"] == "touch_resource"))
+        }),
+    }
+}
+
+/// The text of every tool result a model request of `api` carries.
+fn tool_results(api: &str, body: &Value) -> String {
+    let mut out = String::new();
+    let mut take = |part: &Value| common::model_stub::all_text(part, &mut out);
+    match api {
+        "anthropic" => {
+            for message in body["messages"].as_array().into_iter().flatten() {
+                for block in message["content"].as_array().into_iter().flatten() {
+                    if block["type"] == "tool_result" {
+                        take(&block["content"]);
+                    }
+                }
+            }
+        }
+        "gemini" => {
+            for content in body["contents"].as_array().into_iter().flatten() {
+                for part in content["parts"].as_array().into_iter().flatten() {
+                    if let Some(response) = part.get("functionResponse") {
+                        take(response);
+                    }
+                }
+            }
+        }
+        _ => {
+            for item in body["input"].as_array().into_iter().flatten() {
+                if item["type"] == "function_call_output" {
+                    take(&item["output"]);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The host's model requests, recorded by `stub` (`api`), prove the round trip: the first
+/// that offers the upstream's tool under the wrapped entry's name is answered with a call of
+/// it, the next carries the upstream's own answer, and the upstream logged the call.
+fn assert_round_trip(world: &World, stub: &common::model_stub::Stub, api: &str, out: &str) {
+    let requests = stub.requests(api);
+    let first = requests
+        .iter()
+        .position(|r| offers_touch(api, r))
+        .unwrap_or_else(|| {
+            panic!(
+                "{api}: no model request offered the upstream's tool ({} requests): {out}",
+                requests.len()
+            )
+        });
+    assert!(
+        tool_results(api, &requests[first]).is_empty(),
+        "{api}: a result before the call"
+    );
+    let answered = requests[first + 1..]
+        .iter()
+        .map(|r| tool_results(api, r))
+        .find(|t| !t.is_empty())
+        .unwrap_or_else(|| panic!("{api}: no request carried the tool's result: {out}"));
+    assert!(
+        answered.contains(&touched_answer()),
+        "{api}: the result is not the upstream's answer: {answered}"
+    );
+    let calls = world.calls();
+    assert_eq!(calls.len(), 1, "{api}: the upstream's calls: {calls:?}");
+    assert_eq!(calls[0]["name"], "touch_resource");
+    assert_eq!(calls[0]["arguments"], json!({ "uri": TOUCHED }));
+}
+
+/// Runs a host CLI from the peers in the project, with `env`.
+fn run_host(world: &World, program: &str, args: &[&str], env: &[(&str, String)]) -> String {
+    let bin = peers().join("node/node_modules/.bin").join(program);
+    let line: Vec<String> = std::iter::once(bin.to_string_lossy().into_owned())
+        .chain(args.iter().map(|a| a.to_string()))
+        .collect();
+    let mut command = world.command(&line);
+    command.stdin(Stdio::null());
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let out = run_with_timeout(command, std::time::Duration::from_secs(120));
+    format!("{}{}", stdout(&out), stderr(&out))
+}
+
+/// Claude Code (`claude -p`): the wrapped entry's tools are offered as
+/// `mcp__py__<tool>`, and a call the model makes reaches the upstream and its answer the
+/// model. `claude -p` connects MCP servers in the background and asks the model without
+/// waiting (`MCP_CONNECTION_NONBLOCKING=false` waits), and defers MCP tools behind its
+/// ToolSearch (`ENABLE_TOOL_SEARCH=false` lists them): both are the host's, wrapped or not.
+#[test]
+fn claude_code_calls_the_upstreams_tool_through_the_wrapped_entry() {
+    let world = World::new();
+    world.ok(&["policy", "--audience", "any"]);
+    world.ok(&["wrap", "claude-code", "py"]);
+    std::fs::write(
+        world.home().join(".claude.json"),
+        json!({ "hasCompletedOnboarding": true, "projects": { world.project().to_str().unwrap(): {
+            "hasTrustDialogAccepted": true, "enableAllProjectMcpServers": true } } })
+        .to_string(),
+    )
+    .unwrap();
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = common::model_stub::Stub::calling(
+        stub_dir.path(),
+        "mcp__py__touch_resource",
+        &json!({ "uri": TOUCHED }),
+    );
+    let mut env = stub.claude_env();
+    env.push(("MCP_CONNECTION_NONBLOCKING", "false".into()));
+    env.push(("ENABLE_TOOL_SEARCH", "false".into()));
+    let out = run_host(
+        &world,
+        "claude",
+        &[
+            "-p",
+            &format!("Touch {TOUCHED}"),
+            "--output-format",
+            "json",
+            "--allowedTools",
+            "mcp__py__touch_resource",
+        ],
+        &env,
+    );
+    assert_round_trip(&world, &stub, "anthropic", &out);
+}
+
+/// Gemini CLI (`gemini -p`): a wrapped entry keeps the original's `"trust": true` (without it
+/// Gemini offers no MCP tool), its tools are offered as `mcp_py_<tool>`, and the call and its
+/// answer pass through the proxy.
+#[test]
+fn gemini_calls_the_upstreams_tool_through_the_wrapped_entry() {
+    let world = World::new();
+    world.ok(&["policy", "--audience", "any"]);
+    let project = world.project();
+    std::fs::create_dir_all(project.join(".gemini")).unwrap();
+    std::fs::create_dir_all(world.home().join(".gemini")).unwrap();
+    std::fs::write(
+        world.home().join(".gemini/settings.json"),
+        r#"{"security":{"auth":{"selectedType":"gemini-api-key"}}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        project.join(".gemini/settings.json"),
+        json!({ "mcpServers": { "py": {
+            "command": python(), "args": [py_server(), "--count", "40"],
+            "env": { "PY_CALL_LOG": World::call_log_in(world.dir.path()) }, "trust": true } } })
+        .to_string(),
+    )
+    .unwrap();
+    world.ok(&["wrap", "gemini", "py"]);
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = common::model_stub::Stub::calling(
+        stub_dir.path(),
+        "mcp_py_touch_resource",
+        &json!({ "uri": TOUCHED }),
+    );
+    let out = run_host(
+        &world,
+        "gemini",
+        &["-p", &format!("Touch {TOUCHED}"), "--output-format", "json"],
+        &stub.gemini_env(),
+    );
+    assert_round_trip(&world, &stub, "gemini", &out);
+}
+
+/// Codex (`codex exec`): its first model request had no MCP tools even for an unwrapped
+/// server because Codex does not wait for servers slower to start than its optional-startup
+/// grace (a Python SDK server takes about a second; `mcp_optional_startup_grace_ms` in the
+/// user's config.toml waits longer), and `approval_policy = "never"` refuses every MCP tool
+/// call that needs approval (the entry's own `default_tools_approval_mode = "approve"`,
+/// which the wrapped entry keeps, allows it). Then the wrapped entry's tools are offered in
+/// the namespace `mcp__py`, and the call and its answer pass through the proxy.
+#[test]
+fn codex_calls_the_upstreams_tool_through_the_wrapped_entry() {
+    let world = World::new();
+    world.ok(&["policy", "--audience", "any"]);
+    let project = world.project();
+    std::fs::create_dir_all(project.join(".codex")).unwrap();
+    let codex_home = world.home().join(".codex");
+    std::fs::create_dir_all(&codex_home).unwrap();
+    std::fs::write(
+        project.join(".codex/config.toml"),
+        format!(
+            "[mcp_servers.py]\ncommand = {}\nargs = [{}, \"--count\", \"40\"]\nenv = {{ PY_CALL_LOG = {} }}\ndefault_tools_approval_mode = \"approve\"\n",
+            json!(python()),
+            json!(py_server()),
+            json!(World::call_log_in(world.dir.path()))
+        ),
+    )
+    .unwrap();
+    world.ok(&["wrap", "codex", "py"]);
+    let wrapped = std::fs::read_to_string(project.join(".codex/config.toml")).unwrap();
+    assert!(
+        wrapped.contains("wrap-serve") && wrapped.contains("default_tools_approval_mode"),
+        "{wrapped}"
+    );
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = common::model_stub::Stub::calling(
+        stub_dir.path(),
+        "mcp__py__touch_resource",
+        &json!({ "uri": TOUCHED }),
+    );
+    std::fs::write(
+        codex_home.join("config.toml"),
+        format!(
+            "model_provider = \"stub\"\nmodel = \"gpt-5\"\napproval_policy = \"never\"\nsandbox_mode = \"read-only\"\nmcp_optional_startup_grace_ms = 60000\n\
+             [model_providers.stub]\nname = \"stub\"\nbase_url = \"http://127.0.0.1:{}/v1\"\nenv_key = \"STUB_API_KEY\"\nwire_api = \"responses\"\n\
+             [projects.{}]\ntrust_level = \"trusted\"\n",
+            stub.port,
+            json!(project)
+        ),
+    )
+    .unwrap();
+    let out = run_host(
+        &world,
+        "codex",
+        &["exec", "--skip-git-repo-check", &format!("Touch {TOUCHED}")],
+        &[
+            ("CODEX_HOME", codex_home.display().to_string()),
+            ("STUB_API_KEY", "dummy".into()),
+        ],
+    );
+    assert_round_trip(&world, &stub, "openai", &out);
+}
+
+fn contains_bytes(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+/// The child processes of `pid` (Linux: `/proc/PID/task/*/children`).
+fn children(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for task in std::fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .flatten()
+    {
+        let text = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+        out.extend(text.split_whitespace().map(|p| p.parse::<u32>().unwrap()));
+    }
+    out
+}
+
+/// An upstream that ends mid-session is reported to the host as that server failing, with
+/// its reason, not as a hang or a closed pipe: a request in flight when it crashes, and every
+/// request after, get a JSON-RPC error naming its exit status and its last stderr lines; an
+/// upstream killed between requests is reported the same way at the next request; the proxy
+/// says why on its stderr and exits (status 1) once the host closes stdin.
+#[test]
+fn an_upstream_that_ends_is_reported_to_the_host_as_the_server_failing_with_why() {
+    let world = World::new();
+    let mcpick = mcpick_bin();
+    std::fs::write(
+        world.file(),
+        json!({ "mcpServers": {
+            "crashes": { "command": mcpick, "args": ["demo-server", "--count", "30", "--crash-after", "1"] },
+            "killed": { "command": mcpick, "args": ["demo-server", "--count", "30"] },
+        } })
+        .to_string(),
+    )
+    .unwrap();
+    world.ok(&["policy", "--audience", "any"]);
+    world.ok(&["wrap", "claude-code", "crashes"]);
+    world.ok(&["wrap", "claude-code", "killed"]);
+    let start = |name: &str| {
+        let line = world.entry(name);
+        let args: Vec<&str> = line[1..].iter().map(String::as_str).collect();
+        common::rpc::Rpc::start(mcpick, &args, &world.project())
+    };
+    let failed = |reply: &Value, why: &str| {
+        assert_eq!(reply["error"]["code"], -32000, "{reply}");
+        let message = reply["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains(why), "{why:?} not in {message:?}");
+    };
+
+    // In flight: the demo server crashes on its second resources request, the read.
+    let mut rpc = start("crashes");
+    let list = rpc.request("resources/list", json!({}));
+    let uri = list["result"]["resources"][0]["uri"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let read = rpc.request("resources/read", json!({ "uri": uri }));
+    let why = "the server `crashes` ended (exit status: 1)\n  server stderr (last lines):\n    demo-server: crashing on purpose after 1 requests";
+    failed(&read, why);
+    // After: every request, answered at once with the same reason.
+    failed(&rpc.request("tools/list", json!({})), why);
+    failed(&rpc.request("ping", json!({})), why);
+    let (code, stderr) = rpc.end();
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!("wrap `crashes`: {why}")),
+        "{stderr}"
+    );
+
+    // Between requests: the upstream is killed while the host waits for nothing; the next
+    // request, sent at once, is answered with why.
+    let mut rpc = start("killed");
+    assert_eq!(rpc.request("ping", json!({}))["result"], json!({}));
+    let upstream: Vec<u32> = children(rpc.pid())
+        .into_iter()
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| contains_bytes(&c, b"demo-server"))
+        })
+        .collect();
+    assert_eq!(
+        upstream.len(),
+        1,
+        "the proxy runs one upstream: {upstream:?}"
+    );
+    // SAFETY: kill(2) on the upstream this test's proxy started.
+    assert_eq!(unsafe { libc::kill(upstream[0] as i32, libc::SIGKILL) }, 0);
+    failed(
+        &rpc.request("resources/list", json!({})),
+        "the server `killed` ended (signal: 9 (SIGKILL))",
+    );
+    let (code, stderr) = rpc.end();
+    assert_eq!(code, Some(1), "{stderr}");
+}
+
+/// The TypeScript SDK's legacy client (1.x, `initialize`) through a wrapped entry: the
+/// server's version, capabilities, instructions and every non-resource method's answer
+/// (tools, an unknown tool, a tool error, prompts, completion, logging, ping, an unknown
+/// method: results and errors alike) are the upstream's own, for the Python SDK server
+/// (tools) and the demo server (completion); only the resource list is narrowed.
+#[test]
+fn the_typescript_sdk_client_gets_the_upstreams_answers_through_the_wrapped_entry() {
+    let world = World::new();
+    std::fs::write(
+        world.file(),
+        json!({ "mcpServers": {
+            "py": { "command": python(), "args": [py_server(), "--count", "40"] },
+            "demo": { "command": mcpick_bin(), "args": ["demo-server", "--count", "30"] },
+        } })
+        .to_string(),
+    )
+    .unwrap();
+    world.ok(&["policy", "--audience", "any"]);
+    world.ok(&["exclude", "--server", "py", "py://items/beta/*"]);
+    world.ok(&["wrap", "claude-code", "py"]);
+    world.ok(&["wrap", "claude-code", "demo"]);
+    let script = repo_root().join("tests/peers/node/wrap_client.cjs");
+    let session = |calls: &[(&str, Value)], line: &[String]| -> Value {
+        let mut args = vec![script.to_string_lossy().into_owned()];
+        for (name, arguments) in calls {
+            args.extend(["--call".into(), name.to_string(), arguments.to_string()]);
+        }
+        args.push("--".into());
+        args.extend(line.iter().cloned());
+        let out = world
+            .command(&[&["node".to_string()], &args[..]].concat())
+            .env("NODE_PATH", peers().join("node/node_modules"))
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "wrap_client.cjs: {}", stderr(&out));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let py_calls = [
+        ("touch_resource", json!({ "uri": TOUCHED })),
+        ("touch_resource", json!({ "uri": "py://nope" })),
+        ("add_resource", json!({ "uri": "py://added/ts" })),
+    ];
+    let demo_line: Vec<String> = ["demo-server", "--count", "30"]
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
+    for (name, calls, upstream) in [
+        ("py", &py_calls[..], upstream()),
+        (
+            "demo",
+            &[][..],
+            [&[mcpick_bin().to_string()], &demo_line[..]].concat(),
+        ),
+    ] {
+        let direct = session(calls, &upstream);
+        let through = session(calls, &world.entry(name));
+        for key in ["server", "capabilities", "instructions"] {
+            assert_eq!(through[key], direct[key], "{name}: {key}");
+        }
+        let answers = direct["answers"].as_object().unwrap();
+        assert!(answers.len() >= 9, "{name}: {answers:?}");
+        for (method, answer) in answers {
+            assert_eq!(&through["answers"][method], answer, "{name}: {method}");
+        }
+        let hidden = |u: &Value| u.as_str().unwrap().starts_with("py://items/beta/");
+        let listed = direct["resources"].as_array().unwrap();
+        let expected: Vec<&Value> = listed.iter().filter(|u| !hidden(u)).collect();
+        assert_eq!(through["resources"], json!(expected), "{name}: resources");
+        if name == "py" {
+            assert!(listed.iter().any(hidden), "the upstream lists some");
+            assert!(direct["answers"]["tools/call 0 touch_resource"]["result"].is_object());
+            assert!(direct["answers"]["tools/call 1 touch_resource"]["error"].is_object());
+        } else {
+            assert!(
+                direct["answers"]["completion/complete"]["result"]["completion"]["values"]
+                    .as_array()
+                    .is_some_and(|v| !v.is_empty()),
+                "the demo completes: {}",
+                direct["answers"]["completion/complete"]
+            );
+        }
+    }
+}
+
+/// Claude Code's `@py:` completion, in its interactive prompt (a real terminal: tmux), offers
+/// the resources the wrapped entry publishes: the pinned one when its group is typed, and
+/// none of the excluded ones when theirs is (the upstream lists them).
+#[test]
+fn claude_codes_mention_completion_offers_what_the_set_allows() {
+    let world = World::new();
+    world.ok(&["policy", "--audience", "any"]);
+    world.ok(&["exclude", "--server", "py", "py://items/beta/*"]);
+    world.ok(&["pin", "--server", "py", "py://items/gamma/2"]);
+    world.ok(&["wrap", "claude-code", "py"]);
+    let project = world.project();
+    std::fs::write(
+        world.home().join(".claude.json"),
+        json!({
+            "hasCompletedOnboarding": true, "theme": "dark",
+            "customApiKeyResponses": { "approved": ["dummy"], "rejected": [] },
+            "projects": { project.to_str().unwrap(): {
+                "hasTrustDialogAccepted": true, "enableAllProjectMcpServers": true,
+                "hasCompletedProjectOnboarding": true } }
+        })
+        .to_string(),
+    )
+    .unwrap();
+    // A model API that answers, should anything be sent (nothing is: no prompt is submitted).
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = common::model_stub::Stub::start(stub_dir.path());
+    let mut command = vec![
+        "env".to_string(),
+        format!("HOME={}", world.home().display()),
+        format!("PATH={}", World::path_var()),
+    ];
+    command.extend(stub.claude_env().iter().map(|(k, v)| format!("{k}={v}")));
+    command.push(
+        peers()
+            .join("node/node_modules/.bin/claude")
+            .display()
+            .to_string(),
+    );
+    let shell = command
+        .iter()
+        .map(|w| format!("'{}'", w.replace('\'', "'\\''")))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let session = format!("mcpick-wrap-claude-{}", std::process::id());
+    let tmux = |args: &[&str]| {
+        Command::new("tmux")
+            .args(args)
+            .output()
+            .expect("tmux runs (apt-get install tmux)")
+    };
+    let _ = tmux(&["kill-session", "-t", &session]);
+    let dir = project.display().to_string();
+    assert!(
+        tmux(&[
+            "new-session",
+            "-d",
+            "-s",
+            &session,
+            "-x",
+            "160",
+            "-y",
+            "40",
+            "-c",
+            &dir,
+            &shell,
+        ])
+        .status
+        .success()
+    );
+    let screen = || {
+        String::from_utf8_lossy(&tmux(&["capture-pane", "-t", &session, "-p"]).stdout).into_owned()
+    };
+    let wait_for = |what: &dyn Fn(&str) -> bool, secs: u64| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+        while std::time::Instant::now() < deadline {
+            if what(&screen()) {
+                return true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+        false
+    };
+    let offered = |s: &str, uri: &str| s.lines().any(|l| l.contains(&format!("◇ py:{uri} ")));
+    let ready = wait_for(&|s| s.contains("auto mode") || s.contains('❯'), 60);
+    // Typed once the wrapped entry is connected: its resources are what completes.
+    let typed = |text: &str| {
+        tmux(&["send-keys", "-t", &session, "C-u"]);
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        tmux(&["send-keys", "-t", &session, "-l", text]);
+    };
+    let mut pinned = false;
+    if ready {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while !pinned && std::time::Instant::now() < deadline {
+            typed("@py:gamma");
+            pinned = wait_for(&|s| offered(s, "py://items/gamma/2"), 3);
+        }
+    }
+    let gamma = screen();
+    typed("@py:beta");
+    // The completion settles on what matches best: wait for it to show a list again.
+    let settled = wait_for(&|s| s.contains("◇ py:"), 10);
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    let beta = screen();
+    let _ = tmux(&["kill-session", "-t", &session]);
+    assert!(ready, "Claude Code's prompt did not appear:\n{gamma}");
+    assert!(pinned, "the pinned resource was not offered:\n{gamma}");
+    assert!(settled, "no completion for @py:beta:\n{beta}");
+    assert!(
+        !beta.lines().any(|l| l.contains("◇ py:py://items/beta/")),
+        "an excluded resource was offered:\n{beta}"
+    );
+    // The upstream does list them: the set is what hides them.
+    let direct = world.client(&upstream(), "legacy", &[]);
+    assert!(
+        direct["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|u| u.as_str().unwrap().starts_with("py://items/beta/"))
     );
 }

@@ -5,10 +5,14 @@
 //!
 //! The upstream leads its own process group, registered like every server mcpick starts, so
 //! it dies with the proxy however the proxy ends. When the host closes stdin the upstream's
-//! stdin is closed and its last replies still reach the host; when the upstream ends, the
-//! proxy ends, and the host sees its server end.
+//! stdin is closed and its last replies still reach the host. When the upstream ends while
+//! the host is still there, the host is told as the server failing, never left waiting
+//! ([`inflight`]): every request it has not answered, and every request after, gets a
+//! JSON-RPC error naming why (its exit status and the last lines of its stderr, which still
+//! reach the host's log as they come), and the proxy ends when the host closes stdin.
 
 pub mod filter;
+pub mod inflight;
 
 use std::path::Path;
 
@@ -23,6 +27,7 @@ use crate::hosts::Host;
 use crate::mcp::TransportSpec;
 use crate::mcp::limit::{self, Finished, Message, MessageLimit, Verdict};
 use filter::{Expose, Filter, FromHost, FromUpstream};
+use inflight::{InFlight, Pass};
 
 /// How long the upstream may take to exit after its stdin closed.
 const EXIT_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
@@ -32,6 +37,16 @@ const SET_POLL: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// Lines queued for the host's stdout.
 const QUEUE: usize = 256;
+
+/// How long the rest of an ended upstream's stderr is waited for.
+const STDERR_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// The upstream's stderr lines kept for the reason it ended, and how many are quoted.
+const STDERR_KEPT: usize = 20;
+const STDERR_QUOTED: usize = 5;
+
+/// The longest stderr line kept (the rest of it still reaches the host).
+const STDERR_LINE: usize = 4096;
 
 /// Runs the proxy for entry `name`, whose original is in the record at `record`.
 pub async fn run(record: &Path, name: &str, set: &Path, expose: Expose) -> Exit {
@@ -92,7 +107,7 @@ async fn proxy(
     upstream
         .args(args)
         .envs(env)
-        .stderr(std::process::Stdio::inherit());
+        .stderr(std::process::Stdio::piped());
     if let Some(cwd) = cwd {
         if !cwd.is_dir() {
             return Err(format!(
@@ -105,10 +120,16 @@ async fn proxy(
     let (mut child, _group) = crate::mcp::group::spawn_child(upstream)
         .await
         .map_err(|e| format!("cannot start `{}`: {e}", spec.transport.target()))?;
-    let (Some(to_upstream), Some(from_upstream)) = (child.stdin().take(), child.stdout().take())
-    else {
-        return Err("the server's stdin or stdout is missing".into());
+    let (Some(to_upstream), Some(from_upstream), Some(stderr)) = (
+        child.stdin().take(),
+        child.stdout().take(),
+        child.stderr().take(),
+    ) else {
+        return Err("the server's stdin, stdout or stderr is missing".into());
     };
+    let log = crate::mcp::log::ServerLog::new(STDERR_KEPT);
+    let stderr_copy = tokio::spawn(copy_stderr(stderr, log.clone()));
+    let flight = std::sync::Arc::new(std::sync::Mutex::new(InFlight::default()));
 
     let filter = std::sync::Arc::new(std::sync::Mutex::new(Filter::new(name, set, expose)));
     let (out_tx, mut out_rx) = mpsc::channel::<Vec<u8>>(QUEUE);
@@ -126,10 +147,11 @@ async fn proxy(
 
     // Host → upstream.
     let host_filter = filter.clone();
+    let host_flight = flight.clone();
     let answers = out_tx.clone();
     let from_host = tokio::spawn(async move {
         let mut stdin = BufReader::with_capacity(256 * 1024, tokio::io::stdin());
-        let mut upstream = to_upstream;
+        let mut upstream = Some(to_upstream);
         let mut message = Message::new(limit);
         loop {
             let line = match next_line(&mut stdin, &mut message).await {
@@ -148,10 +170,28 @@ async fn proxy(
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .from_host(&line);
+            let decision = match decision {
+                FromHost::Forward => {
+                    match host_flight
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .from_host(&line)
+                    {
+                        Pass::Forward => FromHost::Forward,
+                        Pass::Answer(reply) => FromHost::Answer(reply),
+                        Pass::Drop => continue,
+                    }
+                }
+                answer => answer,
+            };
             match decision {
                 FromHost::Forward => {
-                    if write_line(&mut upstream, &line).await.is_err() {
-                        break;
+                    // An upstream that stopped reading has ended or is ending: what it was
+                    // sent is answered with why once its end is known.
+                    if let Some(pipe) = upstream.as_mut()
+                        && write_line(pipe, &line).await.is_err()
+                    {
+                        upstream = None;
                     }
                 }
                 FromHost::Answer(reply) => {
@@ -204,6 +244,10 @@ async fn proxy(
             Line::Skip => continue,
             Line::Whole(line) => line,
         };
+        flight
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .from_upstream(&line);
         let (decision, notices) = {
             let mut filter = filter.lock().unwrap_or_else(|e| e.into_inner());
             (filter.from_upstream(&line), filter.take_notices())
@@ -224,15 +268,90 @@ async fn proxy(
             break;
         }
     }
-    from_host.abort();
-    watcher.abort();
-    drop(relay);
-    let _ = writer.await;
+    // The upstream's output ended: it exited, or is about to.
+    let host_left = from_host.is_finished();
     let status = tokio::time::timeout(EXIT_WAIT, child.wait()).await;
-    Ok(match status {
-        Ok(Ok(status)) if status.success() => Exit::Ok,
-        _ => Exit::ServerFailed,
-    })
+    let _ = tokio::time::timeout(STDERR_WAIT, stderr_copy).await;
+    let ended = match &status {
+        Ok(Ok(status)) => status.to_string(),
+        Ok(Err(e)) => format!("its status is unknown: {e}"),
+        Err(_) => "it closed its output without exiting".into(),
+    };
+    let success = matches!(&status, Ok(Ok(status)) if status.success());
+    let reason = spec.transport.secrets().scrub(&with_stderr_tail(
+        format!("the server `{name}` ended ({ended})"),
+        &log,
+    ));
+    let unanswered = flight
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .gone(&reason);
+    let failed = !(host_left && success && unanswered.is_empty());
+    if failed {
+        crate::commands::report(&format!("wrap `{name}`: {reason}"));
+    }
+    for reply in unanswered {
+        if relay.send(reply).await.is_err() {
+            break;
+        }
+    }
+    drop(relay);
+    // The host is still there: what it asks from now on is answered with the reason
+    // ([`InFlight::from_host`]) until it closes stdin.
+    let _ = from_host.await;
+    watcher.abort();
+    let _ = writer.await;
+    Ok(if failed { Exit::ServerFailed } else { Exit::Ok })
+}
+
+/// Copies the upstream's stderr to the proxy's (the host logs it as the server's), keeping
+/// its last lines in `log` for the reason it ended.
+async fn copy_stderr(stderr: tokio::process::ChildStderr, log: crate::mcp::log::ServerLog) {
+    let mut reader = BufReader::new(stderr);
+    let mut out = tokio::io::stderr();
+    let mut line = Vec::new();
+    loop {
+        let consumed = {
+            let available = match reader.fill_buf().await {
+                Ok([]) | Err(_) => break,
+                Ok(available) => available,
+            };
+            let _ = out.write_all(available).await;
+            for piece in available.split_inclusive(|b| *b == b'\n') {
+                let room = STDERR_LINE.saturating_sub(line.len());
+                line.extend_from_slice(&piece[..piece.len().min(room)]);
+                if piece.ends_with(b"\n") {
+                    log.push(
+                        crate::mcp::log::LogSource::Stderr,
+                        &String::from_utf8_lossy(&line),
+                    );
+                    line.clear();
+                }
+            }
+            available.len()
+        };
+        reader.consume(consumed);
+        let _ = out.flush().await;
+    }
+    if !line.is_empty() {
+        log.push(
+            crate::mcp::log::LogSource::Stderr,
+            &String::from_utf8_lossy(&line),
+        );
+    }
+}
+
+/// `reason`, with the last lines of the upstream's stderr (usually where the why is).
+fn with_stderr_tail(reason: String, log: &crate::mcp::log::ServerLog) -> String {
+    let tail = log.tail(crate::mcp::log::LogSource::Stderr, STDERR_QUOTED);
+    if tail.is_empty() {
+        reason
+    } else {
+        format!(
+            "{reason}\n  server stderr (last lines):\n    {}",
+            tail.join("\n    ")
+        )
+    }
 }
 
 /// The host file a record sits next to (`FILE.mcpick-wrap.json` → `FILE`).

@@ -3,6 +3,7 @@
 //! the background for the length of a test.
 #![allow(dead_code)] // each test binary uses a different part of this module
 
+pub mod model_stub;
 pub mod rpc;
 
 use std::io::{BufRead, BufReader};
@@ -284,4 +285,29 @@ pub fn uris(doc: &Value) -> Vec<String> {
         .iter()
         .map(|r| r["uri"].as_str().unwrap().to_string())
         .collect()
+}
+
+/// Runs `command` (a host CLI, in a process group of its own) to its end; kills the group
+/// and fails the test if it runs over `limit`.
+pub fn run_with_timeout(mut command: Command, limit: Duration) -> std::process::Output {
+    use std::os::unix::process::CommandExt;
+    command.process_group(0);
+    let child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the host CLI starts");
+    let pid = child.id() as i32;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(limit) {
+        Ok(out) => out.expect("the host CLI ran"),
+        Err(_) => {
+            // SAFETY: kill(2) on the host's own process group.
+            unsafe { libc::kill(-pid, libc::SIGKILL) };
+            panic!("the host CLI ran over {limit:?}");
+        }
+    }
 }

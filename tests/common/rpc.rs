@@ -102,6 +102,30 @@ impl Rpc {
         }
     }
 
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Closes stdin, waits (10 s at most) for the server to exit, and returns its exit code
+    /// (`None`: killed by a signal, or still running) and its stderr.
+    pub fn end(mut self) -> (Option<i32>, String) {
+        self.stdin = None;
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        let code = loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => break status.code(),
+                Ok(None) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(20))
+                }
+                _ => break None,
+            }
+        };
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        (code, self.stderr.take().unwrap().join().unwrap())
+    }
+
     /// Closes stdin, waits for the server to exit, and returns its stderr.
     pub fn finish(mut self) -> String {
         self.stdin = None;

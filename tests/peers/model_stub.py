@@ -8,6 +8,12 @@ Answers, on 127.0.0.1 at a random port:
 Every request body is written to DIR/NNNN-<api>.json as {"path", "body"} (body parsed as JSON
 when it is JSON). Replies are the smallest valid ones: the model says "ok" and stops.
 
+With --call NAME [--call-args JSON], a request that offers a tool named NAME (anywhere in its
+"tools"; a tool of a Responses `namespace` tool NS is named NS__TOOL) and carries no tool
+result yet is answered with a call of it instead (Anthropic `tool_use`, Gemini
+`functionCall`, Responses `function_call`, with its `namespace`), so the host runs the tool
+and sends its result in the next request, which is answered "ok".
+
 Prints "PORT\n" on stdout once listening, then stays up until it has been idle for
 --idle SECS (default 120) or its parent closes stdin, so a test that dies leaves nothing behind.
 """
@@ -26,6 +32,56 @@ COUNT = [0]
 LAST = [time.monotonic()]
 
 REPLY = "ok"
+
+# Keys a tool result is carried under, per API: Anthropic content blocks, Responses input
+# items (by "type"), Gemini parts (by key).
+RESULT_TYPES = {"tool_result", "function_call_output", "custom_tool_call_output", "mcp_tool_call_output"}
+RESULT_KEYS = {"functionResponse"}
+
+
+def names_in(doc, namespace=None):
+    """Every tool name inside doc (a request's tools, however the API nests them), as
+    (name, namespace): a Responses `namespace` tool offers its tools as NS__NAME."""
+    if isinstance(doc, dict):
+        name = doc.get("name")
+        if doc.get("type") == "namespace" and isinstance(name, str):
+            yield from names_in(doc.get("tools"), name)
+            return
+        if isinstance(name, str):
+            yield (f"{namespace}__{name}" if namespace else name, name, namespace)
+        for k, v in doc.items():
+            if k != "name":
+                yield from names_in(v, namespace)
+    elif isinstance(doc, list):
+        for v in doc:
+            yield from names_in(v, namespace)
+
+
+def has_result(doc):
+    if isinstance(doc, dict):
+        if doc.get("type") in RESULT_TYPES or RESULT_KEYS & doc.keys():
+            return True
+        return any(has_result(v) for v in doc.values())
+    if isinstance(doc, list):
+        return any(has_result(v) for v in doc)
+    return False
+
+
+def wants_call(body):
+    """The tool to call in answer to body as (name, namespace), or None (answer "ok")."""
+    if not ARGS.call or not isinstance(body, dict):
+        return None
+    offered = [(name, ns) for full, name, ns in names_in(body.get("tools")) if full == ARGS.call]
+    if not offered:
+        return None
+    # The host's own history of the turn: the request with the call's result in it.
+    if has_result({k: v for k, v in body.items() if k != "tools"}):
+        return None
+    return offered[0]
+
+
+def call_args():
+    return json.loads(ARGS.call_args)
 
 
 def record(api, path, raw):
@@ -84,6 +140,30 @@ def anthropic(handler, body):
         "stop_sequence": None,
         "usage": usage,
     }
+    tool = wants_call(body)
+    if tool:
+        block = {"type": "tool_use", "id": "toolu_stub", "name": tool[0], "input": call_args()}
+        if not (body or {}).get("stream"):
+            message["content"] = [block]
+            message["stop_reason"] = "tool_use"
+            return send_json(handler, message)
+        return sse(
+            handler,
+            [
+                ("message_start", {"type": "message_start", "message": message}),
+                ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": dict(block, input={})}),
+                (
+                    "content_block_delta",
+                    {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": ARGS.call_args}},
+                ),
+                ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+                (
+                    "message_delta",
+                    {"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": None}, "usage": {"output_tokens": 1}},
+                ),
+                ("message_stop", {"type": "message_stop"}),
+            ],
+        )
     if not (body or {}).get("stream"):
         message["content"] = [{"type": "text", "text": REPLY}]
         message["stop_reason"] = "end_turn"
@@ -118,8 +198,13 @@ def gemini_candidate(text):
     }
 
 
-def gemini(handler, path):
+def gemini(handler, path, body):
     if "streamGenerateContent" in path:
+        tool = wants_call(body)
+        if tool:
+            reply = gemini_candidate("")
+            reply["candidates"][0]["content"]["parts"] = [{"functionCall": {"name": tool[0], "args": call_args()}}]
+            return sse(handler, [(None, reply)])
         return sse(handler, [(None, gemini_candidate(REPLY))])
     # The router asks for a JSON verdict; anything else gets plain text.
     text = json.dumps({"complexity_reasoning": "stub", "complexity_score": 1, "reasoning": "stub", "model_choice": "flash"})
@@ -128,6 +213,24 @@ def gemini(handler, path):
 
 def openai(handler, body):
     rid = "resp_stub"
+    tool = wants_call(body)
+    if tool:
+        call = {"type": "function_call", "id": "fc_stub", "call_id": "call_stub", "name": tool[0], "arguments": ARGS.call_args, "status": "completed"}
+        if tool[1]:
+            call["namespace"] = tool[1]
+        response = {"id": rid, "object": "response", "status": "in_progress", "output": [], "model": (body or {}).get("model", "stub")}
+        done = dict(response, status="completed", output=[call], usage={"input_tokens": 10, "output_tokens": 1, "total_tokens": 11, "input_tokens_details": {"cached_tokens": 0}, "output_tokens_details": {"reasoning_tokens": 0}})
+        return sse(
+            handler,
+            [
+                ("response.created", {"type": "response.created", "response": response}),
+                ("response.output_item.added", {"type": "response.output_item.added", "output_index": 0, "item": dict(call, status="in_progress", arguments="")}),
+                ("response.function_call_arguments.delta", {"type": "response.function_call_arguments.delta", "item_id": "fc_stub", "output_index": 0, "delta": ARGS.call_args}),
+                ("response.function_call_arguments.done", {"type": "response.function_call_arguments.done", "item_id": "fc_stub", "output_index": 0, "arguments": ARGS.call_args}),
+                ("response.output_item.done", {"type": "response.output_item.done", "output_index": 0, "item": call}),
+                ("response.completed", {"type": "response.completed", "response": done}),
+            ],
+        )
     item = {
         "type": "message",
         "id": "msg_stub",
@@ -186,10 +289,10 @@ class Handler(BaseHTTPRequestHandler):
         if path.startswith("/v1/messages"):
             return anthropic(self, record("anthropic", path, raw))
         if ":generateContent" in path or ":streamGenerateContent" in path or ":countTokens" in path:
-            record("gemini", path, raw)
+            body = record("gemini", path, raw)
             if ":countTokens" in path:
                 return send_json(self, {"totalTokens": 10})
-            return gemini(self, path)
+            return gemini(self, path, body)
         if path.startswith("/v1/responses"):
             return openai(self, record("openai", path, raw))
         record("unknown", path, raw)
@@ -201,6 +304,8 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--dir", required=True)
     p.add_argument("--idle", type=float, default=120)
+    p.add_argument("--call", help="answer a request offering this tool with a call of it")
+    p.add_argument("--call-args", default="{}", help="the call's arguments, a JSON object")
     ARGS = p.parse_args()
     os.makedirs(ARGS.dir, exist_ok=True)
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

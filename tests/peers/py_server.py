@@ -18,6 +18,8 @@ Tools that change the catalogue while clients watch (for list-change and update 
                                and announces notifications/resources/list_changed
   touch_resource {uri}         changes a listed resource's text (a revision counter) and
                                announces notifications/resources/updated for it
+With PY_CALL_LOG=FILE in its environment, every tools/call is appended to FILE as a JSON line
+{"name", "arguments", "pid"}: proof that a call reached this very process.
 Announcements go to 2026-07-28 clients through subscriptions/listen (as they filter) and,
 for legacy clients, to the calling connection (stdio: the only one; `updated` only if it
 called resources/subscribe for the URI).
@@ -35,6 +37,7 @@ from __future__ import annotations
 import argparse
 import base64
 import json
+import os
 import re
 import sys
 
@@ -145,6 +148,10 @@ def build_server(count: int, page_size: int, clock: bool = False) -> tuple[Serve
 
     async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
         args = params.arguments or {}
+        log = os.environ.get("PY_CALL_LOG")
+        if log:
+            with open(log, "a") as f:
+                f.write(json.dumps({"name": params.name, "arguments": args, "pid": os.getpid()}) + "\n")
         if params.name == "add_resource":
             uri = args.get("uri") or f"py://added/{len(added) + 1}"
             if any(r.uri == uri for r in resources):
