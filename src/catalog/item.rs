@@ -18,6 +18,8 @@ const HAS_DESCRIPTION: u8 = 2;
 const HAS_ANNOTATIONS: u8 = 4;
 const HAS_AUDIENCE: u8 = 8;
 const HAS_LAST_MODIFIED: u8 = 16;
+/// A resource its server no longer lists: its id stays taken (see [`Item::removed`]).
+const REMOVED: u8 = 128;
 
 /// One resource as a server listed it.
 ///
@@ -108,6 +110,26 @@ impl Item {
         }
     }
 
+    /// What stays at the id of a resource its server stopped listing: nothing of it (no
+    /// text), so that no other resource takes its id while the ones around it keep theirs.
+    pub fn removed() -> Self {
+        Item {
+            text: Box::default(),
+            ends: [0; 4],
+            size: NO_SIZE,
+            priority: f32::NAN,
+            modified: i64::MIN,
+            mime: 0,
+            audience: 0,
+            flags: REMOVED,
+        }
+    }
+
+    /// This id's resource is no longer listed (see [`Item::removed`]).
+    pub fn is_removed(&self) -> bool {
+        self.flags & REMOVED != 0
+    }
+
     fn field(&self, i: usize) -> &str {
         let start = if i == 0 {
             0
@@ -119,7 +141,8 @@ impl Item {
         } else {
             self.ends[i] as usize
         };
-        &self.text[start..end]
+        // A removed item has no text (see `Item::removed`).
+        self.text.get(start..end).unwrap_or_default()
     }
 
     pub fn uri(&self) -> &str {

@@ -280,6 +280,66 @@ impl UriTree {
         }
     }
 
+    /// Takes out a resource its server no longer lists: its node stops being a resource, and
+    /// goes with every folder left empty above it (their rows and counts go with them; the
+    /// other nodes, their open state and ids stay). O(depth · log of the folders it was in).
+    pub fn remove(&mut self, id: ItemId) {
+        let Some(node) = self
+            .item_nodes
+            .get_mut(id.server as usize)
+            .and_then(|nodes| nodes.get_mut(id.index as usize))
+            .map(|n| std::mem::replace(n, NO_PARENT))
+            .filter(|&n| n != NO_PARENT)
+        else {
+            return;
+        };
+        // Was it one of the filter's matches: the hits above it less by one.
+        let hit = self.hits.as_ref().is_some_and(|hits| {
+            let below: u32 = self
+                .children(node)
+                .iter()
+                .map(|c| hits.get(c as usize).copied().unwrap_or(0))
+                .sum();
+            hits.get(node as usize).is_some_and(|&h| h > below)
+        });
+        let mut n = node;
+        while n != NO_PARENT {
+            let node = &mut self.nodes[n as usize];
+            node.count -= 1;
+            if hit && let Some(h) = self.hits.as_mut().and_then(|h| h.get_mut(n as usize)) {
+                *h -= 1;
+            }
+            n = node.parent;
+        }
+        let leaf = &mut self.nodes[node as usize];
+        leaf.item = NONE;
+        leaf.directory = false;
+        // Folders left with no resource go (a server's root stays).
+        let mut n = node;
+        while self.nodes[n as usize].parent != NO_PARENT && self.nodes[n as usize].count == 0 {
+            let parent = self.nodes[n as usize].parent;
+            let rows = u64::from(self.nodes[n as usize].rows);
+            self.with_children(parent, |tree, children| {
+                children.remove(n, rows, tree.sibling_cmp(n))
+            });
+            let segment = self.segment(n).to_string();
+            let nodes = &self.nodes;
+            self.lookup
+                .remove((parent, segment.as_str()), |c| c == n && nodes[c as usize].parent == parent);
+            n = parent;
+        }
+        self.fix_rows(n);
+        if hit {
+            self.rows_dirty = true;
+        }
+    }
+
+    /// A node still in the tree (a removal takes out folders left empty; their slots stay).
+    fn live(&self, node: NodeId) -> bool {
+        let n = &self.nodes[node as usize];
+        n.parent == NO_PARENT || n.count > 0
+    }
+
     fn child(&mut self, parent: NodeId, segment: &str) -> NodeId {
         let (nodes, segments) = (&self.nodes, &self.segments);
         let same = |c: NodeId| {
@@ -647,7 +707,7 @@ impl UriTree {
 
     /// The row showing `node` (as its head or its tail), if it is visible.
     pub fn row_of_node(&self, node: NodeId) -> Option<usize> {
-        if node as usize >= self.nodes.len() {
+        if node as usize >= self.nodes.len() || !self.live(node) {
             return None;
         }
         self.index_of_head(self.head_of(node))
@@ -662,7 +722,7 @@ impl UriTree {
 
     /// The node with a path from [`UriTree::row_path`], if it still exists.
     pub fn node_of_path(&self, path: &str) -> Option<NodeId> {
-        (0..self.nodes.len() as NodeId).find(|&n| self.path(n) == path)
+        (0..self.nodes.len() as NodeId).find(|&n| self.live(n) && self.path(n) == path)
     }
 
     /// What to draw for a row.
@@ -735,7 +795,7 @@ impl UriTree {
             .item_nodes
             .get(id.server as usize)?
             .get(id.index as usize)?;
-        self.row_of_node(node)
+        (node != NO_PARENT).then(|| self.row_of_node(node))?
     }
 
     /// Opens every folder above an item, so that it has a row.
@@ -744,6 +804,7 @@ impl UriTree {
             .item_nodes
             .get(id.server as usize)
             .and_then(|nodes| nodes.get(id.index as usize))
+            .filter(|&&n| n != NO_PARENT)
         else {
             return;
         };
@@ -772,6 +833,7 @@ impl UriTree {
                     .item_nodes
                     .get(id.server as usize)
                     .and_then(|n| n.get(id.index as usize))
+                    .filter(|&&n| n != NO_PARENT)
                 {
                     hits[node as usize] += 1;
                 }
@@ -793,7 +855,7 @@ impl UriTree {
     /// rebuild or a restart.
     pub fn expanded_paths(&self) -> Vec<String> {
         (0..self.nodes.len() as NodeId)
-            .filter(|&n| self.nodes[n as usize].expanded && self.is_folder(n))
+            .filter(|&n| self.nodes[n as usize].expanded && self.live(n) && self.is_folder(n))
             .map(|n| self.path(n))
             .collect()
     }
@@ -802,7 +864,7 @@ impl UriTree {
     pub fn restore_expanded(&mut self, paths: &[String]) {
         self.set_all_expanded(false);
         let by_path: HashMap<String, NodeId> = (0..self.nodes.len() as NodeId)
-            .filter(|&n| self.is_folder(n))
+            .filter(|&n| self.live(n) && self.is_folder(n))
             .map(|n| (self.path(n), n))
             .collect();
         for &root in &self.roots {

@@ -61,9 +61,9 @@ async fn follow(
             .await;
         match listed {
             Ok(_) => match last.diff(resources) {
-                ListingChange::Grew { changed, added } => {
-                    if !changed.is_empty() || !added.is_empty() {
-                        send(ServerEvent::Grew { changed, added })
+                ListingChange::Edited(edit) => {
+                    if !edit.is_empty() {
+                        send(ServerEvent::Edited(edit))
                     }
                 }
                 ListingChange::Replaced(resources) => send(ServerEvent::Relisted { resources }),
@@ -238,9 +238,10 @@ mod tests {
                 .expect("the task runs");
             match event {
                 ServerEvent::Page { resources, .. } => listed += resources.len(),
-                ServerEvent::Grew { changed, added } => {
-                    assert!(changed.is_empty(), "nothing listed changed: {changed:?}");
-                    grown.extend(added.into_iter().map(|r| r.uri));
+                ServerEvent::Edited(edit) => {
+                    assert!(edit.changed.is_empty(), "nothing listed changed: {edit:?}");
+                    assert!(edit.removed.is_empty(), "nothing removed: {edit:?}");
+                    grown.extend(edit.added.into_iter().map(|r| r.uri));
                 }
                 ServerEvent::Relisted { resources } => {
                     panic!("the whole listing sent ({} resources)", resources.len())
