@@ -20,6 +20,8 @@ const HAS_AUDIENCE: u8 = 8;
 const HAS_LAST_MODIFIED: u8 = 16;
 /// A resource its server no longer lists: its id stays taken (see [`Item::removed`]).
 const REMOVED: u8 = 128;
+/// A resource its server did not list (a pinned expansion, see [`Item::unlisted`]).
+const UNLISTED: u8 = 64;
 
 /// One resource as a server listed it.
 ///
@@ -123,6 +125,18 @@ impl Item {
             audience: 0,
             flags: REMOVED,
         }
+    }
+
+    /// The same resource, as one its server did not list (a pinned template expansion): a
+    /// list change leaves it, and the server listing its URI replaces it.
+    pub fn unlisted(mut self) -> Self {
+        self.flags |= UNLISTED;
+        self
+    }
+
+    /// See [`Item::unlisted`].
+    pub fn is_unlisted(&self) -> bool {
+        self.flags & UNLISTED != 0
     }
 
     /// This id's resource is no longer listed (see [`Item::removed`]).

@@ -81,6 +81,9 @@ pub struct EditReport {
     pub added_from: u32,
     /// Added entries skipped as a URI the server lists already.
     pub duplicates: Vec<Duplicate>,
+    /// Unlisted resources ([`Catalogue::add_unlisted`]) removed because the server lists
+    /// their URIs now: the listed entries replace them.
+    pub superseded: Vec<ItemId>,
 }
 
 /// What replacing a server's listing changed.
@@ -179,7 +182,8 @@ impl Catalogue {
     /// of the listing's positions, so a list change leaves it, and a replaced listing keeps
     /// it. `None` when the server has that URI already.
     pub fn add_unlisted(&mut self, server: ServerId, resource: &Resource) -> Option<ItemId> {
-        let index = self.add(server, resource)?;
+        let item = Item::new(resource, &mut self.mimes).unlisted();
+        let index = self.add_item(server, item)?;
         Some(ItemId { server, index })
     }
 
@@ -219,17 +223,23 @@ impl Catalogue {
             let Some(&index) = slot.listed.get(position as usize) else {
                 continue;
             };
-            if index == SKIPPED {
-                continue;
+            if index != SKIPPED {
+                let uri = slot.take_out(index);
+                report.removed.push((ItemId { server, index }, uri));
             }
-            let i = index as usize;
-            let uri = item_at(&slot.chunks, index).uri().to_string();
+        }
+        for resource in &edit.added {
+            let uri = resource.uri.as_str();
             let chunks = &slot.chunks;
-            slot.by_uri
-                .remove(uri.as_str(), |x| item_at(chunks, x).uri() == uri);
-            Arc::make_mut(&mut slot.chunks[i / CHUNK])[i % CHUNK] = Item::removed();
-            slot.live -= 1;
-            report.removed.push((ItemId { server, index }, uri));
+            if let Some(index) = slot.by_uri.find(uri, |i| item_at(chunks, i).uri() == uri)
+                && item_at(chunks, index).is_unlisted()
+            {
+                slot.take_out(index);
+                report.superseded.push(ItemId { server, index });
+            }
+        }
+        if !report.superseded.is_empty() {
+            self.epoch += 1;
         }
         if !edit.removed.is_empty() {
             // The positions after each removed one move up by one.
@@ -410,6 +420,20 @@ impl Catalogue {
             names: self.servers.iter().map(|s| s.name.clone()).collect(),
             epoch: self.epoch,
         }
+    }
+}
+
+impl ServerItems {
+    /// Leaves a removed item at `index` (its id stays taken) and gives its URI.
+    fn take_out(&mut self, index: u32) -> String {
+        let i = index as usize;
+        let uri = item_at(&self.chunks, index).uri().to_string();
+        let chunks = &self.chunks;
+        self.by_uri
+            .remove(uri.as_str(), |x| item_at(chunks, x).uri() == uri);
+        Arc::make_mut(&mut self.chunks[i / CHUNK])[i % CHUNK] = Item::removed();
+        self.live -= 1;
+        uri
     }
 }
 

@@ -221,6 +221,10 @@ impl App {
     pub(super) fn on_edited(&mut self, server: ServerId, edit: &ListingEdit) -> Vec<Effect> {
         let report = self.catalogue.apply(server, edit);
         self.take_out(server, &report.removed);
+        // Pinned expansions the server lists now: its entries take their place.
+        let superseded: Vec<(ItemId, String)> =
+            report.superseded.iter().map(|&id| (id, String::new())).collect();
+        self.take_out(server, &superseded);
         let mut fx = Vec::new();
         let mimes = self.catalogue.mimes();
         let end = self.catalogue.server_end(server);
