@@ -2968,6 +2968,42 @@ fn a_pinned_template_expansion_in_the_set_is_in_the_agent_view() {
         .filter_map(|i| agent.id(i.index))
         .collect();
     assert!(included.contains(&id), "the agent view includes it");
+
+    // A list change keeps it, applied in place or as a whole new listing: it is not one of
+    // the server's listed entries, so neither can remove it.
+    let listing = mcpick::demo::demo_resources(300);
+    let included_after = |app: &App| {
+        let agent = app.context.agent.as_ref().expect("resolved");
+        agent
+            .preview
+            .included
+            .iter()
+            .filter_map(|i| agent.id(i.index))
+            .filter_map(|id| app.catalogue.get(id))
+            .any(|item| item.uri() == "demo://notes/77")
+    };
+    let fx = server(&mut app, 0, removed(&[0]));
+    run(&mut app, fx);
+    assert!(app.catalogue.find(0, "demo://notes/77").is_some(), "kept in place");
+    assert!(included_after(&app), "the agent view keeps it");
+    let fx = server(
+        &mut app,
+        0,
+        ServerEvent::Relisted {
+            resources: listing[2..].to_vec(),
+        },
+    );
+    run(&mut app, fx);
+    let id = app
+        .catalogue
+        .find(0, "demo://notes/77")
+        .expect("kept through a whole new listing");
+    assert_eq!(app.catalogue.len(), 299, "298 listed and the expansion");
+    app.browse.tree.reveal(id);
+    app.browse.tree.refresh();
+    assert!(app.browse.tree.row_of(id).is_some(), "in the tree");
+    assert!(app.browse.list.contains(&id), "in the list");
+    assert!(included_after(&app), "the agent view keeps it");
 }
 
 /// Memory handed back: after a big listing, and after resolving a big catalogue (its rows
