@@ -18,8 +18,6 @@ const HAS_DESCRIPTION: u8 = 2;
 const HAS_ANNOTATIONS: u8 = 4;
 const HAS_AUDIENCE: u8 = 8;
 const HAS_LAST_MODIFIED: u8 = 16;
-/// A resource its server no longer lists: its id stays taken (see [`Item::removed`]).
-const REMOVED: u8 = 128;
 /// A resource its server did not list (a pinned expansion, see [`Item::unlisted`]).
 const UNLISTED: u8 = 64;
 
@@ -112,8 +110,8 @@ impl Item {
         }
     }
 
-    /// What stays at the id of a resource its server stopped listing: nothing of it (no
-    /// text), so that no other resource takes its id while the ones around it keep theirs.
+    /// What stays at the id of a resource its server stopped listing, when no snapshot
+    /// holds its chunk: nothing of it (no text). The catalogue knows it is removed.
     pub fn removed() -> Self {
         Item {
             text: Box::default(),
@@ -123,7 +121,7 @@ impl Item {
             modified: i64::MIN,
             mime: 0,
             audience: 0,
-            flags: REMOVED,
+            flags: 0,
         }
     }
 
@@ -137,11 +135,6 @@ impl Item {
     /// See [`Item::unlisted`].
     pub fn is_unlisted(&self) -> bool {
         self.flags & UNLISTED != 0
-    }
-
-    /// This id's resource is no longer listed (see [`Item::removed`]).
-    pub fn is_removed(&self) -> bool {
-        self.flags & REMOVED != 0
     }
 
     fn field(&self, i: usize) -> &str {

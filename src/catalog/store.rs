@@ -5,9 +5,10 @@
 //! partly-filled chunk, never the whole catalogue.
 //!
 //! An id is a position in its server's items, which are in listing order. A resource the
-//! server stops listing leaves a removed item at its id ([`Item::removed`]): the ids after it
-//! stay as they are, so a removal costs what it removed, not a remap of every id after it.
-//! Those ids are given back only when the server's listing is replaced whole.
+//! server stops listing is marked removed in a bit set beside the chunks (copied, 1 bit an
+//! item, when a snapshot shares it; the chunk itself is not): the ids after it stay as they
+//! are, so a removal costs what it removed, not a remap of every id after it. Those ids are
+//! given back only when the server's listing is replaced whole.
 
 use std::sync::Arc;
 
@@ -43,6 +44,8 @@ struct ServerItems {
     len: usize,
     /// Items not removed.
     live: usize,
+    /// One bit an item: set when it was removed (shared with snapshots).
+    gone: Arc<Vec<u64>>,
     /// The item of each position of the server's listing (`SKIPPED` for a later copy of a
     /// URI), so that a list change can name a removed entry by its position
     /// ([`ListingEdit::removed`]). Items not in it were not listed (pinned expansions).
@@ -291,21 +294,20 @@ impl Catalogue {
             listed[i as usize] = true;
         }
         for (i, item) in old.chunks.iter().flat_map(|c| c.iter()).enumerate() {
-            if !listed[i] && !item.is_removed() {
+            if !listed[i] && !is_gone(&old.gone, i) {
                 self.add_item(server, item.clone());
             }
         }
-        let uris = |chunks: &[Arc<Vec<Item>>]| -> Vec<String> {
-            chunks
+        let uris = |slot: &ServerItems| -> Vec<String> {
+            slot.chunks
                 .iter()
-                .flat_map(|c| c.iter().filter(|i| !i.is_removed()))
-                .map(|i| i.uri().to_string())
+                .flat_map(|c| c.iter())
+                .enumerate()
+                .filter(|&(i, _)| !is_gone(&slot.gone, i))
+                .map(|(_, item)| item.uri().to_string())
                 .collect()
         };
-        let (old_list, new_list) = (
-            uris(&old.chunks),
-            uris(&self.servers[server as usize].chunks),
-        );
+        let (old_list, new_list) = (uris(&old), uris(&self.servers[server as usize]));
         let old_set: std::collections::HashSet<&str> =
             old_list.iter().map(String::as_str).collect();
         let new_set: std::collections::HashSet<&str> =
@@ -337,7 +339,7 @@ impl Catalogue {
         };
         let i = id.index as usize;
         if i >= slot.len
-            || item_at(&slot.chunks, id.index).is_removed()
+            || is_gone(&slot.gone, i)
             || item_at(&slot.chunks, id.index).uri() != resource.uri
         {
             return false;
@@ -368,9 +370,8 @@ impl Catalogue {
     /// The item at an id; `None` past the server's end and for a removed resource.
     pub fn get(&self, id: ItemId) -> Option<&Item> {
         let slot = self.servers.get(id.server as usize)?;
-        ((id.index as usize) < slot.len)
-            .then(|| item_at(&slot.chunks, id.index))
-            .filter(|item| !item.is_removed())
+        let i = id.index as usize;
+        (i < slot.len && !is_gone(&slot.gone, i)).then(|| item_at(&slot.chunks, id.index))
     }
 
     /// The item with this URI on this server.
@@ -389,7 +390,7 @@ impl Catalogue {
                 .iter()
                 .flat_map(|c| c.iter())
                 .enumerate()
-                .filter(|(_, item)| !item.is_removed())
+                .filter(|&(i, _)| !is_gone(&slot.gone, i))
                 .map(move |(i, item)| {
                     (
                         ItemId {
@@ -414,7 +415,7 @@ impl Catalogue {
             servers: self
                 .servers
                 .iter()
-                .map(|s| (s.chunks.clone(), s.len))
+                .map(|s| (s.chunks.clone(), s.len, s.gone.clone()))
                 .collect(),
             live: self.len(),
             names: self.servers.iter().map(|s| s.name.clone()).collect(),
@@ -431,10 +432,23 @@ impl ServerItems {
         let chunks = &self.chunks;
         self.by_uri
             .remove(uri.as_str(), |x| item_at(chunks, x).uri() == uri);
-        Arc::make_mut(&mut self.chunks[i / CHUNK])[i % CHUNK] = Item::removed();
+        let gone = Arc::make_mut(&mut self.gone);
+        if gone.len() <= i / 64 {
+            gone.resize(i / 64 + 1, 0);
+        }
+        gone[i / 64] |= 1 << (i % 64);
+        // Its memory goes now unless a snapshot still holds its chunk (then with the chunk).
+        if let Some(chunk) = Arc::get_mut(&mut self.chunks[i / CHUNK]) {
+            chunk[i % CHUNK] = Item::removed();
+        }
         self.live -= 1;
         uri
     }
+}
+
+/// Whether bit `i` of a removed-set is set.
+fn is_gone(gone: &[u64], i: usize) -> bool {
+    gone.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
 }
 
 fn item_at(chunks: &[Arc<Vec<Item>>], index: u32) -> &Item {
@@ -457,7 +471,7 @@ fn push(chunks: &mut Vec<Arc<Vec<Item>>>, item: Item) {
 /// An immutable view of the catalogue's items, shared with search threads.
 #[derive(Debug, Clone, Default)]
 pub struct Snapshot {
-    servers: Vec<(Vec<Arc<Vec<Item>>>, usize)>,
+    servers: Vec<(Vec<Arc<Vec<Item>>>, usize, Arc<Vec<u64>>)>,
     /// Items not removed.
     live: usize,
     /// Server names, by [`ServerId`]: search matches them too.
@@ -494,22 +508,24 @@ impl Extent {
 }
 
 /// A contiguous run of items of one server, the unit of work of a search. It may hold
-/// removed items ([`Item::is_removed`]): read it with [`Block::live`].
+/// removed items: read it with [`Block::live`].
 pub struct Block<'a> {
     pub server: ServerId,
     /// Index of `items[0]` in the server's listing.
     pub first: u32,
     pub items: &'a [Item],
+    /// The server's removed-set.
+    gone: &'a [u64],
 }
 
 impl<'a> Block<'a> {
     /// The block's resources that are not removed, with their ids.
     pub fn live(&self) -> impl Iterator<Item = (ItemId, &'a Item)> + 'a {
-        let (server, first) = (self.server, self.first);
+        let (server, first, gone) = (self.server, self.first, self.gone);
         self.items
             .iter()
             .enumerate()
-            .filter(|(_, item)| !item.is_removed())
+            .filter(move |&(i, _)| !is_gone(gone, first as usize + i))
             .map(move |(i, item)| {
                 (
                     ItemId {
@@ -530,7 +546,7 @@ impl Snapshot {
 
     /// Items in the blocks, removed ones included: what a pass over them reads.
     pub fn slots(&self) -> usize {
-        self.servers.iter().map(|(_, len)| len).sum()
+        self.servers.iter().map(|(_, len, _)| len).sum()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -538,10 +554,9 @@ impl Snapshot {
     }
 
     pub fn get(&self, id: ItemId) -> Option<&Item> {
-        let (chunks, len) = self.servers.get(id.server as usize)?;
-        ((id.index as usize) < *len)
-            .then(|| item_at(chunks, id.index))
-            .filter(|item| !item.is_removed())
+        let (chunks, len, gone) = self.servers.get(id.server as usize)?;
+        let i = id.index as usize;
+        (i < *len && !is_gone(gone, i)).then(|| item_at(chunks, id.index))
     }
 
     /// The name of `server` ("" for an unknown id).
@@ -553,7 +568,7 @@ impl Snapshot {
     pub fn extent(&self) -> Extent {
         Extent {
             epoch: self.epoch,
-            lens: self.servers.iter().map(|(_, len)| *len).collect(),
+            lens: self.servers.iter().map(|(_, len, _)| *len).collect(),
         }
     }
 
@@ -569,7 +584,7 @@ impl Snapshot {
     /// in catalogue order.
     pub fn blocks_after(&self, earlier: &Extent) -> Vec<Block<'_>> {
         let mut blocks = Vec::new();
-        for (s, (chunks, len)) in self.servers.iter().enumerate() {
+        for (s, (chunks, len, gone)) in self.servers.iter().enumerate() {
             let from = earlier.lens.get(s).copied().unwrap_or(0);
             for (c, chunk) in chunks.iter().enumerate() {
                 let first = c * CHUNK;
@@ -582,6 +597,7 @@ impl Snapshot {
                     server: s as ServerId,
                     first: (first + start) as u32,
                     items: &chunk[start..end],
+                    gone,
                 });
             }
         }
@@ -594,7 +610,7 @@ impl Snapshot {
         let mut total = 0u64;
         self.servers
             .iter()
-            .map(|(_, len)| {
+            .map(|(_, len, _)| {
                 let start = total;
                 total += *len as u64;
                 start

@@ -55,6 +55,7 @@ impl App {
             }
         }
         self.browse.list = ids;
+        self.browse.list_holds_removed = false;
         self.browse.list_key = Some(key);
         self.clamp();
         self.ensure_sorted()

@@ -203,6 +203,7 @@ impl App {
         tree.set_filter(matched.as_deref());
         self.browse.tree = tree;
         self.browse.list = list;
+        self.browse.list_holds_removed = false;
         self.browse.list_stale = true;
         self.browse.sort.cancel(); // a sort in flight has the old ids
         self.browse.tree_anchor = cursor_path.and_then(|p| self.browse.tree.node_of_path(&p));
@@ -290,7 +291,12 @@ impl App {
             self.contents.forget(id);
         }
         let gone: std::collections::HashSet<ItemId> = removed.iter().map(|&(id, _)| id).collect();
-        self.browse.list.retain(|id| !gone.contains(id));
+        if self.browse.view == super::View::List {
+            self.browse.list.retain(|id| !gone.contains(id));
+        } else {
+            // Not shown: taken out when it is, in one pass for every removal until then.
+            self.browse.list_holds_removed = true;
+        }
         if let Some(matched) = &mut self.search.matched {
             matched.retain(|id| !gone.contains(id));
         }
