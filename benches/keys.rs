@@ -75,8 +75,7 @@ impl Browser {
         if let Some(ms) = churn {
             cmd.args(["--churn", &ms.to_string()]);
         }
-        cmd
-            .current_dir(dir)
+        cmd.current_dir(dir)
             .env("TERM", "xterm-256color")
             .stdin(io(&slave))
             .stdout(io(&slave))
@@ -375,6 +374,9 @@ fn main() {
             share,
             if to > from { "" } else { " (DID NOT GROW)" }
         );
-        assert!(to > from, "the header's count did not grow while the server churned");
+        assert!(
+            to > from,
+            "the header's count did not grow while the server churned"
+        );
     }
 }

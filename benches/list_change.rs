@@ -192,7 +192,11 @@ fn main() {
         drop((fx, held));
     }
     let one_removed = stats("UI thread, one removed (what changed)", &mut removed);
-    assert_eq!(app.catalogue.len(), listing.len(), "every removal was applied");
+    assert_eq!(
+        app.catalogue.len(),
+        listing.len(),
+        "every removal was applied"
+    );
     println!(
         "{:<44} {:>10.0}× less time on the UI thread than Relisted",
         "ratio of the medians (removed)",

@@ -2984,7 +2984,10 @@ fn a_pinned_template_expansion_in_the_set_is_in_the_agent_view() {
     };
     let fx = server(&mut app, 0, removed(&[0]));
     run(&mut app, fx);
-    assert!(app.catalogue.find(0, "demo://notes/77").is_some(), "kept in place");
+    assert!(
+        app.catalogue.find(0, "demo://notes/77").is_some(),
+        "kept in place"
+    );
     assert!(included_after(&app), "the agent view keeps it");
     let fx = server(
         &mut app,
@@ -3242,7 +3245,11 @@ fn a_removal_is_applied_in_place_and_the_browser_stays_where_it_was() {
         "the leaf and the folder it left empty are gone; c stays closed"
     );
     assert_eq!(selected_uri(&app).as_deref(), Some("x://h/a/3.md"));
-    assert_eq!(app.browse.tree_cursor.index, row - 1, "one row up, with its row");
+    assert_eq!(
+        app.browse.tree_cursor.index,
+        row - 1,
+        "one row up, with its row"
+    );
     run(&mut app, fx);
     // The pin stays in the set, shown as missing in the agent view.
     assert!(
@@ -3287,7 +3294,11 @@ fn a_removal_is_applied_in_place_and_the_browser_stays_where_it_was() {
     assert_eq!(app.matching(), Some(5));
     let one = app.catalogue.find(0, "x://h/a/1.md").unwrap();
     let fx = server(&mut app, 0, removed(&[0]));
-    assert_eq!(app.matching(), Some(4), "the removed match is gone before the search ends");
+    assert_eq!(
+        app.matching(),
+        Some(4),
+        "the removed match is gone before the search ends"
+    );
     assert!(!app.search.matched.as_ref().unwrap().contains(&one));
     run(&mut app, fx);
     assert_eq!(app.matching(), Some(4));
@@ -3300,5 +3311,9 @@ fn a_removal_is_applied_in_place_and_the_browser_stays_where_it_was() {
     assert_eq!(labels(&app), ["demo", "x://h", "a", "3.md", "c"]);
     assert_eq!(app.browse.tree_cursor.index, 4);
     assert!(matches!(app.selection(), Selection::Folder { .. }));
-    assert!(app.contents.item.is_none_or(|id| app.catalogue.get(id).is_some()));
+    assert!(
+        app.contents
+            .item
+            .is_none_or(|id| app.catalogue.get(id).is_some())
+    );
 }

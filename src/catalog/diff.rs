@@ -138,7 +138,6 @@ impl Fingerprint {
     }
 }
 
-
 /// Whether an entry changed among the first ones (those `changed_at` says changed) is a
 /// later copy of a URI listed before it: the catalogue keeps the first copy, so the change
 /// cannot be applied by URI. O(listing), only when something changed in place.
@@ -293,7 +292,9 @@ mod tests {
         assert_eq!(e.removed, [1]);
         assert_eq!(uris(&e.added), ["x://b"]);
         // A newcomer before the last two: they go and come again after it.
-        let e = edit(print.diff(listing(&["x://a", "x://c", "x://d", "x://n", "x://e", "x://b"])));
+        let e = edit(print.diff(listing(&[
+            "x://a", "x://c", "x://d", "x://n", "x://e", "x://b",
+        ])));
         assert_eq!(e.removed, [3, 4]);
         assert_eq!(uris(&e.added), ["x://n", "x://e", "x://b"]);
     }

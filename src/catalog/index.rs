@@ -95,6 +95,9 @@ mod tests {
         assert!(index.remove("x://7", |id| keys[id as usize] == "x://7"));
         assert!(!index.remove("x://7", |id| keys[id as usize] == "x://7"));
         assert_eq!(index.find("x://7", |id| keys[id as usize] == "x://7"), None);
-        assert_eq!(index.find("x://8", |id| keys[id as usize] == "x://8"), Some(8));
+        assert_eq!(
+            index.find("x://8", |id| keys[id as usize] == "x://8"),
+            Some(8)
+        );
     }
 }

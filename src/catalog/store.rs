@@ -468,10 +468,13 @@ fn push(chunks: &mut Vec<Arc<Vec<Item>>>, item: Item) {
     }
 }
 
+/// One server's items in a [`Snapshot`]: its chunks, its end, its removed-set.
+type ServerView = (Vec<Arc<Vec<Item>>>, usize, Arc<Vec<u64>>);
+
 /// An immutable view of the catalogue's items, shared with search threads.
 #[derive(Debug, Clone, Default)]
 pub struct Snapshot {
-    servers: Vec<(Vec<Arc<Vec<Item>>>, usize, Arc<Vec<u64>>)>,
+    servers: Vec<ServerView>,
     /// Items not removed.
     live: usize,
     /// Server names, by [`ServerId`]: search matches them too.

@@ -300,7 +300,8 @@ impl UriTree {
                 .iter()
                 .map(|c| hits.get(c as usize).copied().unwrap_or(0))
                 .sum();
-            hits.get(node as usize).map_or(0, |&h| h.saturating_sub(below))
+            hits.get(node as usize)
+                .map_or(0, |&h| h.saturating_sub(below))
         });
         let hit = own > 0;
         let mut n = node;
@@ -325,8 +326,9 @@ impl UriTree {
             });
             let segment = self.segment(n).to_string();
             let nodes = &self.nodes;
-            self.lookup
-                .remove((parent, segment.as_str()), |c| c == n && nodes[c as usize].parent == parent);
+            self.lookup.remove((parent, segment.as_str()), |c| {
+                c == n && nodes[c as usize].parent == parent
+            });
             n = parent;
         }
         self.fix_rows(n);

@@ -223,8 +223,11 @@ impl App {
         let report = self.catalogue.apply(server, edit);
         self.take_out(server, &report.removed);
         // Pinned expansions the server lists now: its entries take their place.
-        let superseded: Vec<(ItemId, String)> =
-            report.superseded.iter().map(|&id| (id, String::new())).collect();
+        let superseded: Vec<(ItemId, String)> = report
+            .superseded
+            .iter()
+            .map(|&id| (id, String::new()))
+            .collect();
         self.take_out(server, &superseded);
         let mut fx = Vec::new();
         let mimes = self.catalogue.mimes();

@@ -364,10 +364,7 @@ impl App {
         let after = self.catalogue.server_end(server);
         let mimes = self.catalogue.mimes();
         for index in before..after {
-            let id = ItemId {
-                server,
-                index: index as u32,
-            };
+            let id = ItemId { server, index };
             if let Some(item) = self.catalogue.get(id) {
                 let directory = mimes.get(item.mime_id()) == Some("inode/directory");
                 self.browse.tree.insert(id, item.uri(), directory);
