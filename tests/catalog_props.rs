@@ -291,6 +291,13 @@ proptest! {
                     cat.replace(s, &whole);
                 }
             }
+            // A pinned expansion the server listed and then stopped listing is one again (the
+            // browser adds the set's expansions after every list change that removed some).
+            if let Some(r) = &kept
+                && cat.find(s, &r.uri).is_none()
+            {
+                cat.add_unlisted(s, r);
+            }
             // The same as the new listing appended afresh (and the unlisted one, unless the
             // server lists its URI now): every listed entry in order, the unlisted one where
             // it was added, each found by its URI.
