@@ -1,8 +1,10 @@
-//! What one resource added to a big catalogue costs the UI thread, the way a server with
-//! `--churn` adds one: before, as the whole re-listing (`ServerEvent::Relisted`: the
-//! catalogue replaced, the tree rebuilt, every id remapped), and now, as what the per-server
-//! task found changed (`ServerEvent::Grew`: one append and one tree insert). Also the diff
-//! the per-server task does off the UI thread to tell them apart (`Fingerprint::diff`).
+//! What one resource added to or removed from a big catalogue costs the UI thread, the way a
+//! server with `--churn` adds one: before, as the whole re-listing (`ServerEvent::Relisted`:
+//! the catalogue replaced, the tree rebuilt, every id remapped; every removal went this way),
+//! and now, as what the per-server task found changed (`ServerEvent::Edited`: one append and
+//! one tree insert; or one removed item, one tree leaf taken out, one pass over the list).
+//! Also the diff the per-server task does off the UI thread to tell them apart
+//! (`Fingerprint::diff`), for an addition and for a removal.
 //!
 //! Each sample is one event through `App::update` plus the frame it causes (`ui::render`
 //! into a 120×40 `TestBackend`); building the event is not timed. Effects asked for (search,
@@ -18,7 +20,7 @@
 use std::time::{Duration, Instant};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use mcpick::catalog::{Fingerprint, ListingChange};
+use mcpick::catalog::{Fingerprint, ListingChange, ListingEdit};
 use mcpick::tui::keymap::Keymap;
 use mcpick::tui::theme::Theme;
 use mcpick::tui::ui;
@@ -107,6 +109,7 @@ fn main() {
     let full = std::env::args().any(|a| a == "--bench");
     let n = if full { n } else { 20_000 };
     let (relists, grows) = if full { (5, 201) } else { (3, 11) };
+    let removals = grows;
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
     let mut listing = mcpick::demo::demo_page(n, 0, n);
     let mut app = loaded(&listing);
@@ -152,10 +155,10 @@ fn main() {
     for _ in 0..grows {
         tick += 1;
         listing.push(live(tick));
-        let event = ev(ServerEvent::Grew {
-            changed: Vec::new(),
+        let event = ev(ServerEvent::Edited(ListingEdit {
             added: vec![live(tick)],
-        });
+            ..Default::default()
+        }));
         let held = app.catalogue.snapshot();
         let start = Instant::now();
         let fx = app.update(event);
@@ -163,12 +166,41 @@ fn main() {
         after.push(start.elapsed());
         drop((fx, held));
     }
-    let after = stats("UI thread, as Grew (what changed)", &mut after);
+    let after = stats("UI thread, one added (what changed)", &mut after);
     assert_eq!(app.catalogue.len(), listing.len(), "every tick was applied");
     println!(
         "{:<44} {:>10.0}× less time on the UI thread",
         "ratio of the medians",
         before.as_secs_f64() / after.as_secs_f64().max(1e-9)
+    );
+
+    // One removed, from the middle of the listing (a different one each time): as what
+    // changed, the removed entry named by its position.
+    let mut removed = Vec::new();
+    for k in 0..removals {
+        let position = listing.len() / 3 + k * 7;
+        listing.remove(position);
+        let event = ev(ServerEvent::Edited(ListingEdit {
+            removed: vec![position as u32],
+            ..Default::default()
+        }));
+        let held = app.catalogue.snapshot();
+        let start = Instant::now();
+        let fx = app.update(event);
+        terminal.draw(|f| ui::render(&app, f)).unwrap();
+        removed.push(start.elapsed());
+        drop((fx, held));
+    }
+    let one_removed = stats("UI thread, one removed (what changed)", &mut removed);
+    assert_eq!(
+        app.catalogue.len(),
+        listing.len(),
+        "every removal was applied"
+    );
+    println!(
+        "{:<44} {:>10.0}× less time on the UI thread than Relisted",
+        "ratio of the medians (removed)",
+        before.as_secs_f64() / one_removed.as_secs_f64().max(1e-9)
     );
 
     // The diff that tells them apart, in the per-server task.
@@ -183,9 +215,23 @@ fn main() {
         let change = last.diff(relisted);
         diffs.push(start.elapsed());
         assert!(
-            matches!(&change, ListingChange::Grew { changed, added } if changed.is_empty() && added.len() == 1)
+            matches!(&change, ListingChange::Edited(e) if e.changed.is_empty() && e.removed.is_empty() && e.added.len() == 1)
         );
         drop(change);
     }
-    stats("off the UI thread: the diff", &mut diffs);
+    stats("off the UI thread: the diff, one added", &mut diffs);
+    let mut diffs = Vec::new();
+    for _ in 0..relists {
+        let position = listing.len() / 2;
+        listing.remove(position);
+        let relisted = listing.clone();
+        let start = Instant::now();
+        let change = last.diff(relisted);
+        diffs.push(start.elapsed());
+        assert!(
+            matches!(&change, ListingChange::Edited(e) if e.removed == [position as u32] && e.added.is_empty())
+        );
+        drop(change);
+    }
+    stats("off the UI thread: the diff, one removed", &mut diffs);
 }

@@ -228,51 +228,98 @@ proptest! {
     }
 
     #[test]
-    fn a_listing_that_grew_applied_as_what_changed_is_the_listing(
+    fn a_list_change_applied_as_what_changed_is_the_listing(
         old in prop::collection::vec(resource(), 0..30),
+        removed in prop::collection::vec(any::<prop::sample::Index>(), 0..6),
+        moved in prop::collection::vec((any::<prop::sample::Index>(), any::<prop::sample::Index>()), 0..3),
         edits in prop::collection::vec((any::<prop::sample::Index>(), 0u64..3), 0..4),
-        added in prop::collection::vec(resource(), 0..5),
+        added in prop::collection::vec((any::<prop::sample::Index>(), resource()), 0..5),
         other in prop::collection::vec(resource(), 0..30),
         replaced in any::<bool>(),
+        unlisted in prop::option::of(resource()),
+        changes in 1usize..4,
     ) {
-        // The next listing: the last one with some sizes changed and entries appended, or
-        // (sometimes) another listing altogether.
-        let new = if replaced {
-            other
-        } else {
-            let mut new = old.clone();
-            for (at, size) in edits {
-                if !new.is_empty() {
-                    let i = at.index(new.len());
-                    new[i].size = Some(size);
-                }
-            }
-            new.extend(added);
-            new
-        };
+        // A server's listings one after another: the last one with entries removed, moved,
+        // changed and added anywhere (sometimes another listing altogether), each diffed
+        // against the one before and applied as what changed.
         let mut cat = Catalogue::new();
         let s = cat.server("a");
         cat.append(s, &old);
+        // A resource the server does not list (a pinned expansion) stays through every change.
+        let kept = unlisted.filter(|r| cat.find(s, &r.uri).is_none()).and_then(|r| {
+            cat.add_unlisted(s, &r).map(|_| r)
+        });
         let mut last = Fingerprint::default();
         last.reset(&old);
-        match last.diff(new.clone()) {
-            ListingChange::Grew { changed, added } => {
-                for r in &changed {
-                    let id = cat.find(s, &r.uri).expect("a changed entry was listed");
-                    prop_assert!(cat.update(id, r));
+        let mut listing = old;
+        for round in 0..changes {
+            let new = if replaced && round == 0 {
+                other.clone()
+            } else {
+                let mut new = listing.clone();
+                for at in &removed {
+                    if !new.is_empty() {
+                        new.remove(at.index(new.len()));
+                    }
                 }
-                cat.append(s, &added);
+                for (from, to) in &moved {
+                    if !new.is_empty() {
+                        let r = new.remove(from.index(new.len()));
+                        new.insert(to.index(new.len() + 1), r);
+                    }
+                }
+                for (at, size) in &edits {
+                    if !new.is_empty() {
+                        let i = at.index(new.len());
+                        new[i].size = Some(*size);
+                    }
+                }
+                for (at, r) in &added {
+                    new.insert(at.index(new.len() + 1), r.clone());
+                }
+                new
+            };
+            match last.diff(new.clone()) {
+                ListingChange::Edited(edit) => {
+                    prop_assert!(edit.removed.windows(2).all(|w| w[0] < w[1]), "ascending");
+                    prop_assert!(edit.removed.len() * 2 <= listing.len(), "most of the listing stayed");
+                    let report = cat.apply(s, &edit);
+                    prop_assert_eq!(report.removed.len(), report.removed.iter().filter(|(id, _)| cat.get(*id).is_none()).count());
+                }
+                ListingChange::Replaced(whole) => {
+                    prop_assert_eq!(&whole, &new);
+                    cat.replace(s, &whole);
+                }
             }
-            ListingChange::Replaced(listing) => {
-                prop_assert_eq!(&listing, &new);
-                cat.replace(s, &listing);
+            // A pinned expansion the server listed and then stopped listing is one again (the
+            // browser adds the set's expansions after every list change that removed some).
+            if let Some(r) = &kept
+                && cat.find(s, &r.uri).is_none()
+            {
+                cat.add_unlisted(s, r);
             }
+            // The same as the new listing appended afresh (and the unlisted one, unless the
+            // server lists its URI now): every listed entry in order, the unlisted one where
+            // it was added, each found by its URI.
+            let mut fresh = Catalogue::new();
+            let f = fresh.server("a");
+            fresh.append(f, &new);
+            if let Some(r) = &kept {
+                fresh.add_unlisted(f, r);
+            }
+            let entries = |cat: &Catalogue, unlisted: bool| cat
+                .iter()
+                .filter(|(_, item)| item.is_unlisted() == unlisted)
+                .map(|(id, _)| cat.entry(id))
+                .collect::<Vec<_>>();
+            prop_assert_eq!(entries(&cat, false), entries(&fresh, false));
+            prop_assert_eq!(entries(&cat, true), entries(&fresh, true));
+            prop_assert_eq!(cat.len(), fresh.len());
+            for (id, item) in fresh.iter() {
+                let found = cat.find(s, item.uri()).expect("found by its URI");
+                prop_assert_eq!(cat.entry(found), fresh.entry(id));
+            }
+            listing = new;
         }
-        // The same as the new listing appended afresh: every entry, at the same id.
-        let mut fresh = Catalogue::new();
-        let f = fresh.server("a");
-        fresh.append(f, &new);
-        let entries = |cat: &Catalogue| cat.iter().map(|(id, _)| (id, cat.entry(id))).collect::<Vec<_>>();
-        prop_assert_eq!(entries(&cat), entries(&fresh));
     }
 }

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use crossterm::event::{KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
-use mcpick::catalog::{Catalogue, ItemId, Search, SearchResults, SortKey};
+use mcpick::catalog::{Catalogue, ItemId, ListingEdit, Search, SearchResults, SortKey};
 use mcpick::context::{ContextSet, Mark, Measure, Measures, Sources, TokenizerKind, candidates};
 use mcpick::mcp::log::{LogSource, ServerLog};
 use mcpick::tui::app::{SaveFailure, SaveReport, Selection, Status, View};
@@ -2640,10 +2640,11 @@ fn a_listing_that_only_grew_is_applied_in_place() {
     let fx = server(
         &mut app,
         0,
-        ServerEvent::Grew {
+        ServerEvent::Edited(ListingEdit {
             changed: vec![readme],
             added: vec![Resource::new("file:///project/zz-new.md", "zz-new.md")],
-        },
+            ..Default::default()
+        }),
     );
     run(&mut app, fx);
 
@@ -2686,10 +2687,11 @@ fn a_listing_that_only_grew_is_applied_in_place() {
     let fx = server(
         &mut app,
         0,
-        ServerEvent::Grew {
+        ServerEvent::Edited(ListingEdit {
             changed: Vec::new(),
             added: vec![Resource::new("file:///project/docs/zz-new.md", "zz-new.md")],
-        },
+            ..Default::default()
+        }),
     );
     run(&mut app, fx);
     assert_eq!(app.matching(), Some(2));
@@ -2704,10 +2706,11 @@ fn a_listing_that_only_grew_is_applied_in_place() {
     let fx = server(
         &mut app,
         0,
-        ServerEvent::Grew {
+        ServerEvent::Edited(ListingEdit {
             changed: vec![renamed],
             added: Vec::new(),
-        },
+            ..Default::default()
+        }),
     );
     run(&mut app, fx);
     assert_eq!(app.matching(), Some(3));
@@ -2965,6 +2968,45 @@ fn a_pinned_template_expansion_in_the_set_is_in_the_agent_view() {
         .filter_map(|i| agent.id(i.index))
         .collect();
     assert!(included.contains(&id), "the agent view includes it");
+
+    // A list change keeps it, applied in place or as a whole new listing: it is not one of
+    // the server's listed entries, so neither can remove it.
+    let listing = mcpick::demo::demo_resources(300);
+    let included_after = |app: &App| {
+        let agent = app.context.agent.as_ref().expect("resolved");
+        agent
+            .preview
+            .included
+            .iter()
+            .filter_map(|i| agent.id(i.index))
+            .filter_map(|id| app.catalogue.get(id))
+            .any(|item| item.uri() == "demo://notes/77")
+    };
+    let fx = server(&mut app, 0, removed(&[0]));
+    run(&mut app, fx);
+    assert!(
+        app.catalogue.find(0, "demo://notes/77").is_some(),
+        "kept in place"
+    );
+    assert!(included_after(&app), "the agent view keeps it");
+    let fx = server(
+        &mut app,
+        0,
+        ServerEvent::Relisted {
+            resources: listing[2..].to_vec(),
+        },
+    );
+    run(&mut app, fx);
+    let id = app
+        .catalogue
+        .find(0, "demo://notes/77")
+        .expect("kept through a whole new listing");
+    assert_eq!(app.catalogue.len(), 299, "298 listed and the expansion");
+    app.browse.tree.reveal(id);
+    app.browse.tree.refresh();
+    assert!(app.browse.tree.row_of(id).is_some(), "in the tree");
+    assert!(app.browse.list.contains(&id), "in the list");
+    assert!(included_after(&app), "the agent view keeps it");
 }
 
 /// Memory handed back: after a big listing, and after resolving a big catalogue (its rows
@@ -3131,5 +3173,147 @@ fn counts_of_a_batch_resolve_once_per_batch_not_once_per_count() {
         (1..=most).contains(&resolves),
         "{resolves} resolutions for {} counts",
         items.len()
+    );
+}
+
+// ---- list changes that remove resources ----------------------------------------------
+
+fn labels(app: &App) -> Vec<String> {
+    let tree = &app.browse.tree;
+    tree.window(0, tree.row_count())
+        .iter()
+        .map(|&r| tree.view(r).label)
+        .collect()
+}
+
+fn removed(positions: &[u32]) -> ServerEvent {
+    ServerEvent::Edited(ListingEdit {
+        removed: positions.to_vec(),
+        ..Default::default()
+    })
+}
+
+#[test]
+fn a_removal_is_applied_in_place_and_the_browser_stays_where_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("set.json");
+    pin_headless(&path, Some(Mark::Pin), "x://h/a/2.md");
+    let (_file, loaded) = mcpick::context::SetFile::open(&path);
+    let mut app = new_app(&["demo"], Theme::colour());
+    let fx = app.set_context(loaded.unwrap(), None);
+    run(&mut app, fx);
+    let listing: Vec<Resource> = [
+        "x://h/a/1.md",
+        "x://h/a/2.md",
+        "x://h/a/3.md",
+        "x://h/b/gone.md",
+        "x://h/c/keep.md",
+        "x://h/c/other.md",
+        "x://h/d.md",
+    ]
+    .iter()
+    .map(|u| Resource::new(*u, u.rsplit('/').next().unwrap()))
+    .collect();
+    load(&mut app, &listing);
+    // Folder c closed, the cursor on 3.md (below the resource that goes).
+    goto(&mut app, "c");
+    drive(&mut app, "h");
+    goto(&mut app, "3.md");
+    let row = app.browse.tree_cursor.index;
+    let ids: Vec<(ItemId, String)> = app
+        .catalogue
+        .iter()
+        .map(|(id, item)| (id, item.uri().to_string()))
+        .collect();
+    let (two, gone) = (ids[1].0, ids[3].0);
+
+    // 2.md (pinned) and gone.md (alone in its folder) are no longer listed.
+    let fx = server(&mut app, 0, removed(&[1, 3]));
+    assert_eq!(app.catalogue.len(), 5);
+    assert!(app.catalogue.get(two).is_none() && app.catalogue.get(gone).is_none());
+    assert!(app.catalogue.find(0, "x://h/a/2.md").is_none());
+    for (id, uri) in ids.iter().filter(|(id, _)| ![two, gone].contains(id)) {
+        assert_eq!(
+            app.catalogue.get(*id).map(|i| i.uri()),
+            Some(uri.as_str()),
+            "every other resource keeps its id"
+        );
+    }
+    assert_eq!(
+        labels(&app),
+        ["demo", "x://h", "a", "1.md", "3.md", "c", "d.md"],
+        "the leaf and the folder it left empty are gone; c stays closed"
+    );
+    assert_eq!(selected_uri(&app).as_deref(), Some("x://h/a/3.md"));
+    assert_eq!(
+        app.browse.tree_cursor.index,
+        row - 1,
+        "one row up, with its row"
+    );
+    run(&mut app, fx);
+    // The pin stays in the set, shown as missing in the agent view.
+    assert!(
+        app.context
+            .set
+            .marks
+            .iter()
+            .any(|(t, m)| t.to_string() == "demo: x://h/a/2.md" && m == Mark::Pin)
+    );
+    assert_eq!(
+        marks_on_disk(&path),
+        ["pin demo: x://h/a/2.md"],
+        "the set file keeps it"
+    );
+    let agent = app.context.agent.as_ref().expect("resolved again");
+    let missing: Vec<String> = agent
+        .preview
+        .missing
+        .iter()
+        .map(|m| m.target.to_string())
+        .collect();
+    assert_eq!(missing, ["demo: x://h/a/2.md"]);
+    assert!(!agent.ids.contains(&two));
+    let shown = screen(&mut app, 120, 40);
+    assert!(shown.contains("ready · 5 resources  +0 −2"), "{shown}");
+    assert!(app.logs[0].entries().iter().any(|e| {
+        e.text.contains("list changed: +0 -2")
+            && e.text.contains("-x://h/a/2.md")
+            && e.text.contains("-x://h/b/gone.md")
+    }));
+
+    // The list view shows the five left.
+    drive(&mut app, "t");
+    run(&mut app, Vec::new());
+    assert_eq!(app.list_ids().len(), 5);
+    assert!(!app.list_ids().contains(&two));
+    drive(&mut app, "t");
+
+    // A search loses the removed match at once, and searches again.
+    let fx = drive(&mut app, "/md");
+    run(&mut app, fx);
+    assert_eq!(app.matching(), Some(5));
+    let one = app.catalogue.find(0, "x://h/a/1.md").unwrap();
+    let fx = server(&mut app, 0, removed(&[0]));
+    assert_eq!(
+        app.matching(),
+        Some(4),
+        "the removed match is gone before the search ends"
+    );
+    assert!(!app.search.matched.as_ref().unwrap().contains(&one));
+    run(&mut app, fx);
+    assert_eq!(app.matching(), Some(4));
+    drive(&mut app, "<esc>");
+
+    // The cursor on a resource that goes: it rests on the row that takes its place.
+    goto(&mut app, "d.md");
+    let fx = server(&mut app, 0, removed(&[3]));
+    run(&mut app, fx);
+    assert_eq!(labels(&app), ["demo", "x://h", "a", "3.md", "c"]);
+    assert_eq!(app.browse.tree_cursor.index, 4);
+    assert!(matches!(app.selection(), Selection::Folder { .. }));
+    assert!(
+        app.contents
+            .item
+            .is_none_or(|id| app.catalogue.get(id).is_some())
     );
 }

@@ -91,6 +91,24 @@ impl Children {
         }
     }
 
+    /// Takes `id` (with `rows` visible rows) out; `cmp` finds its place. A chunk left empty
+    /// goes, so every chunk keeps a last child to search by.
+    pub fn remove(&mut self, id: NodeId, rows: u64, cmp: impl Fn(NodeId) -> Ordering) {
+        if self.chunks.is_empty() {
+            return;
+        }
+        let ci = self.chunk_for(&cmp);
+        let chunk = &mut self.chunks[ci];
+        let Some(at) = chunk.ids.iter().position(|&c| c == id) else {
+            return;
+        };
+        chunk.ids.remove(at);
+        chunk.rows -= rows.min(chunk.rows);
+        if chunk.ids.is_empty() {
+            self.chunks.remove(ci);
+        }
+    }
+
     /// Adds `delta` to the rows of the chunk holding the child `cmp` finds.
     pub fn adjust(&mut self, delta: i64, cmp: impl Fn(NodeId) -> Ordering) {
         if self.chunks.is_empty() {

@@ -1,11 +1,20 @@
-//! A server's new listing against its last one, so a list change costs what changed: the
-//! common case (entries appended at the end, some changed in place) is told apart from
-//! anything else (removals, reorders), which replaces the listing whole.
+//! A server's new listing against its last one, so a list change costs what changed: entries
+//! removed (wherever they were), changed in place and appended at the end are told apart from
+//! a listing that is mostly new, which replaces the listing whole.
 //!
 //! The last listing is kept as two hashes an entry (16 bytes, not the entries): the URI's,
 //! and that of every field the catalogue keeps. Hashes are seeded per listing, so a server
-//! cannot choose URIs that collide.
+//! cannot choose URIs that collide. A removed entry is named by its position in the last
+//! listing (the catalogue keeps each listed position's item, [`super::Catalogue::apply`]), so
+//! no URI has to be kept here.
+//!
+//! The catalogue keeps its items in listing order and adds new ones at the end, so the kept
+//! entries must be the new listing's first ones: an entry moved (or inserted) before others
+//! is told as those others removed and listed again after it. A move to the end costs one
+//! entry; an insertion near the front costs what follows it, and is a replacement once that
+//! is most of the listing.
 
+use std::collections::HashMap;
 use std::hash::{BuildHasher, Hash, Hasher};
 
 use rmcp::model::Resource;
@@ -18,16 +27,33 @@ pub struct Fingerprint {
     state: foldhash::fast::RandomState,
 }
 
+/// What to do to the last listing to make it the new one: take out `removed`, change
+/// `changed` in place, then append `added`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ListingEdit {
+    /// Positions in the last listing of the entries that went (or moved), ascending.
+    pub removed: Vec<u32>,
+    /// Entries that kept their URI and their place among the kept ones but whose fields
+    /// changed, in listing order.
+    pub changed: Vec<Resource>,
+    /// The new listing's entries after the last kept one, in listing order.
+    pub added: Vec<Resource>,
+}
+
+impl ListingEdit {
+    /// Nothing changed.
+    pub fn is_empty(&self) -> bool {
+        self.removed.is_empty() && self.changed.is_empty() && self.added.is_empty()
+    }
+}
+
 /// How a new listing differs from the last one.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListingChange {
-    /// The last listing in the same order, then `added` at its end; `changed` are entries
-    /// whose URI stayed where it was but whose fields changed (in listing order).
-    Grew {
-        changed: Vec<Resource>,
-        added: Vec<Resource>,
-    },
-    /// Anything else (an entry removed, moved or renamed): the whole new listing.
+    /// What changed, when most of the last listing stayed (see [`ListingEdit`]).
+    Edited(ListingEdit),
+    /// Most of the last listing went (or a listing with one URI twice changed other than at
+    /// its end): the whole new listing.
     Replaced(Vec<Resource>),
 }
 
@@ -52,38 +78,37 @@ impl Fingerprint {
         self.entries = listing.iter().map(|r| self.hashes(r)).collect();
     }
 
-    /// Compares `listing` with the last one and keeps it as the last one: O(listing).
+    /// Compares `listing` with the last one and keeps it as the last one: O(listing), off
+    /// the UI thread.
     pub fn diff(&mut self, listing: Vec<Resource>) -> ListingChange {
         let new: Vec<(u64, u64)> = listing.iter().map(|r| self.hashes(r)).collect();
         let old = std::mem::replace(&mut self.entries, new);
-        let kept = old.len();
-        let grew = listing.len() >= kept
+        let new = &self.entries;
+        // The common case first, without a map: the last listing, then entries appended.
+        let grew = new.len() >= old.len()
             && old
                 .iter()
-                .zip(&self.entries)
+                .zip(new)
                 .all(|((old_uri, _), (new_uri, _))| old_uri == new_uri);
-        let changed_at = |i: usize| old[i].1 != self.entries[i].1;
-        if !grew || ((0..kept).any(changed_at) && self.changes_a_later_copy(kept, changed_at)) {
-            return ListingChange::Replaced(listing);
-        }
-        let mut changed = Vec::new();
-        let mut added = Vec::with_capacity(listing.len() - kept);
-        for (i, resource) in listing.into_iter().enumerate() {
-            if i >= kept {
-                added.push(resource);
-            } else if changed_at(i) {
-                changed.push(resource);
+        if grew {
+            let changed_at = |i: usize| old[i].1 != new[i].1;
+            if (0..old.len()).any(changed_at) && changes_a_later_copy(&old, changed_at) {
+                return ListingChange::Replaced(listing);
             }
+            return ListingChange::Edited(split(listing, old.len(), changed_at, Vec::new()));
         }
-        ListingChange::Grew { changed, added }
-    }
-
-    /// Whether an entry changed among the first `kept` is a later copy of a URI listed
-    /// before it: the catalogue keeps the first copy, so the change cannot be applied by URI.
-    /// O(listing), only when something changed in place.
-    fn changes_a_later_copy(&self, kept: usize, changed_at: impl Fn(usize) -> bool) -> bool {
-        let mut seen = std::collections::HashSet::with_capacity(kept);
-        (0..kept).any(|i| !seen.insert(self.entries[i].0) && changed_at(i))
+        let Some(kept) = kept_prefix(&old, new) else {
+            return ListingChange::Replaced(listing);
+        };
+        let mut stays = vec![false; old.len()];
+        for &i in &kept {
+            stays[i as usize] = true;
+        }
+        let removed = (0..old.len() as u32)
+            .filter(|&i| !stays[i as usize])
+            .collect();
+        let changed_at = |i: usize| old[kept[i] as usize].1 != new[i].1;
+        ListingChange::Edited(split(listing, kept.len(), changed_at, removed))
     }
 
     /// The URI's hash, and the hash of what [`super::Item`] keeps of the entry (icons and
@@ -113,6 +138,58 @@ impl Fingerprint {
     }
 }
 
+/// Whether an entry changed among the first ones (those `changed_at` says changed) is a
+/// later copy of a URI listed before it: the catalogue keeps the first copy, so the change
+/// cannot be applied by URI. O(listing), only when something changed in place.
+fn changes_a_later_copy(old: &[(u64, u64)], changed_at: impl Fn(usize) -> bool) -> bool {
+    let mut seen = std::collections::HashSet::with_capacity(old.len());
+    (0..old.len()).any(|i| !seen.insert(old[i].0) && changed_at(i))
+}
+
+/// The new listing's first entries that are entries of the last one in their old order:
+/// the old position of each. `None` when the last listing has a URI twice (its positions
+/// would not name one entry each) or when most of it would go.
+fn kept_prefix(old: &[(u64, u64)], new: &[(u64, u64)]) -> Option<Vec<u32>> {
+    let mut position = HashMap::with_capacity(old.len());
+    for (i, (uri, _)) in old.iter().enumerate() {
+        if position.insert(*uri, i as u32).is_some() {
+            return None;
+        }
+    }
+    let mut kept: Vec<u32> = Vec::new();
+    for (uri, _) in new {
+        match position.get(uri) {
+            Some(&i) if kept.last().is_none_or(|&last| i > last) => kept.push(i),
+            _ => break,
+        }
+    }
+    let removed = old.len() - kept.len();
+    (removed * 2 <= old.len()).then_some(kept)
+}
+
+/// The new listing as an edit: its first `cut` entries are kept (those `changed_at` says
+/// changed are sent), the rest added.
+fn split(
+    listing: Vec<Resource>,
+    cut: usize,
+    changed_at: impl Fn(usize) -> bool,
+    removed: Vec<u32>,
+) -> ListingEdit {
+    let mut edit = ListingEdit {
+        removed,
+        changed: Vec::new(),
+        added: Vec::with_capacity(listing.len() - cut),
+    };
+    for (i, resource) in listing.into_iter().enumerate() {
+        if i >= cut {
+            edit.added.push(resource);
+        } else if changed_at(i) {
+            edit.changed.push(resource);
+        }
+    }
+    edit
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,25 +214,23 @@ mod tests {
         print
     }
 
+    fn edit(change: ListingChange) -> ListingEdit {
+        match change {
+            ListingChange::Edited(edit) => edit,
+            other => panic!("{other:?}"),
+        }
+    }
+
     #[test]
     fn entries_appended_at_the_end_are_the_only_change() {
         let mut print = after(&["x://a", "x://b"]);
-        match print.diff(listing(&["x://a", "x://b", "x://c", "x://d"])) {
-            ListingChange::Grew { changed, added } => {
-                assert!(changed.is_empty(), "{changed:?}");
-                assert_eq!(uris(&added), ["x://c", "x://d"]);
-            }
-            other => panic!("{other:?}"),
-        }
+        let e = edit(print.diff(listing(&["x://a", "x://b", "x://c", "x://d"])));
+        assert!(e.changed.is_empty() && e.removed.is_empty(), "{e:?}");
+        assert_eq!(uris(&e.added), ["x://c", "x://d"]);
         assert_eq!(print.len(), 4, "the new listing is the last one now");
         // The same listing again: nothing changed.
-        assert_eq!(
-            print.diff(listing(&["x://a", "x://b", "x://c", "x://d"])),
-            ListingChange::Grew {
-                changed: Vec::new(),
-                added: Vec::new()
-            }
-        );
+        let e = edit(print.diff(listing(&["x://a", "x://b", "x://c", "x://d"])));
+        assert!(e.is_empty(), "{e:?}");
     }
 
     #[test]
@@ -164,22 +239,15 @@ mod tests {
         let mut new = listing(&["x://a", "x://b", "x://c", "x://d"]);
         new[1].size = Some(42);
         new[2].annotations = Some(rmcp::model::Annotations::default().with_priority(0.5));
-        match print.diff(new) {
-            ListingChange::Grew { changed, added } => {
-                assert_eq!(uris(&changed), ["x://b", "x://c"]);
-                assert_eq!(changed[0].size, Some(42));
-                assert_eq!(uris(&added), ["x://d"]);
-            }
-            other => panic!("{other:?}"),
-        }
+        let e = edit(print.diff(new));
+        assert_eq!(uris(&e.changed), ["x://b", "x://c"]);
+        assert_eq!(e.changed[0].size, Some(42));
+        assert_eq!(uris(&e.added), ["x://d"]);
         // Changed fields only count once: listed the same again, nothing changed.
         let mut same = listing(&["x://a", "x://b", "x://c", "x://d"]);
         same[1].size = Some(42);
         same[2].annotations = Some(rmcp::model::Annotations::default().with_priority(0.5));
-        assert!(matches!(
-            print.diff(same),
-            ListingChange::Grew { changed, added } if changed.is_empty() && added.is_empty()
-        ));
+        assert!(edit(print.diff(same)).is_empty());
     }
 
     #[test]
@@ -192,30 +260,59 @@ mod tests {
         let mut new = listing(&["x://a", "x://b", "x://a", "x://c"]);
         new[0].size = Some(2);
         new[2].size = Some(1);
-        assert!(
-            matches!(print.diff(new), ListingChange::Grew { changed, .. } if changed.len() == 1)
+        assert_eq!(edit(print.diff(new)).changed.len(), 1);
+        // A removal from a listing with a URI twice: positions would not name one entry.
+        let without = listing(&["x://b", "x://a", "x://c"]);
+        assert_eq!(
+            print.diff(without.clone()),
+            ListingChange::Replaced(without)
         );
     }
 
     #[test]
-    fn a_removal_a_reorder_or_a_rename_replaces_the_listing() {
+    fn a_removal_is_named_by_its_position_wherever_it_was() {
+        let mut print = after(&["x://a", "x://b", "x://c", "x://d"]);
+        let e = edit(print.diff(listing(&["x://a", "x://c", "x://d"])));
+        assert_eq!(e.removed, [1]);
+        assert!(e.changed.is_empty() && e.added.is_empty(), "{e:?}");
+        // Positions are in the last listing, which is the new one now; with an addition.
+        let mut new = listing(&["x://a", "x://c", "x://e"]);
+        new[1].size = Some(3);
+        let e = edit(print.diff(new));
+        assert_eq!(e.removed, [2]);
+        assert_eq!(uris(&e.changed), ["x://c"]);
+        assert_eq!(uris(&e.added), ["x://e"]);
+    }
+
+    #[test]
+    fn a_move_is_the_entries_it_passed_removed_and_listed_again() {
+        let mut print = after(&["x://a", "x://b", "x://c", "x://d", "x://e"]);
+        // b moved to the end: one removed, one added.
+        let e = edit(print.diff(listing(&["x://a", "x://c", "x://d", "x://e", "x://b"])));
+        assert_eq!(e.removed, [1]);
+        assert_eq!(uris(&e.added), ["x://b"]);
+        // A newcomer before the last two: they go and come again after it.
+        let e = edit(print.diff(listing(&[
+            "x://a", "x://c", "x://d", "x://n", "x://e", "x://b",
+        ])));
+        assert_eq!(e.removed, [3, 4]);
+        assert_eq!(uris(&e.added), ["x://n", "x://e", "x://b"]);
+    }
+
+    #[test]
+    fn a_listing_mostly_new_replaces_the_listing() {
         let mut print = after(&["x://a", "x://b", "x://c"]);
-        let removed = listing(&["x://a", "x://c"]);
-        assert_eq!(
-            print.diff(removed.clone()),
-            ListingChange::Replaced(removed)
-        );
-        // The removal is the last listing now.
-        let reordered = listing(&["x://c", "x://a", "x://d"]);
+        let reordered = listing(&["x://c", "x://a", "x://b"]);
         assert_eq!(
             print.diff(reordered.clone()),
-            ListingChange::Replaced(reordered)
+            ListingChange::Replaced(reordered),
+            "all but one would go"
         );
-        // One removed and one added: as long as before, yet not the same URIs.
-        let renamed = listing(&["x://c", "x://a", "x://e"]);
+        let renamed = listing(&["x://d", "x://e", "x://f"]);
         assert_eq!(
             print.diff(renamed.clone()),
             ListingChange::Replaced(renamed)
         );
+        assert_eq!(print.diff(Vec::new()), ListingChange::Replaced(Vec::new()));
     }
 }

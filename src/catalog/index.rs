@@ -48,6 +48,23 @@ impl IdIndex {
     }
 }
 
+impl IdIndex {
+    /// Takes out the id with this key (see [`IdIndex::find`]); true if there was one.
+    pub fn remove(&mut self, key: impl Hash, mut is_key: impl FnMut(u32) -> bool) -> bool {
+        let hash = self.state.hash_one(key);
+        let Some(shard) = self.shards.get_mut(Self::shard(hash)) else {
+            return false;
+        };
+        match shard.find_entry(hash, |&id| is_key(id)) {
+            Ok(entry) => {
+                entry.remove();
+                true
+            }
+            Err(_) => false,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -73,6 +90,14 @@ mod tests {
         assert!(
             index.shards.iter().filter(|s| !s.is_empty()).count() > SHARDS / 2,
             "ids spread over the shards"
+        );
+        // Taken out, a key is not found; the others are.
+        assert!(index.remove("x://7", |id| keys[id as usize] == "x://7"));
+        assert!(!index.remove("x://7", |id| keys[id as usize] == "x://7"));
+        assert_eq!(index.find("x://7", |id| keys[id as usize] == "x://7"), None);
+        assert_eq!(
+            index.find("x://8", |id| keys[id as usize] == "x://8"),
+            Some(8)
         );
     }
 }

@@ -18,6 +18,8 @@ const HAS_DESCRIPTION: u8 = 2;
 const HAS_ANNOTATIONS: u8 = 4;
 const HAS_AUDIENCE: u8 = 8;
 const HAS_LAST_MODIFIED: u8 = 16;
+/// A resource its server did not list (a pinned expansion, see [`Item::unlisted`]).
+const UNLISTED: u8 = 64;
 
 /// One resource as a server listed it.
 ///
@@ -108,6 +110,33 @@ impl Item {
         }
     }
 
+    /// What stays at the id of a resource its server stopped listing, when no snapshot
+    /// holds its chunk: nothing of it (no text). The catalogue knows it is removed.
+    pub fn removed() -> Self {
+        Item {
+            text: Box::default(),
+            ends: [0; 4],
+            size: NO_SIZE,
+            priority: f32::NAN,
+            modified: i64::MIN,
+            mime: 0,
+            audience: 0,
+            flags: 0,
+        }
+    }
+
+    /// The same resource, as one its server did not list (a pinned template expansion): a
+    /// list change leaves it, and the server listing its URI replaces it.
+    pub fn unlisted(mut self) -> Self {
+        self.flags |= UNLISTED;
+        self
+    }
+
+    /// See [`Item::unlisted`].
+    pub fn is_unlisted(&self) -> bool {
+        self.flags & UNLISTED != 0
+    }
+
     fn field(&self, i: usize) -> &str {
         let start = if i == 0 {
             0
@@ -119,7 +148,8 @@ impl Item {
         } else {
             self.ends[i] as usize
         };
-        &self.text[start..end]
+        // A removed item has no text (see `Item::removed`).
+        self.text.get(start..end).unwrap_or_default()
     }
 
     pub fn uri(&self) -> &str {

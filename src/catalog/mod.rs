@@ -20,7 +20,7 @@ pub mod time;
 pub mod tree;
 pub mod worker;
 
-pub use diff::{Fingerprint, ListingChange};
+pub use diff::{Fingerprint, ListingChange, ListingEdit};
 pub use entry::{AnnotationsEntry, ResourceEntry, TemplateEntry};
 pub use item::Item;
 pub use order::{SortKey, sort_snapshot};

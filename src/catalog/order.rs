@@ -172,10 +172,7 @@ pub fn sort_snapshot(
             lens.resize(s + 1, 0);
         }
         lens[s] = lens[s].max(block.first as usize + block.items.len());
-        ids.extend((0..block.items.len()).map(|i| ItemId {
-            server: block.server,
-            index: block.first + i as u32,
-        }));
+        ids.extend(block.live().map(|(id, _)| id));
     }
     lens.resize(names.len().max(lens.len()), 0);
     match key {

@@ -137,15 +137,9 @@ impl Search {
                         }
                         let mut found = Vec::new();
                         let server = scorer.server(snapshot.server_name(block.server));
-                        for (offset, item) in block.items.iter().enumerate() {
+                        for (id, item) in block.live() {
                             if let Some(score) = scorer.score(item, &server) {
-                                found.push(Match {
-                                    id: ItemId {
-                                        server: block.server,
-                                        index: block.first + offset as u32,
-                                    },
-                                    score,
-                                });
+                                found.push(Match { id, score });
                             }
                         }
                         if tx.send((block.items.len(), found)).is_err() {
@@ -245,15 +239,7 @@ fn all(snapshot: &Snapshot) -> Vec<Match> {
     snapshot
         .blocks()
         .iter()
-        .flat_map(|b| {
-            (0..b.items.len()).map(move |i| Match {
-                id: ItemId {
-                    server: b.server,
-                    index: b.first + i as u32,
-                },
-                score: 0,
-            })
-        })
+        .flat_map(|b| b.live().map(|(id, _)| Match { id, score: 0 }))
         .collect()
 }
 

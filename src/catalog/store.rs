@@ -3,11 +3,18 @@
 //! Items live in fixed-size chunks behind `Arc`s, so a search running on other threads can
 //! hold a cheap [`Snapshot`] while pages keep arriving: appending copies at most one
 //! partly-filled chunk, never the whole catalogue.
+//!
+//! An id is a position in its server's items, which are in listing order. A resource the
+//! server stops listing is marked removed in a bit set beside the chunks (copied, 1 bit an
+//! item, when a snapshot shares it; the chunk itself is not): the ids after it stay as they
+//! are, so a removal costs what it removed, not a remap of every id after it. Those ids are
+//! given back only when the server's listing is replaced whole.
 
 use std::sync::Arc;
 
 use rmcp::model::{Resource, ResourceTemplate};
 
+use super::diff::ListingEdit;
 use super::entry::{ResourceEntry, TemplateEntry};
 use super::index::IdIndex;
 use super::item::{Item, MimeTable};
@@ -26,11 +33,23 @@ pub struct ItemId {
     pub index: u32,
 }
 
+/// A listed position whose entry was skipped (a URI listed twice).
+const SKIPPED: u32 = u32::MAX;
+
 #[derive(Debug, Clone, Default)]
 struct ServerItems {
     name: Arc<str>,
     chunks: Vec<Arc<Vec<Item>>>,
+    /// Items, removed ones included: the next id.
     len: usize,
+    /// Items not removed.
+    live: usize,
+    /// One bit an item: set when it was removed (shared with snapshots).
+    gone: Arc<Vec<u64>>,
+    /// The item of each position of the server's listing (`SKIPPED` for a later copy of a
+    /// URI), so that a list change can name a removed entry by its position
+    /// ([`ListingEdit::removed`]). Items not in it were not listed (pinned expansions).
+    listed: Vec<u32>,
     /// Every index, found by its item's URI.
     by_uri: IdIndex,
     templates: Vec<TemplateEntry>,
@@ -52,6 +71,22 @@ pub struct Duplicate {
     /// Its position in the page that was appended.
     pub index: usize,
     pub uri: String,
+}
+
+/// What applying a [`ListingEdit`] did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EditReport {
+    /// The items removed, with their URIs (their ids stay taken).
+    pub removed: Vec<(ItemId, String)>,
+    /// Items changed in place.
+    pub changed: Vec<ItemId>,
+    /// The appended items' ids run from here to the server's end.
+    pub added_from: u32,
+    /// Added entries skipped as a URI the server lists already.
+    pub duplicates: Vec<Duplicate>,
+    /// Unlisted resources ([`Catalogue::add_unlisted`]) removed because the server lists
+    /// their URIs now: the listed entries replace them.
+    pub superseded: Vec<ItemId>,
 }
 
 /// What replacing a server's listing changed.
@@ -98,7 +133,12 @@ impl Catalogue {
 
     /// Total number of resources.
     pub fn len(&self) -> usize {
-        self.servers.iter().map(|s| s.len).sum()
+        self.servers.iter().map(|s| s.live).sum()
+    }
+
+    /// Ids that a removal left taken, in all (given back when a listing is replaced).
+    pub fn removed_count(&self) -> usize {
+        self.servers.iter().map(|s| s.len - s.live).sum()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -107,7 +147,12 @@ impl Catalogue {
 
     /// Resources of one server.
     pub fn server_len(&self, server: ServerId) -> usize {
-        self.servers[server as usize].len
+        self.servers[server as usize].live
+    }
+
+    /// The end of one server's ids: every id of it is below (removed ones included).
+    pub fn server_end(&self, server: ServerId) -> u32 {
+        self.servers[server as usize].len as u32
     }
 
     pub fn mimes(&self) -> &MimeTable {
@@ -121,32 +166,122 @@ impl Catalogue {
         page: impl IntoIterator<Item = &'a Resource>,
     ) -> AppendReport {
         let mut report = AppendReport::default();
-        let slot = &mut self.servers[server as usize];
         for (position, resource) in page.into_iter().enumerate() {
-            let index = slot.len as u32;
-            let chunks = &slot.chunks;
-            let uri = resource.uri.as_str();
-            if slot
-                .by_uri
-                .find(uri, |i| item_at(chunks, i).uri() == uri)
-                .is_some()
-            {
-                report.duplicates.push(Duplicate {
+            let added = self.add(server, resource);
+            let slot = &mut self.servers[server as usize];
+            slot.listed.push(added.unwrap_or(SKIPPED));
+            match added {
+                Some(_) => report.added += 1,
+                None => report.duplicates.push(Duplicate {
                     index: position,
                     uri: resource.uri.clone(),
-                });
-                continue;
+                }),
             }
-            slot.by_uri.insert(uri, index, |i| item_at(chunks, i).uri());
-            push(&mut slot.chunks, Item::new(resource, &mut self.mimes));
-            slot.len += 1;
-            report.added += 1;
         }
         report
     }
 
+    /// Adds a resource the server did not list (a pinned template expansion): it is not one
+    /// of the listing's positions, so a list change leaves it, and a replaced listing keeps
+    /// it. `None` when the server has that URI already.
+    pub fn add_unlisted(&mut self, server: ServerId, resource: &Resource) -> Option<ItemId> {
+        let item = Item::new(resource, &mut self.mimes).unlisted();
+        let index = self.add_item(server, item)?;
+        Some(ItemId { server, index })
+    }
+
+    /// Adds an item at the server's end unless its URI is there: its index.
+    fn add(&mut self, server: ServerId, resource: &Resource) -> Option<u32> {
+        let item = Item::new(resource, &mut self.mimes);
+        self.add_item(server, item)
+    }
+
+    fn add_item(&mut self, server: ServerId, item: Item) -> Option<u32> {
+        let slot = &mut self.servers[server as usize];
+        let index = slot.len as u32;
+        let chunks = &slot.chunks;
+        let uri = item.uri();
+        if slot
+            .by_uri
+            .find(uri, |i| item_at(chunks, i).uri() == uri)
+            .is_some()
+        {
+            return None;
+        }
+        slot.by_uri.insert(uri, index, |i| item_at(chunks, i).uri());
+        push(&mut slot.chunks, item);
+        slot.len += 1;
+        slot.live += 1;
+        Some(index)
+    }
+
+    /// Applies what a list change changed ([`super::Fingerprint::diff`]): the removed
+    /// positions' items are removed (their ids stay taken), the changed ones replaced at their
+    /// ids, the added ones appended as a page is. O(change), plus one pass over the server's
+    /// listed positions when something was removed; copies at most the chunks it touches.
+    pub fn apply(&mut self, server: ServerId, edit: &ListingEdit) -> EditReport {
+        let mut report = EditReport::default();
+        let slot = &mut self.servers[server as usize];
+        for &position in &edit.removed {
+            let Some(&index) = slot.listed.get(position as usize) else {
+                continue;
+            };
+            if index != SKIPPED {
+                let uri = slot.take_out(index);
+                report.removed.push((ItemId { server, index }, uri));
+            }
+        }
+        for resource in &edit.added {
+            let uri = resource.uri.as_str();
+            let chunks = &slot.chunks;
+            if let Some(index) = slot.by_uri.find(uri, |i| item_at(chunks, i).uri() == uri)
+                && item_at(chunks, index).is_unlisted()
+            {
+                slot.take_out(index);
+                report.superseded.push(ItemId { server, index });
+            }
+        }
+        if !report.superseded.is_empty() {
+            self.epoch += 1;
+        }
+        if !edit.removed.is_empty() {
+            // The positions after each removed one move up by one.
+            if edit.removed.len() <= 8 {
+                for &position in edit.removed.iter().rev() {
+                    if (position as usize) < slot.listed.len() {
+                        slot.listed.remove(position as usize);
+                    }
+                }
+            } else {
+                let mut gone = edit.removed.iter().peekable();
+                let mut position = 0u32;
+                slot.listed.retain(|_| {
+                    let keep = gone.next_if_eq(&&position).is_none();
+                    position += 1;
+                    keep
+                });
+            }
+            // A snapshot taken before no longer holds this catalogue's item at these ids.
+            self.epoch += 1;
+        }
+        let mut added: Vec<&Resource> = Vec::new();
+        for resource in &edit.changed {
+            match self.find(server, &resource.uri) {
+                Some(id) if self.update(id, resource) => report.changed.push(id),
+                // Not listed before after all (only if two URIs' hashes met): a newcomer.
+                _ => added.push(resource),
+            }
+        }
+        report.added_from = self.server_end(server);
+        added.extend(&edit.added);
+        report.duplicates = self.append(server, added).duplicates;
+        report
+    }
+
     /// Replaces a server's whole listing (a re-list after `list_changed`) and reports which
-    /// URIs appeared and disappeared. Templates are kept.
+    /// URIs appeared and disappeared. Templates are kept, and so are the resources it did not
+    /// list ([`Catalogue::add_unlisted`]: pinned expansions), after the new listing; the
+    /// ids removed resources held are given back.
     pub fn replace(&mut self, server: ServerId, resources: &[Resource]) -> ReplaceReport {
         self.epoch += 1;
         let old = std::mem::take(&mut self.servers[server as usize]);
@@ -154,16 +289,25 @@ impl Catalogue {
         slot.name = old.name.clone();
         slot.templates = old.templates.clone();
         let appended = self.append(server, resources);
-        let uris = |chunks: &[Arc<Vec<Item>>]| -> Vec<String> {
-            chunks
+        let mut listed = vec![false; old.len];
+        for &i in old.listed.iter().filter(|&&i| i != SKIPPED) {
+            listed[i as usize] = true;
+        }
+        for (i, item) in old.chunks.iter().flat_map(|c| c.iter()).enumerate() {
+            if !listed[i] && !is_gone(&old.gone, i) {
+                self.add_item(server, item.clone());
+            }
+        }
+        let uris = |slot: &ServerItems| -> Vec<String> {
+            slot.chunks
                 .iter()
-                .flat_map(|c| c.iter().map(|i| i.uri().to_string()))
+                .flat_map(|c| c.iter())
+                .enumerate()
+                .filter(|&(i, _)| !is_gone(&slot.gone, i))
+                .map(|(_, item)| item.uri().to_string())
                 .collect()
         };
-        let (old_list, new_list) = (
-            uris(&old.chunks),
-            uris(&self.servers[server as usize].chunks),
-        );
+        let (old_list, new_list) = (uris(&old), uris(&self.servers[server as usize]));
         let old_set: std::collections::HashSet<&str> =
             old_list.iter().map(String::as_str).collect();
         let new_set: std::collections::HashSet<&str> =
@@ -194,7 +338,10 @@ impl Catalogue {
             return false;
         };
         let i = id.index as usize;
-        if i >= slot.len || item_at(&slot.chunks, id.index).uri() != resource.uri {
+        if i >= slot.len
+            || is_gone(&slot.gone, i)
+            || item_at(&slot.chunks, id.index).uri() != resource.uri
+        {
             return false;
         }
         // A snapshot taken before no longer holds this catalogue's item at this id.
@@ -220,9 +367,11 @@ impl Catalogue {
         self.servers.iter().flat_map(|s| s.templates.iter())
     }
 
+    /// The item at an id; `None` past the server's end and for a removed resource.
     pub fn get(&self, id: ItemId) -> Option<&Item> {
         let slot = self.servers.get(id.server as usize)?;
-        ((id.index as usize) < slot.len).then(|| item_at(&slot.chunks, id.index))
+        let i = id.index as usize;
+        (i < slot.len && !is_gone(&slot.gone, i)).then(|| item_at(&slot.chunks, id.index))
     }
 
     /// The item with this URI on this server.
@@ -233,13 +382,15 @@ impl Catalogue {
             .map(|index| ItemId { server, index })
     }
 
-    /// Every item in catalogue order (servers in order, each in listing order).
+    /// Every item in catalogue order (servers in order, each in listing order), removed
+    /// ones left out.
     pub fn iter(&self) -> impl Iterator<Item = (ItemId, &Item)> {
         self.servers.iter().enumerate().flat_map(|(s, slot)| {
             slot.chunks
                 .iter()
                 .flat_map(|c| c.iter())
                 .enumerate()
+                .filter(|&(i, _)| !is_gone(&slot.gone, i))
                 .map(move |(i, item)| {
                     (
                         ItemId {
@@ -264,12 +415,40 @@ impl Catalogue {
             servers: self
                 .servers
                 .iter()
-                .map(|s| (s.chunks.clone(), s.len))
+                .map(|s| (s.chunks.clone(), s.len, s.gone.clone()))
                 .collect(),
+            live: self.len(),
             names: self.servers.iter().map(|s| s.name.clone()).collect(),
             epoch: self.epoch,
         }
     }
+}
+
+impl ServerItems {
+    /// Leaves a removed item at `index` (its id stays taken) and gives its URI.
+    fn take_out(&mut self, index: u32) -> String {
+        let i = index as usize;
+        let uri = item_at(&self.chunks, index).uri().to_string();
+        let chunks = &self.chunks;
+        self.by_uri
+            .remove(uri.as_str(), |x| item_at(chunks, x).uri() == uri);
+        let gone = Arc::make_mut(&mut self.gone);
+        if gone.len() <= i / 64 {
+            gone.resize(i / 64 + 1, 0);
+        }
+        gone[i / 64] |= 1 << (i % 64);
+        // Its memory goes now unless a snapshot still holds its chunk (then with the chunk).
+        if let Some(chunk) = Arc::get_mut(&mut self.chunks[i / CHUNK]) {
+            chunk[i % CHUNK] = Item::removed();
+        }
+        self.live -= 1;
+        uri
+    }
+}
+
+/// Whether bit `i` of a removed-set is set.
+fn is_gone(gone: &[u64], i: usize) -> bool {
+    gone.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
 }
 
 fn item_at(chunks: &[Arc<Vec<Item>>], index: u32) -> &Item {
@@ -289,10 +468,15 @@ fn push(chunks: &mut Vec<Arc<Vec<Item>>>, item: Item) {
     }
 }
 
+/// One server's items in a [`Snapshot`]: its chunks, its end, its removed-set.
+type ServerView = (Vec<Arc<Vec<Item>>>, usize, Arc<Vec<u64>>);
+
 /// An immutable view of the catalogue's items, shared with search threads.
 #[derive(Debug, Clone, Default)]
 pub struct Snapshot {
-    servers: Vec<(Vec<Arc<Vec<Item>>>, usize)>,
+    servers: Vec<ServerView>,
+    /// Items not removed.
+    live: usize,
     /// Server names, by [`ServerId`]: search matches them too.
     names: Vec<Arc<str>>,
     /// The catalogue's [`Catalogue::epoch`] when taken.
@@ -326,17 +510,46 @@ impl Extent {
     }
 }
 
-/// A contiguous run of items of one server, the unit of work of a search.
+/// A contiguous run of items of one server, the unit of work of a search. It may hold
+/// removed items: read it with [`Block::live`].
 pub struct Block<'a> {
     pub server: ServerId,
     /// Index of `items[0]` in the server's listing.
     pub first: u32,
     pub items: &'a [Item],
+    /// The server's removed-set.
+    gone: &'a [u64],
+}
+
+impl<'a> Block<'a> {
+    /// The block's resources that are not removed, with their ids.
+    pub fn live(&self) -> impl Iterator<Item = (ItemId, &'a Item)> + 'a {
+        let (server, first, gone) = (self.server, self.first, self.gone);
+        self.items
+            .iter()
+            .enumerate()
+            .filter(move |&(i, _)| !is_gone(gone, first as usize + i))
+            .map(move |(i, item)| {
+                (
+                    ItemId {
+                        server,
+                        index: first + i as u32,
+                    },
+                    item,
+                )
+            })
+    }
 }
 
 impl Snapshot {
+    /// Resources (removed ones not counted).
     pub fn len(&self) -> usize {
-        self.servers.iter().map(|(_, len)| len).sum()
+        self.live
+    }
+
+    /// Items in the blocks, removed ones included: what a pass over them reads.
+    pub fn slots(&self) -> usize {
+        self.servers.iter().map(|(_, len, _)| len).sum()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -344,8 +557,9 @@ impl Snapshot {
     }
 
     pub fn get(&self, id: ItemId) -> Option<&Item> {
-        let (chunks, len) = self.servers.get(id.server as usize)?;
-        ((id.index as usize) < *len).then(|| item_at(chunks, id.index))
+        let (chunks, len, gone) = self.servers.get(id.server as usize)?;
+        let i = id.index as usize;
+        (i < *len && !is_gone(gone, i)).then(|| item_at(chunks, id.index))
     }
 
     /// The name of `server` ("" for an unknown id).
@@ -357,7 +571,7 @@ impl Snapshot {
     pub fn extent(&self) -> Extent {
         Extent {
             epoch: self.epoch,
-            lens: self.servers.iter().map(|(_, len)| *len).collect(),
+            lens: self.servers.iter().map(|(_, len, _)| *len).collect(),
         }
     }
 
@@ -373,7 +587,7 @@ impl Snapshot {
     /// in catalogue order.
     pub fn blocks_after(&self, earlier: &Extent) -> Vec<Block<'_>> {
         let mut blocks = Vec::new();
-        for (s, (chunks, len)) in self.servers.iter().enumerate() {
+        for (s, (chunks, len, gone)) in self.servers.iter().enumerate() {
             let from = earlier.lens.get(s).copied().unwrap_or(0);
             for (c, chunk) in chunks.iter().enumerate() {
                 let first = c * CHUNK;
@@ -386,19 +600,20 @@ impl Snapshot {
                     server: s as ServerId,
                     first: (first + start) as u32,
                     items: &chunk[start..end],
+                    gone,
                 });
             }
         }
         blocks
     }
 
-    /// For each server, how many items come before it in catalogue order (for stable
+    /// For each server, how many ids come before it in catalogue order (for stable
     /// tie-breaking across servers: ordinal = offset + index).
     pub fn server_offsets(&self) -> Vec<u64> {
         let mut total = 0u64;
         self.servers
             .iter()
-            .map(|(_, len)| {
+            .map(|(_, len, _)| {
                 let start = total;
                 total += *len as u64;
                 start

@@ -117,7 +117,8 @@ fn run(
     newest: &AtomicU64,
     partial: &dyn Fn(Arc<SearchResults>),
 ) -> Option<SearchResults> {
-    let total = request.snapshot.len();
+    // What a pass reads: removed items are passed over too.
+    let total = request.snapshot.slots();
     let extent = request.snapshot.extent();
     let current = || newest.load(Ordering::SeqCst) == request.generation;
     let done = |matches: Vec<Match>| SearchResults {

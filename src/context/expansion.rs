@@ -95,11 +95,12 @@ pub fn templates_of<'a>(catalogue: &'a Catalogue, server: &str, uri: &str) -> Ve
         .collect()
 }
 
-/// Adds `expansions` to the catalogue as resources of their servers, after their listings.
+/// Adds `expansions` to the catalogue as resources of their servers, after their listings
+/// (not as listed entries: a list change keeps them).
 pub fn add(catalogue: &mut Catalogue, expansions: &[Expansion]) {
     for e in expansions {
         let id = catalogue.server(&e.server);
-        catalogue.append(id, [&e.resource]);
+        catalogue.add_unlisted(id, &e.resource);
     }
 }
 

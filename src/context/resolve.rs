@@ -90,13 +90,11 @@ pub fn candidates_in<'a>(snapshot: &'a Snapshot, names: &'a [Arc<str>]) -> Vec<C
     let mut out = Vec::with_capacity(snapshot.len());
     for block in snapshot.blocks() {
         let server: &str = names.get(block.server as usize).map_or("", |n| n);
-        out.extend(block.items.iter().enumerate().map(|(i, item)| {
-            let id = ItemId {
-                server: block.server,
-                index: block.first + i as u32,
-            };
-            Candidate::from_item(id, server, item)
-        }));
+        out.extend(
+            block
+                .live()
+                .map(|(id, item)| Candidate::from_item(id, server, item)),
+        );
     }
     out
 }

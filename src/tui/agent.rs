@@ -13,7 +13,9 @@ use std::sync::Arc;
 
 use crate::catalog::{ItemId, Snapshot};
 use crate::context::measured::Texts;
-use crate::context::{Audience, Marks, Measures, Policy, Preview, Reason, Sources, candidates_in};
+use crate::context::{
+    Audience, Candidate, Marks, Measures, Policy, Preview, Reason, Sources, candidates_in,
+};
 use crate::hosts::Host;
 
 /// The budget steps `[` and `]` move through; above the last: no budget.
@@ -157,23 +159,24 @@ impl HostPreview {
     }
 }
 
-/// `host`'s delivery of a resolution read whole (`preview` and `texts` over the request's
-/// candidates), for the set file `set`, served under the default name.
+/// `host`'s delivery of a resolution read whole (`preview` and `texts` over `cands`, the
+/// request's candidates: built once, for the reads and for this), for the set file `set`,
+/// served under the default name.
 pub fn host_preview(
     host: Host,
     set: &Path,
     request: &ResolveRequest,
+    cands: &[Candidate<'_>],
     preview: &Preview,
     texts: &Texts,
 ) -> Result<HostPreview, String> {
-    let cands = candidates_in(&request.snapshot, &request.names);
     let (channel, delivered) = crate::commands::deliver::for_host(
         host,
         None,
         super::app::handoff::DEFAULT_NAME,
         set,
         preview,
-        &cands,
+        cands,
         texts,
     )?;
     Ok(HostPreview {

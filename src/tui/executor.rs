@@ -531,8 +531,7 @@ impl Executor {
         let connections = self.connections.clone();
         let tx = self.tx.clone();
         let task = tokio::spawn(async move {
-            let cands = candidates_in(&request.snapshot, &request.names);
-            let (preview, texts) = read_resolution(&request, &cands, &connections).await;
+            let (preview, texts, cands) = read_resolution(&request, &connections).await;
             let text = crate::export::bundle::bundle(Format::Markdown, &preview, &cands, &texts);
             let _ = tx.send(Msg::Bundle(Ok(Bundled {
                 text,
@@ -550,14 +549,11 @@ impl Executor {
         let connections = self.connections.clone();
         let tx = self.tx.clone();
         let task = tokio::spawn(async move {
-            let cands = candidates_in(&request.snapshot, &request.names);
-            let (preview, texts) = read_resolution(&request, &cands, &connections).await;
-            drop(cands);
-            let result = tokio::task::spawn_blocking(move || {
-                crate::tui::agent::host_preview(host, &set, &request, &preview, &texts)
-            })
-            .await
-            .unwrap_or_else(|e| Err(e.to_string()));
+            // One list of candidates (a row per resource) for the reads and the delivery.
+            let (preview, texts, cands) = read_resolution(&request, &connections).await;
+            let result = off_the_loop(|| {
+                crate::tui::agent::host_preview(host, &set, &request, &cands, &preview, &texts)
+            });
             let _ = tx.send(Msg::HostPreviewed { host, result });
         });
         self.host_preview.start(task);
@@ -590,8 +586,7 @@ impl Executor {
                 lines.push(format!("note: {}", crate::hosts::gemini::TRUST_NOTE));
             }
             if let Some((channel, delivery)) = &plan.delivery {
-                let cands = candidates_in(&request.snapshot, &request.names);
-                let (preview, texts) = read_resolution(&request, &cands, &connections).await;
+                let (preview, texts, cands) = read_resolution(&request, &connections).await;
                 match crate::commands::deliver::write_delivery(
                     channel, delivery, &plan.set, &preview, &cands, &texts,
                 ) {
@@ -642,15 +637,28 @@ fn plan_install(
     }))
 }
 
+/// Runs CPU-bound work from a task without holding up the tasks sharing its thread (the
+/// browser's runtime has several; a runtime with one runs it in place).
+fn off_the_loop<R>(work: impl FnOnce() -> R) -> R {
+    match tokio::runtime::Handle::current().runtime_flavor() {
+        tokio::runtime::RuntimeFlavor::CurrentThread => work(),
+        _ => tokio::task::block_in_place(work),
+    }
+}
+
 /// Resolves the request reading what it includes (the same loop as `mcpick export`), through
-/// the browser's connections.
-async fn read_resolution(
-    request: &ResolveRequest,
-    cands: &[crate::context::Candidate<'_>],
+/// the browser's connections. Gives the candidates back: the one list built (a row per
+/// resource), for what is made of the resolution next.
+async fn read_resolution<'a>(
+    request: &'a ResolveRequest,
     connections: &Connections,
-) -> (crate::context::Preview, crate::context::measured::Texts) {
-    let sources =
-        crate::context::Sources::from_lists(cands.to_vec(), &request.listed, &request.unavailable);
+) -> (
+    crate::context::Preview,
+    crate::context::measured::Texts,
+    Vec<crate::context::Candidate<'a>>,
+) {
+    let cands = candidates_in(&request.snapshot, &request.names);
+    let sources = crate::context::Sources::from_lists(cands, &request.listed, &request.unavailable);
     let mut measures = Measures::new();
     let done = sources
         .resolve_reading(
@@ -665,7 +673,7 @@ async fn read_resolution(
             },
         )
         .await;
-    (done.preview, done.texts)
+    (done.preview, done.texts, sources.candidates)
 }
 
 /// The runtime's side of a latest-wins job (see [`crate::tui::app::job`]): starting one

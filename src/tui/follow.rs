@@ -30,8 +30,8 @@ pub(super) fn connection_of(
 /// Follows server `server` for the browser, as long as it lasts (retries included): its
 /// [`Supervisor`] connects, lists, follows and retries; this turns what it tells into the
 /// app's events. Off the UI thread, here: a re-list is compared with the last listing of the
-/// same connection, and what only grew (or changed in place) is sent as what changed, anything
-/// else as the whole new listing. A reconnect's listing (and every listing when `relist`)
+/// same connection and sent as what changed (removed, changed, added), or, when most of it
+/// changed, as the whole new listing. A reconnect's listing (and every listing when `relist`)
 /// arrives whole, as one [`ServerEvent::Relisted`], so what vanished meanwhile goes.
 pub(super) async fn run_server(
     spec: ServerSpec,
@@ -111,9 +111,9 @@ pub(super) async fn run_server(
                 }
                 Event::Templates(templates) => send(ServerEvent::Templates(templates)),
                 Event::Relisted { resources, .. } => match last.diff(resources) {
-                    ListingChange::Grew { changed, added } => {
-                        if !changed.is_empty() || !added.is_empty() {
-                            send(ServerEvent::Grew { changed, added })
+                    ListingChange::Edited(edit) => {
+                        if !edit.is_empty() {
+                            send(ServerEvent::Edited(edit))
                         }
                     }
                     ListingChange::Replaced(resources) => send(ServerEvent::Relisted { resources }),
@@ -192,9 +192,10 @@ mod tests {
                 .expect("the task runs");
             match event {
                 ServerEvent::Page { resources, .. } => listed += resources.len(),
-                ServerEvent::Grew { changed, added } => {
-                    assert!(changed.is_empty(), "nothing listed changed: {changed:?}");
-                    grown.extend(added.into_iter().map(|r| r.uri));
+                ServerEvent::Edited(edit) => {
+                    assert!(edit.changed.is_empty(), "nothing listed changed: {edit:?}");
+                    assert!(edit.removed.is_empty(), "nothing removed: {edit:?}");
+                    grown.extend(edit.added.into_iter().map(|r| r.uri));
                 }
                 ServerEvent::Relisted { resources } => {
                     panic!("the whole listing sent ({} resources)", resources.len())

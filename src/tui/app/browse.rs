@@ -45,6 +45,9 @@ pub struct Browse {
     /// The list's sort in flight (latest wins).
     pub(super) sort: super::job::Job,
     pub(super) list_stale: bool,
+    /// A list change removed resources while the tree was shown: `list` still holds their
+    /// ids until it is shown ([`Browse::prune_list`]).
+    pub(super) list_holds_removed: bool,
 }
 
 impl Browse {
@@ -60,6 +63,15 @@ impl Browse {
             list_key: None,
             sort: Default::default(),
             list_stale: false,
+            list_holds_removed: false,
+        }
+    }
+
+    /// Takes the removed resources' ids out of the list before it is shown: one pass, once
+    /// for any number of removals made while the tree was shown.
+    pub(super) fn prune_list(&mut self, catalogue: &crate::catalog::Catalogue) {
+        if std::mem::take(&mut self.list_holds_removed) {
+            self.list.retain(|&id| catalogue.get(id).is_some());
         }
     }
 

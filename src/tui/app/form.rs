@@ -290,8 +290,7 @@ impl App {
             Some(id) => id,
             None => {
                 let resource = crate::context::expansion::resource(&form.template, uri.clone());
-                self.catalogue.append(server, [&resource]);
-                let Some(id) = self.catalogue.find(server, &uri) else {
+                let Some(id) = self.catalogue.add_unlisted(server, &resource) else {
                     return Vec::new();
                 };
                 self.browse.tree.insert(id, &uri, false);

@@ -34,19 +34,28 @@ impl App {
         if self.browse.sort.finish(generation).is_none() {
             return Vec::new();
         }
+        // Sorted on a snapshot from before a list change: what it removed since is left out.
+        if self.catalogue.removed_count() > 0 {
+            ids.retain(|&id| self.catalogue.get(id).is_some());
+        }
         // Resources that arrived while sorting go at the end until the next sort.
         for s in 0..self.catalogue.server_count() {
-            let from = lens.get(s).copied().unwrap_or(0);
-            let to = self.catalogue.server_len(s as ServerId);
+            let from = lens.get(s).copied().unwrap_or(0) as u32;
+            let to = self.catalogue.server_end(s as ServerId);
             if to > from {
                 self.browse.list_stale = true;
-                ids.extend((from..to).map(|i| ItemId {
-                    server: s as ServerId,
-                    index: i as u32,
-                }));
+                ids.extend(
+                    (from..to)
+                        .map(|index| ItemId {
+                            server: s as ServerId,
+                            index,
+                        })
+                        .filter(|&id| self.catalogue.get(id).is_some()),
+                );
             }
         }
         self.browse.list = ids;
+        self.browse.list_holds_removed = false;
         self.browse.list_key = Some(key);
         self.clamp();
         self.ensure_sorted()

@@ -1,13 +1,14 @@
-//! A live catalogue: a server's list change is applied in place, as the entries it appended
-//! or changed when that is all it did, else by replacing its listing (the tree keeps its open
-//! folders, the cursor its node, the search its matches, marks stay), and an update of the
-//! resource the contents pane shows reads it again where it is scrolled to.
+//! A live catalogue: a server's list change is applied in place, as the entries it removed,
+//! changed and appended when most of its listing stayed, else by replacing its listing (the
+//! tree keeps its open folders, the cursor its node, the search its matches, marks stay),
+//! and an update of the resource the contents pane shows reads it again where it is scrolled
+//! to.
 
 use rmcp::model::Resource;
 
 use super::{App, Effect, Selection};
 use crate::catalog::store::ReplaceReport;
-use crate::catalog::{ItemId, ServerId, UriTree};
+use crate::catalog::{ItemId, ListingEdit, ServerId, UriTree};
 use crate::mcp::log::LogSource;
 use crate::sanitize;
 
@@ -147,7 +148,9 @@ impl App {
         if report.appeared.is_empty() && report.disappeared.is_empty() {
             return Vec::new();
         }
-        self.after_relist(server, &report)
+        let mut fx = self.after_relist(server, &report);
+        fx.extend(self.add_pinned_expansions(server));
+        fx
     }
 
     /// Replaces a server's listing, keeping the browser where it was: the tree's open folders
@@ -155,12 +158,9 @@ impl App {
     /// URI (a server's ids change with its listing).
     fn replace_listing(&mut self, server: ServerId, resources: &[Resource]) -> ReplaceReport {
         // Where everything is, by URI and path, before the server's ids change.
-        let old_uris: Vec<String> = (0..self.catalogue.server_len(server))
-            .filter_map(|i| {
-                let id = ItemId {
-                    server,
-                    index: i as u32,
-                };
+        let old_uris: Vec<Option<String>> = (0..self.catalogue.server_end(server))
+            .map(|index| {
+                let id = ItemId { server, index };
                 self.catalogue.get(id).map(|item| item.uri().to_string())
             })
             .collect();
@@ -172,7 +172,7 @@ impl App {
             if id.server != server {
                 return Some(id);
             }
-            let uri = old_uris.get(id.index as usize)?;
+            let uri = old_uris.get(id.index as usize)?.as_ref()?;
             self.catalogue.find(server, uri)
         };
 
@@ -203,6 +203,7 @@ impl App {
         tree.set_filter(matched.as_deref());
         self.browse.tree = tree;
         self.browse.list = list;
+        self.browse.list_holds_removed = false;
         self.browse.list_stale = true;
         self.browse.sort.cancel(); // a sort in flight has the old ids
         self.browse.tree_anchor = cursor_path.and_then(|p| self.browse.tree.node_of_path(&p));
@@ -212,28 +213,35 @@ impl App {
         report
     }
 
-    /// The server was listed again and its listing only grew at the end or changed in
-    /// place: applied in proportion to that. Appended entries go in as a page does; changed
-    /// ones are replaced at their ids, so the tree, the ids and the cursor stay as they are.
-    pub(super) fn on_grew(
-        &mut self,
-        server: ServerId,
-        changed: &[Resource],
-        added: &[Resource],
-    ) -> Vec<Effect> {
-        let mut updated = 0;
-        let mut added: Vec<&Resource> = added.iter().collect();
-        for resource in changed {
-            match self.catalogue.find(server, &resource.uri) {
-                Some(id) => updated += usize::from(self.catalogue.update(id, resource)),
-                // Not listed before after all (only if two URIs' hashes met): a newcomer.
-                None => added.push(resource),
+    /// The server was listed again and most of its listing stayed: applied in proportion to
+    /// what changed. Removed resources leave the catalogue (their ids stay taken, so no other
+    /// id moves), the tree (with the folders they leave empty), the list, the search's
+    /// matches and the contents pane; changed ones are replaced at their ids; appended ones go
+    /// in as a page does. Open folders, the cursor's node and every other id stay; marks are
+    /// the set's and stay too (a mark on a removed resource is shown as missing).
+    pub(super) fn on_edited(&mut self, server: ServerId, edit: &ListingEdit) -> Vec<Effect> {
+        let report = self.catalogue.apply(server, edit);
+        self.take_out(server, &report.removed);
+        // Pinned expansions the server lists now: its entries take their place.
+        let superseded: Vec<(ItemId, String)> = report
+            .superseded
+            .iter()
+            .map(|&id| (id, String::new()))
+            .collect();
+        self.take_out(server, &superseded);
+        let mut fx = Vec::new();
+        let mimes = self.catalogue.mimes();
+        let end = self.catalogue.server_end(server);
+        for index in report.added_from..end {
+            let id = ItemId { server, index };
+            if let Some(item) = self.catalogue.get(id) {
+                let directory = mimes.get(item.mime_id()) == Some("inode/directory");
+                self.browse.tree.insert(id, item.uri(), directory);
             }
+            self.browse.list.push(id);
         }
-        let before = self.catalogue.server_len(server);
-        let (appended, mut fx) = self.append_listed(server, added);
         if let Some(log) = self.logs.get_mut(server as usize) {
-            for d in appended.duplicates.iter().take(LOGGED_URIS) {
+            for d in report.duplicates.iter().take(LOGGED_URIS) {
                 log.push(
                     LogSource::Client,
                     &format!(
@@ -243,28 +251,66 @@ impl App {
                 );
             }
         }
-        let appeared: Vec<String> = (before..self.catalogue.server_len(server))
-            .filter_map(|index| {
-                let id = ItemId {
-                    server,
-                    index: index as u32,
-                };
-                self.catalogue.get(id).map(|item| item.uri().to_string())
-            })
+        let appeared: Vec<String> = (report.added_from..end)
+            .filter_map(|index| self.catalogue.get(ItemId { server, index }))
+            .map(|item| item.uri().to_string())
             .collect();
-        if appeared.is_empty() && updated == 0 {
+        let disappeared: Vec<String> = report.removed.iter().map(|(_, uri)| uri.clone()).collect();
+        let updated = report.changed.len();
+        if appeared.is_empty() && disappeared.is_empty() && updated == 0 {
             return fx; // only URIs listed already
         }
-        self.note_list_change(server, &appeared, &[], updated);
-        if updated > 0 {
-            // Names, sizes or annotations changed: the list's order may have too (appending
-            // asked for the search again already, and the catalogue's new epoch makes it
-            // look at every item, not only the appended ones).
-            self.browse.list_stale = true;
-            fx.extend(self.ensure_sorted());
+        self.note_list_change(server, &appeared, &disappeared, updated);
+        // Names, sizes or annotations changed, or resources came or went: the list's order is
+        // out of date (the removed are out of it already), and a search sees what changed (a
+        // removal or change gives the catalogue a new epoch, so it looks at every item; appends
+        // only, at the new ones).
+        self.browse.list_stale = true;
+        if !self.search.query.is_empty()
+            && let Some(generation) = self.search.job.request()
+        {
+            fx.push(self.search_request(generation));
         }
+        self.reanchor();
+        self.clamp();
+        fx.extend(self.ensure_sorted());
         fx.extend(self.request_resolve());
+        if !disappeared.is_empty() {
+            // A pinned URI the server stopped listing may be a template's expansion now.
+            fx.extend(self.add_pinned_expansions(server));
+        }
         fx
+    }
+
+    /// Takes removed resources out of everything that shows them, in proportion to them: the
+    /// tree (a leaf and the folders it leaves empty), the list and the search's matches (one
+    /// pass each, only when something went), the contents pane and its cache, the counts.
+    fn take_out(&mut self, server: ServerId, removed: &[(ItemId, String)]) {
+        if removed.is_empty() {
+            return;
+        }
+        for &(id, _) in removed {
+            self.browse.tree.remove(id);
+            self.contents.forget(id);
+        }
+        let gone: std::collections::HashSet<ItemId> = removed.iter().map(|&(id, _)| id).collect();
+        if self.browse.view == super::View::List {
+            self.browse.list.retain(|id| !gone.contains(id));
+        } else {
+            // Not shown: taken out when it is, in one pass for every removal until then.
+            self.browse.list_holds_removed = true;
+        }
+        if let Some(matched) = &mut self.search.matched {
+            matched.retain(|id| !gone.contains(id));
+        }
+        let name = self.catalogue.server_name(server).to_string();
+        for (_, uri) in removed {
+            self.context.counts.measures.remove(&name, uri);
+        }
+        if self.contents.item.is_some_and(|id| gone.contains(&id)) {
+            // The pane follows the cursor to what is under it now.
+            self.contents.item = None;
+        }
     }
 
     /// What a list change does beyond the listing: the header's count, the log, and the

@@ -480,12 +480,14 @@ impl App {
                     View::Tree => View::List,
                     View::List => View::Tree,
                 };
+                self.browse.prune_list(&self.catalogue);
                 self.clamp();
                 return self.ensure_sorted();
             }
             (_, Action::CycleOrder) => {
                 if self.browse.view == View::Tree {
                     self.browse.view = View::List;
+                    self.browse.prune_list(&self.catalogue);
                 } else {
                     self.browse.order = self.browse.order.next();
                 }

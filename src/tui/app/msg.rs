@@ -139,13 +139,10 @@ pub enum ServerEvent {
     Failed(String),
     /// The server announced a list change and was listed again: its whole listing now.
     Relisted { resources: Vec<Resource> },
-    /// The server announced a list change and was listed again, and the new listing is the
-    /// last one in the same order with `added` at its end: `changed` are entries listed where
-    /// they were, with the same URI, whose fields changed.
-    Grew {
-        changed: Vec<Resource>,
-        added: Vec<Resource>,
-    },
+    /// The server announced a list change and was listed again, and most of the last
+    /// listing stayed: what to remove, change in place and append (see
+    /// [`crate::catalog::ListingEdit`]).
+    Edited(crate::catalog::ListingEdit),
     /// The server announced that this resource changed.
     Updated(String),
     /// The connection dropped; the next attempt to connect is at `at`.

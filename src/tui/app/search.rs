@@ -172,7 +172,14 @@ impl App {
         if !self.search.job.is_current(results.generation) || self.search.query.is_empty() {
             return Vec::new(); // stale
         }
-        let ids: Vec<ItemId> = results.matches.iter().map(|m| m.id).collect();
+        // Searched on a snapshot from before a list change: what it removed since is left out.
+        let removed = self.catalogue.removed_count() > 0;
+        let ids: Vec<ItemId> = results
+            .matches
+            .iter()
+            .map(|m| m.id)
+            .filter(|&id| !removed || self.catalogue.get(id).is_some())
+            .collect();
         let again = results.complete && self.search.job.finish(results.generation) == Some(true);
         self.search.progress = (results.scanned, results.total);
         // The tree takes the first partial result and the complete one (re-filtering a big

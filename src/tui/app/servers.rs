@@ -280,7 +280,7 @@ impl App {
                 Vec::new()
             }
             ServerEvent::Relisted { resources } => self.on_relisted(server, &resources),
-            ServerEvent::Grew { changed, added } => self.on_grew(server, &changed, &added),
+            ServerEvent::Edited(edit) => self.on_edited(server, &edit),
             ServerEvent::Updated(uri) => self.on_updated(server, &uri),
             ServerEvent::Retrying {
                 reason,
@@ -304,7 +304,7 @@ impl App {
     /// The set's exact marks that a template of `server` produces (not listed) join the
     /// catalogue as resources of it, as `mcpick preview` adds them: the agent view then
     /// reads, counts and ranks them like listed ones.
-    fn add_pinned_expansions(&mut self, server: ServerId) -> Vec<Effect> {
+    pub(super) fn add_pinned_expansions(&mut self, server: ServerId) -> Vec<Effect> {
         let name = self.catalogue.server_name(server).to_string();
         let found: Vec<_> =
             crate::context::expansion::expansions(&self.catalogue, &self.context.set.marks)
@@ -315,8 +315,7 @@ impl App {
             return Vec::new();
         }
         for e in &found {
-            self.catalogue.append(server, [&e.resource]);
-            if let Some(id) = self.catalogue.find(server, &e.resource.uri) {
+            if let Some(id) = self.catalogue.add_unlisted(server, &e.resource) {
                 self.browse.tree.insert(id, &e.resource.uri, false);
                 self.browse.list.push(id);
             }
@@ -360,15 +359,12 @@ impl App {
         server: ServerId,
         resources: impl IntoIterator<Item = &'a Resource>,
     ) -> (crate::catalog::AppendReport, Vec<Effect>) {
-        let before = self.catalogue.server_len(server);
+        let before = self.catalogue.server_end(server);
         let report = self.catalogue.append(server, resources);
-        let after = self.catalogue.server_len(server);
+        let after = self.catalogue.server_end(server);
         let mimes = self.catalogue.mimes();
         for index in before..after {
-            let id = ItemId {
-                server,
-                index: index as u32,
-            };
+            let id = ItemId { server, index };
             if let Some(item) = self.catalogue.get(id) {
                 let directory = mimes.get(item.mime_id()) == Some("inode/directory");
                 self.browse.tree.insert(id, item.uri(), directory);
