@@ -350,15 +350,21 @@ mod tests {
     fn a_wrapped_http_entry_keeps_none_of_the_originals_connection_fields() {
         let d = Host::Codex.dialect();
         let text = "[mcp_servers.web]\nurl = \"https://x/mcp\"\nbearer_token_env_var = \"TOKEN\"\nhttp_headers = { \"X-Team\" = \"a\" }\nenv_http_headers = { \"X-Key\" = \"KEY\" }\nstartup_timeout_sec = 30\n";
-        let Ok(Plan::Change { text: wrapped_text, .. }) =
-            plan_wrap(d, Some(text), "web", &launch())
+        let Ok(Plan::Change {
+            text: wrapped_text, ..
+        }) = plan_wrap(d, Some(text), "web", &launch())
         else {
             panic!("not wrapped")
         };
         let doc = Doc::parse(d.format, &wrapped_text).unwrap();
         let entry = doc.get(d.servers_key, "web").unwrap().unwrap();
         assert!(is_wrapped(&entry), "{entry}");
-        for field in ["url", "bearer_token_env_var", "http_headers", "env_http_headers"] {
+        for field in [
+            "url",
+            "bearer_token_env_var",
+            "http_headers",
+            "env_http_headers",
+        ] {
             assert!(entry.get(field).is_none(), "{field} in {wrapped_text}");
         }
         assert_eq!(entry["startup_timeout_sec"], 30, "a host setting stays");
@@ -381,8 +387,10 @@ mod tests {
         ));
         // A Streamable HTTP entry is wrapped: the new entry runs mcpick over stdio, the
         // original (its headers' placeholders as written) is kept for the proxy.
-        let Ok(Plan::Change { text: wrapped_text, wrapped }) =
-            plan_wrap(d, Some(text), "web", &launch())
+        let Ok(Plan::Change {
+            text: wrapped_text,
+            wrapped,
+        }) = plan_wrap(d, Some(text), "web", &launch())
         else {
             panic!("the HTTP entry was not wrapped")
         };

@@ -24,7 +24,7 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue, WWW_AUTHENTI
 use rmcp::transport::auth::AuthorizationManager;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::{AbortHandle, JoinSet};
 use url::Url;
 
@@ -41,6 +41,9 @@ const VERSION: &str = "mcp-protocol-version";
 /// How long the replies under way may take once the host left, and the DELETE after.
 const CLOSE_WAIT: Duration = Duration::from_secs(3);
 const DELETE_WAIT: Duration = Duration::from_secs(2);
+
+/// The longest the next line waits for the server to take an `initialize` or a notification.
+const ORDER_WAIT: Duration = Duration::from_secs(10);
 
 /// A GET stream the server ended is opened again after this, at most this many times in a
 /// row without a message.
@@ -93,6 +96,10 @@ struct State {
 pub struct Sink {
     shared: Arc<Shared>,
     posts: JoinSet<()>,
+    /// Open once the server answered the last `initialize` or notification the host sent
+    /// (its session id known; the notification taken): the next line waits for it, so the
+    /// server gets them in the host's order. Requests go concurrently.
+    gate: Option<oneshot::Receiver<()>>,
 }
 
 /// The server's lines to the host.
@@ -116,7 +123,8 @@ pub async fn start(
     let mut map = HeaderMap::new();
     for (key, value) in &headers {
         let bad = |what: &str| format!("header `{key}` has an invalid {what}");
-        let key = reqwest::header::HeaderName::from_bytes(key.as_bytes()).map_err(|_| bad("name"))?;
+        let key =
+            reqwest::header::HeaderName::from_bytes(key.as_bytes()).map_err(|_| bad("name"))?;
         let value = HeaderValue::from_str(value).map_err(|_| bad("value"))?;
         map.append(key, value);
     }
@@ -127,8 +135,8 @@ pub async fn start(
             .await?
             .map(|(manager, _)| manager)
     };
-    let client = crate::mcp::http::client()
-        .map_err(|e| format!("cannot make an HTTP client: {e}"))?;
+    let client =
+        crate::mcp::http::client().map_err(|e| format!("cannot make an HTTP client: {e}"))?;
     let (events, rx) = mpsc::channel(QUEUE);
     let shared = Shared {
         client,
@@ -151,6 +159,7 @@ pub async fn start(
         super::upstream::Sink::Http(Sink {
             shared: Arc::new(shared),
             posts: JoinSet::new(),
+            gate: None,
         }),
     ))
 }
@@ -184,12 +193,19 @@ impl Source {
 
 impl Sink {
     /// POSTs `line`; its answer comes through the [`Source`].
-    pub fn send(&mut self, line: &[u8]) {
+    pub async fn send(&mut self, line: &[u8]) {
         // Finished POSTs are let go of as new ones start.
         while self.posts.try_join_next().is_some() {}
+        if let Some(gate) = self.gate.take() {
+            let _ = tokio::time::timeout(ORDER_WAIT, gate).await;
+        }
         let about = About::of(line);
+        let (opened, gate) = oneshot::channel();
+        if about.id.is_none() || about.method.as_deref() == Some("initialize") {
+            self.gate = Some(gate);
+        }
         self.posts
-            .spawn(post(self.shared.clone(), line.to_vec(), about));
+            .spawn(post(self.shared.clone(), line.to_vec(), about, opened));
     }
 
     /// The host left: the replies under way are let in, the GET stream closed, and the
@@ -206,7 +222,10 @@ impl Sink {
         self.posts.abort_all();
         let session = self.shared.state().session.clone();
         if session.is_some()
-            && let Ok(request) = self.shared.request(reqwest::Method::DELETE, &About::default()).await
+            && let Ok(request) = self
+                .shared
+                .request(reqwest::Method::DELETE, &About::default())
+                .await
         {
             let _ = tokio::time::timeout(DELETE_WAIT, request.send()).await;
         }
@@ -373,7 +392,9 @@ impl Shared {
     /// The error reply the host gets for request `id` when the server's answer to it was not
     /// a message.
     async fn answer_error(&self, id: &Value, why: String) {
-        let message = self.secrets.scrub(&format!("the server `{}` {why}", self.name));
+        let message = self
+            .secrets
+            .scrub(&format!("the server `{}` {why}", self.name));
         let reply = json!({
             "jsonrpc": "2.0",
             "id": id,
@@ -422,8 +443,9 @@ impl Shared {
     }
 }
 
-/// POSTs one line of the host and relays what answers it.
-async fn post(shared: Arc<Shared>, line: Vec<u8>, about: About) {
+/// POSTs one line of the host and relays what answers it; `answered` is told once the
+/// server's answer began (or the POST failed).
+async fn post(shared: Arc<Shared>, line: Vec<u8>, about: About, answered: oneshot::Sender<()>) {
     let request = match shared.request(reqwest::Method::POST, &about).await {
         Ok(request) => request,
         Err(reason) => return shared.fail(reason).await,
@@ -446,6 +468,10 @@ async fn post(shared: Arc<Shared>, line: Vec<u8>, about: About) {
     };
     shared.note_session(&response);
     let status = response.status();
+    if status.is_success() && about.method.as_deref() == Some("notifications/initialized") {
+        shared.listen();
+    }
+    let _ = answered.send(());
     if status == reqwest::StatusCode::UNAUTHORIZED {
         return shared.fail(shared.unauthorized(&response)).await;
     }
@@ -473,11 +499,7 @@ async fn post(shared: Arc<Shared>, line: Vec<u8>, about: About) {
                     .answer_error(id, format!("answered HTTP {status} without a message"))
                     .await
             }
-            (None, None) => {
-                if about.method.as_deref() == Some("notifications/initialized") {
-                    shared.listen();
-                }
-            }
+            (None, None) => {}
         }
         return;
     }
@@ -548,7 +570,9 @@ async fn relay(shared: &Shared, line: Vec<u8>, about: &About) {
         && let Some(id) = &about.id
         && answers(&line, id)
         && let Ok(reply) = serde_json::from_slice::<Value>(&line)
-        && let Some(version) = reply.pointer("/result/protocolVersion").and_then(Value::as_str)
+        && let Some(version) = reply
+            .pointer("/result/protocolVersion")
+            .and_then(Value::as_str)
     {
         shared.state().protocol = Some(version.to_string());
     }
@@ -559,13 +583,18 @@ async fn relay(shared: &Shared, line: Vec<u8>, about: &About) {
 /// stream ends without its reply is answered with why.
 async fn relay_stream(shared: &Shared, response: reqwest::Response, about: &About) {
     let mut answered = about.id.is_none();
-    let ended = events(shared, response, |line| {
-        if let Some(id) = &about.id
-            && answers(line, id)
-        {
-            answered = true;
-        }
-    }, about)
+    let ended = events(
+        shared,
+        response,
+        |line| {
+            if let Some(id) = &about.id
+                && answers(line, id)
+            {
+                answered = true;
+            }
+        },
+        about,
+    )
     .await;
     if let Err(reason) = ended {
         return shared.fail(reason).await;
@@ -603,8 +632,7 @@ async fn events(
             match item {
                 Item::Event { name, data } => {
                     // Priming events (an id, no data) and other event types carry no message.
-                    if !matches!(name.as_deref(), None | Some("message"))
-                        || data.trim().is_empty()
+                    if !matches!(name.as_deref(), None | Some("message")) || data.trim().is_empty()
                     {
                         continue;
                     }
@@ -693,21 +721,23 @@ mod tests {
                 name: Some("add".into()),
             }
         );
-        let read = About::of(br#"{"jsonrpc":"2.0","id":"r","method":"resources/read","params":{"uri":"a://b"}}"#);
+        let read = About::of(
+            br#"{"jsonrpc":"2.0","id":"r","method":"resources/read","params":{"uri":"a://b"}}"#,
+        );
         assert_eq!(read.name.as_deref(), Some("a://b"));
         assert_eq!(read.modern, None);
         // A reply of the host is no request; garbage is nothing.
-        assert_eq!(About::of(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#).id, None);
+        assert_eq!(
+            About::of(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#).id,
+            None
+        );
         assert_eq!(About::of(b"not json"), About::default());
     }
 
     #[test]
     fn header_values_that_are_not_plain_ascii_are_base64_encoded() {
         assert_eq!(header_text("tools/call").unwrap(), "tools/call");
-        assert_eq!(
-            header_text("file:///a b.txt").unwrap(),
-            "file:///a b.txt"
-        );
+        assert_eq!(header_text("file:///a b.txt").unwrap(), "file:///a b.txt");
         let encoded = |s: &str| {
             format!(
                 "=?base64?{}?=",

@@ -273,7 +273,10 @@ pub enum Line {
 }
 
 /// The next line, holding at most the limit (see [`crate::mcp::limit`]).
-pub(crate) async fn next_line(reader: &mut (impl AsyncBufRead + Unpin), message: &mut Message) -> Line {
+pub(crate) async fn next_line(
+    reader: &mut (impl AsyncBufRead + Unpin),
+    message: &mut Message,
+) -> Line {
     loop {
         let (consumed, ended, verdict) = {
             let available = match reader.fill_buf().await {
@@ -315,7 +318,10 @@ pub(crate) async fn next_line(reader: &mut (impl AsyncBufRead + Unpin), message:
     }
 }
 
-pub(crate) async fn write_line(out: &mut (impl AsyncWrite + Unpin), line: &[u8]) -> std::io::Result<()> {
+pub(crate) async fn write_line(
+    out: &mut (impl AsyncWrite + Unpin),
+    line: &[u8],
+) -> std::io::Result<()> {
     out.write_all(line).await?;
     out.write_all(b"\n").await?;
     out.flush().await

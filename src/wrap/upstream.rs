@@ -78,7 +78,7 @@ impl Sink {
                     *pipe = None;
                 }
             }
-            Sink::Http(s) => s.send(line),
+            Sink::Http(s) => s.send(line).await,
         }
     }
 
@@ -119,9 +119,7 @@ pub struct StdioSource {
 /// Starts the stdio upstream: the original's command, arguments, env and cwd, in its own
 /// process group (it dies with the proxy however the proxy ends), its stderr copied to the
 /// proxy's (the host logs it as the server's).
-pub async fn start_stdio(
-    transport: &crate::mcp::TransportSpec,
-) -> Result<(Source, Sink), String> {
+pub async fn start_stdio(transport: &crate::mcp::TransportSpec) -> Result<(Source, Sink), String> {
     let crate::mcp::TransportSpec::Stdio {
         command,
         args,
