@@ -325,7 +325,7 @@ fn wrapped_command(world: &World, name: &str, env: &[(&str, &str)]) -> Command {
 }
 
 /// Streamable HTTP entries (the Python SDK server and the demo server, each at its own
-/// URL) in a hand-written `.mcp.json`, wrapped: the Python SDK client gets the upstream's
+/// URL) and a legacy HTTP+SSE one (the demo's `/sse`) in a hand-written `.mcp.json`, wrapped: the Python SDK client gets the upstream's
 /// own answers in both eras through the wrapped entry as straight from the URL, but for the
 /// excluded resources; a header of the entry (a placeholder the host's environment fills)
 /// reaches the upstream and appears nowhere else; Claude Code reports the entries connected
@@ -344,10 +344,11 @@ fn an_http_entry_answers_as_the_upstream_but_for_the_excluded_resources() {
     let echo = Background::demo_http(&["--count", "30", "--echo-headers"]);
     let secret = "team-secret-4f1b9c";
     let original = format!(
-        "{{\n  \"mcpServers\": {{\n    \"other\": {{ \"command\": \"true\" }},\n    \"py\":   {{ \"type\": \"http\", \"url\": {} }},\n    \"demo\": {{ \"type\": \"http\", \"url\": {}, \"headers\": {{ \"X-Team\": \"${{WRAP_TEAM}}\" }} }},\n    \"echo\": {{ \"type\": \"http\", \"url\": {},\n              \"headers\": {{ \"X-Wrap-Secret\": \"${{WRAP_SECRET}}\" }} }}\n  }}\n}}\n",
+        "{{\n  \"mcpServers\": {{\n    \"other\": {{ \"command\": \"true\" }},\n    \"py\":   {{ \"type\": \"http\", \"url\": {} }},\n    \"demo\": {{ \"type\": \"http\", \"url\": {}, \"headers\": {{ \"X-Team\": \"${{WRAP_TEAM}}\" }} }},\n    \"echo\": {{ \"type\": \"http\", \"url\": {},\n              \"headers\": {{ \"X-Wrap-Secret\": \"${{WRAP_SECRET}}\" }} }},\n    \"old\": {{ \"type\": \"sse\", \"url\": {} }}\n  }}\n}}\n",
         json!(py.url),
         json!(demo.url),
         json!(echo.url),
+        json!(demo.at("/sse")),
     );
     std::fs::write(world.file(), &original).unwrap();
     world.ok(&[
@@ -358,7 +359,7 @@ fn an_http_entry_answers_as_the_upstream_but_for_the_excluded_resources() {
         "py://items/gamma/2",
     ]);
     world.ok(&["policy", "--audience", "any"]);
-    for name in ["py", "demo", "echo"] {
+    for name in ["py", "demo", "echo", "old"] {
         let said = world.ok(&["wrap", "claude-code", name]);
         assert!(said.contains(&format!("wrapped `{name}`")), "{said}");
     }
@@ -463,6 +464,13 @@ fn an_http_entry_answers_as_the_upstream_but_for_the_excluded_resources() {
     );
     assert_eq!(through[0]["result"]["protocolVersion"], "2025-06-18");
     assert_eq!(through[1..], direct[1..]);
+    // The same over the legacy HTTP+SSE transport.
+    let old = raw_session(wrapped_command(&world, "old", &[]), &requests);
+    assert_eq!(
+        old[0]["result"]["capabilities"],
+        direct[0]["result"]["capabilities"]
+    );
+    assert_eq!(old[1..], direct[1..]);
 
     // The header reaches the upstream (which quotes it in its refusal), and only it: not the
     // proxy's stderr, not its command line.
@@ -536,7 +544,7 @@ fn an_http_entry_answers_as_the_upstream_but_for_the_excluded_resources() {
         );
     }
 
-    for name in ["py", "demo", "echo"] {
+    for name in ["py", "demo", "echo", "old"] {
         world.ok(&["unwrap", "claude-code", name]);
     }
     assert_eq!(std::fs::read_to_string(world.file()).unwrap(), original);
@@ -546,7 +554,7 @@ fn an_http_entry_answers_as_the_upstream_but_for_the_excluded_resources() {
 /// A wrapped HTTP upstream that goes away mid-session is reported to the host as that
 /// server failing, with why (it cannot be reached), at the next request and every one
 /// after; the proxy says why on its stderr and exits with status 1 once the host leaves.
-/// A placeholder the host's environment does not fill is refused at start, naming it.
+/// One that wants an OAuth sign-in is reported as such, naming the `mcpick login` to run.
 #[test]
 fn an_http_upstream_that_goes_away_is_reported_as_the_server_failing_with_why() {
     let world = World::new();
@@ -590,6 +598,25 @@ fn an_http_upstream_that_goes_away_is_reported_as_the_server_failing_with_why() 
     let (code, stderr) = rpc.end();
     assert_eq!(code, Some(1), "{stderr}");
     assert!(stderr.contains(&format!("wrap `web`: {why}")), "{stderr}");
+
+    // An upstream behind OAuth: the host's own sign-in is out of mcpick's reach, and the
+    // host is told what to run instead of a bare 401.
+    let guarded = Background::demo_http(&["--count", "30", "--oauth"]);
+    std::fs::write(
+        world.file(),
+        json!({ "mcpServers": { "signed": { "type": "http", "url": guarded.url } } }).to_string(),
+    )
+    .unwrap();
+    world.ok(&["wrap", "claude-code", "signed"]);
+    let initialize = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}});
+    let replies = raw_session(world.command(&world.entry("signed")), &[initialize]);
+    let message = replies[0]["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("the server `signed` failed: it needs an OAuth sign-in (HTTP 401)")
+            && message.contains(&format!("`mcpick login --url {}`", guarded.url)),
+        "{}",
+        replies[0]
+    );
 }
 
 /// The set changes while a host holds the list: the host is told

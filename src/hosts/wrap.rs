@@ -114,20 +114,19 @@ pub fn plan_wrap(
     }
     let fields = (dialect.read)(&original)
         .ok_or_else(|| Refused::Transport("an entry mcpick cannot start".into()))?;
-    let http = matches!(
-        fields.get("type").and_then(Value::as_str),
-        Some("http" | "streamable-http" | "streamableHttp" | "streamable_http")
-    );
-    let carried = match fields.get("type").and_then(Value::as_str) {
+    let kind = fields.get("type").and_then(Value::as_str);
+    let carried = match kind {
         None => fields.get("command").is_some() || fields.get("url").is_some(),
-        Some("stdio") => true,
-        Some(_) => http,
+        Some(kind) => matches!(
+            kind,
+            "stdio" | "sse" | "http" | "streamable-http" | "streamableHttp" | "streamable_http"
+        ),
     };
     if !carried {
-        return Err(Refused::Transport(
-            "a legacy HTTP+SSE server: `wrap` puts mcpick in front of stdio and Streamable HTTP servers only, for now"
-                .into(),
-        ));
+        return Err(Refused::Transport(format!(
+            "of a transport mcpick does not know ({})",
+            Value::String(kind.unwrap_or_default().chars().take(40).collect())
+        )));
     }
     doc.set(
         dialect.servers_key,
@@ -371,18 +370,18 @@ mod tests {
     }
 
     #[test]
-    fn a_missing_name_lists_the_entries_and_sse_is_refused() {
+    fn a_missing_name_lists_the_entries_and_an_unknown_transport_is_refused() {
         let d = Host::ClaudeCode.dialect();
-        let text = r#"{"mcpServers":{"b":{"command":"b"},"old":{"type":"sse","url":"https://x/sse"},"web":{"type":"http","url":"https://x","headers":{"K":"${TOKEN}"}}}}"#;
+        let text = r#"{"mcpServers":{"b":{"command":"b"},"odd":{"type":"ws","url":"wss://x"},"web":{"type":"http","url":"https://x","headers":{"K":"${TOKEN}"}}}}"#;
         assert_eq!(
             plan_wrap(d, Some(text), "a", &launch()),
             Err(Refused::Missing {
                 name: "a".into(),
-                names: vec!["b".into(), "old".into(), "web".into()]
+                names: vec!["b".into(), "odd".into(), "web".into()]
             })
         );
         assert!(matches!(
-            plan_wrap(d, Some(text), "old", &launch()),
+            plan_wrap(d, Some(text), "odd", &launch()),
             Err(Refused::Transport(_))
         ));
         // A Streamable HTTP entry is wrapped: the new entry runs mcpick over stdio, the

@@ -51,13 +51,13 @@ const LISTEN_AGAIN: Duration = Duration::from_secs(1);
 const LISTEN_TRIES: u32 = 5;
 
 /// Messages queued for the proxy's loop.
-const QUEUE: usize = 256;
+pub(super) const QUEUE: usize = 256;
 
 /// The most of an error body quoted back.
-const QUOTED: usize = 300;
+pub(super) const QUOTED: usize = 300;
 
 /// What the session's requests found, in the order they found it.
-enum Event {
+pub(super) enum Event {
     Line(Vec<u8>),
     TooLarge(Value),
     /// The server failed, for this reason: the session is over.
@@ -120,14 +120,7 @@ pub async fn start(
     // The userinfo goes as one Authorization header, as everywhere in mcpick.
     let (wire, headers) = crate::mcp::spec::http_wire(url, headers);
     let wire = Url::parse(&wire).map_err(|e| format!("the entry's URL is not valid: {e}"))?;
-    let mut map = HeaderMap::new();
-    for (key, value) in &headers {
-        let bad = |what: &str| format!("header `{key}` has an invalid {what}");
-        let key =
-            reqwest::header::HeaderName::from_bytes(key.as_bytes()).map_err(|_| bad("name"))?;
-        let value = HeaderValue::from_str(value).map_err(|_| bad("value"))?;
-        map.append(key, value);
-    }
+    let map = header_map(&headers)?;
     let sign_in = if map.contains_key(reqwest::header::AUTHORIZATION) {
         None
     } else {
@@ -164,7 +157,30 @@ pub async fn start(
     ))
 }
 
+/// The entry's headers, as sent.
+pub(super) fn header_map(
+    headers: &std::collections::BTreeMap<String, String>,
+) -> Result<HeaderMap, String> {
+    let mut map = HeaderMap::new();
+    for (key, value) in headers {
+        let bad = |what: &str| format!("header `{key}` has an invalid {what}");
+        let key =
+            reqwest::header::HeaderName::from_bytes(key.as_bytes()).map_err(|_| bad("name"))?;
+        let value = HeaderValue::from_str(value).map_err(|_| bad("value"))?;
+        map.append(key, value);
+    }
+    Ok(map)
+}
+
 impl Source {
+    /// The source of a session whose messages arrive on `events`.
+    pub(super) fn new(events: mpsc::Receiver<Event>) -> Source {
+        Source {
+            events,
+            failed: None,
+        }
+    }
+
     pub async fn next(&mut self) -> Line {
         match self.events.recv().await {
             Some(Event::Line(line)) => Line::Whole(line),
@@ -314,7 +330,7 @@ fn header_text(value: &str) -> Option<HeaderValue> {
 
 /// One message a line: line breaks outside JSON strings are whitespace, and a JSON string
 /// cannot hold a raw one, so they become spaces and every other byte stays.
-fn one_line(mut message: Vec<u8>) -> Vec<u8> {
+pub(super) fn one_line(mut message: Vec<u8>) -> Vec<u8> {
     for b in &mut message {
         if matches!(*b, b'\n' | b'\r') {
             *b = b' ';

@@ -17,6 +17,7 @@
 pub mod filter;
 pub(crate) mod http;
 pub mod inflight;
+pub(crate) mod sse;
 pub(crate) mod upstream;
 
 use std::path::Path;
@@ -93,9 +94,7 @@ async fn proxy(
         TransportSpec::Http { url, headers } => {
             http::start(name, url, headers, limit, secrets.clone()).await?
         }
-        TransportSpec::Sse { .. } => {
-            return Err("a legacy HTTP+SSE server cannot be wrapped yet".into());
-        }
+        TransportSpec::Sse { url, headers } => sse::start(url, headers, limit).await?,
     };
     let flight = std::sync::Arc::new(std::sync::Mutex::new(InFlight::default()));
 

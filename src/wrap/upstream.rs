@@ -64,6 +64,7 @@ pub enum Sink {
     /// `None` once the upstream stopped reading.
     Stdio(Option<tokio::process::ChildStdin>),
     Http(super::http::Sink),
+    Sse(super::sse::Sink),
 }
 
 impl Sink {
@@ -79,6 +80,7 @@ impl Sink {
                 }
             }
             Sink::Http(s) => s.send(line).await,
+            Sink::Sse(s) => s.send(line).await,
         }
     }
 
@@ -89,6 +91,7 @@ impl Sink {
             // Dropping the pipe closes the upstream's stdin: the stdio way to ask it to exit.
             Sink::Stdio(pipe) => drop(pipe),
             Sink::Http(s) => s.close().await,
+            Sink::Sse(s) => s.close(),
         }
     }
 }
