@@ -554,7 +554,8 @@ fn an_http_entry_answers_as_the_upstream_but_for_the_excluded_resources() {
 /// A wrapped HTTP upstream that goes away mid-session is reported to the host as that
 /// server failing, with why (it cannot be reached), at the next request and every one
 /// after; the proxy says why on its stderr and exits with status 1 once the host leaves.
-/// One that wants an OAuth sign-in is reported as such, naming the `mcpick login` to run.
+/// One restarted (it no longer knows the session) is reported as having ended the session;
+/// one that wants an OAuth sign-in is reported as such, naming the `mcpick login` to run.
 #[test]
 fn an_http_upstream_that_goes_away_is_reported_as_the_server_failing_with_why() {
     let world = World::new();
@@ -598,6 +599,43 @@ fn an_http_upstream_that_goes_away_is_reported_as_the_server_failing_with_why() 
     let (code, stderr) = rpc.end();
     assert_eq!(code, Some(1), "{stderr}");
     assert!(stderr.contains(&format!("wrap `web`: {why}")), "{stderr}");
+
+    // A server restarted on the same port no longer knows the session: it ended.
+    let first = Background::demo_http(&["--count", "30"]);
+    let port = first
+        .url
+        .split(':')
+        .nth(2)
+        .unwrap()
+        .split('/')
+        .next()
+        .unwrap()
+        .to_string();
+    std::fs::write(
+        world.file(),
+        json!({ "mcpServers": { "again": { "type": "http", "url": first.url } } }).to_string(),
+    )
+    .unwrap();
+    world.ok(&["wrap", "claude-code", "again"]);
+    let line = world.entry("again");
+    let args: Vec<&str> = line[1..].iter().map(String::as_str).collect();
+    let mut rpc = common::rpc::Rpc::start(mcpick_bin(), &args, &world.project());
+    assert_eq!(rpc.request("ping", json!({}))["result"], json!({}));
+    drop(first);
+    let addr = format!("127.0.0.1:{port}");
+    let _second = Background::start(
+        mcpick_bin(),
+        &["demo-server", "--http", &addr, "--count", "30"],
+        &[],
+    );
+    let reply = rpc.request("tools/list", json!({}));
+    let message = reply["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("the server `again` failed: it ended the session (HTTP 404 Not Found"),
+        "{reply}"
+    );
+    let (code, _) = rpc.end();
+    assert_eq!(code, Some(1));
 
     // An upstream behind OAuth: the host's own sign-in is out of mcpick's reach, and the
     // host is told what to run instead of a bare 401.
