@@ -316,19 +316,345 @@ fn a_wrapped_entry_answers_as_the_upstream_but_for_the_excluded_resources() {
     assert_eq!(exit_code(&out), 2, "nothing left to unwrap");
 }
 
+/// The command line Claude Code would start for entry `name` of `world`'s `.mcp.json`, with
+/// `env` added (what the host's own environment would give it).
+fn wrapped_command(world: &World, name: &str, env: &[(&str, &str)]) -> Command {
+    let mut command = world.command(&world.entry(name));
+    command.envs(env.iter().copied());
+    command
+}
+
+/// Streamable HTTP entries (the Python SDK server and the demo server, each at its own
+/// URL) and a legacy HTTP+SSE one (the demo's `/sse`) in a hand-written `.mcp.json`, wrapped: the Python SDK client gets the upstream's
+/// own answers in both eras through the wrapped entry as straight from the URL, but for the
+/// excluded resources; a header of the entry (a placeholder the host's environment fills)
+/// reaches the upstream and appears nowhere else; Claude Code reports the entries connected
+/// under their own names; `unwrap` restores the file byte for byte.
 #[test]
-fn http_entries_are_refused_and_left_alone() {
+fn an_http_entry_answers_as_the_upstream_but_for_the_excluded_resources() {
     let world = World::new();
-    let text = "{ \"mcpServers\": { \"web\": { \"type\": \"http\", \"url\": \"https://example.com/mcp\" } } }\n";
-    std::fs::write(world.file(), text).unwrap();
-    let out = world.run(&["wrap", "claude-code", "web"]);
-    assert_eq!(exit_code(&out), 2);
-    assert!(
-        stderr(&out).contains("stdio servers only"),
-        "{}",
-        stderr(&out)
+    let calls = World::call_log_in(world.dir.path());
+    let calls = calls.to_str().unwrap();
+    let py = Background::start(
+        &python(),
+        &[&py_server(), "--http", "0", "--count", "40"],
+        &[("PY_CALL_LOG", calls)],
     );
-    assert_eq!(std::fs::read_to_string(world.file()).unwrap(), text);
+    let demo = Background::demo_http(&["--count", "30"]);
+    let echo = Background::demo_http(&["--count", "30", "--echo-headers"]);
+    let secret = "team-secret-4f1b9c";
+    let original = format!(
+        "{{\n  \"mcpServers\": {{\n    \"other\": {{ \"command\": \"true\" }},\n    \"py\":   {{ \"type\": \"http\", \"url\": {} }},\n    \"demo\": {{ \"type\": \"http\", \"url\": {}, \"headers\": {{ \"X-Team\": \"${{WRAP_TEAM}}\" }} }},\n    \"echo\": {{ \"type\": \"http\", \"url\": {},\n              \"headers\": {{ \"X-Wrap-Secret\": \"${{WRAP_SECRET}}\" }} }},\n    \"old\": {{ \"type\": \"sse\", \"url\": {} }}\n  }}\n}}\n",
+        json!(py.url),
+        json!(demo.url),
+        json!(echo.url),
+        json!(demo.at("/sse")),
+    );
+    std::fs::write(world.file(), &original).unwrap();
+    world.ok(&[
+        "exclude",
+        "--server",
+        "py",
+        "py://items/beta/*",
+        "py://items/gamma/2",
+    ]);
+    world.ok(&["policy", "--audience", "any"]);
+    for name in ["py", "demo", "echo", "old"] {
+        let said = world.ok(&["wrap", "claude-code", name]);
+        assert!(said.contains(&format!("wrapped `{name}`")), "{said}");
+    }
+    let wrapped_text = std::fs::read_to_string(world.file()).unwrap();
+    for gone in [py.url.as_str(), "WRAP_SECRET", "\"http\""] {
+        assert!(
+            !wrapped_text.contains(gone),
+            "{gone} in the wrapped file: {wrapped_text}"
+        );
+    }
+    let line = world.entry("py");
+    assert_eq!(line[..2], ["mcpick", "wrap-serve"]);
+
+    // Both eras, through the wrapped entry and straight from the URL.
+    let reads = [
+        "py://items/beta/1",
+        "py://items/gamma/2",
+        "py://items/alpha/5",
+    ];
+    for (mode, not_found) in [("legacy", -32002), ("auto", -32602)] {
+        let direct = world.client(std::slice::from_ref(&py.url), mode, &reads);
+        let through = world.client(&line, mode, &reads);
+        for key in ["protocolVersion", "capabilities", "tools", "templates"] {
+            assert_eq!(through[key], direct[key], "{mode}: {key}");
+        }
+        // The upstream counts the touches: the call's text differs only in the count.
+        let text = |v: &Value| {
+            v["call"]["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        };
+        assert!(
+            text(&direct).starts_with("py://items/alpha/5 revision"),
+            "{direct}"
+        );
+        assert!(
+            text(&through).starts_with("py://items/alpha/5 revision"),
+            "{through}"
+        );
+        if mode == "auto" {
+            assert_eq!(direct["protocolVersion"], "2026-07-28", "the modern era");
+        }
+        let hidden = |uri: &str| uri.starts_with("py://items/beta/") || uri == "py://items/gamma/2";
+        let all: Vec<&str> = direct["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|u| u.as_str().unwrap())
+            .collect();
+        assert!(all.iter().any(|u| hidden(u)), "the upstream lists some");
+        let expected: Vec<&str> = all.iter().copied().filter(|u| !hidden(u)).collect();
+        assert_eq!(through["resources"], json!(expected), "{mode}: resources");
+        let through_reads = through["reads"].as_array().unwrap();
+        for read in &through_reads[..2] {
+            assert_eq!(read["ok"], false, "{mode}: {read}");
+            assert_eq!(read["code"], not_found, "{mode}: {read}");
+        }
+        // One upstream process for both sessions: its revision counter moved between them.
+        let unrevised = |read: &Value| {
+            let text = read.to_string();
+            let at = text.find("(revision ").expect("a revision line");
+            let end = at + text[at..].find(')').unwrap();
+            format!("{}{}", &text[..at], &text[end..])
+        };
+        assert_eq!(through_reads[2]["ok"], true, "{mode}");
+        assert_eq!(
+            unrevised(&through_reads[2]),
+            unrevised(&direct["reads"][2]),
+            "{mode}: an allowed read"
+        );
+    }
+    // Every tools/call reached the one upstream process: two straight, two through.
+    assert_eq!(world.calls().len(), 4, "{:?}", world.calls());
+
+    // The demo server, raw (legacy): answers field for field as a session straight to it
+    // would give them (the demo's answers do not depend on the session), errors included.
+    let requests = [
+        json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}),
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+        json!({"jsonrpc":"2.0","id":1,"method":"tools/list"}),
+        json!({"jsonrpc":"2.0","id":"two","method":"prompts/list"}),
+        json!({"jsonrpc":"2.0","id":3,"method":"ping"}),
+        json!({"jsonrpc":"2.0","id":4,"method":"no/such/method"}),
+        json!({"jsonrpc":"2.0","id":5,"method":"resources/templates/list"}),
+    ];
+    let demo_stdio = [
+        mcpick_bin().to_string(),
+        "demo-server".into(),
+        "--count".into(),
+        "30".into(),
+    ];
+    let direct = raw_session(world.command(&demo_stdio), &requests);
+    let through = raw_session(
+        wrapped_command(&world, "demo", &[("WRAP_TEAM", "t")]),
+        &requests,
+    );
+    assert_eq!(through.len(), direct.len());
+    assert_eq!(
+        through[0]["result"]["capabilities"],
+        direct[0]["result"]["capabilities"]
+    );
+    assert_eq!(through[0]["result"]["protocolVersion"], "2025-06-18");
+    assert_eq!(through[1..], direct[1..]);
+    // The same over the legacy HTTP+SSE transport.
+    let old = raw_session(wrapped_command(&world, "old", &[]), &requests);
+    assert_eq!(
+        old[0]["result"]["capabilities"],
+        direct[0]["result"]["capabilities"]
+    );
+    assert_eq!(old[1..], direct[1..]);
+
+    // The header reaches the upstream (which quotes it in its refusal), and only it: not the
+    // proxy's stderr, not its command line.
+    let mut proxy = wrapped_command(&world, "echo", &[("WRAP_SECRET", secret)]);
+    let out = proxy
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = out.id();
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    let mut out = out;
+    {
+        let mut stdin = out.stdin.take().unwrap();
+        for request in &requests[..2] {
+            writeln!(stdin, "{request}").unwrap();
+        }
+        writeln!(
+            stdin,
+            "{}",
+            json!({"jsonrpc":"2.0","id":9,"method":"resources/list"})
+        )
+        .unwrap();
+        let mut lines = BufReader::new(out.stdout.take().unwrap()).lines();
+        let reply = loop {
+            let reply: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+            if reply["id"] == 9 {
+                break reply;
+            }
+        };
+        let message = reply["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains(&format!("x-wrap-secret: {secret}")),
+            "the upstream did not get the header: {reply}"
+        );
+        drop(stdin);
+    }
+    let finished = out.wait_with_output().unwrap();
+    assert!(finished.status.success(), "{}", stderr(&finished));
+    assert!(!contains_bytes(&finished.stderr, secret.as_bytes()));
+    assert!(!contains_bytes(&cmdline, secret.as_bytes()));
+
+    // Claude Code starts the wrapped entries and reports them connected.
+    std::fs::write(
+        world.home().join(".claude.json"),
+        json!({ "projects": { world.project().to_str().unwrap(): {
+            "hasTrustDialogAccepted": true, "enableAllProjectMcpServers": true } } })
+        .to_string(),
+    )
+    .unwrap();
+    let claude = peers().join("node/node_modules/.bin/claude");
+    let out = world
+        .command(&[
+            claude.to_string_lossy().into_owned(),
+            "mcp".into(),
+            "list".into(),
+        ])
+        .env("WRAP_TEAM", "t")
+        .env("WRAP_SECRET", secret)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    for name in ["py", "demo"] {
+        assert!(
+            text.lines().any(|l| l.starts_with(&format!("{name}:"))
+                && l.contains("mcpick wrap-serve")
+                && l.contains("✔ Connected")),
+            "claude mcp list: {text}"
+        );
+    }
+
+    for name in ["py", "demo", "echo", "old"] {
+        world.ok(&["unwrap", "claude-code", name]);
+    }
+    assert_eq!(std::fs::read_to_string(world.file()).unwrap(), original);
+    drop((py, demo, echo));
+}
+
+/// A wrapped HTTP upstream that goes away mid-session is reported to the host as that
+/// server failing, with why (it cannot be reached), at the next request and every one
+/// after; the proxy says why on its stderr and exits with status 1 once the host leaves.
+/// One restarted (it no longer knows the session) is reported as having ended the session;
+/// one that wants an OAuth sign-in is reported as such, naming the `mcpick login` to run.
+#[test]
+fn an_http_upstream_that_goes_away_is_reported_as_the_server_failing_with_why() {
+    let world = World::new();
+    let demo = Background::demo_http(&["--count", "30"]);
+    let port = demo
+        .url
+        .split(':')
+        .nth(2)
+        .unwrap()
+        .split('/')
+        .next()
+        .unwrap()
+        .to_string();
+    std::fs::write(
+        world.file(),
+        json!({ "mcpServers": { "web": { "type": "http", "url": demo.url } } }).to_string(),
+    )
+    .unwrap();
+    world.ok(&["policy", "--audience", "any"]);
+    world.ok(&["wrap", "claude-code", "web"]);
+    let line = world.entry("web");
+    let args: Vec<&str> = line[1..].iter().map(String::as_str).collect();
+    let mut rpc = common::rpc::Rpc::start(mcpick_bin(), &args, &world.project());
+    assert_eq!(rpc.request("ping", json!({}))["result"], json!({}));
+    let listed = rpc.request("resources/list", json!({}));
+    assert!(
+        listed["result"]["resources"]
+            .as_array()
+            .is_some_and(|r| !r.is_empty()),
+        "{listed}"
+    );
+    drop(demo);
+    let why = format!("the server `web` failed: cannot reach http://127.0.0.1:{port}");
+    for method in ["tools/list", "ping"] {
+        let reply = rpc.request(method, json!({}));
+        assert_eq!(reply["error"]["code"], -32000, "{reply}");
+        let message = reply["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.starts_with(&why), "{why:?} not in {message:?}");
+        assert!(message.contains("onnection refused"), "{message}");
+    }
+    let (code, stderr) = rpc.end();
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains(&format!("wrap `web`: {why}")), "{stderr}");
+
+    // A server restarted on the same port no longer knows the session: it ended.
+    let first = Background::demo_http(&["--count", "30"]);
+    let port = first
+        .url
+        .split(':')
+        .nth(2)
+        .unwrap()
+        .split('/')
+        .next()
+        .unwrap()
+        .to_string();
+    std::fs::write(
+        world.file(),
+        json!({ "mcpServers": { "again": { "type": "http", "url": first.url } } }).to_string(),
+    )
+    .unwrap();
+    world.ok(&["wrap", "claude-code", "again"]);
+    let line = world.entry("again");
+    let args: Vec<&str> = line[1..].iter().map(String::as_str).collect();
+    let mut rpc = common::rpc::Rpc::start(mcpick_bin(), &args, &world.project());
+    assert_eq!(rpc.request("ping", json!({}))["result"], json!({}));
+    drop(first);
+    let addr = format!("127.0.0.1:{port}");
+    let _second = Background::start(
+        mcpick_bin(),
+        &["demo-server", "--http", &addr, "--count", "30"],
+        &[],
+    );
+    let reply = rpc.request("tools/list", json!({}));
+    let message = reply["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("the server `again` failed: it ended the session (HTTP 404 Not Found"),
+        "{reply}"
+    );
+    let (code, _) = rpc.end();
+    assert_eq!(code, Some(1));
+
+    // An upstream behind OAuth: the host's own sign-in is out of mcpick's reach, and the
+    // host is told what to run instead of a bare 401.
+    let guarded = Background::demo_http(&["--count", "30", "--oauth"]);
+    std::fs::write(
+        world.file(),
+        json!({ "mcpServers": { "signed": { "type": "http", "url": guarded.url } } }).to_string(),
+    )
+    .unwrap();
+    world.ok(&["wrap", "claude-code", "signed"]);
+    let initialize = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}});
+    let replies = raw_session(world.command(&world.entry("signed")), &[initialize]);
+    let message = replies[0]["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("the server `signed` failed: it needs an OAuth sign-in (HTTP 401)")
+            && message.contains(&format!("`mcpick login --url {}`", guarded.url)),
+        "{}",
+        replies[0]
+    );
 }
 
 /// The set changes while a host holds the list: the host is told

@@ -114,16 +114,19 @@ pub fn plan_wrap(
     }
     let fields = (dialect.read)(&original)
         .ok_or_else(|| Refused::Transport("an entry mcpick cannot start".into()))?;
-    let stdio = fields.get("command").is_some()
-        && fields
-            .get("type")
-            .and_then(Value::as_str)
-            .is_none_or(|t| t == "stdio");
-    if !stdio {
-        return Err(Refused::Transport(
-            "an HTTP or SSE server: `wrap` puts mcpick in front of stdio servers only, for now"
-                .into(),
-        ));
+    let kind = fields.get("type").and_then(Value::as_str);
+    let carried = match kind {
+        None => fields.get("command").is_some() || fields.get("url").is_some(),
+        Some(kind) => matches!(
+            kind,
+            "stdio" | "sse" | "http" | "streamable-http" | "streamableHttp" | "streamable_http"
+        ),
+    };
+    if !carried {
+        return Err(Refused::Transport(format!(
+            "of a transport mcpick does not know ({})",
+            Value::String(kind.unwrap_or_default().chars().take(40).collect())
+        )));
     }
     doc.set(
         dialect.servers_key,
@@ -144,9 +147,24 @@ pub fn plan_wrap(
     })
 }
 
-/// The fields that say what a server runs or connects to: the wrapped entry's own.
-const LAUNCH_FIELDS: [&str; 8] = [
-    "type", "command", "args", "env", "cwd", "url", "httpUrl", "headers",
+/// The fields that say what a server runs or connects to, in every dialect (Gemini's
+/// `httpUrl`, Windsurf's `serverUrl`, Codex's header and token fields, Claude Code's HTTP
+/// sign-in settings): the wrapped entry's own, never the original's.
+const LAUNCH_FIELDS: &[&str] = &[
+    "type",
+    "command",
+    "args",
+    "env",
+    "cwd",
+    "url",
+    "httpUrl",
+    "serverUrl",
+    "headers",
+    "http_headers",
+    "env_http_headers",
+    "bearer_token_env_var",
+    "headersHelper",
+    "oauth",
 ];
 
 /// The wrapped entry: the dialect's entry for `launch`, with the host's own settings of the
@@ -328,20 +346,64 @@ mod tests {
     }
 
     #[test]
-    fn a_missing_name_lists_the_entries_and_http_is_refused() {
+    fn a_wrapped_http_entry_keeps_none_of_the_originals_connection_fields() {
+        let d = Host::Codex.dialect();
+        let text = "[mcp_servers.web]\nurl = \"https://x/mcp\"\nbearer_token_env_var = \"TOKEN\"\nhttp_headers = { \"X-Team\" = \"a\" }\nenv_http_headers = { \"X-Key\" = \"KEY\" }\nstartup_timeout_sec = 30\n";
+        let Ok(Plan::Change {
+            text: wrapped_text, ..
+        }) = plan_wrap(d, Some(text), "web", &launch())
+        else {
+            panic!("not wrapped")
+        };
+        let doc = Doc::parse(d.format, &wrapped_text).unwrap();
+        let entry = doc.get(d.servers_key, "web").unwrap().unwrap();
+        assert!(is_wrapped(&entry), "{entry}");
+        for field in [
+            "url",
+            "bearer_token_env_var",
+            "http_headers",
+            "env_http_headers",
+        ] {
+            assert!(entry.get(field).is_none(), "{field} in {wrapped_text}");
+        }
+        assert_eq!(entry["startup_timeout_sec"], 30, "a host setting stays");
+    }
+
+    #[test]
+    fn a_missing_name_lists_the_entries_and_an_unknown_transport_is_refused() {
         let d = Host::ClaudeCode.dialect();
-        let text =
-            r#"{"mcpServers":{"b":{"command":"b"},"web":{"type":"http","url":"https://x"}}}"#;
+        let text = r#"{"mcpServers":{"b":{"command":"b"},"odd":{"type":"ws","url":"wss://x"},"web":{"type":"http","url":"https://x","headers":{"K":"${TOKEN}"}}}}"#;
         assert_eq!(
             plan_wrap(d, Some(text), "a", &launch()),
             Err(Refused::Missing {
                 name: "a".into(),
-                names: vec!["b".into(), "web".into()]
+                names: vec!["b".into(), "odd".into(), "web".into()]
             })
         );
         assert!(matches!(
-            plan_wrap(d, Some(text), "web", &launch()),
+            plan_wrap(d, Some(text), "odd", &launch()),
             Err(Refused::Transport(_))
         ));
+        // A Streamable HTTP entry is wrapped: the new entry runs mcpick over stdio, the
+        // original (its headers' placeholders as written) is kept for the proxy.
+        let Ok(Plan::Change {
+            text: wrapped_text,
+            wrapped,
+        }) = plan_wrap(d, Some(text), "web", &launch())
+        else {
+            panic!("the HTTP entry was not wrapped")
+        };
+        let doc = Doc::parse(d.format, &wrapped_text).unwrap();
+        let entry = doc.get(d.servers_key, "web").unwrap().unwrap();
+        assert!(is_wrapped(&entry), "{entry}");
+        assert_eq!(entry["type"], "stdio", "{entry}");
+        for field in ["url", "headers"] {
+            assert!(entry.get(field).is_none(), "{field} in {entry}");
+        }
+        assert_eq!(wrapped.original["headers"]["K"], "${TOKEN}");
+        assert_eq!(
+            plan_unwrap(d, &wrapped_text, "web", &wrapped).unwrap(),
+            Restore::Exact(text.to_string())
+        );
     }
 }

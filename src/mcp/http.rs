@@ -27,6 +27,8 @@ use sse_stream::Sse;
 use url::Url;
 
 use super::limit::{self, MessageLimit};
+/// For other HTTP clients of the crate (`wrap`'s line-level one).
+pub(crate) use super::sse::error_chain;
 
 /// Redirects followed in one chain before giving up (reqwest's default).
 const MAX_REDIRECTS: usize = 10;

@@ -24,7 +24,7 @@ pub mod read;
 mod reaper;
 pub mod spec;
 mod sse;
-mod sse_events;
+pub(crate) mod sse_events;
 mod stdio;
 pub mod supervisor;
 pub mod warning;

@@ -1,18 +1,24 @@
-//! `mcpick wrap-serve`: what a wrapped entry runs. It starts the original server (its
-//! command, arguments, env and cwd as the host entry had them: those reach the upstream only)
-//! and stands between it and the host as a JSON-RPC line proxy over stdio: every message
-//! passes both ways as it came, but for the resources the set leaves out ([`filter`]).
+//! `mcpick wrap-serve`: what a wrapped entry runs. It reaches the original server as the
+//! host entry defined it (a stdio command with its arguments, env and cwd; or a Streamable
+//! HTTP URL with its headers: those reach the upstream only) and stands between it and the
+//! host as a JSON-RPC line proxy over stdio: every message passes both ways as it came, but
+//! for the resources the set leaves out ([`filter`]).
 //!
-//! The upstream leads its own process group, registered like every server mcpick starts, so
-//! it dies with the proxy however the proxy ends. When the host closes stdin the upstream's
-//! stdin is closed and its last replies still reach the host. When the upstream ends while
-//! the host is still there, the host is told as the server failing, never left waiting
-//! ([`inflight`]): every request it has not answered, and every request after, gets a
-//! JSON-RPC error naming why (its exit status and the last lines of its stderr, which still
-//! reach the host's log as they come), and the proxy ends when the host closes stdin.
+//! The upstream is a source and a sink of lines ([`upstream`]): a child process in its own
+//! registered process group (it dies with the proxy however the proxy ends), or an HTTP
+//! session ([`http`]). When the host closes stdin the upstream is asked to end (its stdin
+//! closed; the HTTP session DELETEd) and its last replies still reach the host. When the
+//! upstream ends or fails while the host is still there, the host is told as the server
+//! failing, never left waiting ([`inflight`]): every request it has not answered, and every
+//! request after, gets a JSON-RPC error naming why (a process's exit status and the last
+//! lines of its stderr, which still reach the host's log as they come; an HTTP server's
+//! refusal or absence), and the proxy ends when the host closes stdin.
 
 pub mod filter;
+pub(crate) mod http;
 pub mod inflight;
+pub(crate) mod sse;
+pub(crate) mod upstream;
 
 use std::path::Path;
 
@@ -28,25 +34,13 @@ use crate::mcp::TransportSpec;
 use crate::mcp::limit::{self, Finished, Message, MessageLimit, Verdict};
 use filter::{Expose, Filter, FromHost, FromUpstream};
 use inflight::{InFlight, Pass};
-
-/// How long the upstream may take to exit after its stdin closed.
-const EXIT_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+use upstream::HostLeft;
 
 /// How often the set file is looked at again (a changed set decides from then on).
 const SET_POLL: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// Lines queued for the host's stdout.
 const QUEUE: usize = 256;
-
-/// How long the rest of an ended upstream's stderr is waited for.
-const STDERR_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
-
-/// The upstream's stderr lines kept for the reason it ended, and how many are quoted.
-const STDERR_KEPT: usize = 20;
-const STDERR_QUOTED: usize = 5;
-
-/// The longest stderr line kept (the rest of it still reaches the host).
-const STDERR_LINE: usize = 4096;
 
 /// Runs the proxy for entry `name`, whose original is in the record at `record`.
 pub async fn run(record: &Path, name: &str, set: &Path, expose: Expose) -> Exit {
@@ -91,49 +85,21 @@ async fn proxy(
     )
     .ok_or_else(|| "the original entry is not a server mcpick can start".to_string())?;
     let spec = definition.spec?;
-    let TransportSpec::Stdio {
-        command,
-        args,
-        env,
-        cwd,
-    } = &spec.transport
-    else {
-        return Err("only a stdio server can be wrapped for now".into());
-    };
     let (mut set_file, set) = SetFile::open(set_path);
     let set = set.map_err(|e| e.to_string())?;
-
-    let mut upstream = tokio::process::Command::new(command);
-    upstream
-        .args(args)
-        .envs(env)
-        .stderr(std::process::Stdio::piped());
-    if let Some(cwd) = cwd {
-        if !cwd.is_dir() {
-            return Err(format!(
-                "the server's cwd {} is not a folder",
-                cwd.display()
-            ));
+    let limit = MessageLimit::default();
+    let secrets = spec.transport.secrets();
+    let (mut source, sink) = match &spec.transport {
+        TransportSpec::Stdio { .. } => upstream::start_stdio(&spec.transport).await?,
+        TransportSpec::Http { url, headers } => {
+            http::start(name, url, headers, limit, secrets.clone()).await?
         }
-        upstream.current_dir(cwd);
-    }
-    let (mut child, _group) = crate::mcp::group::spawn_child(upstream)
-        .await
-        .map_err(|e| format!("cannot start `{}`: {e}", spec.transport.target()))?;
-    let (Some(to_upstream), Some(from_upstream), Some(stderr)) = (
-        child.stdin().take(),
-        child.stdout().take(),
-        child.stderr().take(),
-    ) else {
-        return Err("the server's stdin, stdout or stderr is missing".into());
+        TransportSpec::Sse { url, headers } => sse::start(url, headers, limit).await?,
     };
-    let log = crate::mcp::log::ServerLog::new(STDERR_KEPT);
-    let stderr_copy = tokio::spawn(copy_stderr(stderr, log.clone()));
     let flight = std::sync::Arc::new(std::sync::Mutex::new(InFlight::default()));
 
     let filter = std::sync::Arc::new(std::sync::Mutex::new(Filter::new(name, set, expose)));
     let (out_tx, mut out_rx) = mpsc::channel::<Vec<u8>>(QUEUE);
-    let limit = MessageLimit::default();
 
     // The host's stdout: one writer for the upstream's lines and the proxy's own answers.
     let writer = tokio::spawn(async move {
@@ -149,9 +115,11 @@ async fn proxy(
     let host_filter = filter.clone();
     let host_flight = flight.clone();
     let answers = out_tx.clone();
+    let host_left = HostLeft::default();
+    let left = host_left.clone();
     let from_host = tokio::spawn(async move {
         let mut stdin = BufReader::with_capacity(256 * 1024, tokio::io::stdin());
-        let mut upstream = Some(to_upstream);
+        let mut upstream = sink;
         let mut message = Message::new(limit);
         loop {
             let line = match next_line(&mut stdin, &mut message).await {
@@ -185,15 +153,7 @@ async fn proxy(
                 answer => answer,
             };
             match decision {
-                FromHost::Forward => {
-                    // An upstream that stopped reading has ended or is ending: what it was
-                    // sent is answered with why once its end is known.
-                    if let Some(pipe) = upstream.as_mut()
-                        && write_line(pipe, &line).await.is_err()
-                    {
-                        upstream = None;
-                    }
-                }
+                FromHost::Forward => upstream.send(&line).await,
                 FromHost::Answer(reply) => {
                     if answers.send(reply).await.is_err() {
                         break;
@@ -201,8 +161,8 @@ async fn proxy(
                 }
             }
         }
-        // Dropping the pipe closes the upstream's stdin: the stdio way to ask it to exit.
-        drop(upstream);
+        left.set();
+        upstream.close().await;
     });
 
     // The set file, looked at again every SET_POLL: a change decides from then on, and the
@@ -227,12 +187,11 @@ async fn proxy(
         }
     });
 
-    // Upstream → host, until the upstream closes its stdout.
+    // Upstream → host, until the upstream ends.
     let relay = out_tx;
-    let mut reader = BufReader::with_capacity(256 * 1024, from_upstream);
     let mut message = Message::new(limit);
     loop {
-        let line = match next_line(&mut reader, &mut message).await {
+        let line = match source.next(&mut message).await {
             Line::End => break,
             Line::TooLarge(id) => {
                 let reply = limit::too_large_reply(&id, limit);
@@ -268,25 +227,14 @@ async fn proxy(
             break;
         }
     }
-    // The upstream's output ended: it exited, or is about to.
-    let host_left = from_host.is_finished();
-    let status = tokio::time::timeout(EXIT_WAIT, child.wait()).await;
-    let _ = tokio::time::timeout(STDERR_WAIT, stderr_copy).await;
-    let ended = match &status {
-        Ok(Ok(status)) => status.to_string(),
-        Ok(Err(e)) => format!("its status is unknown: {e}"),
-        Err(_) => "it closed its output without exiting".into(),
-    };
-    let success = matches!(&status, Ok(Ok(status)) if status.success());
-    let reason = spec.transport.secrets().scrub(&with_stderr_tail(
-        format!("the server `{name}` ended ({ended})"),
-        &log,
-    ));
+    // The upstream's output ended: it exited or failed, or is about to.
+    let ended = source.ended(name).await;
+    let reason = secrets.scrub(&ended.reason);
     let unanswered = flight
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .gone(&reason);
-    let failed = !(host_left && success && unanswered.is_empty());
+    let failed = !(host_left.get() && ended.clean && unanswered.is_empty());
     if failed {
         crate::commands::report(&format!("wrap `{name}`: {reason}"));
     }
@@ -304,56 +252,6 @@ async fn proxy(
     Ok(if failed { Exit::ServerFailed } else { Exit::Ok })
 }
 
-/// Copies the upstream's stderr to the proxy's (the host logs it as the server's), keeping
-/// its last lines in `log` for the reason it ended.
-async fn copy_stderr(stderr: tokio::process::ChildStderr, log: crate::mcp::log::ServerLog) {
-    let mut reader = BufReader::new(stderr);
-    let mut out = tokio::io::stderr();
-    let mut line = Vec::new();
-    loop {
-        let consumed = {
-            let available = match reader.fill_buf().await {
-                Ok([]) | Err(_) => break,
-                Ok(available) => available,
-            };
-            let _ = out.write_all(available).await;
-            for piece in available.split_inclusive(|b| *b == b'\n') {
-                let room = STDERR_LINE.saturating_sub(line.len());
-                line.extend_from_slice(&piece[..piece.len().min(room)]);
-                if piece.ends_with(b"\n") {
-                    log.push(
-                        crate::mcp::log::LogSource::Stderr,
-                        &String::from_utf8_lossy(&line),
-                    );
-                    line.clear();
-                }
-            }
-            available.len()
-        };
-        reader.consume(consumed);
-        let _ = out.flush().await;
-    }
-    if !line.is_empty() {
-        log.push(
-            crate::mcp::log::LogSource::Stderr,
-            &String::from_utf8_lossy(&line),
-        );
-    }
-}
-
-/// `reason`, with the last lines of the upstream's stderr (usually where the why is).
-fn with_stderr_tail(reason: String, log: &crate::mcp::log::ServerLog) -> String {
-    let tail = log.tail(crate::mcp::log::LogSource::Stderr, STDERR_QUOTED);
-    if tail.is_empty() {
-        reason
-    } else {
-        format!(
-            "{reason}\n  server stderr (last lines):\n    {}",
-            tail.join("\n    ")
-        )
-    }
-}
-
 /// The host file a record sits next to (`FILE.mcpick-wrap.json` → `FILE`).
 fn host_file_of(record: &Path) -> std::path::PathBuf {
     let name = record.file_name().unwrap_or_default().to_string_lossy();
@@ -364,7 +262,7 @@ fn host_file_of(record: &Path) -> std::path::PathBuf {
     record.with_file_name(host)
 }
 
-enum Line {
+pub enum Line {
     Whole(Vec<u8>),
     /// Above the limit, answering or asking request `id`.
     TooLarge(serde_json::Value),
@@ -374,7 +272,10 @@ enum Line {
 }
 
 /// The next line, holding at most the limit (see [`crate::mcp::limit`]).
-async fn next_line(reader: &mut (impl AsyncBufRead + Unpin), message: &mut Message) -> Line {
+pub(crate) async fn next_line(
+    reader: &mut (impl AsyncBufRead + Unpin),
+    message: &mut Message,
+) -> Line {
     loop {
         let (consumed, ended, verdict) = {
             let available = match reader.fill_buf().await {
@@ -416,7 +317,10 @@ async fn next_line(reader: &mut (impl AsyncBufRead + Unpin), message: &mut Messa
     }
 }
 
-async fn write_line(out: &mut (impl AsyncWrite + Unpin), line: &[u8]) -> std::io::Result<()> {
+pub(crate) async fn write_line(
+    out: &mut (impl AsyncWrite + Unpin),
+    line: &[u8],
+) -> std::io::Result<()> {
     out.write_all(line).await?;
     out.write_all(b"\n").await?;
     out.flush().await

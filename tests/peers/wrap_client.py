@@ -3,6 +3,8 @@ any server, so that a wrapped entry's answers can be compared with the upstream'
 
     python wrap_client.py [--mode auto|legacy] [--relist] [--read URI]... -- CMD ARGS...
 
+(`-- URL` instead of a command: the server over Streamable HTTP at URL.)
+
 Prints one JSON object on stdout: {"protocolVersion", "capabilities", "tools" (the whole
 tools/list result), "call" (the whole result of touch_resource on py://items/alpha/5),
 "resources" (every listed URI), "listing" (every listed resource, whole), "templates" (every uriTemplate), "reads": [{"uri", "ok",
@@ -97,7 +99,10 @@ async def main() -> None:
     parser.add_argument("--relist", action="store_true", help="list twice, report the second")
     parser.add_argument("command", nargs="+")
     args = parser.parse_args()
-    server = StdioServerParameters(command=args.command[0], args=args.command[1:])
+    if len(args.command) == 1 and args.command[0].startswith(("http://", "https://")):
+        server = args.command[0]
+    else:
+        server = StdioServerParameters(command=args.command[0], args=args.command[1:])
     if args.watch:
         await watch(server, args.mode)
         return
