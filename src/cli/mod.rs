@@ -149,8 +149,8 @@ mcpick install claude-code\n  mcpick install vscode --dry-run\n  mcpick install 
     )]
     Install(handoff::InstallArgs),
     /// Put mcpick in front of a server a host already uses: the host's entry NAME runs
-    /// mcpick, which starts the original and passes everything through but the resources
-    /// the set leaves out.
+    /// mcpick, which starts (or, over HTTP, connects to) the original and passes everything
+    /// through but the resources the set leaves out.
     #[command(
         after_help = "The entry keeps its name (the host's tool names do not change); the original is kept in \
 FILE.mcpick-wrap.json next to the host's file, and `mcpick unwrap HOST NAME` puts it back byte for byte. \
