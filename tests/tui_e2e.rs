@@ -263,12 +263,36 @@ fn a_server_that_dies_after_listing_is_shown_failed() {
 fn typing_while_a_million_resources_stream_in() {
     let pane = Pane::new();
     pane.start(&format!("-- {} demo-server --count 1000000", mcpick_bin()));
-    pane.wait_text("loading page");
+    // Well into the listing, when pages arrive faster than the browser takes them.
+    pane.wait_for("20,000 resources loaded", |s| {
+        let header = s.lines().next().unwrap_or("");
+        header.contains("loading page")
+            && header
+                .split(" · ")
+                .nth(1)
+                .and_then(|n| n.split_whitespace().next())
+                .and_then(|n| n.replace(',', "").parse::<u64>().ok())
+                .is_some_and(|n| n >= 20_000)
+    });
     pane.keys(&["/", "n", "o", "t", "e"]);
     let screen = pane.wait_text("/ note");
     assert!(
         screen.contains("loading page"),
         "the keys showed only after the listing: {screen}"
+    );
+    // Its first matches show while the listing still streams in (they used to wait behind
+    // the pages until the listing ended).
+    let screen = pane.wait_for("the search's first matches", |s| {
+        let line = s.lines().nth(1).unwrap_or("");
+        line.split(" of ")
+            .next()
+            .and_then(|before| before.split_whitespace().last())
+            .and_then(|n| n.replace(',', "").parse::<u64>().ok())
+            .is_some_and(|n| n > 0)
+    });
+    assert!(
+        screen.contains("loading page"),
+        "the matches showed only after the listing: {screen}"
     );
     pane.keys(&["Down", "Escape"]);
     let screen = pane.wait_text("press / to search");

@@ -82,7 +82,10 @@ pub async fn event_loop(
                 Some(Err(e)) => return Err(e),
                 None => Msg::Quit,
             },
-            Some(msg) = rx.recv() => msg,
+            // Before the message channel: while a listing streams in, that channel is never
+            // empty, and a search's results behind it waited until the listing ended (19 s
+            // at a million). They cannot starve it: only the latest result is kept, at most
+            // one every 40 ms while a search runs.
             Some(_) = search_rx.recv() => {
                 while search_rx.try_recv().is_ok() {}
                 match executor.worker.latest() {
@@ -93,6 +96,7 @@ pub async fn event_loop(
                     _ => continue,
                 }
             }
+            Some(msg) = rx.recv() => msg,
         };
         let is_input = matches!(msg, Msg::Key(_) | Msg::Mouse(_) | Msg::Resize(..));
         let mut effects = app.update(msg);
