@@ -128,6 +128,15 @@ pub fn plan_wrap(
             Value::String(kind.unwrap_or_default().chars().take(40).collect())
         )));
     }
+    // Claude Code runs this command for each connection's headers; mcpick does not, so the
+    // upstream would get none (and answer 401 at the first request).
+    if original.get("headersHelper").is_some() {
+        return Err(Refused::Transport(
+            "an HTTP entry whose headers come from a `headersHelper` command, which mcpick \
+             does not run"
+                .into(),
+        ));
+    }
     doc.set(
         dialect.servers_key,
         name,
@@ -383,6 +392,12 @@ mod tests {
         assert!(matches!(
             plan_wrap(d, Some(text), "odd", &launch()),
             Err(Refused::Transport(_))
+        ));
+        let helper =
+            r#"{"mcpServers":{"h":{"type":"http","url":"https://x","headersHelper":"get-token"}}}"#;
+        assert!(matches!(
+            plan_wrap(d, Some(helper), "h", &launch()),
+            Err(Refused::Transport(why)) if why.contains("headersHelper")
         ));
         // A Streamable HTTP entry is wrapped: the new entry runs mcpick over stdio, the
         // original (its headers' placeholders as written) is kept for the proxy.
