@@ -1062,3 +1062,97 @@ fn code_spans(line: &str) -> Vec<String> {
     }
     out
 }
+
+/// Every published resource exactly as its upstream listed it (as rmcp reads the listing),
+/// byte for byte: icons, `_meta`, an audience out of order and twice, empty annotations, an
+/// empty audience, priority -0.0, empty strings and the largest size included; a URI listed
+/// twice is published once, as first listed; a pinned one differs only by its pin.
+#[test]
+fn serve_publishes_every_field_exactly_as_listed() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = repo_root().join("tests/fixtures/odd_resources.py");
+    let fixture = fixture.to_str().unwrap();
+    let out = mcpick_in(
+        dir.path(),
+        &[],
+        &[
+            "pin",
+            "--name",
+            "odd",
+            "odd://meta",
+            "--",
+            "python3",
+            fixture,
+        ],
+    );
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    // Every audience, so that every listed resource is published.
+    let out = mcpick_in(dir.path(), &[], &["policy", "--audience", "any"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let listing = Command::new("python3")
+        .args([fixture, "--print"])
+        .output()
+        .unwrap();
+    let listed: Vec<Value> = serde_json::from_slice(&listing.stdout).unwrap();
+    // What the upstream listed, as an rmcp client reads it: the first of a URI listed twice.
+    let mut expected: Vec<(String, String)> = Vec::new();
+    for value in listed {
+        let mut resource: rmcp::model::Resource = serde_json::from_value(value).unwrap();
+        if expected.iter().any(|(uri, _)| *uri == resource.uri) {
+            continue;
+        }
+        if resource.uri == "odd://meta" {
+            // The pin: priority 1.0 (no audience to add the assistant to).
+            let mut pinned = rmcp::model::Annotations::default();
+            pinned.priority = Some(1.0);
+            resource.annotations = Some(pinned);
+        }
+        let text = serde_json::to_string(&serde_json::to_value(&resource).unwrap()).unwrap();
+        expected.push((resource.uri.clone(), text));
+    }
+    let set = dir.path().join("mcpick.context.json");
+    let mut rpc = common::rpc::Rpc::start(
+        mcpick_bin(),
+        &[
+            "serve",
+            "--set",
+            set.to_str().unwrap(),
+            "--expose",
+            "allowed",
+        ],
+        dir.path(),
+    );
+    let mut published: Vec<(String, String)> = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let params = match &cursor {
+            Some(c) => serde_json::json!({ "cursor": c }),
+            None => serde_json::json!({}),
+        };
+        let answer = rpc.request("resources/list", params);
+        let result = &answer["result"];
+        for r in result["resources"].as_array().unwrap() {
+            published.push((
+                r["uri"].as_str().unwrap().to_string(),
+                serde_json::to_string(r).unwrap(),
+            ));
+        }
+        match result["nextCursor"].as_str() {
+            Some(c) => cursor = Some(c.to_string()),
+            None => break,
+        }
+    }
+    rpc.finish();
+    assert_eq!(published.len(), expected.len(), "{published:#?}");
+    for (uri, want) in &expected {
+        let got = published
+            .iter()
+            .find(|(u, _)| u == uri)
+            .unwrap_or_else(|| panic!("{uri} is not published: {published:#?}"));
+        assert_eq!(&got.1, want, "{uri}");
+    }
+    assert!(
+        published.iter().any(|(_, text)| text.contains("-0.0")),
+        "priority -0.0 stays -0.0: {published:#?}"
+    );
+}

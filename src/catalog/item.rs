@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use rmcp::model::{Resource, Role};
+use rmcp::model::{Annotations, Resource, Role};
 
 use super::entry::{AnnotationsEntry, ResourceEntry};
 use super::time::parse_timestamp;
@@ -209,6 +209,42 @@ impl Item {
         self.mime
     }
 
+    /// The resource back, as an rmcp [`Resource`] (`mimes`: the table it was built with).
+    /// Exactly the listed one for most resources; not for what an item does not keep (icons,
+    /// `_meta`, an audience out of order or twice, a field too long for an offset, a MIME type
+    /// past the table's bound): compare with the original where that matters.
+    pub fn to_resource(&self, mimes: &MimeTable) -> Resource {
+        let mut resource = Resource::new(self.uri(), self.name());
+        resource.title = self.title().map(str::to_string);
+        resource.description = self.description().map(str::to_string);
+        resource.mime_type = mimes.get(self.mime).map(str::to_string);
+        resource.size = self.size();
+        if self.has_annotations() {
+            let mut annotations = Annotations::default();
+            annotations.audience = self.audience().map(|bits| {
+                let mut roles = Vec::new();
+                if bits & AUDIENCE_USER != 0 {
+                    roles.push(Role::User);
+                }
+                if bits & AUDIENCE_ASSISTANT != 0 {
+                    roles.push(Role::Assistant);
+                }
+                roles
+            });
+            annotations.priority = self.priority();
+            annotations.last_modified = self.last_modified().map(str::to_string);
+            resource.annotations = Some(annotations);
+        }
+        resource
+    }
+
+    /// The same item with another MIME id (moving it to a catalogue whose table numbers
+    /// MIME types otherwise).
+    pub(super) fn with_mime(mut self, mime: u16) -> Self {
+        self.mime = mime;
+        self
+    }
+
     /// The JSON form used by `ls --json`.
     pub fn to_entry(&self, server: Arc<str>, mimes: &MimeTable) -> ResourceEntry {
         ResourceEntry {
@@ -264,6 +300,30 @@ impl MimeTable {
         id
     }
 
+    /// MIME types in the table (ids 1 to `len`).
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// Makes this table number MIME types as `other` does, by adding `other`'s later names:
+    /// possible when this one is where `other` started (its first ids, the same names).
+    /// False, and nothing changed, otherwise.
+    pub fn catch_up(&mut self, other: &MimeTable) -> bool {
+        if other.names.len() < self.names.len()
+            || self.names.iter().zip(&other.names).any(|(a, b)| a != b)
+        {
+            return false;
+        }
+        for name in &other.names[self.names.len()..] {
+            self.intern(Some(name));
+        }
+        true
+    }
+
     pub fn get(&self, id: u16) -> Option<&str> {
         id.checked_sub(1)
             .and_then(|i| self.names.get(i as usize))
@@ -315,6 +375,70 @@ mod tests {
         assert!(!item.has_annotations());
         assert_eq!(item.display_name(), "y");
         assert_eq!(item.to_entry("s".into(), &mimes).mime_type, None);
+    }
+
+    #[test]
+    fn gives_back_the_resource_it_was_built_from() {
+        let mut mimes = MimeTable::default();
+        let full = Resource::new("file:///a b.md", "a b.md")
+            .with_title("A title")
+            .with_description("")
+            .with_mime_type("text/markdown")
+            .with_size(42)
+            .with_annotations(
+                Annotations::default()
+                    .with_priority(-0.0)
+                    .with_audience(vec![Role::User, Role::Assistant])
+                    .with_timestamp_now(),
+            );
+        let mut no_audience = Resource::new("x://y", "y");
+        no_audience.annotations = Some(Annotations::default().with_audience(vec![]));
+        let mut empty_annotations = Resource::new("x://z", "z");
+        empty_annotations.annotations = Some(Annotations::default());
+        for resource in [
+            full,
+            Resource::new("x://x", ""),
+            no_audience,
+            empty_annotations,
+        ] {
+            let item = Item::new(&resource, &mut mimes);
+            let back = item.to_resource(&mimes);
+            assert_eq!(back, resource);
+            assert_eq!(
+                serde_json::to_string(&back).unwrap(),
+                serde_json::to_string(&resource).unwrap(),
+                "the same bytes (-0.0 stays -0.0)"
+            );
+        }
+    }
+
+    #[test]
+    fn what_an_item_does_not_keep_does_not_come_back() {
+        let mut mimes = MimeTable::default();
+        let mut twice = Resource::new("x://1", "1");
+        twice.annotations =
+            Some(Annotations::default().with_audience(vec![Role::Assistant, Role::User]));
+        let mut meta = Resource::new("x://2", "2");
+        meta.meta = Some(Default::default());
+        let huge = Resource::new("x://3", "3").with_size(u64::MAX);
+        for resource in [twice, meta, huge] {
+            let item = Item::new(&resource, &mut mimes);
+            assert_ne!(item.to_resource(&mimes), resource, "{}", resource.uri);
+        }
+    }
+
+    #[test]
+    fn a_table_catches_up_only_with_one_it_started_as() {
+        let mut start = MimeTable::default();
+        start.intern(Some("a"));
+        let mut later = start.clone();
+        later.intern(Some("b"));
+        assert!(start.catch_up(&later));
+        assert_eq!(start.get(2), Some("b"));
+        let mut other = MimeTable::default();
+        other.intern(Some("b"));
+        assert!(!other.catch_up(&later), "id 1 means another type there");
+        assert_eq!(other.len(), 1);
     }
 
     #[test]

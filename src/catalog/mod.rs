@@ -25,6 +25,6 @@ pub use entry::{AnnotationsEntry, ResourceEntry, TemplateEntry};
 pub use item::Item;
 pub use order::{SortKey, sort_snapshot};
 pub use search::{FieldHighlights, Match, MatcherKind, Search};
-pub use store::{AppendReport, Catalogue, Duplicate, Extent, ItemId, ServerId, Snapshot};
+pub use store::{AppendReport, Catalogue, Duplicate, Extent, ItemId, ItemRef, ServerId, Snapshot};
 pub use tree::UriTree;
 pub use worker::{SearchResults, SearchWorker};

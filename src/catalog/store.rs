@@ -49,9 +49,11 @@ struct ServerItems {
     /// The item of each position of the server's listing (`SKIPPED` for a later copy of a
     /// URI), so that a list change can name a removed entry by its position
     /// ([`ListingEdit::removed`]). Items not in it were not listed (pinned expansions).
-    listed: Vec<u32>,
+    /// Shared, like the index by URI, with a catalogue that adopted this server
+    /// ([`Catalogue::adopt`]).
+    listed: Arc<Vec<u32>>,
     /// Every index, found by its item's URI.
-    by_uri: IdIndex,
+    by_uri: Arc<IdIndex>,
     templates: Vec<TemplateEntry>,
 }
 
@@ -169,7 +171,7 @@ impl Catalogue {
         for (position, resource) in page.into_iter().enumerate() {
             let added = self.add(server, resource);
             let slot = &mut self.servers[server as usize];
-            slot.listed.push(added.unwrap_or(SKIPPED));
+            Arc::make_mut(&mut slot.listed).push(added.unwrap_or(SKIPPED));
             match added {
                 Some(_) => report.added += 1,
                 None => report.duplicates.push(Duplicate {
@@ -208,7 +210,7 @@ impl Catalogue {
         {
             return None;
         }
-        slot.by_uri.insert(uri, index, |i| item_at(chunks, i).uri());
+        Arc::make_mut(&mut slot.by_uri).insert(uri, index, |i| item_at(chunks, i).uri());
         push(&mut slot.chunks, item);
         slot.len += 1;
         slot.live += 1;
@@ -249,13 +251,13 @@ impl Catalogue {
             if edit.removed.len() <= 8 {
                 for &position in edit.removed.iter().rev() {
                     if (position as usize) < slot.listed.len() {
-                        slot.listed.remove(position as usize);
+                        Arc::make_mut(&mut slot.listed).remove(position as usize);
                     }
                 }
             } else {
                 let mut gone = edit.removed.iter().peekable();
                 let mut position = 0u32;
-                slot.listed.retain(|_| {
+                Arc::make_mut(&mut slot.listed).retain(|_| {
                     let keep = gone.next_if_eq(&&position).is_none();
                     position += 1;
                     keep
@@ -409,6 +411,76 @@ impl Catalogue {
         Some(item.to_entry(self.server_name(id.server).clone(), &self.mimes))
     }
 
+    /// Appends a page as [`Catalogue::append`] does, numbering MIME types as `mimes` does: a
+    /// table shared by catalogues built side by side (one per server), so that one catalogue
+    /// can later [adopt](Catalogue::adopt) the others' servers without copying their items.
+    /// `mimes` learns the page's new types.
+    pub fn append_sharing<'a>(
+        &mut self,
+        server: ServerId,
+        page: impl IntoIterator<Item = &'a Resource>,
+        mimes: &mut MimeTable,
+    ) -> AppendReport {
+        // Both only grow from the same start, so each is where the other started; if not
+        // (a table from elsewhere), ids disagree and an adoption copies: slower, still right.
+        self.mimes.catch_up(mimes);
+        let report = self.append(server, page);
+        mimes.catch_up(&self.mimes);
+        report
+    }
+
+    /// Makes `server`'s resources those of `theirs` in `from` (replacing what it had; its name
+    /// and templates stay): the same ids, sharing `from`'s chunks and indexes, so it costs
+    /// nothing per resource. Only where the two MIME tables number types differently
+    /// (catalogues not built with one table, see [`Catalogue::append_sharing`]) are the items
+    /// copied, with their MIME ids renumbered.
+    pub fn adopt(&mut self, server: ServerId, from: &Catalogue, theirs: ServerId) {
+        self.epoch += 1;
+        self.mimes.catch_up(&from.mimes);
+        let mut same = true;
+        let mut ids = vec![0u16];
+        for id in 1..=from.mimes.len() as u16 {
+            let ours = self.mimes.intern(from.mimes.get(id));
+            same &= ours == id;
+            ids.push(ours);
+        }
+        let source = &from.servers[theirs as usize];
+        let chunks = if same {
+            source.chunks.clone()
+        } else {
+            source
+                .chunks
+                .iter()
+                .map(|chunk| {
+                    let items = chunk.iter().map(|item| {
+                        let mime = ids.get(item.mime_id() as usize).copied().unwrap_or(0);
+                        item.clone().with_mime(mime)
+                    });
+                    Arc::new(items.collect())
+                })
+                .collect()
+        };
+        let slot = &mut self.servers[server as usize];
+        slot.chunks = chunks;
+        slot.len = source.len;
+        slot.live = source.live;
+        slot.gone = source.gone.clone();
+        slot.listed = source.listed.clone();
+        slot.by_uri = source.by_uri.clone();
+    }
+
+    /// A handle on the item at an id that keeps its chunk alive (and shares it), for a
+    /// published list that outlives this catalogue.
+    pub fn item_ref(&self, id: ItemId) -> Option<ItemRef> {
+        self.get(id)?;
+        let slot = &self.servers[id.server as usize];
+        let i = id.index as usize;
+        Some(ItemRef {
+            chunk: Arc::clone(&slot.chunks[i / CHUNK]),
+            at: (i % CHUNK) as u32,
+        })
+    }
+
     /// A cheap, immutable view for searching on other threads.
     pub fn snapshot(&self) -> Snapshot {
         Snapshot {
@@ -430,8 +502,7 @@ impl ServerItems {
         let i = index as usize;
         let uri = item_at(&self.chunks, index).uri().to_string();
         let chunks = &self.chunks;
-        self.by_uri
-            .remove(uri.as_str(), |x| item_at(chunks, x).uri() == uri);
+        Arc::make_mut(&mut self.by_uri).remove(uri.as_str(), |x| item_at(chunks, x).uri() == uri);
         let gone = Arc::make_mut(&mut self.gone);
         if gone.len() <= i / 64 {
             gone.resize(i / 64 + 1, 0);
@@ -465,6 +536,24 @@ fn push(chunks: &mut Vec<Arc<Vec<Item>>>, item: Item) {
             chunk.push(item);
             chunks.push(Arc::new(chunk));
         }
+    }
+}
+
+/// One item and the chunk it is in, shared ([`Catalogue::item_ref`]): 16 bytes, not a copy.
+#[derive(Debug, Clone)]
+pub struct ItemRef {
+    chunk: Arc<Vec<Item>>,
+    at: u32,
+}
+
+impl ItemRef {
+    pub fn get(&self) -> &Item {
+        &self.chunk[self.at as usize]
+    }
+
+    /// Whether both are the same item of the same chunk (so certainly equal).
+    pub fn same(&self, other: &ItemRef) -> bool {
+        Arc::ptr_eq(&self.chunk, &other.chunk) && self.at == other.at
     }
 }
 
@@ -721,6 +810,77 @@ mod tests {
         ));
         assert_eq!(cat.get(id).unwrap().uri(), "x://2");
         assert!(cat.find(s, "x://3").is_none());
+    }
+
+    #[test]
+    fn adopting_a_server_shares_its_items_and_ids() {
+        let typed = |uri: &str, mime: &str| res(uri).with_mime_type(mime);
+        let mut shared = MimeTable::default();
+        let mut a = Catalogue::new();
+        let sa = a.server("a");
+        let mut b = Catalogue::new();
+        let sb = b.server("b");
+        // Built side by side with one table: the ids agree.
+        a.append_sharing(
+            sa,
+            &[typed("x://1", "text/plain"), res("x://2")],
+            &mut shared,
+        );
+        b.append_sharing(sb, &[typed("y://1", "text/html")], &mut shared);
+        a.append_sharing(sa, &[typed("x://3", "text/html")], &mut shared);
+        let mut merged = Catalogue::new();
+        let ma = merged.server("a");
+        let mb = merged.server("b");
+        merged.adopt(mb, &b, sb);
+        merged.adopt(ma, &a, sa);
+        assert_eq!(merged.len(), 4);
+        for (from, theirs, ours) in [(&a, sa, ma), (&b, sb, mb)] {
+            for (id, item) in from.iter().filter(|(id, _)| id.server == theirs) {
+                let at = ItemId { server: ours, ..id };
+                assert!(
+                    merged
+                        .item_ref(at)
+                        .unwrap()
+                        .same(&from.item_ref(id).unwrap())
+                );
+                assert_eq!(merged.find(ours, item.uri()), Some(at));
+                assert_eq!(
+                    merged.get(at).unwrap().to_resource(merged.mimes()),
+                    item.to_resource(from.mimes())
+                );
+            }
+        }
+        // An expansion added to the merged catalogue leaves the adopted listing as it was.
+        assert!(merged.add_unlisted(ma, &res("x://9")).is_some());
+        assert!(a.find(sa, "x://9").is_none());
+        assert_eq!(a.len(), 3);
+    }
+
+    #[test]
+    fn adopting_from_a_catalogue_that_numbers_mime_types_otherwise_copies_them_right() {
+        let mut a = Catalogue::new();
+        let sa = a.server("a");
+        a.append(sa, &[res("x://1").with_mime_type("text/plain")]);
+        let mut b = Catalogue::new();
+        let sb = b.server("b");
+        b.append(sb, &[res("y://1").with_mime_type("text/html")]);
+        let mut merged = Catalogue::new();
+        let ma = merged.server("a");
+        let mb = merged.server("b");
+        merged.adopt(ma, &a, sa);
+        merged.adopt(mb, &b, sb);
+        let y = merged.find(mb, "y://1").unwrap();
+        let mime = merged.get(y).unwrap().mime_id();
+        assert_eq!(merged.mimes().get(mime), Some("text/html"));
+        assert!(
+            !merged.item_ref(y).unwrap().same(
+                &b.item_ref(ItemId {
+                    server: sb,
+                    index: 0
+                })
+                .unwrap()
+            )
+        );
     }
 
     #[test]

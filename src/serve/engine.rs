@@ -163,7 +163,13 @@ impl Engine {
         };
         let cands = sources.candidates;
         drop(measures);
-        let mut served = exposed::build(&preview, &cands, |c| listings.listed(c), self.expose);
+        let mut served = exposed::build(
+            &preview,
+            &cands,
+            |c| listings.listed(c),
+            |c| listings.listed_elsewhere(c),
+            self.expose,
+        );
         served.unavailable = listings.unavailable.clone();
         served.cache = listings.cache;
         // Always keep the newest state; wake the clients' notifiers only for a new list.

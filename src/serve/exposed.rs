@@ -9,12 +9,15 @@
 //!   whose name sorts first keeps the URI, every other copy is `mcpick://SERVER/URI`
 //!   (SERVER percent-encoded), so no two servers' resources collide.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use rmcp::model::{Annotations, Resource, Role};
 
+use crate::catalog::ItemRef;
 use crate::catalog::index::IdIndex;
+use crate::catalog::item::MimeTable;
 use crate::context::{Candidate, Preview, Reason};
 
 /// Which resources `serve` publishes.
@@ -31,21 +34,64 @@ pub enum Expose {
 /// The scheme of the URIs given to second copies of a URI published by several servers.
 pub const ALIAS_SCHEME: &str = "mcpick";
 
-/// A resource as its server listed it: a place in the upstream's listing, shared, not a
-/// copy (at a million resources a copy per publication cost hundreds of MB).
+/// A resource as its server listed it: its item in the upstream's listing, shared, not a
+/// copy (at a million resources a copy per publication cost hundreds of MB), given back as
+/// an rmcp [`Resource`] when asked; for the few an item does not give back exactly, the
+/// listed resource itself.
 #[derive(Debug, Clone)]
 pub struct Listed {
-    list: Arc<Vec<Resource>>,
-    index: usize,
+    item: ItemRef,
+    form: Form,
+}
+
+#[derive(Debug, Clone)]
+enum Form {
+    /// The item gives it back exactly, with this MIME table.
+    Exact(Arc<MimeTable>),
+    /// As listed.
+    Original(Arc<Resource>),
 }
 
 impl Listed {
-    pub fn new(list: Arc<Vec<Resource>>, index: usize) -> Option<Listed> {
-        (index < list.len()).then_some(Listed { list, index })
+    /// A resource its item gives back exactly (`mimes`: the item's catalogue's table).
+    pub fn exact(item: ItemRef, mimes: Arc<MimeTable>) -> Listed {
+        Listed {
+            item,
+            form: Form::Exact(mimes),
+        }
     }
 
-    pub fn get(&self) -> &Resource {
-        &self.list[self.index]
+    /// A resource kept as listed beside its item.
+    pub fn original(item: ItemRef, resource: Arc<Resource>) -> Listed {
+        Listed {
+            item,
+            form: Form::Original(resource),
+        }
+    }
+
+    /// As its server listed it.
+    pub fn resource(&self) -> Cow<'_, Resource> {
+        match &self.form {
+            Form::Exact(mimes) => Cow::Owned(self.item.get().to_resource(mimes)),
+            Form::Original(resource) => Cow::Borrowed(resource),
+        }
+    }
+
+    /// Its URI on its server (no resource is built for it).
+    pub fn uri(&self) -> &str {
+        match &self.form {
+            Form::Exact(_) => self.item.get().uri(),
+            Form::Original(resource) => &resource.uri,
+        }
+    }
+
+    /// Whether both are certainly the same listed resource (without building either).
+    fn same(&self, other: &Listed) -> bool {
+        match (&self.form, &other.form) {
+            (Form::Exact(a), Form::Exact(b)) => self.item.same(&other.item) && Arc::ptr_eq(a, b),
+            (Form::Original(a), Form::Original(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
     }
 }
 
@@ -63,21 +109,39 @@ pub struct ExposedResource {
 
 impl ExposedResource {
     /// As published by `serve` (URI possibly aliased, annotations adjusted).
-    pub fn resource(&self) -> &Resource {
-        self.changed.as_deref().unwrap_or_else(|| self.listed.get())
+    pub fn resource(&self) -> Cow<'_, Resource> {
+        match &self.changed {
+            Some(changed) => Cow::Borrowed(changed),
+            None => self.listed.resource(),
+        }
+    }
+
+    /// The URI it is published under.
+    pub fn uri(&self) -> &str {
+        match &self.changed {
+            Some(changed) => &changed.uri,
+            None => self.listed.uri(),
+        }
     }
 
     /// Its URI on its server.
     pub fn upstream_uri(&self) -> &str {
-        &self.listed.get().uri
+        self.listed.uri()
+    }
+
+    /// Whether a client sees the same resource in both (cheap when both are published from
+    /// the same listing, as most are after an unrelated change).
+    fn looks_the_same(&self, other: &ExposedResource) -> bool {
+        match (&self.changed, &other.changed) {
+            (None, None) if self.listed.same(&other.listed) => true,
+            _ => self.uri() == other.uri() && self.resource() == other.resource(),
+        }
     }
 }
 
 impl PartialEq for ExposedResource {
     fn eq(&self, other: &Self) -> bool {
-        self.server == other.server
-            && self.pinned == other.pinned
-            && self.resource() == other.resource()
+        self.server == other.server && self.pinned == other.pinned && self.looks_the_same(other)
     }
 }
 
@@ -122,24 +186,23 @@ impl Served {
     pub fn get(&self, uri: &str) -> Option<&ExposedResource> {
         let id = self
             .by_uri
-            .find(uri, |i| self.resources[i as usize].resource().uri == uri)?;
+            .find(uri, |i| self.resources[i as usize].uri() == uri)?;
         Some(&self.resources[id as usize])
     }
 
     /// Adds `resource` unless its published URI is taken; returns whether it was added.
     fn push(&mut self, resource: ExposedResource) -> bool {
-        let uri = resource.resource().uri.as_str();
+        let uri = resource.uri();
         let resources = &self.resources;
         if self
             .by_uri
-            .find(uri, |i| resources[i as usize].resource().uri == uri)
+            .find(uri, |i| resources[i as usize].uri() == uri)
             .is_some()
         {
             return false;
         }
         let id = resources.len() as u32;
-        self.by_uri
-            .insert(uri, id, |i| resources[i as usize].resource().uri.as_str());
+        self.by_uri.insert(uri, id, |i| resources[i as usize].uri());
         self.resources.push(resource);
         true
     }
@@ -149,7 +212,7 @@ impl Served {
         self.resources
             .iter()
             .find(|r| &*r.server == server && r.upstream_uri() == upstream_uri)
-            .map(|r| r.resource().uri.as_str())
+            .map(|r| r.uri())
     }
 
     /// True when a client would see a different list (URIs, order or fields).
@@ -159,52 +222,55 @@ impl Served {
                 .resources
                 .iter()
                 .zip(&other.resources)
-                .any(|(a, b)| a.resource() != b.resource())
+                .any(|(a, b)| !a.looks_the_same(b))
     }
 }
 
-/// Builds what is served from a preview. `raw` finds a candidate's resource as it was listed.
+/// Builds what is served from a preview. `raw` finds a candidate's resource as it was
+/// listed; `shared` tells whether another server lists the candidate's URI too (only those
+/// can need an alias, so only those are looked at to find each URI's owner).
 pub fn build(
     preview: &Preview,
     candidates: &[Candidate],
     raw: impl Fn(&Candidate) -> Option<Listed>,
+    shared: impl Fn(&Candidate) -> bool,
     expose: Expose,
 ) -> Served {
-    let mut chosen: Vec<(usize, bool)> = preview
+    let allowed = preview
+        .left_out
+        .iter()
+        .filter(|l| matches!(l.reason, Reason::OverBudget | Reason::ReadFailed(_)))
+        .map(|l| (l.index, false));
+    let chosen = preview
         .included
         .iter()
         .map(|i| (i.index, i.pinned))
-        .collect();
-    let bundle = chosen.len();
-    if expose == Expose::Allowed {
-        chosen.extend(
-            preview
-                .left_out
-                .iter()
-                .filter(|l| matches!(l.reason, Reason::OverBudget | Reason::ReadFailed(_)))
-                .map(|l| (l.index, false)),
-        );
-    }
-    let aliases = aliases(chosen.iter().map(|&(index, _)| {
+        .chain(allowed.filter(|_| expose == Expose::Allowed));
+    let owners = owners(chosen.clone().filter_map(|(index, _)| {
         let c = &candidates[index];
-        (c.server, c.uri)
+        shared(c).then_some((c.server, c.uri))
     }));
     let mut served = Served {
-        bundle,
+        bundle: preview.included.len(),
         tokens: preview.total_tokens,
         estimated: preview.is_estimated(),
         budget: preview.budget,
         missing: preview.missing.len(),
+        resources: Vec::with_capacity(chosen.clone().count()),
         ..Served::default()
     };
     let mut names: HashMap<&str, Arc<str>> = HashMap::new();
-    for ((index, pinned), alias) in chosen.into_iter().zip(aliases) {
+    for (index, pinned) in chosen {
         let c = &candidates[index];
         let Some(listed) = raw(c) else {
             continue;
         };
+        let alias = owners
+            .get(c.uri)
+            .is_some_and(|&owner| owner != c.server)
+            .then(|| alias(c.server, c.uri));
         let changed = (pinned || alias.is_some()).then(|| {
-            let mut resource = listed.get().clone();
+            let mut resource = listed.resource().into_owned();
             if let Some(alias) = alias {
                 resource.uri = alias;
             }
@@ -232,26 +298,29 @@ pub fn build(
 /// The URI each `(server, uri)` is published under, in the same order: its own for the server
 /// whose name sorts first among those publishing it, [`alias`] for the others.
 pub fn published_uris<'a>(items: impl Iterator<Item = (&'a str, &'a str)> + Clone) -> Vec<String> {
-    aliases(items.clone())
-        .into_iter()
-        .zip(items)
-        .map(|(alias, (_, uri))| alias.unwrap_or_else(|| uri.to_string()))
+    let owners = owners(items.clone());
+    items
+        .map(|(server, uri)| {
+            if owners[uri] == server {
+                uri.to_string()
+            } else {
+                alias(server, uri)
+            }
+        })
         .collect()
 }
 
-/// For each `(server, uri)`, in the same order: `None` where it keeps its own URI, else its
-/// [`alias`]. Nothing is copied for the common case (a URI only one server publishes).
-fn aliases<'a>(items: impl Iterator<Item = (&'a str, &'a str)> + Clone) -> Vec<Option<String>> {
+/// For each URI of `items`, the server that keeps it: the one whose name sorts first among
+/// those publishing it.
+fn owners<'a>(items: impl Iterator<Item = (&'a str, &'a str)>) -> HashMap<&'a str, &'a str> {
     let mut owner: HashMap<&str, &str> = HashMap::new();
-    for (server, uri) in items.clone() {
+    for (server, uri) in items {
         owner
             .entry(uri)
             .and_modify(|first| *first = (*first).min(server))
             .or_insert(server);
     }
-    items
-        .map(|(server, uri)| (owner[uri] != server).then(|| alias(server, uri)))
-        .collect()
+    owner
 }
 
 /// `mcpick://SERVER/URI` for the second and later copies of a URI.
@@ -285,7 +354,7 @@ fn pin_annotations(resource: &mut Resource) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::ItemId;
+    use crate::catalog::{Catalogue, ItemId};
     use crate::context::{Included, LeftOut, TokenizerKind};
 
     fn cand(server: &'static str, uri: &'static str) -> Candidate<'static> {
@@ -340,30 +409,44 @@ mod tests {
         r
     }
 
+    /// Each candidate's resource as listed, found by its position in `cands` (the tests'
+    /// candidates carry no real ids).
+    fn lister(cands: &[Candidate]) -> impl Fn(&Candidate) -> Option<Listed> {
+        let mut catalogue = Catalogue::new();
+        let items: Vec<ItemRef> = cands
+            .iter()
+            .map(|c| {
+                let server = catalogue.server(c.server);
+                catalogue.append(server, [listed(c.uri)].iter());
+                let id = catalogue.find(server, c.uri).unwrap();
+                catalogue.item_ref(id).unwrap()
+            })
+            .collect();
+        let mimes = Arc::new(catalogue.mimes().clone());
+        let keys: Vec<(String, String)> = cands
+            .iter()
+            .map(|c| (c.server.to_string(), c.uri.to_string()))
+            .collect();
+        move |x: &Candidate| {
+            let at = keys.iter().position(|(s, u)| s == x.server && u == x.uri)?;
+            Some(Listed::exact(items[at].clone(), mimes.clone()))
+        }
+    }
+
+    /// Whether another candidate has the same URI on another server.
+    fn shared<'a>(cands: &'a [Candidate<'a>]) -> impl Fn(&Candidate) -> bool + 'a {
+        move |x: &Candidate| cands.iter().any(|c| c.uri == x.uri && c.server != x.server)
+    }
+
     #[test]
     fn order_pins_and_aliases() {
         let cands = [cand("b", "x://1"), cand("a", "x://1"), cand("a", "x://2")];
-        let raws: Arc<Vec<Resource>> = Arc::new(cands.iter().map(|c| listed(c.uri)).collect());
         let p = preview(
             vec![included(2, true), included(0, false), included(1, false)],
             vec![],
         );
-        let served = build(
-            &p,
-            &cands,
-            |x: &Candidate| {
-                cands
-                    .iter()
-                    .position(|c| c.server == x.server && c.uri == x.uri)
-                    .and_then(|i| Listed::new(raws.clone(), i))
-            },
-            Expose::Included,
-        );
-        let uris: Vec<&str> = served
-            .resources
-            .iter()
-            .map(|r| r.resource().uri.as_str())
-            .collect();
+        let served = build(&p, &cands, lister(&cands), shared(&cands), Expose::Included);
+        let uris: Vec<&str> = served.resources.iter().map(|r| r.uri()).collect();
         assert_eq!(uris, ["x://2", "mcpick://b/x://1", "x://1"]);
         assert_eq!(&*served.get("x://1").unwrap().server, "a");
         assert_eq!(
@@ -383,7 +466,6 @@ mod tests {
     #[test]
     fn allowed_adds_what_the_budget_cut_but_not_exclusions() {
         let cands = [cand("a", "x://1"), cand("a", "x://2"), cand("a", "x://3")];
-        let raws: Arc<Vec<Resource>> = Arc::new(cands.iter().map(|c| listed(c.uri)).collect());
         let left = |index, reason| LeftOut {
             index,
             reason,
@@ -394,20 +476,11 @@ mod tests {
             vec![included(0, false)],
             vec![left(1, Reason::OverBudget), left(2, Reason::Excluded)],
         );
-        let find = |x: &Candidate| {
-            cands
-                .iter()
-                .position(|c| c.uri == x.uri)
-                .and_then(|i| Listed::new(raws.clone(), i))
-        };
-        let included = build(&p, &cands, find, Expose::Included);
+        let find = lister(&cands);
+        let included = build(&p, &cands, &find, shared(&cands), Expose::Included);
         assert_eq!(included.resources.len(), 1);
-        let allowed = build(&p, &cands, find, Expose::Allowed);
-        let uris: Vec<&str> = allowed
-            .resources
-            .iter()
-            .map(|r| r.resource().uri.as_str())
-            .collect();
+        let allowed = build(&p, &cands, &find, shared(&cands), Expose::Allowed);
+        let uris: Vec<&str> = allowed.resources.iter().map(|r| r.uri()).collect();
         assert_eq!(uris, ["x://1", "x://2"]);
         assert_eq!(
             allowed.bundle, 1,
@@ -415,6 +488,67 @@ mod tests {
         );
         assert!(included.list_differs(&allowed));
         assert!(!allowed.list_differs(&allowed.clone()));
+    }
+
+    #[test]
+    fn the_same_list_from_a_new_listing_is_no_change_and_a_changed_field_is() {
+        let cands = [cand("a", "x://1"), cand("a", "x://2")];
+        let p = preview(vec![included(0, false), included(1, false)], vec![]);
+        let before = build(&p, &cands, lister(&cands), shared(&cands), Expose::Included);
+        let again = build(&p, &cands, lister(&cands), shared(&cands), Expose::Included);
+        assert!(
+            !before.list_differs(&again),
+            "other chunks, the same resources"
+        );
+        assert_eq!(before, again);
+        let mut catalogue = Catalogue::new();
+        let server = catalogue.server("a");
+        let mut retitled = listed("x://2");
+        retitled.title = Some("new".into());
+        catalogue.append(server, [listed("x://1"), retitled].iter());
+        let mimes = Arc::new(catalogue.mimes().clone());
+        let changed = build(
+            &p,
+            &cands,
+            |x: &Candidate| {
+                let id = catalogue.find(server, x.uri)?;
+                Some(Listed::exact(catalogue.item_ref(id)?, mimes.clone()))
+            },
+            shared(&cands),
+            Expose::Included,
+        );
+        assert!(before.list_differs(&changed));
+        assert_eq!(
+            changed.resources[1].resource().title.as_deref(),
+            Some("new")
+        );
+    }
+
+    #[test]
+    fn a_resource_kept_as_listed_is_published_as_listed_and_pinned_from_it() {
+        let cands = [cand("a", "x://1")];
+        let mut catalogue = Catalogue::new();
+        let server = catalogue.server("a");
+        let mut odd = listed("x://1");
+        odd.meta = Some(Default::default());
+        odd.annotations.as_mut().unwrap().audience = Some(vec![Role::User, Role::User]);
+        catalogue.append(server, [odd.clone()].iter());
+        let item = catalogue.item_ref(ItemId { server, index: 0 }).unwrap();
+        let original = Arc::new(odd.clone());
+        let find = |_: &Candidate| Some(Listed::original(item.clone(), original.clone()));
+        let p = preview(vec![included(0, false)], vec![]);
+        let served = build(&p, &cands, find, shared(&cands), Expose::Included);
+        assert_eq!(*served.resources[0].resource(), odd);
+        let pinned = build(
+            &preview(vec![included(0, true)], vec![]),
+            &cands,
+            find,
+            shared(&cands),
+            Expose::Included,
+        );
+        let published = pinned.resources[0].resource();
+        assert_eq!(published.meta, odd.meta, "pinned from the listed form");
+        assert_eq!(published.annotations.as_ref().unwrap().priority, Some(1.0));
     }
 
     #[test]

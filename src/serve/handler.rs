@@ -229,7 +229,7 @@ pub fn page(served: &Served, cursor: Option<&str>) -> Result<ListResourcesResult
     let mut result = ListResourcesResult::with_all_items(
         served.resources[offset..end]
             .iter()
-            .map(|r| r.resource().clone())
+            .map(|r| r.resource().into_owned())
             .collect(),
     );
     result.next_cursor = (end < served.resources.len()).then(|| encode_cursor(end));

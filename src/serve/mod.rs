@@ -9,6 +9,7 @@
 //!
 //! - [`exposed`]: pure: preview → what is published (order, annotations, URI aliases).
 //! - [`upstream`]: the upstream connections and their listings.
+//! - [`listing`]: one upstream's listed resources, compactly, given back exactly as listed.
 //! - [`engine`]: the published state and how it is recomputed.
 //! - [`handler`]: the rmcp server handler (both eras).
 //! - [`live`]: the set-file watcher and upstream notifications.
@@ -20,6 +21,7 @@ pub mod engine;
 pub mod exposed;
 pub mod handler;
 pub mod http;
+pub mod listing;
 pub mod live;
 pub mod params;
 pub mod stdio;

@@ -8,10 +8,11 @@ use std::sync::{Arc, Mutex, OnceLock};
 use rmcp::model::{Resource, ResourceTemplate};
 use tokio::sync::mpsc;
 
-use crate::catalog::Catalogue;
-use std::hash::BuildHasher;
+use crate::catalog::item::MimeTable;
+use crate::catalog::{Catalogue, ServerId};
 
 use super::exposed::Listed;
+use super::listing::{Builder, ListedResources};
 use crate::context::{Candidate, Expansion, Marks, expansion};
 use crate::mcp::log::ServerLog;
 use crate::mcp::supervisor::{Event, Supervisor};
@@ -27,7 +28,7 @@ pub struct UpstreamDef {
 /// One upstream's latest listing, or why there is none.
 #[derive(Debug, Clone, Default)]
 struct Listing {
-    resources: Arc<Vec<Resource>>,
+    resources: ListedResources,
     /// Its templates, for the set's expansions: listed only when a mark needs them
     /// ([`Upstreams::list_templates`]), again after each re-list; empty when they cannot be.
     templates: Option<Arc<Vec<ResourceTemplate>>>,
@@ -61,6 +62,8 @@ pub struct Upstreams {
     list: Vec<Upstream>,
     cap: usize,
     warn: Warn,
+    /// The MIME table every listing numbers types with (see [`Catalogue::append_sharing`]).
+    mimes: Mutex<MimeTable>,
     /// What the supervisors tell after the first listings, for the upkeep to take once.
     told: Mutex<Option<mpsc::UnboundedReceiver<Told>>>,
     /// The supervisors, ended with `serve`.
@@ -96,11 +99,12 @@ pub struct Listings {
     pub unavailable: Vec<(String, String)>,
     /// The listings' cache hints, merged (the shortest `ttlMs`, `private` if any is).
     pub cache: CacheHints,
-    resources: Vec<(String, Arc<Vec<Resource>>)>,
+    /// Each upstream's listed resources (the catalogue shares their items).
+    resources: Vec<(String, ListedResources)>,
+    /// The set's expansions, as they are published, by server and URI.
+    expanded: HashMap<(String, String), Arc<Resource>>,
     /// Listed servers whose templates are not listed yet.
     untemplated: Vec<String>,
-    /// Built when first needed ([`Listings::listed`]).
-    lookup: OnceLock<Lookup>,
 }
 
 impl Listing {
@@ -124,59 +128,38 @@ impl Listings {
     pub fn add_expansions(&mut self, marks: &Marks) -> Vec<Expansion> {
         let found = expansion::expansions(&self.catalogue, marks);
         expansion::add(&mut self.catalogue, &found);
-        self.lookup = OnceLock::new();
         for e in &found {
-            self.resources
-                .push((e.server.clone(), Arc::new(vec![e.resource.clone()])));
+            self.expanded
+                .entry((e.server.clone(), e.resource.uri.clone()))
+                .or_insert_with(|| Arc::new(e.resource.clone()));
         }
         found
     }
 
+    /// Whether a server other than the candidate's lists its URI too (or has it as an
+    /// expansion).
+    pub fn listed_elsewhere(&self, c: &Candidate) -> bool {
+        (0..self.catalogue.server_count() as ServerId)
+            .any(|s| s != c.id.server && self.catalogue.find(s, c.uri).is_some())
+    }
+
     /// A candidate's resource as its server listed it (the first one, if a server lists a
-    /// URI twice). Found where the candidate's catalogue position says (the catalogue keeps
-    /// a listing's order), checked by URI; only when it is not there (a URI listed twice
-    /// shifts the positions after it; an expansion) is a lookup built, once.
+    /// URI twice): the catalogue shares each listing's ids, so it is where the candidate's
+    /// id says, checked by URI; an expansion is published as it was made.
     pub fn listed(&self, c: &Candidate) -> Option<Listed> {
-        let at = c.id.index as usize;
-        if let Some((_, list)) = self.resources.iter().find(|(server, _)| server == c.server)
-            && list.get(at).is_some_and(|r| r.uri == c.uri)
-        {
-            return Listed::new(Arc::clone(list), at);
+        let (_, listed) = self
+            .resources
+            .iter()
+            .find(|(server, _)| server == c.server)?;
+        if let Some(found) = listed.listed(c.id.index, c.uri) {
+            return Some(found);
         }
-        let lookup = self.lookup.get_or_init(|| self.build_lookup());
-        let hash = lookup.state.hash_one((c.server, c.uri));
-        let (entry, at) = lookup.by_hash.get(&hash)?.iter().find(|&&(entry, at)| {
-            let (server, list) = &self.resources[entry as usize];
-            server == c.server && list[at as usize].uri == c.uri
-        })?;
-        Listed::new(Arc::clone(&self.resources[*entry as usize].1), *at as usize)
+        let resource = self
+            .expanded
+            .get(&(c.server.to_string(), c.uri.to_string()))?;
+        let item = self.catalogue.item_ref(c.id)?;
+        (item.get().uri() == c.uri).then(|| Listed::original(item, resource.clone()))
     }
-
-    fn build_lookup(&self) -> Lookup {
-        let mut lookup = Lookup::default();
-        for (entry, (server, list)) in self.resources.iter().enumerate() {
-            for (at, r) in list.iter().enumerate() {
-                let hash = lookup.state.hash_one((server.as_str(), r.uri.as_str()));
-                let places = lookup.by_hash.entry(hash).or_default();
-                let first = places.iter().any(|&(e, a)| {
-                    let (s, l) = &self.resources[e as usize];
-                    s == server && l[a as usize].uri == r.uri
-                });
-                if !first {
-                    places.push((entry as u32, at as u32));
-                }
-            }
-        }
-        lookup
-    }
-}
-
-/// Where each listed `(server, uri)` is, by hash (seeded per process), for the few
-/// resources not at their catalogue position.
-#[derive(Default)]
-struct Lookup {
-    state: foldhash::fast::RandomState,
-    by_hash: HashMap<u64, Vec<(u32, u32)>>,
 }
 
 impl Upstreams {
@@ -238,11 +221,13 @@ impl Upstreams {
             list,
             cap,
             warn,
+            mimes: Mutex::default(),
             told: Mutex::new(None),
             _tasks: tasks,
         };
         // The first listings, page by page; anything told meanwhile is applied as it comes.
-        let mut pages: Vec<Vec<Resource>> = upstreams.list.iter().map(|_| Vec::new()).collect();
+        // Each page becomes items as it arrives (the resources themselves are not kept).
+        let mut pages: Vec<Option<Builder>> = upstreams.list.iter().map(|_| None).collect();
         while waiting > 0 {
             let Some((i, event)) = told.recv().await else {
                 break;
@@ -259,14 +244,22 @@ impl Upstreams {
                     }
                     upstreams.apply(i, Event::Connected(connection));
                 }
-                Event::Page { resources, .. } => pages[i].extend(resources),
+                Event::Page { resources, .. } => {
+                    let mut mimes = upstreams.mimes();
+                    pages[i]
+                        .get_or_insert_with(|| Builder::new(name))
+                        .page(resources, &mut mimes);
+                }
                 Event::Listed(outcome) => {
                     progress.set(i, "listed");
                     waiting -= 1;
                     upstreams.set_listing(
                         i,
                         Listing {
-                            resources: Arc::new(std::mem::take(&mut pages[i])),
+                            resources: pages[i]
+                                .take()
+                                .unwrap_or_else(|| Builder::new(name))
+                                .finish(),
                             cache: outcome.cache,
                             ..Listing::default()
                         },
@@ -311,7 +304,7 @@ impl Upstreams {
                 self.set_listing(
                     i,
                     Listing {
-                        resources: Arc::new(resources),
+                        resources: Builder::build(&self.list[i].name, resources, &mut self.mimes()),
                         cache: outcome.cache,
                         ..Listing::default()
                     },
@@ -325,6 +318,11 @@ impl Upstreams {
             Event::Updated(uri) => Applied::Updated(uri),
             Event::Page { .. } | Event::Listed(_) | Event::Templates(_) => Applied::Nothing,
         }
+    }
+
+    /// The shared MIME table (see [`Upstreams::mimes`](field@Upstreams::mimes)).
+    fn mimes(&self) -> std::sync::MutexGuard<'_, MimeTable> {
+        self.mimes.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn set_listing(&self, i: usize, listing: Listing) {
@@ -395,7 +393,10 @@ impl Upstreams {
             match listing.error {
                 Some(error) => unavailable.push((upstream.name.clone(), error)),
                 None => {
-                    catalogue.append(id, listing.resources.iter());
+                    // Shared, not copied: each refresh's catalogue costs next to nothing.
+                    if let Some(listed) = listing.resources.catalogue() {
+                        catalogue.adopt(id, listed, 0);
+                    }
                     match &listing.templates {
                         Some(templates) => catalogue.set_templates(id, templates.iter()),
                         None => untemplated.push(upstream.name.clone()),
@@ -412,8 +413,8 @@ impl Upstreams {
             unavailable,
             cache,
             resources,
+            expanded: HashMap::new(),
             untemplated,
-            lookup: OnceLock::new(),
         }
     }
 

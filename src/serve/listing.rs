@@ -1,0 +1,185 @@
+//! One upstream's resources as it listed them, kept compactly: as catalogue items (a
+//! one-server [`Catalogue`], built page by page as the pages arrive, whose chunks every
+//! refresh's merged catalogue shares), and, for the few resources an item does not give back
+//! exactly (icons, `_meta`, an audience out of order, …), the resource itself beside them. At
+//! a million resources the rmcp `Resource`s themselves were most of `serve`'s memory.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use rmcp::model::Resource;
+
+use super::exposed::Listed;
+use crate::catalog::item::MimeTable;
+use crate::catalog::{Catalogue, ItemId, ServerId};
+
+/// The one server of a listing's catalogue.
+const SERVER: ServerId = 0;
+
+/// An upstream's listed resources (a URI listed twice is kept once: the first).
+#[derive(Debug, Clone, Default)]
+pub struct ListedResources {
+    items: Arc<Catalogue>,
+    /// The table `items` numbers MIME types with, shared with what is published.
+    mimes: Arc<MimeTable>,
+    /// By item index: the listed form of each resource its item does not give back exactly.
+    originals: Arc<HashMap<u32, Arc<Resource>>>,
+}
+
+impl ListedResources {
+    /// The listing as a one-server catalogue (none for an upstream that listed nothing), for
+    /// a merged catalogue to [adopt](Catalogue::adopt).
+    pub fn catalogue(&self) -> Option<&Catalogue> {
+        (self.items.server_count() > 0).then_some(&*self.items)
+    }
+
+    /// The resource at `index` (its catalogue position) as listed, if its URI is `uri`.
+    pub fn listed(&self, index: u32, uri: &str) -> Option<Listed> {
+        let item = self.items.item_ref(ItemId {
+            server: SERVER,
+            index,
+        })?;
+        if item.get().uri() != uri {
+            return None;
+        }
+        Some(match self.originals.get(&index) {
+            Some(original) => Listed::original(item, original.clone()),
+            None => Listed::exact(item, self.mimes.clone()),
+        })
+    }
+
+    /// Resources given back from their own copy rather than from their item.
+    pub fn originals(&self) -> usize {
+        self.originals.len()
+    }
+
+    /// Resources listed (a URI listed twice counted once).
+    pub fn len(&self) -> usize {
+        self.catalogue().map_or(0, Catalogue::len)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Builds a [`ListedResources`] from the pages of one listing, in order.
+#[derive(Debug)]
+pub struct Builder {
+    items: Catalogue,
+    originals: HashMap<u32, Arc<Resource>>,
+}
+
+impl Builder {
+    pub fn new(server: &str) -> Builder {
+        let mut items = Catalogue::new();
+        items.server(server);
+        Builder {
+            items,
+            originals: HashMap::new(),
+        }
+    }
+
+    /// Adds one page. `mimes` is the MIME table shared by every upstream's listing (so the
+    /// merged catalogue shares their items instead of renumbering copies).
+    pub fn page(&mut self, page: Vec<Resource>, mimes: &mut MimeTable) {
+        let mut index = self.items.server_end(SERVER);
+        let report = self.items.append_sharing(SERVER, &page, mimes);
+        let mut skipped = report.duplicates.iter().map(|d| d.index).peekable();
+        for (position, resource) in page.into_iter().enumerate() {
+            if skipped.next_if_eq(&position).is_some() {
+                continue;
+            }
+            let id = ItemId {
+                server: SERVER,
+                index,
+            };
+            index += 1;
+            let exact = self
+                .items
+                .get(id)
+                .is_some_and(|item| item.to_resource(self.items.mimes()) == resource);
+            if !exact {
+                self.originals.insert(id.index, Arc::new(resource));
+            }
+        }
+    }
+
+    pub fn finish(self) -> ListedResources {
+        ListedResources {
+            mimes: Arc::new(self.items.mimes().clone()),
+            items: Arc::new(self.items),
+            originals: Arc::new(self.originals),
+        }
+    }
+
+    /// A whole listing at once.
+    pub fn build(server: &str, resources: Vec<Resource>, mimes: &mut MimeTable) -> ListedResources {
+        let mut builder = Builder::new(server);
+        builder.page(resources, mimes);
+        builder.finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rmcp::model::{Annotations, Role};
+
+    fn exact(uri: &str) -> Resource {
+        Resource::new(uri, uri)
+            .with_title("T")
+            .with_mime_type("text/plain")
+            .with_size(3)
+            .with_annotations(
+                Annotations::default()
+                    .with_priority(0.25)
+                    .with_audience(vec![Role::User, Role::Assistant]),
+            )
+    }
+
+    #[test]
+    fn only_what_an_item_cannot_give_back_is_kept_whole() {
+        let mut odd_audience = exact("x://3");
+        odd_audience.annotations.as_mut().unwrap().audience =
+            Some(vec![Role::Assistant, Role::User, Role::User]);
+        let mut meta = exact("x://4");
+        meta.meta = Some(Default::default());
+        let mut empty_annotations = exact("x://5");
+        empty_annotations.annotations = Some(Annotations::default());
+        let mut mimes = MimeTable::default();
+        let listed = Builder::build(
+            "s",
+            vec![
+                exact("x://1"),
+                exact("x://2"),
+                exact("x://1"), // listed twice: the first is kept
+                odd_audience.clone(),
+                meta.clone(),
+                empty_annotations.clone(),
+            ],
+            &mut mimes,
+        );
+        assert_eq!(listed.len(), 5);
+        assert_eq!(
+            listed.originals(),
+            2,
+            "the audience out of order, and _meta"
+        );
+        for (index, want) in [
+            exact("x://1"),
+            exact("x://2"),
+            odd_audience,
+            meta,
+            empty_annotations,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let got = listed.listed(index as u32, &want.uri).unwrap();
+            assert_eq!(*got.resource(), want, "{}", want.uri);
+        }
+        assert!(listed.listed(0, "x://2").is_none(), "checked by URI");
+        assert_eq!(mimes.len(), 1, "the shared table learned the page's type");
+    }
+}
