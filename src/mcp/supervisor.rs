@@ -12,7 +12,7 @@
 //! re-lists or waits for a closed connection itself.
 
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use rmcp::model::{Resource, ResourceTemplate};
 
@@ -220,6 +220,7 @@ impl Supervisor {
                 }
                 Change::Relist { updated } => updated,
             };
+            let started = Instant::now();
             let mut resources = Vec::new();
             let listed = connection
                 .list_resources(&self.list, |page| resources.extend(page.items))
@@ -238,8 +239,21 @@ impl Supervisor {
             for uri in updated {
                 send(Event::Updated(uri));
             }
+            // A re-list costs the whole listing however little changed: rest as long as it
+            // took before the next one, so a server announcing changes faster than it can be
+            // listed costs half the time, not all of it (what it announces meanwhile is
+            // coalesced into that next re-list).
+            tokio::time::sleep(rest_after(started.elapsed())).await;
         }
     }
+}
+
+/// The longest rest between two re-lists.
+const REST_MAX: Duration = Duration::from_secs(10);
+
+/// How long to wait after a re-list that took `took`.
+fn rest_after(took: Duration) -> Duration {
+    took.min(REST_MAX)
 }
 
 /// A supervisor running in its own task ([`Supervisor::spawn`]).
@@ -287,6 +301,16 @@ mod tests {
             .await
             .expect("the supervisor tells on")
             .expect("the supervisor runs")
+    }
+
+    #[test]
+    fn a_relist_rests_as_long_as_it_took_up_to_a_limit() {
+        assert_eq!(
+            rest_after(Duration::from_millis(3)),
+            Duration::from_millis(3)
+        );
+        assert_eq!(rest_after(Duration::from_secs(2)), Duration::from_secs(2));
+        assert_eq!(rest_after(Duration::from_secs(60)), REST_MAX);
     }
 
     /// A stdio server that cannot start stays failed: one end, no retry, even when retrying
