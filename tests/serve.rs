@@ -1156,3 +1156,68 @@ fn serve_publishes_every_field_exactly_as_listed() {
         "priority -0.0 stays -0.0: {published:#?}"
     );
 }
+
+/// A big published list asks its upstream for updates of a bounded number of resources (the
+/// budgeted set first), and says so, instead of one subscription request naming them all
+/// (a demo server asked for 150,000 at once did not answer in 30 s).
+#[test]
+fn updates_are_followed_for_a_bounded_number_of_published_resources() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = mcpick_in(
+        dir.path(),
+        &[],
+        &[
+            "pin",
+            "--name",
+            "big",
+            "demo://notes/1",
+            "--",
+            mcpick_bin(),
+            "demo-server",
+            "--count",
+            "20000",
+        ],
+    );
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let mut serve = Command::new(mcpick_bin())
+        .args([
+            "serve",
+            "--set",
+            "mcpick.context.json",
+            "--expose",
+            "allowed",
+        ])
+        .current_dir(dir.path())
+        .env("HOME", isolated_home())
+        .env("XDG_CONFIG_HOME", isolated_home().join(".config"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = mpsc::channel();
+    let pipe = serve.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(pipe).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let mut seen = Vec::new();
+    let found = loop {
+        match rx.recv_timeout(Duration::from_secs(60)) {
+            Ok(line) if line.contains("following updates of the first 10000 of its") => {
+                break Some(line);
+            }
+            Ok(line) => seen.push(line),
+            Err(_) => break None,
+        }
+    };
+    let _ = serve.kill();
+    let _ = serve.wait();
+    let line = found.unwrap_or_else(|| panic!("no word of the cap; serve said: {seen:#?}"));
+    assert!(line.contains("server `big`"), "{line}");
+    assert!(
+        !seen.iter().any(|l| l.contains("cannot watch")),
+        "the subscription failed: {seen:#?}"
+    );
+}

@@ -57,7 +57,9 @@ pub async fn upkeep(engine: Arc<Engine>, diag: Arc<Diag>) {
         });
     }
     drop(tx);
-    let mut watches = rewatch(&engine, &diag).await;
+    // Upstreams told of the cap on followed updates (once each).
+    let mut capped = Vec::new();
+    let mut watches = rewatch(&engine, &diag, &mut capped).await;
     while let Some(first) = rx.recv().await {
         let mut batch = vec![first];
         while let Ok(more) = rx.try_recv() {
@@ -102,33 +104,56 @@ pub async fn upkeep(engine: Arc<Engine>, diag: Arc<Diag>) {
                 served.bundle
             ));
             drop(watches);
-            watches = rewatch(&engine, &diag).await;
+            watches = rewatch(&engine, &diag, &mut capped).await;
         }
     }
 }
 
-/// Asks every upstream for updates of its published resources (its supervisor asks for list
-/// changes).
-async fn rewatch(engine: &Engine, diag: &Diag) -> Vec<Watch> {
+/// The most published resources of one upstream whose updates are asked for. One
+/// subscription request names them all, and a server asked for 150,000 at once did not
+/// answer in 30 s.
+const MAX_FOLLOWED: usize = 10_000;
+
+/// Asks every upstream for updates of its published resources, at most [`MAX_FOLLOWED`] of
+/// each in the published order (the budgeted set first); its supervisor asks for list
+/// changes.
+async fn rewatch(engine: &Engine, diag: &Diag, capped: &mut Vec<String>) -> Vec<Watch> {
     let served = engine.current();
     let mut watches = Vec::new();
     for upstream in engine.ready().await.iter() {
         let Some(connection) = upstream.connection() else {
             continue;
         };
-        let uris: Vec<String> = served
+        let published = served
             .resources
             .iter()
-            .filter(|r| *r.server == *upstream.name)
+            .filter(|r| *r.server == *upstream.name);
+        let uris: Vec<String> = published
+            .clone()
+            .take(MAX_FOLLOWED)
             .map(|r| r.upstream_uri().to_string())
             .collect();
         match connection.watch_updates(&uris).await {
             Ok(watch) => watches.push(watch),
-            Err(e) => diag.line(&format!(
-                "server `{}`: cannot watch for changes: {}",
-                upstream.name,
-                connection.explain(&e)
-            )),
+            Err(e) => {
+                diag.line(&format!(
+                    "server `{}`: cannot watch for changes: {}",
+                    upstream.name,
+                    connection.explain(&e)
+                ));
+                continue;
+            }
+        }
+        if uris.len() == MAX_FOLLOWED && connection.resource_capabilities().subscribe {
+            let all = published.count();
+            if all > MAX_FOLLOWED && !capped.contains(&upstream.name) {
+                capped.push(upstream.name.clone());
+                diag.line(&format!(
+                    "server `{}`: following updates of the first {MAX_FOLLOWED} of its {all} \
+                     published resources (the budgeted set first)",
+                    upstream.name,
+                ));
+            }
         }
     }
     watches
