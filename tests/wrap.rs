@@ -1248,11 +1248,14 @@ fn an_upstream_that_ends_is_reported_to_the_host_as_the_server_failing_with_why(
 #[test]
 fn the_typescript_sdk_client_gets_the_upstreams_answers_through_the_wrapped_entry() {
     let world = World::new();
+    // The same demo catalogue over Streamable HTTP: a wrapped HTTP entry.
+    let web = Background::demo_http(&["--count", "30"]);
     std::fs::write(
         world.file(),
         json!({ "mcpServers": {
             "py": { "command": python(), "args": [py_server(), "--count", "40"] },
             "demo": { "command": mcpick_bin(), "args": ["demo-server", "--count", "30"] },
+            "web": { "type": "http", "url": web.url },
         } })
         .to_string(),
     )
@@ -1261,6 +1264,7 @@ fn the_typescript_sdk_client_gets_the_upstreams_answers_through_the_wrapped_entr
     world.ok(&["exclude", "--server", "py", "py://items/beta/*"]);
     world.ok(&["wrap", "claude-code", "py"]);
     world.ok(&["wrap", "claude-code", "demo"]);
+    world.ok(&["wrap", "claude-code", "web"]);
     let script = repo_root().join("tests/peers/node/wrap_client.cjs");
     let session = |calls: &[(&str, Value)], line: &[String]| -> Value {
         let mut args = vec![script.to_string_lossy().into_owned()];
@@ -1294,6 +1298,7 @@ fn the_typescript_sdk_client_gets_the_upstreams_answers_through_the_wrapped_entr
             &[][..],
             [&[mcpick_bin().to_string()], &demo_line[..]].concat(),
         ),
+        ("web", &[][..], vec![web.url.clone()]),
     ] {
         let direct = session(calls, &upstream);
         let through = session(calls, &world.entry(name));

@@ -18,7 +18,11 @@ async function main() {
   const calls = [];
   for (let i = 0; i < dash; i++) if (argv[i] === "--call") calls.push([argv[++i], JSON.parse(argv[++i])]);
   const client = new Client({ name: "wrap-test-ts", version: "1.0.0" }, { capabilities: { roots: {} } });
-  await client.connect(new StdioClientTransport({ command, args, stderr: "inherit" }));
+  // `-- URL`: straight to a server over Streamable HTTP (the upstream of a wrapped HTTP entry).
+  const transport = /^https?:\/\//.test(command)
+    ? new (require("@modelcontextprotocol/sdk/client/streamableHttp.js").StreamableHTTPClientTransport)(new URL(command))
+    : new StdioClientTransport({ command, args, stderr: "inherit" });
+  await client.connect(transport);
   const out = {
     server: client.getServerVersion(),
     capabilities: client.getServerCapabilities(),
