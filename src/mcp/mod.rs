@@ -23,7 +23,7 @@ mod raw;
 pub mod read;
 mod reaper;
 pub mod spec;
-mod sse;
+pub(crate) mod sse;
 pub(crate) mod sse_events;
 mod stdio;
 pub mod supervisor;

@@ -41,14 +41,78 @@ pub(crate) struct SseTransport {
 }
 
 /// The event stream, parsed under the message-size limit.
-struct Events {
+/// A server's event stream, item by item.
+pub(crate) struct Events {
     body: BoxStream<'static, reqwest::Result<Bytes>>,
     parser: EventReader,
     ready: VecDeque<Item>,
 }
 
+/// Opens the event stream at `url` (a GET with `headers`) and waits up to `timeout` for its
+/// `endpoint` event: where to POST, resolved against `url` and refused when it is another
+/// origin (the headers, credentials, never go elsewhere). The one handshake of the legacy
+/// transport, for mcpick's own client and for `wrap`'s line-level one.
+pub(crate) async fn open(
+    client: &reqwest::Client,
+    url: &str,
+    headers: HeaderMap,
+    timeout: Duration,
+    limit: MessageLimit,
+) -> Result<(Url, Events), String> {
+    let base = Url::parse(url).map_err(|e| format!("not a valid URL: {e}"))?;
+    let shown = origin_of(&base);
+    let response = client
+        .get(base.clone())
+        .headers(headers)
+        .header(ACCEPT, "text/event-stream")
+        .send()
+        .await
+        .map_err(|e| format!("cannot reach {shown} ({})", error_chain(&e.without_url())))?;
+    let status = response.status();
+    if !status.is_success() {
+        return Err(format!("GET {shown} answered HTTP {status}"));
+    }
+    let is_sse = response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream"));
+    if !is_sse {
+        return Err(format!("GET {shown} did not answer with an event stream"));
+    }
+    let mut events = Events {
+        body: response.bytes_stream().boxed(),
+        parser: EventReader::new(limit),
+        ready: VecDeque::new(),
+    };
+    let endpoint = tokio::time::timeout(timeout, async {
+        while let Some(item) = events.next().await {
+            let item = item.map_err(|e| format!("reading the event stream: {e}"))?;
+            if let Item::Event { name, data } = item
+                && name.as_deref() == Some("endpoint")
+            {
+                return Ok(data);
+            }
+        }
+        Err("the event stream ended before an `endpoint` event".to_string())
+    })
+    .await
+    .map_err(|_| "no `endpoint` event arrived in time".to_string())??;
+    let endpoint = base
+        .join(endpoint.trim())
+        .map_err(|e| format!("the `endpoint` event is not a URL: {e}"))?;
+    if endpoint.origin() != base.origin() {
+        return Err(format!(
+            "the server asked to post messages to another origin ({})",
+            origin_of(&endpoint)
+        ));
+    }
+    Ok((endpoint, events))
+}
+
 impl Events {
-    async fn next(&mut self) -> Option<Result<Item, String>> {
+    /// The next item; an error when the stream broke off, `None` when it ended.
+    pub(crate) async fn next(&mut self) -> Option<Result<Item, String>> {
         loop {
             if let Some(item) = self.ready.pop_front() {
                 return Some(Ok(item));
@@ -75,57 +139,7 @@ impl SseTransport {
         limit: MessageLimit,
         log: ServerLog,
     ) -> Result<Self, String> {
-        let base = Url::parse(url).map_err(|e| format!("not a valid URL: {e}"))?;
-        let shown = origin_of(&base);
-        let response = client
-            .get(base.clone())
-            .headers(headers.clone())
-            .header(ACCEPT, "text/event-stream")
-            .send()
-            .await
-            .map_err(|e| format!("GET {shown}: {}", error_chain(&e.without_url())))?;
-        let status = response.status();
-        if !status.is_success() {
-            return Err(format!("GET {shown} answered HTTP {status}"));
-        }
-        let is_sse = response
-            .headers()
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.starts_with("text/event-stream"));
-        if !is_sse {
-            return Err(format!("GET {shown} did not answer with an event stream"));
-        }
-        let mut events = Events {
-            body: response.bytes_stream().boxed(),
-            parser: EventReader::new(limit),
-            ready: VecDeque::new(),
-        };
-
-        let endpoint = tokio::time::timeout(timeout, async {
-            while let Some(item) = events.next().await {
-                let item = item.map_err(|e| format!("reading the event stream: {e}"))?;
-                if let Item::Event { name, data } = item
-                    && name.as_deref() == Some("endpoint")
-                {
-                    return Ok(data);
-                }
-            }
-            Err("the event stream ended before an `endpoint` event".to_string())
-        })
-        .await
-        .map_err(|_| "no `endpoint` event arrived in time".to_string())??;
-
-        let endpoint = base
-            .join(endpoint.trim())
-            .map_err(|e| format!("the `endpoint` event is not a URL: {e}"))?;
-        // Never send the configured headers (credentials) to another origin.
-        if endpoint.origin() != base.origin() {
-            return Err(format!(
-                "the server asked to post messages to another origin ({})",
-                origin_of(&endpoint)
-            ));
-        }
+        let (endpoint, mut events) = open(&client, url, headers.clone(), timeout, limit).await?;
 
         let (tx, rx) = mpsc::channel(64);
         let reader = tokio::spawn(async move {

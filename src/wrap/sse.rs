@@ -4,15 +4,14 @@
 //! go nowhere else); each host line is one POST there, and every `message` event on the
 //! stream is a line for the host. The stream ending is the server failing.
 
-use futures::StreamExt;
-use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
+use reqwest::header::{CONTENT_TYPE, HeaderMap};
 use tokio::sync::mpsc;
 use url::Url;
 
 use super::http::{Event, QUEUE, Source, header_map, one_line};
 use crate::mcp::http::{error_chain, origin_of};
 use crate::mcp::limit::MessageLimit;
-use crate::mcp::sse_events::{EventReader, Item};
+use crate::mcp::sse_events::Item;
 
 /// How long the server may take to name its endpoint.
 const ENDPOINT_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
@@ -39,80 +38,36 @@ pub async fn start(
     let headers = header_map(&headers)?;
     let client =
         crate::mcp::http::client().map_err(|e| format!("cannot make an HTTP client: {e}"))?;
-    let response = client
-        .get(base.clone())
-        .headers(headers.clone())
-        .header(ACCEPT, "text/event-stream")
-        .send()
-        .await
-        .map_err(|e| format!("cannot reach {shown} ({})", error_chain(&e.without_url())))?;
-    let status = response.status();
-    if !status.is_success() {
-        return Err(format!("GET {shown} answered HTTP {status}"));
-    }
-    let mut body = response.bytes_stream();
-    let mut reader = EventReader::new(limit);
-    let mut items = std::collections::VecDeque::new();
-    let endpoint = tokio::time::timeout(ENDPOINT_WAIT, async {
-        loop {
-            while let Some(item) = items.pop_front() {
-                if let Item::Event { name, data } = item
-                    && name.as_deref() == Some("endpoint")
-                {
-                    return Ok(data);
-                }
-            }
-            let chunk = body
-                .next()
-                .await
-                .ok_or("the event stream ended before an `endpoint` event")?
-                .map_err(|_| "the event stream broke off before an `endpoint` event")?;
-            let mut out = Vec::new();
-            reader.push(&chunk, &mut out);
-            items.extend(out);
-        }
-    })
-    .await
-    .map_err(|_| "no `endpoint` event arrived in time".to_string())?
-    .map_err(|e: &str| e.to_string())?;
-    let endpoint = base
-        .join(endpoint.trim())
-        .map_err(|e| format!("the `endpoint` event is not a URL: {e}"))?;
-    if endpoint.origin() != base.origin() {
-        return Err(format!(
-            "the server asked to post messages to another origin ({})",
-            origin_of(&endpoint)
-        ));
-    }
+    let (endpoint, mut stream_events) = crate::mcp::sse::open(
+        &client,
+        base.as_str(),
+        headers.clone(),
+        ENDPOINT_WAIT,
+        limit,
+    )
+    .await?;
     let (events, rx) = mpsc::channel(QUEUE);
     let relay = events.clone();
     let stream = tokio::spawn(async move {
-        let mut out: Vec<Item> = items.into_iter().collect();
         loop {
-            for item in out.drain(..) {
-                let event = match item {
-                    Item::Event { name, data }
-                        if matches!(name.as_deref(), None | Some("message"))
-                            && !data.trim().is_empty() =>
-                    {
-                        Event::Line(one_line(data.into_bytes()))
+            let why = match stream_events.next().await {
+                Some(Ok(item)) => {
+                    let event = match item {
+                        Item::Event { name, data }
+                            if matches!(name.as_deref(), None | Some("message"))
+                                && !data.trim().is_empty() =>
+                        {
+                            Event::Line(one_line(data.into_bytes()))
+                        }
+                        Item::TooLarge(id) => Event::TooLarge(id),
+                        _ => continue,
+                    };
+                    if relay.send(event).await.is_err() {
+                        return;
                     }
-                    Item::TooLarge(id) => Event::TooLarge(id),
-                    _ => continue,
-                };
-                if relay.send(event).await.is_err() {
-                    return;
-                }
-            }
-            let why = match body.next().await {
-                Some(Ok(chunk)) => {
-                    reader.push(&chunk, &mut out);
                     continue;
                 }
-                Some(Err(e)) => format!(
-                    "its event stream broke off ({})",
-                    error_chain(&e.without_url())
-                ),
+                Some(Err(e)) => format!("its event stream broke off ({e})"),
                 None => "it closed its event stream".to_string(),
             };
             let _ = relay.send(Event::Failed(why)).await;
