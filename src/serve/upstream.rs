@@ -332,16 +332,6 @@ impl Upstreams {
             .unwrap_or_else(|e| e.into_inner()) = listing;
     }
 
-    /// Why upstream `i` has no listing, if it has none.
-    pub fn error(&self, i: usize) -> Option<String> {
-        self.list[i]
-            .listing
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .error
-            .clone()
-    }
-
     pub fn iter(&self) -> impl Iterator<Item = &Upstream> {
         self.list.iter()
     }
