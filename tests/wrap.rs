@@ -1143,6 +1143,20 @@ fn codex_calls_the_upstreams_tool_through_the_wrapped_entry() {
         ],
     );
     assert_round_trip(&world, &stub, "openai", &out);
+    // Codex also gives its model tools of its own to list and read a server's resources
+    // (what the README's host table says).
+    let offered = stub
+        .requests("openai")
+        .into_iter()
+        .find(|r| offers_touch("openai", r))
+        .map(|r| r.to_string())
+        .unwrap_or_default();
+    for tool in ["list_mcp_resources", "read_mcp_resource"] {
+        assert!(
+            offered.contains(&format!("\"{tool}\"")),
+            "Codex offered no `{tool}`"
+        );
+    }
 }
 
 fn contains_bytes(haystack: &[u8], needle: &[u8]) -> bool {
