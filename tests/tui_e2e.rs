@@ -1156,10 +1156,14 @@ fn the_agent_view_shows_what_each_host_receives_as_preview_host_does() {
         ("codex", "Codex"),
     ] {
         pane.keys(&["H"]);
+        // tmux may capture a frame half drawn: for Codex, wait for its cut rows too.
         let screen = pane.wait_for(name, |s| {
             s.contains(&format!("as {name} receives it"))
                 && s.contains(&format!("{name} receives "))
                 && !s.contains("reading the set")
+                && (host != "codex"
+                    || s.lines()
+                        .any(|l| l.contains("host limit") && l.contains("file://")))
         });
         let told = preview(host);
         assert_eq!(
