@@ -15,6 +15,7 @@ pub mod deliver;
 pub mod demo;
 pub mod export;
 pub mod fsio;
+pub mod heap;
 pub mod hosts;
 pub mod mcp;
 pub mod places;

@@ -20,6 +20,7 @@ fn main() -> ExitCode {
         None => cli.servers.quiet,
     };
     mcpick::progress::set_quiet(quiet);
+    mcpick::heap::one_arena();
     // Every command but the demo server (itself a server) ends on SIGINT, SIGTERM and SIGHUP
     // with its servers killed and the terminal restored (see `mcpick::signals`).
     if !matches!(cli.command, Some(Command::DemoServer(_)))

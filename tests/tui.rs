@@ -1609,15 +1609,15 @@ fn the_agent_view_and_mcpick_preview_agree() {
         for i in wanted {
             measures.insert(
                 "demo",
-                cands[i].uri,
-                Measure::Counted(fake_count(cands[i].uri)),
+                cands[i].uri(),
+                Measure::Counted(fake_count(cands[i].uri())),
             );
         }
     };
     let headless: Vec<(&str, u64, bool)> = preview
         .included
         .iter()
-        .map(|i| (cands[i.index].uri, i.tokens, i.pinned))
+        .map(|i| (cands[i.index].uri(), i.tokens, i.pinned))
         .collect();
     let tui: Vec<(String, u64, bool)> = agent
         .preview
@@ -1658,7 +1658,7 @@ fn the_agent_view_and_mcpick_preview_agree() {
             .unwrap()
             .uri()
             .to_string()),
-        reasons(&preview, &|i| cands[i].uri.to_string())
+        reasons(&preview, &|i| cands[i].uri().to_string())
     );
     // Pins first: the config folder, logo.png and README.md are in; the notes are out.
     assert!(headless[0].2);

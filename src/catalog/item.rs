@@ -110,6 +110,39 @@ impl Item {
         }
     }
 
+    /// An item from only the fields ranking looks at: for listings not read through rmcp's
+    /// model (`wrap` sees raw JSON) and for tests. No title, description or MIME type;
+    /// `name` is the name shown.
+    pub fn ranked(
+        uri: &str,
+        name: &str,
+        priority: Option<f32>,
+        audience: Option<u8>,
+        modified_ms: Option<i64>,
+        size: Option<u64>,
+    ) -> Self {
+        let offset = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        let text = format!(" {name} {uri}  ");
+        let (name_end, uri_end) = (1 + name.len(), 2 + name.len() + uri.len());
+        let mut flags = 0;
+        if priority.is_some() || audience.is_some() || modified_ms.is_some() {
+            flags |= HAS_ANNOTATIONS;
+        }
+        if audience.is_some() {
+            flags |= HAS_AUDIENCE;
+        }
+        Item {
+            text: text.into_boxed_str(),
+            ends: [0, offset(name_end), offset(uri_end), offset(uri_end + 1)],
+            size: size.unwrap_or(NO_SIZE),
+            priority: priority.unwrap_or(f32::NAN),
+            modified: modified_ms.unwrap_or(i64::MIN),
+            mime: 0,
+            audience: audience.unwrap_or(0),
+            flags,
+        }
+    }
+
     /// What stays at the id of a resource its server stopped listing, when no snapshot
     /// holds its chunk: nothing of it (no text). The catalogue knows it is removed.
     pub fn removed() -> Self {
@@ -334,6 +367,39 @@ impl MimeTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_item_from_the_ranked_fields_gives_them_back() {
+        let item = Item::ranked(
+            "a://x y",
+            "X",
+            Some(0.5),
+            Some(AUDIENCE_USER),
+            Some(7),
+            Some(9),
+        );
+        assert_eq!(
+            (
+                item.uri(),
+                item.display_name(),
+                item.title(),
+                item.description()
+            ),
+            ("a://x y", "X", None, None)
+        );
+        assert_eq!(
+            (
+                item.priority(),
+                item.audience(),
+                item.modified_ms(),
+                item.size()
+            ),
+            (Some(0.5), Some(AUDIENCE_USER), Some(7), Some(9))
+        );
+        let bare = Item::ranked("u", "", None, None, None, None);
+        assert_eq!((bare.uri(), bare.name(), bare.audience()), ("u", "", None));
+        assert!(!bare.has_annotations());
+    }
     use rmcp::model::Annotations;
 
     #[test]

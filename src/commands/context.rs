@@ -298,7 +298,7 @@ pub async fn resolve_set(
         let connections = &connections;
         let done = sources
             .resolve_reading(&set.marks, policy, &mut measures, jobs, |c| {
-                let (server, uri) = (c.server, c.uri);
+                let (server, uri) = (c.server, c.uri());
                 async move {
                     let read =
                         crate::mcp::read::for_agent(connections.get(server).copied(), uri).await;
@@ -312,7 +312,7 @@ pub async fn resolve_set(
             report(&format!(
                 "server `{}`: {}",
                 shown_name(c.server),
-                crate::mcp::read::dropped_part(c.uri, other)
+                crate::mcp::read::dropped_part(c.uri(), other)
             ));
         }
         (done.preview, done.texts)

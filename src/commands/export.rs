@@ -33,7 +33,7 @@ pub async fn run(args: ExportArgs) -> Exit {
         let items = preview
             .included
             .iter()
-            .map(|i| (cands[i.index].server, cands[i.index].uri));
+            .map(|i| (cands[i.index].server, cands[i.index].uri()));
         let published: std::collections::HashMap<(&str, &str), String> = items
             .clone()
             .zip(crate::serve::exposed::published_uris(items))

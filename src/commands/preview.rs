@@ -66,7 +66,7 @@ pub async fn run(args: PreviewArgs) -> Exit {
                     report(&format!(
                         "{} {}: not delivered at session start: {why}",
                         sanitize::line(c.server, 200),
-                        sanitize::line(c.uri, 1000)
+                        sanitize::line(c.uri(), 1000)
                     ));
                 }
             }

@@ -119,7 +119,7 @@ pub fn tag<'a>(candidates: &mut [Candidate<'a>], expansions: &'a [Expansion]) {
         })
         .collect();
     for c in candidates {
-        if let Some(t) = by_key.get(&(c.server, c.uri)) {
+        if let Some(t) = by_key.get(&(c.server, c.uri())) {
             c.expansion_of = Some(t);
         }
     }
@@ -209,7 +209,7 @@ mod tests {
         let mut cands = candidates(&c);
         tag(&mut cands, &found);
         let uris: Vec<(&str, Option<&str>)> =
-            cands.iter().map(|c| (c.uri, c.expansion_of)).collect();
+            cands.iter().map(|c| (c.uri(), c.expansion_of)).collect();
         assert_eq!(
             uris,
             [

@@ -92,7 +92,7 @@ impl Lock {
                     let c = &cands[i.index];
                     Locked {
                         server: c.server.to_string(),
-                        uri: c.uri.to_string(),
+                        uri: c.uri().to_string(),
                         tokens: i.tokens,
                         sha256: sha256_hex(texts.get(&i.index).map_or("", String::as_str)),
                         pinned: i.pinned,
@@ -104,7 +104,7 @@ impl Lock {
                 .iter()
                 .map(|l| LeftOutEntry {
                     server: cands[l.index].server.to_string(),
-                    uri: cands[l.index].uri.to_string(),
+                    uri: cands[l.index].uri().to_string(),
                     reason: l.reason.name().to_string(),
                 })
                 .collect(),

@@ -132,7 +132,7 @@ impl<'a> Sources<'a> {
                 if let Some(text) = text {
                     texts.insert(index, text);
                 }
-                measures.insert(c.server, c.uri, m);
+                measures.insert(c.server, c.uri(), m);
             }
         }
     }
@@ -141,26 +141,18 @@ impl<'a> Sources<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::ItemId;
+    use crate::catalog::{Item, ItemId};
     use crate::context::{Candidate, Marks, Policy};
     use crate::mcp::ReadOutcome;
     use rmcp::model::ResourceContents;
 
     fn cand(uri: &'static str, size: u64) -> Candidate<'static> {
-        Candidate {
-            id: ItemId {
-                server: 0,
-                index: 0,
-            },
-            server: "s",
-            uri,
-            name: uri,
-            priority: None,
-            audience: None,
-            modified_ms: None,
-            size: Some(size),
-            expansion_of: None,
-        }
+        let item = Item::ranked(uri, uri, None, None, None, Some(size));
+        let id = ItemId {
+            server: 0,
+            index: 0,
+        };
+        Candidate::from_item(id, "s", Box::leak(Box::new(item)))
     }
 
     #[tokio::test]
@@ -172,7 +164,7 @@ mod tests {
         let sources = Sources::new(cands.to_vec(), ["s"], []);
         let done = sources
             .resolve_reading(&marks, &policy, &mut measures, 2, |c| {
-                let uri = c.uri;
+                let uri = c.uri();
                 async move {
                     let parts = vec![ResourceContents::text(format!("text {uri}"), uri)];
                     Ok((ReadOutcome::Contents(parts), vec![format!("{uri}-other")]))

@@ -41,20 +41,14 @@ use super::policy::Policy;
 use super::tokens::{self, TokenizerKind};
 use crate::catalog::{Catalogue, Item, ItemId, Snapshot};
 
-/// One resource as resolution sees it: borrowed from the catalogue (or built by hand).
+/// One resource as resolution sees it: its catalogue item, borrowed. Small on purpose (a
+/// browser resolves a million of them at once): the fields are read through the item.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Candidate<'a> {
     /// Where it is in the catalogue (tests may invent ids).
     pub id: ItemId,
     pub server: &'a str,
-    pub uri: &'a str,
-    /// The name shown: title, else name.
-    pub name: &'a str,
-    pub priority: Option<f32>,
-    /// Audience bits (`catalog::item::AUDIENCE_*`); `None` when not annotated.
-    pub audience: Option<u8>,
-    pub modified_ms: Option<i64>,
-    pub size: Option<u64>,
+    pub item: &'a Item,
     /// For an expansion ([`super::expansion`]): the template it matches.
     pub expansion_of: Option<&'a str>,
 }
@@ -64,14 +58,35 @@ impl<'a> Candidate<'a> {
         Candidate {
             id,
             server,
-            uri: item.uri(),
-            name: item.display_name(),
-            priority: item.priority(),
-            audience: item.audience(),
-            modified_ms: item.modified_ms(),
-            size: item.size(),
+            item,
             expansion_of: None,
         }
+    }
+
+    pub fn uri(&self) -> &'a str {
+        self.item.uri()
+    }
+
+    /// The name shown: title, else name.
+    pub fn name(&self) -> &'a str {
+        self.item.display_name()
+    }
+
+    pub fn priority(&self) -> Option<f32> {
+        self.item.priority()
+    }
+
+    /// Audience bits (`catalog::item::AUDIENCE_*`); `None` when not annotated.
+    pub fn audience(&self) -> Option<u8> {
+        self.item.audience()
+    }
+
+    pub fn modified_ms(&self) -> Option<i64> {
+        self.item.modified_ms()
+    }
+
+    pub fn size(&self) -> Option<u64> {
+        self.item.size()
     }
 }
 
@@ -358,21 +373,23 @@ pub fn filtered(
 
 pub(crate) fn resolve(input: &Input) -> Preview {
     let policy = input.policy;
+    // A million candidates rank at once in a browser: 24 bytes each, sorted in place.
     struct Ranked {
-        index: usize,
-        pinned: bool,
+        index: u32,
         priority: f32,
         tokens: u64,
+        pinned: bool,
         estimated: bool,
     }
-    let mut ranked = Vec::new();
+    // Sized for the worst case: the pages never written are not resident.
+    let mut ranked = Vec::with_capacity(input.candidates.len());
     let mut left_out = Vec::new();
     for (index, c) in input.candidates.iter().enumerate() {
-        let mark = input.marks.effective(c.server, c.uri).map(|e| e.mark);
+        let mark = input.marks.effective(c.server, c.uri()).map(|e| e.mark);
         let pinned = mark == Some(Mark::Pin);
-        let priority = Policy::priority(c.priority);
-        let reason = filtered(mark, policy, c.priority, c.audience);
-        let measure = input.measures.get(c.server, c.uri);
+        let priority = Policy::priority(c.priority());
+        let reason = filtered(mark, policy, c.priority(), c.audience());
+        let measure = input.measures.get(c.server, c.uri());
         let reason = reason.or_else(|| match measure {
             Some(Measure::Failed(why)) => Some(Reason::ReadFailed(why.clone())),
             _ => None,
@@ -388,10 +405,10 @@ pub(crate) fn resolve(input: &Input) -> Preview {
         }
         let (tokens, estimated) = match measure {
             Some(Measure::Counted(n)) => (*n, false),
-            _ => (tokens::estimate(c.size), true),
+            _ => (tokens::estimate(c.size()), true),
         };
         ranked.push(Ranked {
-            index,
+            index: index as u32,
             pinned,
             priority,
             tokens,
@@ -399,19 +416,26 @@ pub(crate) fn resolve(input: &Input) -> Preview {
         });
     }
     let candidates = input.candidates;
-    ranked.sort_by(|a, b| {
-        let (ca, cb) = (&candidates[a.index], &candidates[b.index]);
+    // Unstable (no scratch copy of a million entries), yet deterministic: the catalogue order
+    // breaks the last ties.
+    ranked.sort_unstable_by(|a, b| {
+        let (ca, cb) = (&candidates[a.index as usize], &candidates[b.index as usize]);
         b.pinned
             .cmp(&a.pinned)
             .then_with(|| b.priority.total_cmp(&a.priority))
-            .then_with(|| compare_modified(ca.modified_ms, cb.modified_ms))
-            .then_with(|| ca.name.cmp(cb.name))
+            .then_with(|| compare_modified(ca.modified_ms(), cb.modified_ms()))
+            .then_with(|| ca.name().cmp(cb.name()))
             .then_with(|| ca.server.cmp(cb.server))
-            .then_with(|| ca.uri.cmp(cb.uri))
+            .then_with(|| ca.uri().cmp(cb.uri()))
+            .then_with(|| a.index.cmp(&b.index))
     });
 
-    let mut included = Vec::new();
-    let mut over_budget = Vec::new();
+    let mut included = Vec::with_capacity(ranked.len());
+    let mut over_budget = Vec::with_capacity(if policy.budget.is_some() {
+        ranked.len() + left_out.len()
+    } else {
+        left_out.len()
+    });
     let mut total: u64 = 0;
     let mut cut = false;
     let mut pins_over_budget = false;
@@ -425,28 +449,30 @@ pub(crate) fn resolve(input: &Input) -> Preview {
             }
             total = total.saturating_add(r.tokens);
             included.push(Included {
-                index: r.index,
+                index: r.index as usize,
                 tokens: r.tokens,
                 estimated: r.estimated,
                 running_total: total,
                 pinned: r.pinned,
                 priority: r.priority,
-                priority_defaulted: candidates[r.index].priority.is_none(),
+                priority_defaulted: candidates[r.index as usize].priority().is_none(),
             });
         } else {
             cut = true;
             over_budget.push(LeftOut {
-                index: r.index,
+                index: r.index as usize,
                 reason: Reason::OverBudget,
                 tokens: Some(r.tokens),
                 estimated: r.estimated,
             });
         }
     }
-    // Everything else in rank order within its reason: sort by reason, keeping the
-    // catalogue order as a stable tie-break (ranking the filtered-out is not needed).
-    left_out.sort_by_key(|l| l.reason.rank());
+    // Everything else in rank order within its reason: sort by reason, the catalogue order
+    // breaking ties (ranking the filtered-out is not needed).
+    left_out.sort_unstable_by_key(|l| (l.reason.rank(), l.index));
     over_budget.extend(left_out);
+    included.shrink_to_fit();
+    over_budget.shrink_to_fit();
 
     Preview {
         budget: policy.budget,
@@ -474,7 +500,7 @@ pub(crate) fn unavailable(input: &Input) -> Vec<Unavailable> {
             let answered = input
                 .candidates
                 .iter()
-                .any(|c| c.server == target.server && target.pattern.matches(c.uri));
+                .any(|c| c.server == target.server && target.pattern.matches(c.uri()));
             (!answered).then(|| Unavailable {
                 target,
                 mark,
@@ -506,8 +532,8 @@ pub(crate) fn missing(input: &Input) -> Vec<Missing> {
             !input.candidates.iter().any(|c| {
                 c.server == target.server
                     && match &target.pattern {
-                        Pattern::Exact(uri) => c.uri == uri,
-                        Pattern::Prefix(prefix) => c.uri.starts_with(prefix.as_str()),
+                        Pattern::Exact(uri) => c.uri() == uri,
+                        Pattern::Prefix(prefix) => c.uri().starts_with(prefix.as_str()),
                     }
             })
         })
@@ -530,20 +556,12 @@ mod tests {
         modified: Option<i64>,
         size: u64,
     ) -> Candidate<'a> {
-        Candidate {
-            id: ItemId {
-                server: 0,
-                index: i,
-            },
-            server: "s",
-            uri,
-            name: uri,
-            priority,
-            audience,
-            modified_ms: modified,
-            size: Some(size),
-            expansion_of: None,
-        }
+        let item = Item::ranked(uri, uri, priority, audience, modified, Some(size));
+        let id = ItemId {
+            server: 0,
+            index: i,
+        };
+        Candidate::from_item(id, "s", Box::leak(Box::new(item)))
     }
 
     fn run(c: &[Candidate], marks: &Marks, policy: &Policy, measures: &Measures) -> Preview {
@@ -558,13 +576,13 @@ mod tests {
     }
 
     fn uris<'a>(c: &[Candidate<'a>], p: &Preview) -> Vec<&'a str> {
-        p.included.iter().map(|i| c[i.index].uri).collect()
+        p.included.iter().map(|i| c[i.index].uri()).collect()
     }
 
     fn reason_of(c: &[Candidate], p: &Preview, uri: &str) -> Option<Reason> {
         p.left_out
             .iter()
-            .find(|l| c[l.index].uri == uri)
+            .find(|l| c[l.index].uri() == uri)
             .map(|l| l.reason.clone())
     }
 
@@ -799,7 +817,7 @@ mod tests {
                 prop_assert_eq!(w[1].running_total, w[0].running_total + w[1].tokens);
             }
             for i in &p.included {
-                prop_assert!(marks.effective("s", c[i.index].uri).map(|e| e.mark) != Some(Mark::Exclude));
+                prop_assert!(marks.effective("s", c[i.index].uri()).map(|e| e.mark) != Some(Mark::Exclude));
             }
         }
     }

@@ -274,7 +274,7 @@ pub fn deliver(
     let least = |n: usize| {
         let i = &preview.included[n];
         let text = texts.get(&i.index).map_or(0, String::len);
-        (text + candidates[i.index].uri.len()).saturating_sub(400)
+        (text + candidates[i.index].uri().len()).saturating_sub(400)
     };
     let fits = |text: &str| channel.limit.is_none_or(|limit| text.len() <= limit);
     // In the agent's order, each resource that still fits whole goes in; one that does not
@@ -320,7 +320,7 @@ pub fn deliver(
                 "{} {}: its text contains `{tag}`, the closing tag of {}'s own wrapper; \
                  the host may read what follows it as outside the file",
                 sanitize::line(c.server, 200),
-                sanitize::line(c.uri, 1000),
+                sanitize::line(c.uri(), 1000),
                 channel.host.dialect().host_name,
             ))
         })
@@ -353,7 +353,7 @@ fn tool_warning(
             let c = &candidates[i.index];
             let details = if i.pinned { "pinned" } else { "" };
             let text = texts.get(&i.index).map(String::as_str);
-            export::resource_block(n + 1, c.name, c.server, c.uri, details, text)
+            export::resource_block(n + 1, c.name(), c.server, c.uri(), details, text)
                 .chars()
                 .count()
         })

@@ -44,7 +44,7 @@ pub fn mentions(
             format!(
                 "@{}:{}\n",
                 sanitize::whole_line(served_as),
-                sanitize::whole_line(&published(c.server, c.uri))
+                sanitize::whole_line(&published(c.server, c.uri()))
             )
         })
         .collect()

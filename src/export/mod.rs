@@ -116,8 +116,8 @@ pub fn json(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> Strin
                 let c = &candidates[i.index];
                 JsonIncluded {
                     server: c.server,
-                    uri: c.uri,
-                    name: c.name,
+                    uri: c.uri(),
+                    name: c.name(),
                     tokens: i.tokens,
                     tokens_estimated: i.estimated,
                     running_total: i.running_total,
@@ -136,7 +136,7 @@ pub fn json(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> Strin
                 let c = &candidates[l.index];
                 JsonLeftOut {
                     server: c.server,
-                    uri: Some(c.uri),
+                    uri: Some(c.uri()),
                     prefix: None,
                     mark: None,
                     reason: l.reason.name(),
@@ -274,7 +274,7 @@ fn left_out_lines(
             if let Some(d) = detail(&l.reason) {
                 reason.push_str(&format!(": {}", sanitize::line(d, 300)));
             }
-            line(c.server, c.uri, reason)
+            line(c.server, c.uri(), reason)
         })
         .chain(unavailable)
         .collect()
@@ -341,9 +341,9 @@ pub fn markdown(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> S
         );
         out.push_str(&resource_block(
             n + 1,
-            c.name,
+            c.name(),
             c.server,
-            c.uri,
+            c.uri(),
             &details,
             texts.get(&i.index).map(String::as_str),
         ));
@@ -427,8 +427,8 @@ pub fn xml(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> String
         out.push_str(&format!(
             "<resource server=\"{}\" uri=\"{}\" name=\"{}\" tokens=\"{}\" tokensEstimated=\"{}\" runningTotal=\"{}\" pinned=\"{}\" priority=\"{}\"{}>\n",
             name_attr(c.server),
-            name_attr(c.uri),
-            name_attr(c.name),
+            name_attr(c.uri()),
+            name_attr(c.name()),
             i.tokens,
             i.estimated,
             i.running_total,
@@ -454,7 +454,7 @@ pub fn xml(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> String
             out.push_str(&format!(
                 "  <resource server=\"{}\" uri=\"{}\" reason=\"{}\"{}{}/>\n",
                 name_attr(c.server),
-                name_attr(c.uri),
+                name_attr(c.uri()),
                 l.reason.name(),
                 l.tokens
                     .map_or(String::new(), |t| format!(" tokens=\"{t}\"")),

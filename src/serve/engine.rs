@@ -152,7 +152,7 @@ impl Engine {
         let preview = if set.policy.budget.is_some() {
             sources
                 .resolve_reading(&set.marks, &set.policy, &mut measures, self.jobs, |c| {
-                    let (server, uri) = (c.server, c.uri);
+                    let (server, uri) = (c.server, c.uri());
                     // Dropped parts are said by the read itself (`serve` reads in one place).
                     async move { upstreams.read(server, uri).await.map(|o| (o, Vec::new())) }
                 })

@@ -248,7 +248,7 @@ pub fn build(
         .chain(allowed.filter(|_| expose == Expose::Allowed));
     let owners = owners(chosen.clone().filter_map(|(index, _)| {
         let c = &candidates[index];
-        shared(c).then_some((c.server, c.uri))
+        shared(c).then_some((c.server, c.uri()))
     }));
     let mut served = Served {
         bundle: preview.included.len(),
@@ -266,9 +266,9 @@ pub fn build(
             continue;
         };
         let alias = owners
-            .get(c.uri)
+            .get(c.uri())
             .is_some_and(|&owner| owner != c.server)
-            .then(|| alias(c.server, c.uri));
+            .then(|| alias(c.server, c.uri()));
         let changed = (pinned || alias.is_some()).then(|| {
             let mut resource = listed.resource().into_owned();
             if let Some(alias) = alias {
@@ -354,24 +354,16 @@ fn pin_annotations(resource: &mut Resource) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::{Catalogue, ItemId};
+    use crate::catalog::{Catalogue, Item, ItemId};
     use crate::context::{Included, LeftOut, TokenizerKind};
 
     fn cand(server: &'static str, uri: &'static str) -> Candidate<'static> {
-        Candidate {
-            id: ItemId {
-                server: 0,
-                index: 0,
-            },
-            server,
-            uri,
-            name: uri,
-            priority: None,
-            audience: None,
-            modified_ms: None,
-            size: None,
-            expansion_of: None,
-        }
+        let item = Item::ranked(uri, uri, None, None, None, None);
+        let id = ItemId {
+            server: 0,
+            index: 0,
+        };
+        Candidate::from_item(id, server, Box::leak(Box::new(item)))
     }
 
     fn included(index: usize, pinned: bool) -> Included {
@@ -417,25 +409,31 @@ mod tests {
             .iter()
             .map(|c| {
                 let server = catalogue.server(c.server);
-                catalogue.append(server, [listed(c.uri)].iter());
-                let id = catalogue.find(server, c.uri).unwrap();
+                catalogue.append(server, [listed(c.uri())].iter());
+                let id = catalogue.find(server, c.uri()).unwrap();
                 catalogue.item_ref(id).unwrap()
             })
             .collect();
         let mimes = Arc::new(catalogue.mimes().clone());
         let keys: Vec<(String, String)> = cands
             .iter()
-            .map(|c| (c.server.to_string(), c.uri.to_string()))
+            .map(|c| (c.server.to_string(), c.uri().to_string()))
             .collect();
         move |x: &Candidate| {
-            let at = keys.iter().position(|(s, u)| s == x.server && u == x.uri)?;
+            let at = keys
+                .iter()
+                .position(|(s, u)| s == x.server && u == x.uri())?;
             Some(Listed::exact(items[at].clone(), mimes.clone()))
         }
     }
 
     /// Whether another candidate has the same URI on another server.
     fn shared<'a>(cands: &'a [Candidate<'a>]) -> impl Fn(&Candidate) -> bool + 'a {
-        move |x: &Candidate| cands.iter().any(|c| c.uri == x.uri && c.server != x.server)
+        move |x: &Candidate| {
+            cands
+                .iter()
+                .any(|c| c.uri() == x.uri() && c.server != x.server)
+        }
     }
 
     #[test]
@@ -511,7 +509,7 @@ mod tests {
             &p,
             &cands,
             |x: &Candidate| {
-                let id = catalogue.find(server, x.uri)?;
+                let id = catalogue.find(server, x.uri())?;
                 Some(Listed::exact(catalogue.item_ref(id)?, mimes.clone()))
             },
             shared(&cands),

@@ -140,7 +140,7 @@ impl Listings {
     /// expansion).
     pub fn listed_elsewhere(&self, c: &Candidate) -> bool {
         (0..self.catalogue.server_count() as ServerId)
-            .any(|s| s != c.id.server && self.catalogue.find(s, c.uri).is_some())
+            .any(|s| s != c.id.server && self.catalogue.find(s, c.uri()).is_some())
     }
 
     /// A candidate's resource as its server listed it (the first one, if a server lists a
@@ -151,14 +151,14 @@ impl Listings {
             .resources
             .iter()
             .find(|(server, _)| server == c.server)?;
-        if let Some(found) = listed.listed(c.id.index, c.uri) {
+        if let Some(found) = listed.listed(c.id.index, c.uri()) {
             return Some(found);
         }
         let resource = self
             .expanded
-            .get(&(c.server.to_string(), c.uri.to_string()))?;
+            .get(&(c.server.to_string(), c.uri().to_string()))?;
         let item = self.catalogue.item_ref(c.id)?;
-        (item.get().uri() == c.uri).then(|| Listed::original(item, resource.clone()))
+        (item.get().uri() == c.uri()).then(|| Listed::original(item, resource.clone()))
     }
 }
 

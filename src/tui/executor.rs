@@ -123,16 +123,6 @@ async fn read_text(connection: Option<Arc<Connection>>, uri: &str) -> crate::mcp
 /// Memory is handed back at most this often.
 const RELEASE_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
 
-/// Returns free heap memory to the system (glibc keeps it otherwise: after a million
-/// resources' pages, hundreds of MB).
-fn release_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only releases free memory of the allocator's own arenas.
-    unsafe {
-        libc::malloc_trim(0);
-    }
-}
-
 /// Sends a server's log to the core each time it changes, a batch at a time: the core holds
 /// its own copy, so drawing never locks the log the connection writes to.
 fn forward_log(server: ServerId, log: ServerLog, tx: mpsc::UnboundedSender<Msg>) -> AbortHandle {
@@ -282,7 +272,7 @@ impl Executor {
                         self.release_at = Some(at);
                         tokio::spawn(async move {
                             tokio::time::sleep_until(at).await;
-                            let _ = tokio::task::spawn_blocking(release_memory).await;
+                            let _ = tokio::task::spawn_blocking(crate::heap::release).await;
                         });
                     }
                 }
@@ -668,7 +658,7 @@ async fn read_resolution<'a>(
             MEASURE_JOBS,
             |c| {
                 let connection = connection_of(connections, c.id.server);
-                let uri = c.uri.to_string();
+                let uri = c.uri().to_string();
                 async move { read_text(connection, &uri).await }
             },
         )

@@ -23,8 +23,8 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 
-use crate::catalog::ItemId;
 use crate::catalog::item::{AUDIENCE_ASSISTANT, AUDIENCE_USER};
+use crate::catalog::{Item, ItemId};
 use crate::context::{Candidate, ContextSet, Measures, Sources, filtered};
 use crate::mcp::is_part_of;
 use crate::mcp::limit::IdScanner;
@@ -147,26 +147,23 @@ impl Filter {
         if self.expose != Expose::Included {
             return;
         }
-        let cands: Vec<Candidate<'_>> = self
+        let items: Vec<Item> = self
             .order
             .iter()
-            .enumerate()
-            .map(|(index, uri)| {
+            .map(|uri| {
                 let a = &self.listed[uri];
-                Candidate {
-                    id: ItemId {
-                        server: 0,
-                        index: index as u32,
-                    },
-                    server: &self.server,
-                    uri,
-                    name: &a.name,
-                    priority: a.priority,
-                    audience: a.audience,
-                    modified_ms: a.modified_ms,
-                    size: a.size,
-                    expansion_of: None,
-                }
+                Item::ranked(uri, &a.name, a.priority, a.audience, a.modified_ms, a.size)
+            })
+            .collect();
+        let cands: Vec<Candidate<'_>> = items
+            .iter()
+            .enumerate()
+            .map(|(index, item)| {
+                let id = ItemId {
+                    server: 0,
+                    index: index as u32,
+                };
+                Candidate::from_item(id, &self.server, item)
             })
             .collect();
         let sources = Sources::new(cands, [self.server.as_str()], []);
@@ -174,7 +171,7 @@ impl Filter {
         self.included = preview
             .included
             .iter()
-            .map(|i| sources.candidates[i.index].uri.to_string())
+            .map(|i| sources.candidates[i.index].uri().to_string())
             .collect();
     }
 
