@@ -54,19 +54,7 @@ impl Engine {
         jobs: usize,
         warn: Warn,
     ) -> Arc<Engine> {
-        let engine = Arc::new(Engine {
-            upstreams: OnceLock::new(),
-            ready: watch::channel(false).0,
-            upstream_count: defs.len(),
-            failed_early: std::sync::Mutex::default(),
-            set_path,
-            expose,
-            jobs,
-            set: Mutex::new(set),
-            measures: Mutex::new(Measures::new()),
-            served: watch::channel(Arc::new(Served::default())).0,
-            updates: broadcast::channel(256).0,
-        });
+        let engine = Arc::new(Engine::new(defs.len(), set, set_path, expose, jobs));
         let starting = engine.clone();
         tokio::spawn(async move {
             // Said as soon as it is known: a client may end `serve` right after its first
@@ -85,6 +73,40 @@ impl Engine {
             starting.refresh().await;
             starting.ready.send_replace(true);
         });
+        engine
+    }
+
+    fn new(
+        upstream_count: usize,
+        set: ContextSet,
+        set_path: PathBuf,
+        expose: Expose,
+        jobs: usize,
+    ) -> Engine {
+        Engine {
+            upstreams: OnceLock::new(),
+            ready: watch::channel(false).0,
+            upstream_count,
+            failed_early: std::sync::Mutex::default(),
+            set_path,
+            expose,
+            jobs,
+            set: Mutex::new(set),
+            measures: Mutex::new(Measures::new()),
+            served: watch::channel(Arc::new(Served::default())).0,
+            updates: broadcast::channel(256).0,
+        }
+    }
+
+    /// An engine over upstreams already listed ([`Upstreams::listed`]), ready once this
+    /// returns: what `serve` publishes and how it follows changes, for tests and benches.
+    #[doc(hidden)]
+    pub async fn over(upstreams: Upstreams, set: ContextSet, expose: Expose) -> Arc<Engine> {
+        let count = upstreams.iter().count();
+        let engine = Arc::new(Engine::new(count, set, PathBuf::new(), expose, 1));
+        let _ = engine.upstreams.set(upstreams);
+        engine.refresh().await;
+        engine.ready.send_replace(true);
         engine
     }
 

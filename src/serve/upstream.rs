@@ -286,6 +286,32 @@ impl Upstreams {
         upstreams
     }
 
+    /// Upstreams already listed, without connections (a read fails; nothing is followed):
+    /// what `serve` does with listings and their changes, for tests and benches.
+    #[doc(hidden)]
+    pub fn listed(listings: Vec<(String, Vec<Resource>)>) -> Upstreams {
+        let mut mimes = MimeTable::default();
+        let list = listings
+            .into_iter()
+            .map(|(name, resources)| Upstream {
+                listing: Mutex::new(Listing {
+                    resources: Builder::build(&name, resources, &mut mimes),
+                    ..Listing::default()
+                }),
+                name,
+                connection: OnceLock::new(),
+            })
+            .collect();
+        Upstreams {
+            list,
+            cap: usize::MAX,
+            warn: Arc::new(|_| {}),
+            mimes: Mutex::new(mimes),
+            told: Mutex::new(None),
+            _tasks: Vec::new(),
+        }
+    }
+
     /// What the supervisors tell from now on (`None` once taken).
     pub fn take_told(&self) -> Option<mpsc::UnboundedReceiver<Told>> {
         self.told.lock().unwrap_or_else(|e| e.into_inner()).take()
