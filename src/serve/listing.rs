@@ -3,15 +3,20 @@
 //! refresh's merged catalogue shares), and, for the few resources an item does not give back
 //! exactly (icons, `_meta`, an audience out of order, …), the resource itself beside them. At
 //! a million resources the rmcp `Resource`s themselves were most of `serve`'s memory.
+//!
+//! A re-list (the whole listing again, as a server sends it) is diffed against the last one
+//! ([`Fingerprint`]) and applied as what changed ([`ListedResources::relist`]): the items
+//! kept stay where they are, in the chunks the published list shares, so a re-list with one
+//! resource added costs the diff and that one item, not a new listing.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use rmcp::model::Resource;
 
 use super::exposed::Listed;
 use crate::catalog::item::MimeTable;
-use crate::catalog::{Catalogue, ItemId, ServerId};
+use crate::catalog::{Catalogue, Fingerprint, ItemId, ListingChange, ServerId};
 
 /// The one server of a listing's catalogue.
 const SERVER: ServerId = 0;
@@ -24,6 +29,31 @@ pub struct ListedResources {
     mimes: Arc<MimeTable>,
     /// By item index: the listed form of each resource its item does not give back exactly.
     originals: Arc<HashMap<u32, Arc<Resource>>>,
+    /// The listing as last listed (two hashes an entry), for the next re-list to be diffed
+    /// against.
+    last: Arc<Fingerprint>,
+}
+
+/// How a re-list reached a listing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Relisted {
+    /// As what changed: this many entries removed, changed in place and added.
+    Edited {
+        removed: usize,
+        changed: usize,
+        added: usize,
+    },
+    /// Built again whole (most of it changed, or there was no listing to edit).
+    Replaced,
+}
+
+impl Relisted {
+    /// The same listing again.
+    pub const NOTHING: Relisted = Relisted::Edited {
+        removed: 0,
+        changed: 0,
+        added: 0,
+    };
 }
 
 impl ListedResources {
@@ -61,6 +91,68 @@ impl ListedResources {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// Makes this the listing of `server` that `resources` (a whole re-list) is: what changed
+    /// since the last listing is applied to its items (the others, and the chunks a
+    /// published list shares, stay as they are); a listing of which most changed is built
+    /// again whole. `mimes`: the table shared by every listing ([`Builder::page`]).
+    pub fn relist(
+        &mut self,
+        server: &str,
+        resources: Vec<Resource>,
+        mimes: &mut MimeTable,
+    ) -> Relisted {
+        if self.items.server_count() == 0 {
+            *self = Builder::build(server, resources, mimes);
+            return Relisted::Replaced;
+        }
+        let edit = match Arc::make_mut(&mut self.last).diff(resources) {
+            ListingChange::Edited(edit) => edit,
+            ListingChange::Replaced(resources) => {
+                // The diff has kept the new listing's hashes already.
+                let last = self.last.clone();
+                *self = Builder::build(server, resources, mimes);
+                self.last = last;
+                return Relisted::Replaced;
+            }
+        };
+        let items = Arc::make_mut(&mut self.items);
+        let report = items.apply_sharing(SERVER, &edit, mimes);
+        let originals = Arc::make_mut(&mut self.originals);
+        for (id, _) in &report.removed {
+            originals.remove(&id.index);
+        }
+        // Each item changed or added gets its listed form kept when it cannot give it back
+        // (the first entry of a URI listed twice is the one kept, as in a listing).
+        let changed: HashSet<u32> = report.changed.iter().map(|id| id.index).collect();
+        let mut seen = HashSet::new();
+        for resource in edit.changed.iter().chain(&edit.added) {
+            let Some(id) = items.find(SERVER, &resource.uri) else {
+                continue;
+            };
+            let fresh = changed.contains(&id.index) || id.index >= report.added_from;
+            if !fresh || !seen.insert(id.index) {
+                continue;
+            }
+            let exact = items
+                .get(id)
+                .is_some_and(|item| item.to_resource(items.mimes()) == *resource);
+            if exact {
+                originals.remove(&id.index);
+            } else {
+                originals.insert(id.index, Arc::new(resource.clone()));
+            }
+        }
+        // Published entries compare their tables by pointer: a new one only for new types.
+        if self.mimes.len() != items.mimes().len() {
+            self.mimes = Arc::new(items.mimes().clone());
+        }
+        Relisted::Edited {
+            removed: edit.removed.len(),
+            changed: edit.changed.len(),
+            added: edit.added.len(),
+        }
+    }
 }
 
 /// Builds a [`ListedResources`] from the pages of one listing, in order.
@@ -68,6 +160,7 @@ impl ListedResources {
 pub struct Builder {
     items: Catalogue,
     originals: HashMap<u32, Arc<Resource>>,
+    last: Fingerprint,
 }
 
 impl Builder {
@@ -77,12 +170,16 @@ impl Builder {
         Builder {
             items,
             originals: HashMap::new(),
+            last: Fingerprint::default(),
         }
     }
 
     /// Adds one page. `mimes` is the MIME table shared by every upstream's listing (so the
     /// merged catalogue shares their items instead of renumbering copies).
     pub fn page(&mut self, page: Vec<Resource>, mimes: &mut MimeTable) {
+        for resource in &page {
+            self.last.push(resource);
+        }
         let mut index = self.items.server_end(SERVER);
         let report = self.items.append_sharing(SERVER, &page, mimes);
         let mut skipped = report.duplicates.iter().map(|d| d.index).peekable();
@@ -110,6 +207,7 @@ impl Builder {
             mimes: Arc::new(self.items.mimes().clone()),
             items: Arc::new(self.items),
             originals: Arc::new(self.originals),
+            last: Arc::new(self.last),
         }
     }
 
