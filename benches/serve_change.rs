@@ -129,7 +129,10 @@ fn main() {
         samples,
         || (),
         |()| async {
-            engine.updated("up", &uri).await;
+            // As the upkeep does: a resolution only when a count used by one went stale.
+            if engine.updated("up", &uri).await {
+                engine.refresh().await;
+            }
         },
     );
     stats(

@@ -86,7 +86,7 @@ impl Listed {
     }
 
     /// Whether both are certainly the same listed resource (without building either).
-    fn same(&self, other: &Listed) -> bool {
+    pub(crate) fn same(&self, other: &Listed) -> bool {
         match (&self.form, &other.form) {
             // A chunk copied by a later change holds equal items at other addresses.
             (Form::Exact(a), Form::Exact(b)) => {
@@ -211,11 +211,13 @@ impl Served {
         true
     }
 
-    /// The published URI of a server's resource, if it is published.
+    /// The published URI of a server's resource, if it is published: its own or its
+    /// [`alias`] (found by URI, not by a pass over the list).
     pub fn published_uri(&self, server: &str, upstream_uri: &str) -> Option<&str> {
-        self.resources
-            .iter()
-            .find(|r| &*r.server == server && r.upstream_uri() == upstream_uri)
+        let is_it = |r: &&ExposedResource| &*r.server == server && r.upstream_uri() == upstream_uri;
+        self.get(upstream_uri)
+            .filter(is_it)
+            .or_else(|| self.get(&alias(server, upstream_uri)).filter(is_it))
             .map(|r| r.uri())
     }
 
@@ -465,6 +467,12 @@ mod tests {
         assert_eq!(unpinned.priority, Some(0.2), "published as listed");
         assert!(served.get("x://3").is_none());
         assert_eq!(served.bundle, 3);
+        // A server's resource found under the URI it is published as, aliased or not.
+        assert_eq!(served.published_uri("a", "x://1"), Some("x://1"));
+        assert_eq!(served.published_uri("b", "x://1"), Some("mcpick://b/x://1"));
+        assert_eq!(served.published_uri("a", "x://2"), Some("x://2"));
+        assert_eq!(served.published_uri("b", "x://2"), None);
+        assert_eq!(served.published_uri("c", "x://1"), None);
     }
 
     #[test]

@@ -280,4 +280,83 @@ mod tests {
         assert!(listed.listed(0, "x://2").is_none(), "checked by URI");
         assert_eq!(mimes.len(), 1, "the shared table learned the page's type");
     }
+
+    /// The items of a listing, by index, with their resources as given back.
+    fn given_back(listed: &ListedResources, uris: &[&str]) -> Vec<Option<Resource>> {
+        (0..uris.len() as u32)
+            .map(|i| {
+                let found = listed.listed(i, uris[i as usize])?;
+                Some(found.resource().into_owned())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_relist_is_applied_as_what_changed_and_kept_items_stay_shared() {
+        let mut mimes = MimeTable::default();
+        let first: Vec<Resource> = (0..5).map(|i| exact(&format!("x://{i}"))).collect();
+        let mut listed = Builder::build("s", first.clone(), &mut mimes);
+        let kept = listed.listed(0, "x://0").unwrap();
+
+        // One added, at the end, with `_meta` (kept as listed).
+        let mut added = exact("x://new");
+        added.meta = Some(Default::default());
+        let mut second = first.clone();
+        second.push(added.clone());
+        assert_eq!(
+            listed.relist("s", second.clone(), &mut mimes),
+            Relisted::Edited {
+                removed: 0,
+                changed: 0,
+                added: 1
+            }
+        );
+        assert_eq!(listed.len(), 6);
+        assert_eq!(*listed.listed(5, "x://new").unwrap().resource(), added);
+        assert_eq!(listed.originals(), 1);
+        let again = listed.listed(0, "x://0").unwrap();
+        assert!(
+            again.same(&kept),
+            "published before, the same item after (no resource built)"
+        );
+
+        // One removed, one retitled in place; the same listing again is nothing.
+        let mut third = second.clone();
+        third.remove(2);
+        third[0].title = Some("new title".into());
+        assert_eq!(
+            listed.relist("s", third.clone(), &mut mimes),
+            Relisted::Edited {
+                removed: 1,
+                changed: 1,
+                added: 0
+            }
+        );
+        assert_eq!(listed.len(), 5);
+        assert!(listed.listed(2, "x://2").is_none(), "removed");
+        let shown = given_back(&listed, &["x://0", "x://1", "x://2", "x://3", "x://4"]);
+        assert_eq!(
+            shown[0].as_ref().unwrap().title.as_deref(),
+            Some("new title")
+        );
+        assert_eq!(shown[1].as_ref(), Some(&first[1]));
+        assert_eq!(shown[4].as_ref(), Some(&first[4]));
+        assert_eq!(listed.relist("s", third, &mut mimes), Relisted::NOTHING);
+
+        // Mostly new: built again whole, and the next re-list is diffed against it.
+        let fourth: Vec<Resource> = (0..5).map(|i| exact(&format!("y://{i}"))).collect();
+        assert_eq!(
+            listed.relist("s", fourth.clone(), &mut mimes),
+            Relisted::Replaced
+        );
+        assert_eq!(listed.len(), 5);
+        assert_eq!(listed.originals(), 0);
+        assert_eq!(*listed.listed(0, "y://0").unwrap().resource(), fourth[0]);
+        let mut fifth = fourth;
+        fifth.push(exact("y://5"));
+        assert!(matches!(
+            listed.relist("s", fifth, &mut mimes),
+            Relisted::Edited { added: 1, .. }
+        ));
+    }
 }
