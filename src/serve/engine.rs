@@ -205,7 +205,8 @@ impl Engine {
         };
         let cands = sources.candidates;
         drop(measures);
-        let mut served = exposed::build(
+        let (mut served, changed) = exposed::rebuild(
+            &self.current(),
             &preview,
             &cands,
             |c| listings.listed(c),
@@ -214,9 +215,9 @@ impl Engine {
         );
         served.unavailable = listings.unavailable.clone();
         served.cache = listings.cache;
-        // Always keep the newest state; wake the clients' notifiers only for a new list.
+        // Always keep the newest state; wake the clients' notifiers only for a new list (the
+        // upkeep is the only writer after the first resolution).
         self.served.send_if_modified(|current| {
-            let changed = current.list_differs(&served);
             *current = Arc::new(served);
             changed
         })
