@@ -760,6 +760,48 @@ fn an_upstream_list_change_reaches_clients_in_both_eras() {
 }
 
 #[test]
+fn one_resource_added_upstream_among_thousands_reaches_a_client_as_one_more() {
+    let dir = tempfile::tempdir().unwrap();
+    // Adds demo://live/1, /2, … every second after 3,000 others (applied as what changed).
+    let set = set_over_demo(
+        dir.path(),
+        "live",
+        "file:///project/README.md",
+        &["--count", "3000", "--page-size", "500", "--churn", "1000"],
+    );
+    let script = repo_root().join("tests/peers/serve_client.py");
+    let events = client(
+        &python(),
+        &[
+            script.to_str().unwrap(),
+            "--watch",
+            "30",
+            "--",
+            mcpick_bin(),
+            "serve",
+            "--expose",
+            "allowed",
+            "--set",
+            set.to_str().unwrap(),
+        ],
+        dir.path(),
+        &[],
+        |_| {},
+    );
+    let before = listed(event(&events, "list"));
+    let after = listed(event(&events, "changed"));
+    assert!(before.len() > 2000, "thousands published: {}", before.len());
+    let new: Vec<&String> = after.iter().filter(|u| !before.contains(u)).collect();
+    assert!(
+        !new.is_empty() && new.iter().all(|u| u.starts_with("demo://live/")),
+        "only the upstream's new resources are new: {new:?}"
+    );
+    let gone: Vec<&String> = before.iter().filter(|u| !after.contains(u)).collect();
+    assert!(gone.is_empty(), "nothing else went: {gone:?}");
+    assert_eq!(after.len(), before.len() + new.len());
+}
+
+#[test]
 fn serve_publishes_a_pinned_template_expansion_and_a_client_reads_it() {
     const NOTE: &str = "demo://notes/5"; // readable only through `demo://notes/{id}`
     let dir = tempfile::tempdir().unwrap();

@@ -49,6 +49,20 @@ impl IdIndex {
 }
 
 impl IdIndex {
+    /// Gives every id the one `to` says (`None`: takes it out); the keys stay, so nothing is
+    /// rehashed and no key is read. One pass over the ids.
+    pub fn remap(&mut self, mut to: impl FnMut(u32) -> Option<u32>) {
+        for shard in &mut self.shards {
+            shard.retain(|id| match to(*id) {
+                Some(new) => {
+                    *id = new;
+                    true
+                }
+                None => false,
+            });
+        }
+    }
+
     /// Takes out the id with this key (see [`IdIndex::find`]); true if there was one.
     pub fn remove(&mut self, key: impl Hash, mut is_key: impl FnMut(u32) -> bool) -> bool {
         let hash = self.state.hash_one(key);
@@ -99,5 +113,14 @@ mod tests {
             index.find("x://8", |id| keys[id as usize] == "x://8"),
             Some(8)
         );
+        // Remapped: every key at its new id, the one mapped to nothing gone.
+        let moved: Vec<&String> = keys.iter().rev().collect();
+        let last = keys.len() as u32 - 1;
+        index.remap(|id| (id != 9).then(|| last - id));
+        for (i, k) in moved.iter().enumerate() {
+            let found = index.find(k.as_str(), |id| *moved[id as usize] == **k);
+            let gone = ["x://7", "x://9"].contains(&k.as_str());
+            assert_eq!(found, (!gone).then_some(i as u32), "{k}");
+        }
     }
 }

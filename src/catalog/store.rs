@@ -429,6 +429,20 @@ impl Catalogue {
         report
     }
 
+    /// Applies a list change as [`Catalogue::apply`] does, numbering new MIME types as the
+    /// shared table `mimes` does ([`Catalogue::append_sharing`]); `mimes` learns them.
+    pub fn apply_sharing(
+        &mut self,
+        server: ServerId,
+        edit: &ListingEdit,
+        mimes: &mut MimeTable,
+    ) -> EditReport {
+        self.mimes.catch_up(mimes);
+        let report = self.apply(server, edit);
+        mimes.catch_up(&self.mimes);
+        report
+    }
+
     /// Makes `server`'s resources those of `theirs` in `from` (replacing what it had; its name
     /// and templates stay): the same ids, sharing `from`'s chunks and indexes, so it costs
     /// nothing per resource. Only where the two MIME tables number types differently

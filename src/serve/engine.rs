@@ -1,6 +1,7 @@
 //! The state `serve` publishes and how it follows changes: the set file, upstream list
-//! changes and updates all end in [`Engine::refresh`], which resolves again exactly as
-//! `mcpick preview` does and tells connected clients only when their list really changed.
+//! changes and updates of a resource whose count was used end in [`Engine::refresh`], which
+//! resolves again exactly as `mcpick preview` does and tells connected clients only when
+//! their list really changed.
 //!
 //! The engine exists before its upstreams are connected ([`Engine::start`]), so clients get
 //! their handshake at once; what needs the published set waits for [`Engine::ready`], which
@@ -8,6 +9,7 @@
 //! `--timeout`).
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use futures::future::join_all;
@@ -34,6 +36,8 @@ pub struct Engine {
     set: Mutex<ContextSet>,
     /// Token counts of reads so far, kept across refreshes (an update forgets one).
     measures: Mutex<Measures>,
+    /// Resolutions done so far ([`Engine::resolutions`]).
+    resolutions: AtomicU64,
     /// What is published now; every change wakes the clients' list-changed notifiers.
     pub served: watch::Sender<Arc<Served>>,
     /// Published URIs whose contents changed upstream.
@@ -54,19 +58,7 @@ impl Engine {
         jobs: usize,
         warn: Warn,
     ) -> Arc<Engine> {
-        let engine = Arc::new(Engine {
-            upstreams: OnceLock::new(),
-            ready: watch::channel(false).0,
-            upstream_count: defs.len(),
-            failed_early: std::sync::Mutex::default(),
-            set_path,
-            expose,
-            jobs,
-            set: Mutex::new(set),
-            measures: Mutex::new(Measures::new()),
-            served: watch::channel(Arc::new(Served::default())).0,
-            updates: broadcast::channel(256).0,
-        });
+        let engine = Arc::new(Engine::new(defs.len(), set, set_path, expose, jobs));
         let starting = engine.clone();
         tokio::spawn(async move {
             // Said as soon as it is known: a client may end `serve` right after its first
@@ -85,6 +77,41 @@ impl Engine {
             starting.refresh().await;
             starting.ready.send_replace(true);
         });
+        engine
+    }
+
+    fn new(
+        upstream_count: usize,
+        set: ContextSet,
+        set_path: PathBuf,
+        expose: Expose,
+        jobs: usize,
+    ) -> Engine {
+        Engine {
+            upstreams: OnceLock::new(),
+            ready: watch::channel(false).0,
+            upstream_count,
+            failed_early: std::sync::Mutex::default(),
+            set_path,
+            expose,
+            jobs,
+            set: Mutex::new(set),
+            measures: Mutex::new(Measures::new()),
+            resolutions: AtomicU64::new(0),
+            served: watch::channel(Arc::new(Served::default())).0,
+            updates: broadcast::channel(256).0,
+        }
+    }
+
+    /// An engine over upstreams already listed ([`Upstreams::listed`]), ready once this
+    /// returns: what `serve` publishes and how it follows changes, for tests and benches.
+    #[doc(hidden)]
+    pub async fn over(upstreams: Upstreams, set: ContextSet, expose: Expose) -> Arc<Engine> {
+        let count = upstreams.iter().count();
+        let engine = Arc::new(Engine::new(count, set, PathBuf::new(), expose, 1));
+        let _ = engine.upstreams.set(upstreams);
+        engine.refresh().await;
+        engine.ready.send_replace(true);
         engine
     }
 
@@ -120,13 +147,27 @@ impl Engine {
         self.refresh().await
     }
 
-    /// A resource changed upstream: its count is stale; tell subscribed clients.
+    /// A resource changed upstream: subscribed clients are told, and its count, if it was
+    /// read, is forgotten. True when there was one: the resolution used it, so it must be
+    /// done again ([`Engine::refresh`]). An update of a resource never read (every one
+    /// without a budget, when nothing is read) changes nothing the resolution looks at, so it
+    /// costs no resolution.
     pub async fn updated(&self, server: &str, uri: &str) -> bool {
-        self.measures.lock().await.remove(server, uri);
+        let stale = {
+            let mut measures = self.measures.lock().await;
+            let measured = measures.get(server, uri).is_some();
+            measures.remove(server, uri);
+            measured
+        };
         if let Some(published) = self.current().published_uri(server, uri) {
             let _ = self.updates.send(published.to_string());
         }
-        self.refresh().await
+        stale
+    }
+
+    /// How many resolutions were done so far (each [`Engine::refresh`] once connected).
+    pub fn resolutions(&self) -> u64 {
+        self.resolutions.load(Ordering::Relaxed)
     }
 
     /// Resolves again; publishes the result and returns true when the list changed. With a
@@ -137,6 +178,7 @@ impl Engine {
         let Some(upstreams) = self.upstreams.get() else {
             return false; // not connected yet; the first resolution follows
         };
+        self.resolutions.fetch_add(1, Ordering::Relaxed);
         let set = self.set.lock().await.clone();
         let mut listings = upstreams.listings();
         let needed = listings.templates_needed(&set.marks);
@@ -163,7 +205,8 @@ impl Engine {
         };
         let cands = sources.candidates;
         drop(measures);
-        let mut served = exposed::build(
+        let (mut served, changed) = exposed::rebuild(
+            &self.current(),
             &preview,
             &cands,
             |c| listings.listed(c),
@@ -172,11 +215,61 @@ impl Engine {
         );
         served.unavailable = listings.unavailable.clone();
         served.cache = listings.cache;
-        // Always keep the newest state; wake the clients' notifiers only for a new list.
+        // Always keep the newest state; wake the clients' notifiers only for a new list (the
+        // upkeep is the only writer after the first resolution).
         self.served.send_if_modified(|current| {
-            let changed = current.list_differs(&served);
             *current = Arc::new(served);
             changed
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::{Audience, Mark, Target};
+    use rmcp::model::Resource;
+
+    fn resources(n: usize) -> Vec<Resource> {
+        (0..n)
+            .map(|i| Resource::new(format!("x://{i}"), format!("r{i}")).with_size(40))
+            .collect()
+    }
+
+    fn set(budget: Option<u64>) -> ContextSet {
+        let mut set = ContextSet::default();
+        set.policy.audience = Audience::Any;
+        set.policy.budget = budget;
+        set
+    }
+
+    #[tokio::test]
+    async fn an_update_without_a_budget_is_told_and_costs_no_resolution() {
+        let upstreams = Upstreams::listed(vec![("up".into(), resources(3))]);
+        let engine = Engine::over(upstreams, set(None), Expose::Allowed).await;
+        let resolved = engine.resolutions();
+        assert_eq!(resolved, 1, "the first resolution");
+        let mut told = engine.updates.subscribe();
+        assert!(!engine.updated("up", "x://1").await, "no count was used");
+        assert_eq!(
+            told.recv().await.unwrap(),
+            "x://1",
+            "subscribed clients are told"
+        );
+        assert_eq!(engine.resolutions(), resolved, "nothing resolved again");
+        assert_eq!(engine.current().resources.len(), 3);
+    }
+
+    #[tokio::test]
+    async fn with_a_budget_only_an_update_of_a_resource_read_needs_a_resolution() {
+        let upstreams = Upstreams::listed(vec![("up".into(), resources(3))]);
+        let mut set = set(Some(1000));
+        set.marks
+            .set(Target::exact("up", "x://2"), Some(Mark::Exclude));
+        let engine = Engine::over(upstreams, set, Expose::Allowed).await;
+        // Offline upstreams cannot be read: what was tried is measured (as failed).
+        assert!(engine.updated("up", "x://0").await, "its read was counted");
+        assert!(!engine.updated("up", "x://2").await, "excluded: never read");
+        assert!(!engine.updated("up", "x://0").await, "forgotten already");
     }
 }

@@ -86,9 +86,13 @@ impl Listed {
     }
 
     /// Whether both are certainly the same listed resource (without building either).
-    fn same(&self, other: &Listed) -> bool {
+    pub(crate) fn same(&self, other: &Listed) -> bool {
         match (&self.form, &other.form) {
-            (Form::Exact(a), Form::Exact(b)) => self.item.same(&other.item) && Arc::ptr_eq(a, b),
+            // A chunk copied by a later change holds equal items at other addresses.
+            (Form::Exact(a), Form::Exact(b)) => {
+                Arc::ptr_eq(a, b)
+                    && (self.item.same(&other.item) || self.item.get() == other.item.get())
+            }
             (Form::Original(a), Form::Original(b)) => Arc::ptr_eq(a, b),
             _ => false,
         }
@@ -207,11 +211,13 @@ impl Served {
         true
     }
 
-    /// The published URI of a server's resource, if it is published.
+    /// The published URI of a server's resource, if it is published: its own or its
+    /// [`alias`] (found by URI, not by a pass over the list).
     pub fn published_uri(&self, server: &str, upstream_uri: &str) -> Option<&str> {
-        self.resources
-            .iter()
-            .find(|r| &*r.server == server && r.upstream_uri() == upstream_uri)
+        let is_it = |r: &&ExposedResource| &*r.server == server && r.upstream_uri() == upstream_uri;
+        self.get(upstream_uri)
+            .filter(is_it)
+            .or_else(|| self.get(&alias(server, upstream_uri)).filter(is_it))
             .map(|r| r.uri())
     }
 
@@ -230,6 +236,46 @@ impl Served {
 /// listed; `shared` tells whether another server lists the candidate's URI too (only those
 /// can need an alias, so only those are looked at to find each URI's owner).
 pub fn build(
+    preview: &Preview,
+    candidates: &[Candidate],
+    raw: impl Fn(&Candidate) -> Option<Listed>,
+    shared: impl Fn(&Candidate) -> bool,
+    expose: Expose,
+) -> Served {
+    rebuild(&Served::default(), preview, candidates, raw, shared, expose).0
+}
+
+/// [`build`], after `previous` was published: also says whether a client would see a
+/// different list ([`Served::list_differs`]), found in the same pass. Where the new list is
+/// the previous one with entries added or taken out (an unrelated change leaves the others in
+/// their order), the previous index by URI is kept, its ids moved, and only the new entries'
+/// URIs are hashed.
+pub fn rebuild(
+    previous: &Served,
+    preview: &Preview,
+    candidates: &[Candidate],
+    raw: impl Fn(&Candidate) -> Option<Listed>,
+    shared: impl Fn(&Candidate) -> bool,
+    expose: Expose,
+) -> (Served, bool) {
+    let mut served = entries(preview, candidates, raw, shared, expose);
+    if let Some(differs) = served.index_after(previous) {
+        return (served, differs);
+    }
+    // A URI published twice (or nothing to start from): each entry in order, the first of a
+    // URI kept.
+    let resources = std::mem::take(&mut served.resources);
+    served.by_uri = IdIndex::default();
+    for resource in resources {
+        served.push(resource);
+    }
+    served.bundle = served.bundle.min(served.resources.len());
+    let differs = previous.list_differs(&served);
+    (served, differs)
+}
+
+/// What a preview publishes, in order, not indexed yet (a URI may be there twice).
+fn entries(
     preview: &Preview,
     candidates: &[Candidate],
     raw: impl Fn(&Candidate) -> Option<Listed>,
@@ -283,8 +329,7 @@ pub fn build(
             .entry(c.server)
             .or_insert_with(|| Arc::from(c.server))
             .clone();
-        // A server that lists one URI twice: publish it once.
-        served.push(ExposedResource {
+        served.resources.push(ExposedResource {
             server,
             listed,
             changed,
@@ -293,6 +338,54 @@ pub fn build(
     }
     served.bundle = served.bundle.min(served.resources.len());
     served
+}
+
+/// An id [`Served::index_after`] found no new place for.
+const GONE: u32 = u32::MAX;
+
+impl Served {
+    /// Indexes the entries (from [`entries`]) by URI from `previous`'s index, walking both
+    /// lists once: an entry the same as the previous list's next one (or the one after it,
+    /// when one was taken out) keeps its indexed URI at its new position; only the others are
+    /// hashed. Whether a client would see a different list; `None` (nothing indexed) when a
+    /// URI is published twice, or most entries are new: then they are indexed one by one.
+    fn index_after(&mut self, previous: &Served) -> Option<bool> {
+        let (new, old) = (&self.resources, &previous.resources);
+        if old.is_empty() {
+            return None;
+        }
+        let mut to = vec![GONE; old.len()];
+        let mut fresh = Vec::new();
+        let mut j = 0;
+        for (k, entry) in new.iter().enumerate() {
+            if j < old.len() && old[j] == *entry {
+                to[j] = k as u32;
+                j += 1;
+            } else if j + 1 < old.len() && old[j + 1] == *entry {
+                to[j + 1] = k as u32;
+                j += 2;
+            } else {
+                fresh.push(k);
+            }
+        }
+        if fresh.len() > new.len() / 2 {
+            return None;
+        }
+        let moved = !fresh.is_empty()
+            || new.len() != old.len()
+            || to.iter().enumerate().any(|(j, &k)| k != j as u32);
+        let mut by_uri = previous.by_uri.clone();
+        by_uri.remap(|id| Some(to[id as usize]).filter(|&k| k != GONE));
+        for k in fresh {
+            let uri = new[k].uri();
+            if by_uri.find(uri, |i| new[i as usize].uri() == uri).is_some() {
+                return None;
+            }
+            by_uri.insert(uri, k as u32, |i| new[i as usize].uri());
+        }
+        self.by_uri = by_uri;
+        Some(moved)
+    }
 }
 
 /// The URI each `(server, uri)` is published under, in the same order: its own for the server
@@ -459,6 +552,12 @@ mod tests {
         assert_eq!(unpinned.priority, Some(0.2), "published as listed");
         assert!(served.get("x://3").is_none());
         assert_eq!(served.bundle, 3);
+        // A server's resource found under the URI it is published as, aliased or not.
+        assert_eq!(served.published_uri("a", "x://1"), Some("x://1"));
+        assert_eq!(served.published_uri("b", "x://1"), Some("mcpick://b/x://1"));
+        assert_eq!(served.published_uri("a", "x://2"), Some("x://2"));
+        assert_eq!(served.published_uri("b", "x://2"), None);
+        assert_eq!(served.published_uri("c", "x://1"), None);
     }
 
     #[test]
@@ -547,6 +646,123 @@ mod tests {
         let published = pinned.resources[0].resource();
         assert_eq!(published.meta, odd.meta, "pinned from the listed form");
         assert_eq!(published.annotations.as_ref().unwrap().priority, Some(1.0));
+    }
+
+    /// Every published URI is found, at its place.
+    fn assert_indexed(served: &Served) {
+        for (at, r) in served.resources.iter().enumerate() {
+            let found = served.get(r.uri()).map(|f| f as *const ExposedResource);
+            assert_eq!(
+                found,
+                Some(&served.resources[at] as *const _),
+                "{}",
+                r.uri()
+            );
+        }
+    }
+
+    #[test]
+    fn a_rebuild_indexes_as_a_build_does_and_says_whether_the_list_changed() {
+        let cands = [
+            cand("a", "x://0"),
+            cand("a", "x://1"),
+            cand("a", "x://2"),
+            cand("a", "x://3"),
+            cand("a", "x://4"),
+            cand("b", "x://0"), // the second copy: published under an alias
+        ];
+        let find = lister(&cands);
+        let at = |order: &[usize]| {
+            let included = order.iter().map(|&i| included(i, i == 3)).collect();
+            preview(included, vec![])
+        };
+        let uris = |s: &Served| -> Vec<String> {
+            s.resources.iter().map(|r| r.uri().to_string()).collect()
+        };
+        let first = at(&[0, 1, 2, 3, 5]);
+        let before = build(&first, &cands, &find, shared(&cands), Expose::Included);
+        let (same, differs) = rebuild(
+            &before,
+            &first,
+            &cands,
+            &find,
+            shared(&cands),
+            Expose::Included,
+        );
+        assert!(!differs, "the same list");
+        assert_eq!(same, before);
+        assert_indexed(&same);
+        // One taken out, one put in its place, one added at the end.
+        let next = at(&[0, 4, 2, 3, 5, 1]);
+        let (after, differs) = rebuild(
+            &before,
+            &next,
+            &cands,
+            &find,
+            shared(&cands),
+            Expose::Included,
+        );
+        assert!(differs);
+        let built = build(&next, &cands, &find, shared(&cands), Expose::Included);
+        assert_eq!(after, built);
+        assert_eq!(
+            uris(&after),
+            [
+                "x://0",
+                "x://4",
+                "x://2",
+                "x://3",
+                "mcpick://b/x://0",
+                "x://1"
+            ]
+        );
+        assert_indexed(&after);
+        // Only reordered: a different list, still indexed right.
+        let (moved, differs) = rebuild(
+            &after,
+            &first,
+            &cands,
+            &find,
+            shared(&cands),
+            Expose::Included,
+        );
+        assert!(differs);
+        assert_eq!(moved, before);
+        assert_indexed(&moved);
+    }
+
+    #[test]
+    fn a_rebuild_with_a_uri_listed_twice_publishes_it_once() {
+        let cands = [cand("a", "x://0"), cand("a", "x://1"), cand("a", "x://0")];
+        let find = lister(&cands);
+        let before = build(
+            &preview(vec![included(0, false)], vec![]),
+            &cands,
+            &find,
+            shared(&cands),
+            Expose::Included,
+        );
+        let twice = preview(
+            vec![included(0, false), included(1, false), included(2, false)],
+            vec![],
+        );
+        let (after, differs) = rebuild(
+            &before,
+            &twice,
+            &cands,
+            &find,
+            shared(&cands),
+            Expose::Included,
+        );
+        assert!(differs);
+        assert_eq!(
+            after,
+            build(&twice, &cands, &find, shared(&cands), Expose::Included)
+        );
+        let uris: Vec<&str> = after.resources.iter().map(|r| r.uri()).collect();
+        assert_eq!(uris, ["x://0", "x://1"]);
+        assert_eq!(after.bundle, 2);
+        assert_indexed(&after);
     }
 
     #[test]

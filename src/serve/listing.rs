@@ -3,15 +3,20 @@
 //! refresh's merged catalogue shares), and, for the few resources an item does not give back
 //! exactly (icons, `_meta`, an audience out of order, …), the resource itself beside them. At
 //! a million resources the rmcp `Resource`s themselves were most of `serve`'s memory.
+//!
+//! A re-list (the whole listing again, as a server sends it) is diffed against the last one
+//! ([`Fingerprint`]) and applied as what changed ([`ListedResources::relist`]): the items
+//! kept stay where they are, in the chunks the published list shares, so a re-list with one
+//! resource added costs the diff and that one item, not a new listing.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use rmcp::model::Resource;
 
 use super::exposed::Listed;
 use crate::catalog::item::MimeTable;
-use crate::catalog::{Catalogue, ItemId, ServerId};
+use crate::catalog::{Catalogue, Fingerprint, ItemId, ListingChange, ServerId};
 
 /// The one server of a listing's catalogue.
 const SERVER: ServerId = 0;
@@ -24,6 +29,31 @@ pub struct ListedResources {
     mimes: Arc<MimeTable>,
     /// By item index: the listed form of each resource its item does not give back exactly.
     originals: Arc<HashMap<u32, Arc<Resource>>>,
+    /// The listing as last listed (two hashes an entry), for the next re-list to be diffed
+    /// against.
+    last: Arc<Fingerprint>,
+}
+
+/// How a re-list reached a listing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Relisted {
+    /// As what changed: this many entries removed, changed in place and added.
+    Edited {
+        removed: usize,
+        changed: usize,
+        added: usize,
+    },
+    /// Built again whole (most of it changed, or there was no listing to edit).
+    Replaced,
+}
+
+impl Relisted {
+    /// The same listing again.
+    pub const NOTHING: Relisted = Relisted::Edited {
+        removed: 0,
+        changed: 0,
+        added: 0,
+    };
 }
 
 impl ListedResources {
@@ -61,6 +91,68 @@ impl ListedResources {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// Makes this the listing of `server` that `resources` (a whole re-list) is: what changed
+    /// since the last listing is applied to its items (the others, and the chunks a
+    /// published list shares, stay as they are); a listing of which most changed is built
+    /// again whole. `mimes`: the table shared by every listing ([`Builder::page`]).
+    pub fn relist(
+        &mut self,
+        server: &str,
+        resources: Vec<Resource>,
+        mimes: &mut MimeTable,
+    ) -> Relisted {
+        if self.items.server_count() == 0 {
+            *self = Builder::build(server, resources, mimes);
+            return Relisted::Replaced;
+        }
+        let edit = match Arc::make_mut(&mut self.last).diff(resources) {
+            ListingChange::Edited(edit) => edit,
+            ListingChange::Replaced(resources) => {
+                // The diff has kept the new listing's hashes already.
+                let last = self.last.clone();
+                *self = Builder::build(server, resources, mimes);
+                self.last = last;
+                return Relisted::Replaced;
+            }
+        };
+        let items = Arc::make_mut(&mut self.items);
+        let report = items.apply_sharing(SERVER, &edit, mimes);
+        let originals = Arc::make_mut(&mut self.originals);
+        for (id, _) in &report.removed {
+            originals.remove(&id.index);
+        }
+        // Each item changed or added gets its listed form kept when it cannot give it back
+        // (the first entry of a URI listed twice is the one kept, as in a listing).
+        let changed: HashSet<u32> = report.changed.iter().map(|id| id.index).collect();
+        let mut seen = HashSet::new();
+        for resource in edit.changed.iter().chain(&edit.added) {
+            let Some(id) = items.find(SERVER, &resource.uri) else {
+                continue;
+            };
+            let fresh = changed.contains(&id.index) || id.index >= report.added_from;
+            if !fresh || !seen.insert(id.index) {
+                continue;
+            }
+            let exact = items
+                .get(id)
+                .is_some_and(|item| item.to_resource(items.mimes()) == *resource);
+            if exact {
+                originals.remove(&id.index);
+            } else {
+                originals.insert(id.index, Arc::new(resource.clone()));
+            }
+        }
+        // Published entries compare their tables by pointer: a new one only for new types.
+        if self.mimes.len() != items.mimes().len() {
+            self.mimes = Arc::new(items.mimes().clone());
+        }
+        Relisted::Edited {
+            removed: edit.removed.len(),
+            changed: edit.changed.len(),
+            added: edit.added.len(),
+        }
+    }
 }
 
 /// Builds a [`ListedResources`] from the pages of one listing, in order.
@@ -68,6 +160,7 @@ impl ListedResources {
 pub struct Builder {
     items: Catalogue,
     originals: HashMap<u32, Arc<Resource>>,
+    last: Fingerprint,
 }
 
 impl Builder {
@@ -77,12 +170,16 @@ impl Builder {
         Builder {
             items,
             originals: HashMap::new(),
+            last: Fingerprint::default(),
         }
     }
 
     /// Adds one page. `mimes` is the MIME table shared by every upstream's listing (so the
     /// merged catalogue shares their items instead of renumbering copies).
     pub fn page(&mut self, page: Vec<Resource>, mimes: &mut MimeTable) {
+        for resource in &page {
+            self.last.push(resource);
+        }
         let mut index = self.items.server_end(SERVER);
         let report = self.items.append_sharing(SERVER, &page, mimes);
         let mut skipped = report.duplicates.iter().map(|d| d.index).peekable();
@@ -110,6 +207,7 @@ impl Builder {
             mimes: Arc::new(self.items.mimes().clone()),
             items: Arc::new(self.items),
             originals: Arc::new(self.originals),
+            last: Arc::new(self.last),
         }
     }
 
@@ -181,5 +279,84 @@ mod tests {
         }
         assert!(listed.listed(0, "x://2").is_none(), "checked by URI");
         assert_eq!(mimes.len(), 1, "the shared table learned the page's type");
+    }
+
+    /// The items of a listing, by index, with their resources as given back.
+    fn given_back(listed: &ListedResources, uris: &[&str]) -> Vec<Option<Resource>> {
+        (0..uris.len() as u32)
+            .map(|i| {
+                let found = listed.listed(i, uris[i as usize])?;
+                Some(found.resource().into_owned())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_relist_is_applied_as_what_changed_and_kept_items_stay_shared() {
+        let mut mimes = MimeTable::default();
+        let first: Vec<Resource> = (0..5).map(|i| exact(&format!("x://{i}"))).collect();
+        let mut listed = Builder::build("s", first.clone(), &mut mimes);
+        let kept = listed.listed(0, "x://0").unwrap();
+
+        // One added, at the end, with `_meta` (kept as listed).
+        let mut added = exact("x://new");
+        added.meta = Some(Default::default());
+        let mut second = first.clone();
+        second.push(added.clone());
+        assert_eq!(
+            listed.relist("s", second.clone(), &mut mimes),
+            Relisted::Edited {
+                removed: 0,
+                changed: 0,
+                added: 1
+            }
+        );
+        assert_eq!(listed.len(), 6);
+        assert_eq!(*listed.listed(5, "x://new").unwrap().resource(), added);
+        assert_eq!(listed.originals(), 1);
+        let again = listed.listed(0, "x://0").unwrap();
+        assert!(
+            again.same(&kept),
+            "published before, the same item after (no resource built)"
+        );
+
+        // One removed, one retitled in place; the same listing again is nothing.
+        let mut third = second.clone();
+        third.remove(2);
+        third[0].title = Some("new title".into());
+        assert_eq!(
+            listed.relist("s", third.clone(), &mut mimes),
+            Relisted::Edited {
+                removed: 1,
+                changed: 1,
+                added: 0
+            }
+        );
+        assert_eq!(listed.len(), 5);
+        assert!(listed.listed(2, "x://2").is_none(), "removed");
+        let shown = given_back(&listed, &["x://0", "x://1", "x://2", "x://3", "x://4"]);
+        assert_eq!(
+            shown[0].as_ref().unwrap().title.as_deref(),
+            Some("new title")
+        );
+        assert_eq!(shown[1].as_ref(), Some(&first[1]));
+        assert_eq!(shown[4].as_ref(), Some(&first[4]));
+        assert_eq!(listed.relist("s", third, &mut mimes), Relisted::NOTHING);
+
+        // Mostly new: built again whole, and the next re-list is diffed against it.
+        let fourth: Vec<Resource> = (0..5).map(|i| exact(&format!("y://{i}"))).collect();
+        assert_eq!(
+            listed.relist("s", fourth.clone(), &mut mimes),
+            Relisted::Replaced
+        );
+        assert_eq!(listed.len(), 5);
+        assert_eq!(listed.originals(), 0);
+        assert_eq!(*listed.listed(0, "y://0").unwrap().resource(), fourth[0]);
+        let mut fifth = fourth;
+        fifth.push(exact("y://5"));
+        assert!(matches!(
+            listed.relist("s", fifth, &mut mimes),
+            Relisted::Edited { added: 1, .. }
+        ));
     }
 }

@@ -86,14 +86,14 @@ pub async fn upkeep(engine: Arc<Engine>, diag: Arc<Diag>) {
                 }
             }
         }
-        let mut changed = false;
+        // Updates are told at once; one resolution follows for all that need one.
+        let mut stale = false;
         for (i, uri) in updated {
-            let name = upstreams.name(i).to_string();
-            changed |= engine.updated(&name, &uri).await;
+            stale |= engine.updated(upstreams.name(i), &uri).await;
         }
-        changed |= match set {
+        let changed = match set {
             Some(set) => engine.set_changed(set).await,
-            None if relisted => engine.refresh().await,
+            None if relisted || stale => engine.refresh().await,
             None => false,
         };
         if changed {

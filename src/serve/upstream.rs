@@ -12,7 +12,7 @@ use crate::catalog::item::MimeTable;
 use crate::catalog::{Catalogue, ServerId};
 
 use super::exposed::Listed;
-use super::listing::{Builder, ListedResources};
+use super::listing::{Builder, ListedResources, Relisted};
 use crate::context::{Candidate, Expansion, Marks, expansion};
 use crate::mcp::log::ServerLog;
 use crate::mcp::supervisor::{Event, Supervisor};
@@ -286,6 +286,32 @@ impl Upstreams {
         upstreams
     }
 
+    /// Upstreams already listed, without connections (a read fails; nothing is followed):
+    /// what `serve` does with listings and their changes, for tests and benches.
+    #[doc(hidden)]
+    pub fn listed(listings: Vec<(String, Vec<Resource>)>) -> Upstreams {
+        let mut mimes = MimeTable::default();
+        let list = listings
+            .into_iter()
+            .map(|(name, resources)| Upstream {
+                listing: Mutex::new(Listing {
+                    resources: Builder::build(&name, resources, &mut mimes),
+                    ..Listing::default()
+                }),
+                name,
+                connection: OnceLock::new(),
+            })
+            .collect();
+        Upstreams {
+            list,
+            cap: usize::MAX,
+            warn: Arc::new(|_| {}),
+            mimes: Mutex::new(mimes),
+            told: Mutex::new(None),
+            _tasks: Vec::new(),
+        }
+    }
+
     /// What the supervisors tell from now on (`None` once taken).
     pub fn take_told(&self) -> Option<mpsc::UnboundedReceiver<Told>> {
         self.told.lock().unwrap_or_else(|e| e.into_inner()).take()
@@ -301,15 +327,26 @@ impl Upstreams {
                 Applied::Nothing
             }
             Event::Relisted { resources, outcome } => {
-                self.set_listing(
-                    i,
-                    Listing {
-                        resources: Builder::build(&self.list[i].name, resources, &mut self.mimes()),
-                        cache: outcome.cache,
-                        ..Listing::default()
-                    },
-                );
-                Applied::Listing
+                let upstream = &self.list[i];
+                let mut listing = upstream.listing.lock().unwrap_or_else(|e| e.into_inner());
+                // Applied as what changed (a failed listing has nothing to edit: built whole).
+                let relisted =
+                    listing
+                        .resources
+                        .relist(&upstream.name, resources, &mut self.mimes());
+                let same = listing.error.is_none()
+                    && listing.cache == outcome.cache
+                    && listing.templates.is_none()
+                    && relisted == Relisted::NOTHING;
+                listing.error = None;
+                listing.cache = outcome.cache;
+                // Listed again when a mark needs them (they may have changed too).
+                listing.templates = None;
+                if same {
+                    Applied::Nothing
+                } else {
+                    Applied::Listing
+                }
             }
             Event::RelistFailed(reason) | Event::Ended { reason, .. } => {
                 self.set_listing(i, Listing::failed(reason));

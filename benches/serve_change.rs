@@ -1,0 +1,175 @@
+//! What one change costs `mcpick serve` at N published resources (one upstream, `--expose
+//! allowed`, no budget, every audience: all N published), through its engine as the upkeep
+//! drives it (`Upstreams::apply` of what the upstream's supervisor told, then the engine's
+//! resolution and publication), without processes or sockets:
+//!
+//! - a re-list with one resource added (the whole listing arrives, as a supervisor sends it);
+//! - a re-list in which every URI is new (the whole listing replaced: for scale);
+//! - an `updated` notification for one published resource;
+//! - a resolution again with nothing changed (what every list change pays at least: the
+//!   candidates, the ranking, the published list compared).
+//!
+//! Building each event's listing is not timed. Prints the median and worst of each.
+//!
+//! `cargo bench --bench serve_change` (release); in a debug build, `cargo test --bench
+//! serve_change -- --bench`. `MCPICK_BENCH_SIZES=20000` sets the size (default 100000);
+//! without `--bench` (as `cargo test --benches` runs it) it is a smoke test at 2,000.
+
+use std::future::Future;
+use std::time::{Duration, Instant};
+
+use mcpick::context::{Audience, ContextSet};
+use mcpick::mcp::ListOutcome;
+use mcpick::mcp::supervisor::Event;
+use mcpick::serve::Engine;
+use mcpick::serve::exposed::Expose;
+use mcpick::serve::upstream::Upstreams;
+use rmcp::model::Resource;
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// Prints the median and worst; returns the median.
+fn stats(label: &str, samples: &mut [Duration]) -> Duration {
+    samples.sort();
+    let median = samples[samples.len() / 2];
+    println!(
+        "{label:<52} {:>4} samples  median {:>10.3} ms  worst {:>10.3} ms",
+        samples.len(),
+        ms(median),
+        ms(samples[samples.len() - 1]),
+    );
+    median
+}
+
+fn relisted(resources: Vec<Resource>) -> Event {
+    let count = resources.len();
+    Event::Relisted {
+        resources,
+        outcome: ListOutcome {
+            pages: 1,
+            count,
+            capped: false,
+            warnings: 0,
+            cache: Default::default(),
+        },
+    }
+}
+
+/// Times `f` `samples` times; `prepare` builds each sample's input, untimed.
+fn time<T, F: Future<Output = ()>>(
+    runtime: &tokio::runtime::Runtime,
+    samples: usize,
+    mut prepare: impl FnMut() -> T,
+    mut f: impl FnMut(T) -> F,
+) -> Vec<Duration> {
+    (0..samples)
+        .map(|_| {
+            let input = prepare();
+            let start = Instant::now();
+            runtime.block_on(f(input));
+            start.elapsed()
+        })
+        .collect()
+}
+
+fn main() {
+    let n: usize = std::env::var("MCPICK_BENCH_SIZES")
+        .ok()
+        .and_then(|s| s.split(',').next_back()?.trim().parse().ok())
+        .unwrap_or(100_000);
+    let full = std::env::args().any(|a| a == "--bench");
+    let n = if full { n } else { 2_000 };
+    let samples = if full { 7 } else { 3 };
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let mut listing = mcpick::demo::demo_page(n, 0, n);
+    let mut set = ContextSet::default();
+    set.policy.audience = Audience::Any;
+    let upstreams = Upstreams::listed(vec![("up".into(), listing.clone())]);
+    let engine = runtime.block_on(Engine::over(upstreams, set, Expose::Allowed));
+    assert_eq!(
+        engine.current().resources.len(),
+        n,
+        "every resource published"
+    );
+    println!(
+        "{n} resources published; one upstream ({})",
+        if cfg!(debug_assertions) {
+            "DEBUG build"
+        } else {
+            "release build"
+        }
+    );
+    let upstreams = runtime.block_on(engine.ready());
+
+    let mut tick = 0;
+    let mut added = time(
+        &runtime,
+        samples,
+        || {
+            tick += 1;
+            listing.push(Resource::new(
+                format!("demo://live/{tick}"),
+                format!("live-{tick}"),
+            ));
+            relisted(listing.clone())
+        },
+        |event| async {
+            upstreams.apply(0, event);
+            assert!(engine.refresh().await, "the published list changed");
+        },
+    );
+    let one_added = stats("a re-list with one added, published", &mut added);
+    assert_eq!(engine.current().resources.len(), listing.len());
+
+    let uri = listing[n / 2].uri.clone();
+    let mut updated = time(
+        &runtime,
+        samples,
+        || (),
+        |()| async {
+            // As the upkeep does: a resolution only when a count used by one went stale.
+            if engine.updated("up", &uri).await {
+                engine.refresh().await;
+            }
+        },
+    );
+    stats(
+        "an update of one published resource (no budget)",
+        &mut updated,
+    );
+
+    let mut again = time(
+        &runtime,
+        samples,
+        || (),
+        |()| async {
+            assert!(!engine.refresh().await, "nothing changed");
+        },
+    );
+    stats("resolved again, nothing changed", &mut again);
+
+    let mut generation = 0;
+    let mut replaced = time(
+        &runtime,
+        samples.min(3),
+        || {
+            generation += 1;
+            for r in &mut listing {
+                r.uri = format!("{}#{generation}", r.uri.split('#').next().unwrap_or(""));
+            }
+            relisted(listing.clone())
+        },
+        |event| async {
+            upstreams.apply(0, event);
+            assert!(engine.refresh().await, "the published list changed");
+        },
+    );
+    let whole = stats("a re-list with every URI new (for scale)", &mut replaced);
+    println!(
+        "{:<52} {:>10.1}× the time of one added",
+        "the whole listing replaced",
+        whole.as_secs_f64() / one_added.as_secs_f64().max(1e-9)
+    );
+}
