@@ -2,8 +2,8 @@
 # The whole browser's memory, as a user meets it: runs mcpick (release build) in a real
 # terminal (tmux, 120×40) against the demo server with COUNT resources, and prints the
 # browser process's resident memory (VmRSS, and the peak VmHWM) after the listing, after a
-# search, and with the agent view open with no budget. Budget (DESIGN.md): ≤ 600 bytes per
-# resource for the whole browser.
+# search, and with the agent view open with no budget, then with a budget. Budgets (issue 22):
+# ≤ 450 bytes per resource with the agent view open, ≤ 600 at the peak.
 #
 #   cargo build --release && benches/browser_rss.sh [COUNT]     (default 1000000)
 #
@@ -78,3 +78,9 @@ tmux -L "$sock" send-keys a
 wait_for "Agent" 60
 sleep 10 # resolution of every resource, then the reads of the rows on screen
 report "agent view open, no budget"
+
+# A budget: now nearly every resource is a left-out row (over budget) instead of an included one.
+tmux -L "$sock" send-keys '['
+wait_for "budget 1,000,000" 60
+sleep 10
+report "agent view open, budget 1,000,000"
