@@ -491,6 +491,8 @@ fn free_address() -> String {
 #[test]
 fn an_http_upstream_that_restarts_is_served_again() {
     const PINNED: &str = "file:///project/README.md";
+    // Changes every second; updates reach subscribers.
+    const CLOCK: &str = "demo://clock/now";
     let address = free_address();
     let start = || {
         Background::start(
@@ -504,7 +506,7 @@ fn an_http_upstream_that_restarts_is_served_again() {
     let out = mcpick_in(
         dir.path(),
         &[],
-        &["pin", "--name", "web", "--url", &server.url, PINNED],
+        &["pin", "--name", "web", "--url", &server.url, PINNED, CLOCK],
     );
     assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     let set = dir.path().join("mcpick.context.json");
@@ -522,6 +524,8 @@ fn an_http_upstream_that_restarts_is_served_again() {
             "2",
             "--read-after",
             PINNED,
+            "--subscribe-after",
+            CLOCK,
             "--",
             mcpick_bin(),
             "serve",
@@ -564,6 +568,8 @@ fn an_http_upstream_that_restarts_is_served_again() {
             .is_some_and(|t| !t.is_empty()),
         "{read}"
     );
+    // Updates are asked of the new connection too.
+    assert_eq!(event(&events, "updated-after")["uri"], CLOCK, "{events:#?}");
     assert!(
         stderr.contains("server `web` is unavailable: "),
         "the outage is said: {stderr}"

@@ -1,7 +1,7 @@
 """A real MCP client (Python `mcp` 2.x) for mcpick's `serve` tests.
 
     python serve_client.py [--mode auto|legacy] [--read URI]... [--watch SECS [--changes N]]
-                           [--read-after URI]... (--url URL | -- CMD ARGS...)
+                           [--read-after URI]... [--subscribe-after URI] (--url URL | -- CMD ARGS...)
 
 Connects (auto: 2026-07-28 `server/discover`, falling back; legacy: the `initialize`
 handshake), then prints one JSON object per line on stdout:
@@ -16,7 +16,9 @@ changes the list (a notice after which the list is the same is allowed and waite
 prints {"event": "changed", "resources": [...]} or {"event": "timeout"}; with --changes N, N
 such changes, each printed. With --subscribe URI as well, it waits for an update of URI
 instead (legacy: resources/subscribe; modern: the listen filter) and prints
-{"event": "updated", "uri"}. Then each --read-after URI is read, printed as a "read" event.
+{"event": "updated", "uri"}. Then each --read-after URI is read, printed as a "read" event,
+and with --subscribe-after URI, an update of URI is waited for as --subscribe does (up to
+--watch SECS, or 30 s): {"event": "updated-after", "uri"} or {"event": "timeout-after"}.
 """
 
 from __future__ import annotations
@@ -66,12 +68,14 @@ async def main() -> None:
     parser.add_argument("--changes", type=int, default=1)
     parser.add_argument("--read-after", action="append", default=[])
     parser.add_argument("--subscribe")
+    parser.add_argument("--subscribe-after")
     parser.add_argument("command", nargs="*")
     args = parser.parse_args()
     server = args.url or StdioServerParameters(command=args.command[0], args=args.command[1:])
 
     changed = anyio.Event()
     updated: list[str] = []
+    updated_after = anyio.Event()
 
     async def on_message(message) -> None:
         kind = type(message).__name__ + getattr(message, "method", "")
@@ -80,6 +84,8 @@ async def main() -> None:
         if args.subscribe is not None and ("ResourceUpdated" in kind or "resources/updated" in kind):
             updated.append(message.params.uri)
             changed.set()
+        if args.subscribe_after is not None and ("ResourceUpdated" in kind or "resources/updated" in kind):
+            updated_after.set()
 
     async with Client(server, mode=args.mode, message_handler=on_message, cache=None) as client:
         emit({
@@ -154,6 +160,19 @@ async def main() -> None:
                 emit({"event": "updated", "uri": updated[0]})
         for uri in args.read_after:
             await read(client, uri)
+        if args.subscribe_after is not None:
+            uri = args.subscribe_after
+            modern = not client.protocol_version.startswith("2024") and not client.protocol_version.startswith("2025")
+            with anyio.move_on_after(args.watch or 30) as scope:
+                if modern:
+                    async with client.listen(resource_subscriptions=[uri]) as sub:
+                        async for event in sub:
+                            if type(event).__name__ == "ResourceUpdated" and event.uri == uri:
+                                break
+                else:
+                    await client.subscribe_resource(uri)
+                    await updated_after.wait()
+            emit({"event": "timeout-after"} if scope.cancelled_caught else {"event": "updated-after", "uri": uri})
 
 
 if __name__ == "__main__":
