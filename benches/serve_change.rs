@@ -86,7 +86,7 @@ fn main() {
     let mut listing = mcpick::demo::demo_page(n, 0, n);
     let mut set = ContextSet::default();
     set.policy.audience = Audience::Any;
-    let upstreams = Upstreams::listed(vec![("up".into(), listing.clone())]);
+    let upstreams = Upstreams::already_listed(vec![("up".into(), listing.clone())]);
     let engine = runtime.block_on(Engine::over(upstreams, set, Expose::Allowed));
     assert_eq!(
         engine.current().resources.len(),

@@ -92,8 +92,20 @@ fn client(
     args: &[&str],
     cwd: &Path,
     env: &[(&str, &str)],
-    mut on_event: impl FnMut(&Value),
+    on_event: impl FnMut(&Value),
 ) -> Vec<Value> {
+    client_and_stderr(program, args, cwd, env, on_event).0
+}
+
+/// Like [`client`], with what the client wrote to stderr (where a stdio `serve` it started
+/// writes its diagnostics).
+fn client_and_stderr(
+    program: &str,
+    args: &[&str],
+    cwd: &Path,
+    env: &[(&str, &str)],
+    mut on_event: impl FnMut(&Value),
+) -> (Vec<Value>, String) {
     let mut child = Command::new(program)
         .args(args)
         .current_dir(cwd)
@@ -131,7 +143,7 @@ fn client(
     let _ = done.send(());
     let errors = errors.join().unwrap();
     assert!(status.success(), "{program} {args:?} failed: {errors}");
-    events
+    (events, errors)
 }
 
 fn python_client(
@@ -414,7 +426,7 @@ fn an_upstream_crash_after_listing_leaves_the_others_served() {
     ]);
     let set = dir.path().join("mcpick.context.json");
     let script = repo_root().join("tests/peers/serve_client.py");
-    let events = client(
+    let (events, stderr) = client_and_stderr(
         &python(),
         &[
             script.to_str().unwrap(),
@@ -461,6 +473,111 @@ fn an_upstream_crash_after_listing_leaves_the_others_served() {
     assert!(
         now.contains(&"file:///project/README.md".to_string()),
         "{now:?}"
+    );
+    // Said on serve's stderr; a stdio upstream that exited is not started again.
+    assert!(
+        stderr.contains("server `flaky` is unavailable: "),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("is back"), "{stderr}");
+}
+
+/// A free loopback address, for a server that must come back on the same one.
+fn free_address() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().to_string()
+}
+
+#[test]
+fn an_http_upstream_that_restarts_is_served_again() {
+    const PINNED: &str = "file:///project/README.md";
+    // Changes every second; updates reach subscribers.
+    const CLOCK: &str = "demo://clock/now";
+    let address = free_address();
+    let start = || {
+        Background::start(
+            mcpick_bin(),
+            &["demo-server", "--http", &address, "--count", "20"],
+            &[],
+        )
+    };
+    let server = start();
+    let dir = tempfile::tempdir().unwrap();
+    let out = mcpick_in(
+        dir.path(),
+        &[],
+        &["pin", "--name", "web", "--url", &server.url, PINNED, CLOCK],
+    );
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let set = dir.path().join("mcpick.context.json");
+    let script = repo_root().join("tests/peers/serve_client.py");
+    // Killed once the client listens for changes; started again (same address) once the
+    // client saw its resources go.
+    let mut server = Some(server);
+    let (events, stderr) = client_and_stderr(
+        &python(),
+        &[
+            script.to_str().unwrap(),
+            "--watch",
+            "90",
+            "--changes",
+            "2",
+            "--read-after",
+            PINNED,
+            "--subscribe-after",
+            CLOCK,
+            "--",
+            mcpick_bin(),
+            "serve",
+            "--set",
+            set.to_str().unwrap(),
+        ],
+        dir.path(),
+        &[],
+        |e| match e["event"].as_str() {
+            Some("ready") => server = None,
+            Some("changed") if server.is_none() => server = Some(start()),
+            _ => {}
+        },
+    );
+    let changes: Vec<Vec<String>> = events
+        .iter()
+        .filter(|e| e["event"] == "changed")
+        .map(listed)
+        .collect();
+    assert!(listed(event(&events, "list")).contains(&PINNED.to_string()));
+    assert_eq!(changes.len(), 2, "gone, then back: {events:#?}");
+    assert!(
+        !changes[0].contains(&PINNED.to_string()),
+        "its resources left while it was gone: {:?}",
+        changes[0]
+    );
+    assert!(
+        changes[1].contains(&PINNED.to_string()),
+        "and are published again: {:?}",
+        changes[1]
+    );
+    let read = events
+        .iter()
+        .rfind(|e| e["event"] == "read" && e["uri"] == PINNED)
+        .expect("the read after the return");
+    assert_eq!(read["ok"], true, "read on the new connection: {read}");
+    assert!(
+        read["contents"][0]["text"]
+            .as_str()
+            .is_some_and(|t| !t.is_empty()),
+        "{read}"
+    );
+    // Updates are asked of the new connection too.
+    assert_eq!(event(&events, "updated-after")["uri"], CLOCK, "{events:#?}");
+    assert!(
+        stderr.contains("server `web` is unavailable: "),
+        "the outage is said: {stderr}"
+    );
+    assert!(stderr.contains("server `web` is back"), "{stderr}");
+    assert!(
+        stderr.find("is unavailable") < stderr.find("is back"),
+        "{stderr}"
     );
 }
 

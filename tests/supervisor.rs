@@ -1,6 +1,6 @@
-//! `mcp::Supervisor` against a real server process over Streamable HTTP (the demo server):
+//! `mcp::Supervisor` against real server processes (the demo server): over Streamable HTTP,
 //! a server that goes away after listing is tried again, and the next connection lists
-//! again under the next generation.
+//! again under the next generation; over stdio, one that exited stays ended.
 
 mod common;
 
@@ -98,4 +98,58 @@ async fn an_http_server_that_went_away_is_listed_again_under_a_new_generation() 
         }
     }
     assert_eq!(relisted, listed, "listed again, whole");
+}
+
+/// A stdio server that exits after listing stays failed, retrying asked for or not: its
+/// end says no retry, and nothing follows it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stdio_server_that_exits_after_listing_is_not_started_again() {
+    let script = format!(
+        "exec timeout 2 {} demo-server --count 5",
+        common::mcpick_bin()
+    );
+    let mut followed = Supervisor {
+        spec: ServerSpec {
+            name: "demo".into(),
+            transport: TransportSpec::Stdio {
+                command: "sh".into(),
+                args: vec!["-c".into(), script],
+                env: Default::default(),
+                cwd: None,
+            },
+        },
+        options: ConnectOptions::default(),
+        log: ServerLog::new(10),
+        list: ListOptions::default(),
+        templates: false,
+        retry: true,
+        shown: None,
+    }
+    .spawn();
+    let mut listed = false;
+    let end = loop {
+        match next(&mut followed).await {
+            (1, Event::Listed(outcome)) => listed = outcome.count == 5,
+            (1, end @ Event::Ended { .. }) => break end,
+            (1, _) => {}
+            other => panic!("{other:?}"),
+        }
+    };
+    assert!(listed, "it listed first");
+    assert!(
+        matches!(
+            &end,
+            Event::Ended {
+                listed: true,
+                retry: None,
+                ..
+            }
+        ),
+        "{end:?}"
+    );
+    let after = tokio::time::timeout(Duration::from_secs(5), followed.next()).await;
+    assert!(
+        matches!(after, Ok(None)),
+        "nothing after the end: {after:?}"
+    );
 }

@@ -1,6 +1,7 @@
 //! `mcpick watch --json`: what a running server changes arrives as JSON Lines, against the
 //! project's demo server (stdio, modern era; its clock resource changes every second), the
-//! demo over Streamable HTTP, and a server that goes away.
+//! demo over Streamable HTTP, a server that goes away (stdio: for good; HTTP: until it is
+//! back), and the progress line while connecting.
 
 mod common;
 
@@ -107,7 +108,7 @@ fn updates_of_the_demo_clock_arrive_over_stdio_and_http() {
 }
 
 #[test]
-fn a_server_that_goes_away_is_reported_and_watch_ends_with_status_1() {
+fn a_stdio_server_that_goes_away_is_reported_and_watch_ends_with_status_1() {
     // The demo server is stopped after two seconds; its end of the pipe closes.
     let script = format!("timeout 2 {} demo-server", mcpick_bin());
     let mut watch = Watching::start(&["--", "sh", "-c", &script]);
@@ -119,6 +120,124 @@ fn a_server_that_goes_away_is_reported_and_watch_ends_with_status_1() {
     );
     let status = watch.child.wait().expect("watch ends by itself");
     assert_eq!(status.code(), Some(1));
+    // Not started again: nothing followed the end.
+    while let Ok(event) = watch.events.recv_timeout(Duration::from_secs(1)) {
+        watch.seen.push(event);
+    }
+    assert_eq!(watch.seen.last(), Some(&closed), "{:#?}", watch.seen);
+    assert!(!watch.seen.iter().any(|e| is(e, "unavailable")));
+}
+
+/// A free loopback address, for a server that must come back on the same one.
+fn free_address() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().to_string()
+}
+
+/// An HTTP server that goes away is unavailable (and tried again) until it is back on the
+/// same address; then what it lists differently is printed, and its resources are
+/// subscribed again on the new connection.
+#[test]
+fn an_http_server_that_restarts_is_back_with_what_changed_meanwhile() {
+    let address = free_address();
+    let start = |count: &str| {
+        Background::start(
+            mcpick_bin(),
+            &["demo-server", "--http", &address, "--count", count],
+            &[],
+        )
+    };
+    let server = start("20");
+    let mut watch = Watching::start(&["--url", &server.url]);
+    assert_eq!(watch.wait("the listing", |e| is(e, "listed"))["count"], 20);
+    watch.wait("the subscription", |e| is(e, "watching"));
+    drop(server); // killed
+    let gone = watch.wait("the outage", |e| is(e, "unavailable"));
+    assert!(
+        gone["error"].as_str().is_some_and(|e| !e.is_empty()),
+        "{gone}"
+    );
+    assert_eq!(gone["attempt"], 1, "{gone}");
+    assert!(gone["retryInMs"].as_u64().is_some(), "{gone}");
+    let _server = start("25");
+    let back = watch.wait("the return", |e| is(e, "back"));
+    assert_eq!(back["count"], 25, "{back}");
+    let at = watch.seen.len();
+    let watching = watch.wait("the subscription again", |e| is(e, "watching"));
+    assert_eq!(watching["subscribed"], 25, "{watching}");
+    let meanwhile = &watch.seen[at..];
+    let added = meanwhile.iter().filter(|e| is(e, "added")).count();
+    assert_eq!(added, 5, "what it lists now and did not: {meanwhile:#?}");
+    assert!(
+        !meanwhile.iter().any(|e| is(e, "removed")),
+        "{meanwhile:#?}"
+    );
+    // The clock's updates come through the new connection.
+    let updated = watch.wait("an update after the return", |e| is(e, "updated"));
+    assert_eq!(updated["uri"], "demo://clock/now");
+    assert!(
+        !watch
+            .seen
+            .iter()
+            .any(|e| is(e, "closed") || is(e, "failed")),
+        "{:#?}",
+        watch.seen
+    );
+}
+
+/// On a terminal, `watch` shows what it is doing while it connects and lists, and clears
+/// that line before it prints a server's listing on the same terminal.
+#[test]
+fn connecting_shows_progress_and_clears_it_before_the_listing() {
+    // Stdout and stderr on one pseudo-terminal; the demo server ends after a few seconds,
+    // and `watch` with it.
+    let script = r#"
+import os, pty, subprocess, sys
+master, slave = pty.openpty()
+p = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=slave, stderr=slave)
+os.close(slave)
+out = b""
+while True:
+    try:
+        chunk = os.read(master, 65536)
+    except OSError:
+        break
+    if not chunk:
+        break
+    out += chunk
+p.wait()
+sys.stdout.buffer.write(out)
+sys.exit(p.returncode)
+"#;
+    let server = format!("timeout 5 {} demo-server", mcpick_bin());
+    let out = Command::new("python3")
+        .args(["-c", script, mcpick_bin(), "watch", "--name", "demo"])
+        .args(["--", "sh", "-c", &server])
+        .env("HOME", isolated_home())
+        .env("XDG_CONFIG_HOME", isolated_home().join(".config"))
+        .output()
+        .unwrap();
+    let terminal = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{terminal:?}");
+    assert!(
+        terminal.contains("\rconnecting… demo: connecting")
+            || terminal.contains("\rconnecting… demo: listing"),
+        "no progress while connecting: {terminal:?}"
+    );
+    assert!(!terminal.contains('\x1b'), "an escape: {terminal:?}");
+    let listed = terminal
+        .find("demo: 300 resources")
+        .unwrap_or_else(|| panic!("no listing: {terminal:?}"));
+    // The progress line was overwritten with spaces (and the cursor put back) first.
+    let before = &terminal[..listed];
+    let cleared = before
+        .strip_suffix('\r')
+        .and_then(|b| b.rsplit_once('\r'))
+        .is_some_and(|(_, blank)| !blank.is_empty() && blank.chars().all(|c| c == ' '));
+    assert!(
+        cleared,
+        "the listing shares the progress line: {terminal:?}"
+    );
 }
 
 #[test]

@@ -77,9 +77,10 @@ pub enum Command {
     )]
     Read(ReadArgs),
     /// Stay connected and print what the servers change as it happens: resources that appear
-    /// and disappear, updates of subscribed resources, a server that goes away.
+    /// and disappear, updates of subscribed resources, a server that goes away (an HTTP
+    /// server is tried again until it is back).
     #[command(
-        after_help = "Runs until every server is gone (exit status 1) or it is interrupted.\n\nExamples:\n  mcpick watch --demo\n  mcpick watch --json --server docs\n  mcpick watch --uri file:///project/README.md -- npx -y @modelcontextprotocol/server-everything"
+        after_help = "Runs until every server is gone for good (exit status 1: a stdio server that exited, a server never reached) or it is interrupted.\n\nExamples:\n  mcpick watch --demo\n  mcpick watch --json --server docs\n  mcpick watch --uri file:///project/README.md -- npx -y @modelcontextprotocol/server-everything"
     )]
     Watch(WatchArgs),
     /// List every server defined in mcpick's config and the host config files, with where
@@ -547,7 +548,8 @@ impl Default for LsArgs {
 #[derive(Debug, Args)]
 pub struct WatchArgs {
     /// Print one JSON object per line (JSON Lines): `{"server", "event", …}` with event
-    /// `listed`, `watching`, `added`, `removed`, `updated`, `closed`, `failed` or `error`.
+    /// `listed`, `watching`, `added`, `removed`, `updated`, `unavailable` (an HTTP server
+    /// that went away, tried again), `back`, `closed`, `failed` or `error`.
     #[arg(long)]
     pub json: bool,
 

@@ -1,11 +1,14 @@
 //! `mcpick watch`: stays connected and prints what the servers change as it happens: list
 //! changes as the URIs that appeared and disappeared (a burst of notifications costs one
-//! re-list), updates of subscribed resources, and a server that goes away. Text for a person,
-//! or one JSON object per line (`--json`) for scripts and tests.
+//! re-list), updates of subscribed resources, and a server that goes away (an HTTP server
+//! that was reached is tried again, and what changed while it was away is printed when it is
+//! back). Text for a person, or one JSON object per line (`--json`) for scripts and tests.
 
 use std::collections::BTreeSet;
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
 
 use futures::future::join_all;
 use serde_json::{Value, json};
@@ -28,22 +31,35 @@ pub async fn run(args: WatchArgs) -> Exit {
         ..args.servers.connect_options()
     };
     let out = Printer { json: args.json };
-    // Runs until every server is gone (status 1, as a failed server is elsewhere), or until
-    // a signal ends mcpick (see `crate::signals`: the servers are killed there).
+    let connecting = Connecting::new(selected.iter().map(|s| s.spec.name.clone()));
+    // Runs until every server is gone for good (status 1, as a failed server is elsewhere):
+    // one that never connected, a stdio server that exited; or until a signal ends mcpick
+    // (see `crate::signals`: the servers are killed there).
     join_all(
         selected
             .into_iter()
-            .map(|selected| follow(selected, &options, &args, &out)),
+            .enumerate()
+            .map(|(i, selected)| follow(selected, i, &connecting, &options, &args, &out)),
     )
     .await;
     Exit::ServerFailed
 }
 
-/// Follows one server until it goes away (or forever): what its [`Supervisor`] tells, as
-/// events. A stdio server that exited is not started again; `watch` reports and ends.
-async fn follow(selected: Selected, options: &ConnectOptions, args: &WatchArgs, out: &Printer) {
+/// Follows server `index` until it goes away for good (or forever): what its
+/// [`Supervisor`] tells, as events. A stdio server that exited is not started again;
+/// `watch` reports and ends. An HTTP server that went away is said to be unavailable until
+/// it is back, then what changed meanwhile is printed as for a list change.
+async fn follow(
+    selected: Selected,
+    index: usize,
+    connecting: &Connecting,
+    options: &ConnectOptions,
+    args: &WatchArgs,
+    out: &Printer,
+) {
     let name = selected.spec.name.clone();
     if let Some(reason) = &selected.error {
+        connecting.done(index, "failed");
         let error = sanitize::text(&format!(
             "server `{}`: {reason}",
             sanitize::line(&name, 200)
@@ -57,40 +73,97 @@ async fn follow(selected: Selected, options: &ConnectOptions, args: &WatchArgs, 
         log: ServerLog::new(options.log_lines),
         list: ListOptions::default(),
         templates: false,
-        retry: false,
+        // HTTP is tried again after it went away; stdio stays failed.
+        retry: true,
     };
     let mut followed = supervisor.spawn();
     let mut connection: Option<Arc<Connection>> = None;
+    // What the server listed last, and the current connection's first listing so far.
     let mut uris = BTreeSet::new();
+    let mut listing = BTreeSet::new();
+    // Until its first listing (or end): on the progress line.
+    let mut first = true;
+    // Went away and is being tried again.
+    let mut away = false;
     let mut watch = None;
     while let Some((_, event)) = followed.next().await {
         match event {
-            Event::Connected(c) => connection = Some(c),
-            Event::Page { resources, .. } => uris.extend(resources.into_iter().map(|r| r.uri)),
+            Event::Connected(c) => {
+                listing.clear();
+                if first && c.has_resources() {
+                    connecting.set(index, "listing");
+                } else if first {
+                    first = false;
+                    connecting.done(index, "no resources");
+                } else if away && !c.has_resources() {
+                    // Nothing to list: back as it is.
+                    away = false;
+                    out.event(&name, "back", json!({ "count": 0 }));
+                }
+                connection = Some(c);
+            }
+            Event::Page { resources, .. } => {
+                listing.extend(resources.into_iter().map(|r| r.uri));
+            }
             Event::Listed(_) => {
-                out.event(&name, "listed", json!({ "count": uris.len() }));
+                let now = std::mem::take(&mut listing);
+                if std::mem::take(&mut first) {
+                    connecting.done(index, "listed");
+                    out.event(&name, "listed", json!({ "count": now.len() }));
+                } else {
+                    out.event(&name, "back", json!({ "count": now.len() }));
+                    changes(&name, &uris, &now, out);
+                }
+                away = false;
+                uris = now;
+                drop(watch.take());
                 watch = subscribe(connection.as_deref(), &uris, args, out).await;
             }
             Event::Templates(_) => {}
             // A burst of notifications: one re-list for all of it.
             Event::Relisted { resources, .. } => {
                 let now: BTreeSet<String> = resources.into_iter().map(|r| r.uri).collect();
-                for uri in now.difference(&uris) {
-                    out.event(&name, "added", json!({ "uri": uri }));
-                }
-                for uri in uris.difference(&now) {
-                    out.event(&name, "removed", json!({ "uri": uri }));
-                }
+                changes(&name, &uris, &now, out);
                 let grew = now.difference(&uris).next().is_some();
                 uris = now;
                 if grew && args.uris.is_empty() {
-                    drop(watch);
+                    drop(watch.take());
                     watch = subscribe(connection.as_deref(), &uris, args, out).await;
                 }
             }
             Event::RelistFailed(error) => out.event(&name, "error", json!({ "error": error })),
             Event::Updated(uri) => out.event(&name, "updated", json!({ "uri": uri })),
-            Event::Ended { reason, listed, .. } => {
+            Event::Ended {
+                reason,
+                retry: Some(retry),
+                ..
+            } => {
+                // Its subscriptions went with the connection.
+                drop(watch.take());
+                connection = None;
+                away = true;
+                let wait = retry
+                    .at
+                    .duration_since(SystemTime::now())
+                    .unwrap_or_default();
+                out.event(
+                    &name,
+                    "unavailable",
+                    json!({
+                        "error": reason,
+                        "attempt": retry.attempt,
+                        "retryInMs": wait.as_millis() as u64,
+                    }),
+                );
+            }
+            Event::Ended {
+                reason,
+                listed,
+                retry: None,
+            } => {
+                if std::mem::take(&mut first) {
+                    connecting.done(index, if listed { "closed" } else { "failed" });
+                }
                 let (kind, error) = match listed {
                     true => ("closed", reason),
                     false if connection.is_none() => (
@@ -108,6 +181,55 @@ async fn follow(selected: Selected, options: &ConnectOptions, args: &WatchArgs, 
     }
     drop(watch);
 }
+
+/// Prints what differs between two listings: the URIs that appeared, then those that went.
+fn changes(name: &str, before: &BTreeSet<String>, now: &BTreeSet<String>, out: &Printer) {
+    for uri in now.difference(before) {
+        out.event(name, "added", json!({ "uri": uri }));
+    }
+    for uri in before.difference(now) {
+        out.event(name, "removed", json!({ "uri": uri }));
+    }
+}
+
+/// The progress line while the servers connect and list for the first time (as the other
+/// commands show theirs); gone once each has listed or failed, when `watch` settles into
+/// printing what changes.
+struct Connecting {
+    line: Mutex<Option<crate::progress::Servers>>,
+    left: AtomicUsize,
+}
+
+impl Connecting {
+    fn new(names: impl ExactSizeIterator<Item = String>) -> Connecting {
+        let left = names.len();
+        let line = crate::progress::Servers::new("connecting", names);
+        for i in 0..left {
+            line.set(i, "connecting");
+        }
+        Connecting {
+            line: Mutex::new(Some(line)),
+            left: AtomicUsize::new(left),
+        }
+    }
+
+    /// Server `index` is now at `status`.
+    fn set(&self, index: usize, status: &str) {
+        if let Some(line) = &*self.line.lock().unwrap_or_else(|e| e.into_inner()) {
+            line.set(index, status);
+        }
+    }
+
+    /// Server `index` has listed or failed, as `status` says (told once per server).
+    fn done(&self, index: usize, status: &str) {
+        self.set(index, status);
+        if self.left.fetch_sub(1, Ordering::Relaxed) == 1 {
+            // Dropped: the line is cleared.
+            self.line.lock().unwrap_or_else(|e| e.into_inner()).take();
+        }
+    }
+}
+
 /// Asks for updates (the supervisor asks for list changes): of `--uri`s, else of every
 /// listed resource up to `--max-subscriptions`.
 async fn subscribe(
@@ -148,6 +270,8 @@ struct Printer {
 
 impl Printer {
     fn event(&self, server: &str, event: &str, fields: Value) {
+        // Stdout and stderr may be one terminal: the progress line goes first.
+        crate::progress::clear();
         if self.json {
             let mut object = json!({ "server": server, "event": event });
             if let (Some(o), Value::Object(f)) = (object.as_object_mut(), fields) {
@@ -177,6 +301,14 @@ impl Printer {
             "added" => format!("{server}: + {}", text("uri")),
             "removed" => format!("{server}: - {}", text("uri")),
             "updated" => format!("{server}: updated {}", text("uri")),
+            "unavailable" => format!(
+                "{server}: unavailable: {} · trying again in {}",
+                text("error"),
+                crate::units::duration_words(
+                    field("retryInMs").as_u64().unwrap_or(0).div_ceil(1000)
+                )
+            ),
+            "back" => format!("{server}: back · {}", resources("count")),
             other => format!("{server}: {other}: {}", text("error")),
         };
         println!("{line}");

@@ -103,7 +103,7 @@ impl Engine {
         }
     }
 
-    /// An engine over upstreams already listed ([`Upstreams::listed`]), ready once this
+    /// An engine over upstreams already listed ([`Upstreams::already_listed`]), ready once this
     /// returns: what `serve` publishes and how it follows changes, for tests and benches.
     #[doc(hidden)]
     pub async fn over(upstreams: Upstreams, set: ContextSet, expose: Expose) -> Arc<Engine> {
@@ -245,7 +245,7 @@ mod tests {
 
     #[tokio::test]
     async fn an_update_without_a_budget_is_told_and_costs_no_resolution() {
-        let upstreams = Upstreams::listed(vec![("up".into(), resources(3))]);
+        let upstreams = Upstreams::already_listed(vec![("up".into(), resources(3))]);
         let engine = Engine::over(upstreams, set(None), Expose::Allowed).await;
         let resolved = engine.resolutions();
         assert_eq!(resolved, 1, "the first resolution");
@@ -262,7 +262,7 @@ mod tests {
 
     #[tokio::test]
     async fn with_a_budget_only_an_update_of_a_resource_read_needs_a_resolution() {
-        let upstreams = Upstreams::listed(vec![("up".into(), resources(3))]);
+        let upstreams = Upstreams::already_listed(vec![("up".into(), resources(3))]);
         let mut set = set(Some(1000));
         set.marks
             .set(Target::exact("up", "x://2"), Some(Mark::Exclude));

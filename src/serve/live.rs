@@ -1,6 +1,6 @@
 //! Keeping what `serve` publishes current: the set file is watched (a change from the TUI or
 //! `mcpick pin` is resolved again); what each upstream's supervisor tells (a re-list after a
-//! list change, an update, the upstream gone) is applied to its listing, and updates of
+//! list change, an update, the upstream gone or back) is applied to its listing, and updates of
 //! published resources reach subscribed clients. Changes already queued are applied
 //! together: one resolution for all of them.
 
@@ -67,23 +67,27 @@ pub async fn upkeep(engine: Arc<Engine>, diag: Arc<Diag>) {
         }
         let mut set = None;
         let mut relisted = false;
+        // An upstream on a new connection: its subscriptions are asked for there.
+        let mut reconnected = false;
         let mut updated = Vec::new();
         for change in batch {
             match change {
                 Change::Set(s) => set = Some(s),
-                Change::Upstream(i, event) => {
-                    if let Event::Ended { reason, .. } = &event {
-                        diag.line(&format!(
-                            "server `{}` is unavailable: {reason}",
-                            upstreams.name(i)
-                        ));
+                Change::Upstream(i, event) => match upstreams.apply(i, event) {
+                    Applied::Nothing => {}
+                    Applied::Listing => relisted = true,
+                    Applied::Updated(uri) => updated.push((i, uri)),
+                    Applied::Unavailable(reason) => {
+                        let name = upstreams.name(i);
+                        diag.line(&format!("server `{name}` is unavailable: {reason}"));
+                        relisted = true;
                     }
-                    match upstreams.apply(i, event) {
-                        Applied::Nothing => {}
-                        Applied::Listing => relisted = true,
-                        Applied::Updated(uri) => updated.push((i, uri)),
+                    Applied::Back => {
+                        diag.line(&format!("server `{}` is back", upstreams.name(i)));
+                        relisted = true;
+                        reconnected = true;
                     }
-                }
+                },
             }
         }
         // Updates are told at once; one resolution follows for all that need one.
@@ -103,6 +107,8 @@ pub async fn upkeep(engine: Arc<Engine>, diag: Arc<Diag>) {
                 served.resources.len(),
                 served.bundle
             ));
+        }
+        if changed || reconnected {
             drop(watches);
             watches = rewatch(&engine, &diag, &mut capped).await;
         }

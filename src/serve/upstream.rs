@@ -1,9 +1,10 @@
-//! The servers `serve` publishes from: each followed by its own [`Supervisor`] (connected
-//! once, listed, held open for reads, listed again when it says its list changed). One
-//! failing upstream costs only its own resources.
+//! The servers `serve` publishes from: each followed by its own [`Supervisor`] (connected,
+//! listed, held open for reads, listed again when it says its list changed; an HTTP upstream
+//! that went away is connected to again, and its new connection serves the reads). One
+//! failing upstream costs only its own resources, and only while it is gone.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use rmcp::model::{Resource, ResourceTemplate};
 use tokio::sync::mpsc;
@@ -39,16 +40,25 @@ struct Listing {
 /// One connected (or failed) upstream.
 pub struct Upstream {
     pub name: String,
-    /// Set once, when it connected (`serve` does not connect again).
-    connection: OnceLock<Arc<Connection>>,
+    /// Its supervisor's latest connection while it lasts: replaced when it reconnects, gone
+    /// when it ended (reads and subscriptions go to the connection of now).
+    connection: Mutex<Option<Arc<Connection>>>,
     listing: Mutex<Listing>,
+    /// The pages of the current connection's first listing so far, made items as they come
+    /// (the resources themselves are not kept).
+    pages: Mutex<Option<Builder>>,
 }
 
 impl Upstream {
-    /// Its connection, once connected.
-    pub fn connection(&self) -> Option<&Connection> {
-        self.connection.get().map(|c| &**c)
+    /// Its connection now, if it is connected.
+    pub fn connection(&self) -> Option<Arc<Connection>> {
+        lock(&self.connection).clone()
     }
+}
+
+/// A lock that a panic elsewhere does not poison for `serve`.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Says a warning about an upstream (`serve`'s diagnostics).
@@ -88,6 +98,11 @@ pub enum Applied {
     Listing,
     /// This resource of the upstream changed.
     Updated(String),
+    /// The upstream went away, or is still away for another reason than was said: its
+    /// listing is this reason now.
+    Unavailable(String),
+    /// The upstream, unavailable, is listed again on a new connection.
+    Back,
 }
 
 /// A moment's view of every listing, to resolve against.
@@ -181,7 +196,8 @@ impl Upstreams {
         let (tx, mut told) = mpsc::unbounded_channel();
         let mut list = Vec::new();
         let mut tasks = Vec::new();
-        let mut waiting = 0;
+        // Upstreams whose first listing (or failure) is still to come.
+        let mut pending = Vec::new();
         for (i, def) in defs.into_iter().enumerate() {
             let mut listing = Listing::default();
             match def.error {
@@ -189,17 +205,19 @@ impl Upstreams {
                     progress.set(i, "failed");
                     failed(&def.spec.name, &reason);
                     listing.error = Some(reason);
+                    pending.push(false);
                 }
                 None => {
                     progress.set(i, "connecting");
-                    waiting += 1;
+                    pending.push(true);
                     let supervisor = Supervisor {
                         spec: def.spec.clone(),
                         options: options.clone(),
                         log: ServerLog::new(options.log_lines),
                         list: ListOptions { cap },
                         templates: false,
-                        retry: false,
+                        // HTTP comes back after it went away; stdio stays failed.
+                        retry: true,
                         shown: None,
                     };
                     let tx = tx.clone();
@@ -212,8 +230,9 @@ impl Upstreams {
             }
             list.push(Upstream {
                 name: def.spec.name,
-                connection: OnceLock::new(),
+                connection: Mutex::new(None),
                 listing: Mutex::new(listing),
+                pages: Mutex::new(None),
             });
         }
         drop(tx);
@@ -225,62 +244,29 @@ impl Upstreams {
             told: Mutex::new(None),
             _tasks: tasks,
         };
-        // The first listings, page by page; anything told meanwhile is applied as it comes.
-        // Each page becomes items as it arrives (the resources themselves are not kept).
-        let mut pages: Vec<Option<Builder>> = upstreams.list.iter().map(|_| None).collect();
-        while waiting > 0 {
+        // The first listings, page by page; anything told meanwhile is applied as it comes
+        // (nothing is published yet: an update has no client to tell).
+        while pending.contains(&true) {
             let Some((i, event)) = told.recv().await else {
                 break;
             };
-            let name = upstreams.list[i].name.as_str();
-            match event {
-                Event::Connected(connection) => {
+            if pending[i] {
+                match &event {
                     // A server without resources is listed as it is: empty.
-                    if connection.has_resources() {
-                        progress.set(i, "listing");
-                    } else {
+                    Event::Connected(c) if c.has_resources() => progress.set(i, "listing"),
+                    Event::Connected(_) | Event::Listed(_) => {
                         progress.set(i, "listed");
-                        waiting -= 1;
+                        pending[i] = false;
                     }
-                    upstreams.apply(i, Event::Connected(connection));
-                }
-                Event::Page { resources, .. } => {
-                    let mut mimes = upstreams.mimes();
-                    pages[i]
-                        .get_or_insert_with(|| Builder::new(name))
-                        .page(resources, &mut mimes);
-                }
-                Event::Listed(outcome) => {
-                    progress.set(i, "listed");
-                    waiting -= 1;
-                    upstreams.set_listing(
-                        i,
-                        Listing {
-                            resources: pages[i]
-                                .take()
-                                .unwrap_or_else(|| Builder::new(name))
-                                .finish(),
-                            cache: outcome.cache,
-                            ..Listing::default()
-                        },
-                    );
-                }
-                Event::Ended {
-                    reason,
-                    listed: false,
-                    ..
-                } => {
-                    progress.set(i, "failed");
-                    waiting -= 1;
-                    failed(name, &reason);
-                    upstreams.set_listing(i, Listing::failed(reason));
-                }
-                // Nothing is published yet: no client to tell of an update.
-                Event::Updated(_) => {}
-                other => {
-                    upstreams.apply(i, other);
+                    Event::Ended { reason, .. } => {
+                        progress.set(i, "failed");
+                        pending[i] = false;
+                        failed(&upstreams.list[i].name, reason);
+                    }
+                    _ => {}
                 }
             }
+            upstreams.apply(i, event);
         }
         *upstreams.told.lock().unwrap_or_else(|e| e.into_inner()) = Some(told);
         upstreams
@@ -289,7 +275,7 @@ impl Upstreams {
     /// Upstreams already listed, without connections (a read fails; nothing is followed):
     /// what `serve` does with listings and their changes, for tests and benches.
     #[doc(hidden)]
-    pub fn listed(listings: Vec<(String, Vec<Resource>)>) -> Upstreams {
+    pub fn already_listed(listings: Vec<(String, Vec<Resource>)>) -> Upstreams {
         let mut mimes = MimeTable::default();
         let list = listings
             .into_iter()
@@ -299,7 +285,8 @@ impl Upstreams {
                     ..Listing::default()
                 }),
                 name,
-                connection: OnceLock::new(),
+                connection: Mutex::new(None),
+                pages: Mutex::new(None),
             })
             .collect();
         Upstreams {
@@ -317,18 +304,36 @@ impl Upstreams {
         self.told.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
 
-    /// Applies what upstream `i`'s supervisor told after its first listing: a re-list
-    /// replaces its listing; a failed re-list or its end replaces it with the reason (its
-    /// resources are unavailable, not silently stale).
+    /// Applies what upstream `i`'s supervisor told: a connection's first listing (page by
+    /// page) or a re-list replaces its listing, and its connection is the one reads go to; a
+    /// failed re-list or its end replaces the listing with the reason (its resources are
+    /// unavailable, not silently stale) until a new connection lists it again.
     pub fn apply(&self, i: usize, event: Event) -> Applied {
+        let upstream = &self.list[i];
         match event {
             Event::Connected(connection) => {
-                let _ = self.list[i].connection.set(connection);
+                let empty = !connection.has_resources();
+                *lock(&upstream.connection) = Some(connection);
+                *lock(&upstream.pages) = None;
+                // Nothing to list: listed as it is, empty.
+                match empty {
+                    true => self.listed(i, Builder::new(&upstream.name), CacheHints::default()),
+                    false => Applied::Nothing,
+                }
+            }
+            Event::Page { resources, .. } => {
+                lock(&upstream.pages)
+                    .get_or_insert_with(|| Builder::new(&upstream.name))
+                    .page(resources, &mut self.mimes());
                 Applied::Nothing
             }
+            Event::Listed(outcome) => {
+                let pages = lock(&upstream.pages).take();
+                let pages = pages.unwrap_or_else(|| Builder::new(&upstream.name));
+                self.listed(i, pages, outcome.cache)
+            }
             Event::Relisted { resources, outcome } => {
-                let upstream = &self.list[i];
-                let mut listing = upstream.listing.lock().unwrap_or_else(|e| e.into_inner());
+                let mut listing = lock(&upstream.listing);
                 // Applied as what changed (a failed listing has nothing to edit: built whole).
                 let relisted =
                     listing
@@ -348,25 +353,47 @@ impl Upstreams {
                     Applied::Listing
                 }
             }
-            Event::RelistFailed(reason) | Event::Ended { reason, .. } => {
+            Event::RelistFailed(reason) => {
                 self.set_listing(i, Listing::failed(reason));
                 Applied::Listing
             }
+            Event::Ended { reason, .. } => {
+                *lock(&upstream.connection) = None;
+                *lock(&upstream.pages) = None;
+                let mut listing = lock(&upstream.listing);
+                // A retry that fails as the last one did changes nothing published.
+                if listing.error.as_ref() == Some(&reason) {
+                    return Applied::Nothing;
+                }
+                *listing = Listing::failed(reason.clone());
+                Applied::Unavailable(reason)
+            }
             Event::Updated(uri) => Applied::Updated(uri),
-            Event::Page { .. } | Event::Listed(_) | Event::Templates(_) => Applied::Nothing,
+            Event::Templates(_) => Applied::Nothing,
+        }
+    }
+
+    /// A connection's first listing is complete: it replaces the upstream's listing.
+    fn listed(&self, i: usize, pages: Builder, cache: CacheHints) -> Applied {
+        let listing = Listing {
+            resources: pages.finish(),
+            cache,
+            ..Listing::default()
+        };
+        let was = std::mem::replace(&mut *lock(&self.list[i].listing), listing);
+        match was.error {
+            Some(_) => Applied::Back,
+            None => Applied::Listing,
         }
     }
 
     /// The shared MIME table (see [`Upstreams::mimes`](field@Upstreams::mimes)).
     fn mimes(&self) -> std::sync::MutexGuard<'_, MimeTable> {
-        self.mimes.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.mimes)
     }
 
     fn set_listing(&self, i: usize, listing: Listing) {
-        *self.list[i]
-            .listing
-            .lock()
-            .unwrap_or_else(|e| e.into_inner()) = listing;
+        *lock(&self.list[i].listing) = listing;
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &Upstream> {
@@ -453,7 +480,8 @@ impl Upstreams {
             .ok_or_else(|| format!("no upstream named `{server}`"))?;
         // The one read of `serve` (resources/read, the prompt, the tool, token counts): only
         // the resource's own contents parts are handed on; a dropped one is said.
-        let (outcome, dropped) = crate::mcp::read::for_agent(upstream.connection(), uri).await?;
+        let connection = upstream.connection();
+        let (outcome, dropped) = crate::mcp::read::for_agent(connection.as_deref(), uri).await?;
         for other in &dropped {
             (self.warn)(&format!(
                 "server `{server}`: {}",
