@@ -1646,7 +1646,7 @@ fn the_agent_view_and_mcpick_preview_agree() {
         let mut v: Vec<(String, String)> = p
             .left_out
             .iter()
-            .map(|l| (uri(l.index), l.reason.name().to_string()))
+            .map(|l| (uri(l.index as usize), l.reason.name().to_string()))
             .collect();
         v.sort();
         v
@@ -3272,7 +3272,7 @@ fn a_removal_is_applied_in_place_and_the_browser_stays_where_it_was() {
         .map(|m| m.target.to_string())
         .collect();
     assert_eq!(missing, ["demo: x://h/a/2.md"]);
-    assert!(!agent.ids.contains(&two));
+    assert!(!agent.ids.iter().any(|id| id == two));
     let shown = screen(&mut app, 120, 40);
     assert!(shown.contains("ready · 5 resources  +0 −2"), "{shown}");
     assert!(app.logs[0].entries().iter().any(|e| {

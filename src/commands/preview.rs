@@ -62,7 +62,7 @@ pub async fn run(args: PreviewArgs) -> Exit {
             };
             for l in &delivered.preview.left_out {
                 if let crate::context::Reason::HostLimit(why) = &l.reason {
-                    let c = &cands[l.index];
+                    let c = &cands[l.index as usize];
                     report(&format!(
                         "{} {}: not delivered at session start: {why}",
                         sanitize::line(c.server, 200),

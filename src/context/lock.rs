@@ -103,8 +103,8 @@ impl Lock {
                 .left_out
                 .iter()
                 .map(|l| LeftOutEntry {
-                    server: cands[l.index].server.to_string(),
-                    uri: cands[l.index].uri().to_string(),
+                    server: cands[l.index as usize].server.to_string(),
+                    uri: cands[l.index as usize].uri().to_string(),
                     reason: l.reason.name().to_string(),
                 })
                 .collect(),

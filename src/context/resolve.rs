@@ -180,7 +180,7 @@ pub enum Reason {
     /// Below the cut line.
     OverBudget,
     /// Reading it failed; the detail says why.
-    ReadFailed(String),
+    ReadFailed(Box<str>),
     /// Excluded by a mark.
     Excluded,
     /// Its `audience` does not pass the policy's audience filter.
@@ -189,7 +189,7 @@ pub enum Reason {
     UnderMinPriority,
     /// Within the budget, but past what a host's session-start channel carries; the detail
     /// names the limit and where the resource can still be reached ([`crate::deliver`]).
-    HostLimit(String),
+    HostLimit(Box<str>),
 }
 
 impl Reason {
@@ -238,7 +238,7 @@ pub struct Included {
 #[derive(Debug, Clone, PartialEq)]
 pub struct LeftOut {
     /// Index into [`Input::candidates`].
-    pub index: usize,
+    pub index: u32,
     pub reason: Reason,
     /// Its tokens when known or estimated (only for `over budget`).
     pub tokens: Option<u64>,
@@ -314,7 +314,7 @@ impl Preview {
             && first.reason == Reason::OverBudget
             && first.estimated
         {
-            list.push(first.index);
+            list.push(first.index as usize);
         }
         list
     }
@@ -373,14 +373,10 @@ pub fn filtered(
 
 pub(crate) fn resolve(input: &Input) -> Preview {
     let policy = input.policy;
-    // A million candidates rank at once in a browser: 24 bytes each, sorted in place.
-    struct Ranked {
-        index: u32,
-        priority: f32,
-        tokens: u64,
-        pinned: bool,
-        estimated: bool,
-    }
+    assert!(
+        input.candidates.len() < Ranked::FLAGS as usize,
+        "more candidates than resolution ranks"
+    );
     // Sized for the worst case: the pages never written are not resident.
     let mut ranked = Vec::with_capacity(input.candidates.len());
     let mut left_out = Vec::new();
@@ -391,12 +387,12 @@ pub(crate) fn resolve(input: &Input) -> Preview {
         let reason = filtered(mark, policy, c.priority(), c.audience());
         let measure = input.measures.get(c.server, c.uri());
         let reason = reason.or_else(|| match measure {
-            Some(Measure::Failed(why)) => Some(Reason::ReadFailed(why.clone())),
+            Some(Measure::Failed(why)) => Some(Reason::ReadFailed(why.as_str().into())),
             _ => None,
         });
         if let Some(reason) = reason {
             left_out.push(LeftOut {
-                index,
+                index: index as u32,
                 reason,
                 tokens: None,
                 estimated: false,
@@ -407,27 +403,21 @@ pub(crate) fn resolve(input: &Input) -> Preview {
             Some(Measure::Counted(n)) => (*n, false),
             _ => (tokens::estimate(c.size()), true),
         };
-        ranked.push(Ranked {
-            index: index as u32,
-            pinned,
-            priority,
-            tokens,
-            estimated,
-        });
+        ranked.push(Ranked::new(index, pinned, estimated, priority, tokens));
     }
     let candidates = input.candidates;
     // Unstable (no scratch copy of a million entries), yet deterministic: the catalogue order
     // breaks the last ties.
     ranked.sort_unstable_by(|a, b| {
-        let (ca, cb) = (&candidates[a.index as usize], &candidates[b.index as usize]);
-        b.pinned
-            .cmp(&a.pinned)
+        let (ca, cb) = (&candidates[a.at()], &candidates[b.at()]);
+        b.pinned()
+            .cmp(&a.pinned())
             .then_with(|| b.priority.total_cmp(&a.priority))
             .then_with(|| compare_modified(ca.modified_ms(), cb.modified_ms()))
             .then_with(|| ca.name().cmp(cb.name()))
             .then_with(|| ca.server.cmp(cb.server))
             .then_with(|| ca.uri().cmp(cb.uri()))
-            .then_with(|| a.index.cmp(&b.index))
+            .then_with(|| a.at().cmp(&b.at()))
     });
 
     let mut included = Vec::with_capacity(ranked.len());
@@ -443,27 +433,27 @@ pub(crate) fn resolve(input: &Input) -> Preview {
         let fits = policy
             .budget
             .is_none_or(|budget| total.saturating_add(r.tokens) <= budget);
-        if r.pinned || (fits && !cut) {
-            if r.pinned && !fits {
+        if r.pinned() || (fits && !cut) {
+            if r.pinned() && !fits {
                 pins_over_budget = true;
             }
             total = total.saturating_add(r.tokens);
             included.push(Included {
-                index: r.index as usize,
+                index: r.at(),
                 tokens: r.tokens,
-                estimated: r.estimated,
+                estimated: r.estimated(),
                 running_total: total,
-                pinned: r.pinned,
+                pinned: r.pinned(),
                 priority: r.priority,
-                priority_defaulted: candidates[r.index as usize].priority().is_none(),
+                priority_defaulted: candidates[r.at()].priority().is_none(),
             });
         } else {
             cut = true;
             over_budget.push(LeftOut {
-                index: r.index as usize,
+                index: r.at() as u32,
                 reason: Reason::OverBudget,
                 tokens: Some(r.tokens),
-                estimated: r.estimated,
+                estimated: r.estimated(),
             });
         }
     }
@@ -483,6 +473,49 @@ pub(crate) fn resolve(input: &Input) -> Preview {
         pins_over_budget,
         missing: missing(input),
         unavailable: unavailable(input),
+    }
+}
+
+/// One candidate being ranked. A browser ranks a million at once: 16 bytes each, sorted in
+/// place; the flags sit in the index's top bits.
+struct Ranked {
+    index_and_flags: u32,
+    priority: f32,
+    tokens: u64,
+}
+
+impl Ranked {
+    const PINNED: u32 = 1 << 31;
+    const ESTIMATED: u32 = 1 << 30;
+    /// Indexes stay below this (the flags' bits).
+    const FLAGS: u32 = Self::ESTIMATED;
+
+    fn new(index: usize, pinned: bool, estimated: bool, priority: f32, tokens: u64) -> Self {
+        let mut index_and_flags = index as u32;
+        if pinned {
+            index_and_flags |= Self::PINNED;
+        }
+        if estimated {
+            index_and_flags |= Self::ESTIMATED;
+        }
+        Ranked {
+            index_and_flags,
+            priority,
+            tokens,
+        }
+    }
+
+    /// The candidate's index.
+    fn at(&self) -> usize {
+        (self.index_and_flags & !(Self::PINNED | Self::ESTIMATED)) as usize
+    }
+
+    fn pinned(&self) -> bool {
+        self.index_and_flags & Self::PINNED != 0
+    }
+
+    fn estimated(&self) -> bool {
+        self.index_and_flags & Self::ESTIMATED != 0
     }
 }
 
@@ -564,6 +597,29 @@ mod tests {
         Candidate::from_item(id, "s", Box::leak(Box::new(item)))
     }
 
+    /// A browser resolves a million candidates at once (issue 22's memory budgets): these
+    /// sizes are what one costs while it does, and what its preview keeps.
+    #[test]
+    fn what_a_million_candidates_cost_stays_small() {
+        use std::mem::size_of;
+        assert_eq!(size_of::<Candidate>(), 48);
+        assert_eq!(size_of::<Ranked>(), 16);
+        assert_eq!(size_of::<Included>(), 32);
+        assert_eq!(size_of::<LeftOut>(), 48);
+    }
+
+    #[test]
+    fn ranked_flags_do_not_touch_the_index() {
+        let max = (Ranked::FLAGS - 1) as usize;
+        for (pinned, estimated) in [(false, false), (true, false), (false, true), (true, true)] {
+            let r = Ranked::new(max, pinned, estimated, 0.5, 7);
+            assert_eq!(
+                (r.at(), r.pinned(), r.estimated()),
+                (max, pinned, estimated)
+            );
+        }
+    }
+
     fn run(c: &[Candidate], marks: &Marks, policy: &Policy, measures: &Measures) -> Preview {
         resolve(&Input {
             candidates: c,
@@ -582,7 +638,7 @@ mod tests {
     fn reason_of(c: &[Candidate], p: &Preview, uri: &str) -> Option<Reason> {
         p.left_out
             .iter()
-            .find(|l| c[l.index].uri() == uri)
+            .find(|l| c[l.index as usize].uri() == uri)
             .map(|l| l.reason.clone())
     }
 
@@ -801,7 +857,7 @@ mod tests {
             let policy = Policy { budget, min_priority: min, ..Policy::default() };
             let p = run(&c, &marks, &policy, &measures);
             let mut seen: Vec<usize> = p.included.iter().map(|i| i.index)
-                .chain(p.left_out.iter().map(|l| l.index)).collect();
+                .chain(p.left_out.iter().map(|l| l.index as usize)).collect();
             seen.sort();
             prop_assert_eq!(seen, (0..c.len()).collect::<Vec<_>>());
             let sum: u64 = p.included.iter().map(|i| i.tokens).sum();

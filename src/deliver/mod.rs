@@ -209,17 +209,20 @@ pub fn deliver(
     texts: &Texts,
 ) -> Delivered {
     let reason = || {
-        Reason::HostLimit(format!(
-            "over {}; reachable through the `context` tool{} of the `{}` server",
-            channel.limit_words,
-            // Codex lists no prompts.
-            if channel.host == Host::Codex {
-                ""
-            } else {
-                " and prompt"
-            },
-            sanitize::line(&placement.served_as, 200)
-        ))
+        Reason::HostLimit(
+            format!(
+                "over {}; reachable through the `context` tool{} of the `{}` server",
+                channel.limit_words,
+                // Codex lists no prompts.
+                if channel.host == Host::Codex {
+                    ""
+                } else {
+                    " and prompt"
+                },
+                sanitize::line(&placement.served_as, 200)
+            )
+            .into(),
+        )
     };
     // `kept`: positions in `preview.included`, in order, running totals counted again. The
     // file holds these and the marks on unavailable servers; the channel's cut is a count.
@@ -260,7 +263,7 @@ pub fn deliver(
             .filter(|&n| !delivered[n])
             .map(|n| &preview.included[n])
             .map(|i| LeftOut {
-                index: i.index,
+                index: i.index as u32,
                 reason: reason(),
                 tokens: Some(i.tokens),
                 estimated: i.estimated,

@@ -133,7 +133,7 @@ pub fn json(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> Strin
             .left_out
             .iter()
             .map(|l| {
-                let c = &candidates[l.index];
+                let c = &candidates[l.index as usize];
                 JsonLeftOut {
                     server: c.server,
                     uri: Some(c.uri()),
@@ -263,7 +263,7 @@ fn left_out_lines(
         .left_out
         .iter()
         .map(|l| {
-            let c = &candidates[l.index];
+            let c = &candidates[l.index as usize];
             let mut reason = l.reason.name().to_string();
             if let Some(t) = l.tokens {
                 reason.push_str(&format!(
@@ -450,7 +450,7 @@ pub fn xml(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> String
     if !preview.left_out.is_empty() || !preview.unavailable.is_empty() {
         out.push_str("<leftOut>\n");
         for l in &preview.left_out {
-            let c = &candidates[l.index];
+            let c = &candidates[l.index as usize];
             out.push_str(&format!(
                 "  <resource server=\"{}\" uri=\"{}\" reason=\"{}\"{}{}/>\n",
                 name_attr(c.server),

@@ -286,7 +286,7 @@ fn entries(
         .left_out
         .iter()
         .filter(|l| matches!(l.reason, Reason::OverBudget | Reason::ReadFailed(_)))
-        .map(|l| (l.index, false));
+        .map(|l| (l.index as usize, false));
     let chosen = preview
         .included
         .iter()

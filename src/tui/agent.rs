@@ -11,7 +11,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::catalog::{ItemId, Snapshot};
+use crate::catalog::{IdRuns, ItemId, Snapshot};
 use crate::context::measured::Texts;
 use crate::context::{
     Audience, Candidate, Marks, Measures, Policy, Preview, Reason, Sources, candidates_in,
@@ -51,13 +51,13 @@ pub fn next_audience(a: Audience) -> Audience {
 pub struct AgentPreview {
     pub generation: u64,
     pub preview: Preview,
-    /// Catalogue id of each candidate, by candidate index.
-    pub ids: Vec<ItemId>,
+    /// Catalogue id of each candidate, by candidate index (as runs: a few bytes, not 8 an id).
+    pub ids: IdRuns,
 }
 
 impl AgentPreview {
     pub fn id(&self, index: usize) -> Option<ItemId> {
-        self.ids.get(index).copied()
+        self.ids.get(index)
     }
 
     /// Scrolling rows of the agent view: the included resources, the cut line, the left-out

@@ -121,7 +121,7 @@ fn agent_line(v: &AgentView, row: usize) -> Line<'static> {
         row -= 1;
         if row < p.left_out.len() {
             let l = &p.left_out[row];
-            let (name, uri) = describe(l.index);
+            let (name, uri) = describe(l.index as usize);
             let tokens = match l.tokens {
                 Some(n) => format!(
                     "{}{}",
