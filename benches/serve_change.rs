@@ -7,7 +7,9 @@
 //! - a re-list in which every URI is new (the whole listing replaced: for scale);
 //! - an `updated` notification for one published resource;
 //! - a resolution again with nothing changed (what every list change pays at least: the
-//!   candidates, the ranking, the published list compared).
+//!   candidates, the ranking, the published list compared);
+//! - with one pinned template expansion: the expansion step of a refresh (the listings'
+//!   merged catalogue taken, the expansion found and added to it), and a resolution again.
 //!
 //! Building each event's listing is not timed. Prints the median and worst of each.
 //!
@@ -18,13 +20,13 @@
 use std::future::Future;
 use std::time::{Duration, Instant};
 
-use mcpick::context::{Audience, ContextSet};
+use mcpick::context::{Audience, ContextSet, Mark, Target};
 use mcpick::mcp::ListOutcome;
 use mcpick::mcp::supervisor::Event;
 use mcpick::serve::Engine;
 use mcpick::serve::exposed::Expose;
 use mcpick::serve::upstream::Upstreams;
-use rmcp::model::Resource;
+use rmcp::model::{Resource, ResourceTemplate};
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
@@ -171,5 +173,47 @@ fn main() {
         "{:<52} {:>10.1}× the time of one added",
         "the whole listing replaced",
         whole.as_secs_f64() / one_added.as_secs_f64().max(1e-9)
+    );
+    drop(engine);
+
+    // The same listing, and a pin on a URI only a template of the upstream produces.
+    let upstreams =
+        Upstreams::already_listed(vec![("up".into(), mcpick::demo::demo_page(n, 0, n))]);
+    let template = ResourceTemplate::new("x://expanded/{id}", "expanded");
+    upstreams.set_templates("up", vec![template]);
+    let mut set = ContextSet::default();
+    set.policy.audience = Audience::Any;
+    let expanded = "x://expanded/1";
+    set.marks
+        .set(Target::exact("up", expanded), Some(Mark::Pin));
+    let marks = set.marks.clone();
+    let engine = runtime.block_on(Engine::over(upstreams, set, Expose::Allowed));
+    assert_eq!(
+        engine.current().get(expanded).map(|r| r.pinned),
+        Some(true),
+        "the expansion is published, pinned"
+    );
+    let upstreams = runtime.block_on(engine.ready());
+    let mut step = time(
+        &runtime,
+        samples,
+        || upstreams.listings(),
+        |mut listings| {
+            let found = listings.add_expansions(&marks).len();
+            async move { assert_eq!(found, 1) }
+        },
+    );
+    stats("one pinned expansion: the expansion step", &mut step);
+    let mut again = time(
+        &runtime,
+        samples,
+        || (),
+        |()| async {
+            assert!(!engine.refresh().await, "nothing changed");
+        },
+    );
+    stats(
+        "one pinned expansion: resolved again, unchanged",
+        &mut again,
     );
 }

@@ -1380,3 +1380,138 @@ fn updates_are_followed_for_a_bounded_number_of_published_resources() {
         "the subscription failed: {seen:#?}"
     );
 }
+
+/// The lines of a demo server's `--request-log` that start with `prefix`.
+fn logged(log: &Path, prefix: &str) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.starts_with(prefix))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// How many URIs each `subscriptions/listen` that asked for updates named.
+fn listens_for_updates(log: &Path) -> Vec<usize> {
+    logged(log, "subscriptions/listen ")
+        .iter()
+        .filter_map(|l| l.rsplit_once("uris=")?.1.parse().ok())
+        .filter(|&n| n > 0)
+        .collect()
+}
+
+/// `mcpick serve --expose allowed` over the set at `set`, with no client: its stderr lines
+/// as they come.
+fn serve_quietly(dir: &Path, set: &Path) -> (std::process::Child, mpsc::Receiver<String>) {
+    let mut serve = Command::new(mcpick_bin())
+        .args(["serve", "--expose", "allowed", "--set"])
+        .arg(set)
+        .current_dir(dir)
+        .env("HOME", isolated_home())
+        .env("XDG_CONFIG_HOME", isolated_home().join(".config"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = mpsc::channel();
+    let pipe = serve.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(pipe).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    (serve, rx)
+}
+
+/// A list change upstream that leaves the resources whose updates are followed as they were
+/// asks no upstream for them again, in either era; one that adds some asks for those
+/// (legacy: a `resources/subscribe` each, nothing unsubscribed; 2026-07-28: a new listen).
+/// Two upstreams: `live` adds a resource every 300 ms, `still` never changes. `serve` used
+/// to unsubscribe and subscribe again, or listen again, for every published resource of
+/// every upstream on every change.
+#[test]
+fn a_list_change_asks_upstreams_only_for_the_updates_it_changed_in_both_eras() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for era in ["2026-07-28", "legacy"] {
+        let (live_log, still_log) = (
+            d.join(format!("live-{era}.log")),
+            d.join(format!("still-{era}.log")),
+        );
+        let demo = |log: &Path, churn: bool| {
+            let mut args = vec!["--count", "5", "--request-log", log.to_str().unwrap()];
+            if churn {
+                args.extend(["--churn", "300"]);
+            }
+            args.into_iter().map(String::from).collect::<Vec<_>>()
+        };
+        let server = |log: &Path, churn: bool| -> Value {
+            let mut args = vec!["demo-server".to_string()];
+            args.extend(demo(log, churn));
+            if era == "legacy" {
+                args.push("--legacy".into());
+            }
+            serde_json::json!({ "type": "stdio", "command": mcpick_bin(), "args": args })
+        };
+        let set = serde_json::json!({
+            "version": 1,
+            "marks": [],
+            "policy": { "audience": "any", "tokenizer": "o200k_base" },
+            "servers": { "live": server(&live_log, true), "still": server(&still_log, false) },
+        });
+        let path = d.join(format!("set-{era}.json"));
+        std::fs::write(&path, serde_json::to_string_pretty(&set).unwrap()).unwrap();
+        let (mut serve, lines) = serve_quietly(d, &path);
+        let mut seen = Vec::new();
+        let mut changes = 0;
+        while changes < 4 {
+            match lines.recv_timeout(Duration::from_secs(60)) {
+                Ok(line) => {
+                    changes += line.contains("the published list changed") as usize;
+                    seen.push(line);
+                }
+                Err(_) => panic!("{era}: {changes} list changes published; serve said: {seen:#?}"),
+            }
+        }
+        // What the last changes ask for is asked once they pause (or a second at most later).
+        std::thread::sleep(Duration::from_millis(2500));
+        let _ = serve.kill();
+        let _ = serve.wait();
+        assert!(
+            !seen.iter().any(|l| l.contains("cannot watch")),
+            "{era}: {seen:#?}"
+        );
+        if era == "legacy" {
+            for (name, log) in [("still", &still_log), ("live", &live_log)] {
+                let subscribed = logged(log, "resources/subscribe ");
+                let mut once = subscribed.clone();
+                once.sort();
+                once.dedup();
+                assert_eq!(
+                    once.len(),
+                    subscribed.len(),
+                    "{name}: each URI subscribed once: {subscribed:#?}"
+                );
+                assert_eq!(
+                    logged(log, "resources/unsubscribe "),
+                    Vec::<String>::new(),
+                    "{name}: nothing left the followed set"
+                );
+            }
+            let live = logged(&live_log, "resources/subscribe demo://live/");
+            assert!(
+                live.len() > 1,
+                "the resources added are followed: {live:#?}"
+            );
+        } else {
+            let still = listens_for_updates(&still_log);
+            assert_eq!(still.len(), 1, "still: one listen, at the start: {still:?}");
+            let live = listens_for_updates(&live_log);
+            assert!(
+                live.len() > 1 && live.last() > live.first(),
+                "live: the resources added are followed: {live:?}"
+            );
+        }
+    }
+}

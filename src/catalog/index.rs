@@ -6,17 +6,23 @@
 //! it holds, and rehashing reads every key back from the arena (random reads); one table of a
 //! million ids took over 400 ms to grow, on the UI thread, while a page was being added. A
 //! shard holds 1/256 of the ids, so growing it costs about a millisecond at a million.
+//!
+//! Shards are shared between copies of an index and copied only when written: an index
+//! cloned to add one id (a catalogue that adopted a listing and adds an expansion to it)
+//! copies the one shard the id goes to, not every id.
 
 use std::hash::{BuildHasher, Hash};
+use std::sync::Arc;
 
 use hashbrown::HashTable;
 
-const SHARDS: usize = 256;
+pub(crate) const SHARDS: usize = 256;
 
 #[derive(Debug, Clone, Default)]
 pub struct IdIndex {
-    /// Empty until the first id (a catalogue has many small indices: one per server).
-    shards: Vec<HashTable<u32>>,
+    /// Empty until the first id (a catalogue has many small indices: one per server); each
+    /// shared with the index's copies until written.
+    shards: Vec<Arc<HashTable<u32>>>,
     /// Seeded per process, so a server cannot choose URIs that collide.
     state: foldhash::fast::RandomState,
 }
@@ -39,21 +45,31 @@ impl IdIndex {
     /// in it (to rehash its shard when the shard grows).
     pub fn insert<K: Hash>(&mut self, key: K, id: u32, key_of: impl Fn(u32) -> K) {
         if self.shards.is_empty() {
-            self.shards.resize_with(SHARDS, HashTable::new);
+            self.shards.resize_with(SHARDS, Arc::default);
         }
         let state = &self.state;
         let hash = state.hash_one(key);
-        self.shards[Self::shard(hash)]
+        Arc::make_mut(&mut self.shards[Self::shard(hash)])
             .insert_unique(hash, id, |&other| state.hash_one(key_of(other)));
     }
 }
 
 impl IdIndex {
+    /// How many shards both hold in the same memory.
+    #[cfg(test)]
+    pub(crate) fn shards_shared(&self, other: &IdIndex) -> usize {
+        self.shards
+            .iter()
+            .zip(&other.shards)
+            .filter(|(a, b)| Arc::ptr_eq(a, b))
+            .count()
+    }
+
     /// Gives every id the one `to` says (`None`: takes it out); the keys stay, so nothing is
     /// rehashed and no key is read. One pass over the ids.
     pub fn remap(&mut self, mut to: impl FnMut(u32) -> Option<u32>) {
         for shard in &mut self.shards {
-            shard.retain(|id| match to(*id) {
+            Arc::make_mut(shard).retain(|id| match to(*id) {
                 Some(new) => {
                     *id = new;
                     true
@@ -69,7 +85,10 @@ impl IdIndex {
         let Some(shard) = self.shards.get_mut(Self::shard(hash)) else {
             return false;
         };
-        match shard.find_entry(hash, |&id| is_key(id)) {
+        if shard.find(hash, |&id| is_key(id)).is_none() {
+            return false;
+        }
+        match Arc::make_mut(shard).find_entry(hash, |&id| is_key(id)) {
             Ok(entry) => {
                 entry.remove();
                 true

@@ -495,6 +495,21 @@ impl Catalogue {
         })
     }
 
+    /// How many shards of the index by URI `server` shares with `theirs` of `other`.
+    #[cfg(test)]
+    pub(crate) fn index_shards_shared(
+        &self,
+        server: ServerId,
+        other: &Catalogue,
+        theirs: ServerId,
+    ) -> usize {
+        let (ours, theirs) = (
+            &self.servers[server as usize].by_uri,
+            &other.servers[theirs as usize].by_uri,
+        );
+        ours.shards_shared(theirs)
+    }
+
     /// A cheap, immutable view for searching on other threads.
     pub fn snapshot(&self) -> Snapshot {
         Snapshot {
@@ -868,6 +883,46 @@ mod tests {
         assert!(merged.add_unlisted(ma, &res("x://9")).is_some());
         assert!(a.find(sa, "x://9").is_none());
         assert_eq!(a.len(), 3);
+    }
+
+    /// `serve` adds the set's expansions to each refresh's catalogue, which adopted the
+    /// upstreams' listings: that cost a copy of the listing's whole index by URI each time.
+    #[test]
+    fn an_item_added_to_an_adopted_server_copies_one_shard_of_its_index_not_all() {
+        let mut listing = Catalogue::new();
+        let s = listing.server("up");
+        let many: Vec<Resource> = (0..20_000).map(|i| res(&format!("x://{i}"))).collect();
+        listing.append(s, &many);
+        let mut view = Catalogue::new();
+        let v = view.server("up");
+        view.adopt(v, &listing, s);
+        let shards = super::super::index::SHARDS;
+        assert_eq!(view.index_shards_shared(v, &listing, s), shards);
+        let added = view.add_unlisted(v, &res("x://expansion")).unwrap();
+        assert_eq!(view.find(v, "x://expansion"), Some(added));
+        assert_eq!(
+            listing.find(s, "x://expansion"),
+            None,
+            "the listing as it was"
+        );
+        assert_eq!(
+            view.index_shards_shared(v, &listing, s),
+            shards - 1,
+            "only the shard the new URI went to is copied"
+        );
+        for uri in ["x://0", "x://19999"] {
+            assert_eq!(view.find(v, uri), listing.find(s, uri), "{uri}");
+        }
+        let first = ItemId {
+            server: v,
+            index: 0,
+        };
+        assert!(
+            view.item_ref(first)
+                .unwrap()
+                .same(&listing.item_ref(first).unwrap()),
+            "full chunks stay shared"
+        );
     }
 
     #[test]

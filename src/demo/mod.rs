@@ -103,8 +103,10 @@ pub struct DemoArgs {
     #[arg(long, value_name = "NAME: VALUE", requires = "http")]
     pub require_header: Option<String>,
 
-    /// Append one line per resource request (`resources/read URI`, `resources/list`) to
-    /// FILE, to count what a client or a proxy such as `mcpick serve` forwards.
+    /// Append one line per resource request (`resources/read URI`, `resources/list`,
+    /// `resources/subscribe URI`, `resources/unsubscribe URI`, `subscriptions/listen
+    /// list_changed=BOOL uris=N`) to FILE, to count what a client or a proxy such as `mcpick
+    /// serve` forwards or asks for.
     #[arg(long, value_name = "FILE")]
     pub request_log: Option<std::path::PathBuf>,
 
@@ -159,6 +161,12 @@ pub struct DemoArgs {
     #[arg(long, requires = "http")]
     pub echo_headers: bool,
 
+    /// Speak only the legacy era (2024-11-05 … 2025-11-25): the 2026-07-28 `server/discover`
+    /// is "method not found", as on a server written before it, so clients fall back to
+    /// `initialize` (and `resources/subscribe`).
+    #[arg(long)]
+    pub legacy: bool,
+
     /// Serve HTTP instead of stdio: Streamable HTTP at http://ADDR/mcp and the legacy
     /// HTTP+SSE transport at http://ADDR/sse; port 0 picks a free port (the chosen address is
     /// printed as `listening on http://ADDR/mcp`).
@@ -211,6 +219,7 @@ impl Default for DemoArgs {
             markup_uris: false,
             smuggle: None,
             echo_headers: false,
+            legacy: false,
             http: None,
             oauth: false,
             token_ttl: 3600,

@@ -20,10 +20,11 @@ use rmcp::{
     model::{
         CallToolRequestMethod, CallToolRequestParams, CallToolResponse, CallToolResult,
         CompleteRequestMethod, CompleteRequestParams, CompleteResult, CompletionInfo, ContentBlock,
-        Implementation, JsonObject, ListResourceTemplatesRequestMethod,
-        ListResourceTemplatesResult, ListResourcesRequestMethod, ListResourcesResult,
-        ListToolsRequestMethod, ListToolsResult, PaginatedRequestParams, ReadResourceRequestMethod,
-        ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceTemplate,
+        DiscoverRequestMethod, DiscoverResult, Implementation, JsonObject,
+        ListResourceTemplatesRequestMethod, ListResourceTemplatesResult,
+        ListResourcesRequestMethod, ListResourcesResult, ListToolsRequestMethod, ListToolsResult,
+        PaginatedRequestParams, ReadResourceRequestMethod, ReadResourceRequestParams,
+        ReadResourceResponse, ReadResourceResult, ResourceTemplate,
         ResourceUpdatedNotificationParam, ServerCapabilities, ServerConfig, SubscribeRequestMethod,
         SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestMethod,
         UnsubscribeRequestParams,
@@ -80,6 +81,8 @@ pub(crate) struct Shared {
     smuggle: Option<String>,
     /// `--echo-headers`: resource requests are refused, quoting their headers.
     echo_headers: bool,
+    /// `--legacy`: `server/discover` is "method not found".
+    legacy: bool,
 }
 
 /// Listed only to requests carrying `--private-for`'s header.
@@ -124,6 +127,7 @@ impl Shared {
             markup_uris: args.markup_uris,
             smuggle: args.smuggle.clone(),
             echo_headers: args.echo_headers,
+            legacy: args.legacy,
         }
     }
 
@@ -339,6 +343,21 @@ fn echo_tool() -> Tool {
 }
 
 impl ServerHandler for DemoServer {
+    /// With `--legacy`, answered as a server written before 2026-07-28 does: the method is
+    /// unknown (a client falls back to `initialize`).
+    async fn discover(
+        &self,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, ErrorData> {
+        if self.shared.legacy {
+            return Err(ErrorData::method_not_found::<DiscoverRequestMethod>());
+        }
+        Ok(DiscoverResult::from_server_info(
+            self.supported_protocol_versions().into_owned(),
+            self.get_info(),
+        ))
+    }
+
     fn get_info(&self) -> ServerConfig {
         let capabilities = if self.shared.violations.has(Violation::Capability) {
             // Resources are served all the same (that is the violation).
@@ -523,6 +542,8 @@ impl ServerHandler for DemoServer {
         self.resources_enabled::<SubscribeRequestMethod>()?;
         self.shared.misbehave.count_request().await;
         let uri = request.uri;
+        self.shared
+            .log_request(&format!("resources/subscribe {uri}"));
         if self.shared.churn.as_ref().is_some_and(|c| c.contains(&uri)) {
             lock(&self.live_subscriptions).insert(uri);
             return Ok(());
@@ -557,6 +578,8 @@ impl ServerHandler for DemoServer {
     ) -> Result<(), ErrorData> {
         self.resources_enabled::<UnsubscribeRequestMethod>()?;
         self.shared.misbehave.count_request().await;
+        self.shared
+            .log_request(&format!("resources/unsubscribe {}", request.uri));
         lock(&self.live_subscriptions).remove(&request.uri);
         self.subscriptions.remove(&request.uri);
         Ok(())
@@ -606,6 +629,10 @@ impl ServerHandler for DemoServer {
         let wanted = accepted.resource_subscriptions.unwrap_or_default();
         let wants_clock = wanted.iter().any(|u| u == CLOCK_URI);
         let wants_list = accepted.resources_list_changed == Some(true);
+        self.shared.log_request(&format!(
+            "subscriptions/listen list_changed={wants_list} uris={}",
+            wanted.len()
+        ));
         let mut churn = self.shared.churn.as_ref().map(|c| c.events());
         let tick = self.shared.clock_tick;
         let mut interval = tokio::time::interval_at(tokio::time::Instant::now() + tick, tick);

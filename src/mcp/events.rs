@@ -3,6 +3,8 @@
 //! (legacy) or through a `subscriptions/listen` stream (2026-07-28); either way they reach
 //! whoever holds [`Connection::events`].
 
+use std::collections::HashSet;
+
 use rmcp::model::{
     ServerNotification, SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
 };
@@ -51,15 +53,20 @@ impl Drop for Watch {
             task.abort();
         }
         if let Some((peer, uris)) = self.subscribed.take()
+            && !uris.is_empty()
             && let Ok(runtime) = tokio::runtime::Handle::try_current()
         {
-            runtime.spawn(async move {
-                for uri in uris {
-                    #[allow(deprecated)] // the legacy era's way
-                    let _ = peer.unsubscribe(UnsubscribeRequestParams::new(uri)).await;
-                }
-            });
+            runtime.spawn(unsubscribe(peer, uris));
         }
+    }
+}
+
+/// Asks the server to stop reporting updates of `uris` (legacy era); answers are not waited
+/// for by the watch's owner, and a failure leaves at most updates nobody asked for.
+async fn unsubscribe(peer: Peer<RoleClient>, uris: Vec<String>) {
+    for uri in uris {
+        #[allow(deprecated)] // the legacy era's way
+        let _ = peer.unsubscribe(UnsubscribeRequestParams::new(uri)).await;
     }
 }
 
@@ -80,6 +87,61 @@ impl Connection {
     /// watched elsewhere, e.g. for the resource a pane shows).
     pub async fn watch_updates(&self, uris: &[String]) -> Result<Watch, McpError> {
         self.watch_for(false, uris).await
+    }
+
+    /// Makes `watch` (from [`Connection::watch_updates`]) follow updates of `uris` instead,
+    /// asking only for what differs where the era allows: legacy, a `resources/subscribe` for
+    /// each URI it did not follow and a `resources/unsubscribe` for each it no longer should
+    /// (unanswered, as when a watch is dropped); 2026-07-28, a new `subscriptions/listen`,
+    /// the old one ended only once the new one is open. On failure the watch follows what it
+    /// did (legacy: and what was subscribed before the failure).
+    pub async fn rewatch_updates(
+        &self,
+        watch: &mut Watch,
+        uris: &[String],
+    ) -> Result<(), McpError> {
+        match watch.subscribed.as_mut() {
+            Some((peer, followed)) => self.subscribe_only(peer, followed, uris).await,
+            None => {
+                *watch = self.watch_updates(uris).await?;
+                Ok(())
+            }
+        }
+    }
+
+    /// Makes `followed` (subscribed through `peer`) `uris`: subscribes those it lacks (each
+    /// added to it once answered), unsubscribes the others.
+    async fn subscribe_only(
+        &self,
+        peer: &Peer<RoleClient>,
+        followed: &mut Vec<String>,
+        uris: &[String],
+    ) -> Result<(), McpError> {
+        let wanted: HashSet<&str> = uris.iter().map(String::as_str).collect();
+        let gone: Vec<String> = followed
+            .iter()
+            .filter(|u| !wanted.contains(u.as_str()))
+            .cloned()
+            .collect();
+        if !gone.is_empty() {
+            followed.retain(|u| wanted.contains(u.as_str()));
+            let peer = peer.clone();
+            tokio::spawn(unsubscribe(peer, gone));
+        }
+        let fresh: Vec<&String> = {
+            let mut had: HashSet<&str> = followed.iter().map(String::as_str).collect();
+            uris.iter().filter(|u| had.insert(u.as_str())).collect()
+        };
+        for uri in fresh {
+            #[allow(deprecated)] // resources/subscribe is the legacy era's way
+            self.request(
+                "resources/subscribe",
+                peer.subscribe(SubscribeRequestParams::new(uri.clone())),
+            )
+            .await?;
+            followed.push(uri.clone());
+        }
+        Ok(())
     }
 
     async fn watch_for(&self, lists: bool, uris: &[String]) -> Result<Watch, McpError> {
@@ -125,20 +187,16 @@ impl Connection {
                 subscribed: None,
             });
         }
-        if subscribe {
-            for uri in uris {
-                #[allow(deprecated)] // resources/subscribe is the legacy era's way
-                self.request(
-                    "resources/subscribe",
-                    self.peer()
-                        .subscribe(SubscribeRequestParams::new(uri.clone())),
-                )
-                .await?;
-            }
-            return Ok(Watch {
+        if caps.subscribe == Some(true) {
+            // Kept even when empty, so that a rewatch subscribes only what it adds.
+            let (peer, mut followed) = (self.peer().clone(), Vec::with_capacity(uris.len()));
+            let subscribed = self.subscribe_only(&peer, &mut followed, uris).await;
+            let watch = Watch {
                 stream: None,
-                subscribed: Some((self.peer().clone(), uris.to_vec())),
-            });
+                subscribed: Some((peer, followed)),
+            };
+            // What was subscribed before a failure is unsubscribed as the watch is dropped.
+            return subscribed.map(|()| watch);
         }
         Ok(Watch::none())
     }

@@ -17,7 +17,8 @@ use tokio::sync::{Mutex, broadcast, watch};
 
 use super::exposed::{self, Expose, Served};
 use super::upstream::{UpstreamDef, Upstreams, Warn};
-use crate::context::{ContextSet, Measures, Sources, candidates, expansion};
+use crate::catalog::{Catalogue, ServerId};
+use crate::context::{Candidate, ContextSet, Expansion, Measures, Sources, candidates, expansion};
 use crate::mcp::ConnectOptions;
 
 /// Everything one `serve` process shares between its clients and its upkeep.
@@ -188,7 +189,7 @@ impl Engine {
         }
         let expansions = listings.add_expansions(&set.marks);
         let mut cands = candidates(&listings.catalogue);
-        expansion::tag(&mut cands, &expansions);
+        tag_expansions(&mut cands, &expansions, &listings.catalogue);
         let sources = Sources::from_lists(cands, &listings.complete, &listings.unavailable);
         let mut measures = self.measures.lock().await;
         let preview = if set.policy.budget.is_some() {
@@ -224,6 +225,26 @@ impl Engine {
     }
 }
 
+/// Tells the candidates that are `expansions` which template each came from, each found by
+/// its id (candidates are in catalogue order), not by a pass over every candidate.
+fn tag_expansions<'a>(
+    cands: &mut [Candidate<'a>],
+    expansions: &'a [Expansion],
+    catalogue: &Catalogue,
+) {
+    for e in expansions {
+        let at = (0..catalogue.server_count() as ServerId)
+            .find(|&s| **catalogue.server_name(s) == *e.server)
+            .and_then(|s| catalogue.find(s, &e.resource.uri))
+            .and_then(|id| cands.binary_search_by_key(&id, |c| c.id).ok());
+        let one = std::slice::from_ref(e);
+        match at {
+            Some(at) => expansion::tag(&mut cands[at..=at], one),
+            None => expansion::tag(cands, one),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -241,6 +262,39 @@ mod tests {
         set.policy.audience = Audience::Any;
         set.policy.budget = budget;
         set
+    }
+
+    #[tokio::test]
+    async fn a_pinned_expansion_is_published_and_tagged_as_a_pass_over_all_would() {
+        let upstreams =
+            Upstreams::already_listed(vec![("a".into(), resources(3)), ("b".into(), resources(5))]);
+        for server in ["a", "b"] {
+            let template = rmcp::model::ResourceTemplate::new("y://{id}", "made");
+            upstreams.set_templates(server, vec![template]);
+        }
+        let mut set = set(None);
+        for (server, uri) in [("a", "y://1"), ("b", "y://2"), ("b", "y://3")] {
+            set.marks.set(Target::exact(server, uri), Some(Mark::Pin));
+        }
+        let mut listings = upstreams.listings();
+        let expansions = listings.add_expansions(&set.marks);
+        assert_eq!(expansions.len(), 3);
+        let mut tagged = candidates(&listings.catalogue);
+        tag_expansions(&mut tagged, &expansions, &listings.catalogue);
+        let mut every = candidates(&listings.catalogue);
+        expansion::tag(&mut every, &expansions);
+        let of = |c: &[Candidate]| -> Vec<Option<String>> {
+            c.iter()
+                .map(|c| c.expansion_of.map(str::to_owned))
+                .collect()
+        };
+        assert_eq!(of(&tagged), of(&every));
+        assert_eq!(of(&tagged).iter().flatten().count(), 3);
+        let engine = Engine::over(upstreams, set, Expose::Allowed).await;
+        let served = engine.current();
+        assert_eq!(served.resources.len(), 11);
+        assert!(served.get("y://1").is_some_and(|r| r.pinned));
+        assert!(!engine.refresh().await, "nothing changed");
     }
 
     #[tokio::test]

@@ -2,7 +2,8 @@
 //! `mcpick pin` is resolved again); what each upstream's supervisor tells (a re-list after a
 //! list change, an update, the upstream gone or back) is applied to its listing, and updates of
 //! published resources reach subscribed clients. Changes already queued are applied
-//! together: one resolution for all of them.
+//! together: one resolution for all of them. Whose updates each upstream is asked for is
+//! looked at once a burst of published changes is over ([`super::followed`]).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -10,11 +11,13 @@ use std::time::{Duration, SystemTime};
 
 use tokio::sync::mpsc;
 
+use tokio::time::Instant;
+
 use super::Diag;
 use super::engine::Engine;
+use super::followed::{Burst, Followed};
 use super::upstream::Applied;
 use crate::context::ContextSet;
-use crate::mcp::Watch;
 use crate::mcp::supervisor::Event;
 
 /// How often the set file is looked at. Polling is portable and costs one `stat`.
@@ -57,37 +60,54 @@ pub async fn upkeep(engine: Arc<Engine>, diag: Arc<Diag>) {
         });
     }
     drop(tx);
-    // Upstreams told of the cap on followed updates (once each).
-    let mut capped = Vec::new();
-    let mut watches = rewatch(&engine, &diag, &mut capped).await;
-    while let Some(first) = rx.recv().await {
+    let mut followed = Followed::default();
+    followed.update(&engine.current(), upstreams, &diag).await;
+    // Published changes not followed up yet.
+    let mut burst = Burst::default();
+    loop {
+        let due = burst.due();
+        let first = tokio::select! {
+            change = rx.recv() => match change {
+                Some(change) => change,
+                None => break,
+            },
+            () = sleep_until(due), if due.is_some() => {
+                burst.done(Instant::now());
+                followed.update(&engine.current(), upstreams, &diag).await;
+                continue;
+            }
+        };
         let mut batch = vec![first];
         while let Ok(more) = rx.try_recv() {
             batch.push(more);
         }
         let mut set = None;
         let mut relisted = false;
-        // An upstream on a new connection: its subscriptions are asked for there.
-        let mut reconnected = false;
         let mut updated = Vec::new();
         for change in batch {
             match change {
                 Change::Set(s) => set = Some(s),
-                Change::Upstream(i, event) => match upstreams.apply(i, event) {
-                    Applied::Nothing => {}
-                    Applied::Listing => relisted = true,
-                    Applied::Updated(uri) => updated.push((i, uri)),
-                    Applied::Unavailable(reason) => {
-                        let name = upstreams.name(i);
-                        diag.line(&format!("server `{name}` is unavailable: {reason}"));
-                        relisted = true;
+                Change::Upstream(i, event) => {
+                    if let Event::Connected(_) = &event {
+                        // A new connection follows nothing yet.
+                        followed.forget(i);
+                        burst.changed(Instant::now());
                     }
-                    Applied::Back => {
-                        diag.line(&format!("server `{}` is back", upstreams.name(i)));
-                        relisted = true;
-                        reconnected = true;
+                    match upstreams.apply(i, event) {
+                        Applied::Nothing => {}
+                        Applied::Listing => relisted = true,
+                        Applied::Updated(uri) => updated.push((i, uri)),
+                        Applied::Unavailable(reason) => {
+                            let name = upstreams.name(i);
+                            diag.line(&format!("server `{name}` is unavailable: {reason}"));
+                            relisted = true;
+                        }
+                        Applied::Back => {
+                            diag.line(&format!("server `{}` is back", upstreams.name(i)));
+                            relisted = true;
+                        }
                     }
-                },
+                }
             }
         }
         // Updates are told at once; one resolution follows for all that need one.
@@ -107,62 +127,18 @@ pub async fn upkeep(engine: Arc<Engine>, diag: Arc<Diag>) {
                 served.resources.len(),
                 served.bundle
             ));
-        }
-        if changed || reconnected {
-            drop(watches);
-            watches = rewatch(&engine, &diag, &mut capped).await;
+            // Whose updates are followed is looked at once the burst is over.
+            burst.changed(Instant::now());
         }
     }
 }
 
-/// The most published resources of one upstream whose updates are asked for. One
-/// subscription request names them all, and a server asked for 150,000 at once did not
-/// answer in 30 s.
-const MAX_FOLLOWED: usize = 10_000;
-
-/// Asks every upstream for updates of its published resources, at most [`MAX_FOLLOWED`] of
-/// each in the published order (the budgeted set first); its supervisor asks for list
-/// changes.
-async fn rewatch(engine: &Engine, diag: &Diag, capped: &mut Vec<String>) -> Vec<Watch> {
-    let served = engine.current();
-    let mut watches = Vec::new();
-    for upstream in engine.ready().await.iter() {
-        let Some(connection) = upstream.connection() else {
-            continue;
-        };
-        let published = served
-            .resources
-            .iter()
-            .filter(|r| *r.server == *upstream.name);
-        let uris: Vec<String> = published
-            .clone()
-            .take(MAX_FOLLOWED)
-            .map(|r| r.upstream_uri().to_string())
-            .collect();
-        match connection.watch_updates(&uris).await {
-            Ok(watch) => watches.push(watch),
-            Err(e) => {
-                diag.line(&format!(
-                    "server `{}`: cannot watch for changes: {}",
-                    upstream.name,
-                    connection.explain(&e)
-                ));
-                continue;
-            }
-        }
-        if uris.len() == MAX_FOLLOWED && connection.resource_capabilities().subscribe {
-            let all = published.count();
-            if all > MAX_FOLLOWED && !capped.contains(&upstream.name) {
-                capped.push(upstream.name.clone());
-                diag.line(&format!(
-                    "server `{}`: following updates of the first {MAX_FOLLOWED} of its {all} \
-                     published resources (the budgeted set first)",
-                    upstream.name,
-                ));
-            }
-        }
+/// Sleeps until `at` (for ever without one).
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
     }
-    watches
 }
 
 /// The set file's identity for change detection: modification time and length.

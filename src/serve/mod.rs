@@ -13,12 +13,14 @@
 //! - [`engine`]: the published state and how it is recomputed.
 //! - [`handler`]: the rmcp server handler (both eras).
 //! - [`live`]: the set-file watcher and upstream notifications.
+//! - [`followed`]: which published resources' updates each upstream is asked for.
 //! - [`http`]: Streamable HTTP with DNS-rebinding and token checks.
 //! - [`params`]: a known method with bad params is "invalid params", not "not found".
 //! - [`stdio`]: stdio, answering a request above the size limit instead of dropping it.
 
 pub mod engine;
 pub mod exposed;
+pub mod followed;
 pub mod handler;
 pub mod http;
 pub mod listing;

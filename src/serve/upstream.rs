@@ -299,6 +299,19 @@ impl Upstreams {
         }
     }
 
+    /// Gives the upstream named `server` these templates as if it had listed them (with
+    /// [`Upstreams::listed`], for tests and benches of expansions).
+    #[doc(hidden)]
+    pub fn set_templates(&self, server: &str, templates: Vec<ResourceTemplate>) {
+        if let Some(i) = self.position(server) {
+            let mut listing = self.list[i]
+                .listing
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            listing.templates = Some(Arc::new(templates));
+        }
+    }
+
     /// What the supervisors tell from now on (`None` once taken).
     pub fn take_told(&self) -> Option<mpsc::UnboundedReceiver<Told>> {
         self.told.lock().unwrap_or_else(|e| e.into_inner()).take()
