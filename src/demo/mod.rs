@@ -103,8 +103,9 @@ pub struct DemoArgs {
     #[arg(long, value_name = "NAME: VALUE", requires = "http")]
     pub require_header: Option<String>,
 
-    /// Append one line per resource request (`resources/read URI`, `resources/list`) to
-    /// FILE, to count what a client or a proxy such as `mcpick serve` forwards.
+    /// Append one line per resource request (`resources/read URI`, `resources/list`,
+    /// `subscriptions/listen`) to FILE, to count what a client or a proxy such as
+    /// `mcpick serve` forwards, or see how far it got.
     #[arg(long, value_name = "FILE")]
     pub request_log: Option<std::path::PathBuf>,
 

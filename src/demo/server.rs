@@ -602,6 +602,7 @@ impl ServerHandler for DemoServer {
     /// changes and updates of live resources, as its filter asks, until the client cancels it.
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         self.shared.misbehave.count_request().await;
+        self.shared.log_request("subscriptions/listen");
         let accepted = context.accepted().clone();
         let wanted = accepted.resource_subscriptions.unwrap_or_default();
         let wants_clock = wanted.iter().any(|u| u == CLOCK_URI);
