@@ -581,6 +581,139 @@ fn an_http_upstream_that_restarts_is_served_again() {
     );
 }
 
+/// An HTTP upstream that goes away and comes back while another is still connecting, so
+/// before the first set is published, is said to be unavailable and then back, as it is
+/// after. The order is the supervisors', not a time: an upstream asks to listen for changes
+/// only once its listing is told, and the slow one starts only after that.
+#[test]
+fn an_http_upstream_back_before_the_first_set_is_published_is_said_to_be_back() {
+    let address = free_address();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("web-requests.log");
+    let go = dir.path().join("go");
+    let start = || {
+        Background::start(
+            mcpick_bin(),
+            &[
+                "demo-server",
+                "--http",
+                &address,
+                "--count",
+                "20",
+                "--request-log",
+                log.to_str().unwrap(),
+            ],
+            &[],
+        )
+    };
+    let server = start();
+    let run = |args: &[&str]| {
+        let out = mcpick_in(dir.path(), &[], args);
+        assert_eq!(exit_code(&out), 0, "{args:?}: {}", stderr(&out));
+    };
+    run(&[
+        "pin",
+        "--name",
+        "web",
+        "--url",
+        &server.url,
+        "file:///project/README.md",
+    ]);
+    // A stdio upstream that starts once `go` exists: the first set waits for it.
+    let slow = format!(
+        "while [ ! -e '{}' ]; do sleep 0.05; done; exec '{}' demo-server",
+        go.display(),
+        mcpick_bin()
+    );
+    std::fs::write(&go, "").unwrap();
+    run(&[
+        "pin",
+        "--name",
+        "slow",
+        "demo://notes/1",
+        "--",
+        "sh",
+        "-c",
+        &slow,
+    ]);
+    std::fs::remove_file(&go).unwrap();
+    // What `pin` asked of it comes first in its log.
+    let listens = || {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .matches("subscriptions/listen")
+            .count()
+    };
+    let before = listens();
+    let set = dir.path().join("mcpick.context.json");
+    let mut serve = Command::new(mcpick_bin())
+        // `slow` may take its time: it is what keeps the first set from being published.
+        .args(["serve", "--set", set.to_str().unwrap(), "--timeout", "300"])
+        .current_dir(dir.path())
+        .env("HOME", isolated_home())
+        .env("XDG_CONFIG_HOME", isolated_home().join(".config"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (tx, lines) = mpsc::channel();
+    let pipe = serve.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(pipe).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut said = Vec::new();
+    let mut wait_for = |what: &str| {
+        while !said.iter().any(|l: &String| l.contains(what)) {
+            match lines.recv_timeout(Duration::from_secs(60)) {
+                Ok(line) => said.push(line),
+                Err(e) => panic!("{what:?} never said ({e}): {said:#?}"),
+            }
+        }
+    };
+    let listening = |times: usize| {
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while listens() < before + times {
+            assert!(std::time::Instant::now() < deadline, "web never listed");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    // Listed, then gone: said as soon as it is found out, though nothing is published yet.
+    listening(1);
+    drop(server);
+    wait_for("server `web` is unavailable: ");
+    // Back on the same address, listed on a new connection, before `slow` is.
+    let _server = start();
+    listening(2);
+    std::fs::write(&go, "").unwrap();
+    wait_for("publishing ");
+    let _ = serve.kill();
+    let _ = serve.wait();
+    let at = |what: &str| said.iter().position(|l| l.contains(what));
+    let back = at("server `web` is back");
+    assert!(back.is_some(), "{said:#?}");
+    assert!(
+        at("server `web` is unavailable: ") < back && back < at("publishing "),
+        "{said:#?}"
+    );
+    // Once back, the first set does not call it unavailable again.
+    assert!(
+        !said[back.unwrap()..]
+            .iter()
+            .any(|l| l.contains("server `web` is unavailable")),
+        "{said:#?}"
+    );
+    assert!(
+        !said.iter().any(|l| l.contains("server `slow`")),
+        "{said:#?}"
+    );
+}
+
 /// `mcpick serve --http` in the background; the address comes from its stderr.
 fn serve_http(project: &Project, args: &[&str], env: &[(&str, &str)]) -> Background {
     let set = project.set();

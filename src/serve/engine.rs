@@ -16,7 +16,7 @@ use futures::future::join_all;
 use tokio::sync::{Mutex, broadcast, watch};
 
 use super::exposed::{self, Expose, Served};
-use super::upstream::{UpstreamDef, Upstreams, Warn};
+use super::upstream::{Early, UpstreamDef, Upstreams, Warn};
 use crate::catalog::{Catalogue, ServerId};
 use crate::context::{Candidate, ContextSet, Expansion, Measures, Sources, candidates, expansion};
 use crate::mcp::ConnectOptions;
@@ -29,7 +29,7 @@ pub struct Engine {
     ready: watch::Sender<bool>,
     /// How many upstreams there are (known before they connect, for the instructions).
     pub upstream_count: usize,
-    /// Upstreams known to have failed before the first resolution, and why.
+    /// Before the first resolution: the upstreams unavailable now, as said, and why.
     failed_early: std::sync::Mutex<Vec<(String, String)>>,
     pub set_path: PathBuf,
     expose: Expose,
@@ -65,15 +65,25 @@ impl Engine {
             // Said as soon as it is known: a client may end `serve` right after its first
             // answer, before anything later is written.
             let say = warn.clone();
-            let failed = |name: &str, error: &str| {
-                say(&format!("server `{name}` is unavailable: {error}"));
+            let early = |name: &str, early: Early<'_>| {
+                let error = match early {
+                    Early::Unavailable(error) => {
+                        say(&format!("server `{name}` is unavailable: {error}"));
+                        Some(error)
+                    }
+                    Early::Back => {
+                        say(&format!("server `{name}` is back"));
+                        None
+                    }
+                };
                 let mut list = starting
                     .failed_early
                     .lock()
                     .unwrap_or_else(|e| e.into_inner());
-                list.push((name.to_string(), error.to_string()));
+                list.retain(|(n, _)| n != name);
+                list.extend(error.map(|e| (name.to_string(), e.to_string())));
             };
-            let upstreams = Upstreams::connect(defs, &options, cap, &failed, warn).await;
+            let upstreams = Upstreams::connect(defs, &options, cap, &early, warn).await;
             let _ = starting.upstreams.set(upstreams);
             starting.refresh().await;
             starting.ready.send_replace(true);
@@ -124,7 +134,8 @@ impl Engine {
         self.upstreams.get().expect("set before ready")
     }
 
-    /// Before the first resolution: the upstreams known to have failed so far.
+    /// Before the first resolution: the upstreams unavailable now, as said, and why (one
+    /// that came back since is not among them).
     pub fn failed_early(&self) -> Vec<(String, String)> {
         self.failed_early
             .lock()

@@ -105,6 +105,17 @@ pub enum Applied {
     Back,
 }
 
+/// What is said of an upstream before the first set is published, as soon as it is known
+/// (a client may end `serve` right after its first answer).
+#[derive(Debug, PartialEq, Eq)]
+pub enum Early<'a> {
+    /// It cannot be used now (it never connected or listed, or it went away since), and why;
+    /// said again only when the reason changes.
+    Unavailable(&'a str),
+    /// It went away and is listed again, on a new connection.
+    Back,
+}
+
 /// A moment's view of every listing, to resolve against.
 pub struct Listings {
     pub catalogue: Catalogue,
@@ -179,13 +190,14 @@ impl Listings {
 
 impl Upstreams {
     /// Connects to and lists every upstream at once, each through its own
-    /// [`Supervisor`]; `failed` hears of each upstream that cannot be connected or listed as
-    /// soon as that is known (before the others are done), `warn` of what reads drop later.
+    /// [`Supervisor`]; `early` hears of each upstream that cannot be connected or listed, or
+    /// that goes away or comes back while others are still listing, as soon as that is
+    /// known; `warn` of what reads drop later.
     pub async fn connect(
         defs: Vec<UpstreamDef>,
         options: &ConnectOptions,
         cap: usize,
-        failed: &(dyn Fn(&str, &str) + Sync),
+        early: &(dyn Fn(&str, Early<'_>) + Sync),
         warn: Warn,
     ) -> Self {
         // On a terminal, what each upstream is doing until all are listed.
@@ -203,7 +215,7 @@ impl Upstreams {
             match def.error {
                 Some(reason) => {
                     progress.set(i, "failed");
-                    failed(&def.spec.name, &reason);
+                    early(&def.spec.name, Early::Unavailable(&reason));
                     listing.error = Some(reason);
                     pending.push(false);
                 }
@@ -245,7 +257,8 @@ impl Upstreams {
             _tasks: tasks,
         };
         // The first listings, page by page; anything told meanwhile is applied as it comes
-        // (nothing is published yet: an update has no client to tell).
+        // (nothing is published yet: an update has no client to tell), and an upstream
+        // unavailable or back is said as it will be once published.
         while pending.contains(&true) {
             let Some((i, event)) = told.recv().await else {
                 break;
@@ -258,15 +271,20 @@ impl Upstreams {
                         progress.set(i, "listed");
                         pending[i] = false;
                     }
-                    Event::Ended { reason, .. } => {
+                    Event::Ended { .. } => {
                         progress.set(i, "failed");
                         pending[i] = false;
-                        failed(&upstreams.list[i].name, reason);
                     }
                     _ => {}
                 }
             }
-            upstreams.apply(i, event);
+            match upstreams.apply(i, event) {
+                Applied::Unavailable(reason) => {
+                    early(&upstreams.list[i].name, Early::Unavailable(&reason));
+                }
+                Applied::Back => early(&upstreams.list[i].name, Early::Back),
+                _ => {}
+            }
         }
         *upstreams.told.lock().unwrap_or_else(|e| e.into_inner()) = Some(told);
         upstreams

@@ -475,12 +475,7 @@ async fn post(shared: Arc<Shared>, line: Vec<u8>, about: About, answered: onesho
         .await;
     let response = match sent {
         Ok(response) => response,
-        Err(e) => {
-            let e = crate::mcp::http::error_chain(&e.without_url());
-            return shared
-                .fail(format!("cannot reach {} ({e})", shared.shown))
-                .await;
-        }
+        Err(e) => return shared.fail(not_sent(&shared.shown, e)).await,
     };
     shared.note_session(&response);
     let status = response.status();
@@ -543,6 +538,21 @@ async fn post(shared: Arc<Shared>, line: Vec<u8>, about: About, answered: onesho
             "wrap `{}`: the server {why} to a notification",
             shared.name
         ))),
+    }
+}
+
+/// Why a POST to `shown` got no answer, as the host is told. Not reaching the server and
+/// losing the connection after the request went out are told apart: in the second case the
+/// server may have acted on it (a tool call may have run), so the proxy does not send it
+/// again; hyper already sends again, on a fresh connection, a request a reused idle
+/// connection closed under before it was written.
+pub(super) fn not_sent(shown: &str, e: reqwest::Error) -> String {
+    let lost = e.is_request() && !e.is_connect();
+    let chain = crate::mcp::http::error_chain(&e.without_url());
+    if lost {
+        format!("lost the connection to {shown} before it answered ({chain})")
+    } else {
+        format!("cannot reach {shown} ({chain})")
     }
 }
 

@@ -8,8 +8,8 @@ use reqwest::header::{CONTENT_TYPE, HeaderMap};
 use tokio::sync::mpsc;
 use url::Url;
 
-use super::http::{Event, QUEUE, Source, header_map, one_line};
-use crate::mcp::http::{error_chain, origin_of};
+use super::http::{Event, QUEUE, Source, header_map, not_sent, one_line};
+use crate::mcp::http::origin_of;
 use crate::mcp::limit::MessageLimit;
 use crate::mcp::sse_events::Item;
 
@@ -106,11 +106,7 @@ impl Sink {
                 response.status(),
                 self.shown
             ),
-            Err(e) => format!(
-                "cannot reach {} ({})",
-                self.shown,
-                error_chain(&e.without_url())
-            ),
+            Err(e) => not_sent(&self.shown, e),
         };
         let _ = self.events.send(Event::Failed(failed)).await;
     }
