@@ -135,54 +135,70 @@ fn free_address() -> String {
 }
 
 /// An HTTP server that goes away is unavailable (and tried again) until it is back on the
-/// same address; then what it lists differently is printed, and its resources are
-/// subscribed again on the new connection.
+/// same address; then what it lists differently is printed, and its resources are asked for
+/// again in full on the new connection (its request log: legacy, every URI subscribed;
+/// 2026-07-28, one listen naming them all), in both eras.
 #[test]
 fn an_http_server_that_restarts_is_back_with_what_changed_meanwhile() {
-    let address = free_address();
-    let start = |count: &str| {
-        Background::start(
-            mcpick_bin(),
-            &["demo-server", "--http", &address, "--count", count],
-            &[],
-        )
-    };
-    let server = start("20");
-    let mut watch = Watching::start(&["--url", &server.url]);
-    assert_eq!(watch.wait("the listing", |e| is(e, "listed"))["count"], 20);
-    watch.wait("the subscription", |e| is(e, "watching"));
-    drop(server); // killed
-    let gone = watch.wait("the outage", |e| is(e, "unavailable"));
-    assert!(
-        gone["error"].as_str().is_some_and(|e| !e.is_empty()),
-        "{gone}"
-    );
-    assert_eq!(gone["attempt"], 1, "{gone}");
-    assert!(gone["retryInMs"].as_u64().is_some(), "{gone}");
-    let _server = start("25");
-    let back = watch.wait("the return", |e| is(e, "back"));
-    assert_eq!(back["count"], 25, "{back}");
-    let at = watch.seen.len();
-    let watching = watch.wait("the subscription again", |e| is(e, "watching"));
-    assert_eq!(watching["subscribed"], 25, "{watching}");
-    let meanwhile = &watch.seen[at..];
-    let added = meanwhile.iter().filter(|e| is(e, "added")).count();
-    assert_eq!(added, 5, "what it lists now and did not: {meanwhile:#?}");
-    assert!(
-        !meanwhile.iter().any(|e| is(e, "removed")),
-        "{meanwhile:#?}"
-    );
-    // The clock's updates come through the new connection.
-    let updated = watch.wait("an update after the return", |e| is(e, "updated"));
-    assert_eq!(updated["uri"], "demo://clock/now");
-    assert!(
-        !watch
-            .seen
-            .iter()
-            .any(|e| is(e, "closed") || is(e, "failed")),
-        "{:#?}",
-        watch.seen
-    );
+    let dir = tempfile::tempdir().unwrap();
+    for era in ["2026-07-28", "legacy"] {
+        let address = free_address();
+        let log = dir.path().join(format!("{era}.log"));
+        let start = |count: &str, log: Option<&std::path::Path>| {
+            let mut args = vec!["demo-server", "--http", &address, "--count", count];
+            if era == "legacy" {
+                args.push("--legacy");
+            }
+            if let Some(log) = log {
+                args.extend(["--request-log", log.to_str().unwrap()]);
+            }
+            Background::start(mcpick_bin(), &args, &[])
+        };
+        let server = start("20", None);
+        let mut watch = Watching::start(&["--url", &server.url]);
+        assert_eq!(watch.wait("the listing", |e| is(e, "listed"))["count"], 20);
+        watch.wait("the subscription", |e| is(e, "watching"));
+        drop(server); // killed
+        let gone = watch.wait("the outage", |e| is(e, "unavailable"));
+        assert!(
+            gone["error"].as_str().is_some_and(|e| !e.is_empty()),
+            "{gone}"
+        );
+        assert_eq!(gone["attempt"], 1, "{gone}");
+        assert!(gone["retryInMs"].as_u64().is_some(), "{gone}");
+        let _server = start("25", Some(&log));
+        let back = watch.wait("the return", |e| is(e, "back"));
+        assert_eq!(back["count"], 25, "{era}: {back}");
+        let at = watch.seen.len();
+        let watching = watch.wait("the subscription again", |e| is(e, "watching"));
+        assert_eq!(watching["subscribed"], 25, "{era}: {watching}");
+        let meanwhile = &watch.seen[at..];
+        let added = meanwhile.iter().filter(|e| is(e, "added")).count();
+        assert_eq!(added, 5, "what it lists now and did not: {meanwhile:#?}");
+        assert!(
+            !meanwhile.iter().any(|e| is(e, "removed")),
+            "{meanwhile:#?}"
+        );
+        // The clock's updates come through the new connection.
+        let updated = watch.wait("an update after the return", |e| is(e, "updated"));
+        assert_eq!(updated["uri"], "demo://clock/now");
+        assert!(
+            !watch
+                .seen
+                .iter()
+                .any(|e| is(e, "closed") || is(e, "failed")),
+            "{:#?}",
+            watch.seen
+        );
+        if era == "legacy" {
+            let mut subscribed = logged(&log, "resources/subscribe ");
+            subscribed.sort();
+            subscribed.dedup();
+            assert_eq!(subscribed.len(), 25, "{subscribed:#?}");
+        } else {
+            assert_eq!(listens_for_updates(&log), vec![25]);
+        }
+    }
 }
 
 /// On a terminal, `watch` shows what it is doing while it connects and lists, and clears
