@@ -387,7 +387,14 @@ fn a_list_change_asks_only_for_the_updates_it_adds_in_both_eras() {
     let dir = tempfile::tempdir().unwrap();
     for era in ["2026-07-28", "legacy"] {
         let log = dir.path().join(format!("{era}.log"));
-        let mut args = vec![mcpick_bin(), "demo-server", "--count", "5", "--churn", "100"];
+        let mut args = vec![
+            mcpick_bin(),
+            "demo-server",
+            "--count",
+            "5",
+            "--churn",
+            "100",
+        ];
         args.extend(["--request-log", log.to_str().unwrap()]);
         if era == "legacy" {
             args.push("--legacy");
