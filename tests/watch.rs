@@ -135,54 +135,70 @@ fn free_address() -> String {
 }
 
 /// An HTTP server that goes away is unavailable (and tried again) until it is back on the
-/// same address; then what it lists differently is printed, and its resources are
-/// subscribed again on the new connection.
+/// same address; then what it lists differently is printed, and its resources are asked for
+/// again in full on the new connection (its request log: legacy, every URI subscribed;
+/// 2026-07-28, one listen naming them all), in both eras.
 #[test]
 fn an_http_server_that_restarts_is_back_with_what_changed_meanwhile() {
-    let address = free_address();
-    let start = |count: &str| {
-        Background::start(
-            mcpick_bin(),
-            &["demo-server", "--http", &address, "--count", count],
-            &[],
-        )
-    };
-    let server = start("20");
-    let mut watch = Watching::start(&["--url", &server.url]);
-    assert_eq!(watch.wait("the listing", |e| is(e, "listed"))["count"], 20);
-    watch.wait("the subscription", |e| is(e, "watching"));
-    drop(server); // killed
-    let gone = watch.wait("the outage", |e| is(e, "unavailable"));
-    assert!(
-        gone["error"].as_str().is_some_and(|e| !e.is_empty()),
-        "{gone}"
-    );
-    assert_eq!(gone["attempt"], 1, "{gone}");
-    assert!(gone["retryInMs"].as_u64().is_some(), "{gone}");
-    let _server = start("25");
-    let back = watch.wait("the return", |e| is(e, "back"));
-    assert_eq!(back["count"], 25, "{back}");
-    let at = watch.seen.len();
-    let watching = watch.wait("the subscription again", |e| is(e, "watching"));
-    assert_eq!(watching["subscribed"], 25, "{watching}");
-    let meanwhile = &watch.seen[at..];
-    let added = meanwhile.iter().filter(|e| is(e, "added")).count();
-    assert_eq!(added, 5, "what it lists now and did not: {meanwhile:#?}");
-    assert!(
-        !meanwhile.iter().any(|e| is(e, "removed")),
-        "{meanwhile:#?}"
-    );
-    // The clock's updates come through the new connection.
-    let updated = watch.wait("an update after the return", |e| is(e, "updated"));
-    assert_eq!(updated["uri"], "demo://clock/now");
-    assert!(
-        !watch
-            .seen
-            .iter()
-            .any(|e| is(e, "closed") || is(e, "failed")),
-        "{:#?}",
-        watch.seen
-    );
+    let dir = tempfile::tempdir().unwrap();
+    for era in ["2026-07-28", "legacy"] {
+        let address = free_address();
+        let log = dir.path().join(format!("{era}.log"));
+        let start = |count: &str, log: Option<&std::path::Path>| {
+            let mut args = vec!["demo-server", "--http", &address, "--count", count];
+            if era == "legacy" {
+                args.push("--legacy");
+            }
+            if let Some(log) = log {
+                args.extend(["--request-log", log.to_str().unwrap()]);
+            }
+            Background::start(mcpick_bin(), &args, &[])
+        };
+        let server = start("20", None);
+        let mut watch = Watching::start(&["--url", &server.url]);
+        assert_eq!(watch.wait("the listing", |e| is(e, "listed"))["count"], 20);
+        watch.wait("the subscription", |e| is(e, "watching"));
+        drop(server); // killed
+        let gone = watch.wait("the outage", |e| is(e, "unavailable"));
+        assert!(
+            gone["error"].as_str().is_some_and(|e| !e.is_empty()),
+            "{gone}"
+        );
+        assert_eq!(gone["attempt"], 1, "{gone}");
+        assert!(gone["retryInMs"].as_u64().is_some(), "{gone}");
+        let _server = start("25", Some(&log));
+        let back = watch.wait("the return", |e| is(e, "back"));
+        assert_eq!(back["count"], 25, "{era}: {back}");
+        let at = watch.seen.len();
+        let watching = watch.wait("the subscription again", |e| is(e, "watching"));
+        assert_eq!(watching["subscribed"], 25, "{era}: {watching}");
+        let meanwhile = &watch.seen[at..];
+        let added = meanwhile.iter().filter(|e| is(e, "added")).count();
+        assert_eq!(added, 5, "what it lists now and did not: {meanwhile:#?}");
+        assert!(
+            !meanwhile.iter().any(|e| is(e, "removed")),
+            "{meanwhile:#?}"
+        );
+        // The clock's updates come through the new connection.
+        let updated = watch.wait("an update after the return", |e| is(e, "updated"));
+        assert_eq!(updated["uri"], "demo://clock/now");
+        assert!(
+            !watch
+                .seen
+                .iter()
+                .any(|e| is(e, "closed") || is(e, "failed")),
+            "{:#?}",
+            watch.seen
+        );
+        if era == "legacy" {
+            let mut subscribed = logged(&log, "resources/subscribe ");
+            subscribed.sort();
+            subscribed.dedup();
+            assert_eq!(subscribed.len(), 25, "{subscribed:#?}");
+        } else {
+            assert_eq!(listens_for_updates(&log), vec![25]);
+        }
+    }
 }
 
 /// On a terminal, `watch` shows what it is doing while it connects and lists, and clears
@@ -297,11 +313,24 @@ fn python_server_changes_arrive_over_streamable_http() {
     assert_eq!(updated["uri"], "py://added/watched");
 }
 
-/// The legacy era (the HTTP+SSE transport speaks only 2024-11-05): `list_changed` and, for
-/// the `resources/subscribe`d resources, `updated` arrive as notifications on the stream.
+/// The legacy era over HTTP+SSE (the demo's `--legacy`: `server/discover` is refused, so the
+/// client greets with `initialize`): `list_changed` and, for the `resources/subscribe`d
+/// resources, `updated` arrive as notifications on the stream. The request log shows the era:
+/// a `resources/subscribe` per URI and no `subscriptions/listen`. (Without `--legacy` the demo
+/// answers `server/discover` over `/sse` too, and the two speak 2026-07-28.)
 #[test]
 fn legacy_era_list_changes_and_updates_arrive_over_sse() {
-    let server = Background::demo_http(&["--count", "5", "--churn", "500"]);
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("requests.log");
+    let server = Background::demo_http(&[
+        "--legacy",
+        "--count",
+        "5",
+        "--churn",
+        "500",
+        "--request-log",
+        log.to_str().unwrap(),
+    ]);
     let sse = server.at("/sse");
     let mut watch = Watching::start(&["--sse", "--url", &sse]);
     watch.wait("the listing", |e| is(e, "listed"));
@@ -319,6 +348,106 @@ fn legacy_era_list_changes_and_updates_arrive_over_sse() {
     );
     let updated = watch.wait("an update", |e| is(e, "updated"));
     assert_eq!(updated["uri"], "demo://live/0");
+    assert_eq!(logged(&log, "subscriptions/listen"), Vec::<String>::new());
+    let subscribed = logged(&log, "resources/subscribe ");
+    assert!(
+        subscribed
+            .iter()
+            .any(|l| l == "resources/subscribe demo://live/0"),
+        "the legacy era subscribes each resource: {subscribed:#?}"
+    );
+}
+
+/// The lines of a demo server's `--request-log` that start with `prefix`.
+fn logged(log: &std::path::Path, prefix: &str) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.starts_with(prefix))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// How many URIs each `subscriptions/listen` that asked for updates named, in order.
+fn listens_for_updates(log: &std::path::Path) -> Vec<usize> {
+    logged(log, "subscriptions/listen ")
+        .iter()
+        .filter_map(|l| l.rsplit_once("uris=")?.1.parse().ok())
+        .filter(|&n| n > 0)
+        .collect()
+}
+
+/// A server that adds a resource every 100 ms is asked for updates of what it adds, not
+/// again for everything: legacy, each URI is `resources/subscribe`d once (none unsubscribed);
+/// 2026-07-28, a new `subscriptions/listen` at most once a second, the last naming every
+/// resource added. `watch` used to subscribe everything again, or listen again, on every
+/// list change.
+#[test]
+fn a_list_change_asks_only_for_the_updates_it_adds_in_both_eras() {
+    let dir = tempfile::tempdir().unwrap();
+    for era in ["2026-07-28", "legacy"] {
+        let log = dir.path().join(format!("{era}.log"));
+        let mut args = vec![
+            mcpick_bin(),
+            "demo-server",
+            "--count",
+            "5",
+            "--churn",
+            "100",
+        ];
+        args.extend(["--request-log", log.to_str().unwrap()]);
+        if era == "legacy" {
+            args.push("--legacy");
+        }
+        args.insert(0, "--");
+        let began = Instant::now();
+        let mut watch = Watching::start(&args);
+        watch.wait("the listing", |e| is(e, "listed"));
+        let mut added = Vec::new();
+        while added.len() < 20 {
+            let event = watch.wait("a resource the server added", |e| is(e, "added"));
+            added.push(event["uri"].as_str().unwrap_or_default().to_string());
+        }
+        // What the last changes ask for is asked once they pause (or a second later).
+        std::thread::sleep(Duration::from_millis(2500));
+        drop(watch);
+        let seconds = began.elapsed().as_secs_f64();
+        if era == "legacy" {
+            assert_eq!(logged(&log, "subscriptions/listen"), Vec::<String>::new());
+            let subscribed = logged(&log, "resources/subscribe ");
+            let mut once = subscribed.clone();
+            once.sort();
+            once.dedup();
+            assert_eq!(
+                once.len(),
+                subscribed.len(),
+                "each URI subscribed once: {subscribed:#?}"
+            );
+            for uri in &added {
+                assert!(
+                    once.contains(&format!("resources/subscribe {uri}")),
+                    "{uri} was added and is not followed: {subscribed:#?}"
+                );
+            }
+            assert_eq!(
+                logged(&log, "resources/unsubscribe "),
+                Vec::<String>::new(),
+                "nothing left the followed set"
+            );
+        } else {
+            assert_eq!(logged(&log, "resources/subscribe"), Vec::<String>::new());
+            let listens = listens_for_updates(&log);
+            assert!(
+                !listens.is_empty() && listens.len() as f64 <= 2.0 + seconds,
+                "at most a listen a second (and the first) in {seconds:.1} s: {listens:?}"
+            );
+            assert!(
+                listens.last().is_some_and(|&n| n >= 6 + added.len()),
+                "the last listen names the {} resources added: {listens:?}",
+                added.len()
+            );
+        }
+    }
 }
 
 /// A server written against the legacy API (the Python SDK's `--clock` peer): it answers both

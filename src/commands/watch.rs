@@ -3,12 +3,18 @@
 //! re-list), updates of subscribed resources, and a server that goes away (an HTTP server
 //! that was reached is tried again, and what changed while it was away is printed when it is
 //! back). Text for a person, or one JSON object per line (`--json`) for scripts and tests.
+//!
+//! Updates are asked for in full on each connection, and after list changes only for the
+//! difference, once the burst is over and at most once a second ([`Updates`]): a server that
+//! adds a resource every 100 ms is not sent every URI again each time.
 
 use std::collections::BTreeSet;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
+
+use tokio::time::Instant;
 
 use futures::future::join_all;
 use serde_json::{Value, json};
@@ -18,8 +24,9 @@ use crate::cli::WatchArgs;
 use crate::config::select::{Selected, select_servers};
 use crate::mcp::log::ServerLog;
 use crate::mcp::supervisor::{Event, Supervisor};
-use crate::mcp::{ConnectOptions, Connection, ListOptions};
+use crate::mcp::{ConnectOptions, Connection, ListOptions, Watch};
 use crate::sanitize;
+use crate::serve::followed::Burst;
 
 pub async fn run(args: WatchArgs) -> Exit {
     let selected = match take_selection(select_servers(&args.servers.choice())) {
@@ -85,11 +92,24 @@ async fn follow(
     let mut first = true;
     // Went away and is being tried again.
     let mut away = false;
-    let mut watch = None;
-    while let Some((_, event)) = followed.next().await {
+    let mut updates = Updates::default();
+    loop {
+        let due = updates.burst.due();
+        let event = tokio::select! {
+            event = followed.next() => match event {
+                Some((_, event)) => event,
+                None => break,
+            },
+            () = sleep_until(due), if due.is_some() => {
+                updates.follow_up(connection.as_deref(), &uris, args, out).await;
+                continue;
+            }
+        };
         match event {
             Event::Connected(c) => {
                 listing.clear();
+                // A new connection follows nothing yet.
+                updates.forget();
                 if first && c.has_resources() {
                     connecting.set(index, "listing");
                 } else if first {
@@ -116,20 +136,15 @@ async fn follow(
                 }
                 away = false;
                 uris = now;
-                drop(watch.take());
-                watch = subscribe(connection.as_deref(), &uris, args, out).await;
+                updates.ask(connection.as_deref(), &uris, args, out).await;
             }
             Event::Templates(_) => {}
             // A burst of notifications: one re-list for all of it.
             Event::Relisted { resources, .. } => {
                 let now: BTreeSet<String> = resources.into_iter().map(|r| r.uri).collect();
                 changes(&name, &uris, &now, out);
-                let grew = now.difference(&uris).next().is_some();
                 uris = now;
-                if grew && args.uris.is_empty() {
-                    drop(watch.take());
-                    watch = subscribe(connection.as_deref(), &uris, args, out).await;
-                }
+                updates.list_changed(&uris, args);
             }
             Event::RelistFailed(error) => out.event(&name, "error", json!({ "error": error })),
             Event::Updated(uri) => out.event(&name, "updated", json!({ "uri": uri })),
@@ -139,7 +154,7 @@ async fn follow(
                 ..
             } => {
                 // Its subscriptions went with the connection.
-                drop(watch.take());
+                updates.forget();
                 connection = None;
                 away = true;
                 let wait = retry
@@ -179,7 +194,14 @@ async fn follow(
             }
         }
     }
-    drop(watch);
+}
+
+/// Sleeps until `at` (for ever without one).
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
 }
 
 /// Prints what differs between two listings: the URIs that appeared, then those that went.
@@ -230,36 +252,96 @@ impl Connecting {
     }
 }
 
-/// Asks for updates (the supervisor asks for list changes): of `--uri`s, else of every
-/// listed resource up to `--max-subscriptions`.
-async fn subscribe(
-    connection: Option<&Connection>,
-    uris: &BTreeSet<String>,
-    args: &WatchArgs,
-    out: &Printer,
-) -> Option<crate::mcp::Watch> {
-    let connection = connection?;
-    let name = connection.name();
-    let wanted: Vec<String> = if args.uris.is_empty() {
+/// The updates `watch` asks one server for (its supervisor asks for list changes): of the
+/// `--uri`s, else of the listed resources up to `--max-subscriptions`. Asked in full on each
+/// connection; after list changes, once their burst is over ([`Burst`]: at most once a
+/// second), only the difference ([`Connection::rewatch_updates`]: legacy, a subscribe per
+/// resource added and an unsubscribe per one gone; 2026-07-28, one new listen).
+#[derive(Default)]
+struct Updates {
+    /// `None` until asked on this connection.
+    watch: Option<Watch>,
+    /// The URIs `watch` was last asked for, as [`wanted`] gives them; cleared when asking
+    /// failed, so that the next change asks again.
+    following: Vec<String>,
+    /// List changes not followed up yet.
+    burst: Burst,
+}
+
+impl Updates {
+    /// The connection ended, or is new: nothing is followed on it.
+    fn forget(&mut self) {
+        drop(self.watch.take());
+        self.following.clear();
+        self.burst = Burst::default();
+    }
+
+    /// The list is now `uris`: what it changes in the updates wanted is asked for once the
+    /// burst is over.
+    fn list_changed(&mut self, uris: &BTreeSet<String>, args: &WatchArgs) {
+        if wanted(uris, args) != self.following {
+            self.burst.changed(Instant::now());
+        }
+    }
+
+    /// The burst is over: asks for what it changed.
+    async fn follow_up(
+        &mut self,
+        connection: Option<&Connection>,
+        uris: &BTreeSet<String>,
+        args: &WatchArgs,
+        out: &Printer,
+    ) {
+        self.burst.done(Instant::now());
+        if self.watch.is_none() || wanted(uris, args) != self.following {
+            self.ask(connection, uris, args, out).await;
+        }
+    }
+
+    /// Makes the watch follow the updates wanted of `uris` (asked in full when there is no
+    /// watch yet), and says so.
+    async fn ask(
+        &mut self,
+        connection: Option<&Connection>,
+        uris: &BTreeSet<String>,
+        args: &WatchArgs,
+        out: &Printer,
+    ) {
+        let Some(connection) = connection else {
+            return;
+        };
+        let wanted = wanted(uris, args);
+        let asked = match &mut self.watch {
+            Some(watch) => connection.rewatch_updates(watch, &wanted).await,
+            None => connection
+                .watch_updates(&wanted)
+                .await
+                .map(|watch| self.watch = Some(watch)),
+        };
+        let name = connection.name();
+        if let Err(e) = asked {
+            // The watch knows what it follows; the next change asks for the rest.
+            self.following.clear();
+            return out.event(name, "error", json!({ "error": connection.explain(&e) }));
+        }
+        let caps = connection.resource_capabilities();
+        let subscribed = if caps.subscribe { wanted.len() } else { 0 };
+        self.following = wanted;
+        out.event(
+            name,
+            "watching",
+            json!({ "listChanged": caps.list_changed, "subscribed": subscribed }),
+        );
+    }
+}
+
+/// The URIs whose updates are wanted: the `--uri`s, else the first `--max-subscriptions` of
+/// the listing.
+fn wanted(uris: &BTreeSet<String>, args: &WatchArgs) -> Vec<String> {
+    if args.uris.is_empty() {
         uris.iter().take(args.max_subscriptions).cloned().collect()
     } else {
         args.uris.clone()
-    };
-    let caps = connection.resource_capabilities();
-    let subscribed = if caps.subscribe { wanted.len() } else { 0 };
-    match connection.watch_updates(&wanted).await {
-        Ok(watch) => {
-            out.event(
-                name,
-                "watching",
-                json!({ "listChanged": caps.list_changed, "subscribed": subscribed }),
-            );
-            Some(watch)
-        }
-        Err(e) => {
-            out.event(name, "error", json!({ "error": connection.explain(&e) }));
-            None
-        }
     }
 }
 
