@@ -22,11 +22,11 @@ use serde_json::{Value, json};
 use super::{Exit, take_selection};
 use crate::cli::WatchArgs;
 use crate::config::select::{Selected, select_servers};
+use crate::mcp::follow::Burst;
 use crate::mcp::log::ServerLog;
 use crate::mcp::supervisor::{Event, Supervisor};
 use crate::mcp::{ConnectOptions, Connection, ListOptions, Watch};
 use crate::sanitize;
-use crate::serve::followed::Burst;
 
 pub async fn run(args: WatchArgs) -> Exit {
     let selected = match take_selection(select_servers(&args.servers.choice())) {

@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use tokio::sync::broadcast::{self, error::RecvError};
+use tokio::time::Instant;
 
 use super::connection::Connection;
 use super::error::McpError;
@@ -112,6 +113,45 @@ impl Connection {
     }
 }
 
+/// When to follow up a server's changes (ask it again for updates, say), shared by `serve`
+/// and `watch`: [`Burst::GATHER`] after the first change not
+/// followed up yet (the others of its burst join it), and never sooner than
+/// [`Burst::APART`] after the last follow-up, so a server that never stops changing costs one
+/// follow-up a second. A change waits at most the longer of the two.
+#[derive(Debug, Default)]
+pub struct Burst {
+    first: Option<Instant>,
+    followed_up: Option<Instant>,
+}
+
+impl Burst {
+    /// How long a change waits for the rest of its burst.
+    pub const GATHER: Duration = Duration::from_millis(250);
+    /// The least time between two follow-ups.
+    pub const APART: Duration = Duration::from_secs(1);
+
+    /// One more change, at `now`.
+    pub fn changed(&mut self, now: Instant) {
+        self.first.get_or_insert(now);
+    }
+
+    /// When the follow-up is due; `None` with nothing to follow up.
+    pub fn due(&self) -> Option<Instant> {
+        let first = self.first?;
+        let gathered = first + Self::GATHER;
+        Some(match self.followed_up {
+            Some(last) => gathered.max(last + Self::APART),
+            None => gathered,
+        })
+    }
+
+    /// Followed up at `now`: the next change starts a new burst.
+    pub fn done(&mut self, now: Instant) {
+        self.first = None;
+        self.followed_up = Some(now);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -166,5 +206,33 @@ mod tests {
         }
         // The receiver lagged: what it missed is unknown, so list again.
         assert!(matches!(changes.next().await, Some(Change::Relist { .. })));
+    }
+
+    #[test]
+    fn a_burst_is_followed_up_once_and_follow_ups_are_a_second_apart() {
+        let start = Instant::now();
+        let ms = |n: u64| start + Duration::from_millis(n);
+        let mut burst = Burst::default();
+        assert_eq!(burst.due(), None, "nothing to follow up");
+        burst.changed(start);
+        burst.changed(ms(100));
+        burst.changed(ms(200));
+        assert_eq!(
+            burst.due(),
+            Some(start + Burst::GATHER),
+            "one for the burst"
+        );
+        burst.done(ms(250));
+        assert_eq!(burst.due(), None);
+        // A change every 300 ms from then on: followed up a second after the last time.
+        burst.changed(ms(550));
+        assert_eq!(burst.due(), Some(ms(1250)));
+        burst.changed(ms(850));
+        burst.changed(ms(1150));
+        assert_eq!(burst.due(), Some(ms(1250)));
+        burst.done(ms(1250));
+        // After a pause: as soon as its burst is gathered.
+        burst.changed(ms(5000));
+        assert_eq!(burst.due(), Some(ms(5000) + Burst::GATHER));
     }
 }

@@ -3,18 +3,14 @@
 //! the difference where its era allows (legacy: a `resources/subscribe` for each resource
 //! added, a `resources/unsubscribe` for each taken out; 2026-07-28: one new
 //! `subscriptions/listen`). The upkeep follows up a burst of list changes once, and at most
-//! once a second ([`Burst`]): a server adding a resource every few hundred milliseconds is
+//! once a second ([`Burst`](crate::mcp::follow::Burst)): a server adding a resource every few hundred milliseconds is
 //! not sent a listen naming thousands of URIs each time.
-
-use std::sync::Arc;
-use std::time::Duration;
-
-use tokio::time::Instant;
 
 use super::Diag;
 use super::exposed::Served;
 use super::upstream::Upstreams;
 use crate::mcp::Watch;
+use std::sync::Arc;
 
 /// The most published resources of one upstream whose updates are asked for. One
 /// subscription request names them all, and a server asked for 150,000 at once did not
@@ -146,44 +142,6 @@ fn same_set(before: &[String], now: &[&str]) -> bool {
     now.iter().all(|u| before.contains(u))
 }
 
-/// When to follow up published changes: [`Burst::GATHER`] after the first change not
-/// followed up yet (the others of its burst join it), and never sooner than
-/// [`Burst::APART`] after the last follow-up, so a server that never stops changing costs one
-/// follow-up a second. A change waits at most the longer of the two.
-#[derive(Debug, Default)]
-pub struct Burst {
-    first: Option<Instant>,
-    followed_up: Option<Instant>,
-}
-
-impl Burst {
-    /// How long a change waits for the rest of its burst.
-    pub const GATHER: Duration = Duration::from_millis(250);
-    /// The least time between two follow-ups.
-    pub const APART: Duration = Duration::from_secs(1);
-
-    /// One more change, at `now`.
-    pub fn changed(&mut self, now: Instant) {
-        self.first.get_or_insert(now);
-    }
-
-    /// When the follow-up is due; `None` with nothing to follow up.
-    pub fn due(&self) -> Option<Instant> {
-        let first = self.first?;
-        let gathered = first + Self::GATHER;
-        Some(match self.followed_up {
-            Some(last) => gathered.max(last + Self::APART),
-            None => gathered,
-        })
-    }
-
-    /// Followed up at `now`: the next change starts a new burst.
-    pub fn done(&mut self, now: Instant) {
-        self.first = None;
-        self.followed_up = Some(now);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,33 +154,5 @@ mod tests {
         assert!(!same_set(&before, &["a", "b", "c"]));
         assert!(!same_set(&before, &["a", "c"]));
         assert!(!same_set(&before, &[]));
-    }
-
-    #[test]
-    fn a_burst_is_followed_up_once_and_follow_ups_are_a_second_apart() {
-        let start = Instant::now();
-        let ms = |n: u64| start + Duration::from_millis(n);
-        let mut burst = Burst::default();
-        assert_eq!(burst.due(), None, "nothing to follow up");
-        burst.changed(start);
-        burst.changed(ms(100));
-        burst.changed(ms(200));
-        assert_eq!(
-            burst.due(),
-            Some(start + Burst::GATHER),
-            "one for the burst"
-        );
-        burst.done(ms(250));
-        assert_eq!(burst.due(), None);
-        // A change every 300 ms from then on: followed up a second after the last time.
-        burst.changed(ms(550));
-        assert_eq!(burst.due(), Some(ms(1250)));
-        burst.changed(ms(850));
-        burst.changed(ms(1150));
-        assert_eq!(burst.due(), Some(ms(1250)));
-        burst.done(ms(1250));
-        // After a pause: as soon as its burst is gathered.
-        burst.changed(ms(5000));
-        assert_eq!(burst.due(), Some(ms(5000) + Burst::GATHER));
     }
 }

@@ -15,9 +15,10 @@ use tokio::time::Instant;
 
 use super::Diag;
 use super::engine::Engine;
-use super::followed::{Burst, Followed};
+use super::followed::Followed;
 use super::upstream::Applied;
 use crate::context::ContextSet;
+use crate::mcp::follow::Burst;
 use crate::mcp::supervisor::Event;
 
 /// How often the set file is looked at. Polling is portable and costs one `stat`.
