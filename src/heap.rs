@@ -5,12 +5,15 @@
 //! listing, 752 MB peak; two arenas 448 B/621 MB; one arena 384–425 B/575–621 MB, the listing
 //! as fast (20 s). Small allocations still go through each thread's lock-free cache.
 
-/// Keeps every thread on one malloc arena. Call before any thread starts.
+/// Keeps every thread on one malloc arena, unless `MALLOC_ARENA_MAX` says otherwise (a
+/// person's own tuning wins). Call before any thread starts.
 pub fn one_arena() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only changes the allocator's tuning; called before other threads run.
-    unsafe {
-        libc::mallopt(libc::M_ARENA_MAX, 1);
+    if std::env::var_os("MALLOC_ARENA_MAX").is_none() {
+        // SAFETY: mallopt only changes the allocator's tuning; called before other threads run.
+        unsafe {
+            libc::mallopt(libc::M_ARENA_MAX, 1);
+        }
     }
 }
 
