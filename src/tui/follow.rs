@@ -7,7 +7,8 @@ use std::sync::{Arc, Mutex};
 use rmcp::model::Resource;
 
 use super::app::ServerEvent;
-use crate::catalog::{Fingerprint, ListingChange, ServerId};
+use crate::catalog::item::MimeTable;
+use crate::catalog::{Fingerprint, ItemPage, ListingChange, ServerId};
 use crate::mcp::log::ServerLog;
 use crate::mcp::supervisor::{Event, Supervisor};
 use crate::mcp::{ConnectOptions, Connection, ListOptions, ServerSpec};
@@ -56,12 +57,15 @@ pub(super) async fn run_server(
     let mut generation = 0;
     let mut last = Fingerprint::default();
     let mut pages: Vec<Resource> = Vec::new();
+    // The server's MIME types as its pages' items number them (the catalogue renumbers).
+    let mut mimes = MimeTable::default();
     supervisor
         .run(move |at, event| {
             if at != generation {
                 generation = at;
                 last = Fingerprint::default();
                 pages = Vec::new();
+                mimes = MimeTable::default();
             }
             let whole = relist || generation > 1;
             match event {
@@ -91,10 +95,11 @@ pub(super) async fn run_server(
                         pages.extend(resources);
                         send(ServerEvent::Relisting { number, received });
                     } else {
-                        send(ServerEvent::Page {
+                        let page = ItemPage::build(resources, &mut mimes);
+                        send(ServerEvent::Items {
                             number,
                             received,
-                            resources,
+                            page,
                         })
                     }
                 }
@@ -191,7 +196,7 @@ mod tests {
                 .expect("the server's changes arrive")
                 .expect("the task runs");
             match event {
-                ServerEvent::Page { resources, .. } => listed += resources.len(),
+                ServerEvent::Items { page, .. } => listed += page.len(),
                 ServerEvent::Edited(edit) => {
                     assert!(edit.changed.is_empty(), "nothing listed changed: {edit:?}");
                     assert!(edit.removed.is_empty(), "nothing removed: {edit:?}");
