@@ -242,11 +242,6 @@ impl Item {
         self.mime
     }
 
-    /// Numbers its MIME type as another table does (see [`super::ItemPage`]).
-    pub(crate) fn set_mime_id(&mut self, id: u16) {
-        self.mime = id;
-    }
-
     /// The resource back, as an rmcp [`Resource`] (`mimes`: the table it was built with).
     /// Exactly the listed one for most resources; not for what an item does not keep (icons,
     /// `_meta`, an audience out of order or twice, a field too long for an offset, a MIME type

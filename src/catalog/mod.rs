@@ -27,8 +27,6 @@ pub use item::Item;
 pub use order::{SortKey, sort_snapshot};
 pub use runs::IdRuns;
 pub use search::{FieldHighlights, Match, MatcherKind, Search};
-pub use store::{
-    AppendReport, Catalogue, Duplicate, Extent, ItemId, ItemPage, ItemRef, ServerId, Snapshot,
-};
+pub use store::{AppendReport, Catalogue, Duplicate, Extent, ItemId, ItemRef, ServerId, Snapshot};
 pub use tree::UriTree;
 pub use worker::{SearchResults, SearchWorker};

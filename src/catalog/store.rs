@@ -67,35 +67,6 @@ pub struct AppendReport {
     pub duplicates: Vec<Duplicate>,
 }
 
-/// A page of a listing made items where it was received (off the browser's UI thread: the
-/// UI thread then only moves them in, and each page's parsed resources are freed on the
-/// thread that allocated them), with the MIME table their ids refer to.
-#[derive(Debug, Clone, Default)]
-pub struct ItemPage {
-    items: Vec<Item>,
-    mimes: MimeTable,
-}
-
-impl ItemPage {
-    /// `mimes`: the server's own table, kept from page to page by the one who builds them.
-    pub fn build(resources: Vec<Resource>, mimes: &mut MimeTable) -> ItemPage {
-        let items = resources.iter().map(|r| Item::new(r, mimes)).collect();
-        drop(resources);
-        ItemPage {
-            items,
-            mimes: mimes.clone(),
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        self.items.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
-    }
-}
-
 /// A resource skipped because its URI was already listed by the same server.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Duplicate {
@@ -198,47 +169,18 @@ impl Catalogue {
     ) -> AppendReport {
         let mut report = AppendReport::default();
         for (position, resource) in page.into_iter().enumerate() {
-            let item = Item::new(resource, &mut self.mimes);
-            self.append_listed(server, position, item, &mut report);
+            let added = self.add(server, resource);
+            let slot = &mut self.servers[server as usize];
+            Arc::make_mut(&mut slot.listed).push(added.unwrap_or(SKIPPED));
+            match added {
+                Some(_) => report.added += 1,
+                None => report.duplicates.push(Duplicate {
+                    index: position,
+                    uri: resource.uri.clone(),
+                }),
+            }
         }
         report
-    }
-
-    /// Appends a page whose items were made off this thread ([`ItemPage`]): moves them in,
-    /// their MIME types numbered as this catalogue does.
-    pub fn append_page(&mut self, server: ServerId, page: ItemPage) -> AppendReport {
-        let remap: Vec<u16> = (0..=page.mimes.len() as u16)
-            .map(|id| match id {
-                0 => 0,
-                id => self.mimes.intern(page.mimes.get(id)),
-            })
-            .collect();
-        let mut report = AppendReport::default();
-        for (position, mut item) in page.items.into_iter().enumerate() {
-            item.set_mime_id(remap.get(item.mime_id() as usize).copied().unwrap_or(0));
-            self.append_listed(server, position, item, &mut report);
-        }
-        report
-    }
-
-    /// The next listed position of a server: `item`, unless its URI is listed already.
-    fn append_listed(
-        &mut self,
-        server: ServerId,
-        position: usize,
-        item: Item,
-        report: &mut AppendReport,
-    ) {
-        let added = self.try_add_item(server, item);
-        let slot = &mut self.servers[server as usize];
-        Arc::make_mut(&mut slot.listed).push(*added.as_ref().unwrap_or(&SKIPPED));
-        match added {
-            Ok(_) => report.added += 1,
-            Err(item) => report.duplicates.push(Duplicate {
-                index: position,
-                uri: item.uri().to_string(),
-            }),
-        }
     }
 
     /// Adds a resource the server did not list (a pinned template expansion): it is not one
@@ -251,12 +193,12 @@ impl Catalogue {
     }
 
     /// Adds an item at the server's end unless its URI is there: its index.
-    fn add_item(&mut self, server: ServerId, item: Item) -> Option<u32> {
-        self.try_add_item(server, item).ok()
+    fn add(&mut self, server: ServerId, resource: &Resource) -> Option<u32> {
+        let item = Item::new(resource, &mut self.mimes);
+        self.add_item(server, item)
     }
 
-    /// Adds an item at the server's end unless its URI is there: its index, or the item back.
-    fn try_add_item(&mut self, server: ServerId, item: Item) -> Result<u32, Item> {
+    fn add_item(&mut self, server: ServerId, item: Item) -> Option<u32> {
         let slot = &mut self.servers[server as usize];
         let index = slot.len as u32;
         let chunks = &slot.chunks;
@@ -266,13 +208,13 @@ impl Catalogue {
             .find(uri, |i| item_at(chunks, i).uri() == uri)
             .is_some()
         {
-            return Err(item);
+            return None;
         }
         Arc::make_mut(&mut slot.by_uri).insert(uri, index, |i| item_at(chunks, i).uri());
         push(&mut slot.chunks, item);
         slot.len += 1;
         slot.live += 1;
-        Ok(index)
+        Some(index)
     }
 
     /// Applies what a list change changed ([`super::Fingerprint::diff`]): the removed
@@ -980,48 +922,6 @@ mod tests {
                 .unwrap()
                 .same(&listing.item_ref(first).unwrap()),
             "full chunks stay shared"
-        );
-    }
-
-    /// A page made items elsewhere numbers MIME types its own way; the catalogue renumbers
-    /// them, keeps the duplicate out and says so, as `append` does.
-    #[test]
-    fn a_page_of_items_is_appended_as_its_resources_would_be() {
-        let typed = |uri: &str, mime: &str| {
-            let mut r = res(uri);
-            r.mime_type = Some(mime.into());
-            r
-        };
-        let mut catalogue = Catalogue::new();
-        let s = catalogue.server("s");
-        catalogue.append(s, [typed("a://0", "text/x")].iter());
-        let mut theirs = MimeTable::default();
-        let page = ItemPage::build(
-            vec![
-                typed("a://1", "image/png"),
-                typed("a://2", "text/x"),
-                typed("a://0", "text/x"),
-            ],
-            &mut theirs,
-        );
-        let report = catalogue.append_page(s, page);
-        assert_eq!(report.added, 2);
-        assert_eq!(report.duplicates.len(), 1);
-        assert_eq!(report.duplicates[0].uri, "a://0");
-        let mimes: Vec<(String, Option<String>)> = catalogue
-            .iter()
-            .map(|(_, item)| {
-                let mime = catalogue.mimes().get(item.mime_id()).map(str::to_string);
-                (item.uri().to_string(), mime)
-            })
-            .collect();
-        assert_eq!(
-            mimes,
-            [
-                ("a://0".to_string(), Some("text/x".to_string())),
-                ("a://1".to_string(), Some("image/png".to_string())),
-                ("a://2".to_string(), Some("text/x".to_string())),
-            ]
         );
     }
 

@@ -7,8 +7,7 @@ use std::sync::{Arc, Mutex};
 use rmcp::model::Resource;
 
 use super::app::ServerEvent;
-use crate::catalog::item::MimeTable;
-use crate::catalog::{Fingerprint, ItemPage, ListingChange, ServerId};
+use crate::catalog::{Fingerprint, ListingChange, ServerId};
 use crate::mcp::log::ServerLog;
 use crate::mcp::supervisor::{Event, Supervisor};
 use crate::mcp::{ConnectOptions, Connection, ListOptions, ServerSpec};
@@ -57,15 +56,12 @@ pub(super) async fn run_server(
     let mut generation = 0;
     let mut last = Fingerprint::default();
     let mut pages: Vec<Resource> = Vec::new();
-    // The server's MIME types as its pages' items number them (the catalogue renumbers).
-    let mut mimes = MimeTable::default();
     supervisor
         .run(move |at, event| {
             if at != generation {
                 generation = at;
                 last = Fingerprint::default();
                 pages = Vec::new();
-                mimes = MimeTable::default();
             }
             let whole = relist || generation > 1;
             match event {
@@ -95,11 +91,10 @@ pub(super) async fn run_server(
                         pages.extend(resources);
                         send(ServerEvent::Relisting { number, received });
                     } else {
-                        let page = ItemPage::build(resources, &mut mimes);
-                        send(ServerEvent::Items {
+                        send(ServerEvent::Page {
                             number,
                             received,
-                            page,
+                            resources,
                         })
                     }
                 }
@@ -196,7 +191,7 @@ mod tests {
                 .expect("the server's changes arrive")
                 .expect("the task runs");
             match event {
-                ServerEvent::Items { page, .. } => listed += page.len(),
+                ServerEvent::Page { resources, .. } => listed += resources.len(),
                 ServerEvent::Edited(edit) => {
                     assert!(edit.changed.is_empty(), "nothing listed changed: {edit:?}");
                     assert!(edit.removed.is_empty(), "nothing removed: {edit:?}");

@@ -131,13 +131,6 @@ pub enum ServerEvent {
         received: usize,
         resources: Vec<Resource>,
     },
-    /// One page of `resources/list`, made items where it was received (what a server's task
-    /// sends: the UI thread only moves them in).
-    Items {
-        number: usize,
-        received: usize,
-        page: crate::catalog::ItemPage,
-    },
     /// How far a re-list has come (its pages arrive together, as [`ServerEvent::Relisted`]).
     Relisting { number: usize, received: usize },
     /// The listing finished.

@@ -4,10 +4,11 @@
 use std::collections::VecDeque;
 use std::time::SystemTime;
 
+use rmcp::model::Resource;
+
 use super::super::server_info::ServerInfo;
 use super::{App, Effect, ServerEvent};
-use crate::catalog::item::MimeTable;
-use crate::catalog::{Catalogue, ItemId, ItemPage, ServerId};
+use crate::catalog::{ItemId, ServerId};
 use crate::mcp::log::{LogEntry, LogSource};
 use crate::sanitize;
 use crate::tui::text::thousands;
@@ -214,14 +215,21 @@ impl App {
                 received,
                 resources,
             } => {
-                let page = ItemPage::build(resources, &mut MimeTable::default());
-                self.on_page(server, number, received, page)
+                state.status = Status::Loading {
+                    page: number,
+                    received,
+                };
+                let mut fx = self.add_page(server, number, &resources);
+                // Resolution costs O(catalogue): while pages stream in, redo it only each time
+                // the catalogue has grown by a quarter (a few times in all, not once a page,
+                // which kept a core busy and delayed keys at a million resources). The end of
+                // every listing resolves anyway.
+                let len = self.catalogue.len();
+                if len < 5_000 || len >= self.context.resolved_len.saturating_mul(5) / 4 {
+                    fx.extend(self.request_resolve());
+                }
+                fx
             }
-            ServerEvent::Items {
-                number,
-                received,
-                page,
-            } => self.on_page(server, number, received, page),
             ServerEvent::Listed { count, capped } => {
                 // What the catalogue kept (duplicate URIs skipped), so every count agrees.
                 let count = count.min(self.catalogue.server_len(server));
@@ -317,32 +325,13 @@ impl App {
         self.request_resolve()
     }
 
-    /// A page of the first listing arrived.
-    fn on_page(
+    pub(super) fn add_page(
         &mut self,
         server: ServerId,
-        number: usize,
-        received: usize,
-        page: ItemPage,
+        page: usize,
+        resources: &[Resource],
     ) -> Vec<Effect> {
-        self.servers[server as usize].status = Status::Loading {
-            page: number,
-            received,
-        };
-        let mut fx = self.add_page(server, number, page);
-        // Resolution costs O(catalogue): while pages stream in, redo it only each time the
-        // catalogue has grown by a quarter (a few times in all, not once a page, which kept a
-        // core busy and delayed keys at a million resources). The end of every listing
-        // resolves anyway.
-        let len = self.catalogue.len();
-        if len < 5_000 || len >= self.context.resolved_len.saturating_mul(5) / 4 {
-            fx.extend(self.request_resolve());
-        }
-        fx
-    }
-
-    fn add_page(&mut self, server: ServerId, page: usize, items: ItemPage) -> Vec<Effect> {
-        let (report, fx) = self.append_with(server, |c| c.append_page(server, items));
+        let (report, fx) = self.append_listed(server, resources);
         // A URI listed twice is kept once and said so in the server's log (first few a page).
         if let Some(log) = self.logs.get_mut(server as usize) {
             for d in report.duplicates.iter().take(10) {
@@ -362,16 +351,16 @@ impl App {
         fx
     }
 
-    /// Appends what `append` adds at a server's end (a page): O(resources) with the tree's
-    /// incremental insert; the list takes them at its end until the next sort, and the search
-    /// is asked to see them.
-    fn append_with(
+    /// Appends resources listed after the ones the catalogue holds (a page, or what a list
+    /// change added at the end): O(resources) with the tree's incremental insert; the list
+    /// takes them at its end until the next sort, and the search is asked to see them.
+    pub(super) fn append_listed<'a>(
         &mut self,
         server: ServerId,
-        append: impl FnOnce(&mut Catalogue) -> crate::catalog::AppendReport,
+        resources: impl IntoIterator<Item = &'a Resource>,
     ) -> (crate::catalog::AppendReport, Vec<Effect>) {
         let before = self.catalogue.server_end(server);
-        let report = append(&mut self.catalogue);
+        let report = self.catalogue.append(server, resources);
         let after = self.catalogue.server_end(server);
         let mimes = self.catalogue.mimes();
         for index in before..after {
