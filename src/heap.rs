@@ -1,9 +1,11 @@
 //! How mcpick uses glibc's allocator. A browser holding a million resources allocates its
 //! items on one thread while pages are parsed on others; with glibc's default of an arena per
 //! thread (up to 8 × cores), the freed pages of each arena stay scattered and held. Measured
-//! with `benches/browser_rss.sh` at 1M (release): default arenas 512 B/resource after the
-//! listing, 752 MB peak; two arenas 448 B/621 MB; one arena 384–425 B/575–621 MB, the listing
-//! as fast (20 s). Small allocations still go through each thread's lock-free cache.
+//! with `benches/browser_rss.sh` at 1M (release, this 2-core machine, one run each): glibc's
+//! arenas 442 B/resource with the agent view open, 455 with a budget, 575 at the peak; one
+//! arena 413, 427 and 556. The price: the two threads share one arena's lock, and 1M list in
+//! 13.9 s instead of 10.0 (medians of three); `ls --json` 15.3 s instead of 14.3, so only the
+//! browser uses one arena.
 
 /// Keeps every thread on one malloc arena, unless `MALLOC_ARENA_MAX` says otherwise (a
 /// person's own tuning wins). Call before any thread starts.

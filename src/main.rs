@@ -20,7 +20,10 @@ fn main() -> ExitCode {
         None => cli.servers.quiet,
     };
     mcpick::progress::set_quiet(quiet);
-    mcpick::heap::one_arena();
+    // The browser holds a catalogue; the other commands stream, and list faster without it.
+    if cli.command.is_none() {
+        mcpick::heap::one_arena();
+    }
     // Every command but the demo server (itself a server) ends on SIGINT, SIGTERM and SIGHUP
     // with its servers killed and the terminal restored (see `mcpick::signals`).
     if !matches!(cli.command, Some(Command::DemoServer(_)))
