@@ -17,7 +17,7 @@
 //! list_change -- --bench`. `MCPICK_BENCH_SIZES=200000` sets the size (default 1000000);
 //! without `--bench` (as `cargo test --benches` runs it) it is a smoke test at 20,000.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use mcpick::catalog::{Fingerprint, ListingChange, ListingEdit};
@@ -28,6 +28,10 @@ use mcpick::tui::{App, Msg, ServerEvent, ServerSetup};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use rmcp::model::Resource;
+
+#[path = "common/stats.rs"]
+mod stats;
+use stats::stats;
 
 const PAGE: usize = 10_000;
 
@@ -82,23 +86,6 @@ fn loaded(listing: &[Resource]) -> App {
         app.update(key(code));
     }
     app
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
-}
-
-/// Prints the median and worst; returns the median.
-fn stats(label: &str, samples: &mut [Duration]) -> Duration {
-    samples.sort();
-    let median = samples[samples.len() / 2];
-    println!(
-        "{label:<44} {:>5} samples  median {:>10.3} ms  worst {:>10.3} ms",
-        samples.len(),
-        ms(median),
-        ms(samples[samples.len() - 1]),
-    );
-    median
 }
 
 fn main() {

@@ -28,22 +28,9 @@ use mcpick::serve::exposed::Expose;
 use mcpick::serve::upstream::Upstreams;
 use rmcp::model::{Resource, ResourceTemplate};
 
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
-}
-
-/// Prints the median and worst; returns the median.
-fn stats(label: &str, samples: &mut [Duration]) -> Duration {
-    samples.sort();
-    let median = samples[samples.len() / 2];
-    println!(
-        "{label:<52} {:>4} samples  median {:>10.3} ms  worst {:>10.3} ms",
-        samples.len(),
-        ms(median),
-        ms(samples[samples.len() - 1]),
-    );
-    median
-}
+#[path = "common/stats.rs"]
+mod stats;
+use stats::stats;
 
 fn relisted(resources: Vec<Resource>) -> Event {
     let count = resources.len();
