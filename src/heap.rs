@@ -3,9 +3,10 @@
 //! thread (up to 8 × cores), the freed pages of each arena stay scattered and held. Measured
 //! with `benches/browser_rss.sh` at 1M (release, this 2-core machine, one run each): glibc's
 //! arenas 442 B/resource with the agent view open, 455 with a budget, 575 at the peak; one
-//! arena 413, 427 and 556. The price: the two threads share one arena's lock, and 1M list in
-//! 13.9 s instead of 10.0 (medians of three); `ls --json` 15.3 s instead of 14.3, so only the
-//! browser uses one arena.
+//! arena 413, 427 and 556. The price: the two threads share one arena's lock, and 1M take
+//! 1.3–1.4 times as long to list (`benches/browser_ready.sh`, medians of three: 17.4 s against
+//! 14.5, 17.9 against 13.6; 13.9 against 10.0 earlier in the day); `ls --json` 15.3 s
+//! instead of 14.3, so only the browser uses one arena.
 
 /// Keeps every thread on one malloc arena, unless `MALLOC_ARENA_MAX` says otherwise (a
 /// person's own tuning wins). Call before any thread starts.

@@ -21,7 +21,7 @@ fn main() -> ExitCode {
     };
     mcpick::progress::set_quiet(quiet);
     // The browser holds a catalogue; the other commands stream, and list faster without it.
-    if cli.command.is_none() {
+    if cli.command.is_none() && browses() {
         mcpick::heap::one_arena();
     }
     // Every command but the demo server (itself a server) ends on SIGINT, SIGTERM and SIGHUP
@@ -54,6 +54,11 @@ fn main() -> ExitCode {
     exit
 }
 
+/// With no command, mcpick browses when there is a terminal to draw on (else it lists).
+fn browses() -> bool {
+    std::io::stdin().is_terminal() && std::io::stdout().is_terminal()
+}
+
 async fn run(cli: Cli) -> ExitCode {
     let command = match cli.command {
         Some(Command::DemoServer(args)) => {
@@ -79,7 +84,7 @@ async fn run(cli: Cli) -> ExitCode {
         }
         Some(command) => command,
         // The interactive browser, when there is a terminal to draw on.
-        None if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() => {
+        None if browses() => {
             let set = cli
                 .set
                 .unwrap_or_else(|| mcpick::context::DEFAULT_FILE.into());
