@@ -76,12 +76,13 @@ impl<'a> Sources<'a> {
             order.extent() == &snapshot.extent(),
             "a rank order resolves the snapshot it was made for"
         );
+        // Index for index: the preview's indices are the order's positions.
         let candidates = order
             .ids()
             .iter()
-            .filter_map(|&id| {
-                let item = snapshot.get(id)?;
-                Some(Candidate::from_item(id, snapshot.server_name(id.server), item))
+            .map(|&id| {
+                let item = snapshot.get(id).expect("a rank order holds live resources");
+                Candidate::from_item(id, snapshot.server_name(id.server), item)
             })
             .collect();
         Sources {

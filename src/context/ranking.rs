@@ -264,3 +264,498 @@ fn compare_ids(snapshot: &Snapshot, a: ItemId, b: ItemId) -> Ordering {
         _ => a.cmp(&b),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::diff::ListingEdit;
+    use crate::catalog::{Catalogue, ServerId};
+    use crate::context::mark::{Mark, Marks, Target};
+    use crate::context::policy::Audience;
+    use crate::context::resolve::{Measure, Measures, Preview, Reason};
+    use crate::context::{Sources, candidates_in};
+    use proptest::prelude::*;
+    use rmcp::model::{Annotations, Resource, Role};
+
+    /// The fields a resource is ranked and filtered by, few values each so ties happen.
+    #[derive(Debug, Clone)]
+    struct Attrs {
+        priority: Option<u8>,
+        modified: Option<u8>,
+        name: u8,
+        titled: bool,
+        size: u16,
+        audience: Option<u8>,
+    }
+
+    fn attrs() -> impl Strategy<Value = Attrs> {
+        (
+            prop::option::of(0u8..3),
+            prop::option::of(0u8..3),
+            0u8..3,
+            any::<bool>(),
+            0u16..400,
+            prop::option::of(0u8..3),
+        )
+            .prop_map(|(priority, modified, name, titled, size, audience)| Attrs {
+                priority,
+                modified,
+                name,
+                titled,
+                size,
+                audience,
+            })
+    }
+
+    fn resource(uri: &str, a: &Attrs) -> Resource {
+        let mut r = Resource::new(uri, format!("n{}", a.name)).with_size(u64::from(a.size));
+        if a.titled {
+            r = r.with_title(format!("n{}", (a.name + 1) % 3));
+        }
+        let mut ann = Annotations::default();
+        // 0.5 is the default priority: a tie with the unannotated.
+        ann.priority = a.priority.map(|p| [0.2, 0.5, 0.8][p as usize]);
+        ann.last_modified = a.modified.map(|d| format!("2024-01-0{}T00:00:00Z", d + 1));
+        ann.audience = a.audience.map(|bits| match bits {
+            0 => vec![Role::User],
+            1 => vec![Role::Assistant],
+            _ => vec![],
+        });
+        r.with_annotations(ann)
+    }
+
+    /// A position in a list of any length.
+    #[derive(Debug, Clone, Copy)]
+    struct Pick(u32);
+
+    impl Pick {
+        fn index(&self, len: usize) -> usize {
+            self.0 as usize % len
+        }
+    }
+
+    /// One change of a catalogue of two servers, as a front end makes it.
+    #[derive(Debug, Clone)]
+    enum Op {
+        /// A page appended.
+        Append(u8, Vec<Attrs>),
+        /// A list change: these listing positions gone, these changed in place, these added.
+        Edit {
+            server: u8,
+            removed: Vec<Pick>,
+            changed: Vec<(Pick, Attrs)>,
+            added: Vec<Attrs>,
+        },
+        /// The listing replaced: some of it kept, some new.
+        Replace(u8, Vec<Pick>, Vec<Attrs>),
+        /// A resource the server does not list (a pinned expansion).
+        Unlisted(u8, Attrs),
+        /// The server lists an unlisted resource's URI now.
+        Supersede(u8, Pick, Attrs),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        let server = 0u8..2;
+        let index = any::<u32>().prop_map(Pick);
+        prop_oneof![
+            (server.clone(), prop::collection::vec(attrs(), 0..6))
+                .prop_map(|(s, a)| Op::Append(s, a)),
+            (
+                server.clone(),
+                prop::collection::vec(index.clone(), 0..4),
+                prop::collection::vec((index.clone(), attrs()), 0..4),
+                prop::collection::vec(attrs(), 0..3)
+            )
+                .prop_map(|(server, removed, changed, added)| Op::Edit {
+                    server,
+                    removed,
+                    changed,
+                    added
+                }),
+            (
+                server.clone(),
+                prop::collection::vec(index.clone(), 0..6),
+                prop::collection::vec(attrs(), 0..4)
+            )
+                .prop_map(|(s, k, a)| Op::Replace(s, k, a)),
+            (server.clone(), attrs()).prop_map(|(s, a)| Op::Unlisted(s, a)),
+            (server, index, attrs()).prop_map(|(s, i, a)| Op::Supersede(s, i, a)),
+        ]
+    }
+
+    /// A catalogue and what its servers list now, to make edits from.
+    struct Model {
+        cat: Catalogue,
+        listings: [Vec<Resource>; 2],
+        unlisted: [Vec<String>; 2],
+        next: [u32; 2],
+    }
+
+    impl Model {
+        fn new() -> Self {
+            let mut cat = Catalogue::new();
+            cat.server("a");
+            cat.server("b");
+            Model {
+                cat,
+                listings: Default::default(),
+                unlisted: Default::default(),
+                next: [0; 2],
+            }
+        }
+
+        /// A URI the server has not used yet (both servers count alike, so the same URI is
+        /// on both: the server breaks the tie).
+        fn uri(&mut self, server: u8) -> String {
+            let next = &mut self.next[server as usize];
+            *next += 1;
+            format!("x://{next}")
+        }
+
+        fn fresh(&mut self, server: u8, a: &[Attrs]) -> Vec<Resource> {
+            a.iter()
+                .map(|a| {
+                    let uri = self.uri(server);
+                    resource(&uri, a)
+                })
+                .collect()
+        }
+
+        fn run(&mut self, op: &Op) {
+            match op {
+                Op::Append(s, a) => {
+                    let page = self.fresh(*s, a);
+                    self.cat.append(*s as ServerId, &page);
+                    self.listings[*s as usize].extend(page);
+                }
+                Op::Edit {
+                    server,
+                    removed,
+                    changed,
+                    added,
+                } => {
+                    let s = *server as usize;
+                    let listing = &self.listings[s];
+                    let mut gone: Vec<u32> = if listing.is_empty() {
+                        Vec::new()
+                    } else {
+                        removed.iter().map(|i| i.index(listing.len()) as u32).collect()
+                    };
+                    gone.sort_unstable();
+                    gone.dedup();
+                    let mut edit = ListingEdit {
+                        removed: gone.clone(),
+                        ..ListingEdit::default()
+                    };
+                    let mut kept: Vec<Resource> = listing
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| gone.binary_search(&(*i as u32)).is_err())
+                        .map(|(_, r)| r.clone())
+                        .collect();
+                    if !kept.is_empty() {
+                        let mut at: Vec<(usize, &Attrs)> =
+                            changed.iter().map(|(i, a)| (i.index(kept.len()), a)).collect();
+                        at.sort_by_key(|(i, _)| *i);
+                        at.dedup_by_key(|(i, _)| *i);
+                        for (i, a) in at {
+                            kept[i] = resource(&kept[i].uri.clone(), a);
+                            edit.changed.push(kept[i].clone());
+                        }
+                    }
+                    edit.added = self.fresh(*server, added);
+                    kept.extend(edit.added.iter().cloned());
+                    self.cat.apply(s as ServerId, &edit);
+                    self.listings[s] = kept;
+                }
+                Op::Replace(s, keep, a) => {
+                    let listing = &self.listings[*s as usize];
+                    let mut new: Vec<Resource> = Vec::new();
+                    if !listing.is_empty() {
+                        let mut at: Vec<usize> =
+                            keep.iter().map(|i| i.index(listing.len())).collect();
+                        at.sort_unstable();
+                        at.dedup();
+                        new.extend(at.into_iter().map(|i| listing[i].clone()));
+                    }
+                    new.extend(self.fresh(*s, a));
+                    self.cat.replace(*s as ServerId, &new);
+                    self.listings[*s as usize] = new;
+                }
+                Op::Unlisted(s, a) => {
+                    let uri = self.uri(*s);
+                    self.cat.add_unlisted(*s as ServerId, &resource(&uri, a));
+                    self.unlisted[*s as usize].push(uri);
+                }
+                Op::Supersede(s, i, a) => {
+                    let unlisted = &mut self.unlisted[*s as usize];
+                    if unlisted.is_empty() {
+                        return;
+                    }
+                    let uri = unlisted.remove(i.index(unlisted.len()));
+                    let edit = ListingEdit {
+                        added: vec![resource(&uri, a)],
+                        ..ListingEdit::default()
+                    };
+                    self.cat.apply(*s as ServerId, &edit);
+                    self.listings[*s as usize].push(edit.added[0].clone());
+                }
+            }
+        }
+    }
+
+    /// What resolution is asked at one step: marks, policy, measures.
+    #[derive(Debug, Clone)]
+    struct Ask {
+        /// (server: 0, 1 or unavailable, URI number, a prefix, pin or exclude).
+        marks: Vec<(u8, u8, bool, bool)>,
+        budget: Option<u16>,
+        min_priority: Option<u8>,
+        audience: u8,
+        /// (URI number, counted or failed, count) on server 0 or 1.
+        measures: Vec<(u8, u8, bool, u16)>,
+    }
+
+    fn ask() -> impl Strategy<Value = Ask> {
+        (
+            prop::collection::vec((0u8..3, 0u8..12, any::<bool>(), any::<bool>()), 0..5),
+            prop::option::of(0u16..800),
+            prop::option::of(0u8..3),
+            0u8..3,
+            prop::collection::vec((0u8..2, 0u8..12, any::<bool>(), 0u16..200), 0..6),
+        )
+            .prop_map(|(marks, budget, min_priority, audience, measures)| Ask {
+                marks,
+                budget,
+                min_priority,
+                audience,
+                measures,
+            })
+    }
+
+    const SERVERS: [&str; 3] = ["a", "b", "down"];
+
+    fn marks_of(ask: &Ask) -> Marks {
+        Marks::from_list(ask.marks.iter().map(|&(s, n, prefix, pin)| {
+            let server = SERVERS[s as usize];
+            let target = if prefix {
+                Target::prefix(server, format!("x://{n}"))
+            } else {
+                Target::exact(server, format!("x://{n}"))
+            };
+            (target, if pin { Mark::Pin } else { Mark::Exclude })
+        }))
+    }
+
+    fn policy_of(ask: &Ask) -> Policy {
+        Policy {
+            budget: ask.budget.map(u64::from),
+            min_priority: ask.min_priority.map(|m| [0.3, 0.5, 0.7][m as usize]),
+            audience: [Audience::Assistant, Audience::User, Audience::Any][ask.audience as usize],
+            ..Policy::default()
+        }
+    }
+
+    fn measures_of(ask: &Ask) -> Measures {
+        let mut m = Measures::new();
+        for &(s, n, counted, count) in &ask.measures {
+            let measure = if counted {
+                Measure::Counted(u64::from(count))
+            } else {
+                Measure::Failed(format!("boom {n}"))
+            };
+            m.insert(SERVERS[s as usize], &format!("x://{n}"), measure);
+        }
+        m
+    }
+
+    /// A preview with every candidate index replaced by its resource's id.
+    #[derive(Debug, PartialEq)]
+    struct ById {
+        included: Vec<(ItemId, u64, bool, u64, bool, u32, bool)>,
+        left_out: Vec<(ItemId, Reason, Option<u64>, bool)>,
+        rest: Preview,
+    }
+
+    fn by_id(mut p: Preview, id: impl Fn(usize) -> ItemId) -> ById {
+        let included = std::mem::take(&mut p.included)
+            .into_iter()
+            .map(|i| {
+                let at = id(i.index);
+                (
+                    at,
+                    i.tokens,
+                    i.estimated,
+                    i.running_total,
+                    i.pinned,
+                    i.priority.to_bits(),
+                    i.priority_defaulted,
+                )
+            })
+            .collect();
+        let left_out = std::mem::take(&mut p.left_out)
+            .into_iter()
+            .map(|l| (id(l.index as usize), l.reason, l.tokens, l.estimated))
+            .collect();
+        ById {
+            included,
+            left_out,
+            rest: p,
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// Whatever the catalogue goes through (pages, list changes, replaced listings,
+        /// expansions and their supersession), the order kept across the changes is the
+        /// order a whole sort gives, and the preview resolved over it is the one resolved
+        /// over the candidates in catalogue order (sorted first), index for index once
+        /// mapped to ids: included order, running totals, left-out reasons and order,
+        /// missing, unavailable.
+        #[test]
+        fn a_kept_order_is_a_fresh_sort_and_resolves_the_same(
+            steps in prop::collection::vec((op(), ask()), 1..14),
+        ) {
+            let mut model = Model::new();
+            let mut order = Arc::new(RankOrder::of(&model.cat.snapshot()));
+            let listed = vec!["a".to_string(), "b".to_string()];
+            let unavailable = vec![("down".to_string(), "connection refused".to_string())];
+            for (op, ask) in &steps {
+                model.run(op);
+                let snapshot = model.cat.snapshot();
+                let touched = model.cat.touched_since(order.extent());
+                order = order.advance(&snapshot, touched.as_deref());
+                let fresh = RankOrder::of(&snapshot);
+                prop_assert_eq!(order.ids(), fresh.ids(), "after {:?}", op);
+                prop_assert_eq!(order.extent(), &snapshot.extent());
+
+                let (marks, policy, measures) = (marks_of(ask), policy_of(ask), measures_of(ask));
+                let ranked = Sources::ranked(&order, &snapshot, &listed, &unavailable)
+                    .resolve(&marks, &policy, &measures);
+                let names: Vec<Arc<str>> = SERVERS[..2].iter().map(|&s| s.into()).collect();
+                let cands = candidates_in(&snapshot, &names);
+                let ids: Vec<ItemId> = cands.iter().map(|c| c.id).collect();
+                let sorted = Sources::from_lists(cands, &listed, &unavailable)
+                    .resolve(&marks, &policy, &measures);
+                prop_assert_eq!(
+                    by_id(ranked, |i| order.ids()[i]),
+                    by_id(sorted, |i| ids[i]),
+                    "after {:?} with {:?}", op, ask
+                );
+            }
+        }
+    }
+
+    /// A catalogue of `n` resources whose keys mostly tie on the numeric head (few
+    /// priorities and dates), so comparisons often go on to the names.
+    fn big(n: usize) -> Model {
+        let mut model = Model::new();
+        let a: Vec<Attrs> = (0..n)
+            .map(|i| Attrs {
+                priority: Some((i % 3) as u8),
+                modified: None,
+                name: (i % 3) as u8,
+                titled: false,
+                size: 40,
+                audience: None,
+            })
+            .collect();
+        model.run(&Op::Append(0, a));
+        model
+    }
+
+    fn one() -> Attrs {
+        Attrs {
+            priority: Some(1),
+            modified: Some(1),
+            name: 1,
+            titled: true,
+            size: 8,
+            audience: None,
+        }
+    }
+
+    /// The proportional path cannot silently become a whole sort: one resource appended,
+    /// removed or changed costs about log₂n comparisons, where the sort of the same
+    /// catalogue costs n·log₂n.
+    #[test]
+    fn one_change_is_merged_in_with_a_binary_search_not_a_sort() {
+        let n = 20_000;
+        let mut model = big(n);
+        let first = Arc::new(RankOrder::of(&model.cat.snapshot()));
+        assert_eq!(first.made(), Made::Sorted);
+        assert!(first.compares() > 4 * n, "{}", first.compares());
+        let log = (usize::BITS - n.leading_zeros()) as usize;
+
+        let mut order = first;
+        let steps = [
+            (Op::Append(0, vec![one()]), 1, 0),
+            (
+                Op::Edit {
+                    server: 0,
+                    removed: vec![Pick(10_000)],
+                    changed: Vec::new(),
+                    added: Vec::new(),
+                },
+                0,
+                1,
+            ),
+            (
+                Op::Edit {
+                    server: 0,
+                    removed: Vec::new(),
+                    changed: vec![(Pick(5_000), one())],
+                    added: Vec::new(),
+                },
+                1,
+                1,
+            ),
+        ];
+        for (op, inserted, taken_out) in steps {
+            model.run(&op);
+            let snapshot = model.cat.snapshot();
+            let touched = model.cat.touched_since(order.extent());
+            assert_eq!(touched.as_ref().map(Vec::len), Some(taken_out), "{op:?}");
+            order = order.advance(&snapshot, touched.as_deref());
+            assert_eq!(order.made(), Made::Merged { inserted, taken_out }, "{op:?}");
+            assert!(order.compares() <= log + 2, "{op:?}: {}", order.compares());
+            assert_eq!(order.ids(), RankOrder::of(&snapshot).ids(), "{op:?}");
+        }
+        // Nothing changed (a mark, a count): the same order, not a copy.
+        let snapshot = model.cat.snapshot();
+        let same = order.advance(&snapshot, Some(&[]));
+        assert!(Arc::ptr_eq(&same, &order));
+    }
+
+    /// Where the catalogue's record does not reach back, the advance sorts whole (and is
+    /// still right): a listing replaced since, or more touched than the record holds.
+    #[test]
+    fn an_order_older_than_the_record_is_sorted_again() {
+        let mut model = big(50);
+        let order = Arc::new(RankOrder::of(&model.cat.snapshot()));
+        model.run(&Op::Replace(0, vec![Pick(15)], vec![one()]));
+        assert_eq!(model.cat.touched_since(order.extent()), None);
+        let snapshot = model.cat.snapshot();
+        let again = order.advance(&snapshot, None);
+        assert_eq!(again.made(), Made::Sorted);
+        assert_eq!(again.ids(), RankOrder::of(&snapshot).ids());
+
+        let mut model = big(crate::catalog::store::TOUCHED_MAX + 10);
+        let order = Arc::new(RankOrder::of(&model.cat.snapshot()));
+        let changed = (0..crate::catalog::store::TOUCHED_MAX + 1)
+            .map(|i| (Pick(i as u32), one()))
+            .collect();
+        model.run(&Op::Edit {
+            server: 0,
+            removed: Vec::new(),
+            changed,
+            added: Vec::new(),
+        });
+        assert_eq!(model.cat.touched_since(order.extent()), None);
+        // A later order is within the record again.
+        let later = model.cat.snapshot();
+        let order = Arc::new(RankOrder::of(&later));
+        assert_eq!(model.cat.touched_since(order.extent()), Some(Vec::new()));
+    }
+}
