@@ -77,6 +77,11 @@ impl CandidateIds {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// Every id, by candidate index.
+    pub fn iter(&self) -> impl Iterator<Item = ItemId> + '_ {
+        (0..self.len()).filter_map(|i| self.get(i))
+    }
 }
 
 /// One resolution, self-contained: candidate indices of `preview` map to `ids`.
