@@ -18,6 +18,8 @@ use std::sync::Arc;
 
 use super::policy::Policy;
 use crate::catalog::{Extent, Item, ItemId, Snapshot};
+#[cfg(doc)]
+use crate::catalog::Catalogue;
 
 /// The numeric head of the rank key with a position, 16 bytes: what most comparisons of a
 /// sort read (no item, no string), falling back to the rest of the key only on a tie.
@@ -181,9 +183,14 @@ impl RankOrder {
         if touched.is_empty() {
             ids.extend_from_slice(&self.ids);
         } else {
-            ids.extend(self.ids.iter().copied().filter(|&id| {
-                touched.binary_search(&id).is_err() && snapshot.get(id).is_some()
-            }));
+            // Every removal is among the touched ([`Catalogue::touched_since`]), so the
+            // kept ones are live without a look at the snapshot.
+            ids.extend(
+                self.ids
+                    .iter()
+                    .copied()
+                    .filter(|id| touched.binary_search(id).is_err()),
+            );
         }
         let taken_out = before - ids.len();
         // Where each goes among the kept (in order, so each search starts at the last).
