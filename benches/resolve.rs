@@ -53,7 +53,10 @@ struct Ask {
 }
 
 fn ask(cat: &Catalogue) -> Ask {
-    let pinned = cat.iter().nth(cat.len() / 3).map(|(_, i)| i.uri().to_string());
+    let pinned = cat
+        .iter()
+        .nth(cat.len() / 3)
+        .map(|(_, i)| i.uri().to_string());
     let mut marks = Marks::default();
     if let Some(uri) = pinned {
         marks.set(Target::exact("synthetic", uri), Some(Mark::Pin));
@@ -162,7 +165,10 @@ fn bench_resolve(c: &mut Criterion) {
                     )
                 })
             });
-            let median = stats(&format!("advance the kept order, {label}"), &mut times.take());
+            let median = stats(
+                &format!("advance the kept order, {label}"),
+                &mut times.take(),
+            );
             medians.push(median);
         };
         advance("one appended", &|cat, tick| {

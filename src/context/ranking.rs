@@ -17,9 +17,9 @@ use std::cmp::Ordering;
 use std::sync::Arc;
 
 use super::policy::Policy;
-use crate::catalog::{Extent, Item, ItemId, Snapshot};
 #[cfg(doc)]
 use crate::catalog::Catalogue;
+use crate::catalog::{Extent, Item, ItemId, Snapshot};
 
 /// The numeric head of the rank key with a position, 16 bytes: what most comparisons of a
 /// sort read (no item, no string), falling back to the rest of the key only on a tie.
@@ -202,7 +202,13 @@ impl RankOrder {
         }
         // One pass from the back: each kept run moves once, each newcomer is written once.
         let kept = ids.len();
-        ids.resize(kept + newcomers.len(), ItemId { server: 0, index: 0 });
+        ids.resize(
+            kept + newcomers.len(),
+            ItemId {
+                server: 0,
+                index: 0,
+            },
+        );
         let (mut src, mut dst) = (kept, ids.len());
         for (&new, &p) in newcomers.iter().zip(&at).rev() {
             let run = src - p;
@@ -446,7 +452,10 @@ mod tests {
                     let mut gone: Vec<u32> = if listing.is_empty() {
                         Vec::new()
                     } else {
-                        removed.iter().map(|i| i.index(listing.len()) as u32).collect()
+                        removed
+                            .iter()
+                            .map(|i| i.index(listing.len()) as u32)
+                            .collect()
                     };
                     gone.sort_unstable();
                     gone.dedup();
@@ -461,8 +470,10 @@ mod tests {
                         .map(|(_, r)| r.clone())
                         .collect();
                     if !kept.is_empty() {
-                        let mut at: Vec<(usize, &Attrs)> =
-                            changed.iter().map(|(i, a)| (i.index(kept.len()), a)).collect();
+                        let mut at: Vec<(usize, &Attrs)> = changed
+                            .iter()
+                            .map(|(i, a)| (i.index(kept.len()), a))
+                            .collect();
                         at.sort_by_key(|(i, _)| *i);
                         at.dedup_by_key(|(i, _)| *i);
                         for (i, a) in at {
@@ -725,7 +736,14 @@ mod tests {
             let touched = model.cat.touched_since(order.extent());
             assert_eq!(touched.as_ref().map(Vec::len), Some(taken_out), "{op:?}");
             order = order.advance(&snapshot, touched.as_deref());
-            assert_eq!(order.made(), Made::Merged { inserted, taken_out }, "{op:?}");
+            assert_eq!(
+                order.made(),
+                Made::Merged {
+                    inserted,
+                    taken_out
+                },
+                "{op:?}"
+            );
             assert!(order.compares() <= log + 2, "{op:?}: {}", order.compares());
             assert_eq!(order.ids(), RankOrder::of(&snapshot).ids(), "{op:?}");
         }
