@@ -694,6 +694,13 @@ mod tests {
         }
     }
 
+    /// A sort of a million holds one of these each, and a kept order one id each.
+    #[test]
+    fn what_a_million_cost_to_rank_stays_small() {
+        assert_eq!(std::mem::size_of::<Keyed>(), 16);
+        assert_eq!(std::mem::size_of::<ItemId>(), 8);
+    }
+
     /// The proportional path cannot silently become a whole sort: one resource appended,
     /// removed or changed costs about log₂n comparisons, where the sort of the same
     /// catalogue costs n·log₂n.
