@@ -3317,3 +3317,70 @@ fn a_removal_is_applied_in_place_and_the_browser_stays_where_it_was() {
             .is_none_or(|id| app.catalogue.get(id).is_some())
     );
 }
+
+/// The agent view follows list changes without sorting the catalogue again: each resolution
+/// request carries the last rank order and the ids the change touched, the order is advanced
+/// (merged, not sorted), and the preview is the one the sorting path (`mcpick preview`'s)
+/// gives for the same catalogue and set.
+#[test]
+fn the_agent_view_advances_its_ranking_through_list_changes() {
+    let mut app = marked_demo(Theme::colour());
+    drive(&mut app, "a");
+    let first = app.context.agent.clone().expect("resolved");
+    let order = first.order().expect("resolved over a rank order").clone();
+    let gone = app.catalogue.iter().nth(5).map(|(id, _)| id).unwrap();
+    let changes = [
+        removed(&[5]),
+        ServerEvent::Edited(ListingEdit {
+            added: vec![Resource::new("demo://live/1", "live-1").with_size(64)],
+            ..Default::default()
+        }),
+    ];
+    let mut last = order;
+    for (step, change) in changes.into_iter().enumerate() {
+        let fx = server(&mut app, 0, change);
+        let request = fx
+            .iter()
+            .find_map(|e| match e {
+                Effect::Resolve(r) => Some(r.clone()),
+                _ => None,
+            })
+            .expect("a resolution asked for");
+        let ranking = request.ranking.as_ref().expect("the last order carried");
+        assert!(Arc::ptr_eq(&ranking.order, &last), "step {step}");
+        let touched: Vec<ItemId> = if step == 0 { vec![gone] } else { Vec::new() };
+        assert_eq!(ranking.touched, touched, "step {step}");
+        run(&mut app, fx);
+        let agent = app.context.agent.clone().expect("resolved again");
+        let now = agent.order().expect("a rank order").clone();
+        assert!(
+            matches!(now.made(), mcpick::context::ranking::Made::Merged { .. }),
+            "step {step}: {:?}",
+            now.made()
+        );
+        // The same preview as the sorting path, once indices are ids.
+        let cands = candidates(&app.catalogue);
+        let sources = Sources::from_lists(cands, &request.listed, &request.unavailable);
+        let sorted = sources.resolve(&request.marks, &request.policy, &request.measures);
+        let ids = |p: &mcpick::context::Preview, id: &dyn Fn(usize) -> ItemId| {
+            let included: Vec<(ItemId, u64)> = p
+                .included
+                .iter()
+                .map(|i| (id(i.index), i.running_total))
+                .collect();
+            let left_out: Vec<(ItemId, &'static str)> = p
+                .left_out
+                .iter()
+                .map(|l| (id(l.index as usize), l.reason.name()))
+                .collect();
+            (included, left_out)
+        };
+        assert_eq!(
+            ids(&agent.preview, &|i| agent.id(i).unwrap()),
+            ids(&sorted, &|i| sources.candidates[i].id),
+            "step {step}"
+        );
+        assert!(!agent.ids.iter().any(|id| id == gone));
+        last = now;
+    }
+}

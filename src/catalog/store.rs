@@ -10,6 +10,7 @@
 //! are, so a removal costs what it removed, not a remap of every id after it. Those ids are
 //! given back only when the server's listing is replaced whole.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 use rmcp::model::{Resource, ResourceTemplate};
@@ -106,7 +107,24 @@ pub struct Catalogue {
     /// Counts the changes that are not appends (a server's listing replaced): while it
     /// stays the same, a later snapshot holds an earlier one's items at the same ids.
     epoch: u64,
+    /// The ids those changes touched, for the last few epochs ([`Catalogue::touched_since`]).
+    touched: Touched,
 }
+
+/// Ids touched per epoch (removed, changed in place, superseded), so that work done on an
+/// earlier snapshot (a ranking kept across resolutions) redoes only those, not everything.
+/// Bounded: a change that touches more than [`TOUCHED_MAX`] ids, or one that renumbers
+/// (a replaced or adopted listing), starts it again, and work from before redoes everything.
+#[derive(Debug, Clone, Default)]
+struct Touched {
+    /// Every epoch after this one is recorded.
+    since: u64,
+    /// (the epoch a change made, an id it touched), oldest first.
+    ids: VecDeque<(u64, ItemId)>,
+}
+
+/// The most ids [`Touched`] holds (16 bytes each).
+pub const TOUCHED_MAX: usize = 1 << 14;
 
 impl Catalogue {
     pub fn new() -> Self {
@@ -243,9 +261,6 @@ impl Catalogue {
                 report.superseded.push(ItemId { server, index });
             }
         }
-        if !report.superseded.is_empty() {
-            self.epoch += 1;
-        }
         if !edit.removed.is_empty() {
             // The positions after each removed one move up by one.
             if edit.removed.len() <= 8 {
@@ -263,8 +278,11 @@ impl Catalogue {
                     keep
                 });
             }
+        }
+        if !edit.removed.is_empty() || !report.superseded.is_empty() {
             // A snapshot taken before no longer holds this catalogue's item at these ids.
-            self.epoch += 1;
+            let gone = report.removed.iter().map(|(id, _)| *id);
+            self.touch(gone.chain(report.superseded.iter().copied()));
         }
         let mut added: Vec<&Resource> = Vec::new();
         for resource in &edit.changed {
@@ -285,7 +303,8 @@ impl Catalogue {
     /// list ([`Catalogue::add_unlisted`]: pinned expansions), after the new listing; the
     /// ids removed resources held are given back.
     pub fn replace(&mut self, server: ServerId, resources: &[Resource]) -> ReplaceReport {
-        self.epoch += 1;
+        // The ids are given out again: nothing done before holds.
+        self.renumber();
         let old = std::mem::take(&mut self.servers[server as usize]);
         let slot = &mut self.servers[server as usize];
         slot.name = old.name.clone();
@@ -346,10 +365,10 @@ impl Catalogue {
         {
             return false;
         }
-        // A snapshot taken before no longer holds this catalogue's item at this id.
-        self.epoch += 1;
         Arc::make_mut(&mut slot.chunks[i / CHUNK])[i % CHUNK] =
             Item::new(resource, &mut self.mimes);
+        // A snapshot taken before no longer holds this catalogue's item at this id.
+        self.touch([id]);
         true
     }
 
@@ -449,7 +468,7 @@ impl Catalogue {
     /// (catalogues not built with one table, see [`Catalogue::append_sharing`]) are the items
     /// copied, with their MIME ids renumbered.
     pub fn adopt(&mut self, server: ServerId, from: &Catalogue, theirs: ServerId) {
-        self.epoch += 1;
+        self.renumber();
         self.mimes.catch_up(&from.mimes);
         let mut same = true;
         let mut ids = vec![0u16];
@@ -508,6 +527,50 @@ impl Catalogue {
             &other.servers[theirs as usize].by_uri,
         );
         ours.shards_shared(theirs)
+    }
+
+    /// A change that is not an append, touching `ids`: a new epoch, and its ids recorded.
+    fn touch(&mut self, ids: impl IntoIterator<Item = ItemId>) {
+        self.epoch += 1;
+        let epoch = self.epoch;
+        let record = &mut self.touched;
+        record.ids.extend(ids.into_iter().map(|id| (epoch, id)));
+        if record.ids.len() > TOUCHED_MAX {
+            // The oldest epochs go, each one whole.
+            let mut dropped = record.ids.len() - TOUCHED_MAX;
+            let last = record.ids[dropped - 1].0;
+            while record.ids.get(dropped).is_some_and(|&(e, _)| e == last) {
+                dropped += 1;
+            }
+            record.ids.drain(..dropped);
+            record.since = last;
+        }
+    }
+
+    /// A change after which an id may name another item (ids given back): a new epoch that
+    /// nothing before reaches across.
+    fn renumber(&mut self) {
+        self.epoch += 1;
+        self.touched = Touched {
+            since: self.epoch,
+            ids: VecDeque::new(),
+        };
+    }
+
+    /// The ids removed, changed in place or superseded since `earlier` (a snapshot of this
+    /// catalogue) was taken, each once, in id order: every other item of `earlier` is in this
+    /// catalogue at the same id, unchanged. `None` when the record does not reach back that
+    /// far (a listing replaced since, too many changes, or another catalogue's extent).
+    pub fn touched_since(&self, earlier: &Extent) -> Option<Vec<ItemId>> {
+        let record = &self.touched;
+        if earlier.epoch < record.since || earlier.epoch > self.epoch {
+            return None;
+        }
+        let from = record.ids.partition_point(|&(e, _)| e <= earlier.epoch);
+        let mut ids: Vec<ItemId> = record.ids.range(from..).map(|&(_, id)| id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        Some(ids)
     }
 
     /// A cheap, immutable view for searching on other threads.
@@ -616,6 +679,20 @@ impl Extent {
         self.epoch == later.epoch
             && self.lens.len() <= later.lens.len()
             && self.lens.iter().zip(&later.lens).all(|(a, b)| a <= b)
+    }
+
+    /// Whether every server of this extent reaches at most as far in `later` (the epochs
+    /// aside: what changed in between is [`Catalogue::touched_since`]'s).
+    pub fn within(&self, later: &Extent) -> bool {
+        self.lens.len() <= later.lens.len()
+            && self.lens.iter().zip(&later.lens).all(|(a, b)| a <= b)
+    }
+
+    /// Whether `id` is below its server's end here (removed or not).
+    pub fn reaches(&self, id: ItemId) -> bool {
+        self.lens
+            .get(id.server as usize)
+            .is_some_and(|&len| (id.index as usize) < len)
     }
 
     /// Items in all.

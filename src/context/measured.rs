@@ -12,9 +12,12 @@ use std::collections::HashMap;
 
 use futures::StreamExt;
 
+use crate::catalog::Snapshot;
+
 use super::content::measure;
 use super::mark::Marks;
 use super::policy::Policy;
+use super::ranking::RankOrder;
 use super::resolve::{Candidate, Input, Measures, Preview, resolve};
 
 /// The agent text of every resource that was read, by candidate index.
@@ -30,6 +33,8 @@ pub struct Sources<'a> {
     pub candidates: Vec<Candidate<'a>>,
     listed: Vec<&'a str>,
     unavailable: Vec<(&'a str, &'a str)>,
+    /// The candidates are in rank-key order ([`Sources::ranked`]), not catalogue order.
+    ranked: bool,
 }
 
 /// A resolution read to a fixed point.
@@ -52,6 +57,37 @@ impl<'a> Sources<'a> {
             candidates,
             listed: listed.into_iter().collect(),
             unavailable: unavailable.into_iter().collect(),
+            ranked: false,
+        }
+    }
+
+    /// Sources whose candidates are the resources of `snapshot` in the kept rank order
+    /// `order` (made for that snapshot), so resolving walks them without sorting. The
+    /// preview's indices are positions in `order` ([`RankOrder::get`]); it is the preview
+    /// [`Sources::new`] over the same snapshot's candidates in catalogue order gives, once
+    /// indices are mapped to ids.
+    pub fn ranked(
+        order: &RankOrder,
+        snapshot: &'a Snapshot,
+        listed: &'a [String],
+        unavailable: &'a [(String, String)],
+    ) -> Self {
+        assert!(
+            order.extent() == &snapshot.extent(),
+            "a rank order resolves the snapshot it was made for"
+        );
+        // Index for index: the preview's indices are the order's positions.
+        let candidates = order
+            .ids()
+            .iter()
+            .map(|&id| {
+                let item = snapshot.get(id).expect("a rank order holds live resources");
+                Candidate::from_item(id, snapshot.server_name(id.server), item)
+            })
+            .collect();
+        Sources {
+            ranked: true,
+            ..Sources::from_lists(candidates, listed, unavailable)
         }
     }
 
@@ -81,6 +117,7 @@ impl<'a> Sources<'a> {
             marks,
             policy,
             measures,
+            ranked: self.ranked,
         }
     }
 

@@ -10,6 +10,8 @@
 //! - [`content`]: [`agent_text`], the text the agent is handed for one read.
 //! - [`resolve()`]: catalogue + marks + policy + measures → [`Preview`] (included in order,
 //!   cut line, left out with reasons, missing marks).
+//! - [`ranking`]: the rank key, and [`RankOrder`], the ranking kept across changes of the
+//!   catalogue (a browser resolving a million resources again does not sort them again).
 //! - [`expansion`]: exact marks on URIs a server's template produces, as resources of that
 //!   server ([`expansion::expansions`], [`expansion::add`]).
 //! - [`file`]: [`ContextSet`], the JSON file (versioned, stable order, atomic save, changed
@@ -41,6 +43,7 @@ pub mod lock;
 pub mod mark;
 pub mod measured;
 pub mod policy;
+pub mod ranking;
 pub mod resolve;
 pub mod tokens;
 
@@ -51,6 +54,7 @@ pub use file::{ContextSet, DEFAULT_FILE, SetError, SetFile, Updated, VERSION};
 pub use mark::{Effective, Mark, Marks, Pattern, Target};
 pub use measured::{Resolution, Sources, Texts};
 pub use policy::{Audience, DEFAULT_PRIORITY, Policy};
+pub use ranking::RankOrder;
 pub use resolve::{
     Candidate, Included, LeftOut, Measure, Measures, Missing, Preview, Reason, Unavailable,
     candidates, candidates_in, filtered,

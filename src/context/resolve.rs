@@ -13,8 +13,13 @@
 //!    [`DEFAULT_PRIORITY`](super::policy::DEFAULT_PRIORITY)) is below the minimum
 //!    (`under minimum priority`).
 //! 4. A resource whose read failed is left out: `read failed` (pinned or not).
-//! 5. The rest is ranked: pinned first, then priority high→low, then `lastModified`
-//!    new→old (none last), then name, server, URI.
+//! 5. The rest is ranked: pinned first, then by the rank key ([`super::ranking`]): priority
+//!    high→low, then `lastModified` new→old (none last), then name, server, URI, then
+//!    catalogue order. The key depends only on the resource and "pinned first" is a stable
+//!    partition of its order, so a front end that keeps the key's order across changes
+//!    ([`super::ranking::RankOrder`], the browser) hands the candidates over in it and
+//!    resolution only walks them; the others hand them over in catalogue order and they are
+//!    sorted by the same key first. Both give the same [`Preview`].
 //! 6. A mark on a server that could not be listed ([`Input::unavailable`]) and that no
 //!    candidate answers is reported as [`Unavailable`] (`server unavailable`, with the
 //!    server's error): every mark shows somewhere, in `included`, `leftOut` or `missing`.
@@ -30,7 +35,7 @@
 //! exact; reading them and resolving again converges (the set of measured resources only
 //! grows).
 
-use std::cmp::Ordering;
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -38,6 +43,7 @@ use serde::Serialize;
 
 use super::mark::{Mark, Marks, Pattern, Target};
 use super::policy::Policy;
+use super::ranking::{self, Keyed, sort_keyed};
 use super::tokens::{self, TokenizerKind};
 use crate::catalog::{Catalogue, Item, ItemId, Snapshot};
 
@@ -171,6 +177,9 @@ pub(crate) struct Input<'a> {
     pub marks: &'a Marks,
     pub policy: &'a Policy,
     pub measures: &'a Measures,
+    /// The candidates are in rank-key order already ([`super::ranking::RankOrder`]), so
+    /// resolution only walks them; otherwise they are in catalogue order and ranked first.
+    pub ranked: bool,
 }
 
 /// Why a resource is not handed over.
@@ -278,7 +287,8 @@ pub struct Preview {
     /// Tokens of everything included.
     pub total_tokens: u64,
     /// Over budget first (in rank order, right below the cut line), then read failed,
-    /// excluded, audience, under minimum priority (each in rank order).
+    /// excluded, audience, under minimum priority (each in rank-key order, pins not put
+    /// first: what the ranking would be if nothing were marked).
     pub left_out: Vec<LeftOut>,
     /// Pinned resources alone need more than the budget (they are all included anyway).
     pub pins_over_budget: bool,
@@ -343,8 +353,6 @@ impl Preview {
     }
 }
 
-/// Resolves what the agent receives. Pure: no I/O, no clock. See the module documentation
-/// for the rules.
 /// Why the set leaves a resource out before any budget: its mark (`effective` for a resource,
 /// `effective_prefix` for a template's literal part) and the policy's audience and minimum
 /// priority, which a pin overrides. `None`: the set allows it. The one rule `resolve` and
@@ -371,16 +379,43 @@ pub fn filtered(
     }
 }
 
+/// Resolves what the agent receives. Pure: no I/O, no clock. See the module documentation
+/// for the rules.
 pub(crate) fn resolve(input: &Input) -> Preview {
-    let policy = input.policy;
+    let candidates = input.candidates;
     assert!(
-        input.candidates.len() < Ranked::FLAGS as usize,
+        candidates.len() < Ranked::FLAGS as usize,
         "more candidates than resolution ranks"
     );
+    if input.ranked {
+        return walk(input, 0..candidates.len());
+    }
+    // Catalogue order: ranked by the same key first (ties in the order given), so that the
+    // walk sees what it would see over the same candidates already ranked.
+    let mut keyed: Vec<Keyed> = candidates
+        .iter()
+        .enumerate()
+        .map(|(i, c)| Keyed::new(i as u32, c.item))
+        .collect();
+    sort_keyed(&mut keyed, &Cell::new(0), |a, b| {
+        let (a, b) = (&candidates[a as usize], &candidates[b as usize]);
+        ranking::compare((a.server, a.item), (b.server, b.item))
+    });
+    walk(input, keyed.iter().map(|k| k.at as usize))
+}
+
+/// Resolution over the candidates taken in rank-key order (`order`: their indices): pinned
+/// ones first (a stable partition), the budget spent in that order, and every left-out one
+/// in that order within its reason.
+fn walk(input: &Input, order: impl Iterator<Item = usize>) -> Preview {
+    let (policy, candidates) = (input.policy, input.candidates);
     // Sized for the worst case: the pages never written are not resident.
-    let mut ranked = Vec::with_capacity(input.candidates.len());
-    let mut left_out = Vec::new();
-    for (index, c) in input.candidates.iter().enumerate() {
+    let mut ranked = Vec::with_capacity(candidates.len());
+    let mut pins = Vec::new();
+    // By reason (read failed, excluded, audience, under minimum priority), each in order.
+    let mut filtered_out: [Vec<LeftOut>; 4] = Default::default();
+    for index in order {
+        let c = &candidates[index];
         let mark = input.marks.effective(c.server, c.uri()).map(|e| e.mark);
         let pinned = mark == Some(Mark::Pin);
         let priority = Policy::priority(c.priority());
@@ -391,7 +426,8 @@ pub(crate) fn resolve(input: &Input) -> Preview {
             _ => None,
         });
         if let Some(reason) = reason {
-            left_out.push(LeftOut {
+            let bucket = usize::from(reason.rank() - 1).min(filtered_out.len() - 1);
+            filtered_out[bucket].push(LeftOut {
                 index: index as u32,
                 reason,
                 tokens: None,
@@ -403,33 +439,25 @@ pub(crate) fn resolve(input: &Input) -> Preview {
             Some(Measure::Counted(n)) => (*n, false),
             _ => (tokens::estimate(c.size()), true),
         };
-        ranked.push(Ranked::new(index, pinned, estimated, priority, tokens));
+        let r = Ranked::new(index, pinned, estimated, priority, tokens);
+        if pinned {
+            pins.push(r);
+        } else {
+            ranked.push(r);
+        }
     }
-    let candidates = input.candidates;
-    // Unstable (no scratch copy of a million entries), yet deterministic: the catalogue order
-    // breaks the last ties.
-    ranked.sort_unstable_by(|a, b| {
-        let (ca, cb) = (&candidates[a.at()], &candidates[b.at()]);
-        b.pinned()
-            .cmp(&a.pinned())
-            .then_with(|| b.priority.total_cmp(&a.priority))
-            .then_with(|| compare_modified(ca.modified_ms(), cb.modified_ms()))
-            .then_with(|| ca.name().cmp(cb.name()))
-            .then_with(|| ca.server.cmp(cb.server))
-            .then_with(|| ca.uri().cmp(cb.uri()))
-            .then_with(|| a.at().cmp(&b.at()))
-    });
 
-    let mut included = Vec::with_capacity(ranked.len());
-    let mut over_budget = Vec::with_capacity(if policy.budget.is_some() {
-        ranked.len() + left_out.len()
+    let filtered: usize = filtered_out.iter().map(Vec::len).sum();
+    let mut included = Vec::with_capacity(pins.len() + ranked.len());
+    let mut left_out = Vec::with_capacity(if policy.budget.is_some() {
+        ranked.len() + filtered
     } else {
-        left_out.len()
+        filtered
     });
     let mut total: u64 = 0;
     let mut cut = false;
     let mut pins_over_budget = false;
-    for r in ranked {
+    for r in pins.iter().chain(&ranked) {
         let fits = policy
             .budget
             .is_none_or(|budget| total.saturating_add(r.tokens) <= budget);
@@ -449,7 +477,7 @@ pub(crate) fn resolve(input: &Input) -> Preview {
             });
         } else {
             cut = true;
-            over_budget.push(LeftOut {
+            left_out.push(LeftOut {
                 index: r.at() as u32,
                 reason: Reason::OverBudget,
                 tokens: Some(r.tokens),
@@ -457,19 +485,17 @@ pub(crate) fn resolve(input: &Input) -> Preview {
             });
         }
     }
-    // Everything else in rank order within its reason: sort by reason, the catalogue order
-    // breaking ties (ranking the filtered-out is not needed).
-    left_out.sort_unstable_by_key(|l| (l.reason.rank(), l.index));
-    over_budget.extend(left_out);
+    drop((pins, ranked));
+    left_out.extend(filtered_out.into_iter().flatten());
     included.shrink_to_fit();
-    over_budget.shrink_to_fit();
+    left_out.shrink_to_fit();
 
     Preview {
         budget: policy.budget,
         tokenizer: policy.tokenizer,
         included,
         total_tokens: total,
-        left_out: over_budget,
+        left_out,
         pins_over_budget,
         missing: missing(input),
         unavailable: unavailable(input),
@@ -478,6 +504,7 @@ pub(crate) fn resolve(input: &Input) -> Preview {
 
 /// One candidate being ranked. A browser ranks a million at once: 16 bytes each, sorted in
 /// place; the flags sit in the index's top bits.
+#[derive(Clone, Copy)]
 struct Ranked {
     index_and_flags: u32,
     priority: f32,
@@ -543,16 +570,6 @@ pub(crate) fn unavailable(input: &Input) -> Vec<Unavailable> {
         .collect();
     out.sort_by_key(|u| u.mark != Mark::Pin);
     out
-}
-
-/// Newest first; a resource without `lastModified` after every one with it.
-fn compare_modified(a: Option<i64>, b: Option<i64>) -> Ordering {
-    match (a, b) {
-        (Some(a), Some(b)) => b.cmp(&a),
-        (Some(_), None) => Ordering::Less,
-        (None, Some(_)) => Ordering::Greater,
-        (None, None) => Ordering::Equal,
-    }
 }
 
 /// Marks of listed servers that match no candidate.
@@ -628,6 +645,7 @@ mod tests {
             marks,
             policy,
             measures,
+            ranked: false,
         })
     }
 

@@ -3,7 +3,10 @@
 //!
 //! Resolution runs off the UI thread on a catalogue snapshot ([`resolve_snapshot`], the same
 //! [`crate::context::resolve`] `mcpick preview` calls); one request is in flight at a time and
-//! changes made meanwhile ask for one more (coalesced, latest wins). While the agent view is
+//! changes made meanwhile ask for one more (coalesced, latest wins). Each resolution keeps its
+//! rank order ([`crate::context::RankOrder`], in [`AgentPreview::ids`]) and the next request
+//! carries it with the ids the catalogue touched since, so a list change, a count or a mark
+//! costs a walk over the order, not a sort of the catalogue. While the agent view is
 //! open, the resources [`Preview::to_measure`] names are read and counted in the background
 //! ([`crate::context::measure`], as `mcpick preview` does) and resolution runs again as counts
 //! arrive, until nothing unread is left above the cut line.
@@ -14,7 +17,7 @@ use std::sync::Arc;
 use crate::catalog::{IdRuns, ItemId, Snapshot};
 use crate::context::measured::Texts;
 use crate::context::{
-    Audience, Candidate, Marks, Measures, Policy, Preview, Reason, Sources, candidates_in,
+    Audience, Candidate, Marks, Measures, Policy, Preview, RankOrder, Reason, Sources,
 };
 use crate::hosts::Host;
 
@@ -46,18 +49,60 @@ pub fn next_audience(a: Audience) -> Audience {
     }
 }
 
+/// The catalogue id of each candidate of a resolution, by candidate index.
+#[derive(Debug, Clone)]
+pub enum CandidateIds {
+    /// Candidates in catalogue order, as runs (a few bytes, not 8 an id).
+    Runs(IdRuns),
+    /// Candidates in the kept rank order: its ids, shared with it (the next resolution
+    /// advances it).
+    Ranked(Arc<RankOrder>),
+}
+
+impl CandidateIds {
+    pub fn get(&self, index: usize) -> Option<ItemId> {
+        match self {
+            CandidateIds::Runs(runs) => runs.get(index),
+            CandidateIds::Ranked(order) => order.get(index),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            CandidateIds::Runs(runs) => runs.len(),
+            CandidateIds::Ranked(order) => order.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every id, by candidate index.
+    pub fn iter(&self) -> impl Iterator<Item = ItemId> + '_ {
+        (0..self.len()).filter_map(|i| self.get(i))
+    }
+}
+
 /// One resolution, self-contained: candidate indices of `preview` map to `ids`.
 #[derive(Debug, Clone)]
 pub struct AgentPreview {
     pub generation: u64,
     pub preview: Preview,
-    /// Catalogue id of each candidate, by candidate index (as runs: a few bytes, not 8 an id).
-    pub ids: IdRuns,
+    pub ids: CandidateIds,
 }
 
 impl AgentPreview {
     pub fn id(&self, index: usize) -> Option<ItemId> {
         self.ids.get(index)
+    }
+
+    /// The rank order this resolution walked, to be advanced by the next one.
+    pub fn order(&self) -> Option<&Arc<RankOrder>> {
+        match &self.ids {
+            CandidateIds::Ranked(order) => Some(order),
+            CandidateIds::Runs(_) => None,
+        }
     }
 
     /// Scrolling rows of the agent view: the included resources, the cut line, the left-out
@@ -98,18 +143,41 @@ pub struct ResolveRequest {
     pub marks: Marks,
     pub policy: Policy,
     pub measures: Measures,
+    /// The last resolution's rank order, to advance rather than sort again.
+    pub ranking: Option<Ranking>,
 }
 
-/// Resolves a request: the same [`resolve`] `mcpick preview` runs, on a snapshot.
+/// A kept rank order and what the catalogue changed since its snapshot besides appends.
+#[derive(Debug, Clone)]
+pub struct Ranking {
+    pub order: Arc<RankOrder>,
+    /// The ids removed, changed in place or superseded since
+    /// ([`crate::catalog::Catalogue::touched_since`] for the order's extent).
+    pub touched: Vec<ItemId>,
+}
+
+impl ResolveRequest {
+    /// The rank order of the request's snapshot: the last one advanced through what changed
+    /// since, or (none kept, or the catalogue's record does not reach back) a whole sort.
+    pub fn rank_order(&self) -> Arc<RankOrder> {
+        match &self.ranking {
+            Some(r) => r.order.advance(&self.snapshot, Some(&r.touched)),
+            None => Arc::new(RankOrder::of(&self.snapshot)),
+        }
+    }
+}
+
+/// Resolves a request: the same [`resolve`] `mcpick preview` runs, on a snapshot, over the
+/// candidates in the kept rank order (so it walks them, not sorts them).
 pub fn resolve_snapshot(req: &ResolveRequest) -> AgentPreview {
-    let cands = candidates_in(&req.snapshot, &req.names);
-    let sources = Sources::from_lists(cands, &req.listed, &req.unavailable);
+    let order = req.rank_order();
+    let sources = Sources::ranked(&order, &req.snapshot, &req.listed, &req.unavailable);
     let preview = sources.resolve(&req.marks, &req.policy, &req.measures);
-    let cands = sources.candidates;
+    drop(sources);
     AgentPreview {
         generation: req.generation,
         preview,
-        ids: cands.iter().map(|c| c.id).collect(),
+        ids: CandidateIds::Ranked(order),
     }
 }
 
@@ -160,12 +228,13 @@ impl HostPreview {
 }
 
 /// `host`'s delivery of a resolution read whole (`preview` and `texts` over `cands`, the
-/// request's candidates: built once, for the reads and for this), for the set file `set`,
-/// served under the default name.
+/// request's candidates in the rank order `order`: built once, for the reads and for this),
+/// for the set file `set`, served under the default name.
 pub fn host_preview(
     host: Host,
     set: &Path,
     request: &ResolveRequest,
+    order: Arc<RankOrder>,
     cands: &[Candidate<'_>],
     preview: &Preview,
     texts: &Texts,
@@ -184,7 +253,7 @@ pub fn host_preview(
         agent: AgentPreview {
             generation: request.generation,
             preview: delivered.preview,
-            ids: cands.iter().map(|c| c.id).collect(),
+            ids: CandidateIds::Ranked(order),
         },
         what: channel.what,
         bytes: delivered.file.len(),

@@ -24,7 +24,7 @@ use super::follow::{Connections, connection_of, run_server};
 use super::keeper::Keeper;
 use super::term::{self, Term};
 use crate::catalog::{ItemId, Search, SearchResults, SearchWorker, ServerId, sort_snapshot};
-use crate::context::{Measures, TokenizerKind, candidates_in};
+use crate::context::{Measures, TokenizerKind};
 use crate::export::Format;
 use crate::hosts::{Host, Places, Scope};
 use crate::mcp::log::ServerLog;
@@ -521,7 +521,7 @@ impl Executor {
         let connections = self.connections.clone();
         let tx = self.tx.clone();
         let task = tokio::spawn(async move {
-            let (preview, texts, cands) = read_resolution(&request, &connections).await;
+            let (preview, texts, cands, _) = read_resolution(&request, &connections).await;
             let text = crate::export::bundle::bundle(Format::Markdown, &preview, &cands, &texts);
             let _ = tx.send(Msg::Bundle(Ok(Bundled {
                 text,
@@ -540,9 +540,11 @@ impl Executor {
         let tx = self.tx.clone();
         let task = tokio::spawn(async move {
             // One list of candidates (a row per resource) for the reads and the delivery.
-            let (preview, texts, cands) = read_resolution(&request, &connections).await;
+            let (preview, texts, cands, order) = read_resolution(&request, &connections).await;
             let result = off_the_loop(|| {
-                crate::tui::agent::host_preview(host, &set, &request, &cands, &preview, &texts)
+                crate::tui::agent::host_preview(
+                    host, &set, &request, order, &cands, &preview, &texts,
+                )
             });
             let _ = tx.send(Msg::HostPreviewed { host, result });
         });
@@ -576,7 +578,7 @@ impl Executor {
                 lines.push(format!("note: {}", crate::hosts::gemini::TRUST_NOTE));
             }
             if let Some((channel, delivery)) = &plan.delivery {
-                let (preview, texts, cands) = read_resolution(&request, &connections).await;
+                let (preview, texts, cands, _) = read_resolution(&request, &connections).await;
                 match crate::commands::deliver::write_delivery(
                     channel, delivery, &plan.set, &preview, &cands, &texts,
                 ) {
@@ -637,8 +639,9 @@ fn off_the_loop<R>(work: impl FnOnce() -> R) -> R {
 }
 
 /// Resolves the request reading what it includes (the same loop as `mcpick export`), through
-/// the browser's connections. Gives the candidates back: the one list built (a row per
-/// resource), for what is made of the resolution next.
+/// the browser's connections, over the candidates in the request's rank order (each round
+/// walks it, none sorts). Gives the candidates back with their order: the one list built (a
+/// row per resource), for what is made of the resolution next.
 async fn read_resolution<'a>(
     request: &'a ResolveRequest,
     connections: &Connections,
@@ -646,9 +649,15 @@ async fn read_resolution<'a>(
     crate::context::Preview,
     crate::context::measured::Texts,
     Vec<crate::context::Candidate<'a>>,
+    Arc<crate::context::RankOrder>,
 ) {
-    let cands = candidates_in(&request.snapshot, &request.names);
-    let sources = crate::context::Sources::from_lists(cands, &request.listed, &request.unavailable);
+    let order = off_the_loop(|| request.rank_order());
+    let sources = crate::context::Sources::ranked(
+        &order,
+        &request.snapshot,
+        &request.listed,
+        &request.unavailable,
+    );
     let mut measures = Measures::new();
     let done = sources
         .resolve_reading(
@@ -663,7 +672,7 @@ async fn read_resolution<'a>(
             },
         )
         .await;
-    (done.preview, done.texts, sources.candidates)
+    (done.preview, done.texts, sources.candidates, order)
 }
 
 /// The runtime's side of a latest-wins job (see [`crate::tui::app::job`]): starting one

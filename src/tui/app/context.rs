@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use super::super::agent::{AgentPreview, HostPreview, ResolveRequest, next_host};
+use super::super::agent::{AgentPreview, HostPreview, Ranking, ResolveRequest, next_host};
 use super::super::keymap::Action;
 use super::super::text::thousands;
 use super::job::Job;
@@ -513,6 +513,13 @@ impl App {
             marks: self.context.set.marks.clone(),
             policy: self.context.set.policy,
             measures: self.context.counts.measures.clone(),
+            ranking: self.context.agent.as_ref().and_then(|agent| {
+                let order = agent.order()?;
+                Some(Ranking {
+                    touched: self.catalogue.touched_since(order.extent())?,
+                    order: Arc::clone(order),
+                })
+            }),
         }
     }
 
