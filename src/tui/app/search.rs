@@ -174,18 +174,26 @@ impl App {
         }
         // Searched on a snapshot from before a list change: what it removed since is left out.
         let removed = self.catalogue.removed_count() > 0;
-        let ids: Vec<ItemId> = results
-            .matches
-            .iter()
-            .map(|m| m.id)
-            .filter(|&id| !removed || self.catalogue.get(id).is_some())
-            .collect();
+        let first = self.search.matched.is_none();
+        // Into the last result's buffer: partial results come every 40 ms while a search
+        // runs, and fresh memory for half a million ids is slow to touch on the UI thread.
+        let mut ids = self.search.matched.take().unwrap_or_default();
+        ids.clear();
+        ids.extend(
+            results
+                .matches
+                .iter()
+                .map(|m| m.id)
+                .filter(|&id| !removed || self.catalogue.get(id).is_some()),
+        );
+        let best = ids.first().copied();
+        self.search.matched = Some(ids);
         let again = results.complete && self.search.job.finish(results.generation) == Some(true);
         self.search.progress = (results.scanned, results.total);
         // The tree takes the first partial result and the complete one (re-filtering a big
         // tree on every partial result would cost frames).
         if results.complete || self.search.filter_generation != results.generation {
-            self.browse.tree.set_filter(Some(&ids));
+            self.browse.tree.set_filter(self.search.matched.as_deref());
             self.search.filter_generation = results.generation;
             // In a filtered tree, start on the best match: once per query typed (and once more
             // when its complete result replaces a partial one), not on every re-run.
@@ -196,7 +204,7 @@ impl App {
             if jump {
                 self.search.jumped = Some((results.query.clone(), results.complete));
             }
-            if let Some(&best) = ids.first().filter(|_| jump) {
+            if let Some(best) = best.filter(|_| jump) {
                 self.browse.tree.refresh();
                 if let Some(row) = self.browse.tree.row_of(best) {
                     self.browse.tree_cursor.index = row;
@@ -205,8 +213,6 @@ impl App {
             }
             self.reanchor();
         }
-        let first = self.search.matched.is_none();
-        self.search.matched = Some(ids);
         // The list starts at the best match for each new query, not again for a re-run.
         if first
             || (results.complete && self.search.list_reset_for.as_deref() != Some(&*results.query))
