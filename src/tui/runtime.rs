@@ -36,6 +36,75 @@ fn to_msg(event: Event) -> Option<Msg> {
     }
 }
 
+/// The terminal's input, read by a task of its own into a channel: the loop can then see a
+/// key waiting while it drains a burst of messages (crossterm's `EventStream` cannot be asked
+/// without waiting: a poll that is not awaited loses its wake-up).
+struct Input {
+    rx: mpsc::UnboundedReceiver<Option<std::io::Result<Event>>>,
+    tx: mpsc::UnboundedSender<Option<std::io::Result<Event>>>,
+    reader: tokio::task::JoinHandle<()>,
+}
+
+impl Input {
+    fn spawn() -> Self {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let reader = Self::read(tx.clone());
+        Input { rx, tx, reader }
+    }
+
+    /// A task reading the terminal into `tx`; `None` when the terminal's input ended.
+    fn read(
+        tx: mpsc::UnboundedSender<Option<std::io::Result<Event>>>,
+    ) -> tokio::task::JoinHandle<()> {
+        tokio::spawn(async move {
+            let mut events = EventStream::new();
+            loop {
+                let event = events.next().await;
+                let end = event.is_none();
+                if tx.send(event).is_err() || end {
+                    break;
+                }
+            }
+        })
+    }
+
+    /// Stops reading (the terminal is given away: a stopped process's reader would hold the
+    /// terminal, and take what it answers to the browser when it takes the terminal back).
+    async fn pause(&mut self) {
+        self.reader.abort();
+        let _ = (&mut self.reader).await;
+    }
+
+    /// Reads again after [`Input::pause`].
+    fn resume(&mut self) {
+        self.reader = Self::read(self.tx.clone());
+    }
+
+    /// The next input as a message (`Ok(None)`: an event the browser ignores); the end of
+    /// input quits.
+    async fn next(&mut self) -> std::io::Result<Option<Msg>> {
+        Self::message(self.rx.recv().await.flatten())
+    }
+
+    /// Input already waiting, if any (as [`Input::next`]), without waiting.
+    fn ready(&mut self) -> Option<std::io::Result<Option<Msg>>> {
+        self.rx.try_recv().ok().map(Self::message)
+    }
+
+    fn message(event: Option<std::io::Result<Event>>) -> std::io::Result<Option<Msg>> {
+        match event {
+            Some(event) => Ok(to_msg(event?)),
+            None => Ok(Some(Msg::Quit)),
+        }
+    }
+}
+
+impl Drop for Input {
+    fn drop(&mut self) {
+        self.reader.abort();
+    }
+}
+
 /// Runs the loop until the person quits; returns why marks were not saved, if they were not.
 pub async fn event_loop(
     terminal: &mut Term,
@@ -62,11 +131,16 @@ pub async fn event_loop(
     effects.extend(first);
     executor.run(effects, terminal)?;
 
-    let mut input = EventStream::new();
+    let mut input = Input::spawn();
     let mut delivered: Option<Arc<SearchResults>> = None;
+    // Input that came while a burst was being drained: taken next, before anything else.
+    let mut early: Option<Msg> = None;
 
     loop {
-        let msg = tokio::select! {
+        let msg = if let Some(msg) = early.take() {
+            msg
+        } else {
+            tokio::select! {
             biased;
             _ = tokio::time::sleep_until(last_draw + FRAME), if dirty => {
                 terminal.draw(|f| ui::render(&app, f))?;
@@ -74,13 +148,9 @@ pub async fn event_loop(
                 dirty = false;
                 continue;
             }
-            event = input.next() => match event {
-                Some(Ok(event)) => match to_msg(event) {
-                    Some(msg) => msg,
-                    None => continue,
-                },
-                Some(Err(e)) => return Err(e),
-                None => Msg::Quit,
+            event = input.next() => match event? {
+                Some(msg) => msg,
+                None => continue,
             },
             // Before the message channel: while a listing streams in, that channel is never
             // empty, and a search's results behind it waited until the listing ended (19 s
@@ -97,21 +167,39 @@ pub async fn event_loop(
                 }
             }
             Some(msg) = rx.recv() => msg,
+            }
         };
         let is_input = matches!(msg, Msg::Key(_) | Msg::Mouse(_) | Msg::Resize(..));
         let mut effects = app.update(msg);
         // Drain bursts (pages arriving fast) before drawing, for at most a frame's time; a
-        // key's frame never waits for them.
+        // key's frame never waits for them, nor for the rest of the burst: it is taken as
+        // soon as it comes (a key waited up to 9 ms behind a burst being drained).
         if !is_input {
             let until = Instant::now() + FRAME;
             while Instant::now() < until {
+                if let Some(event) = input.ready() {
+                    match event? {
+                        Some(msg) => {
+                            early = Some(msg);
+                            break;
+                        }
+                        None => continue,
+                    }
+                }
                 match rx.try_recv() {
                     Ok(m) => effects.extend(app.update(m)),
                     Err(_) => break,
                 }
             }
         }
+        let gives_terminal_away = effects.iter().any(|e| matches!(e, Effect::Suspend));
+        if gives_terminal_away {
+            input.pause().await;
+        }
         executor.run(effects, terminal)?;
+        if gives_terminal_away {
+            input.resume();
+        }
         if app.quit {
             break;
         }
@@ -125,6 +213,7 @@ pub async fn event_loop(
             dirty = false;
         }
     }
+    drop(input);
     // Every save asked for is written (or has failed) before the browser ends.
     let mut not_saved = executor.keeper.finish();
     if app.context.saving.unsaved

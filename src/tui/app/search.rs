@@ -23,6 +23,9 @@ pub struct SearchState {
     pub progress: (usize, usize),
     /// The generation whose matches filter the tree.
     pub(super) filter_generation: u64,
+    /// The query whose complete result filters the tree: the partial results of its re-runs
+    /// (pages arrived) leave the tree as it is until the complete one.
+    pub(super) filtered_complete: Option<String>,
     /// The query whose best match the tree cursor last jumped to, and whether that result was
     /// complete: a search re-run because pages arrived does not move the cursor again.
     pub(super) jumped: Option<(String, bool)>,
@@ -124,6 +127,7 @@ impl App {
     pub(super) fn query_changed(&mut self) -> Vec<Effect> {
         self.search.job.cancel();
         self.search.jumped = None;
+        self.search.filtered_complete = None;
         self.search.list_reset_for = None;
         if self.search.query.is_empty() {
             // The resource under the cursor stays under it in the whole catalogue. (The query
@@ -179,6 +183,7 @@ impl App {
         // runs, and fresh memory for half a million ids is slow to touch on the UI thread.
         let mut ids = self.search.matched.take().unwrap_or_default();
         ids.clear();
+        ids.reserve(results.matches.len());
         ids.extend(
             results
                 .matches
@@ -190,9 +195,17 @@ impl App {
         self.search.matched = Some(ids);
         let again = results.complete && self.search.job.finish(results.generation) == Some(true);
         self.search.progress = (results.scanned, results.total);
-        // The tree takes the first partial result and the complete one (re-filtering a big
-        // tree on every partial result would cost frames).
-        if results.complete || self.search.filter_generation != results.generation {
+        // The tree takes the first partial result of a query and the complete one of each
+        // run (re-filtering a big tree costs the UI thread a pass over its nodes: not on every
+        // partial result, nor on the partial results of a re-run that pages asked for, whose
+        // complete result comes soon and shows at least as much).
+        let shows_complete = self.search.filtered_complete.as_deref() == Some(&*results.query);
+        if results.complete
+            || (self.search.filter_generation != results.generation && !shows_complete)
+        {
+            if results.complete {
+                self.search.filtered_complete = Some(results.query.clone());
+            }
             self.browse.tree.set_filter(self.search.matched.as_deref());
             self.search.filter_generation = results.generation;
             // In a filtered tree, start on the best match: once per query typed (and once more
