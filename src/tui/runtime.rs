@@ -6,8 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crossterm::event::{Event, EventStream, MouseEventKind};
-use futures::StreamExt;
+use crossterm::event::{Event, MouseEventKind};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
@@ -36,59 +35,96 @@ fn to_msg(event: Event) -> Option<Msg> {
     }
 }
 
-/// The terminal's input, read by a task of its own into a channel: the loop can then see a
+/// The terminal's input, read by a thread of its own into a channel: the loop can then see a
 /// key waiting while it drains a burst of messages (crossterm's `EventStream` cannot be asked
-/// without waiting: a poll that is not awaited loses its wake-up).
+/// without waiting: a poll that is not awaited loses its wake-up). A thread, not a task: a
+/// runtime worker busy with a million-entry re-list held a key back for 300 ms.
 struct Input {
-    rx: mpsc::UnboundedReceiver<Option<std::io::Result<Event>>>,
-    tx: mpsc::UnboundedSender<Option<std::io::Result<Event>>>,
-    reader: tokio::task::JoinHandle<()>,
+    rx: mpsc::UnboundedReceiver<std::io::Result<Event>>,
+    shared: Arc<Reading>,
 }
+
+/// What the loop and the reading thread share.
+#[derive(Default)]
+struct Reading {
+    /// Asked to stop reading (the terminal is given away) or, with `end`, to end.
+    pause: std::sync::atomic::AtomicBool,
+    end: std::sync::atomic::AtomicBool,
+    /// The thread is not reading (it saw `pause`).
+    parked: std::sync::atomic::AtomicBool,
+}
+
+/// How long the reading thread waits for input before it looks at `pause` again.
+const READ_TICK: Duration = Duration::from_millis(25);
 
 impl Input {
     fn spawn() -> Self {
+        use std::sync::atomic::Ordering::SeqCst;
         let (tx, rx) = mpsc::unbounded_channel();
-        let reader = Self::read(tx.clone());
-        Input { rx, tx, reader }
-    }
-
-    /// A task reading the terminal into `tx`; `None` when the terminal's input ended.
-    fn read(
-        tx: mpsc::UnboundedSender<Option<std::io::Result<Event>>>,
-    ) -> tokio::task::JoinHandle<()> {
-        tokio::spawn(async move {
-            let mut events = EventStream::new();
-            loop {
-                let event = events.next().await;
-                let end = event.is_none();
-                if tx.send(event).is_err() || end {
-                    break;
+        let shared = Arc::new(Reading::default());
+        let reading = Arc::clone(&shared);
+        let spawned = std::thread::Builder::new()
+            .name("mcpick-input".into())
+            .spawn(move || {
+                while !reading.end.load(SeqCst) {
+                    if reading.pause.load(SeqCst) {
+                        reading.parked.store(true, SeqCst);
+                        std::thread::sleep(Duration::from_millis(5));
+                        continue;
+                    }
+                    reading.parked.store(false, SeqCst);
+                    let event = match crossterm::event::poll(READ_TICK) {
+                        Ok(false) => continue,
+                        Ok(true) => crossterm::event::read(),
+                        Err(e) => Err(e),
+                    };
+                    let failed = event.is_err();
+                    if tx.send(event).is_err() || failed {
+                        break;
+                    }
                 }
-            }
-        })
+            });
+        if let Err(e) = spawned {
+            // No input thread: the loop sees the error as the end of its input.
+            let (tx, rx) = mpsc::unbounded_channel();
+            let _ = tx.send(Err(e));
+            return Input { rx, shared };
+        }
+        Input { rx, shared }
     }
 
     /// Stops reading (the terminal is given away: a stopped process's reader would hold the
     /// terminal, and take what it answers to the browser when it takes the terminal back).
     async fn pause(&mut self) {
-        self.reader.abort();
-        let _ = (&mut self.reader).await;
+        use std::sync::atomic::Ordering::SeqCst;
+        self.shared.parked.store(false, SeqCst);
+        self.shared.pause.store(true, SeqCst);
+        let deadline = Instant::now() + READ_TICK * 8;
+        while !self.shared.parked.load(SeqCst) && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
     }
 
     /// Reads again after [`Input::pause`].
     fn resume(&mut self) {
-        self.reader = Self::read(self.tx.clone());
+        self.shared
+            .pause
+            .store(false, std::sync::atomic::Ordering::SeqCst);
     }
 
     /// The next input as a message (`Ok(None)`: an event the browser ignores); the end of
     /// input quits.
     async fn next(&mut self) -> std::io::Result<Option<Msg>> {
-        Self::message(self.rx.recv().await.flatten())
+        Self::message(self.rx.recv().await)
     }
 
     /// Input already waiting, if any (as [`Input::next`]), without waiting.
     fn ready(&mut self) -> Option<std::io::Result<Option<Msg>>> {
-        self.rx.try_recv().ok().map(Self::message)
+        match self.rx.try_recv() {
+            Ok(event) => Some(Self::message(Some(event))),
+            Err(mpsc::error::TryRecvError::Empty) => None,
+            Err(mpsc::error::TryRecvError::Disconnected) => Some(Ok(Some(Msg::Quit))),
+        }
     }
 
     fn message(event: Option<std::io::Result<Event>>) -> std::io::Result<Option<Msg>> {
@@ -101,7 +137,9 @@ impl Input {
 
 impl Drop for Input {
     fn drop(&mut self) {
-        self.reader.abort();
+        self.shared
+            .end
+            .store(true, std::sync::atomic::Ordering::SeqCst);
     }
 }
 
