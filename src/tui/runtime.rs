@@ -37,8 +37,8 @@ fn to_msg(event: Event) -> Option<Msg> {
 
 /// The terminal's input, read by a thread of its own into a channel: the loop can then see a
 /// key waiting while it drains a burst of messages (crossterm's `EventStream` cannot be asked
-/// without waiting: a poll that is not awaited loses its wake-up). A thread, not a task: a
-/// runtime worker busy with a million-entry re-list held a key back for 300 ms.
+/// without waiting: a poll that is not awaited loses its wake-up). A thread, not a runtime
+/// task, so that reading a key never waits for a worker busy with a listing.
 struct Input {
     rx: mpsc::UnboundedReceiver<std::io::Result<Event>>,
     shared: Arc<Reading>,
