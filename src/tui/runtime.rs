@@ -39,7 +39,7 @@ fn to_msg(event: Event) -> Option<Msg> {
 /// key waiting while it drains a burst of messages (crossterm's `EventStream` cannot be asked
 /// without waiting: a poll that is not awaited loses its wake-up). A thread, not a runtime
 /// task, so that reading a key never waits for a worker busy with a listing.
-struct Input {
+struct InputReader {
     rx: mpsc::UnboundedReceiver<std::io::Result<Event>>,
     shared: Arc<Reading>,
 }
@@ -57,7 +57,7 @@ struct Reading {
 /// How long the reading thread waits for input before it looks at `pause` again.
 const READ_TICK: Duration = Duration::from_millis(25);
 
-impl Input {
+impl InputReader {
     fn spawn() -> Self {
         use std::sync::atomic::Ordering::SeqCst;
         let (tx, rx) = mpsc::unbounded_channel();
@@ -88,9 +88,9 @@ impl Input {
             // No input thread: the loop sees the error as the end of its input.
             let (tx, rx) = mpsc::unbounded_channel();
             let _ = tx.send(Err(e));
-            return Input { rx, shared };
+            return InputReader { rx, shared };
         }
-        Input { rx, shared }
+        InputReader { rx, shared }
     }
 
     /// Stops reading (the terminal is given away: a stopped process's reader would hold the
@@ -105,7 +105,7 @@ impl Input {
         }
     }
 
-    /// Reads again after [`Input::pause`].
+    /// Reads again after [`InputReader::pause`].
     fn resume(&mut self) {
         self.shared
             .pause
@@ -118,7 +118,7 @@ impl Input {
         Self::message(self.rx.recv().await)
     }
 
-    /// Input already waiting, if any (as [`Input::next`]), without waiting.
+    /// Input already waiting, if any (as [`InputReader::next`]), without waiting.
     fn ready(&mut self) -> Option<std::io::Result<Option<Msg>>> {
         match self.rx.try_recv() {
             Ok(event) => Some(Self::message(Some(event))),
@@ -135,7 +135,7 @@ impl Input {
     }
 }
 
-impl Drop for Input {
+impl Drop for InputReader {
     fn drop(&mut self) {
         self.shared
             .end
@@ -169,7 +169,7 @@ pub async fn event_loop(
     effects.extend(first);
     executor.run(effects, terminal)?;
 
-    let mut input = Input::spawn();
+    let mut input = InputReader::spawn();
     let mut delivered: Option<Arc<SearchResults>> = None;
     // Input that came while a burst was being drained: taken next, before anything else.
     let mut early: Option<Msg> = None;
