@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use crossterm::event::{KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
-use mcpick::catalog::{Catalogue, ItemId, ListingEdit, Search, SearchResults, SortKey};
+use mcpick::catalog::{Catalogue, ItemId, ListingEdit, Match, Search, SearchResults, SortKey};
 use mcpick::context::{ContextSet, Mark, Measure, Measures, Sources, TokenizerKind, candidates};
 use mcpick::mcp::log::{LogSource, ServerLog};
 use mcpick::tui::app::{SaveFailure, SaveReport, Selection, Status, View};
@@ -655,6 +655,54 @@ fn a_running_search_is_not_restarted_by_every_page() {
     assert_eq!(
         app.matching(),
         Some(Search::default().find(&cat.snapshot(), "s").len())
+    );
+}
+
+/// Taking a result into the tree costs the UI thread a pass over every node (tens of ms at a
+/// million): a re-run that arriving pages asked for, of the query the tree already shows
+/// complete, leaves the tree to its complete result, not to each partial one.
+#[test]
+fn a_re_runs_partial_results_leave_the_tree_to_its_complete_one() {
+    let mut app = new_app(&["demo"], Theme::colour());
+    let all = mcpick::demo::demo_resources(600);
+    let mut fx = server(&mut app, 0, connected());
+    fx.extend(server(&mut app, 0, page(1, 300, &all[..300])));
+    run(&mut app, fx);
+    drive(&mut app, "/s");
+    let shown = app.browse.tree.row_count();
+    assert!(app.matching().is_some_and(|n| n > 3), "a broad query");
+    // A page arrives: the search runs again; answer it by hand, with only three matches.
+    let fx = server(&mut app, 0, page(2, 600, &all[300..]));
+    let Some(Effect::Search { generation, .. }) =
+        fx.into_iter().find(|e| matches!(e, Effect::Search { .. }))
+    else {
+        panic!("the new page asks for the search again");
+    };
+    let few: Vec<Match> = (0..3)
+        .map(|index| Match {
+            id: ItemId { server: 0, index },
+            score: 1,
+        })
+        .collect();
+    let result = |complete| SearchResults {
+        generation,
+        query: "s".into(),
+        matches: few.clone(),
+        complete,
+        scanned: 0,
+        total: 600,
+    };
+    app.update(Msg::SearchResults(Arc::new(result(false))));
+    assert_eq!(
+        app.browse.tree.row_count(),
+        shown,
+        "a partial result re-filtered the tree"
+    );
+    assert_eq!(app.matching(), Some(3), "the list takes every result");
+    app.update(Msg::SearchResults(Arc::new(result(true))));
+    assert!(
+        app.browse.tree.row_count() < shown,
+        "the complete result filters the tree"
     );
 }
 
