@@ -13,6 +13,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use common::model_stub::{Stub, all_text};
+use common::tmux::Tmux;
 use common::*;
 use serde_json::Value;
 
@@ -656,7 +657,6 @@ fn claude_code_expands_a_mention_typed_in_its_interactive_prompt() {
     .unwrap();
     let stub_dir = tempfile::tempdir().unwrap();
     let stub = Stub::start(stub_dir.path());
-    let session = format!("mcpick-claude-{}", std::process::id());
     let mut env = world.env();
     env.extend([
         (
@@ -679,59 +679,23 @@ fn claude_code_expands_a_mention_typed_in_its_interactive_prompt() {
             .display()
             .to_string(),
     );
-    let tmux = |args: &[&str]| {
-        Command::new("tmux")
-            .args(args)
-            .output()
-            .expect("tmux runs (apt-get install tmux)")
-    };
-    let _ = tmux(&["kill-session", "-t", &session]);
-    let mut new = vec![
-        "new-session",
-        "-d",
-        "-s",
-        &session,
-        "-x",
-        "160",
-        "-y",
-        "40",
-        "-c",
-    ];
-    let dir = project.display().to_string();
-    new.push(&dir);
     let shell = command
         .iter()
         .map(|w| format!("'{}'", w.replace('\'', "'\\''")))
         .collect::<Vec<_>>()
         .join(" ");
-    new.push(&shell);
-    assert!(tmux(&new).status.success());
-    let screen = || {
-        String::from_utf8_lossy(&tmux(&["capture-pane", "-t", &session, "-p"]).stdout).into_owned()
-    };
+    let tmux = Tmux::start(160, 40, Some(&project), &[shell]);
     let wait_for = |what: &str, secs: u64| {
-        let deadline = std::time::Instant::now() + Duration::from_secs(secs);
-        while std::time::Instant::now() < deadline {
-            if screen().contains(what) {
-                return true;
-            }
-            std::thread::sleep(Duration::from_millis(200));
-        }
-        false
+        tmux.wait(Duration::from_secs(secs), |s| s.contains(what))
+            .is_ok()
     };
     // The prompt, then time for the served entry to connect (its resources complete mentions).
     let ready = wait_for("auto mode", 60) || wait_for("❯", 5);
     std::thread::sleep(Duration::from_secs(5));
     let sent = ready && {
-        tmux(&[
-            "send-keys",
-            "-t",
-            &session,
-            "-l",
-            &format!("{mention} summarise"),
-        ]);
+        tmux.type_text(&format!("{mention} summarise"));
         std::thread::sleep(Duration::from_millis(800));
-        tmux(&["send-keys", "-t", &session, "Enter"]);
+        tmux.keys(&["Enter"]);
         wait_for("Read MCP resource", 60)
     };
     // The model request follows the read.
@@ -746,8 +710,8 @@ fn claude_code_expands_a_mention_typed_in_its_interactive_prompt() {
         reached = all.contains(&probe);
         std::thread::sleep(Duration::from_millis(200));
     }
-    let shown = screen();
-    let _ = tmux(&["kill-session", "-t", &session]);
+    let shown = tmux.screen();
+    drop(tmux);
     assert!(ready, "Claude Code's prompt did not appear:\n{shown}");
     assert!(
         sent,

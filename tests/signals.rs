@@ -10,9 +10,9 @@ mod common;
 
 use std::path::Path;
 use std::process::{Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use common::tmux::Tmux;
 use common::{isolated_home, mcpick_bin};
 
 /// The state letter of a process, or `None` when it does not exist.
@@ -232,84 +232,11 @@ fn sigkill_leaves_no_server_behind() {
 
 // --- the browser, in tmux ---
 
-fn tmux(args: &[&str]) -> String {
-    let out = Command::new("tmux")
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| {
-            panic!("cannot run tmux ({e}): this test needs tmux installed (apt-get install tmux)")
-        });
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-struct Session(String);
-
-impl Drop for Session {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["kill-session", "-t", &self.0])
-            .status();
-    }
-}
-
-fn wait_screen(session: &str, what: &str, ok: impl Fn(&str) -> bool) -> String {
-    let start = Instant::now();
-    loop {
-        let screen = tmux(&["capture-pane", "-p", "-t", session]);
-        if ok(&screen) {
-            return screen;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "timed out waiting for {what}; the screen:\n{screen}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
 #[test]
 fn sigterm_ends_the_browser_while_a_million_resources_load() {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let name = format!(
-        "mcpick-signals-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::SeqCst)
-    );
     let dir = temp_dir();
     let d = dir.path().display();
-    let home = isolated_home().display().to_string();
-    let status = Command::new("tmux")
-        .args([
-            "new-session",
-            "-d",
-            "-s",
-            &name,
-            "-x",
-            "120",
-            "-y",
-            "40",
-            "env",
-            "-i",
-            "TERM=xterm-256color",
-            "PATH=/usr/local/bin:/usr/bin:/bin",
-            "PS1=$ ",
-            "NO_COLOR=1",
-            "MCPICK_CACHE_DIR=",
-            &format!("HOME={home}"),
-            &format!("XDG_CONFIG_HOME={home}/.config"),
-            "bash",
-            "--norc",
-            "--noprofile",
-            "-i",
-        ])
-        .status()
-        .expect("tmux (this test needs tmux installed)");
-    assert!(status.success());
-    let session = Session(name);
-    tmux(&["set-option", "-t", &session.0, "remain-on-exit", "on"]);
-    wait_screen(&session.0, "the prompt", |s| {
-        s.lines().any(|l| l.starts_with('$'))
-    });
+    let session = Tmux::bash(&["MCPICK_CACHE_DIR="]);
     // The server writes mcpick's pid (its parent), its own and its grandchild's, then becomes
     // the demo server with a million resources.
     // (Single-quoted for the pane's bash, so `$PPID`, `$$` and `$!` are the server's.)
@@ -325,18 +252,16 @@ fn sigterm_ends_the_browser_while_a_million_resources_load() {
          stty -a | tr ' ' '\\n' | grep -x -- '-\\?icanon'\n",
         mcpick_bin()
     );
-    tmux(&["send-keys", "-t", &session.0, "-l", &line]);
+    session.type_text(&line);
     let mcpick = wait_for_pid(&dir.path().join("mcpick.pid"));
     let server = wait_for_pid(&dir.path().join("server.pid"));
     let grandchild = wait_for_pid(&dir.path().join("grandchild.pid"));
     // Pages are streaming in: resources are being counted on screen.
-    wait_screen(&session.0, "resources loading", |s| {
-        s.contains("loading page")
-    });
+    session.wait_for("resources loading", |s| s.contains("loading page"));
     let sent = Instant::now();
     // SAFETY: only sends a signal to the mcpick this test started.
     unsafe { libc::kill(mcpick, libc::SIGTERM) };
-    let screen = wait_screen(&session.0, "the exit status and canonical mode", |s| {
+    let screen = session.wait_for("the exit status and canonical mode", |s| {
         s.contains("EXIT=143") && s.lines().any(|l| l.trim() == "icanon")
     });
     // Promptly: the browser used to ignore SIGTERM for about 40 s while a catalogue loaded.
@@ -347,7 +272,7 @@ fn sigterm_ends_the_browser_while_a_million_resources_load() {
     );
     assert!(screen.contains("terminated (SIGTERM)"), "{screen}");
     assert_eq!(
-        tmux(&["display-message", "-p", "-t", &session.0, "#{alternate_on}"]).trim(),
+        session.format("#{alternate_on}"),
         "0",
         "back on the normal screen"
     );

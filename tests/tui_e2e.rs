@@ -9,117 +9,48 @@
 
 mod common;
 
-use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use common::{everything_js, isolated_home, mcpick_bin};
+use common::tmux::Tmux;
+use common::{everything_js, mcpick_bin};
 
-fn tmux(args: &[&str]) -> String {
-    let out = Command::new("tmux")
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| {
-            panic!(
-                "cannot run tmux ({e}): the TUI end-to-end tests need tmux installed \
-             (apt-get install tmux; .ci/run does this)"
-            )
-        });
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// One tmux session with an interactive bash; killed when dropped.
+/// One tmux session with an interactive bash, on a tmux server of its own.
 struct Pane {
-    name: String,
+    tmux: Tmux,
 }
 
 impl Pane {
     fn new() -> Pane {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let name = format!(
-            "mcpick-e2e-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::SeqCst)
-        );
-        let status = Command::new("tmux")
-            .args([
-                "new-session",
-                "-d",
-                "-s",
-                &name,
-                "-x",
-                "120",
-                "-y",
-                "40",
-                "env",
-                "-i",
-                "TERM=xterm-256color",
-                "PATH=/usr/local/bin:/usr/bin:/bin",
-                "PS1=$ ",
-                "NO_COLOR=1",
-                &format!("HOME={}", isolated_home().display()),
-                &format!("XDG_CONFIG_HOME={}/.config", isolated_home().display()),
-                "bash",
-                "--norc",
-                "--noprofile",
-                "-i",
-            ])
-            .status()
-            .unwrap_or_else(|e| {
-                panic!(
-                    "cannot run tmux ({e}): the TUI end-to-end tests need tmux installed \
-                     (apt-get install tmux; .ci/run does this)"
-                )
-            });
-        assert!(status.success(), "tmux new-session failed");
-        // Keep the pane (and its last screen) if bash exits.
-        tmux(&["set-option", "-t", &name, "remain-on-exit", "on"]);
-        let pane = Pane { name };
-        pane.wait_for("the shell prompt", |s| {
-            s.lines().any(|l| l.starts_with('$'))
-        });
-        pane
+        Pane {
+            tmux: Tmux::bash(&[]),
+        }
     }
 
     fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", &self.name];
-        args.extend_from_slice(keys);
-        tmux(&args);
+        self.tmux.keys(keys);
     }
 
     /// Types text literally.
     fn type_text(&self, text: &str) {
-        tmux(&["send-keys", "-t", &self.name, "-l", text]);
+        self.tmux.type_text(text);
     }
 
     fn screen(&self) -> String {
-        tmux(&["capture-pane", "-p", "-t", &self.name])
+        self.tmux.screen()
     }
 
     /// The screen with its escape sequences (colours, modifiers).
     fn screen_styled(&self) -> String {
-        tmux(&["capture-pane", "-p", "-e", "-t", &self.name])
+        self.tmux.screen_styled()
     }
 
     fn format(&self, f: &str) -> String {
-        tmux(&["display-message", "-p", "-t", &self.name, f])
-            .trim()
-            .to_string()
+        self.tmux.format(f)
     }
 
     /// Waits up to 30 s for the screen to satisfy `ok`.
     fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
-        let start = Instant::now();
-        loop {
-            let screen = self.screen();
-            if ok(&screen) {
-                return screen;
-            }
-            if start.elapsed() > Duration::from_secs(30) {
-                panic!("timed out waiting for {what}; the screen:\n{screen}");
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        self.tmux.wait_for(what, ok)
     }
 
     fn wait_text(&self, text: &str) -> String {
@@ -167,14 +98,6 @@ impl Pane {
             "0",
             "mouse reporting is off"
         );
-    }
-}
-
-impl Drop for Pane {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["kill-session", "-t", &self.name])
-            .status();
     }
 }
 
@@ -700,13 +623,14 @@ fn capital_y_copies_the_bundle_export_prints() {
     assert!(expected.contains("file:///project/README.md"), "{expected}");
 
     let pane = Pane::new();
-    tmux(&["set-option", "-s", "set-clipboard", "on"]);
+    pane.tmux
+        .output(&["set-option", "-s", "set-clipboard", "on"]);
     pane.start(&format!("--demo --set {set_arg}"));
     pane.wait_text("ready · 300 resources");
     pane.keys(&["Y"]);
     let screen = pane.wait_text("copied the bundle");
     assert!(screen.contains("tokens"), "{screen}");
-    let copied = tmux(&["show-buffer"]);
+    let copied = pane.tmux.output(&["show-buffer"]);
     assert_eq!(copied, expected, "the clipboard holds the export");
     // `y` copies the selected resource's URI.
     pane.type_text("/README.md");
@@ -714,7 +638,10 @@ fn capital_y_copies_the_bundle_export_prints() {
     pane.wait_text("uri          file:///project/README.md");
     pane.keys(&["y"]);
     pane.wait_text("copied URI file:///project/README.md");
-    assert_eq!(tmux(&["show-buffer"]), "file:///project/README.md");
+    assert_eq!(
+        pane.tmux.output(&["show-buffer"]),
+        "file:///project/README.md"
+    );
     pane.keys(&["Escape"]);
     pane.wait_text("press / to search");
     pane.quit_and_check_restored();

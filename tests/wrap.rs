@@ -12,6 +12,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use common::tmux::Tmux;
 use common::*;
 use serde_json::{Value, json};
 
@@ -1495,35 +1496,8 @@ fn claude_codes_mention_completion_offers_what_the_set_allows() {
         .map(|w| format!("'{}'", w.replace('\'', "'\\''")))
         .collect::<Vec<_>>()
         .join(" ");
-    let session = format!("mcpick-wrap-claude-{}", std::process::id());
-    let tmux = |args: &[&str]| {
-        Command::new("tmux")
-            .args(args)
-            .output()
-            .expect("tmux runs (apt-get install tmux)")
-    };
-    let _ = tmux(&["kill-session", "-t", &session]);
-    let dir = project.display().to_string();
-    assert!(
-        tmux(&[
-            "new-session",
-            "-d",
-            "-s",
-            &session,
-            "-x",
-            "160",
-            "-y",
-            "40",
-            "-c",
-            &dir,
-            &shell,
-        ])
-        .status
-        .success()
-    );
-    let screen = || {
-        String::from_utf8_lossy(&tmux(&["capture-pane", "-t", &session, "-p"]).stdout).into_owned()
-    };
+    let tmux = Tmux::start(160, 40, Some(&project), &[shell]);
+    let screen = || tmux.screen();
     let wait_for = |what: &dyn Fn(&str) -> bool, secs: u64| {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
         while std::time::Instant::now() < deadline {
@@ -1538,9 +1512,9 @@ fn claude_codes_mention_completion_offers_what_the_set_allows() {
     let ready = wait_for(&|s| s.contains("auto mode") || s.contains('❯'), 60);
     // Typed once the wrapped entry is connected: its resources are what completes.
     let typed = |text: &str| {
-        tmux(&["send-keys", "-t", &session, "C-u"]);
+        tmux.keys(&["C-u"]);
         std::thread::sleep(std::time::Duration::from_millis(300));
-        tmux(&["send-keys", "-t", &session, "-l", text]);
+        tmux.type_text(text);
     };
     let mut pinned = false;
     if ready {
@@ -1556,7 +1530,7 @@ fn claude_codes_mention_completion_offers_what_the_set_allows() {
     let settled = wait_for(&|s| s.contains("◇ py:"), 10);
     std::thread::sleep(std::time::Duration::from_secs(1));
     let beta = screen();
-    let _ = tmux(&["kill-session", "-t", &session]);
+    drop(tmux);
     assert!(ready, "Claude Code's prompt did not appear:\n{gamma}");
     assert!(pinned, "the pinned resource was not offered:\n{gamma}");
     assert!(settled, "no completion for @py:beta:\n{beta}");

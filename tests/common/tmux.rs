@@ -1,0 +1,159 @@
+//! A real terminal for the tests: one tmux session on a tmux server of its own.
+//!
+//! Each session gets its own server (`tmux -L <socket>`). On the shared default server, tests
+//! running in parallel raced: the last session killed made the server exit while another test's
+//! `new-session` was connecting to it ("server exited unexpectedly", `new-session` failing).
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// A tmux server holding one session (`main`) of `width`×`height`; the server is killed when
+/// this is dropped.
+pub struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    /// Starts `command` (one shell word each) in a new session, in `dir` when given. The pane
+    /// stays (with its last screen) when the command exits.
+    pub fn start(width: u16, height: u16, dir: Option<&Path>, command: &[String]) -> Tmux {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let tmux = Tmux {
+            socket: format!(
+                "mcpick-test-{}-{}",
+                std::process::id(),
+                N.fetch_add(1, Ordering::SeqCst)
+            ),
+        };
+        let (width, height) = (width.to_string(), height.to_string());
+        let mut args = vec![
+            "new-session",
+            "-d",
+            "-s",
+            "main",
+            "-x",
+            &width,
+            "-y",
+            &height,
+        ];
+        let dir = dir.map(|d| d.display().to_string());
+        if let Some(dir) = &dir {
+            args.extend(["-c", dir.as_str()]);
+        }
+        args.extend(command.iter().map(String::as_str));
+        let out = tmux.run(&args);
+        assert!(
+            out.status.success(),
+            "tmux new-session failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        tmux.run(&["set-option", "-t", "main", "remain-on-exit", "on"]);
+        tmux
+    }
+
+    /// A 120×40 interactive bash with nothing of the user's: a clean environment (plus `env`),
+    /// the isolated home ([`super::isolated_home`]), `$ ` as its prompt; returns once the prompt
+    /// shows.
+    pub fn bash(env: &[&str]) -> Tmux {
+        let home = super::isolated_home().display().to_string();
+        let mut command: Vec<String> = [
+            "env",
+            "-i",
+            "TERM=xterm-256color",
+            "PATH=/usr/local/bin:/usr/bin:/bin",
+            "PS1=$ ",
+            "NO_COLOR=1",
+        ]
+        .map(String::from)
+        .into();
+        command.push(format!("HOME={home}"));
+        command.push(format!("XDG_CONFIG_HOME={home}/.config"));
+        command.extend(env.iter().map(|e| e.to_string()));
+        command.extend(["bash", "--norc", "--noprofile", "-i"].map(String::from));
+        let tmux = Tmux::start(120, 40, None, &command);
+        tmux.wait_for("the shell prompt", |s| {
+            s.lines().any(|l| l.starts_with('$'))
+        });
+        tmux
+    }
+
+    /// Runs a tmux command against this server.
+    pub fn run(&self, args: &[&str]) -> Output {
+        Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .unwrap_or_else(|e| {
+                panic!(
+                    "cannot run tmux ({e}): the terminal tests need tmux installed \
+                     (apt-get install tmux; .ci/run does this)"
+                )
+            })
+    }
+
+    /// A tmux command's standard output.
+    pub fn output(&self, args: &[&str]) -> String {
+        String::from_utf8_lossy(&self.run(args).stdout).into_owned()
+    }
+
+    /// Sends keys by name (`Enter`, `C-c`, `q`).
+    pub fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "main"];
+        args.extend_from_slice(keys);
+        self.run(&args);
+    }
+
+    /// Types text literally.
+    pub fn type_text(&self, text: &str) {
+        self.run(&["send-keys", "-t", "main", "-l", text]);
+    }
+
+    /// The screen as text.
+    pub fn screen(&self) -> String {
+        self.output(&["capture-pane", "-p", "-t", "main"])
+    }
+
+    /// The screen with its escape sequences (colours, modifiers).
+    pub fn screen_styled(&self) -> String {
+        self.output(&["capture-pane", "-p", "-e", "-t", "main"])
+    }
+
+    /// A tmux format (`#{alternate_on}`) of the pane.
+    pub fn format(&self, f: &str) -> String {
+        self.output(&["display-message", "-p", "-t", "main", f])
+            .trim()
+            .to_string()
+    }
+
+    /// Waits up to `limit` for the screen to satisfy `ok`: the screen that did, or the last one.
+    pub fn wait(&self, limit: Duration, ok: impl Fn(&str) -> bool) -> Result<String, String> {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if ok(&screen) {
+                return Ok(screen);
+            }
+            if start.elapsed() > limit {
+                return Err(screen);
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Waits up to 30 s for the screen to satisfy `ok`; fails the test naming `what` otherwise.
+    pub fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
+        self.wait(Duration::from_secs(30), ok)
+            .unwrap_or_else(|screen| panic!("timed out waiting for {what}; the screen:\n{screen}"))
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .status();
+    }
+}
