@@ -7,15 +7,31 @@
 //! 1.3–1.4 times as long to list (`benches/browser_ready.sh`, medians of three: 17.4 s against
 //! 14.5, 17.9 against 13.6; 13.9 against 10.0 earlier in the day); `ls --json` 15.3 s
 //! instead of 14.3, so only the browser uses one arena.
+//!
+//! With one arena, every thread's small frees land in its "fastbins" (freed chunks kept
+//! unmerged), and the next large allocation merges them all first (`malloc_consolidate`):
+//! after a re-list of a million resources was freed on a runtime thread, a frame's allocation
+//! on the UI thread spent 300 ms there (a `perf` sample of the keys bench under churn: 440 of
+//! 503 samples of a 322 ms key in `malloc_consolidate` and `unlink_chunk`). Without fastbins a
+//! free merges at once (tcache still serves small sizes): the worst key after the listing in
+//! `MCPICK_BENCH_CHURN=500 cargo bench --bench keys` went from 277–390 ms (7 runs of 8) to
+//! 26–44 ms (3 runs), following the churn at 0.27–0.29 of a core (0.25–0.34 before).
 
-/// Keeps every thread on one malloc arena, unless `MALLOC_ARENA_MAX` says otherwise (a
-/// person's own tuning wins). Call before any thread starts.
-pub fn one_arena() {
+/// The browser's allocator: every thread on one malloc arena, and no fastbins, unless
+/// `MALLOC_ARENA_MAX` or `GLIBC_TUNABLES` say otherwise (a person's own tuning wins). Call
+/// before any thread starts.
+pub fn for_browser() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    if std::env::var_os("MALLOC_ARENA_MAX").is_none() {
+    {
+        let tuned = |name: &str| std::env::var("GLIBC_TUNABLES").is_ok_and(|t| t.contains(name));
         // SAFETY: mallopt only changes the allocator's tuning; called before other threads run.
         unsafe {
-            libc::mallopt(libc::M_ARENA_MAX, 1);
+            if std::env::var_os("MALLOC_ARENA_MAX").is_none() && !tuned("arena_max") {
+                libc::mallopt(libc::M_ARENA_MAX, 1);
+            }
+            if !tuned("mxfast") {
+                libc::mallopt(libc::M_MXFAST, 0);
+            }
         }
     }
 }

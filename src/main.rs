@@ -22,7 +22,7 @@ fn main() -> ExitCode {
     mcpick::progress::set_quiet(quiet);
     // The browser holds a catalogue; the other commands stream, and list faster without it.
     if cli.command.is_none() && browses() {
-        mcpick::heap::one_arena();
+        mcpick::heap::for_browser();
     }
     // Every command but the demo server (itself a server) ends on SIGINT, SIGTERM and SIGHUP
     // with its servers killed and the terminal restored (see `mcpick::signals`).
