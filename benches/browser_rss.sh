@@ -7,7 +7,10 @@
 #
 #   cargo build --release && benches/browser_rss.sh [COUNT]     (default 1000000)
 #
-# MCPICK_BIN picks another binary. Needs tmux.
+# MCPICK_BIN picks another binary. MCPICK_BENCH_CHURN=MS runs the demo server with --churn MS
+# (a resource added every MS ms, so the browser re-lists it again and again) and reports once
+# more after 60 s of that: a re-list must not hold the listing whole. Use COUNT 999000 then
+# (1M hits the default cap of a million listed per server). Needs tmux.
 set -euo pipefail
 
 count=${1:-1000000}
@@ -17,7 +20,8 @@ dir=$(mktemp -d)
 trap 'tmux -L "$sock" kill-server 2>/dev/null || true; rm -rf "$dir"' EXIT
 
 cd "$dir" # the browser's set file goes here, not into the checkout
-tmux -L "$sock" new-session -d -x 120 -y 40 "'$bin' -- '$bin' demo-server --count $count"
+churn=${MCPICK_BENCH_CHURN:+--churn $MCPICK_BENCH_CHURN}
+tmux -L "$sock" new-session -d -x 120 -y 40 "'$bin' -- '$bin' demo-server --count $count $churn"
 
 screen() { tmux -L "$sock" capture-pane -p; }
 
@@ -60,7 +64,9 @@ report() {
 
 grouped=$(echo "$count" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta')
 start=$SECONDS
-wait_for "ready · $grouped" 600
+ready="ready · $grouped"
+if [[ -n "$churn" ]]; then ready="ready · ${grouped%,*},"; fi # the count grows meanwhile
+wait_for "$ready" 600
 echo "mcpick browser, demo server with $grouped resources (listed in $((SECONDS - start)) s)"
 sleep 3 # the memory hand-back after a big listing runs in the background
 report "after the listing"
@@ -84,3 +90,8 @@ tmux -L "$sock" send-keys '['
 wait_for "budget 1,000,000" 60
 sleep 10
 report "agent view open, budget 1,000,000"
+
+if [[ -n "$churn" ]]; then
+    sleep 60 # the agent view open: each re-list is resolved again
+    report "after 60 s of churn ($MCPICK_BENCH_CHURN ms)"
+fi

@@ -20,7 +20,7 @@
 use std::time::Instant;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use mcpick::catalog::{Fingerprint, ListingChange, ListingEdit};
+use mcpick::mcp::{Fingerprint, ListingChange, ListingEdit};
 use mcpick::tui::keymap::Keymap;
 use mcpick::tui::theme::Theme;
 use mcpick::tui::ui;

@@ -21,12 +21,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use mcpick::catalog::{Catalogue, ItemId, ListingEdit};
+use mcpick::catalog::{Catalogue, ItemId};
 use mcpick::context::ranking::Made;
 use mcpick::context::{
     Audience, Mark, Marks, Measures, Policy, RankOrder, Sources, Target, candidates_in,
 };
 use mcpick::demo::synth;
+use mcpick::mcp::ListingEdit;
 use rmcp::model::Resource;
 
 #[path = "common/stats.rs"]

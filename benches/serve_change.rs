@@ -3,7 +3,7 @@
 //! drives it (`Upstreams::apply` of what the upstream's supervisor told, then the engine's
 //! resolution and publication), without processes or sockets:
 //!
-//! - a re-list with one resource added (the whole listing arrives, as a supervisor sends it);
+//! - a re-list with one resource added (told as what changed, as a supervisor sends it);
 //! - a re-list in which every URI is new (the whole listing replaced: for scale);
 //! - an `updated` notification for one published resource;
 //! - a resolution again with nothing changed (what every list change pays at least: the
@@ -11,7 +11,8 @@
 //! - with one pinned template expansion: the expansion step of a refresh (the listings'
 //!   merged catalogue taken, the expansion found and added to it), and a resolution again.
 //!
-//! Building each event's listing is not timed. Prints the median and worst of each.
+//! Building each event (its listing, and the supervisor's diff of it against the last one,
+//! timed in `benches/list_change.rs`) is not timed. Prints the median and worst of each.
 //!
 //! `cargo bench --bench serve_change` (release); in a debug build, `cargo test --bench
 //! serve_change -- --bench`. `MCPICK_BENCH_SIZES=20000` sets the size (default 100000);
@@ -21,8 +22,8 @@ use std::future::Future;
 use std::time::{Duration, Instant};
 
 use mcpick::context::{Audience, ContextSet, Mark, Target};
-use mcpick::mcp::ListOutcome;
 use mcpick::mcp::supervisor::Event;
+use mcpick::mcp::{Fingerprint, ListOutcome};
 use mcpick::serve::Engine;
 use mcpick::serve::exposed::Expose;
 use mcpick::serve::upstream::Upstreams;
@@ -32,10 +33,11 @@ use rmcp::model::{Resource, ResourceTemplate};
 mod stats;
 use stats::stats;
 
-fn relisted(resources: Vec<Resource>) -> Event {
+/// A re-list's event as the upstream's supervisor sends it: diffed against `last`.
+fn relisted(last: &mut Fingerprint, resources: Vec<Resource>) -> Event {
     let count = resources.len();
     Event::Relisted {
-        resources,
+        change: last.diff(resources),
         outcome: ListOutcome {
             pages: 1,
             count,
@@ -76,6 +78,8 @@ fn main() {
     let mut set = ContextSet::default();
     set.policy.audience = Audience::Any;
     let upstreams = Upstreams::already_listed(vec![("up".into(), listing.clone())]);
+    let mut last = Fingerprint::default();
+    last.reset(&listing);
     let engine = runtime.block_on(Engine::over(upstreams, set, Expose::Allowed));
     assert_eq!(
         engine.current().resources.len(),
@@ -102,7 +106,7 @@ fn main() {
                 format!("demo://live/{tick}"),
                 format!("live-{tick}"),
             ));
-            relisted(listing.clone())
+            relisted(&mut last, listing.clone())
         },
         |event| async {
             upstreams.apply(0, event);
@@ -148,7 +152,7 @@ fn main() {
             for r in &mut listing {
                 r.uri = format!("{}#{generation}", r.uri.split('#').next().unwrap_or(""));
             }
-            relisted(listing.clone())
+            relisted(&mut last, listing.clone())
         },
         |event| async {
             upstreams.apply(0, event);

@@ -3,9 +3,8 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use mcpick::catalog::{
-    Catalogue, Fingerprint, ItemId, ListingChange, MatcherKind, Search, SortKey, UriTree, order,
-};
+use mcpick::catalog::{Catalogue, ItemId, MatcherKind, Search, SortKey, UriTree, order};
+use mcpick::mcp::{Fingerprint, ListingChange};
 use proptest::prelude::*;
 use rmcp::model::{Annotations, Resource};
 

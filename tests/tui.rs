@@ -6,8 +6,9 @@
 use std::sync::Arc;
 
 use crossterm::event::{KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
-use mcpick::catalog::{Catalogue, ItemId, ListingEdit, Match, Search, SearchResults, SortKey};
+use mcpick::catalog::{Catalogue, ItemId, Match, Search, SearchResults, SortKey};
 use mcpick::context::{ContextSet, Mark, Measure, Measures, Sources, TokenizerKind, candidates};
+use mcpick::mcp::ListingEdit;
 use mcpick::mcp::log::{LogSource, ServerLog};
 use mcpick::tui::app::{SaveFailure, SaveReport, Selection, Status, View};
 use mcpick::tui::contents::{self, ContentsDoc};

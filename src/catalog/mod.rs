@@ -7,7 +7,6 @@
 //! - [`template`]: RFC 6570 templates: expand, and match a URI back to its template.
 
 mod children;
-pub mod diff;
 mod entry;
 pub(crate) mod index;
 pub mod item;
@@ -21,7 +20,6 @@ pub mod time;
 pub mod tree;
 pub mod worker;
 
-pub use diff::{Fingerprint, ListingChange, ListingEdit};
 pub use entry::{AnnotationsEntry, ResourceEntry, TemplateEntry};
 pub use item::Item;
 pub use order::{SortKey, sort_snapshot};

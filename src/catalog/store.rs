@@ -15,10 +15,10 @@ use std::sync::Arc;
 
 use rmcp::model::{Resource, ResourceTemplate};
 
-use super::diff::ListingEdit;
 use super::entry::{ResourceEntry, TemplateEntry};
 use super::index::IdIndex;
 use super::item::{Item, MimeTable};
+use crate::mcp::ListingEdit;
 
 /// Items per chunk. Every chunk but a server's last is full, so an index maps to a chunk
 /// by division.
@@ -235,7 +235,7 @@ impl Catalogue {
         Some(index)
     }
 
-    /// Applies what a list change changed ([`super::Fingerprint::diff`]): the removed
+    /// Applies what a list change changed ([`crate::mcp::Fingerprint::diff`]): the removed
     /// positions' items are removed (their ids stay taken), the changed ones replaced at their
     /// ids, the added ones appended as a page is. O(change), plus one pass over the server's
     /// listed positions when something was removed; copies at most the chunks it touches.

@@ -25,7 +25,7 @@ use crate::config::select::{Selected, select_servers};
 use crate::mcp::follow::Burst;
 use crate::mcp::log::ServerLog;
 use crate::mcp::supervisor::{Event, Supervisor};
-use crate::mcp::{ConnectOptions, Connection, ListOptions, Watch};
+use crate::mcp::{ConnectOptions, Connection, ListOptions, ListingChange, Watch};
 use crate::sanitize;
 
 pub async fn run(args: WatchArgs) -> Exit {
@@ -85,9 +85,11 @@ async fn follow(
     };
     let mut followed = supervisor.spawn();
     let mut connection: Option<Arc<Connection>> = None;
-    // What the server listed last, and the current connection's first listing so far.
+    // What the server listed last, as a set (what a change is told against).
     let mut uris = BTreeSet::new();
-    let mut listing = BTreeSet::new();
+    // The current connection's listing in order, every entry (a re-list's change names the
+    // entries it removes by position).
+    let mut listing: Vec<String> = Vec::new();
     // Until its first listing (or end): on the progress line.
     let mut first = true;
     // Went away and is being tried again.
@@ -126,7 +128,7 @@ async fn follow(
                 listing.extend(resources.into_iter().map(|r| r.uri));
             }
             Event::Listed(_) => {
-                let now = std::mem::take(&mut listing);
+                let now: BTreeSet<String> = listing.iter().cloned().collect();
                 if std::mem::take(&mut first) {
                     connecting.done(index, "listed");
                     out.event(&name, "listed", json!({ "count": now.len() }));
@@ -140,8 +142,9 @@ async fn follow(
             }
             Event::Templates(_) => {}
             // A burst of notifications: one re-list for all of it.
-            Event::Relisted { resources, .. } => {
-                let now: BTreeSet<String> = resources.into_iter().map(|r| r.uri).collect();
+            Event::Relisted { change, .. } => {
+                apply(&mut listing, change);
+                let now: BTreeSet<String> = listing.iter().cloned().collect();
                 changes(&name, &uris, &now, out);
                 uris = now;
                 updates.list_changed(&uris, args);
@@ -201,6 +204,26 @@ async fn sleep_until(at: Option<Instant>) {
     match at {
         Some(at) => tokio::time::sleep_until(at).await,
         None => std::future::pending().await,
+    }
+}
+
+/// Makes `listing` (URIs in listing order) the one a re-list's change reached.
+fn apply(listing: &mut Vec<String>, change: ListingChange) {
+    match change {
+        ListingChange::Replaced(resources) => {
+            *listing = resources.into_iter().map(|r| r.uri).collect();
+        }
+        ListingChange::Edited(edit) => {
+            // Changed entries keep their URI and place; removed positions are ascending.
+            let mut gone = edit.removed.iter().peekable();
+            let mut position = 0u32;
+            listing.retain(|_| {
+                let keep = gone.next_if_eq(&&position).is_none();
+                position += 1;
+                keep
+            });
+            listing.extend(edit.added.into_iter().map(|r| r.uri));
+        }
     }
 }
 
@@ -394,5 +417,37 @@ impl Printer {
             other => format!("{server}: {other}: {}", text("error")),
         };
         println!("{line}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::{Fingerprint, ListingEdit};
+    use rmcp::model::Resource;
+
+    fn listing(uris: &[&str]) -> Vec<Resource> {
+        uris.iter().map(|u| Resource::new(*u, "r")).collect()
+    }
+
+    /// The URIs watch keeps follow a re-list's change: removed positions go, additions come
+    /// at the end, and a duplicate URI stays one entry of its own.
+    #[test]
+    fn a_change_makes_the_kept_listing_the_new_one() {
+        let old = ["x://a", "x://b", "x://a", "x://c", "x://d"];
+        let mut uris: Vec<String> = old.iter().map(|u| u.to_string()).collect();
+        let edit = ListingEdit {
+            removed: vec![1, 3],
+            changed: Vec::new(),
+            added: listing(&["x://e"]),
+        };
+        apply(&mut uris, ListingChange::Edited(edit));
+        assert_eq!(uris, ["x://a", "x://a", "x://d", "x://e"]);
+        // Agrees with what the diff tells for a real re-list.
+        let new = ["x://a", "x://a", "x://e", "x://f"];
+        let mut print = Fingerprint::default();
+        print.reset(&listing(&["x://a", "x://a", "x://d", "x://e"]));
+        apply(&mut uris, print.diff(listing(&new)));
+        assert_eq!(uris, new);
     }
 }

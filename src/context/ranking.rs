@@ -281,12 +281,12 @@ fn compare_ids(snapshot: &Snapshot, a: ItemId, b: ItemId) -> Ordering {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::diff::ListingEdit;
     use crate::catalog::{Catalogue, ServerId};
     use crate::context::mark::{Mark, Marks, Target};
     use crate::context::policy::Audience;
     use crate::context::resolve::{Measure, Measures, Preview, Reason};
     use crate::context::{Sources, candidates_in};
+    use crate::mcp::ListingEdit;
     use proptest::prelude::*;
     use rmcp::model::{Annotations, Resource, Role};
 

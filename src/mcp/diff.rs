@@ -5,7 +5,7 @@
 //! The last listing is kept as two hashes an entry (16 bytes, not the entries): the URI's,
 //! and that of every field the catalogue keeps. Hashes are seeded per listing, so a server
 //! cannot choose URIs that collide. A removed entry is named by its position in the last
-//! listing (the catalogue keeps each listed position's item, [`super::Catalogue::apply`]), so
+//! listing (the catalogue keeps each listed position's item, [`crate::catalog::Catalogue::apply`]), so
 //! no URI has to be kept here.
 //!
 //! The catalogue keeps its items in listing order and adds new ones at the end, so the kept
@@ -13,6 +13,10 @@
 //! is told as those others removed and listed again after it. A move to the end costs one
 //! entry; an insertion near the front costs what follows it, and is a replacement once that
 //! is most of the listing.
+//!
+//! A re-list is diffed as its pages arrive ([`Relisting`]): an entry kept unchanged is dropped
+//! with its page, so a re-list of a million resources with one added holds that one, not the
+//! million (holding the whole listing cost the browser 400 MB at each re-list).
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hash, Hasher};
@@ -78,6 +82,23 @@ impl Fingerprint {
         self.entries = listing.iter().map(|r| self.hashes(r)).collect();
     }
 
+    /// Starts diffing a re-list page by page ([`Relisting::page`], then
+    /// [`Relisting::finish`]); this fingerprint stays the last listing's until then.
+    pub fn relist(&self) -> Relisting {
+        let mut seen = std::collections::HashSet::with_capacity(self.entries.len());
+        let duplicates = !self.entries.iter().all(|(uri, _)| seen.insert(*uri));
+        Relisting {
+            new: Vec::with_capacity(self.entries.len()),
+            kept: 0,
+            position: None,
+            last_kept: None,
+            broken: false,
+            changed: Vec::new(),
+            added: Vec::new(),
+            whole: duplicates.then(Vec::new),
+        }
+    }
+
     /// Compares `listing` with the last one and keeps it as the last one: O(listing), off
     /// the UI thread.
     pub fn diff(&mut self, listing: Vec<Resource>) -> ListingChange {
@@ -111,7 +132,7 @@ impl Fingerprint {
         ListingChange::Edited(split(listing, kept.len(), changed_at, removed))
     }
 
-    /// The URI's hash, and the hash of what [`super::Item`] keeps of the entry (icons and
+    /// The URI's hash, and the hash of what [`crate::catalog::Item`] keeps of the entry (icons and
     /// `_meta` are not shown, so their changes are not changes here).
     fn hashes(&self, r: &Resource) -> (u64, u64) {
         let mut h = self.state.build_hasher();
@@ -135,6 +156,125 @@ impl Fingerprint {
             }
         }
         (uri, h.finish())
+    }
+}
+
+/// A re-list being diffed as its pages arrive, against the [`Fingerprint`] it started from
+/// ([`Fingerprint::relist`]). Its outcome is [`Fingerprint::diff`]'s for the whole listing;
+/// only the entries that outcome sends are kept on the way.
+#[derive(Debug)]
+pub struct Relisting {
+    /// The new listing's hashes so far.
+    new: Vec<(u64, u64)>,
+    /// How many of its first entries are entries of the last listing in their old order.
+    kept: usize,
+    /// Old position by URI hash, built at the first entry not in its old place.
+    position: Option<HashMap<u64, u32>>,
+    /// The old position of the last kept entry, once `position` is in use.
+    last_kept: Option<u32>,
+    /// The kept prefix ended: every later entry is added.
+    broken: bool,
+    changed: Vec<Resource>,
+    added: Vec<Resource>,
+    /// The last listing has a URI twice, so positions do not name one entry each: the whole
+    /// listing is kept and diffed at the end, as [`Fingerprint::diff`] does.
+    whole: Option<Vec<Resource>>,
+}
+
+impl Relisting {
+    /// The next page of the re-list, diffed against `last` (the fingerprint this started
+    /// from); what stayed as it was is dropped here.
+    pub fn page(&mut self, last: &Fingerprint, page: Vec<Resource>) {
+        if let Some(whole) = &mut self.whole {
+            return whole.extend(page);
+        }
+        let old = &last.entries;
+        for resource in page {
+            let entry = last.hashes(&resource);
+            self.new.push(entry);
+            let at = (!self.broken)
+                .then(|| self.old_position(old, entry.0))
+                .flatten();
+            match at {
+                Some(i) => {
+                    self.kept += 1;
+                    if old[i as usize].1 != entry.1 {
+                        self.changed.push(resource);
+                    }
+                }
+                None => {
+                    self.broken = true;
+                    self.added.push(resource);
+                }
+            }
+        }
+    }
+
+    /// Where the entry with URI hash `uri`, next in the new listing, was in the last one, if
+    /// it is still in the kept prefix: in its own place while every entry so far is, else
+    /// after the last kept one.
+    fn old_position(&mut self, old: &[(u64, u64)], uri: u64) -> Option<u32> {
+        let j = self.new.len() - 1;
+        if self.position.is_none() {
+            if j >= old.len() {
+                return None;
+            }
+            if old[j].0 == uri {
+                return Some(j as u32);
+            }
+            let mut position = HashMap::with_capacity(old.len());
+            for (i, (u, _)) in old.iter().enumerate() {
+                position.insert(*u, i as u32);
+            }
+            self.position = Some(position);
+            self.last_kept = j.checked_sub(1).map(|i| i as u32);
+        }
+        let &i = self.position.as_ref()?.get(&uri)?;
+        if self.last_kept.is_some_and(|last| i <= last) {
+            return None;
+        }
+        self.last_kept = Some(i);
+        Some(i)
+    }
+
+    /// The re-list ended: what changed, and `last` becomes the new listing's fingerprint.
+    /// `None` when most of the last listing went: what stayed was dropped on the way, so the
+    /// whole listing has to be listed again and given to [`Fingerprint::diff`] (`last` is left
+    /// as it was for that).
+    pub fn finish(self, last: &mut Fingerprint) -> Option<ListingChange> {
+        if let Some(whole) = self.whole {
+            return Some(last.diff(whole));
+        }
+        let old_len = last.entries.len();
+        let removed_count = old_len - self.kept;
+        if removed_count * 2 > old_len {
+            return None;
+        }
+        let removed = match &self.position {
+            // Every old entry kept in its place: nothing removed.
+            None => (self.kept as u32..old_len as u32).collect(),
+            Some(_) => {
+                let mut stays = vec![false; old_len];
+                let mut kept_positions = self.new[..self.kept].iter().map(|(uri, _)| uri);
+                // The kept entries are in old order: one pass over the old listing.
+                let mut next = kept_positions.next();
+                for (i, (uri, _)) in last.entries.iter().enumerate() {
+                    if next == Some(uri) {
+                        stays[i] = true;
+                        next = kept_positions.next();
+                    }
+                }
+                (0..old_len as u32)
+                    .filter(|&i| !stays[i as usize])
+                    .collect()
+            }
+        };
+        last.entries = self.new;
+        Some(ListingChange::Edited(ListingEdit {
+            removed,
+            changed: self.changed,
+            added: self.added,
+        }))
     }
 }
 
@@ -314,5 +454,90 @@ mod tests {
             ListingChange::Replaced(renamed)
         );
         assert_eq!(print.diff(Vec::new()), ListingChange::Replaced(Vec::new()));
+    }
+
+    /// The whole diff of `new` against `old` both ways: at once, and page by page (pages of
+    /// `page` entries); a page-by-page `None` listed again whole.
+    fn both(old: &[Resource], new: &[Resource], page: usize) -> (ListingChange, ListingChange) {
+        let mut at_once = Fingerprint::default();
+        at_once.reset(old);
+        let mut paged = at_once.clone();
+        let whole = at_once.diff(new.to_vec());
+        let mut relisting = paged.relist();
+        for chunk in new.chunks(page) {
+            relisting.page(&paged, chunk.to_vec());
+        }
+        let streamed = relisting
+            .finish(&mut paged)
+            .unwrap_or_else(|| paged.diff(new.to_vec()));
+        assert_eq!(paged.entries, at_once.entries, "the same fingerprint after");
+        (whole, streamed)
+    }
+
+    #[test]
+    fn a_relist_diffed_page_by_page_keeps_only_what_it_sends() {
+        let old = listing(&["x://a", "x://b", "x://c", "x://d"]);
+        let mut print = Fingerprint::default();
+        print.reset(&old);
+        let mut relisting = print.relist();
+        relisting.page(&print, listing(&["x://a", "x://b"]));
+        relisting.page(&print, listing(&["x://c", "x://d", "x://e"]));
+        assert_eq!(
+            relisting.changed.len() + relisting.added.len(),
+            1,
+            "{relisting:?}"
+        );
+        let e = edit(relisting.finish(&mut print).expect("an edit"));
+        assert_eq!(uris(&e.added), ["x://e"]);
+        // Most of it gone: listed again whole.
+        let relisting = print.relist();
+        assert!(relisting.finish(&mut print).is_none());
+        assert_eq!(print.len(), 5, "left as it was for the whole listing");
+    }
+
+    fn resources(entries: &[(u8, u8)]) -> Vec<Resource> {
+        entries
+            .iter()
+            .map(|&(uri, size)| {
+                let mut r = res(&format!("x://{uri}"));
+                r.size = Some(size.into());
+                r
+            })
+            .collect()
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(500))]
+
+        /// Diffed page by page, a re-list comes to what diffing it whole does: the last listing
+        /// with entries removed, changed, inserted anywhere and appended, URIs listed twice,
+        /// or a listing unlike it, in pages of any size.
+        #[test]
+        fn a_relist_page_by_page_is_the_whole_diff(
+            old in prop::collection::vec((0u8..12, 0u8..2), 0..24),
+            keep in prop::collection::vec(any::<bool>(), 24),
+            bump in prop::collection::vec(any::<bool>(), 24),
+            inserted in prop::collection::vec((any::<prop::sample::Index>(), 0u8..16, 0u8..2), 0..4),
+            unlike in prop::option::of(prop::collection::vec((0u8..12, 0u8..2), 0..24)),
+            page in 1usize..8,
+        ) {
+            let mut new: Vec<(u8, u8)> = match unlike {
+                Some(unlike) => unlike,
+                None => old
+                    .iter()
+                    .enumerate()
+                    .filter(|&(i, _)| keep[i] || i % 3 != 0)
+                    .map(|(i, &(uri, size))| (uri, size ^ u8::from(bump[i] && i % 4 == 0)))
+                    .collect(),
+            };
+            for (at, uri, size) in inserted {
+                let at = at.index(new.len() + 1);
+                new.insert(at, (uri, size));
+            }
+            let (whole, streamed) = both(&resources(&old), &resources(&new), page);
+            prop_assert_eq!(streamed, whole);
+        }
     }
 }

@@ -7,6 +7,7 @@
 
 mod client;
 mod connection;
+pub mod diff;
 pub mod era;
 pub mod error;
 mod events;
@@ -30,6 +31,7 @@ pub mod supervisor;
 pub mod warning;
 
 pub use connection::{ConnectOptions, Connection, ResourceNotices, ServerSummary};
+pub use diff::{Fingerprint, ListingChange, ListingEdit};
 pub use error::{McpError, NotFound};
 pub use events::{ServerEvent, Watch};
 pub use follow::{Change, Changes};

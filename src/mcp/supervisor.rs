@@ -7,8 +7,10 @@
 //! each tagged with the generation of the connection it happened on, so a front end can tell
 //! a reconnect's listing from the first and drop what an older connection said.
 //!
-//! Front ends decide what an event means to them (the browser diffs a re-list against what it
-//! shows, `serve` resolves again, `watch` prints what appeared); none of them connects,
+//! A re-list is diffed against the connection's last listing as its pages arrive
+//! ([`Fingerprint::relist`]) and told as what changed, so no re-list of a million resources is
+//! held whole. Front ends decide what a change means to them (the browser applies it to what
+//! it shows, `serve` resolves again, `watch` prints what appeared); none of them connects,
 //! re-lists or waits for a closed connection itself.
 
 use std::sync::Arc;
@@ -17,6 +19,7 @@ use std::time::{Duration, Instant, SystemTime};
 use rmcp::model::{Resource, ResourceTemplate};
 
 use super::connection::{ConnectOptions, Connection};
+use super::diff::{Fingerprint, ListingChange};
 use super::follow::Change;
 use super::list::{ListOptions, ListOutcome};
 use super::log::{LogSource, ServerLog};
@@ -44,10 +47,10 @@ pub enum Event {
     /// The server's resource templates, when asked for ([`Supervisor::templates`]) and the
     /// server has any.
     Templates(Vec<ResourceTemplate>),
-    /// The server announced a list change (or notices were missed) and was listed again: its
-    /// whole listing now.
+    /// The server announced a list change (or notices were missed) and was listed again:
+    /// what changed since this connection's last listing (as told before, in order).
     Relisted {
-        resources: Vec<Resource>,
+        change: ListingChange,
         outcome: ListOutcome,
     },
     /// Listing again after a change failed (said for a person); the last listing stands.
@@ -161,8 +164,12 @@ impl Supervisor {
         }
         // Taken before listing, so a change announced meanwhile is not missed.
         let changes = connection.changes();
+        let mut last = Fingerprint::default();
         let listed = connection
             .list_resources(&self.list, |page| {
+                for resource in &page.items {
+                    last.push(resource);
+                }
                 send(Event::Page {
                     number: page.number,
                     received: page.received,
@@ -188,18 +195,20 @@ impl Supervisor {
         }
         // A server that goes away after listing ends this connection, not a silent one.
         tokio::select! {
-            _ = self.follow(&connection, changes, send) => {
+            _ = self.follow(&connection, changes, &mut last, send) => {
                 ("the server stopped sending changes".into(), true)
             }
             reason = connection.closed(" after listing") => (reason, true),
         }
     }
 
-    /// Asks for list changes, then re-lists on each burst and passes updates on.
+    /// Asks for list changes, then re-lists on each burst (diffed against `last`, the
+    /// connection's last listing) and passes updates on.
     async fn follow(
         &self,
         connection: &Connection,
         mut changes: super::follow::Changes,
+        last: &mut Fingerprint,
         send: &mut (impl FnMut(Event) + Send),
     ) {
         let _watch = match connection.watch(&[]).await {
@@ -221,12 +230,8 @@ impl Supervisor {
                 Change::Relist { updated } => updated,
             };
             let started = Instant::now();
-            let mut resources = Vec::new();
-            let listed = connection
-                .list_resources(&self.list, |page| resources.extend(page.items))
-                .await;
-            match listed {
-                Ok(outcome) => send(Event::Relisted { resources, outcome }),
+            match self.relist(connection, last).await {
+                Ok((change, outcome)) => send(Event::Relisted { change, outcome }),
                 Err(e) => {
                     let reason = format!(
                         "re-listing after a list change failed: {}",
@@ -245,6 +250,30 @@ impl Supervisor {
             // coalesced into that next re-list).
             tokio::time::sleep(rest_after(started.elapsed())).await;
         }
+    }
+}
+
+impl Supervisor {
+    /// Lists the server again and diffs the listing against `last` page by page (it becomes
+    /// the new listing's). When most of the last listing went, what stayed was dropped on the
+    /// way: listed once more, whole.
+    async fn relist(
+        &self,
+        connection: &Connection,
+        last: &mut Fingerprint,
+    ) -> Result<(ListingChange, ListOutcome), super::McpError> {
+        let mut relisting = last.relist();
+        let outcome = connection
+            .list_resources(&self.list, |page| relisting.page(last, page.items))
+            .await?;
+        if let Some(change) = relisting.finish(last) {
+            return Ok((change, outcome));
+        }
+        let mut resources = Vec::new();
+        let outcome = connection
+            .list_resources(&self.list, |page| resources.extend(page.items))
+            .await?;
+        Ok((last.diff(resources), outcome))
     }
 }
 

@@ -4,10 +4,11 @@
 //! exactly (icons, `_meta`, an audience out of order, …), the resource itself beside them. At
 //! a million resources the rmcp `Resource`s themselves were most of `serve`'s memory.
 //!
-//! A re-list (the whole listing again, as a server sends it) is diffed against the last one
-//! ([`Fingerprint`]) and applied as what changed ([`ListedResources::relist`]): the items
-//! kept stay where they are, in the chunks the published list shares, so a re-list with one
-//! resource added costs the diff and that one item, not a new listing.
+//! A re-list comes diffed against the last listing (by the upstream's supervisor, page by
+//! page: [`crate::mcp::Fingerprint`]) and is applied as what changed
+//! ([`ListedResources::relist`]): the items kept stay where they are, in the chunks the
+//! published list shares, so a re-list with one resource added costs the diff and that one
+//! item, not a new listing.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -16,7 +17,8 @@ use rmcp::model::Resource;
 
 use super::exposed::Listed;
 use crate::catalog::item::MimeTable;
-use crate::catalog::{Catalogue, Fingerprint, ItemId, ListingChange, ServerId};
+use crate::catalog::{Catalogue, ItemId, ServerId};
+use crate::mcp::ListingChange;
 
 /// The one server of a listing's catalogue.
 const SERVER: ServerId = 0;
@@ -29,9 +31,6 @@ pub struct ListedResources {
     mimes: Arc<MimeTable>,
     /// By item index: the listed form of each resource its item does not give back exactly.
     originals: Arc<HashMap<u32, Arc<Resource>>>,
-    /// The listing as last listed (two hashes an entry), for the next re-list to be diffed
-    /// against.
-    last: Arc<Fingerprint>,
 }
 
 /// How a re-list reached a listing.
@@ -92,30 +91,29 @@ impl ListedResources {
         self.len() == 0
     }
 
-    /// Makes this the listing of `server` that `resources` (a whole re-list) is: what changed
-    /// since the last listing is applied to its items (the others, and the chunks a
-    /// published list shares, stay as they are); a listing of which most changed is built
-    /// again whole. `mimes`: the table shared by every listing ([`Builder::page`]).
+    /// Makes this the listing of `server` that a re-list reached: what changed since the last
+    /// listing (`change`, diffed against the listing this was built from) is applied to its
+    /// items (the others, and the chunks a published list shares, stay as they are); a
+    /// listing of which most changed is built again whole. `mimes`: the table shared by every
+    /// listing ([`Builder::page`]).
     pub fn relist(
         &mut self,
         server: &str,
-        resources: Vec<Resource>,
+        change: ListingChange,
         mimes: &mut MimeTable,
     ) -> Relisted {
-        if self.items.server_count() == 0 {
-            *self = Builder::build(server, resources, mimes);
-            return Relisted::Replaced;
-        }
-        let edit = match Arc::make_mut(&mut self.last).diff(resources) {
+        let edit = match change {
             ListingChange::Edited(edit) => edit,
             ListingChange::Replaced(resources) => {
-                // The diff has kept the new listing's hashes already.
-                let last = self.last.clone();
                 *self = Builder::build(server, resources, mimes);
-                self.last = last;
                 return Relisted::Replaced;
             }
         };
+        if self.items.server_count() == 0 {
+            // Nothing was listed: the edit can only add (what it adds is the listing).
+            *self = Builder::build(server, edit.added, mimes);
+            return Relisted::Replaced;
+        }
         let items = Arc::make_mut(&mut self.items);
         let report = items.apply_sharing(SERVER, &edit, mimes);
         let originals = Arc::make_mut(&mut self.originals);
@@ -160,7 +158,6 @@ impl ListedResources {
 pub struct Builder {
     items: Catalogue,
     originals: HashMap<u32, Arc<Resource>>,
-    last: Fingerprint,
 }
 
 impl Builder {
@@ -170,16 +167,12 @@ impl Builder {
         Builder {
             items,
             originals: HashMap::new(),
-            last: Fingerprint::default(),
         }
     }
 
     /// Adds one page. `mimes` is the MIME table shared by every upstream's listing (so the
     /// merged catalogue shares their items instead of renumbering copies).
     pub fn page(&mut self, page: Vec<Resource>, mimes: &mut MimeTable) {
-        for resource in &page {
-            self.last.push(resource);
-        }
         let mut index = self.items.server_end(SERVER);
         let report = self.items.append_sharing(SERVER, &page, mimes);
         let mut skipped = report.duplicates.iter().map(|d| d.index).peekable();
@@ -207,7 +200,6 @@ impl Builder {
             mimes: Arc::new(self.items.mimes().clone()),
             items: Arc::new(self.items),
             originals: Arc::new(self.originals),
-            last: Arc::new(self.last),
         }
     }
 
@@ -222,6 +214,7 @@ impl Builder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mcp::Fingerprint;
     use rmcp::model::{Annotations, Role};
 
     fn exact(uri: &str) -> Resource {
@@ -297,6 +290,9 @@ mod tests {
         let first: Vec<Resource> = (0..5).map(|i| exact(&format!("x://{i}"))).collect();
         let mut listed = Builder::build("s", first.clone(), &mut mimes);
         let kept = listed.listed(0, "x://0").unwrap();
+        // What the upstream's supervisor diffs each re-list against.
+        let mut print = Fingerprint::default();
+        print.reset(&first);
 
         // One added, at the end, with `_meta` (kept as listed).
         let mut added = exact("x://new");
@@ -304,7 +300,7 @@ mod tests {
         let mut second = first.clone();
         second.push(added.clone());
         assert_eq!(
-            listed.relist("s", second.clone(), &mut mimes),
+            listed.relist("s", print.diff(second.clone()), &mut mimes),
             Relisted::Edited {
                 removed: 0,
                 changed: 0,
@@ -325,7 +321,7 @@ mod tests {
         third.remove(2);
         third[0].title = Some("new title".into());
         assert_eq!(
-            listed.relist("s", third.clone(), &mut mimes),
+            listed.relist("s", print.diff(third.clone()), &mut mimes),
             Relisted::Edited {
                 removed: 1,
                 changed: 1,
@@ -341,12 +337,15 @@ mod tests {
         );
         assert_eq!(shown[1].as_ref(), Some(&first[1]));
         assert_eq!(shown[4].as_ref(), Some(&first[4]));
-        assert_eq!(listed.relist("s", third, &mut mimes), Relisted::NOTHING);
+        assert_eq!(
+            listed.relist("s", print.diff(third), &mut mimes),
+            Relisted::NOTHING
+        );
 
         // Mostly new: built again whole, and the next re-list is diffed against it.
         let fourth: Vec<Resource> = (0..5).map(|i| exact(&format!("y://{i}"))).collect();
         assert_eq!(
-            listed.relist("s", fourth.clone(), &mut mimes),
+            listed.relist("s", print.diff(fourth.clone()), &mut mimes),
             Relisted::Replaced
         );
         assert_eq!(listed.len(), 5);
@@ -355,7 +354,7 @@ mod tests {
         let mut fifth = fourth;
         fifth.push(exact("y://5"));
         assert!(matches!(
-            listed.relist("s", fifth, &mut mimes),
+            listed.relist("s", print.diff(fifth), &mut mimes),
             Relisted::Edited { added: 1, .. }
         ));
     }

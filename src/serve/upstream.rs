@@ -336,9 +336,10 @@ impl Upstreams {
     }
 
     /// Applies what upstream `i`'s supervisor told: a connection's first listing (page by
-    /// page) or a re-list replaces its listing, and its connection is the one reads go to; a
-    /// failed re-list or its end replaces the listing with the reason (its resources are
-    /// unavailable, not silently stale) until a new connection lists it again.
+    /// page) replaces its listing, a re-list's change is applied to it, and its connection is
+    /// the one reads go to. A failed re-list makes its resources unavailable (not silently
+    /// stale) until a re-list works; its end replaces the listing with the reason until a new
+    /// connection lists it again.
     pub fn apply(&self, i: usize, event: Event) -> Applied {
         let upstream = &self.list[i];
         match event {
@@ -363,13 +364,12 @@ impl Upstreams {
                 let pages = pages.unwrap_or_else(|| Builder::new(&upstream.name));
                 self.listed(i, pages, outcome.cache)
             }
-            Event::Relisted { resources, outcome } => {
+            Event::Relisted { change, outcome } => {
                 let mut listing = lock(&upstream.listing);
-                // Applied as what changed (a failed listing has nothing to edit: built whole).
-                let relisted =
-                    listing
-                        .resources
-                        .relist(&upstream.name, resources, &mut self.mimes());
+                // Applied as what changed, to the last listing (kept through a failed re-list).
+                let relisted = listing
+                    .resources
+                    .relist(&upstream.name, change, &mut self.mimes());
                 let same = listing.error.is_none()
                     && listing.cache == outcome.cache
                     && listing.templates.is_none()
@@ -385,7 +385,11 @@ impl Upstreams {
                 }
             }
             Event::RelistFailed(reason) => {
-                self.set_listing(i, Listing::failed(reason));
+                // Unavailable until a re-list works; its resources stay for the next one's
+                // change to be applied to (it is diffed against this listing).
+                let mut listing = lock(&upstream.listing);
+                listing.error = Some(reason);
+                listing.templates = None;
                 Applied::Listing
             }
             Event::Ended { reason, .. } => {
@@ -421,10 +425,6 @@ impl Upstreams {
     /// The shared MIME table (see [`Upstreams::mimes`](field@Upstreams::mimes)).
     fn mimes(&self) -> std::sync::MutexGuard<'_, MimeTable> {
         lock(&self.mimes)
-    }
-
-    fn set_listing(&self, i: usize, listing: Listing) {
-        *lock(&self.list[i].listing) = listing;
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &Upstream> {
@@ -475,6 +475,11 @@ impl Upstreams {
                 .unwrap_or_else(|e| e.into_inner())
                 .clone();
             let id = catalogue.server(&upstream.name);
+            // An unavailable upstream's last listing is kept for its next re-list, not shown.
+            let shown = match listing.error {
+                Some(_) => ListedResources::default(),
+                None => listing.resources.clone(),
+            };
             match listing.error {
                 Some(error) => unavailable.push((upstream.name.clone(), error)),
                 None => {
@@ -490,7 +495,7 @@ impl Upstreams {
                     cache.merge(listing.cache);
                 }
             }
-            resources.push((upstream.name.clone(), listing.resources));
+            resources.push((upstream.name.clone(), shown));
         }
         Listings {
             catalogue,
@@ -520,5 +525,61 @@ impl Upstreams {
             ));
         }
         Ok(outcome)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::ItemId;
+    use crate::mcp::{Fingerprint, ListOutcome, ListingChange};
+
+    fn outcome() -> ListOutcome {
+        ListOutcome {
+            pages: 1,
+            count: 0,
+            capped: false,
+            warnings: 0,
+            cache: Default::default(),
+        }
+    }
+
+    fn uris(upstreams: &Upstreams) -> Vec<String> {
+        let mut listings = upstreams.listings();
+        let up = listings.catalogue.server("up");
+        (0..listings.catalogue.server_end(up))
+            .filter_map(|index| listings.catalogue.get(ItemId { server: up, index }))
+            .map(|item| item.uri().to_string())
+            .collect()
+    }
+
+    /// A re-list that fails leaves the upstream unavailable; the next one's change (diffed by
+    /// the supervisor against the last listing that worked) applies to that listing.
+    #[test]
+    fn a_failed_relist_is_unavailable_and_the_next_change_applies_to_the_last_listing() {
+        let first: Vec<Resource> = ["x://a", "x://b"].map(|u| Resource::new(u, "r")).into();
+        let upstreams = Upstreams::already_listed(vec![("up".into(), first.clone())]);
+        let mut last = Fingerprint::default();
+        last.reset(&first);
+        upstreams.apply(0, Event::RelistFailed("it broke".into()));
+        let listings = upstreams.listings();
+        assert_eq!(
+            listings.unavailable,
+            [("up".to_string(), "it broke".to_string())]
+        );
+        assert!(uris(&upstreams).is_empty(), "nothing of it shown meanwhile");
+        let mut second = first;
+        second.push(Resource::new("x://c", "r"));
+        let change = last.diff(second);
+        assert!(matches!(&change, ListingChange::Edited(e) if e.added.len() == 1));
+        upstreams.apply(
+            0,
+            Event::Relisted {
+                change,
+                outcome: outcome(),
+            },
+        );
+        assert!(upstreams.listings().unavailable.is_empty());
+        assert_eq!(uris(&upstreams), ["x://a", "x://b", "x://c"]);
     }
 }

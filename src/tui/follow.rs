@@ -7,7 +7,8 @@ use std::sync::{Arc, Mutex};
 use rmcp::model::Resource;
 
 use super::app::ServerEvent;
-use crate::catalog::{Fingerprint, ListingChange, ServerId};
+use crate::catalog::ServerId;
+use crate::mcp::ListingChange;
 use crate::mcp::log::ServerLog;
 use crate::mcp::supervisor::{Event, Supervisor};
 use crate::mcp::{ConnectOptions, Connection, ListOptions, ServerSpec};
@@ -28,11 +29,11 @@ pub(super) fn connection_of(
 }
 
 /// Follows server `server` for the browser, as long as it lasts (retries included): its
-/// [`Supervisor`] connects, lists, follows and retries; this turns what it tells into the
-/// app's events. Off the UI thread, here: a re-list is compared with the last listing of the
-/// same connection and sent as what changed (removed, changed, added), or, when most of it
-/// changed, as the whole new listing. A reconnect's listing (and every listing when `relist`)
-/// arrives whole, as one [`ServerEvent::Relisted`], so what vanished meanwhile goes.
+/// [`Supervisor`] connects, lists, follows and retries (a re-list told as what changed since
+/// the connection's last listing, diffed off the UI thread); this turns what it tells into
+/// the app's events: what changed (removed, changed, added), or, when most of it changed, the
+/// whole new listing. A reconnect's listing (and every listing when `relist`) arrives whole,
+/// as one [`ServerEvent::Relisted`], so what vanished meanwhile goes.
 pub(super) async fn run_server(
     spec: ServerSpec,
     options: ConnectOptions,
@@ -51,16 +52,13 @@ pub(super) async fn run_server(
         retry: true,
         shown: None,
     };
-    // Per connection: what it listed (to tell later listings apart), and a re-listing's
-    // pages until it ends.
+    // Per connection: a listing told whole, page by page until it ends.
     let mut generation = 0;
-    let mut last = Fingerprint::default();
     let mut pages: Vec<Resource> = Vec::new();
     supervisor
         .run(move |at, event| {
             if at != generation {
                 generation = at;
-                last = Fingerprint::default();
                 pages = Vec::new();
             }
             let whole = relist || generation > 1;
@@ -84,9 +82,6 @@ pub(super) async fn run_server(
                     received,
                     resources,
                 } => {
-                    for resource in &resources {
-                        last.push(resource);
-                    }
                     if whole {
                         pages.extend(resources);
                         send(ServerEvent::Relisting { number, received });
@@ -110,7 +105,7 @@ pub(super) async fn run_server(
                     })
                 }
                 Event::Templates(templates) => send(ServerEvent::Templates(templates)),
-                Event::Relisted { resources, .. } => match last.diff(resources) {
+                Event::Relisted { change, .. } => match change {
                     ListingChange::Edited(edit) => {
                         if !edit.is_empty() {
                             send(ServerEvent::Edited(edit))

@@ -8,7 +8,8 @@ use rmcp::model::Resource;
 
 use super::{App, Effect, Selection};
 use crate::catalog::store::ReplaceReport;
-use crate::catalog::{ItemId, ListingEdit, ServerId, UriTree};
+use crate::catalog::{ItemId, ServerId, UriTree};
+use crate::mcp::ListingEdit;
 use crate::mcp::log::LogSource;
 use crate::sanitize;
 

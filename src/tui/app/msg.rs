@@ -142,7 +142,7 @@ pub enum ServerEvent {
     /// The server announced a list change and was listed again, and most of the last
     /// listing stayed: what to remove, change in place and append (see
     /// [`crate::catalog::ListingEdit`]).
-    Edited(crate::catalog::ListingEdit),
+    Edited(crate::mcp::ListingEdit),
     /// The server announced that this resource changed.
     Updated(String),
     /// The connection dropped; the next attempt to connect is at `at`.
