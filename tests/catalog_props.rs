@@ -3,7 +3,9 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use mcpick::catalog::{Catalogue, ItemId, MatcherKind, Search, SortKey, UriTree, order};
+use mcpick::catalog::{
+    Catalogue, ItemId, MatcherKind, Search, SortKey, SortedList, UriTree, order,
+};
 use mcpick::mcp::{Fingerprint, ListingChange};
 use proptest::prelude::*;
 use rmcp::model::{Annotations, Resource};
@@ -237,6 +239,7 @@ proptest! {
         replaced in any::<bool>(),
         unlisted in prop::option::of(resource()),
         changes in 1usize..4,
+        key in prop::sample::select(SortKey::ALL.to_vec()),
     ) {
         // A server's listings one after another: the last one with entries removed, moved,
         // changed and added anywhere (sometimes another listing altogether), each diffed
@@ -251,6 +254,9 @@ proptest! {
         let mut last = Fingerprint::default();
         last.reset(&old);
         let mut listing = old;
+        // The list view's order, kept through the changes.
+        let names: Vec<std::sync::Arc<str>> = vec!["a".into()];
+        let mut sorted = SortedList::sort(&cat.snapshot(), &names, key);
         for round in 0..changes {
             let new = if replaced && round == 0 {
                 other.clone()
@@ -318,6 +324,15 @@ proptest! {
                 let found = cat.find(s, item.uri()).expect("found by its URI");
                 prop_assert_eq!(cat.entry(found), fresh.entry(id));
             }
+            // The kept list order, advanced by what changed, is the order a whole sort gives
+            // (merged, unless the catalogue's record of changes started over).
+            let snapshot = cat.snapshot();
+            let touched = cat.touched_since(sorted.extent());
+            let merges = touched.is_some();
+            sorted = sorted.advance(&snapshot, &names, touched.as_deref());
+            prop_assert_eq!(sorted.merged(), merges);
+            let fresh = SortedList::sort(&snapshot, &names, key);
+            prop_assert_eq!(sorted.ids(), fresh.ids(), "{:?}", key);
             listing = new;
         }
     }

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use crossterm::event::{KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
-use mcpick::catalog::{Catalogue, ItemId, Match, Search, SearchResults, SortKey};
+use mcpick::catalog::{Catalogue, ItemId, Match, Search, SearchResults, SortKey, SortedList};
 use mcpick::context::{ContextSet, Mark, Measure, Measures, Sources, TokenizerKind, candidates};
 use mcpick::mcp::ListingEdit;
 use mcpick::mcp::log::{LogSource, ServerLog};
@@ -3431,5 +3431,58 @@ fn the_agent_view_advances_its_ranking_through_list_changes() {
         );
         assert!(!agent.ids.iter().any(|id| id == gone));
         last = now;
+    }
+}
+
+/// The list view's order follows a list change by merging what changed into its last order
+/// (not by sorting every resource again), and shows what a whole sort gives.
+#[test]
+fn the_list_view_advances_its_order_through_list_changes() {
+    let mut app = demo_app();
+    drive(&mut app, "to"); // the list view, by lastModified
+    let key = app.browse.order;
+    assert!(!app.browse.sorted.as_ref().expect("sorted").merged());
+    let changed = app
+        .catalogue
+        .get(ItemId {
+            server: 0,
+            index: 7,
+        })
+        .unwrap()
+        .uri()
+        .to_string();
+    let mut newer = Resource::new(changed, "changed");
+    let mut annotations = rmcp::model::Annotations::default();
+    annotations.last_modified = Some("2099-01-01T00:00:00Z".into());
+    newer.annotations = Some(annotations);
+    let changes = [
+        removed(&[5]),
+        ServerEvent::Edited(ListingEdit {
+            added: vec![Resource::new("demo://live/1", "live-1")],
+            ..Default::default()
+        }),
+        ServerEvent::Edited(ListingEdit {
+            changed: vec![newer],
+            ..Default::default()
+        }),
+    ];
+    let names: Vec<Arc<str>> = vec![app.catalogue.server_name(0).clone()];
+    for (step, change) in changes.into_iter().enumerate() {
+        let fx = server(&mut app, 0, change);
+        assert!(
+            fx.iter()
+                .any(|e| matches!(e, Effect::Sort { from: Some(_), .. })),
+            "step {step}: the last order carried"
+        );
+        run(&mut app, fx);
+        let order = app.browse.sorted.clone().expect("sorted again");
+        assert!(order.merged(), "step {step}: merged, not sorted whole");
+        let fresh = SortedList::sort(&app.catalogue.snapshot(), &names, key);
+        assert_eq!(order.ids(), fresh.ids(), "step {step}");
+        assert_eq!(
+            app.list_ids(),
+            fresh.ids(),
+            "step {step}: what the list shows"
+        );
     }
 }

@@ -5,7 +5,7 @@ use std::cmp::{Ordering, Reverse};
 use std::sync::Arc;
 
 use super::item::Item;
-use super::store::{Catalogue, ItemId, Snapshot};
+use super::store::{Catalogue, Extent, ItemId, Snapshot};
 
 /// Natural order for names with numbers in them: runs of ASCII digits compare as numbers
 /// (`v2` before `v10`, `page-9` before `page-10`), everything else by character. Total and
@@ -190,6 +190,80 @@ pub fn sort_snapshot(
         }
     }
     (ids, lens)
+}
+
+/// A list order of a snapshot's live resources, kept to be advanced to a later snapshot in
+/// proportion to what changed ([`super::kept`]) instead of sorted again.
+#[derive(Debug, Clone)]
+pub struct SortedList {
+    key: SortKey,
+    ids: Vec<ItemId>,
+    extent: Extent,
+    /// Whether it was advanced from an earlier order (else sorted whole).
+    merged: bool,
+}
+
+impl SortedList {
+    /// Every live resource of `snapshot` in `key` order, ties in catalogue order.
+    pub fn sort(snapshot: &Snapshot, names: &[Arc<str>], key: SortKey) -> SortedList {
+        SortedList {
+            key,
+            ids: sort_snapshot(snapshot, names, key).0,
+            extent: snapshot.extent(),
+            merged: false,
+        }
+    }
+
+    /// The same order for `snapshot`, a later snapshot of the same catalogue, given the ids
+    /// touched since this order's extent (`touched`, as
+    /// [`Catalogue::touched_since`] gives it): merged in proportion to the change, or sorted
+    /// whole when `touched` is `None`.
+    pub fn advance(
+        &self,
+        snapshot: &Snapshot,
+        names: &[Arc<str>],
+        touched: Option<&[ItemId]>,
+    ) -> SortedList {
+        let empty = Catalogue::new();
+        let cmp = |a: ItemId, b: ItemId| {
+            let by_key = match self.key {
+                SortKey::Server => names[a.server as usize].cmp(&names[b.server as usize]),
+                key => match (snapshot.get(a), snapshot.get(b)) {
+                    (Some(ia), Some(ib)) => key.compare(&empty, (a, ia), (b, ib)),
+                    _ => Ordering::Equal,
+                },
+            };
+            // The stable sort's ties: catalogue order, which is id order.
+            by_key.then_with(|| a.cmp(&b))
+        };
+        match super::kept::advance(&self.ids, &self.extent, snapshot, touched, cmp) {
+            Some(merged) => SortedList {
+                key: self.key,
+                ids: merged.ids,
+                extent: snapshot.extent(),
+                merged: true,
+            },
+            None => SortedList::sort(snapshot, names, self.key),
+        }
+    }
+
+    pub fn key(&self) -> SortKey {
+        self.key
+    }
+
+    pub fn ids(&self) -> &[ItemId] {
+        &self.ids
+    }
+
+    /// How far the snapshot it orders reached.
+    pub fn extent(&self) -> &Extent {
+        &self.extent
+    }
+
+    /// Whether it was advanced from an earlier order rather than sorted whole.
+    pub fn merged(&self) -> bool {
+        self.merged
+    }
 }
 
 #[cfg(test)]

@@ -688,6 +688,11 @@ impl Extent {
             && self.lens.iter().zip(&later.lens).all(|(a, b)| a <= b)
     }
 
+    /// Each server's end (its items, removed ones included), by server id.
+    pub fn lens(&self) -> &[usize] {
+        &self.lens
+    }
+
     /// Whether `id` is below its server's end here (removed or not).
     pub fn reaches(&self, id: ItemId) -> bool {
         self.lens

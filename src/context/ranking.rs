@@ -19,7 +19,7 @@ use std::sync::Arc;
 use super::policy::Policy;
 #[cfg(doc)]
 use crate::catalog::Catalogue;
-use crate::catalog::{Extent, Item, ItemId, Snapshot};
+use crate::catalog::{Extent, Item, ItemId, Snapshot, kept};
 
 /// The numeric head of the rank key with a position, 16 bytes: what most comparisons of a
 /// sort read (no item, no string), falling back to the rest of the key only on a tie.
@@ -153,10 +153,7 @@ impl RankOrder {
         touched: Option<&[ItemId]>,
     ) -> Arc<RankOrder> {
         let later = snapshot.extent();
-        let Some(touched) = touched.filter(|_| self.extent.within(&later)) else {
-            return Arc::new(RankOrder::of(snapshot));
-        };
-        if touched.is_empty() && later == self.extent {
+        if touched.is_some_and(<[ItemId]>::is_empty) && later == self.extent {
             return Arc::clone(self);
         }
         let compares = Cell::new(0);
@@ -164,73 +161,18 @@ impl RankOrder {
             compares.set(compares.get() + 1);
             compare_ids(snapshot, a, b)
         };
-        // In id order, each once, whatever the caller gave.
-        let mut touched = touched.to_vec();
-        touched.sort_unstable();
-        touched.dedup();
-        let mut newcomers: Vec<ItemId> = touched
-            .iter()
-            .copied()
-            .filter(|&id| self.held(id) && snapshot.get(id).is_some())
-            .collect();
-        for block in snapshot.blocks_after(&self.extent) {
-            newcomers.extend(block.live().map(|(id, _)| id));
+        match kept::advance(&self.ids, &self.extent, snapshot, touched, cmp) {
+            None => Arc::new(RankOrder::of(snapshot)),
+            Some(merged) => Arc::new(RankOrder {
+                ids: merged.ids,
+                extent: later,
+                made: Made::Merged {
+                    inserted: merged.inserted,
+                    taken_out: merged.taken_out,
+                },
+                compares: compares.get(),
+            }),
         }
-        newcomers.sort_unstable_by(|&a, &b| cmp(a, b));
-
-        let mut ids: Vec<ItemId> = Vec::with_capacity(self.ids.len() + newcomers.len());
-        let before = self.ids.len();
-        if touched.is_empty() {
-            ids.extend_from_slice(&self.ids);
-        } else {
-            // Every removal is among the touched ([`Catalogue::touched_since`]), so the
-            // kept ones are live without a look at the snapshot.
-            ids.extend(
-                self.ids
-                    .iter()
-                    .copied()
-                    .filter(|id| touched.binary_search(id).is_err()),
-            );
-        }
-        let taken_out = before - ids.len();
-        // Where each goes among the kept (in order, so each search starts at the last).
-        let mut at = Vec::with_capacity(newcomers.len());
-        let mut from = 0;
-        for &new in &newcomers {
-            from += ids[from..].partition_point(|&kept| cmp(kept, new) == Ordering::Less);
-            at.push(from);
-        }
-        // One pass from the back: each kept run moves once, each newcomer is written once.
-        let kept = ids.len();
-        ids.resize(
-            kept + newcomers.len(),
-            ItemId {
-                server: 0,
-                index: 0,
-            },
-        );
-        let (mut src, mut dst) = (kept, ids.len());
-        for (&new, &p) in newcomers.iter().zip(&at).rev() {
-            let run = src - p;
-            ids.copy_within(p..src, dst - run);
-            dst -= run + 1;
-            ids[dst] = new;
-            src = p;
-        }
-        Arc::new(RankOrder {
-            ids,
-            extent: later,
-            made: Made::Merged {
-                inserted: newcomers.len(),
-                taken_out,
-            },
-            compares: compares.get(),
-        })
-    }
-
-    /// Whether `id` was within this order's snapshot (so, if live there, in the order).
-    fn held(&self, id: ItemId) -> bool {
-        self.extent.reaches(id)
     }
 
     /// The resources, best first (pins aside).

@@ -23,7 +23,7 @@ use super::contents::{self, ContentsDoc};
 use super::follow::{Connections, connection_of, run_server};
 use super::keeper::Keeper;
 use super::term::{self, Term};
-use crate::catalog::{ItemId, Search, SearchResults, SearchWorker, ServerId, sort_snapshot};
+use crate::catalog::{ItemId, Search, SearchResults, SearchWorker, ServerId, SortedList};
 use crate::context::{Measures, TokenizerKind};
 use crate::export::Format;
 use crate::hosts::{Host, Places, Scope};
@@ -63,13 +63,19 @@ pub fn compute(effect: Effect) -> Result<Msg, Effect> {
             key,
             snapshot,
             names,
+            from,
         } => {
-            let (ids, lens) = sort_snapshot(&snapshot, &names, key);
+            let order = match from {
+                Some(from) => from
+                    .last
+                    .advance(&snapshot, &names, from.touched.as_deref()),
+                None => SortedList::sort(&snapshot, &names, key),
+            };
             Ok(Msg::Sorted {
                 generation,
-                key,
-                ids,
-                lens,
+                ids: order.ids().to_vec(),
+                lens: order.extent().lens().to_vec(),
+                order: Arc::new(order),
             })
         }
         Effect::Resolve(request) => Ok(Msg::Resolved(Arc::new(super::agent::resolve_snapshot(

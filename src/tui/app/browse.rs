@@ -2,7 +2,9 @@
 //! Row counts live here, with the rows.
 
 use super::{App, SearchState};
-use crate::catalog::{ItemId, SortKey, UriTree};
+use std::sync::Arc;
+
+use crate::catalog::{ItemId, SortKey, SortedList, UriTree};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum View {
@@ -42,6 +44,9 @@ pub struct Browse {
     /// Every resource: sorted by `list_key` (a tail of later arrivals unsorted).
     pub list: Vec<ItemId>,
     pub list_key: Option<SortKey>,
+    /// The last order sorted (as sorted: no arrivals appended, no removal taken out), for the
+    /// next sort to advance in proportion to what changed since.
+    pub sorted: Option<Arc<SortedList>>,
     /// The list's sort in flight (latest wins).
     pub(super) sort: super::job::Job,
     pub(super) list_stale: bool,
@@ -61,6 +66,7 @@ impl Browse {
             order: SortKey::default(),
             list: Vec::new(),
             list_key: None,
+            sorted: None,
             sort: Default::default(),
             list_stale: false,
             list_holds_removed: false,

@@ -244,10 +244,10 @@ impl App {
             Msg::SearchResults(results) => self.on_results(results),
             Msg::Sorted {
                 generation,
-                key,
+                order,
                 ids,
                 lens,
-            } => self.on_sorted(generation, key, ids, lens),
+            } => self.on_sorted(generation, order, ids, lens),
             Msg::Contents {
                 generation,
                 item,

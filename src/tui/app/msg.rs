@@ -10,7 +10,7 @@ use super::super::agent::{AgentPreview, ResolveRequest};
 use super::super::contents::ContentsDoc;
 use super::super::server_info::ServerInfo;
 use super::handoff::{Bundled, InstallPlan};
-use crate::catalog::{ItemId, SearchResults, ServerId, Snapshot, SortKey};
+use crate::catalog::{ItemId, SearchResults, ServerId, Snapshot, SortKey, SortedList};
 use crate::context::{Applied, ContextSet, Measure, SetChange, TokenizerKind};
 use crate::mcp::log::LogEntry;
 
@@ -30,10 +30,11 @@ pub enum Msg {
     },
     /// Search results (partial or complete) from the search worker.
     SearchResults(Arc<SearchResults>),
-    /// The list sorted in the background; `lens` are the per-server lengths it covers.
+    /// The list sorted in the background (`order`, and its ids to show); `lens` are the
+    /// per-server lengths it covers.
     Sorted {
         generation: u64,
-        key: SortKey,
+        order: Arc<SortedList>,
         ids: Vec<ItemId>,
         lens: Vec<usize>,
     },
@@ -172,12 +173,14 @@ pub enum Effect {
         snapshot: Snapshot,
         query: String,
     },
-    /// Sort every resource of `snapshot` by `key` in the background.
+    /// Sort every resource of `snapshot` by `key` in the background: by advancing `from`
+    /// (the last order of that key, and the ids touched since it) when given and possible.
     Sort {
         generation: u64,
         key: SortKey,
         snapshot: Snapshot,
         names: Vec<Arc<str>>,
+        from: Option<Box<SortFrom>>,
     },
     /// Read a resource for the contents pane (after a short rest; replaces any read in flight).
     Read {
@@ -267,4 +270,11 @@ pub struct SaveReport {
 pub struct SaveFailure {
     pub error: String,
     pub change: SetChange,
+}
+
+/// The last order of a key and the ids touched since it ([`Effect::Sort`]).
+#[derive(Debug)]
+pub struct SortFrom {
+    pub last: Arc<SortedList>,
+    pub touched: Option<Vec<ItemId>>,
 }
