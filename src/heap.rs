@@ -15,7 +15,11 @@
 //! 503 samples of a 322 ms key in `malloc_consolidate` and `unlink_chunk`). Without fastbins a
 //! free merges at once (tcache still serves small sizes): the worst key after the listing in
 //! `MCPICK_BENCH_CHURN=500 cargo bench --bench keys` went from 277–390 ms (7 runs of 8) to
-//! 26–44 ms (3 runs), following the churn at 0.27–0.29 of a core (0.25–0.34 before).
+//! 26–44 ms (3 runs), following the churn at 0.27–0.29 of a core (0.25–0.34 before). Since
+//! re-lists are diffed page by page (a page freed at a time, not a million resources at once)
+//! the pause did not come back with fastbins either (2 runs, `GLIBC_TUNABLES=
+//! glibc.malloc.mxfast=128`: worst 16–40 ms, the same CPU); they stay off for the other mass
+//! frees of small blocks (a replaced listing, a dropped catalogue).
 
 /// The browser's allocator: every thread on one malloc arena, and no fastbins, unless
 /// `MALLOC_ARENA_MAX` or `GLIBC_TUNABLES` say otherwise (a person's own tuning wins). Call
