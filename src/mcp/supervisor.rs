@@ -244,12 +244,10 @@ impl Supervisor {
             for uri in updated {
                 send(Event::Updated(uri));
             }
-            // A re-list costs the whole listing however little changed: rest twice as long
-            // as it took before the next one, so a server announcing changes faster than it
-            // can be listed costs a third of the time, not all of it (what it announces
-            // meanwhile is coalesced into that next re-list). Resting as long as it took
-            // (half the time) kept the browser at 0.38–0.49 of a core following a million
-            // resources once re-lists no longer held the listing whole (they came faster).
+            // A re-list costs the whole listing however little changed: rest as long as it
+            // took before the next one, so a server announcing changes faster than it can be
+            // listed costs half the time, not all of it (what it announces meanwhile is
+            // coalesced into that next re-list).
             tokio::time::sleep(rest_after(started.elapsed())).await;
         }
     }
@@ -284,7 +282,7 @@ const REST_MAX: Duration = Duration::from_secs(10);
 
 /// How long to wait after a re-list that took `took`.
 fn rest_after(took: Duration) -> Duration {
-    took.saturating_mul(2).min(REST_MAX)
+    took.min(REST_MAX)
 }
 
 /// A supervisor running in its own task ([`Supervisor::spawn`]).
@@ -335,12 +333,12 @@ mod tests {
     }
 
     #[test]
-    fn a_relist_rests_twice_as_long_as_it_took_up_to_a_limit() {
+    fn a_relist_rests_as_long_as_it_took_up_to_a_limit() {
         assert_eq!(
             rest_after(Duration::from_millis(3)),
-            Duration::from_millis(6)
+            Duration::from_millis(3)
         );
-        assert_eq!(rest_after(Duration::from_secs(2)), Duration::from_secs(4));
+        assert_eq!(rest_after(Duration::from_secs(2)), Duration::from_secs(2));
         assert_eq!(rest_after(Duration::from_secs(60)), REST_MAX);
     }
 
