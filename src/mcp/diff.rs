@@ -18,7 +18,7 @@
 //! with its page, so a re-list of a million resources with one added holds that one, not the
 //! million (holding the whole listing cost the browser 400 MB at each re-list).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasher, Hash, Hasher};
 
 use rmcp::model::Resource;
@@ -29,6 +29,10 @@ pub struct Fingerprint {
     /// (hash of the URI, hash of every kept field), one per listed entry.
     entries: Vec<(u64, u64)>,
     state: foldhash::fast::RandomState,
+    /// Whether the listing has a URI twice, once known: a re-list's diff tells it for the
+    /// new listing from what it added, so only the first re-list of a connection builds a
+    /// set of every URI (18 MB at a million) to find out.
+    duplicates: Option<bool>,
 }
 
 /// What to do to the last listing to make it the new one: take out `removed`, change
@@ -66,6 +70,7 @@ impl Fingerprint {
     pub fn push(&mut self, resource: &Resource) {
         let entry = self.hashes(resource);
         self.entries.push(entry);
+        self.duplicates = None;
     }
 
     /// Entries in the last listing.
@@ -80,13 +85,17 @@ impl Fingerprint {
     /// Forgets the last listing and keeps `listing`'s instead.
     pub fn reset(&mut self, listing: &[Resource]) {
         self.entries = listing.iter().map(|r| self.hashes(r)).collect();
+        self.duplicates = None;
     }
 
     /// Starts diffing a re-list page by page ([`Relisting::page`], then
     /// [`Relisting::finish`]); this fingerprint stays the last listing's until then.
-    pub fn relist(&self) -> Relisting {
-        let mut seen = std::collections::HashSet::with_capacity(self.entries.len());
-        let duplicates = !self.entries.iter().all(|(uri, _)| seen.insert(*uri));
+    pub fn relist(&mut self) -> Relisting {
+        let entries = &self.entries;
+        let duplicates = *self.duplicates.get_or_insert_with(|| {
+            let mut seen = HashSet::with_capacity(entries.len());
+            !entries.iter().all(|(uri, _)| seen.insert(*uri))
+        });
         Relisting {
             new: Vec::with_capacity(self.entries.len()),
             kept: 0,
@@ -104,6 +113,7 @@ impl Fingerprint {
     pub fn diff(&mut self, listing: Vec<Resource>) -> ListingChange {
         let new: Vec<(u64, u64)> = listing.iter().map(|r| self.hashes(r)).collect();
         let old = std::mem::replace(&mut self.entries, new);
+        self.duplicates = None;
         let new = &self.entries;
         // The common case first, without a map: the last listing, then entries appended.
         let grew = new.len() >= old.len()
@@ -269,7 +279,17 @@ impl Relisting {
                     .collect()
             }
         };
+        // The kept entries are unique (the last listing was): a URI is listed twice only if
+        // one of its entries was added. O(listing), in memory O(added).
+        let added: HashSet<u64> = self.new[self.kept..].iter().map(|(uri, _)| *uri).collect();
+        let mut seen = HashSet::new();
+        let duplicates = !added.is_empty()
+            && self
+                .new
+                .iter()
+                .any(|(uri, _)| added.contains(uri) && !seen.insert(*uri));
         last.entries = self.new;
+        last.duplicates = Some(duplicates);
         Some(ListingChange::Edited(ListingEdit {
             removed,
             changed: self.changed,
@@ -471,6 +491,11 @@ mod tests {
             .finish(&mut paged)
             .unwrap_or_else(|| paged.diff(new.to_vec()));
         assert_eq!(paged.entries, at_once.entries, "the same fingerprint after");
+        if let Some(duplicates) = paged.duplicates {
+            let mut seen = std::collections::HashSet::new();
+            let twice = !paged.entries.iter().all(|(uri, _)| seen.insert(*uri));
+            assert_eq!(duplicates, twice, "what it knows of URIs listed twice holds");
+        }
         (whole, streamed)
     }
 
