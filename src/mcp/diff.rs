@@ -494,7 +494,10 @@ mod tests {
         if let Some(duplicates) = paged.duplicates {
             let mut seen = std::collections::HashSet::new();
             let twice = !paged.entries.iter().all(|(uri, _)| seen.insert(*uri));
-            assert_eq!(duplicates, twice, "what it knows of URIs listed twice holds");
+            assert_eq!(
+                duplicates, twice,
+                "what it knows of URIs listed twice holds"
+            );
         }
         (whole, streamed)
     }
