@@ -590,14 +590,21 @@ fn search_filters_the_tree_and_esc_clears() {
     );
 }
 
-#[test]
-fn pages_arriving_during_a_search_do_not_move_the_cursor() {
+/// A browser whose one server has sent the first 300 of its 600 resources (the second page,
+/// `all[300..]`, still to come).
+fn half_of_600_listed() -> (App, Vec<Resource>) {
     let mut app = new_app(&["demo"], Theme::colour());
     let all = mcpick::demo::demo_resources(600);
-    // Half the catalogue is in; the person searches and walks down the matches.
     let mut fx = server(&mut app, 0, connected());
     fx.extend(server(&mut app, 0, page(1, 300, &all[..300])));
     run(&mut app, fx);
+    (app, all)
+}
+
+#[test]
+fn pages_arriving_during_a_search_do_not_move_the_cursor() {
+    // Half the catalogue is in; the person searches and walks down the matches.
+    let (mut app, all) = half_of_600_listed();
     drive(&mut app, "/readme<enter>");
     let best = selected_uri(&app);
     drive(&mut app, "jj");
@@ -664,11 +671,7 @@ fn a_running_search_is_not_restarted_by_every_page() {
 /// complete, leaves the tree to its complete result, not to each partial one.
 #[test]
 fn a_re_runs_partial_results_leave_the_tree_to_its_complete_one() {
-    let mut app = new_app(&["demo"], Theme::colour());
-    let all = mcpick::demo::demo_resources(600);
-    let mut fx = server(&mut app, 0, connected());
-    fx.extend(server(&mut app, 0, page(1, 300, &all[..300])));
-    run(&mut app, fx);
+    let (mut app, all) = half_of_600_listed();
     drive(&mut app, "/s");
     let shown = app.browse.tree.row_count();
     assert!(app.matching().is_some_and(|n| n > 3), "a broad query");

@@ -23,7 +23,7 @@ pub mod worker;
 
 pub use entry::{AnnotationsEntry, ResourceEntry, TemplateEntry};
 pub use item::Item;
-pub use order::{SortKey, SortedList, sort_snapshot};
+pub use order::{SortKey, SortedList};
 pub use runs::IdRuns;
 pub use search::{FieldHighlights, Match, MatcherKind, Search};
 pub use store::{AppendReport, Catalogue, Duplicate, Extent, ItemId, ItemRef, ServerId, Snapshot};

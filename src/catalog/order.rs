@@ -104,20 +104,28 @@ impl SortKey {
         b: (ItemId, &Item),
     ) -> Ordering {
         match self {
-            SortKey::Priority => {
-                let key = |i: &Item| i.priority().map(|p| Reverse(ordered(p)));
-                none_last(key(a.1), key(b.1))
-            }
-            SortKey::LastModified => none_last(
-                a.1.modified_ms().map(Reverse),
-                b.1.modified_ms().map(Reverse),
-            ),
-            SortKey::Name => caseless(a.1.display_name(), b.1.display_name()),
-            SortKey::Uri => a.1.uri().cmp(b.1.uri()),
-            SortKey::Size => none_last(a.1.size().map(Reverse), b.1.size().map(Reverse)),
             SortKey::Server => catalogue
                 .server_name(a.0.server)
                 .cmp(catalogue.server_name(b.0.server)),
+            key => key.compare_items(a.1, b.1),
+        }
+    }
+
+    /// Compares two items by this key, which is not [`SortKey::Server`] (that one orders by
+    /// the server's name, not by anything of the item: `Equal` here).
+    fn compare_items(self, a: &Item, b: &Item) -> Ordering {
+        match self {
+            SortKey::Server => Ordering::Equal,
+            SortKey::Priority => {
+                let key = |i: &Item| i.priority().map(|p| Reverse(ordered(p)));
+                none_last(key(a), key(b))
+            }
+            SortKey::LastModified => {
+                none_last(a.modified_ms().map(Reverse), b.modified_ms().map(Reverse))
+            }
+            SortKey::Name => caseless(a.display_name(), b.display_name()),
+            SortKey::Uri => a.uri().cmp(b.uri()),
+            SortKey::Size => none_last(a.size().map(Reverse), b.size().map(Reverse)),
         }
     }
 }
@@ -157,39 +165,24 @@ pub fn sorted(catalogue: &Catalogue, key: SortKey) -> Vec<ItemId> {
     ids
 }
 
-/// Sorts every resource of a snapshot by `key`, ties in catalogue order (a front end runs this
-/// off its event loop). Returns the ids and the per-server lengths covered.
-pub fn sort_snapshot(
+/// Two live resources of a snapshot in `key` order, ties in catalogue order (which is id
+/// order): a total order, so a sort and a merge by it agree.
+fn compare_in(
     snapshot: &Snapshot,
     names: &[Arc<str>],
     key: SortKey,
-) -> (Vec<ItemId>, Vec<usize>) {
-    let mut lens = Vec::new();
-    let mut ids = Vec::with_capacity(snapshot.len());
-    for block in snapshot.blocks() {
-        let s = block.server as usize;
-        if lens.len() <= s {
-            lens.resize(s + 1, 0);
-        }
-        lens[s] = lens[s].max(block.first as usize + block.items.len());
-        ids.extend(block.live().map(|(id, _)| id));
-    }
-    lens.resize(names.len().max(lens.len()), 0);
-    match key {
-        SortKey::Server => {
-            // Stable: by name, then catalogue order.
-            ids.sort_by(|a, b| names[a.server as usize].cmp(&names[b.server as usize]));
-        }
-        _ => {
-            // The other orders look only at the items, never at the catalogue.
-            let empty = Catalogue::new();
-            ids.sort_by(|&a, &b| match (snapshot.get(a), snapshot.get(b)) {
-                (Some(ia), Some(ib)) => key.compare(&empty, (a, ia), (b, ib)),
-                _ => std::cmp::Ordering::Equal,
-            });
-        }
-    }
-    (ids, lens)
+    a: ItemId,
+    b: ItemId,
+) -> Ordering {
+    let by_key = match key {
+        SortKey::Server => names[a.server as usize].cmp(&names[b.server as usize]),
+        // The other orders look only at the items, never at the catalogue.
+        key => match (snapshot.get(a), snapshot.get(b)) {
+            (Some(ia), Some(ib)) => key.compare_items(ia, ib),
+            _ => Ordering::Equal,
+        },
+    };
+    by_key.then_with(|| a.cmp(&b))
 }
 
 /// A list order of a snapshot's live resources, kept to be advanced to a later snapshot in
@@ -205,10 +198,16 @@ pub struct SortedList {
 
 impl SortedList {
     /// Every live resource of `snapshot` in `key` order, ties in catalogue order.
+    /// (A front end runs this off its event loop.)
     pub fn sort(snapshot: &Snapshot, names: &[Arc<str>], key: SortKey) -> SortedList {
+        let mut ids = Vec::with_capacity(snapshot.len());
+        for block in snapshot.blocks() {
+            ids.extend(block.live().map(|(id, _)| id));
+        }
+        ids.sort_unstable_by(|&a, &b| compare_in(snapshot, names, key, a, b));
         SortedList {
             key,
-            ids: sort_snapshot(snapshot, names, key).0,
+            ids,
             extent: snapshot.extent(),
             merged: false,
         }
@@ -224,18 +223,7 @@ impl SortedList {
         names: &[Arc<str>],
         touched: Option<&[ItemId]>,
     ) -> SortedList {
-        let empty = Catalogue::new();
-        let cmp = |a: ItemId, b: ItemId| {
-            let by_key = match self.key {
-                SortKey::Server => names[a.server as usize].cmp(&names[b.server as usize]),
-                key => match (snapshot.get(a), snapshot.get(b)) {
-                    (Some(ia), Some(ib)) => key.compare(&empty, (a, ia), (b, ib)),
-                    _ => Ordering::Equal,
-                },
-            };
-            // The stable sort's ties: catalogue order, which is id order.
-            by_key.then_with(|| a.cmp(&b))
-        };
+        let cmp = |a: ItemId, b: ItemId| compare_in(snapshot, names, self.key, a, b);
         match super::kept::advance(&self.ids, &self.extent, snapshot, touched, cmp) {
             Some(merged) => SortedList {
                 key: self.key,
