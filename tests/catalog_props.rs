@@ -333,6 +333,8 @@ proptest! {
             prop_assert_eq!(sorted.merged(), merges);
             let fresh = SortedList::sort(&snapshot, &names, key);
             prop_assert_eq!(sorted.ids(), fresh.ids(), "{:?}", key);
+            // And the order of the catalogue's own stable sort (ties in catalogue order).
+            prop_assert_eq!(sorted.ids(), &order::sorted(&cat, key)[..], "{:?}", key);
             listing = new;
         }
     }
