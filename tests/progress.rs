@@ -80,7 +80,7 @@ fn commands() -> Vec<(Vec<&'static str>, &'static str, Option<&'static str>)> {
     vec![
         (vec!["ls"], "listing…", None),
         (vec!["preview"], "reading…", None),
-        (vec!["lock"], "connecting…", None),
+        (vec!["lock"], "listing… demo: connecting", None),
         (vec!["diff"], "listing…", None),
         (vec!["check", "--sample", "5"], "checking…", None),
         (vec!["serve"], "serve: connecting…", Some("publishing")),

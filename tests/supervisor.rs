@@ -54,7 +54,7 @@ async fn an_http_server_that_went_away_is_listed_again_under_a_new_generation() 
     let mut listed = 0;
     loop {
         match next(&mut followed).await {
-            (1, Event::Page { resources, .. }) => listed += resources.len(),
+            (1, Event::Page(page)) => listed += page.items.len(),
             (1, Event::Listed(outcome)) => {
                 assert_eq!(outcome.count, listed);
                 break;
@@ -89,7 +89,7 @@ async fn an_http_server_that_went_away_is_listed_again_under_a_new_generation() 
     let mut relisted = 0;
     loop {
         match next(&mut followed).await {
-            (2.., Event::Page { resources, .. }) => relisted += resources.len(),
+            (2.., Event::Page(page)) => relisted += page.items.len(),
             (2.., Event::Listed(_)) => break,
             (2.., Event::Connected(_)) => {}
             // Attempts made while the server was still starting.
@@ -152,4 +152,131 @@ async fn a_stdio_server_that_exits_after_listing_is_not_started_again() {
         matches!(after, Ok(None)),
         "nothing after the end: {after:?}"
     );
+}
+
+/// A supervisor over stdio running the demo server with `extra` flags, not retried.
+fn demo_over_stdio(extra: &[&str]) -> Supervisor {
+    let mut args = vec!["demo-server".to_string()];
+    args.extend(extra.iter().map(|a| a.to_string()));
+    Supervisor {
+        spec: ServerSpec {
+            name: "demo".into(),
+            transport: TransportSpec::Stdio {
+                command: common::mcpick_bin().into(),
+                args,
+                env: Default::default(),
+                cwd: None,
+            },
+        },
+        options: ConnectOptions::default(),
+        log: ServerLog::new(10),
+        list: ListOptions::default(),
+        templates: true,
+        retry: false,
+        shown: None,
+    }
+}
+
+/// Listed once (what the one-shot commands do): every page, the end of the listing and the
+/// templates are told, nothing is followed, and the connection is handed back, open, for
+/// reads.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn listed_once_tells_the_listing_and_hands_the_connection_back() {
+    let mut events = Vec::new();
+    let connection = demo_over_stdio(&["--count", "250", "--page-size", "100"])
+        .list_once(|event| events.push(event))
+        .await
+        .expect("connected");
+    let pages: Vec<usize> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Page(page) => Some(page.items.len()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(pages, [100, 100, 50], "page by page, as the server pages");
+    assert!(
+        matches!(events[3], Event::Listed(outcome) if outcome.count == 250 && !outcome.capped),
+        "{:?}",
+        events[3]
+    );
+    match &events[4] {
+        Event::Templates(listed) => {
+            assert!(
+                !listed.templates.is_empty(),
+                "the demo server has templates"
+            );
+            assert_eq!(listed.failed, None);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(events.len(), 5, "nothing else: {events:?}");
+    let read = connection.read_checked("demo://clock/now").await;
+    assert!(read.is_ok(), "the connection still reads: {read:?}");
+    connection.close().await;
+}
+
+/// A server that dies while it is listed ends the listing with why (no retry), and the
+/// connection is still handed back, to be closed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn listed_once_a_server_that_dies_midway_ends_with_why() {
+    let mut events = Vec::new();
+    let connection =
+        demo_over_stdio(&["--count", "500", "--page-size", "100", "--crash-after", "2"])
+            .list_once(|event| events.push(event))
+            .await;
+    assert!(connection.is_some(), "it had connected");
+    let pages = events
+        .iter()
+        .filter(|e| matches!(e, Event::Page(_)))
+        .count();
+    assert_eq!(pages, 2, "the pages before the crash: {events:?}");
+    match events.last() {
+        Some(Event::Ended {
+            reason,
+            listed: false,
+            retry: None,
+        }) => assert!(
+            reason.contains("crashing on purpose"),
+            "why, with the server's stderr: {reason}"
+        ),
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, Event::Listed(_) | Event::Templates(_))),
+        "{events:?}"
+    );
+}
+
+/// A server that cannot be started is told as one end, naming it as `shown` says, and no
+/// connection comes back.
+#[tokio::test]
+async fn listed_once_a_server_that_cannot_start_is_one_end() {
+    let mut supervisor = demo_over_stdio(&[]);
+    supervisor.spec.transport = TransportSpec::Stdio {
+        command: "/nonexistent/mcpick-server".into(),
+        args: vec![],
+        env: Default::default(),
+        cwd: None,
+    };
+    supervisor.shown = Some("my-server --flag".into());
+    let mut events = Vec::new();
+    assert!(
+        supervisor
+            .list_once(|event| events.push(event))
+            .await
+            .is_none()
+    );
+    match &events[..] {
+        [
+            Event::Ended {
+                reason,
+                listed: false,
+                retry: None,
+            },
+        ] => assert!(reason.contains("my-server --flag"), "{reason}"),
+        other => panic!("{other:?}"),
+    }
 }

@@ -7,7 +7,8 @@ use std::collections::BTreeSet;
 use serde::Serialize;
 
 use crate::mcp::log::ServerLog;
-use crate::mcp::{ConnectOptions, Connection, ServerSpec, TransportSpec};
+use crate::mcp::supervisor::{Event, Supervisor};
+use crate::mcp::{ConnectOptions, ListOptions, ServerSpec, TransportSpec};
 use crate::sanitize;
 
 /// URIs named per difference, at most.
@@ -51,15 +52,30 @@ pub async fn compare(
         sanitize::line(&header.0, 100),
         crate::redact::value(&header.1)
     );
-    let listed = match Connection::connect(&spec, options, ServerLog::new(options.log_lines)).await
-    {
-        Ok(conn) => {
-            let listed = conn.list_uris().await.map_err(|e| conn.explain(&e));
-            conn.close().await;
-            listed
-        }
-        Err(e) => Err(e.to_string()),
+    let supervisor = Supervisor {
+        spec,
+        options: options.clone(),
+        log: ServerLog::new(options.log_lines),
+        list: ListOptions::default(),
+        templates: false,
+        retry: false,
+        shown: None,
     };
+    let mut listed = Ok(BTreeSet::new());
+    if let Some(conn) = supervisor
+        .list_once(|event| match event {
+            Event::Page(page) => {
+                if let Ok(uris) = &mut listed {
+                    uris.extend(page.items.into_iter().map(|r| r.uri));
+                }
+            }
+            Event::Ended { reason, .. } => listed = Err(reason),
+            _ => {}
+        })
+        .await
+    {
+        conn.close().await;
+    }
     let mut view = CredentialView {
         credential,
         error: None,

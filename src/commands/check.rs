@@ -77,16 +77,13 @@ pub async fn run(args: CheckArgs) -> Exit {
                             name,
                             transport: None,
                             protocol_version: None,
-                            error: Some(session.describe_error(e)),
+                            error: Some(session.say(e)),
                             findings: Vec::new(),
                             credentials: Vec::new(),
                         };
                     }
                 };
-                let second = second
-                    .connection
-                    .as_ref()
-                    .map_err(|e| second.describe_error(e));
+                let second = second.connection.as_ref().map_err(|e| second.say(e));
                 let step = |what: String| progress.set(index, what);
                 let findings = audit(Target {
                     first: conn,

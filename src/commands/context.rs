@@ -5,12 +5,17 @@ use std::collections::BTreeMap;
 
 use futures::future::join_all;
 
-use super::{Exit, Session, close_all, connect_all, report, take_selection};
+use std::sync::Mutex;
+
+use rmcp::model::Resource;
+
+use super::{Exit, Session, close_all, report, take_selection};
 use crate::catalog::Catalogue;
 use crate::cli::{ServerArgs, SetArgs};
-use crate::config::select::{self, Chosen};
+use crate::config::select::{self, Chosen, Selected};
 use crate::context::{ContextSet, Expansion, Marks, SetError, expansion};
-use crate::mcp::{ListOptions, TransportSpec};
+use crate::mcp::supervisor::Event;
+use crate::mcp::{ConnectOptions, ListOptions, TransportSpec};
 use crate::{redact, sanitize};
 
 /// Loads the set; a corrupt or newer file is reported and the command stops (status 2),
@@ -194,59 +199,83 @@ fn toml_key(s: &str) -> String {
     }
 }
 
-/// The catalogue of every session, the servers whose listing completed, and the servers that
-/// could not be listed with why (also reported on stderr).
-pub async fn list_all(
-    sessions: &[Session],
-    cap: usize,
-) -> (Catalogue, Vec<String>, Vec<(String, String)>) {
-    let options = ListOptions { cap };
-    let progress =
-        crate::progress::Servers::new("listing", sessions.iter().map(|s| s.spec.name.clone()));
-    let listed = join_all(sessions.iter().enumerate().map(|(index, session)| {
-        let (options, progress) = (&options, &progress);
-        async move {
-            let connection = match &session.connection {
-                Ok(c) => c,
-                Err(e) => return Err(session.describe_error(e)),
-            };
-            let mut resources = Vec::new();
-            connection
-                .list_resources(options, |page| {
-                    resources.extend(page.items);
-                    progress.set(index, super::ls::pages_status(page.number, page.received));
-                })
-                .await
-                .map(|outcome| (resources, outcome.warnings))
-                .map_err(|e| session.describe_error(&e))
-        }
-    }))
+/// Every chosen server listed once: the catalogue, which servers' listings completed and
+/// which could not be listed (with why, also reported on stderr), and the sessions, for
+/// reads and templates, to be closed.
+pub struct Listed {
+    pub sessions: Vec<Session>,
+    pub catalogue: Catalogue,
+    pub complete: Vec<String>,
+    pub failed: Vec<(String, String)>,
+}
+
+/// One server's listing as it was heard: its resources so far, how many warnings its pages
+/// carried, and why it could not be reached or listed.
+#[derive(Default)]
+struct Heard {
+    resources: Vec<Resource>,
+    warnings: usize,
+    failed: Option<String>,
+}
+
+/// Connects to and lists every server at once ([`super::list_each`]). A server's resources
+/// are put in the catalogue when its listing completed, in the servers' order (so the
+/// catalogue is the same whichever server answered first); a failed listing adds nothing.
+pub async fn list_all(servers: Vec<Selected>, options: &ConnectOptions, cap: usize) -> Listed {
+    let heard: Mutex<Vec<Heard>> = Mutex::new(servers.iter().map(|_| Heard::default()).collect());
+    let sessions = super::list_each(
+        servers,
+        options,
+        &ListOptions { cap },
+        false,
+        |index, event| {
+            let mut heard = heard.lock().unwrap_or_else(|e| e.into_inner());
+            let heard = &mut heard[index];
+            match event {
+                Event::Page(page) => heard.resources.extend(page.items),
+                Event::Listed(outcome) => heard.warnings = outcome.warnings,
+                Event::Ended { reason, .. } => heard.failed = Some(reason),
+                _ => {}
+            }
+        },
+    )
     .await;
-    drop(progress);
     let mut catalogue = Catalogue::new();
     let mut complete = Vec::new();
     let mut failed = Vec::new();
-    for (session, result) in sessions.iter().zip(listed) {
+    for (session, heard) in sessions
+        .iter()
+        .zip(heard.into_inner().unwrap_or_else(|e| e.into_inner()))
+    {
         let id = catalogue.server(&session.spec.name);
-        match result {
-            Ok((resources, warnings)) => {
-                let duplicates = catalogue.append(id, resources.iter()).duplicates.len();
+        match heard.failed {
+            None => {
+                let duplicates = catalogue
+                    .append(id, heard.resources.iter())
+                    .duplicates
+                    .len();
                 super::ls::report_warnings(
                     &session.spec.name,
                     &[],
-                    warnings + duplicates,
+                    heard.warnings + duplicates,
                     0,
                     "`mcpick ls --json` with the same servers lists them (servers[].warnings)",
                 );
                 complete.push(session.spec.name.clone());
             }
-            Err(message) => {
+            Some(reason) => {
+                let message = session.say(&reason);
                 report(&message);
                 failed.push((session.spec.name.clone(), message));
             }
         }
     }
-    (catalogue, complete, failed)
+    Listed {
+        sessions,
+        catalogue,
+        complete,
+        failed,
+    }
 }
 
 /// A set resolved as the agent gets it: what `preview`, `export` and `lock` share.
@@ -281,8 +310,20 @@ pub async fn resolve_set(
 ) -> Result<Resolved, Exit> {
     let chosen = choose(servers, set)?;
     let options = servers.connect_options();
-    let sessions = connect_all(chosen.into_iter().map(|c| c.selected).collect(), &options).await;
-    let (catalogue, complete, failed, expansions) = list_set(&sessions, &set.marks).await;
+    let (
+        Listed {
+            sessions,
+            catalogue,
+            complete,
+            failed,
+        },
+        expansions,
+    ) = list_set(
+        chosen.into_iter().map(|c| c.selected).collect(),
+        &options,
+        &set.marks,
+    )
+    .await;
     let (preview, texts) = {
         let mut cands = crate::context::candidates(&catalogue);
         expansion::tag(&mut cands, &expansions);
@@ -330,18 +371,21 @@ pub async fn resolve_set(
 /// What a set resolves against: [`list_all`], then the set's expansions added
 /// ([`add_expansions`]).
 pub async fn list_set(
-    sessions: &[Session],
+    servers: Vec<Selected>,
+    options: &ConnectOptions,
     marks: &Marks,
-) -> (
-    Catalogue,
-    Vec<String>,
-    Vec<(String, String)>,
-    Vec<Expansion>,
-) {
+) -> (Listed, Vec<Expansion>) {
     let cap = crate::mcp::list::DEFAULT_CAP;
-    let (mut catalogue, complete, failed) = list_all(sessions, cap).await;
-    let expansions = add_expansions(sessions, &mut catalogue, &complete, marks, cap).await;
-    (catalogue, complete, failed, expansions)
+    let mut listed = list_all(servers, options, cap).await;
+    let expansions = add_expansions(
+        &listed.sessions,
+        &mut listed.catalogue,
+        &listed.complete,
+        marks,
+        cap,
+    )
+    .await;
+    (listed, expansions)
 }
 
 /// Lists the templates of the servers in `complete` that have an exact mark in `marks` no

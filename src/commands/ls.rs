@@ -3,18 +3,16 @@
 use std::cell::RefCell;
 use std::io::Write;
 
-use futures::future::join_all;
 use serde::Serialize;
 
 use super::ls_json::{JsonOut, Sink};
-use super::{Exit, Session, close_all, connect_all, report, take_selection};
+use super::{Exit, Session, close_all, report, take_selection};
 use crate::catalog::{
     Catalogue, ItemId, ResourceEntry, Search, ServerId, SortKey, TemplateEntry, UriTree, order,
 };
 use crate::cli::LsArgs;
 use crate::config::select::select_servers;
-use crate::mcp::log::LogSource;
-use crate::mcp::warning::MAX_KEPT;
+use crate::mcp::supervisor::Event;
 use crate::mcp::{ListOptions, ServerSummary, Warning, Warnings};
 use crate::sanitize;
 use crate::units::human_size;
@@ -64,11 +62,10 @@ pub async fn run(args: LsArgs) -> Exit {
         Ok(specs) => specs,
         Err(exit) => return exit,
     };
-    let sessions = connect_all(specs, &args.servers.connect_options()).await;
     let options = ListOptions { cap: args.cap };
     let mut catalogue = Catalogue::new();
-    for session in &sessions {
-        catalogue.server(&session.spec.name);
+    for selected in &specs {
+        catalogue.server(&selected.spec.name);
     }
     // Without a filter or a sort, JSON needs no resource but the page at hand: it streams.
     let sink = if args.json && args.filter.is_none() && args.sort.is_none() {
@@ -78,14 +75,33 @@ pub async fn run(args: LsArgs) -> Exit {
         Sink::Keep(catalogue)
     };
     let sink = RefCell::new(sink);
+    let heard = RefCell::new(vec![Heard::default(); specs.len()]);
     // A reader that went away (`| head`) ends the listing at once.
     let broken = sink.borrow().broken();
+    let connect = args.servers.connect_options();
+    let listing_all =
+        super::list_each(specs, &connect, &options, args.templates, |index, event| {
+            heard.borrow_mut()[index].take(index as ServerId, event, &sink)
+        });
     let listed = tokio::select! {
-        servers = collect(&sessions, &options, args.templates, &sink) => Some(servers),
+        sessions = listing_all => Some(sessions),
         () = broken.notified() => None,
     };
-    close_all(sessions).await;
-    let servers = listed.unwrap_or_default();
+    let servers = match listed {
+        Some(sessions) => {
+            let servers = sessions
+                .iter()
+                .zip(heard.into_inner())
+                .enumerate()
+                .map(|(i, (session, heard))| {
+                    heard.report(session, sink.borrow().count(i as ServerId))
+                })
+                .collect();
+            close_all(sessions).await;
+            servers
+        }
+        None => Vec::new(),
+    };
 
     let failed = servers.iter().any(|s| s.error.is_some());
     for server in &servers {
@@ -185,110 +201,75 @@ pub fn select(catalogue: &Catalogue, filter: Option<&str>, sort: Option<SortKey>
     ids
 }
 
-/// Lists every connected server concurrently into `sink` (server `i` of the sink is
-/// session `i`), keeping whatever arrived before a failure. Pages go to the sink as they
-/// arrive. Returns each server's report.
-pub async fn collect<W: Write>(
-    sessions: &[Session],
-    options: &ListOptions,
-    templates: bool,
-    sink: &RefCell<Sink<W>>,
-) -> Vec<ServerReport> {
-    let progress =
-        crate::progress::Servers::new("listing", sessions.iter().map(|s| s.spec.name.clone()));
-    let servers = join_all(sessions.iter().enumerate().map(|(index, session)| {
-        let progress = &progress;
-        let server = index as ServerId;
-        async move {
-            let report = list_one(session, server, options, templates, sink, progress).await;
-            sink.borrow_mut().finished(server);
-            report
-        }
-    }))
-    .await;
-    drop(progress);
-    servers
+/// What `ls` heard of one server while it was listed, for its report.
+#[derive(Debug, Clone, Default)]
+struct Heard {
+    warnings: Warnings,
+    capped: bool,
+    template_count: usize,
+    /// Why the server could not be reached or listed, or its templates not listed.
+    failed: Option<String>,
 }
 
-/// One server's listing into `sink`, and its report.
-async fn list_one<W: Write>(
-    session: &Session,
-    server: ServerId,
-    options: &ListOptions,
-    templates: bool,
-    sink: &RefCell<Sink<W>>,
-    progress: &crate::progress::Servers,
-) -> ServerReport {
-    let index = server as usize;
-    {
-        {
-            let mut report = ServerReport {
-                name: session.spec.name.clone(),
-                transport: session.spec.transport.kind(),
-                protocol_version: None,
-                server_info: None,
-                capabilities: None,
-                has_resources: false,
-                resource_count: 0,
-                template_count: 0,
-                capped: false,
-                error: None,
-                warnings: Vec::new(),
-                warning_count: 0,
-            };
-            let connection = match &session.connection {
-                Ok(connection) => connection,
-                Err(error) => {
-                    report.error = Some(session.describe_error(error));
-                    return report;
+impl Heard {
+    /// Takes one event of server `server`: its pages go to `sink` as they arrive (a URI
+    /// listed twice is skipped, with a warning), its templates to the sink's catalogue.
+    fn take<W: Write>(&mut self, server: ServerId, event: Event, sink: &RefCell<Sink<W>>) {
+        match event {
+            Event::Page(page) => {
+                self.warnings.extend(&page.warnings);
+                let added = sink.borrow_mut().page(server, &page.items);
+                for duplicate in added.duplicates {
+                    let at = page.source_index(duplicate.index);
+                    self.warnings
+                        .push(Warning::duplicate(page.number, at, &duplicate.uri));
                 }
-            };
+            }
+            Event::Listed(outcome) => {
+                self.capped = outcome.capped;
+                sink.borrow_mut().finished(server);
+            }
+            Event::Templates(listed) => {
+                self.warnings.extend(&listed.warnings);
+                self.template_count = listed.templates.len();
+                sink.borrow_mut()
+                    .catalogue_mut()
+                    .set_templates(server, &listed.templates);
+                self.failed = self.failed.take().or(listed.failed);
+            }
+            Event::Ended { reason, .. } => {
+                self.failed = Some(reason);
+                sink.borrow_mut().finished(server);
+            }
+            Event::Connected(_)
+            | Event::Relisted { .. }
+            | Event::RelistFailed(_)
+            | Event::Updated(_) => {}
+        }
+    }
+
+    /// The server's line in the listing, `count` resources listed.
+    fn report(self, session: &Session, count: usize) -> ServerReport {
+        let mut report = ServerReport {
+            name: session.spec.name.clone(),
+            transport: session.spec.transport.kind(),
+            protocol_version: None,
+            server_info: None,
+            capabilities: None,
+            has_resources: false,
+            resource_count: count,
+            template_count: self.template_count,
+            capped: self.capped,
+            error: self.failed.map(|reason| session.say(&reason)),
+            warnings: self.warnings.kept().to_vec(),
+            warning_count: self.warnings.total(),
+        };
+        if let Ok(connection) = &session.connection {
             fill_summary(&mut report, connection.summary());
             report.transport = connection.transport();
             report.has_resources = connection.has_resources();
-            let mut warnings = Warnings::new();
-            let listed = connection
-                .list_resources(options, |page| {
-                    warnings.extend(page.warnings);
-                    let added = sink.borrow_mut().page(server, &page.items);
-                    for duplicate in added.duplicates {
-                        let at = page.source_index(duplicate.index);
-                        let warning = Warning::duplicate(page.number, at, &duplicate.uri);
-                        if warnings.total() < MAX_KEPT {
-                            connection
-                                .log()
-                                .push(LogSource::Client, &format!("warning: {warning}"));
-                        }
-                        warnings.push(warning);
-                    }
-                    progress.set(index, pages_status(page.number, page.received));
-                })
-                .await;
-            match listed {
-                Ok(outcome) => report.capped = outcome.capped,
-                Err(error) => report.error = Some(session.describe_error(&error)),
-            }
-            if templates && report.error.is_none() {
-                let mut all = Vec::new();
-                let listed = connection
-                    .list_templates(options, |page| {
-                        warnings.extend(page.warnings);
-                        all.extend(page.items);
-                    })
-                    .await;
-                sink.borrow_mut()
-                    .catalogue_mut()
-                    .set_templates(server, &all);
-                report.template_count = all.len();
-                if let Err(error) = listed {
-                    report.error = Some(session.describe_error(&error));
-                }
-            }
-            report.resource_count = sink.borrow().count(server);
-            report.warning_count = warnings.total();
-            report.warnings = warnings.kept().to_vec();
-            report
         }
+        report
     }
 }
 

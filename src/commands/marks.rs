@@ -13,9 +13,9 @@ use std::io::Write;
 use serde::Serialize;
 
 use super::context::{
-    add_expansions, choose, list_all, list_set, load_set, shown_name, update_set,
+    Listed, add_expansions, choose, list_all, list_set, load_set, shown_name, update_set,
 };
-use super::{Exit, close_all, connect_all, report};
+use super::{Exit, close_all, report};
 use crate::cli::{Budget, MarkArgs, MarksArgs, PolicyArgs, UnmarkArgs};
 use crate::config::select::Chosen;
 use crate::context::{ContextSet, Mark, Marks, Pattern, Target};
@@ -50,13 +50,18 @@ pub async fn mark(args: MarkArgs, mark: Mark) -> Exit {
         }
     } else {
         let options = args.servers.connect_options();
-        let sessions = connect_all(
+        let cap = crate::mcp::list::DEFAULT_CAP;
+        let Listed {
+            sessions,
+            mut catalogue,
+            complete,
+            failed,
+        } = list_all(
             chosen.iter().map(|c| c.selected.clone()).collect(),
             &options,
+            cap,
         )
         .await;
-        let cap = crate::mcp::list::DEFAULT_CAP;
-        let (mut catalogue, complete, failed) = list_all(&sessions, cap).await;
         let failed = !failed.is_empty();
         // An exact URI no server lists may be an expansion of a server's template.
         let unlisted = Marks::from_list(
@@ -277,9 +282,20 @@ pub async fn marks(args: MarksArgs) -> Exit {
             Err(exit) => return exit,
         };
         let options = args.servers.connect_options();
-        let sessions =
-            connect_all(chosen.into_iter().map(|c| c.selected).collect(), &options).await;
-        let (catalogue, complete, failed, expansions) = list_set(&sessions, &set.marks).await;
+        let (
+            Listed {
+                sessions,
+                catalogue,
+                complete,
+                failed,
+            },
+            expansions,
+        ) = list_set(
+            chosen.into_iter().map(|c| c.selected).collect(),
+            &options,
+            &set.marks,
+        )
+        .await;
         close_all(sessions).await;
         if !failed.is_empty() {
             exit = Exit::ServerFailed;

@@ -23,7 +23,8 @@ use futures::future::join_all;
 
 use crate::config::select::{Selected, Selection};
 use crate::mcp::log::ServerLog;
-use crate::mcp::{ConnectOptions, Connection, McpError, ServerSpec};
+use crate::mcp::supervisor::{Event, Supervisor};
+use crate::mcp::{ConnectOptions, Connection, ListOptions, McpError, ServerSpec};
 use crate::sanitize;
 
 /// How a command ended, as a process exit status.
@@ -69,54 +70,144 @@ pub fn take_selection<T>(selection: Selection<T>) -> Result<Vec<T>, Exit> {
     selection.servers.map_err(|message| usage_error(&message))
 }
 
-/// One server of this run: its definition, its log, and the connection or why it failed.
+/// One server of this run: its definition, its log, and the connection or why it failed
+/// (said for a person, without the definition's secrets).
 pub struct Session {
     pub spec: ServerSpec,
-    /// How messages name the server: its definition as written (placeholders kept) for a
-    /// configured server, the masked definition for an ad-hoc one.
-    pub shown: String,
     pub log: ServerLog,
-    pub connection: Result<Connection, McpError>,
+    pub connection: Result<Connection, String>,
 }
 
 impl Session {
-    /// The error line for a person, naming the server; safe for a terminal (escape
-    /// sequences removed) and free of the definition's secrets.
-    pub fn describe_error(&self, error: &McpError) -> String {
-        let detail = match &self.connection {
-            Ok(connection) => connection.explain(error),
-            Err(_) => error.to_string_as(&self.shown),
-        };
+    /// `reason` as a line for a person, naming the server; safe for a terminal (escape
+    /// sequences removed).
+    pub fn say(&self, reason: &str) -> String {
         sanitize::text(&format!(
-            "server `{}`: {detail}",
+            "server `{}`: {reason}",
             crate::sanitize::line(&self.spec.name, 200)
         ))
     }
+
+    /// An error on this session's connection, said as [`Session::say`] does (with the
+    /// server's last stderr lines where they tell why, its secrets scrubbed).
+    pub fn describe_error(&self, error: &McpError) -> String {
+        match &self.connection {
+            Ok(connection) => self.say(&connection.explain(error)),
+            Err(_) => self.say(&error.to_string()),
+        }
+    }
 }
 
-/// Connects to every server at once. A server whose definition failed becomes a session whose
-/// connection is that error.
+/// The supervisor of one selected server for a command that reports and stops: no retry,
+/// nothing followed. A failed connect names the server by its definition as written
+/// (placeholders kept) for a configured server, the masked definition for an ad-hoc one.
+fn supervisor(selected: &Selected, options: &ConnectOptions, list: ListOptions) -> Supervisor {
+    Supervisor {
+        spec: selected.spec.clone(),
+        options: options.clone(),
+        log: ServerLog::new(options.log_lines),
+        list,
+        templates: false,
+        retry: false,
+        shown: Some(selected.shown_target()),
+    }
+}
+
+/// A session for a server whose definition could not be used.
+fn unusable(selected: Selected, reason: String) -> Session {
+    let log = ServerLog::new(1);
+    let connection = Err(McpError::Config { reason }.to_string());
+    Session {
+        spec: selected.spec,
+        log,
+        connection,
+    }
+}
+
+/// Connects to every server at once, each through its [`Supervisor`]. A server whose
+/// definition failed becomes a session whose connection is that error.
 pub async fn connect_all(servers: Vec<Selected>, options: &ConnectOptions) -> Vec<Session> {
     let progress =
         crate::progress::Counter::new("connecting", ("server", "servers"), Some(servers.len()));
     let progress = &progress;
-    join_all(servers.into_iter().map(|selected| async move {
-        let shown = selected.shown_target();
-        let Selected { spec, error, .. } = selected;
-        let log = ServerLog::new(options.log_lines);
-        let connection = match error {
-            Some(reason) => Err(McpError::Config { reason }),
-            None => Connection::connect(&spec, options, log.clone()).await,
-        };
+    join_all(servers.into_iter().map(|mut selected| async move {
+        if let Some(reason) = selected.error.take() {
+            progress.tick();
+            return unusable(selected, reason);
+        }
+        let supervisor = supervisor(&selected, options, ListOptions::default());
+        let connection = supervisor.connect().await;
         progress.tick();
         Session {
-            spec,
-            shown,
-            log,
+            spec: supervisor.spec,
+            log: supervisor.log,
             connection,
         }
     }))
     .await
+}
+
+/// Connects to and lists every server at once, each once through its [`Supervisor`]
+/// ([`Supervisor::list_once`]; templates too when asked), telling `on` what each server's
+/// does as it happens, with the server's index. A failed connect or listing is told as
+/// [`Event::Ended`]; a server whose definition failed is told so the same way. Shows each
+/// server's progress on stderr. The sessions are for reads, and to be closed.
+pub async fn list_each(
+    servers: Vec<Selected>,
+    options: &ConnectOptions,
+    list: &ListOptions,
+    templates: bool,
+    on: impl Fn(usize, Event),
+) -> Vec<Session> {
+    let progress =
+        crate::progress::Servers::new("listing", servers.iter().map(|s| s.spec.name.clone()));
+    let (progress, on) = (&progress, &on);
+    join_all(
+        servers
+            .into_iter()
+            .enumerate()
+            .map(|(index, mut selected)| async move {
+                if let Some(reason) = selected.error.take() {
+                    let session = unusable(selected, reason);
+                    if let Err(reason) = &session.connection {
+                        on(index, ended(reason.clone()));
+                    }
+                    return session;
+                }
+                progress.set(index, "connecting");
+                let mut supervisor = supervisor(&selected, options, list.clone());
+                supervisor.templates = templates;
+                let mut failed = None;
+                let connection = supervisor
+                    .list_once(|event| {
+                        match &event {
+                            Event::Page(page) => {
+                                progress.set(index, ls::pages_status(page.number, page.received))
+                            }
+                            Event::Ended { reason, .. } => failed = Some(reason.clone()),
+                            _ => {}
+                        }
+                        on(index, event)
+                    })
+                    .await;
+                progress.set(index, "done");
+                Session {
+                    spec: supervisor.spec,
+                    log: supervisor.log,
+                    connection: connection.ok_or_else(|| failed.unwrap_or_default()),
+                }
+            }),
+    )
+    .await
+}
+
+/// A command's server that ended without a retry: `reason` said for a person.
+fn ended(reason: String) -> Event {
+    Event::Ended {
+        reason,
+        listed: false,
+        retry: None,
+    }
 }
 
 /// Ends every session, waiting briefly for servers to exit.

@@ -28,7 +28,7 @@ pub async fn run(args: ReadArgs) -> Exit {
         let connection = match &session.connection {
             Ok(c) => c,
             Err(e) => {
-                failures.push(session.describe_error(e));
+                failures.push(session.say(e));
                 continue;
             }
         };

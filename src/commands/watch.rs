@@ -124,8 +124,8 @@ async fn follow(
                 }
                 connection = Some(c);
             }
-            Event::Page { resources, .. } => {
-                listing.extend(resources.into_iter().map(|r| r.uri));
+            Event::Page(page) => {
+                listing.extend(page.items.into_iter().map(|r| r.uri));
             }
             Event::Listed(_) => {
                 let now: BTreeSet<String> = listing.iter().cloned().collect();

@@ -44,7 +44,7 @@ impl Default for ListOptions {
 /// One page as it arrives, its entries by value (a listing of a million hands each one on
 /// once, never copied).
 #[derive(Debug)]
-pub struct Page<'a, T> {
+pub struct Page<T> {
     /// 1-based page number.
     pub number: usize,
     pub items: Vec<T>,
@@ -52,17 +52,18 @@ pub struct Page<'a, T> {
     pub received: usize,
     /// Problems with this page's entries: malformed fields dropped, entries skipped. Empty
     /// when rmcp could type the page.
-    pub warnings: &'a Warnings,
+    pub warnings: Warnings,
     /// For each item, its index in the array the server sent; `None` when nothing was
     /// skipped (the same index).
-    origin: Option<&'a [u32]>,
+    origin: Option<Vec<u32>>,
 }
 
-impl<T> Page<'_, T> {
+impl<T> Page<T> {
     /// The index the server gave `items[i]` in its page (differs from `i` when malformed
     /// entries before it were skipped), for warnings about it.
     pub fn source_index(&self, i: usize) -> usize {
         self.origin
+            .as_ref()
             .and_then(|o| o.get(i))
             .map_or(i, |&index| index as usize)
     }
@@ -165,7 +166,7 @@ impl Connection {
     pub async fn list_resources(
         &self,
         options: &ListOptions,
-        on_page: impl FnMut(Page<'_, Resource>),
+        on_page: impl FnMut(Page<Resource>),
     ) -> Result<ListOutcome, McpError> {
         const METHOD: &str = "resources/list";
         if !self.has_resources() {
@@ -243,7 +244,7 @@ impl Connection {
     pub async fn list_templates(
         &self,
         options: &ListOptions,
-        on_page: impl FnMut(Page<'_, ResourceTemplate>),
+        on_page: impl FnMut(Page<ResourceTemplate>),
     ) -> Result<ListOutcome, McpError> {
         const METHOD: &str = "resources/templates/list";
         if !self.has_resources() {
@@ -319,7 +320,7 @@ pub(crate) async fn paginate<T, F, Fut>(
     modern: bool,
     cap: usize,
     log: &ServerLog,
-    mut on_page: impl FnMut(Page<'_, T>),
+    mut on_page: impl FnMut(Page<T>),
     mut fetch: F,
 ) -> Result<ListOutcome, McpError>
 where
@@ -356,8 +357,8 @@ where
                 number: outcome.pages,
                 items,
                 received: outcome.count,
-                warnings: &warnings,
-                origin: origin.as_deref(),
+                warnings,
+                origin,
             });
             let next = match next {
                 Ok(next) => next.filter(|c| modern || !c.is_empty()),
@@ -424,7 +425,7 @@ mod tests {
             modern,
             cap,
             &ServerLog::new(10),
-            |page: Page<'_, u32>| got.borrow_mut().extend(page.items),
+            |page: Page<u32>| got.borrow_mut().extend(page.items),
             |cursor, number| {
                 asked.borrow_mut().push(cursor);
                 let next = pages.borrow_mut().next();
@@ -541,7 +542,7 @@ mod tests {
             false,
             100,
             &log,
-            |page: Page<'_, Resource>| {
+            |page: Page<Resource>| {
                 let origin: Vec<usize> = (0..page.items.len())
                     .map(|i| page.source_index(i))
                     .collect();

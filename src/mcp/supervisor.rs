@@ -1,5 +1,7 @@
 //! One owner of a server's life, for every front end that follows a server (the browser,
-//! `serve`, `watch`): it connects, lists page by page (each page handed on by value), lists
+//! `serve`, `watch`), and, listed once ([`Supervisor::list_once`]), for the commands that
+//! report and stop (`ls`, `read`, `preview`, `export`, `lock`, `check`, the mark commands):
+//! it connects, lists page by page (each page handed on by value), lists
 //! the templates when asked, follows the list's changes (a burst coalesced once, by
 //! [`Changes`]) and re-lists, passes updates on, notices the server going away
 //! ([`Connection::closed`]) and tries again by transport (HTTP: further apart each time;
@@ -21,9 +23,10 @@ use rmcp::model::{Resource, ResourceTemplate};
 use super::connection::{ConnectOptions, Connection};
 use super::diff::{Fingerprint, ListingChange};
 use super::follow::Change;
-use super::list::{ListOptions, ListOutcome};
+use super::list::{ListOptions, ListOutcome, Page};
 use super::log::{LogSource, ServerLog};
 use super::spec::ServerSpec;
+use super::warning::Warnings;
 
 /// How an HTTP server is tried again after its connection dropped: after this, doubling.
 pub const RETRY_FIRST: Duration = Duration::from_secs(1);
@@ -36,17 +39,13 @@ pub const RETRY_MAX: Duration = Duration::from_secs(60);
 pub enum Event {
     /// Connected; reads and other requests go through this connection until it ends.
     Connected(Arc<Connection>),
-    /// One page of this connection's first listing.
-    Page {
-        number: usize,
-        received: usize,
-        resources: Vec<Resource>,
-    },
+    /// One page of this connection's first listing, as it arrived (its entries by value).
+    Page(Page<Resource>),
     /// This connection's first listing ended (after its pages).
     Listed(ListOutcome),
-    /// The server's resource templates, when asked for ([`Supervisor::templates`]) and the
-    /// server has any.
-    Templates(Vec<ResourceTemplate>),
+    /// The server's resource templates, when asked for ([`Supervisor::templates`]) and its
+    /// resources were listed.
+    Templates(Templates),
     /// The server announced a list change (or notices were missed) and was listed again:
     /// what changed since this connection's last listing (as told before, in order).
     Relisted {
@@ -64,6 +63,17 @@ pub enum Event {
         listed: bool,
         retry: Option<Retry>,
     },
+}
+
+/// A server's resource templates, listed whole after its resources.
+#[derive(Debug, Default)]
+pub struct Templates {
+    pub templates: Vec<ResourceTemplate>,
+    /// Problems with single entries (malformed fields dropped, entries skipped).
+    pub warnings: Warnings,
+    /// Why listing them failed, said for a person (what came before is kept). A front end
+    /// that only shows templates may ignore it: many servers have none to list.
+    pub failed: Option<String>,
 }
 
 /// The next attempt after a connection ended.
@@ -144,20 +154,51 @@ impl Supervisor {
         Followed { events, task }
     }
 
+    /// Connects, a failure said for a person (naming the server as [`Supervisor::shown`]
+    /// says). Every front end's connection is made here.
+    pub async fn connect(&self) -> Result<Connection, String> {
+        Connection::connect(&self.spec, &self.options, self.log.clone())
+            .await
+            .map_err(|e| match &self.shown {
+                Some(shown) => e.to_string_as(shown),
+                None => e.to_string(),
+            })
+    }
+
+    /// For a command that reports and stops (`ls`, `preview`, `export`, `lock`, the mark
+    /// commands): connects and lists once, telling `send` each event as [`Supervisor::run`]
+    /// would (no [`Event::Connected`]: the connection is returned), and follows nothing. A
+    /// failure ends with [`Event::Ended`] (no retry). The connection is returned whenever
+    /// one was made, for reads and to be closed.
+    pub async fn list_once(&self, mut send: impl FnMut(Event)) -> Option<Connection> {
+        let connection = match self.connect().await {
+            Ok(connection) => connection,
+            Err(reason) => {
+                send(Event::Ended {
+                    reason,
+                    listed: false,
+                    retry: None,
+                });
+                return None;
+            }
+        };
+        if let Err(reason) = self.list_first(&connection, None, &mut send).await {
+            send(Event::Ended {
+                reason,
+                listed: false,
+                retry: None,
+            });
+        }
+        Some(connection)
+    }
+
     /// One connection: connect, list, follow until it ends. Returns why it ended and
     /// whether it got as far as a listing.
     async fn once(&self, send: &mut (impl FnMut(Event) + Send)) -> (String, bool) {
-        let connection =
-            match Connection::connect(&self.spec, &self.options, self.log.clone()).await {
-                Ok(c) => Arc::new(c),
-                Err(e) => {
-                    let reason = match &self.shown {
-                        Some(shown) => e.to_string_as(shown),
-                        None => e.to_string(),
-                    };
-                    return (reason, false);
-                }
-            };
+        let connection = match self.connect().await {
+            Ok(c) => Arc::new(c),
+            Err(reason) => return (reason, false),
+        };
         send(Event::Connected(connection.clone()));
         if !connection.has_resources() {
             return (connection.closed("").await, true);
@@ -165,33 +206,8 @@ impl Supervisor {
         // Taken before listing, so a change announced meanwhile is not missed.
         let changes = connection.changes();
         let mut last = Fingerprint::default();
-        let listed = connection
-            .list_resources(&self.list, |page| {
-                for resource in &page.items {
-                    last.push(resource);
-                }
-                send(Event::Page {
-                    number: page.number,
-                    received: page.received,
-                    resources: page.items,
-                })
-            })
-            .await;
-        match listed {
-            Ok(outcome) => send(Event::Listed(outcome)),
-            Err(e) => return (connection.explain(&e), false),
-        }
-        if self.templates {
-            let mut templates = Vec::new();
-            // A server without templates answers an empty list (or an error: none then).
-            if connection
-                .list_templates(&self.list, |page| templates.extend(page.items))
-                .await
-                .is_ok()
-                && !templates.is_empty()
-            {
-                send(Event::Templates(templates));
-            }
+        if let Err(reason) = self.list_first(&connection, Some(&mut last), send).await {
+            return (reason, false);
         }
         // A server that goes away after listing ends this connection, not a silent one.
         tokio::select! {
@@ -200,6 +216,43 @@ impl Supervisor {
             }
             reason = connection.closed(" after listing") => (reason, true),
         }
+    }
+
+    /// A connection's first listing, page by page (each page kept in `last` when the
+    /// listing is followed), then its templates when asked for. The error is said for a
+    /// person.
+    async fn list_first(
+        &self,
+        connection: &Connection,
+        mut last: Option<&mut Fingerprint>,
+        send: &mut impl FnMut(Event),
+    ) -> Result<(), String> {
+        let listed = connection
+            .list_resources(&self.list, |page| {
+                if let Some(last) = last.as_deref_mut() {
+                    for resource in &page.items {
+                        last.push(resource);
+                    }
+                }
+                send(Event::Page(page))
+            })
+            .await;
+        match listed {
+            Ok(outcome) => send(Event::Listed(outcome)),
+            Err(e) => return Err(connection.explain(&e)),
+        }
+        if self.templates && connection.has_resources() {
+            let mut listed = Templates::default();
+            let outcome = connection
+                .list_templates(&self.list, |page| {
+                    listed.warnings.extend(&page.warnings);
+                    listed.templates.extend(page.items);
+                })
+                .await;
+            listed.failed = outcome.err().map(|e| connection.explain(&e));
+            send(Event::Templates(listed));
+        }
+        Ok(())
     }
 
     /// Asks for list changes, then re-lists on each burst (diffed against `last`, the

@@ -353,10 +353,10 @@ impl Upstreams {
                     false => Applied::Nothing,
                 }
             }
-            Event::Page { resources, .. } => {
+            Event::Page(page) => {
                 lock(&upstream.pages)
                     .get_or_insert_with(|| Builder::new(&upstream.name))
-                    .page(resources, &mut self.mimes());
+                    .page(page.items, &mut self.mimes());
                 Applied::Nothing
             }
             Event::Listed(outcome) => {

@@ -77,19 +77,16 @@ pub(super) async fn run_server(
                     }
                     slots[server as usize] = Some(connection);
                 }
-                Event::Page {
-                    number,
-                    received,
-                    resources,
-                } => {
+                Event::Page(page) => {
+                    let (number, received) = (page.number, page.received);
                     if whole {
-                        pages.extend(resources);
+                        pages.extend(page.items);
                         send(ServerEvent::Relisting { number, received });
                     } else {
                         send(ServerEvent::Page {
                             number,
                             received,
-                            resources,
+                            resources: page.items,
                         })
                     }
                 }
@@ -104,7 +101,12 @@ pub(super) async fn run_server(
                         capped: outcome.capped,
                     })
                 }
-                Event::Templates(templates) => send(ServerEvent::Templates(templates)),
+                // A server without templates (or that cannot list them) shows none.
+                Event::Templates(listed) => {
+                    if !listed.templates.is_empty() {
+                        send(ServerEvent::Templates(listed.templates))
+                    }
+                }
                 Event::Relisted { change, .. } => match change {
                     ListingChange::Edited(edit) => {
                         if !edit.is_empty() {
