@@ -97,7 +97,9 @@ impl Fingerprint {
             !entries.iter().all(|(uri, _)| seen.insert(*uri))
         });
         Relisting {
-            new: Vec::with_capacity(self.entries.len()),
+            received: 0,
+            rehashed: Vec::new(),
+            new: Vec::new(),
             kept: 0,
             position: None,
             last_kept: None,
@@ -174,10 +176,18 @@ impl Fingerprint {
 /// only the entries that outcome sends are kept on the way.
 #[derive(Debug)]
 pub struct Relisting {
-    /// The new listing's hashes so far.
-    new: Vec<(u64, u64)>,
+    /// Entries of the new listing so far.
+    received: usize,
     /// How many of its first entries are entries of the last listing in their old order.
     kept: usize,
+    /// While every kept entry is in its old place (`position` unused), the new listing's
+    /// hashes are the last listing's first `kept`, with these field hashes changed (old
+    /// position, new hash), followed by `new`: the common re-list (a few entries appended
+    /// or changed) holds no second copy of the listing's hashes.
+    rehashed: Vec<(u32, u64)>,
+    /// The new listing's hashes that the above does not tell: those after the kept entries,
+    /// or every one once `position` is in use.
+    new: Vec<(u64, u64)>,
     /// Old position by URI hash, built at the first entry not in its old place.
     position: Option<HashMap<u64, u32>>,
     /// The old position of the last kept entry, once `position` is in use.
@@ -201,14 +211,20 @@ impl Relisting {
         let old = &last.entries;
         for resource in page {
             let entry = last.hashes(&resource);
-            self.new.push(entry);
             let at = (!self.broken)
                 .then(|| self.old_position(old, entry.0))
                 .flatten();
+            self.received += 1;
+            if self.position.is_some() || at.is_none() {
+                self.new.push(entry);
+            }
             match at {
                 Some(i) => {
                     self.kept += 1;
                     if old[i as usize].1 != entry.1 {
+                        if self.position.is_none() {
+                            self.rehashed.push((i, entry.1));
+                        }
                         self.changed.push(resource);
                     }
                 }
@@ -224,7 +240,7 @@ impl Relisting {
     /// it is still in the kept prefix: in its own place while every entry so far is, else
     /// after the last kept one.
     fn old_position(&mut self, old: &[(u64, u64)], uri: u64) -> Option<u32> {
-        let j = self.new.len() - 1;
+        let j = self.received;
         if self.position.is_none() {
             if j >= old.len() {
                 return None;
@@ -232,6 +248,13 @@ impl Relisting {
             if old[j].0 == uri {
                 return Some(j as u32);
             }
+            // Out of place: from here on, every new hash is kept in `new`, the kept
+            // ones (all in place so far) first.
+            let mut new = old[..j].to_vec();
+            for &(i, hash) in &std::mem::take(&mut self.rehashed) {
+                new[i as usize].1 = hash;
+            }
+            self.new = new;
             let mut position = HashMap::with_capacity(old.len());
             for (i, (u, _)) in old.iter().enumerate() {
                 position.insert(*u, i as u32);
@@ -251,7 +274,7 @@ impl Relisting {
     /// `None` when most of the last listing went: what stayed was dropped on the way, so the
     /// whole listing has to be listed again and given to [`Fingerprint::diff`] (`last` is left
     /// as it was for that).
-    pub fn finish(self, last: &mut Fingerprint) -> Option<ListingChange> {
+    pub fn finish(mut self, last: &mut Fingerprint) -> Option<ListingChange> {
         if let Some(whole) = self.whole {
             return Some(last.diff(whole));
         }
@@ -279,16 +302,28 @@ impl Relisting {
                     .collect()
             }
         };
+        let entries = match self.position {
+            // The kept entries are the last listing's first, in place: changed there.
+            None => {
+                let mut entries = std::mem::take(&mut last.entries);
+                entries.truncate(self.kept);
+                for &(i, hash) in &self.rehashed {
+                    entries[i as usize].1 = hash;
+                }
+                entries.extend_from_slice(&self.new);
+                entries
+            }
+            Some(_) => std::mem::take(&mut self.new),
+        };
         // The kept entries are unique (the last listing was): a URI is listed twice only if
         // one of its entries was added. O(listing), in memory O(added).
-        let added: HashSet<u64> = self.new[self.kept..].iter().map(|(uri, _)| *uri).collect();
+        let added: HashSet<u64> = entries[self.kept..].iter().map(|(uri, _)| *uri).collect();
         let mut seen = HashSet::new();
         let duplicates = !added.is_empty()
-            && self
-                .new
+            && entries
                 .iter()
                 .any(|(uri, _)| added.contains(uri) && !seen.insert(*uri));
-        last.entries = self.new;
+        last.entries = entries;
         last.duplicates = Some(duplicates);
         Some(ListingChange::Edited(ListingEdit {
             removed,
