@@ -200,7 +200,17 @@ mod tests {
                 _ => {}
             }
         }
-        assert_eq!(listed, 31, "the catalogue and demo://live/0");
-        assert_eq!(grown[..2], ["demo://live/1", "demo://live/2"]);
+        // The server adds `demo://live/0` at once and one more each tick: on a loaded
+        // machine the first listing may already hold more than the first.
+        let live = listed - 30;
+        assert!(live >= 1, "the catalogue and demo://live/0: {listed}");
+        assert_eq!(
+            grown[..2],
+            [
+                format!("demo://live/{live}"),
+                format!("demo://live/{}", live + 1)
+            ],
+            "what came after the first listing, one by one ({listed} listed)"
+        );
     }
 }
