@@ -70,11 +70,10 @@ pub fn take_selection<T>(selection: Selection<T>) -> Result<Vec<T>, Exit> {
     selection.servers.map_err(|message| usage_error(&message))
 }
 
-/// One server of this run: its definition, its log, and the connection or why it failed
-/// (said for a person, without the definition's secrets).
+/// One server of this run: its definition, and the connection (its log with it) or why it
+/// failed (said for a person, without the definition's secrets).
 pub struct Session {
     pub spec: ServerSpec,
-    pub log: ServerLog,
     pub connection: Result<Connection, String>,
 }
 
@@ -115,12 +114,9 @@ fn supervisor(selected: &Selected, options: &ConnectOptions, list: ListOptions) 
 
 /// A session for a server whose definition could not be used.
 fn unusable(selected: Selected, reason: String) -> Session {
-    let log = ServerLog::new(1);
-    let connection = Err(McpError::Config { reason }.to_string());
     Session {
         spec: selected.spec,
-        log,
-        connection,
+        connection: Err(McpError::Config { reason }.to_string()),
     }
 }
 
@@ -140,7 +136,6 @@ pub async fn connect_all(servers: Vec<Selected>, options: &ConnectOptions) -> Ve
         progress.tick();
         Session {
             spec: supervisor.spec,
-            log: supervisor.log,
             connection,
         }
     }))
@@ -193,7 +188,6 @@ pub async fn list_each(
                 progress.set(index, "done");
                 Session {
                     spec: supervisor.spec,
-                    log: supervisor.log,
                     connection: connection.ok_or_else(|| failed.unwrap_or_default()),
                 }
             }),
