@@ -6,9 +6,8 @@ use std::collections::BTreeSet;
 
 use serde::Serialize;
 
-use crate::mcp::log::ServerLog;
 use crate::mcp::supervisor::{Event, Supervisor};
-use crate::mcp::{ConnectOptions, ListOptions, ServerSpec, TransportSpec};
+use crate::mcp::{ConnectOptions, ServerSpec, TransportSpec};
 use crate::sanitize;
 
 /// URIs named per difference, at most.
@@ -52,15 +51,7 @@ pub async fn compare(
         sanitize::line(&header.0, 100),
         crate::redact::value(&header.1)
     );
-    let supervisor = Supervisor {
-        spec,
-        options: options.clone(),
-        log: ServerLog::new(options.log_lines),
-        list: ListOptions::default(),
-        templates: false,
-        retry: false,
-        shown: None,
-    };
+    let supervisor = Supervisor::for_command(spec, options);
     let mut listed = Ok(BTreeSet::new());
     if let Some(conn) = supervisor
         .list_once(|event| match event {

@@ -200,13 +200,14 @@ fn toml_key(s: &str) -> String {
 }
 
 /// Every chosen server listed once: the catalogue, which servers' listings completed and
-/// which could not be listed (with why, also reported on stderr), and the sessions, for
-/// reads and templates, to be closed.
+/// which could not be listed (with why, also reported on stderr), the set's expansions when
+/// [`list_set`] added them, and the sessions, for reads and templates, to be closed.
 pub struct Listed {
     pub sessions: Vec<Session>,
     pub catalogue: Catalogue,
     pub complete: Vec<String>,
     pub failed: Vec<(String, String)>,
+    pub expansions: Vec<Expansion>,
 }
 
 /// One server's listing as it was heard: its resources so far, how many warnings its pages
@@ -275,6 +276,7 @@ pub async fn list_all(servers: Vec<Selected>, options: &ConnectOptions, cap: usi
         catalogue,
         complete,
         failed,
+        expansions: Vec::new(),
     }
 }
 
@@ -308,22 +310,13 @@ pub async fn resolve_set(
     policy: &crate::context::Policy,
     jobs: usize,
 ) -> Result<Resolved, Exit> {
-    let chosen = choose(servers, set)?;
-    let options = servers.connect_options();
-    let (
-        Listed {
-            sessions,
-            catalogue,
-            complete,
-            failed,
-        },
+    let Listed {
+        sessions,
+        catalogue,
+        complete,
+        failed,
         expansions,
-    ) = list_set(
-        chosen.into_iter().map(|c| c.selected).collect(),
-        &options,
-        &set.marks,
-    )
-    .await;
+    } = list_set(servers, set).await?;
     let (preview, texts) = {
         let mut cands = crate::context::candidates(&catalogue);
         expansion::tag(&mut cands, &expansions);
@@ -368,24 +361,26 @@ pub async fn resolve_set(
     })
 }
 
-/// What a set resolves against: [`list_all`], then the set's expansions added
-/// ([`add_expansions`]).
-pub async fn list_set(
-    servers: Vec<Selected>,
-    options: &ConnectOptions,
-    marks: &Marks,
-) -> (Listed, Vec<Expansion>) {
+/// What a set resolves against: its servers chosen ([`choose`]; a usage error reported),
+/// listed ([`list_all`]), then the set's expansions added ([`add_expansions`]).
+pub async fn list_set(servers: &ServerArgs, set: &ContextSet) -> Result<Listed, Exit> {
+    let chosen = choose(servers, set)?;
     let cap = crate::mcp::list::DEFAULT_CAP;
-    let mut listed = list_all(servers, options, cap).await;
-    let expansions = add_expansions(
-        &listed.sessions,
-        &mut listed.catalogue,
-        &listed.complete,
-        marks,
+    let mut listed = list_all(
+        chosen.into_iter().map(|c| c.selected).collect(),
+        &servers.connect_options(),
         cap,
     )
     .await;
-    (listed, expansions)
+    listed.expansions = add_expansions(
+        &listed.sessions,
+        &mut listed.catalogue,
+        &listed.complete,
+        &set.marks,
+        cap,
+    )
+    .await;
+    Ok(listed)
 }
 
 /// Lists the templates of the servers in `complete` that have an exact mark in `marks` no

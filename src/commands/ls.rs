@@ -235,7 +235,7 @@ impl Heard {
                 sink.borrow_mut()
                     .catalogue_mut()
                     .set_templates(server, &listed.templates);
-                self.failed = self.failed.take().or(listed.failed);
+                self.failed = listed.failed;
             }
             Event::Ended { reason, .. } => {
                 self.failed = Some(reason);

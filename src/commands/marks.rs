@@ -56,6 +56,7 @@ pub async fn mark(args: MarkArgs, mark: Mark) -> Exit {
             mut catalogue,
             complete,
             failed,
+            ..
         } = list_all(
             chosen.iter().map(|c| c.selected.clone()).collect(),
             &options,
@@ -277,31 +278,17 @@ pub async fn marks(args: MarksArgs) -> Exit {
         .collect();
     let mut exit = Exit::Ok;
     if args.check {
-        let chosen = match choose(&args.servers, &set) {
-            Ok(chosen) => chosen,
+        let listed = match list_set(&args.servers, &set).await {
+            Ok(listed) => listed,
             Err(exit) => return exit,
         };
-        let options = args.servers.connect_options();
-        let (
-            Listed {
-                sessions,
-                catalogue,
-                complete,
-                failed,
-            },
-            expansions,
-        ) = list_set(
-            chosen.into_iter().map(|c| c.selected).collect(),
-            &options,
-            &set.marks,
-        )
-        .await;
-        close_all(sessions).await;
-        if !failed.is_empty() {
+        close_all(listed.sessions).await;
+        let (catalogue, expansions) = (listed.catalogue, listed.expansions);
+        if !listed.failed.is_empty() {
             exit = Exit::ServerFailed;
         }
         for report in &mut reports {
-            if !complete.contains(&report.server) {
+            if !listed.complete.contains(&report.server) {
                 report.resources = Some(None);
                 continue;
             }

@@ -22,7 +22,6 @@ pub mod wrap;
 use futures::future::join_all;
 
 use crate::config::select::{Selected, Selection};
-use crate::mcp::log::ServerLog;
 use crate::mcp::supervisor::{Event, Supervisor};
 use crate::mcp::{ConnectOptions, Connection, ListOptions, McpError, ServerSpec};
 use crate::sanitize;
@@ -86,38 +85,21 @@ impl Session {
             crate::sanitize::line(&self.spec.name, 200)
         ))
     }
-
-    /// An error on this session's connection, said as [`Session::say`] does (with the
-    /// server's last stderr lines where they tell why, its secrets scrubbed).
-    pub fn describe_error(&self, error: &McpError) -> String {
-        match &self.connection {
-            Ok(connection) => self.say(&connection.explain(error)),
-            Err(_) => self.say(&error.to_string()),
-        }
-    }
 }
 
 /// The supervisor of one selected server for a command that reports and stops: no retry,
 /// nothing followed. A failed connect names the server by its definition as written
 /// (placeholders kept) for a configured server, the masked definition for an ad-hoc one.
-fn supervisor(selected: &Selected, options: &ConnectOptions, list: ListOptions) -> Supervisor {
+fn supervisor(selected: &Selected, options: &ConnectOptions) -> Supervisor {
     Supervisor {
-        spec: selected.spec.clone(),
-        options: options.clone(),
-        log: ServerLog::new(options.log_lines),
-        list,
-        templates: false,
-        retry: false,
         shown: Some(selected.shown_target()),
+        ..Supervisor::for_command(selected.spec.clone(), options)
     }
 }
 
-/// A session for a server whose definition could not be used.
-fn unusable(selected: Selected, reason: String) -> Session {
-    Session {
-        spec: selected.spec,
-        connection: Err(McpError::Config { reason }.to_string()),
-    }
+/// Why a server's definition cannot be used, said for a person.
+fn unusable(reason: String) -> String {
+    McpError::Config { reason }.to_string()
 }
 
 /// Connects to every server at once, each through its [`Supervisor`]. A server whose
@@ -129,9 +111,12 @@ pub async fn connect_all(servers: Vec<Selected>, options: &ConnectOptions) -> Ve
     join_all(servers.into_iter().map(|mut selected| async move {
         if let Some(reason) = selected.error.take() {
             progress.tick();
-            return unusable(selected, reason);
+            return Session {
+                spec: selected.spec,
+                connection: Err(unusable(reason)),
+            };
         }
-        let supervisor = supervisor(&selected, options, ListOptions::default());
+        let supervisor = supervisor(&selected, options);
         let connection = supervisor.connect().await;
         progress.tick();
         Session {
@@ -163,15 +148,19 @@ pub async fn list_each(
             .enumerate()
             .map(|(index, mut selected)| async move {
                 if let Some(reason) = selected.error.take() {
-                    let session = unusable(selected, reason);
-                    if let Err(reason) = &session.connection {
-                        on(index, ended(reason.clone()));
-                    }
-                    return session;
+                    let reason = unusable(reason);
+                    on(index, Event::failed(reason.clone()));
+                    return Session {
+                        spec: selected.spec,
+                        connection: Err(reason),
+                    };
                 }
                 progress.set(index, "connecting");
-                let mut supervisor = supervisor(&selected, options, list.clone());
-                supervisor.templates = templates;
+                let supervisor = Supervisor {
+                    list: list.clone(),
+                    templates,
+                    ..supervisor(&selected, options)
+                };
                 let mut failed = None;
                 let connection = supervisor
                     .list_once(|event| {
@@ -193,15 +182,6 @@ pub async fn list_each(
             }),
     )
     .await
-}
-
-/// A command's server that ended without a retry: `reason` said for a person.
-fn ended(reason: String) -> Event {
-    Event::Ended {
-        reason,
-        listed: false,
-        retry: None,
-    }
 }
 
 /// Ends every session, waiting briefly for servers to exit.

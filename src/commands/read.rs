@@ -59,7 +59,7 @@ pub async fn run(args: ReadArgs) -> Exit {
                 answer = Some((name, outcome));
                 break;
             }
-            Err(e) => failures.push(session.describe_error(&e)),
+            Err(e) => failures.push(session.say(&connection.explain(&e))),
         }
     }
     close_all(sessions).await;

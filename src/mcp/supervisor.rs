@@ -1,6 +1,7 @@
 //! One owner of a server's life, for every front end that follows a server (the browser,
-//! `serve`, `watch`), and, listed once ([`Supervisor::list_once`]), for the commands that
-//! report and stop (`ls`, `read`, `preview`, `export`, `lock`, `check`, the mark commands):
+//! `serve`, `watch`), and for the commands that report and stop (connected only,
+//! [`Supervisor::connect`]: `read`, `check`; listed once, [`Supervisor::list_once`]: `ls`,
+//! `preview`, `export`, `lock`, the mark commands, `check`'s per-credential listings):
 //! it connects, lists page by page (each page handed on by value), lists
 //! the templates when asked, follows the list's changes (a burst coalesced once, by
 //! [`Changes`]) and re-lists, passes updates on, notices the server going away
@@ -65,6 +66,17 @@ pub enum Event {
     },
 }
 
+impl Event {
+    /// A connection that failed for good (no retry): `reason` said for a person.
+    pub fn failed(reason: String) -> Event {
+        Event::Ended {
+            reason,
+            listed: false,
+            retry: None,
+        }
+    }
+}
+
 /// A server's resource templates, listed whole after its resources.
 #[derive(Debug, Default)]
 pub struct Templates {
@@ -103,6 +115,21 @@ pub struct Supervisor {
 }
 
 impl Supervisor {
+    /// A supervisor for a command that reports and stops: the whole listing up to the
+    /// default cap, no templates, no retry, a failed connect named by the masked definition
+    /// (the fields are the command's to change).
+    pub fn for_command(spec: ServerSpec, options: &ConnectOptions) -> Supervisor {
+        Supervisor {
+            spec,
+            options: options.clone(),
+            log: ServerLog::new(options.log_lines),
+            list: ListOptions::default(),
+            templates: false,
+            retry: false,
+            shown: None,
+        }
+    }
+
     /// Follows the server until it ends for good (or forever), telling `send` each event
     /// with its connection's generation (1, then 2 after the first retry, …).
     pub async fn run(self, mut send: impl FnMut(u64, Event) + Send) {
@@ -174,20 +201,12 @@ impl Supervisor {
         let connection = match self.connect().await {
             Ok(connection) => connection,
             Err(reason) => {
-                send(Event::Ended {
-                    reason,
-                    listed: false,
-                    retry: None,
-                });
+                send(Event::failed(reason));
                 return None;
             }
         };
         if let Err(reason) = self.list_first(&connection, None, &mut send).await {
-            send(Event::Ended {
-                reason,
-                listed: false,
-                retry: None,
-            });
+            send(Event::failed(reason));
         }
         Some(connection)
     }
