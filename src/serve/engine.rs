@@ -16,9 +16,13 @@ use futures::future::join_all;
 use tokio::sync::{Mutex, broadcast, watch};
 
 use super::exposed::{self, Expose, Served};
-use super::upstream::{Early, UpstreamDef, Upstreams, Warn};
-use crate::catalog::{Catalogue, ServerId};
-use crate::context::{Candidate, ContextSet, Expansion, Measures, Sources, candidates, expansion};
+use super::listing::Origin;
+use super::upstream::{Early, Listings, UpstreamDef, Upstreams, Warn};
+use crate::catalog::{Catalogue, ServerId, Snapshot};
+use crate::context::ranking::Made;
+use crate::context::{
+    Candidate, ContextSet, Expansion, Measures, RankOrder, Sources, candidates, expansion,
+};
 use crate::mcp::ConnectOptions;
 
 /// Everything one `serve` process shares between its clients and its upkeep.
@@ -39,6 +43,9 @@ pub struct Engine {
     measures: Mutex<Measures>,
     /// Resolutions done so far ([`Engine::resolutions`]).
     resolutions: AtomicU64,
+    /// The last refresh's rank order, so the next one puts in what changed instead of
+    /// sorting every resource again.
+    ranked: std::sync::Mutex<Option<Kept>>,
     /// What is published now; every change wakes the clients' list-changed notifiers.
     pub served: watch::Sender<Arc<Served>>,
     /// Published URIs whose contents changed upstream.
@@ -109,6 +116,7 @@ impl Engine {
             set: Mutex::new(set),
             measures: Mutex::new(Measures::new()),
             resolutions: AtomicU64::new(0),
+            ranked: std::sync::Mutex::default(),
             served: watch::channel(Arc::new(Served::default())).0,
             updates: broadcast::channel(256).0,
         }
@@ -182,8 +190,10 @@ impl Engine {
         self.resolutions.load(Ordering::Relaxed)
     }
 
-    /// Resolves again; publishes the result and returns true when the list changed. With a
-    /// budget, what would be included is read and counted first (as `mcpick preview` does);
+    /// Resolves again; publishes the result and returns true when the list changed. The
+    /// resources are ranked by advancing the last refresh's order by what the upstreams'
+    /// listings changed since (sorted whole only when a listing was replaced, came or went,
+    /// or the set has expansions). With a budget, what would be included is read and counted first (as `mcpick preview` does);
     /// without one, every admitted resource is included whatever it counts, so nothing is
     /// read and the totals are estimates.
     pub async fn refresh(&self) -> bool {
@@ -199,9 +209,22 @@ impl Engine {
             listings = upstreams.listings();
         }
         let expansions = listings.add_expansions(&set.marks);
-        let mut cands = candidates(&listings.catalogue);
-        tag_expansions(&mut cands, &expansions, &listings.catalogue);
-        let sources = Sources::from_lists(cands, &listings.complete, &listings.unavailable);
+        let snapshot = listings.catalogue.snapshot();
+        let sources = match expansions.is_empty() {
+            // Ranked as the last refresh left it, what changed since put in.
+            true => {
+                let order = self.rank(&listings, &snapshot);
+                let (complete, unavailable) = (&listings.complete, &listings.unavailable);
+                Sources::ranked(&order, &snapshot, complete, unavailable)
+            }
+            // Expansions are added to this refresh's catalogue only: ranked from scratch.
+            false => {
+                *lock(&self.ranked) = None;
+                let mut cands = candidates(&listings.catalogue);
+                tag_expansions(&mut cands, &expansions, &listings.catalogue);
+                Sources::from_lists(cands, &listings.complete, &listings.unavailable)
+            }
+        };
         let mut measures = self.measures.lock().await;
         let preview = if set.policy.budget.is_some() {
             sources
@@ -234,6 +257,45 @@ impl Engine {
             changed
         })
     }
+}
+
+impl Engine {
+    /// The rank order of `snapshot` (of `listings`' merged catalogue): the last refresh's,
+    /// advanced by what each upstream's listing changed since; every resource sorted when
+    /// there is none, or an upstream's listing was replaced or came or went.
+    fn rank(&self, listings: &Listings, snapshot: &Snapshot) -> Arc<RankOrder> {
+        let origins = listings.origins();
+        let last = lock(&self.ranked).take();
+        let order = match last {
+            Some(Kept { order, origins }) => {
+                let touched = listings.touched_since(&origins);
+                order.advance(snapshot, touched.as_deref())
+            }
+            None => Arc::new(RankOrder::of(snapshot)),
+        };
+        *lock(&self.ranked) = Some(Kept {
+            order: order.clone(),
+            origins,
+        });
+        order
+    }
+
+    /// How the last refresh's rank order was made (tests and benches: a refresh after a
+    /// small change must not sort everything again).
+    #[doc(hidden)]
+    pub fn rank_made(&self) -> Option<Made> {
+        lock(&self.ranked).as_ref().map(|kept| kept.order.made())
+    }
+}
+
+/// A refresh's rank order, and the upstream listings (by server id) it was made from.
+struct Kept {
+    order: Arc<RankOrder>,
+    origins: Vec<Option<Origin>>,
+}
+
+fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Tells the candidates that are `expansions` which template each came from, each found by
@@ -306,6 +368,89 @@ mod tests {
         assert_eq!(served.resources.len(), 11);
         assert!(served.get("y://1").is_some_and(|r| r.pinned));
         assert!(!engine.refresh().await, "nothing changed");
+    }
+
+    /// Resources of varied rank (priorities and names that tie and do not).
+    fn ranked(uris: &[u32]) -> Vec<Resource> {
+        uris.iter()
+            .map(|&i| {
+                let priority = f32::from((i * 7 % 5) as u8) / 4.0;
+                Resource::new(format!("x://{i}"), format!("r{}", i % 9))
+                    .with_size(40)
+                    .with_annotations(rmcp::model::Annotations::default().with_priority(priority))
+            })
+            .collect()
+    }
+
+    /// A re-list that changes a little is ranked by putting in what changed, and what is
+    /// published is what an engine over the new listings from scratch publishes; a listing
+    /// replaced whole is sorted again.
+    #[tokio::test]
+    async fn a_refresh_after_a_small_change_advances_the_rank_order_and_publishes_the_same() {
+        let (a, b): (Vec<u32>, Vec<u32>) = ((0..60).collect(), (100..130).collect());
+        let upstreams =
+            Upstreams::already_listed(vec![("a".into(), ranked(&a)), ("b".into(), ranked(&b))]);
+        let mut set = set(Some(600));
+        set.marks
+            .set(Target::exact("b", "x://105"), Some(Mark::Pin));
+        let engine = Engine::over(upstreams, set.clone(), Expose::Allowed).await;
+        assert_eq!(
+            engine.rank_made(),
+            Some(Made::Sorted),
+            "the first is sorted"
+        );
+        let upstreams = engine.ready().await;
+
+        // `a` loses two, one changes its priority, three are appended.
+        let mut last = crate::mcp::Fingerprint::default();
+        last.reset(&ranked(&a));
+        let mut new: Vec<u32> = a.iter().copied().filter(|&i| i != 3 && i != 40).collect();
+        new.extend([200, 201, 202]);
+        let mut relisted = ranked(&new);
+        relisted[10].annotations.as_mut().unwrap().priority = Some(1.0);
+        let change = last.diff(relisted.clone());
+        assert!(matches!(change, crate::mcp::ListingChange::Edited(_)));
+        upstreams.apply(
+            0,
+            crate::mcp::supervisor::Event::Relisted {
+                change,
+                outcome: Default::default(),
+            },
+        );
+        engine.refresh().await;
+        assert!(
+            matches!(engine.rank_made(), Some(Made::Merged { inserted, taken_out })
+                if inserted == 4 && taken_out == 3),
+            "{:?}",
+            engine.rank_made()
+        );
+        let published = |engine: &Engine| -> Vec<(String, bool)> {
+            let served = engine.current();
+            let list = served.resources.iter();
+            list.map(|r| (r.uri().to_string(), r.pinned)).collect()
+        };
+        let fresh = Engine::over(
+            Upstreams::already_listed(vec![("a".into(), relisted), ("b".into(), ranked(&b))]),
+            set,
+            Expose::Allowed,
+        )
+        .await;
+        assert_eq!(published(&engine), published(&fresh));
+        assert_eq!(engine.current().bundle, fresh.current().bundle);
+
+        // Every URI new: the listing is built again, and so is the order.
+        last.reset(&ranked(&new));
+        let change = last.diff(ranked(&(300..350).collect::<Vec<_>>()));
+        assert!(matches!(change, crate::mcp::ListingChange::Replaced(_)));
+        upstreams.apply(
+            0,
+            crate::mcp::supervisor::Event::Relisted {
+                change,
+                outcome: Default::default(),
+            },
+        );
+        engine.refresh().await;
+        assert_eq!(engine.rank_made(), Some(Made::Sorted));
     }
 
     #[tokio::test]

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use rmcp::model::Resource;
 
 use super::exposed::Listed;
-use crate::catalog::item::MimeTable;
+use crate::catalog::item::{Item, MimeTable};
 use crate::catalog::{Catalogue, ItemId, ServerId};
 use crate::mcp::ListingChange;
 
@@ -31,6 +31,16 @@ pub struct ListedResources {
     mimes: Arc<MimeTable>,
     /// By item index: the listed form of each resource its item does not give back exactly.
     originals: Arc<HashMap<u32, Arc<Resource>>>,
+    /// Which listing this is: a new one for each listing built whole, the same through its
+    /// edits (0: nothing listed). An item's index means the same item only within one.
+    lineage: u64,
+}
+
+/// How far a listing reached when a rank order was made of it ([`ListedResources::origin`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Origin {
+    lineage: u64,
+    extent: crate::catalog::Extent,
 }
 
 /// How a re-list reached a listing.
@@ -64,17 +74,50 @@ impl ListedResources {
 
     /// The resource at `index` (its catalogue position) as listed, if its URI is `uri`.
     pub fn listed(&self, index: u32, uri: &str) -> Option<Listed> {
+        self.listed_if(index, |item| item.uri() == uri)
+    }
+
+    /// The resource at `index` as listed, if it is `item` (a merged catalogue's item, which
+    /// shares this listing's chunks: the same item in memory, or else one with its URI).
+    /// Comparing addresses first spares `serve`'s refresh decoding two URIs per resource.
+    pub fn listed_as(&self, index: u32, item: &Item) -> Option<Listed> {
+        self.listed_if(index, |ours| {
+            std::ptr::eq(ours, item) || ours.uri() == item.uri()
+        })
+    }
+
+    fn listed_if(&self, index: u32, is: impl Fn(&Item) -> bool) -> Option<Listed> {
         let item = self.items.item_ref(ItemId {
             server: SERVER,
             index,
         })?;
-        if item.get().uri() != uri {
+        if !is(item.get()) {
             return None;
         }
         Some(match self.originals.get(&index) {
             Some(original) => Listed::original(item, original.clone()),
             None => Listed::exact(item, self.mimes.clone()),
         })
+    }
+
+    /// Which listing this is and how far it reaches now; `None` when nothing was listed.
+    pub fn origin(&self) -> Option<Origin> {
+        self.catalogue().map(|items| Origin {
+            lineage: self.lineage,
+            extent: items.snapshot().extent(),
+        })
+    }
+
+    /// The indices of the items removed, changed in place or superseded since `origin`
+    /// ([`Catalogue::touched_since`]); every other item there is here at the same index,
+    /// unchanged. `None` when `origin` was another listing's, or the record does not reach
+    /// back that far.
+    pub fn touched_since(&self, origin: &Origin) -> Option<Vec<u32>> {
+        if origin.lineage != self.lineage {
+            return None;
+        }
+        let touched = self.catalogue()?.touched_since(&origin.extent)?;
+        Some(touched.into_iter().map(|id| id.index).collect())
     }
 
     /// Resources given back from their own copy rather than from their item.
@@ -196,10 +239,12 @@ impl Builder {
     }
 
     pub fn finish(self) -> ListedResources {
+        static LINEAGES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         ListedResources {
             mimes: Arc::new(self.items.mimes().clone()),
             items: Arc::new(self.items),
             originals: Arc::new(self.originals),
+            lineage: LINEAGES.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         }
     }
 

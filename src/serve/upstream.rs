@@ -10,10 +10,10 @@ use rmcp::model::{Resource, ResourceTemplate};
 use tokio::sync::mpsc;
 
 use crate::catalog::item::MimeTable;
-use crate::catalog::{Catalogue, ServerId};
+use crate::catalog::{Catalogue, ItemId, ServerId};
 
 use super::exposed::Listed;
-use super::listing::{Builder, ListedResources, Relisted};
+use super::listing::{Builder, ListedResources, Origin, Relisted};
 use crate::context::{Candidate, Expansion, Marks, expansion};
 use crate::mcp::log::ServerLog;
 use crate::mcp::supervisor::{Event, Supervisor};
@@ -162,6 +162,35 @@ impl Listings {
         found
     }
 
+    /// Each upstream's listing as shown, by server id: what a rank order of this merged
+    /// catalogue is made from (`None` for an upstream not shown).
+    pub fn origins(&self) -> Vec<Option<Origin>> {
+        self.resources.iter().map(|(_, l)| l.origin()).collect()
+    }
+
+    /// The ids of this merged catalogue touched since a rank order was made from `origins`
+    /// (from each upstream's own record: the merged catalogue is new each refresh); `None`
+    /// when an upstream's listing is another one now, was or is no longer shown, or its
+    /// record does not reach back that far.
+    pub fn touched_since(&self, origins: &[Option<Origin>]) -> Option<Vec<ItemId>> {
+        if origins.len() != self.resources.len() {
+            return None;
+        }
+        let mut touched = Vec::new();
+        for (server, ((_, listed), origin)) in self.resources.iter().zip(origins).enumerate() {
+            match (origin, listed.origin().is_some()) {
+                (None, false) => {}
+                (Some(origin), true) => {
+                    let server = server as ServerId;
+                    let ids = listed.touched_since(origin)?.into_iter();
+                    touched.extend(ids.map(|index| ItemId { server, index }));
+                }
+                _ => return None,
+            }
+        }
+        Some(touched)
+    }
+
     /// Whether a server other than the candidate's lists its URI too (or has it as an
     /// expansion).
     pub fn listed_elsewhere(&self, c: &Candidate) -> bool {
@@ -173,11 +202,12 @@ impl Listings {
     /// URI twice): the catalogue shares each listing's ids, so it is where the candidate's
     /// id says, checked by URI; an expansion is published as it was made.
     pub fn listed(&self, c: &Candidate) -> Option<Listed> {
+        // Server ids are the upstreams' places ([`Upstreams::listings`]).
         let (_, listed) = self
             .resources
-            .iter()
-            .find(|(server, _)| server == c.server)?;
-        if let Some(found) = listed.listed(c.id.index, c.uri()) {
+            .get(c.id.server as usize)
+            .filter(|(server, _)| server == c.server)?;
+        if let Some(found) = listed.listed_as(c.id.index, c.item) {
             return Some(found);
         }
         let resource = self
