@@ -190,6 +190,14 @@ impl Marks {
         longest_prefix(marks, uri)
     }
 
+    /// Whether any mark is on `server`: when none is, no resource of it needs its URI looked
+    /// at (a million in rank order are a million cache misses).
+    pub fn on_server(&self, server: &str) -> bool {
+        self.servers
+            .get(server)
+            .is_some_and(|m| !m.exact.is_empty() || !m.prefix.is_empty())
+    }
+
     /// The mark that decides a tree node standing for `prefix`: the mark on that prefix
     /// itself (`prefix: Some(prefix)`), else the longest marked prefix above it.
     pub fn effective_prefix(&self, server: &str, prefix: &str) -> Option<Effective<'_>> {

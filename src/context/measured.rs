@@ -9,16 +9,19 @@
 //! end words a failed read the same way.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use futures::StreamExt;
 
-use crate::catalog::Snapshot;
+use crate::catalog::{ItemId, Snapshot};
 
 use super::content::measure;
 use super::mark::Marks;
 use super::policy::Policy;
 use super::ranking::RankOrder;
-use super::resolve::{Candidate, Input, Measures, Preview, resolve};
+use super::resolve::{
+    Candidate, Input, Looked, Measures, Preview, Verdict, judge, judge_all, resolve_judged,
+};
 
 /// The agent text of every resource that was read, by candidate index.
 pub type Texts = HashMap<usize, String>;
@@ -35,6 +38,44 @@ pub struct Sources<'a> {
     unavailable: Vec<(&'a str, &'a str)>,
     /// The candidates are in rank-key order ([`Sources::ranked`]), not catalogue order.
     ranked: bool,
+    /// That order, when they are in one.
+    order: Option<Arc<RankOrder>>,
+}
+
+/// Every candidate's [`Verdict`] from one resolution over a kept rank order, kept for the
+/// next: a refresh after a few resources changed judges only those again
+/// ([`Sources::resolve_keeping`]) instead of looking at every resource's item wherever it lies
+/// in memory. They hold while the marks, the policy and the measures stay as they were.
+#[derive(Debug, Clone)]
+pub struct Judged {
+    order: Arc<RankOrder>,
+    verdicts: Vec<Verdict>,
+    marks: Marks,
+    policy: Policy,
+    /// [`Measures::stamp`] when judged.
+    measures: u64,
+    /// How many of them this resolution judged (the rest were kept).
+    judged: usize,
+}
+
+impl Judged {
+    /// How many verdicts the resolution that made these judged (tests and benches: a refresh
+    /// after a small change must not judge everything again).
+    pub fn judged(&self) -> usize {
+        self.judged
+    }
+
+    fn holds(&self, marks: &Marks, policy: &Policy, measures: &Measures) -> bool {
+        self.marks == *marks && self.policy == *policy && self.measures == measures.stamp()
+    }
+}
+
+/// What an earlier resolution left to keep: its verdicts, and every id removed or changed in
+/// place since its rank order was made (as [`RankOrder::advance`] was given them).
+#[derive(Debug, Clone, Copy)]
+pub struct Keep<'k> {
+    pub judged: &'k Judged,
+    pub touched: &'k [ItemId],
 }
 
 /// A resolution read to a fixed point.
@@ -58,6 +99,7 @@ impl<'a> Sources<'a> {
             listed: listed.into_iter().collect(),
             unavailable: unavailable.into_iter().collect(),
             ranked: false,
+            order: None,
         }
     }
 
@@ -67,7 +109,7 @@ impl<'a> Sources<'a> {
     /// [`Sources::new`] over the same snapshot's candidates in catalogue order gives, once
     /// indices are mapped to ids.
     pub fn ranked(
-        order: &RankOrder,
+        order: &Arc<RankOrder>,
         snapshot: &'a Snapshot,
         listed: &'a [String],
         unavailable: &'a [(String, String)],
@@ -87,6 +129,7 @@ impl<'a> Sources<'a> {
             .collect();
         Sources {
             ranked: true,
+            order: Some(Arc::clone(order)),
             ..Sources::from_lists(candidates, listed, unavailable)
         }
     }
@@ -123,7 +166,102 @@ impl<'a> Sources<'a> {
 
     /// Ranks and cuts with what `measures` knows (estimates from sizes for the rest).
     pub fn resolve(&self, marks: &Marks, policy: &Policy, measures: &Measures) -> Preview {
-        resolve(&self.input(marks, policy, measures))
+        self.resolve_keeping(marks, policy, measures, None).0
+    }
+
+    /// [`Sources::resolve`], keeping what `keep` judged of the resources that did not change
+    /// since; gives the verdicts to keep for the next one (when the candidates are in a kept
+    /// rank order, [`Sources::ranked`]).
+    pub fn resolve_keeping(
+        &self,
+        marks: &Marks,
+        policy: &Policy,
+        measures: &Measures,
+        keep: Option<Keep<'_>>,
+    ) -> (Preview, Option<Judged>) {
+        let input = self.input(marks, policy, measures);
+        let (verdicts, judged) = self.verdicts(&input, keep);
+        let preview = resolve_judged(&input, &verdicts);
+        (
+            preview,
+            self.judged(verdicts, judged, marks, policy, measures),
+        )
+    }
+
+    /// Every candidate's verdict, and how many were judged: those `keep` holds for the
+    /// resources that did not change, kept; the others judged. The candidates are in a rank
+    /// order advanced from `keep`'s by the touched ids, so walking both orders at once meets
+    /// each kept resource in the same turn (the touched ones skipped): any candidate that is
+    /// not the next kept one is new or changed. When that does not hold (another order), or
+    /// the marks, policy or measures changed, everything is judged.
+    fn verdicts(&self, input: &Input, keep: Option<Keep<'_>>) -> (Vec<Verdict>, usize) {
+        let every = || (judge_all(input), input.candidates.len());
+        let Some(Keep { judged, touched }) = keep.filter(|k| {
+            self.order.is_some() && k.judged.holds(input.marks, input.policy, input.measures)
+        }) else {
+            return every();
+        };
+        let mut touched = touched.to_vec();
+        touched.sort_unstable();
+        touched.dedup();
+        let (old, mut j) = (judged.order.ids(), 0);
+        let gone = |id: &ItemId| touched.binary_search(id).is_ok();
+        let mut verdicts = Vec::with_capacity(self.candidates.len());
+        let (mut server, mut new) = (Looked::default(), 0);
+        for c in &self.candidates {
+            while old.get(j).is_some_and(gone) {
+                j += 1;
+            }
+            if old.get(j) == Some(&c.id) {
+                verdicts.push(judged.verdicts[j]);
+                j += 1;
+            } else {
+                verdicts.push(judge(input, c, &mut server));
+                new += 1;
+            }
+        }
+        while old.get(j).is_some_and(gone) {
+            j += 1;
+        }
+        match j == old.len() {
+            true => (verdicts, new),
+            false => every(),
+        }
+    }
+
+    /// Judges the candidates at `indices` again (their measures changed); how many.
+    fn judge_again(
+        &self,
+        verdicts: &mut [Verdict],
+        indices: &[usize],
+        marks: &Marks,
+        policy: &Policy,
+        measures: &Measures,
+    ) -> usize {
+        let input = self.input(marks, policy, measures);
+        let mut server = Looked::default();
+        for &index in indices {
+            verdicts[index] = judge(&input, &self.candidates[index], &mut server);
+        }
+        indices.len()
+    }
+
+    fn judged(
+        &self,
+        verdicts: Vec<Verdict>,
+        judged: usize,
+        marks: &Marks,
+        policy: &Policy,
+        measures: &Measures,
+    ) -> Option<Judged> {
+        Some(Judged {
+            order: self.order.clone()?,
+            verdicts,
+            marks: marks.clone(),
+            policy: *policy,
+            measures: measures.stamp(),
+            judged,
+        })
     }
 
     /// Resolves to a fixed point: reads (at most `jobs` at once) what [`Preview::to_measure`]
@@ -140,18 +278,43 @@ impl<'a> Sources<'a> {
         R: Fn(&Candidate<'a>) -> Fut,
         Fut: Future<Output = AgentRead>,
     {
+        let reading = self.resolve_reading_keeping(marks, policy, measures, jobs, read, None);
+        reading.await.0
+    }
+
+    /// [`Sources::resolve_reading`], keeping what `keep` judged as
+    /// [`Sources::resolve_keeping`] does (after each read only the resources read are judged
+    /// again: a (server, URI) is one resource of the catalogue); gives the verdicts to keep.
+    pub async fn resolve_reading_keeping<R, Fut>(
+        &self,
+        marks: &Marks,
+        policy: &Policy,
+        measures: &mut Measures,
+        jobs: usize,
+        read: R,
+        keep: Option<Keep<'_>>,
+    ) -> (Resolution, Option<Judged>)
+    where
+        R: Fn(&Candidate<'a>) -> Fut,
+        Fut: Future<Output = AgentRead>,
+    {
         let (mut texts, mut dropped) = (Texts::new(), Vec::new());
+        let (mut verdicts, mut judged) = self.verdicts(&self.input(marks, policy, measures), keep);
         loop {
-            let preview = self.resolve(marks, policy, measures);
+            let preview = resolve_judged(&self.input(marks, policy, measures), &verdicts);
             let wanted = preview.to_measure();
             if wanted.is_empty() {
-                return Resolution {
+                let judged = self.judged(verdicts, judged, marks, policy, measures);
+                let resolution = Resolution {
                     preview,
                     texts,
                     dropped,
                 };
+                return (resolution, judged);
             }
-            let reads = futures::stream::iter(wanted.into_iter().map(|index| {
+            // Owned: a borrowed iterator held across the await trips the `Send` check of
+            // the futures that spawn this.
+            let reads = futures::stream::iter(wanted.clone().into_iter().map(|index| {
                 let read = &read;
                 let c = &self.candidates[index];
                 async move { (index, read(c).await) }
@@ -171,6 +334,7 @@ impl<'a> Sources<'a> {
                 }
                 measures.insert(c.server, c.uri(), m);
             }
+            judged += self.judge_again(&mut verdicts, &wanted, marks, policy, measures);
         }
     }
 }

@@ -52,7 +52,7 @@ pub use content::{agent_text, measure};
 pub use expansion::Expansion;
 pub use file::{ContextSet, DEFAULT_FILE, SetError, SetFile, Updated, VERSION};
 pub use mark::{Effective, Mark, Marks, Pattern, Target};
-pub use measured::{Resolution, Sources, Texts};
+pub use measured::{Judged, Keep, Resolution, Sources, Texts};
 pub use policy::{Audience, DEFAULT_PRIORITY, Policy};
 pub use ranking::RankOrder;
 pub use resolve::{

@@ -572,13 +572,15 @@ mod tests {
         /// order a whole sort gives, and the preview resolved over it is the one resolved
         /// over the candidates in catalogue order (sorted first), index for index once
         /// mapped to ids: included order, running totals, left-out reasons and order,
-        /// missing, unavailable.
+        /// missing, unavailable. So is the preview resolved keeping the last step's
+        /// verdicts for what did not change (they hold when the step asks the same).
         #[test]
         fn a_kept_order_is_a_fresh_sort_and_resolves_the_same(
             steps in prop::collection::vec((op(), ask()), 1..14),
         ) {
             let mut model = Model::new();
             let mut order = Arc::new(RankOrder::of(&model.cat.snapshot()));
+            let mut judged: Option<crate::context::Judged> = None;
             let listed = vec!["a".to_string(), "b".to_string()];
             let unavailable = vec![("down".to_string(), "connection refused".to_string())];
             for (op, ask) in &steps {
@@ -591,8 +593,15 @@ mod tests {
                 prop_assert_eq!(order.extent(), &snapshot.extent());
 
                 let (marks, policy, measures) = (marks_of(ask), policy_of(ask), measures_of(ask));
-                let ranked = Sources::ranked(&order, &snapshot, &listed, &unavailable)
-                    .resolve(&marks, &policy, &measures);
+                let sources = Sources::ranked(&order, &snapshot, &listed, &unavailable);
+                let ranked = sources.resolve(&marks, &policy, &measures);
+                let keep = match (&judged, &touched) {
+                    (Some(judged), Some(touched)) => Some(crate::context::Keep { judged, touched }),
+                    _ => None,
+                };
+                let (kept, next) = sources.resolve_keeping(&marks, &policy, &measures, keep);
+                prop_assert_eq!(&kept, &ranked, "kept verdicts after {:?} with {:?}", op, ask);
+                judged = next;
                 let names: Vec<Arc<str>> = SERVERS[..2].iter().map(|&s| s.into()).collect();
                 let cands = candidates_in(&snapshot, &names);
                 let ids: Vec<ItemId> = cands.iter().map(|c| c.id).collect();
@@ -603,6 +612,40 @@ mod tests {
                     by_id(sorted, |i| ids[i]),
                     "after {:?} with {:?}", op, ask
                 );
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// With the same marks, policy and measures from one change to the next (as `serve`
+        /// refreshes after a list change), the verdicts kept from the last resolution for
+        /// what did not change give the preview a fresh resolution gives.
+        #[test]
+        fn verdicts_kept_across_changes_resolve_as_fresh_ones(
+            ask in ask(),
+            ops in prop::collection::vec(op(), 1..14),
+        ) {
+            let mut model = Model::new();
+            let mut order = Arc::new(RankOrder::of(&model.cat.snapshot()));
+            let (listed, unavailable) = (vec!["a".to_string(), "b".to_string()], vec![]);
+            let (marks, policy, measures) = (marks_of(&ask), policy_of(&ask), measures_of(&ask));
+            let mut judged = None;
+            for op in &ops {
+                model.run(op);
+                let snapshot = model.cat.snapshot();
+                let touched = model.cat.touched_since(order.extent());
+                order = order.advance(&snapshot, touched.as_deref());
+                let sources = Sources::ranked(&order, &snapshot, &listed, &unavailable);
+                let keep = match (&judged, &touched) {
+                    (Some(judged), Some(touched)) => Some(crate::context::Keep { judged, touched }),
+                    _ => None,
+                };
+                let (kept, next) = sources.resolve_keeping(&marks, &policy, &measures, keep);
+                let fresh = sources.resolve(&marks, &policy, &measures);
+                prop_assert_eq!(&kept, &fresh, "after {:?}", op);
+                judged = Some(next.expect("a ranked resolution gives its verdicts"));
             }
         }
     }

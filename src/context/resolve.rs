@@ -130,9 +130,26 @@ pub enum Measure {
 }
 
 /// Token measures by server and URI.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default)]
 pub struct Measures {
     by_server: HashMap<String, HashMap<String, Measure>>,
+    /// Which state these measures are in: a new stamp at every change, unique in the process
+    /// (a clone shares it, and holds the same), so verdicts judged at one stamp hold while it
+    /// stays ([`super::measured::Judged`]), whichever `Measures` they are checked against.
+    stamp: u64,
+}
+
+/// The next [`Measures`] stamp (0 is every empty one's).
+fn next_stamp() -> u64 {
+    static STAMPS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    STAMPS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+/// The same measures (however many changes led to them).
+impl PartialEq for Measures {
+    fn eq(&self, other: &Self) -> bool {
+        self.by_server == other.by_server
+    }
 }
 
 impl Measures {
@@ -141,6 +158,7 @@ impl Measures {
     }
 
     pub fn insert(&mut self, server: &str, uri: &str, measure: Measure) {
+        self.stamp = next_stamp();
         self.by_server
             .entry(server.to_string())
             .or_default()
@@ -151,16 +169,29 @@ impl Measures {
         self.by_server.get(server)?.get(uri)
     }
 
+    /// Whether anything of `server` is measured (see [`Marks::on_server`]).
+    pub fn on_server(&self, server: &str) -> bool {
+        self.by_server.get(server).is_some_and(|m| !m.is_empty())
+    }
+
     /// Forgets a resource's measure (its content changed).
     pub fn remove(&mut self, server: &str, uri: &str) {
-        if let Some(map) = self.by_server.get_mut(server) {
-            map.remove(uri);
+        if let Some(map) = self.by_server.get_mut(server)
+            && map.remove(uri).is_some()
+        {
+            self.stamp = next_stamp();
         }
     }
 
     /// Forgets every measure (the tokenizer changed).
     pub fn clear(&mut self) {
+        self.stamp = next_stamp();
         self.by_server.clear();
+    }
+
+    /// Which state these measures are in (see the field).
+    pub(crate) fn stamp(&self) -> u64 {
+        self.stamp
     }
 }
 
@@ -380,18 +411,26 @@ pub fn filtered(
 }
 
 /// Resolves what the agent receives. Pure: no I/O, no clock. See the module documentation
-/// for the rules.
+/// for the rules. (Front ends go through [`super::Sources`], which judges and keeps.)
+#[cfg(test)]
 pub(crate) fn resolve(input: &Input) -> Preview {
+    resolve_judged(input, &judge_all(input))
+}
+
+/// [`resolve`], given every candidate's [`Verdict`] (by candidate index, as [`judge_all`]
+/// gives them, or kept from an earlier resolution for what did not change).
+pub(crate) fn resolve_judged(input: &Input, verdicts: &[Verdict]) -> Preview {
     let candidates = input.candidates;
+    assert_eq!(verdicts.len(), candidates.len(), "a verdict per candidate");
     assert!(
-        candidates.len() < Ranked::FLAGS as usize,
+        u32::try_from(candidates.len()).is_ok(),
         "more candidates than resolution ranks"
     );
     if input.ranked {
-        return walk(input, 0..candidates.len());
+        return cut(input, verdicts, 0..candidates.len());
     }
     // Catalogue order: ranked by the same key first (ties in the order given), so that the
-    // walk sees what it would see over the same candidates already ranked.
+    // cut sees what it would see over the same candidates already ranked.
     let mut keyed: Vec<Keyed> = candidates
         .iter()
         .enumerate()
@@ -401,91 +440,173 @@ pub(crate) fn resolve(input: &Input) -> Preview {
         let (a, b) = (&candidates[a as usize], &candidates[b as usize]);
         ranking::compare((a.server, a.item), (b.server, b.item))
     });
-    walk(input, keyed.iter().map(|k| k.at as usize))
+    cut(input, verdicts, keyed.iter().map(|k| k.at as usize))
 }
 
-/// Resolution over the candidates taken in rank-key order (`order`: their indices): pinned
-/// ones first (a stable partition), the budget spent in that order, and every left-out one
-/// in that order within its reason.
-fn walk(input: &Input, order: impl Iterator<Item = usize>) -> Preview {
-    let (policy, candidates) = (input.policy, input.candidates);
-    // Sized for the worst case: the pages never written are not resident.
-    let mut ranked = Vec::with_capacity(candidates.len());
-    let mut pins = Vec::new();
-    // By reason (read failed, excluded, audience, under minimum priority), each in order.
-    let mut filtered_out: [Vec<LeftOut>; 4] = Default::default();
-    for index in order {
-        let c = &candidates[index];
-        let mark = input.marks.effective(c.server, c.uri()).map(|e| e.mark);
-        let pinned = mark == Some(Mark::Pin);
-        let priority = Policy::priority(c.priority());
-        let reason = filtered(mark, policy, c.priority(), c.audience());
-        let measure = input.measures.get(c.server, c.uri());
-        let reason = reason.or_else(|| match measure {
-            Some(Measure::Failed(why)) => Some(Reason::ReadFailed(why.as_str().into())),
-            _ => None,
-        });
-        if let Some(reason) = reason {
-            let bucket = usize::from(reason.rank() - 1).min(filtered_out.len() - 1);
-            filtered_out[bucket].push(LeftOut {
-                index: index as u32,
-                reason,
-                tokens: None,
-                estimated: false,
-            });
-            continue;
-        }
-        let (tokens, estimated) = match measure {
-            Some(Measure::Counted(n)) => (*n, false),
-            _ => (tokens::estimate(c.size()), true),
-        };
-        let r = Ranked::new(index, pinned, estimated, priority, tokens);
-        if pinned {
-            pins.push(r);
-        } else {
-            ranked.push(r);
-        }
+/// What resolution decides about one candidate before any budget: left out by the set or a
+/// failed read (and why), or admitted with its tokens. It depends on the candidate's item, its
+/// mark, the policy and its measure only, so a front end that keeps the rank order across
+/// changes keeps these too, and judges again only what changed
+/// ([`super::measured::Judged`]). 16 bytes; the cut reads them in rank order, one after the
+/// other, instead of every candidate's item wherever it lies in memory.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Verdict {
+    tokens: u64,
+    /// The priority used for ranking (the resource's, or the default).
+    priority: f32,
+    flags: u8,
+    /// 0: admitted; else the [`Reason::rank`] of why it is left out.
+    left_out: u8,
+}
+
+impl Verdict {
+    const PINNED: u8 = 1;
+    const ESTIMATED: u8 = 2;
+    const DEFAULTED: u8 = 4;
+    /// [`Reason::rank`] of a failed read.
+    const READ_FAILED: u8 = 1;
+
+    fn pinned(&self) -> bool {
+        self.flags & Self::PINNED != 0
     }
 
-    let filtered: usize = filtered_out.iter().map(Vec::len).sum();
-    let mut included = Vec::with_capacity(pins.len() + ranked.len());
+    fn estimated(&self) -> bool {
+        self.flags & Self::ESTIMATED != 0
+    }
+
+    fn admitted(&self) -> bool {
+        self.left_out == 0
+    }
+
+    /// Why it is left out, worded: a failed read's reason is the measure's (kept there, not
+    /// here, so a verdict stays small).
+    fn reason(&self, input: &Input, c: &Candidate) -> Reason {
+        match self.left_out {
+            Self::READ_FAILED => match input.measures.get(c.server, c.uri()) {
+                Some(Measure::Failed(why)) => Reason::ReadFailed(why.as_str().into()),
+                _ => Reason::ReadFailed("".into()),
+            },
+            2 => Reason::Excluded,
+            3 => Reason::Audience,
+            _ => Reason::UnderMinPriority,
+        }
+    }
+}
+
+/// Every candidate's verdict, by index.
+pub(crate) fn judge_all(input: &Input) -> Vec<Verdict> {
+    let mut server = Looked::default();
+    let candidates = input.candidates.iter();
+    candidates.map(|c| judge(input, c, &mut server)).collect()
+}
+
+/// One candidate's verdict (`server`: what is known of the server of the last one judged).
+pub(crate) fn judge<'a>(input: &Input, c: &Candidate<'a>, server: &mut Looked<'a>) -> Verdict {
+    let (marked, measured) = server.at(c.server, input);
+    let mark = marked
+        .then(|| input.marks.effective(c.server, c.uri()).map(|e| e.mark))
+        .flatten();
+    let measure = measured
+        .then(|| input.measures.get(c.server, c.uri()))
+        .flatten();
+    let left_out = match filtered(mark, input.policy, c.priority(), c.audience()) {
+        Some(reason) => reason.rank(),
+        None if matches!(measure, Some(Measure::Failed(_))) => Verdict::READ_FAILED,
+        None => 0,
+    };
+    let (tokens, estimated) = match measure {
+        Some(Measure::Counted(n)) => (*n, false),
+        _ => (tokens::estimate(c.size()), true),
+    };
+    let mut flags = 0;
+    for (set, flag) in [
+        (mark == Some(Mark::Pin), Verdict::PINNED),
+        (estimated, Verdict::ESTIMATED),
+        (c.priority().is_none(), Verdict::DEFAULTED),
+    ] {
+        if set {
+            flags |= flag;
+        }
+    }
+    Verdict {
+        tokens,
+        priority: Policy::priority(c.priority()),
+        flags,
+        left_out,
+    }
+}
+
+/// The budget spent over the candidates taken in rank-key order (`order`: their indices),
+/// by their verdicts: pinned ones first (a stable partition), then the rest in that order up
+/// to the cut line, and every left-out one in that order within its reason.
+fn cut(input: &Input, verdicts: &[Verdict], order: impl Iterator<Item = usize> + Clone) -> Preview {
+    let (policy, candidates) = (input.policy, input.candidates);
+    let fits = |total: u64, tokens: u64| {
+        policy
+            .budget
+            .is_none_or(|budget| total.saturating_add(tokens) <= budget)
+    };
+    let included_of = |index: usize, v: &Verdict, total: u64| Included {
+        index,
+        tokens: v.tokens,
+        estimated: v.estimated(),
+        running_total: total,
+        pinned: v.pinned(),
+        priority: v.priority,
+        priority_defaulted: v.flags & Verdict::DEFAULTED != 0,
+    };
+    let (mut admitted, mut filtered) = (0, 0);
+    for index in order.clone() {
+        if verdicts[index].admitted() {
+            admitted += 1;
+        } else {
+            filtered += 1;
+        }
+    }
+    let mut included = Vec::with_capacity(admitted);
     let mut left_out = Vec::with_capacity(if policy.budget.is_some() {
-        ranked.len() + filtered
+        admitted + filtered
     } else {
         filtered
     });
+    // Pins first, in order: always included, even past the budget.
     let mut total: u64 = 0;
-    let mut cut = false;
     let mut pins_over_budget = false;
-    for r in pins.iter().chain(&ranked) {
-        let fits = policy
-            .budget
-            .is_none_or(|budget| total.saturating_add(r.tokens) <= budget);
-        if r.pinned() || (fits && !cut) {
-            if r.pinned() && !fits {
-                pins_over_budget = true;
-            }
-            total = total.saturating_add(r.tokens);
-            included.push(Included {
-                index: r.at(),
-                tokens: r.tokens,
-                estimated: r.estimated(),
-                running_total: total,
-                pinned: r.pinned(),
-                priority: r.priority,
-                priority_defaulted: candidates[r.at()].priority().is_none(),
+    for index in order.clone() {
+        let v = &verdicts[index];
+        if v.admitted() && v.pinned() {
+            pins_over_budget |= !fits(total, v.tokens);
+            total = total.saturating_add(v.tokens);
+            included.push(included_of(index, v, total));
+        }
+    }
+    // By reason (read failed, excluded, audience, under minimum priority), each in order.
+    let mut filtered_out: [Vec<LeftOut>; 4] = Default::default();
+    let mut over = false;
+    for index in order {
+        let v = &verdicts[index];
+        if !v.admitted() {
+            let bucket = usize::from(v.left_out - 1).min(filtered_out.len() - 1);
+            filtered_out[bucket].push(LeftOut {
+                index: index as u32,
+                reason: v.reason(input, &candidates[index]),
+                tokens: None,
+                estimated: false,
             });
+        } else if v.pinned() {
+        } else if !over && fits(total, v.tokens) {
+            total = total.saturating_add(v.tokens);
+            included.push(included_of(index, v, total));
         } else {
-            cut = true;
+            over = true;
             left_out.push(LeftOut {
-                index: r.at() as u32,
+                index: index as u32,
                 reason: Reason::OverBudget,
-                tokens: Some(r.tokens),
-                estimated: r.estimated(),
+                tokens: Some(v.tokens),
+                estimated: v.estimated(),
             });
         }
     }
-    drop((pins, ranked));
     left_out.extend(filtered_out.into_iter().flatten());
     included.shrink_to_fit();
     left_out.shrink_to_fit();
@@ -502,47 +623,28 @@ fn walk(input: &Input, order: impl Iterator<Item = usize>) -> Preview {
     }
 }
 
-/// One candidate being ranked. A browser ranks a million at once: 16 bytes each, sorted in
-/// place; the flags sit in the index's top bits.
-#[derive(Clone, Copy)]
-struct Ranked {
-    index_and_flags: u32,
-    priority: f32,
-    tokens: u64,
+/// Whether the server of the candidate at hand has marks and measures, asked again only
+/// when the server changes (candidates share their server's name, so it is compared by
+/// address first): a server without marks or measures needs no candidate's URI looked at (a
+/// million of them in rank order are a million cache misses).
+#[derive(Default)]
+pub(crate) struct Looked<'a> {
+    server: Option<&'a str>,
+    marked: bool,
+    measured: bool,
 }
 
-impl Ranked {
-    const PINNED: u32 = 1 << 31;
-    const ESTIMATED: u32 = 1 << 30;
-    /// Indexes stay below this (the flags' bits).
-    const FLAGS: u32 = Self::ESTIMATED;
-
-    fn new(index: usize, pinned: bool, estimated: bool, priority: f32, tokens: u64) -> Self {
-        let mut index_and_flags = index as u32;
-        if pinned {
-            index_and_flags |= Self::PINNED;
+impl<'a> Looked<'a> {
+    fn at(&mut self, server: &'a str, input: &Input) -> (bool, bool) {
+        let same = self
+            .server
+            .is_some_and(|s| std::ptr::eq(s, server) || s == server);
+        if !same {
+            self.server = Some(server);
+            self.marked = input.marks.on_server(server);
+            self.measured = input.measures.on_server(server);
         }
-        if estimated {
-            index_and_flags |= Self::ESTIMATED;
-        }
-        Ranked {
-            index_and_flags,
-            priority,
-            tokens,
-        }
-    }
-
-    /// The candidate's index.
-    fn at(&self) -> usize {
-        (self.index_and_flags & !(Self::PINNED | Self::ESTIMATED)) as usize
-    }
-
-    fn pinned(&self) -> bool {
-        self.index_and_flags & Self::PINNED != 0
-    }
-
-    fn estimated(&self) -> bool {
-        self.index_and_flags & Self::ESTIMATED != 0
+        (self.marked, self.measured)
     }
 }
 
@@ -620,21 +722,9 @@ mod tests {
     fn what_a_million_candidates_cost_stays_small() {
         use std::mem::size_of;
         assert_eq!(size_of::<Candidate>(), 48);
-        assert_eq!(size_of::<Ranked>(), 16);
+        assert_eq!(size_of::<Verdict>(), 16);
         assert_eq!(size_of::<Included>(), 32);
         assert_eq!(size_of::<LeftOut>(), 48);
-    }
-
-    #[test]
-    fn ranked_flags_do_not_touch_the_index() {
-        let max = (Ranked::FLAGS - 1) as usize;
-        for (pinned, estimated) in [(false, false), (true, false), (false, true), (true, true)] {
-            let r = Ranked::new(max, pinned, estimated, 0.5, 7);
-            assert_eq!(
-                (r.at(), r.pinned(), r.estimated()),
-                (max, pinned, estimated)
-            );
-        }
     }
 
     fn run(c: &[Candidate], marks: &Marks, policy: &Policy, measures: &Measures) -> Preview {

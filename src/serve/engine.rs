@@ -18,10 +18,11 @@ use tokio::sync::{Mutex, broadcast, watch};
 use super::exposed::{self, Expose, Served};
 use super::listing::Origin;
 use super::upstream::{Early, Listings, UpstreamDef, Upstreams, Warn};
-use crate::catalog::{Catalogue, ServerId, Snapshot};
+use crate::catalog::{Catalogue, ItemId, ServerId, Snapshot};
 use crate::context::ranking::Made;
 use crate::context::{
-    Candidate, ContextSet, Expansion, Measures, RankOrder, Sources, candidates, expansion,
+    Candidate, ContextSet, Expansion, Judged, Keep, Measures, RankOrder, Sources, candidates,
+    expansion,
 };
 use crate::mcp::ConnectOptions;
 
@@ -210,34 +211,49 @@ impl Engine {
         }
         let expansions = listings.add_expansions(&set.marks);
         let snapshot = listings.catalogue.snapshot();
-        let sources = match expansions.is_empty() {
+        let last = lock(&self.ranked).take();
+        let (sources, kept) = match expansions.is_empty() {
             // Ranked as the last refresh left it, what changed since put in.
             true => {
-                let order = self.rank(&listings, &snapshot);
+                let kept = self.rank(last, &listings, &snapshot);
                 let (complete, unavailable) = (&listings.complete, &listings.unavailable);
-                Sources::ranked(&order, &snapshot, complete, unavailable)
+                let sources = Sources::ranked(&kept.order, &snapshot, complete, unavailable);
+                (sources, Some(kept))
             }
             // Expansions are added to this refresh's catalogue only: ranked from scratch.
             false => {
-                *lock(&self.ranked) = None;
                 let mut cands = candidates(&listings.catalogue);
                 tag_expansions(&mut cands, &expansions, &listings.catalogue);
-                Sources::from_lists(cands, &listings.complete, &listings.unavailable)
+                let sources = Sources::from_lists(cands, &listings.complete, &listings.unavailable);
+                (sources, None)
             }
         };
+        let keep = kept.as_ref().and_then(Kept::keep);
         let mut measures = self.measures.lock().await;
-        let preview = if set.policy.budget.is_some() {
-            sources
-                .resolve_reading(&set.marks, &set.policy, &mut measures, self.jobs, |c| {
-                    let (server, uri) = (c.server, c.uri());
-                    // Dropped parts are said by the read itself (`serve` reads in one place).
-                    async move { upstreams.read(server, uri).await.map(|o| (o, Vec::new())) }
-                })
-                .await
-                .preview
+        let (preview, judged) = if set.policy.budget.is_some() {
+            let (resolution, judged) = sources
+                .resolve_reading_keeping(
+                    &set.marks,
+                    &set.policy,
+                    &mut measures,
+                    self.jobs,
+                    |c| {
+                        let (server, uri) = (c.server, c.uri());
+                        // Dropped parts are said by the read itself (`serve` reads in one place).
+                        async move { upstreams.read(server, uri).await.map(|o| (o, Vec::new())) }
+                    },
+                    keep,
+                )
+                .await;
+            (resolution.preview, judged)
         } else {
-            sources.resolve(&set.marks, &set.policy, &measures)
+            sources.resolve_keeping(&set.marks, &set.policy, &measures, keep)
         };
+        *lock(&self.ranked) = kept.map(|kept| Kept {
+            judged,
+            touched: None,
+            ..kept
+        });
         let cands = sources.candidates;
         drop(measures);
         let (mut served, changed) = exposed::rebuild(
@@ -260,24 +276,30 @@ impl Engine {
 }
 
 impl Engine {
-    /// The rank order of `snapshot` (of `listings`' merged catalogue): the last refresh's,
+    /// The rank order of `snapshot` (of `listings`' merged catalogue): the `last` refresh's,
     /// advanced by what each upstream's listing changed since; every resource sorted when
-    /// there is none, or an upstream's listing was replaced or came or went.
-    fn rank(&self, listings: &Listings, snapshot: &Snapshot) -> Arc<RankOrder> {
+    /// there is none, or an upstream's listing was replaced or came or went. What the last
+    /// refresh judged goes along, to be kept for what did not change.
+    fn rank(&self, last: Option<Kept>, listings: &Listings, snapshot: &Snapshot) -> Kept {
         let origins = listings.origins();
-        let last = lock(&self.ranked).take();
-        let order = match last {
-            Some(Kept { order, origins }) => {
-                let touched = listings.touched_since(&origins);
-                order.advance(snapshot, touched.as_deref())
-            }
-            None => Arc::new(RankOrder::of(snapshot)),
-        };
-        *lock(&self.ranked) = Some(Kept {
-            order: order.clone(),
-            origins,
+        let last = last.map(|last| {
+            let touched = listings.touched_since(&last.origins);
+            (last, touched)
         });
-        order
+        match last {
+            Some((last, touched)) => Kept {
+                order: last.order.advance(snapshot, touched.as_deref()),
+                origins,
+                judged: last.judged,
+                touched,
+            },
+            None => Kept {
+                order: Arc::new(RankOrder::of(snapshot)),
+                origins,
+                judged: None,
+                touched: None,
+            },
+        }
     }
 
     /// How the last refresh's rank order was made (tests and benches: a refresh after a
@@ -286,12 +308,32 @@ impl Engine {
     pub fn rank_made(&self) -> Option<Made> {
         lock(&self.ranked).as_ref().map(|kept| kept.order.made())
     }
+
+    /// How many resources the last refresh judged (the rest it kept from the one before).
+    #[doc(hidden)]
+    pub fn judged(&self) -> Option<usize> {
+        let kept = lock(&self.ranked);
+        kept.as_ref()?.judged.as_ref().map(Judged::judged)
+    }
 }
 
-/// A refresh's rank order, and the upstream listings (by server id) it was made from.
+/// A refresh's rank order, the upstream listings (by server id) it was made from, and what
+/// its resolution judged; while a refresh runs, also the ids touched since the last one.
 struct Kept {
     order: Arc<RankOrder>,
     origins: Vec<Option<Origin>>,
+    judged: Option<Judged>,
+    touched: Option<Vec<ItemId>>,
+}
+
+impl Kept {
+    /// What the last refresh judged, to keep for what did not change since.
+    fn keep(&self) -> Option<Keep<'_>> {
+        Some(Keep {
+            judged: self.judged.as_ref()?,
+            touched: self.touched.as_deref()?,
+        })
+    }
 }
 
 fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -424,6 +466,9 @@ mod tests {
             "{:?}",
             engine.rank_made()
         );
+        // The four put in are judged again, and what reading them took; not the other 83.
+        let judged = engine.judged().expect("a kept order keeps its verdicts");
+        assert!((4..20).contains(&judged), "{judged} judged again");
         let published = |engine: &Engine| -> Vec<(String, bool)> {
             let served = engine.current();
             let list = served.resources.iter();

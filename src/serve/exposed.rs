@@ -294,7 +294,7 @@ fn entries(
         .chain(allowed.filter(|_| expose == Expose::Allowed));
     let owners = owners(chosen.clone().filter_map(|(index, _)| {
         let c = &candidates[index];
-        shared(c).then_some((c.server, c.uri()))
+        shared(c).then(|| (c.server, c.uri()))
     }));
     let mut served = Served {
         bundle: preview.included.len(),
@@ -306,15 +306,18 @@ fn entries(
         ..Served::default()
     };
     let mut names: HashMap<&str, Arc<str>> = HashMap::new();
+    let mut last: Option<(&str, Arc<str>)> = None;
     for (index, pinned) in chosen {
         let c = &candidates[index];
         let Some(listed) = raw(c) else {
             continue;
         };
-        let alias = owners
-            .get(c.uri())
-            .is_some_and(|&owner| owner != c.server)
-            .then(|| alias(c.server, c.uri()));
+        // Only a URI another server lists too has an owner (a URI looked at is a cache
+        // miss: most are never looked at).
+        let alias = (!owners.is_empty())
+            .then(|| owners.get(c.uri()).filter(|&&owner| owner != c.server))
+            .flatten()
+            .map(|_| alias(c.server, c.uri()));
         let changed = (pinned || alias.is_some()).then(|| {
             let mut resource = listed.resource().into_owned();
             if let Some(alias) = alias {
@@ -325,10 +328,16 @@ fn entries(
             }
             Box::new(resource)
         });
-        let server = names
-            .entry(c.server)
-            .or_insert_with(|| Arc::from(c.server))
-            .clone();
+        // Mostly the last one's server (always, with one upstream): its shared name is
+        // looked up only when the server changes.
+        let server = match &last {
+            Some((name, shared)) if std::ptr::eq(*name, c.server) => shared.clone(),
+            _ => {
+                let shared = names.entry(c.server).or_insert_with(|| Arc::from(c.server));
+                last = Some((c.server, shared.clone()));
+                shared.clone()
+            }
+        };
         served.resources.push(ExposedResource {
             server,
             listed,
