@@ -29,6 +29,12 @@
 //!    line: the first one that does not fit, and every one after it, is `over budget` (a
 //!    smaller resource further down is not pulled up over the line).
 //!
+//! Each candidate is judged first (rules 1–4 and its tokens: a [`Verdict`]), then the budget
+//! is spent over the verdicts in rank order (rules 5 and 7). A verdict depends on the
+//! resource, its mark, the policy and its measure only, so a front end that keeps the rank
+//! order keeps the verdicts too and judges again only what changed
+//! ([`super::measured::Judged`], `serve`).
+//!
 //! Token counts come from [`Measures`]: a counted read, or a failed one. A resource not
 //! measured yet is estimated from its `size` ([`super::tokens::estimate`]) and flagged as
 //! estimated. [`Preview::to_measure`] names the resources whose reads would make the preview
