@@ -18,7 +18,7 @@ use crate::catalog::{ItemId, Snapshot};
 use super::content::measure;
 use super::mark::Marks;
 use super::policy::Policy;
-use super::ranking::RankOrder;
+use super::ranking::{RankOrder, compare};
 use super::resolve::{
     Candidate, Input, Looked, Measures, Preview, Verdict, judge, judge_all, resolve_judged,
 };
@@ -131,6 +131,41 @@ impl<'a> Sources<'a> {
             ranked: true,
             order: Some(Arc::clone(order)),
             ..Sources::from_lists(candidates, listed, unavailable)
+        }
+    }
+
+    /// [`Sources::ranked`], with `extra` candidates that are not in the order (a refresh's
+    /// expansions, added to its catalogue after the order was made) put in at their places
+    /// by the rank key, so the order is kept instead of everything sorted again. Nothing is
+    /// kept of the verdicts: their positions are not the order's.
+    pub fn ranked_with(
+        order: &Arc<RankOrder>,
+        snapshot: &'a Snapshot,
+        mut extra: Vec<Candidate<'a>>,
+        listed: &'a [String],
+        unavailable: &'a [(String, String)],
+    ) -> Self {
+        let ranked = Sources::ranked(order, snapshot, listed, unavailable);
+        if extra.is_empty() {
+            return ranked;
+        }
+        let key = |a: &Candidate, b: &Candidate| {
+            compare((a.server, a.item), (b.server, b.item)).then_with(|| a.id.cmp(&b.id))
+        };
+        extra.sort_by(key);
+        let mut candidates = Vec::with_capacity(ranked.candidates.len() + extra.len());
+        let mut rest = ranked.candidates.as_slice();
+        for e in extra {
+            let at = rest.partition_point(|c| key(c, &e).is_lt());
+            candidates.extend_from_slice(&rest[..at]);
+            candidates.push(e);
+            rest = &rest[at..];
+        }
+        candidates.extend_from_slice(rest);
+        Sources {
+            candidates,
+            order: None,
+            ..ranked
         }
     }
 

@@ -18,11 +18,10 @@ use tokio::sync::{Mutex, broadcast, watch};
 use super::exposed::{self, Expose, Served};
 use super::listing::Origin;
 use super::upstream::{Early, Listings, UpstreamDef, Upstreams, Warn};
-use crate::catalog::{Catalogue, ItemId, ServerId, Snapshot};
+use crate::catalog::{ItemId, Snapshot};
 use crate::context::ranking::Made;
 use crate::context::{
-    Candidate, ContextSet, Expansion, Judged, Keep, Measures, RankOrder, Sources, candidates,
-    expansion,
+    Candidate, ContextSet, Expansion, Judged, Keep, Measures, RankOrder, Sources,
 };
 use crate::mcp::ConnectOptions;
 
@@ -209,26 +208,18 @@ impl Engine {
             join_all(needed.iter().map(|server| upstreams.list_templates(server))).await;
             listings = upstreams.listings();
         }
-        let expansions = listings.add_expansions(&set.marks);
-        let snapshot = listings.catalogue.snapshot();
+        // Ranked over the upstreams' listings as the last refresh left them, what changed
+        // since put in; the set's expansions (added to this refresh's catalogue only) are put
+        // in at their places by the rank key.
+        let listed = listings.catalogue.snapshot();
         let last = lock(&self.ranked).take();
-        let (sources, kept) = match expansions.is_empty() {
-            // Ranked as the last refresh left it, what changed since put in.
-            true => {
-                let kept = self.rank(last, &listings, &snapshot);
-                let (complete, unavailable) = (&listings.complete, &listings.unavailable);
-                let sources = Sources::ranked(&kept.order, &snapshot, complete, unavailable);
-                (sources, Some(kept))
-            }
-            // Expansions are added to this refresh's catalogue only: ranked from scratch.
-            false => {
-                let mut cands = candidates(&listings.catalogue);
-                tag_expansions(&mut cands, &expansions, &listings.catalogue);
-                let sources = Sources::from_lists(cands, &listings.complete, &listings.unavailable);
-                (sources, None)
-            }
-        };
-        let keep = kept.as_ref().and_then(Kept::keep);
+        let kept = self.rank(last, &listings, &listed);
+        let expansions = listings.add_expansions(&set.marks);
+        let with_expansions = listings.catalogue.snapshot();
+        let extra = expansion_candidates(&expansions, &with_expansions, &listed);
+        let (complete, unavailable) = (&listings.complete, &listings.unavailable);
+        let sources = Sources::ranked_with(&kept.order, &listed, extra, complete, unavailable);
+        let keep = kept.keep();
         let mut measures = self.measures.lock().await;
         let (preview, judged) = if set.policy.budget.is_some() {
             let (resolution, judged) = sources
@@ -249,7 +240,7 @@ impl Engine {
         } else {
             sources.resolve_keeping(&set.marks, &set.policy, &measures, keep)
         };
-        *lock(&self.ranked) = kept.map(|kept| Kept {
+        *lock(&self.ranked) = Some(Kept {
             judged,
             touched: None,
             ..kept
@@ -340,30 +331,34 @@ fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Tells the candidates that are `expansions` which template each came from, each found by
-/// its id (candidates are in catalogue order), not by a pass over every candidate.
-fn tag_expansions<'a>(
-    cands: &mut [Candidate<'a>],
+/// The candidates that are `expansions`: the items `with` (a snapshot of the catalogue they
+/// were added to) holds beyond `listed` (one taken before), each told which template it came
+/// from.
+fn expansion_candidates<'a>(
     expansions: &'a [Expansion],
-    catalogue: &Catalogue,
-) {
-    for e in expansions {
-        let at = (0..catalogue.server_count() as ServerId)
-            .find(|&s| **catalogue.server_name(s) == *e.server)
-            .and_then(|s| catalogue.find(s, &e.resource.uri))
-            .and_then(|id| cands.binary_search_by_key(&id, |c| c.id).ok());
-        let one = std::slice::from_ref(e);
-        match at {
-            Some(at) => expansion::tag(&mut cands[at..=at], one),
-            None => expansion::tag(cands, one),
+    with: &'a Snapshot,
+    listed: &Snapshot,
+) -> Vec<Candidate<'a>> {
+    let mut out = Vec::new();
+    for block in with.blocks_after(&listed.extent()) {
+        let server = with.server_name(block.server);
+        for (id, item) in block.live() {
+            let template = expansions
+                .iter()
+                .find(|e| e.server == server && e.resource.uri == item.uri());
+            let mut c = Candidate::from_item(id, server, item);
+            c.expansion_of = template.map(|e| e.template.as_str());
+            out.push(c);
         }
     }
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::context::{Audience, Mark, Target};
+    use crate::context::{candidates, expansion};
     use rmcp::model::Resource;
 
     fn resources(n: usize) -> Vec<Resource> {
@@ -379,10 +374,14 @@ mod tests {
         set
     }
 
+    /// Pinned expansions are put in among the ranked resources at their places, tagged, and
+    /// published as a sort of every candidate in catalogue order publishes them; a refresh
+    /// after a change keeps the rank order though the set has expansions.
     #[tokio::test]
-    async fn a_pinned_expansion_is_published_and_tagged_as_a_pass_over_all_would() {
+    async fn pinned_expansions_are_put_in_the_kept_order_and_published_as_a_whole_sort_would() {
+        let listing = |n: u32| ranked(&(0..n).collect::<Vec<_>>());
         let upstreams =
-            Upstreams::already_listed(vec![("a".into(), resources(3)), ("b".into(), resources(5))]);
+            Upstreams::already_listed(vec![("a".into(), listing(30)), ("b".into(), listing(50))]);
         for server in ["a", "b"] {
             let template = rmcp::model::ResourceTemplate::new("y://{id}", "made");
             upstreams.set_templates(server, vec![template]);
@@ -391,25 +390,61 @@ mod tests {
         for (server, uri) in [("a", "y://1"), ("b", "y://2"), ("b", "y://3")] {
             set.marks.set(Target::exact(server, uri), Some(Mark::Pin));
         }
-        let mut listings = upstreams.listings();
-        let expansions = listings.add_expansions(&set.marks);
-        assert_eq!(expansions.len(), 3);
-        let mut tagged = candidates(&listings.catalogue);
-        tag_expansions(&mut tagged, &expansions, &listings.catalogue);
-        let mut every = candidates(&listings.catalogue);
-        expansion::tag(&mut every, &expansions);
-        let of = |c: &[Candidate]| -> Vec<Option<String>> {
-            c.iter()
-                .map(|c| c.expansion_of.map(str::to_owned))
-                .collect()
+        // A listed pin the expansions rank before (priority 0 against their default), and
+        // an excluded one.
+        set.marks.set(Target::exact("a", "x://5"), Some(Mark::Pin));
+        set.marks
+            .set(Target::exact("a", "x://4"), Some(Mark::Exclude));
+        let published = |served: &Served| -> Vec<(String, bool)> {
+            let list = served.resources.iter();
+            list.map(|r| (r.uri().to_string(), r.pinned)).collect()
         };
-        assert_eq!(of(&tagged), of(&every));
-        assert_eq!(of(&tagged).iter().flatten().count(), 3);
-        let engine = Engine::over(upstreams, set, Expose::Allowed).await;
+        // Every candidate in catalogue order, tagged by a pass over all, sorted by resolving.
+        let whole_sort = |upstreams: &Upstreams, set: &ContextSet| {
+            let mut listings = upstreams.listings();
+            let expansions = listings.add_expansions(&set.marks);
+            let mut cands = candidates(&listings.catalogue);
+            expansion::tag(&mut cands, &expansions);
+            let tags = cands.iter().filter(|c| c.expansion_of.is_some()).count();
+            let sources = Sources::from_lists(cands, &listings.complete, &listings.unavailable);
+            let preview = sources.resolve(&set.marks, &set.policy, &Measures::new());
+            let served = exposed::build(
+                &preview,
+                &sources.candidates,
+                |c| listings.listed(c),
+                |c| listings.listed_elsewhere(c),
+                Expose::Allowed,
+            );
+            (published(&served), tags)
+        };
+        let (expected, tags) = whole_sort(&upstreams, &set);
+        assert_eq!(tags, 3, "three expansions");
+        let engine = Engine::over(upstreams, set.clone(), Expose::Allowed).await;
         let served = engine.current();
-        assert_eq!(served.resources.len(), 11);
+        assert_eq!(published(&served), expected);
+        assert_eq!(served.resources.len(), 79 + 3);
         assert!(served.get("y://1").is_some_and(|r| r.pinned));
         assert!(!engine.refresh().await, "nothing changed");
+
+        // `b` appends two: the order is advanced, not sorted again.
+        let upstreams = engine.ready().await;
+        let mut last = crate::mcp::Fingerprint::default();
+        last.reset(&listing(50));
+        let change = last.diff(listing(52));
+        upstreams.apply(
+            1,
+            crate::mcp::supervisor::Event::Relisted {
+                change,
+                outcome: Default::default(),
+            },
+        );
+        assert!(engine.refresh().await, "two more published");
+        assert!(
+            matches!(engine.rank_made(), Some(Made::Merged { inserted: 2, .. })),
+            "{:?}",
+            engine.rank_made()
+        );
+        assert_eq!(published(&engine.current()), whole_sort(upstreams, &set).0);
     }
 
     /// Resources of varied rank (priorities and names that tie and do not).
