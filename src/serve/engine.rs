@@ -501,7 +501,7 @@ mod tests {
             "{:?}",
             engine.rank_made()
         );
-        // The four put in are judged again, and what reading them took; not the other 83.
+        // The four put in are judged again, and what reading them took; not the other 87.
         let judged = engine.judged().expect("a kept order keeps its verdicts");
         assert!((4..20).contains(&judged), "{judged} judged again");
         let published = |engine: &Engine| -> Vec<(String, bool)> {
