@@ -331,16 +331,25 @@ pub async fn resolve_set(
         let progress = &progress;
         let connections = &connections;
         let done = sources
-            .resolve_reading(&set.marks, policy, &mut measures, jobs, |c| {
-                let (server, uri) = (c.server, c.uri());
-                async move {
-                    let read =
-                        crate::mcp::read::for_agent(connections.get(server).copied(), uri).await;
-                    progress.tick();
-                    read
-                }
-            })
-            .await;
+            .resolve_reading(
+                &set.marks,
+                policy,
+                &mut measures,
+                jobs,
+                |c| {
+                    let (server, uri) = (c.server, c.uri());
+                    async move {
+                        let read =
+                            crate::mcp::read::for_agent(connections.get(server).copied(), uri)
+                                .await;
+                        progress.tick();
+                        read
+                    }
+                },
+                None,
+            )
+            .await
+            .0;
         for (index, other) in &done.dropped {
             let c = &sources.candidates[*index];
             report(&format!(

@@ -300,27 +300,11 @@ impl<'a> Sources<'a> {
     }
 
     /// Resolves to a fixed point: reads (at most `jobs` at once) what [`Preview::to_measure`]
-    /// asks for through `read` and records each count in `measures`.
+    /// asks for through `read` and records each count in `measures`. Keeps what `keep`
+    /// judged as [`Sources::resolve_keeping`] does (after each read only the resources read
+    /// are judged again: a (server, URI) is one resource of the catalogue), and gives the
+    /// verdicts to keep.
     pub async fn resolve_reading<R, Fut>(
-        &self,
-        marks: &Marks,
-        policy: &Policy,
-        measures: &mut Measures,
-        jobs: usize,
-        read: R,
-    ) -> Resolution
-    where
-        R: Fn(&Candidate<'a>) -> Fut,
-        Fut: Future<Output = AgentRead>,
-    {
-        let reading = self.resolve_reading_keeping(marks, policy, measures, jobs, read, None);
-        reading.await.0
-    }
-
-    /// [`Sources::resolve_reading`], keeping what `keep` judged as
-    /// [`Sources::resolve_keeping`] does (after each read only the resources read are judged
-    /// again: a (server, URI) is one resource of the catalogue); gives the verdicts to keep.
-    pub async fn resolve_reading_keeping<R, Fut>(
         &self,
         marks: &Marks,
         policy: &Policy,
@@ -399,14 +383,22 @@ mod tests {
         let mut measures = Measures::new();
         let sources = Sources::new(cands.to_vec(), ["s"], []);
         let done = sources
-            .resolve_reading(&marks, &policy, &mut measures, 2, |c| {
-                let uri = c.uri();
-                async move {
-                    let parts = vec![ResourceContents::text(format!("text {uri}"), uri)];
-                    Ok((ReadOutcome::Contents(parts), vec![format!("{uri}-other")]))
-                }
-            })
-            .await;
+            .resolve_reading(
+                &marks,
+                &policy,
+                &mut measures,
+                2,
+                |c| {
+                    let uri = c.uri();
+                    async move {
+                        let parts = vec![ResourceContents::text(format!("text {uri}"), uri)];
+                        Ok((ReadOutcome::Contents(parts), vec![format!("{uri}-other")]))
+                    }
+                },
+                None,
+            )
+            .await
+            .0;
         let (preview, texts) = (&done.preview, &done.texts);
         assert_eq!(preview.included.len(), 2);
         assert!(!preview.is_estimated(), "every included count is exact");

@@ -30,8 +30,9 @@
 //! let shown = sources.resolve(&set.marks, &set.policy, &measures); // what is known now
 //! let exact = sources                                      // or read to a fixed point
 //!     .resolve_reading(&set.marks, &set.policy, &mut measures, jobs,
-//!                      |c| mcp::read::for_agent(connection_of(c.server), c.uri)) // edge
-//!     .await;                                             // preview, texts, dropped parts
+//!                      |c| mcp::read::for_agent(connection_of(c.server), c.uri), // edge
+//!                      None)                              // or what the last one judged
+//!     .await.0;                                           // preview, texts, dropped parts
 //! ContextSet::update(path, |set| set.marks.set(target, Some(Mark::Pin)))?; // edge: locked
 //! ```
 

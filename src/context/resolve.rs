@@ -416,15 +416,10 @@ pub fn filtered(
     }
 }
 
-/// Resolves what the agent receives. Pure: no I/O, no clock. See the module documentation
-/// for the rules. (Front ends go through [`super::Sources`], which judges and keeps.)
-#[cfg(test)]
-pub(crate) fn resolve(input: &Input) -> Preview {
-    resolve_judged(input, &judge_all(input))
-}
-
-/// [`resolve`], given every candidate's [`Verdict`] (by candidate index, as [`judge_all`]
-/// gives them, or kept from an earlier resolution for what did not change).
+/// Resolves what the agent receives, given every candidate's [`Verdict`] (by candidate
+/// index, as [`judge_all`] gives them, or kept from an earlier resolution for what did not
+/// change). Pure: no I/O, no clock. See the module documentation for the rules; front ends
+/// go through [`super::Sources`].
 pub(crate) fn resolve_judged(input: &Input, verdicts: &[Verdict]) -> Preview {
     let candidates = input.candidates;
     assert_eq!(verdicts.len(), candidates.len(), "a verdict per candidate");
@@ -600,6 +595,7 @@ fn cut(input: &Input, verdicts: &[Verdict], order: impl Iterator<Item = usize> +
                 estimated: false,
             });
         } else if v.pinned() {
+            // Included above.
         } else if !over && fits(total, v.tokens) {
             total = total.saturating_add(v.tokens);
             included.push(included_of(index, v, total));
@@ -731,6 +727,11 @@ mod tests {
         assert_eq!(size_of::<Verdict>(), 16);
         assert_eq!(size_of::<Included>(), 32);
         assert_eq!(size_of::<LeftOut>(), 48);
+    }
+
+    /// Every candidate judged, then cut.
+    fn resolve(input: &Input) -> Preview {
+        resolve_judged(input, &judge_all(input))
     }
 
     fn run(c: &[Candidate], marks: &Marks, policy: &Policy, measures: &Measures) -> Preview {

@@ -43,8 +43,8 @@ pub struct Engine {
     measures: Mutex<Measures>,
     /// Resolutions done so far ([`Engine::resolutions`]).
     resolutions: AtomicU64,
-    /// The last refresh's rank order, so the next one puts in what changed instead of
-    /// sorting every resource again.
+    /// The last refresh's rank order and verdicts, so the next one puts in and judges what
+    /// changed instead of sorting and judging every resource again.
     ranked: std::sync::Mutex<Option<Kept>>,
     /// What is published now; every change wakes the clients' list-changed notifiers.
     pub served: watch::Sender<Arc<Served>>,
@@ -192,8 +192,10 @@ impl Engine {
 
     /// Resolves again; publishes the result and returns true when the list changed. The
     /// resources are ranked by advancing the last refresh's order by what the upstreams'
-    /// listings changed since (sorted whole only when a listing was replaced, came or went,
-    /// or the set has expansions). With a budget, what would be included is read and counted first (as `mcpick preview` does);
+    /// listings changed since (sorted whole only when a listing was replaced, came or went),
+    /// the set's expansions put in at their places, and only what changed is judged again
+    /// (everything when the set or a count changed, or the set has expansions). With a
+    /// budget, what would be included is read and counted first (as `mcpick preview` does);
     /// without one, every admitted resource is included whatever it counts, so nothing is
     /// read and the totals are estimates.
     pub async fn refresh(&self) -> bool {
@@ -213,17 +215,20 @@ impl Engine {
         // in at their places by the rank key.
         let listed = listings.catalogue.snapshot();
         let last = lock(&self.ranked).take();
-        let kept = self.rank(last, &listings, &listed);
+        let (kept, touched) = self.rank(last, &listings, &listed);
         let expansions = listings.add_expansions(&set.marks);
         let with_expansions = listings.catalogue.snapshot();
         let extra = expansion_candidates(&expansions, &with_expansions, &listed);
         let (complete, unavailable) = (&listings.complete, &listings.unavailable);
         let sources = Sources::ranked_with(&kept.order, &listed, extra, complete, unavailable);
-        let keep = kept.keep();
+        let keep = match (&kept.judged, &touched) {
+            (Some(judged), Some(touched)) => Some(Keep { judged, touched }),
+            _ => None,
+        };
         let mut measures = self.measures.lock().await;
         let (preview, judged) = if set.policy.budget.is_some() {
             let (resolution, judged) = sources
-                .resolve_reading_keeping(
+                .resolve_reading(
                     &set.marks,
                     &set.policy,
                     &mut measures,
@@ -240,11 +245,7 @@ impl Engine {
         } else {
             sources.resolve_keeping(&set.marks, &set.policy, &measures, keep)
         };
-        *lock(&self.ranked) = Some(Kept {
-            judged,
-            touched: None,
-            ..kept
-        });
+        *lock(&self.ranked) = Some(Kept { judged, ..kept });
         let cands = sources.candidates;
         drop(measures);
         let (mut served, changed) = exposed::rebuild(
@@ -270,26 +271,35 @@ impl Engine {
     /// The rank order of `snapshot` (of `listings`' merged catalogue): the `last` refresh's,
     /// advanced by what each upstream's listing changed since; every resource sorted when
     /// there is none, or an upstream's listing was replaced or came or went. What the last
-    /// refresh judged goes along, to be kept for what did not change.
-    fn rank(&self, last: Option<Kept>, listings: &Listings, snapshot: &Snapshot) -> Kept {
+    /// refresh judged goes along, with the ids touched since, to be kept for what did not
+    /// change.
+    fn rank(
+        &self,
+        last: Option<Kept>,
+        listings: &Listings,
+        snapshot: &Snapshot,
+    ) -> (Kept, Option<Vec<ItemId>>) {
         let origins = listings.origins();
-        let last = last.map(|last| {
-            let touched = listings.touched_since(&last.origins);
-            (last, touched)
-        });
         match last {
-            Some((last, touched)) => Kept {
-                order: last.order.advance(snapshot, touched.as_deref()),
-                origins,
-                judged: last.judged,
-                touched,
-            },
-            None => Kept {
-                order: Arc::new(RankOrder::of(snapshot)),
-                origins,
-                judged: None,
-                touched: None,
-            },
+            Some(last) => {
+                let touched = listings.touched_since(&last.origins);
+                let order = last.order.advance(snapshot, touched.as_deref());
+                let kept = Kept {
+                    order,
+                    origins,
+                    judged: last.judged,
+                };
+                (kept, touched)
+            }
+            None => {
+                let order = Arc::new(RankOrder::of(snapshot));
+                let kept = Kept {
+                    order,
+                    origins,
+                    judged: None,
+                };
+                (kept, None)
+            }
         }
     }
 
@@ -309,22 +319,11 @@ impl Engine {
 }
 
 /// A refresh's rank order, the upstream listings (by server id) it was made from, and what
-/// its resolution judged; while a refresh runs, also the ids touched since the last one.
+/// its resolution judged.
 struct Kept {
     order: Arc<RankOrder>,
     origins: Vec<Option<Origin>>,
     judged: Option<Judged>,
-    touched: Option<Vec<ItemId>>,
-}
-
-impl Kept {
-    /// What the last refresh judged, to keep for what did not change since.
-    fn keep(&self) -> Option<Keep<'_>> {
-        Some(Keep {
-            judged: self.judged.as_ref()?,
-            touched: self.touched.as_deref()?,
-        })
-    }
 }
 
 fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -431,13 +430,7 @@ mod tests {
         let mut last = crate::mcp::Fingerprint::default();
         last.reset(&listing(50));
         let change = last.diff(listing(52));
-        upstreams.apply(
-            1,
-            crate::mcp::supervisor::Event::Relisted {
-                change,
-                outcome: Default::default(),
-            },
-        );
+        relist(upstreams, 1, change);
         assert!(engine.refresh().await, "two more published");
         assert!(
             matches!(engine.rank_made(), Some(Made::Merged { inserted: 2, .. })),
@@ -445,6 +438,15 @@ mod tests {
             engine.rank_made()
         );
         assert_eq!(published(&engine.current()), whole_sort(upstreams, &set).0);
+    }
+
+    /// Applies a re-list of upstream `i`, as its supervisor tells it.
+    fn relist(upstreams: &Upstreams, i: usize, change: crate::mcp::ListingChange) {
+        let outcome = Default::default();
+        upstreams.apply(
+            i,
+            crate::mcp::supervisor::Event::Relisted { change, outcome },
+        );
     }
 
     /// Resources of varied rank (priorities and names that tie and do not).
@@ -487,13 +489,7 @@ mod tests {
         relisted[10].annotations.as_mut().unwrap().priority = Some(1.0);
         let change = last.diff(relisted.clone());
         assert!(matches!(change, crate::mcp::ListingChange::Edited(_)));
-        upstreams.apply(
-            0,
-            crate::mcp::supervisor::Event::Relisted {
-                change,
-                outcome: Default::default(),
-            },
-        );
+        relist(upstreams, 0, change);
         engine.refresh().await;
         assert!(
             matches!(engine.rank_made(), Some(Made::Merged { inserted, taken_out })
@@ -522,13 +518,7 @@ mod tests {
         last.reset(&ranked(&new));
         let change = last.diff(ranked(&(300..350).collect::<Vec<_>>()));
         assert!(matches!(change, crate::mcp::ListingChange::Replaced(_)));
-        upstreams.apply(
-            0,
-            crate::mcp::supervisor::Event::Relisted {
-                change,
-                outcome: Default::default(),
-            },
-        );
+        relist(upstreams, 0, change);
         engine.refresh().await;
         assert_eq!(engine.rank_made(), Some(Made::Sorted));
     }

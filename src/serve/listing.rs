@@ -73,6 +73,7 @@ impl ListedResources {
     }
 
     /// The resource at `index` (its catalogue position) as listed, if its URI is `uri`.
+    #[cfg(test)]
     pub fn listed(&self, index: u32, uri: &str) -> Option<Listed> {
         self.listed_if(index, |item| item.uri() == uri)
     }

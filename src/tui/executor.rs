@@ -676,8 +676,10 @@ async fn read_resolution<'a>(
                 let uri = c.uri().to_string();
                 async move { read_text(connection, &uri).await }
             },
+            None,
         )
-        .await;
+        .await
+        .0;
     (done.preview, done.texts, sources.candidates, order)
 }
 
