@@ -258,6 +258,9 @@ fn escape_sequences_render_harmlessly() {
     );
     assert_eq!(pane.format("#{alternate_on}"), "1");
     pane.keys(&["Escape"]);
+    // Wait for the search to close before `q`: tmux writes an Escape and a key sent straight
+    // after it in one read, which the terminal decoder takes as Alt+q.
+    pane.wait_text("press / to search");
     pane.quit_and_check_restored();
 }
 
@@ -387,6 +390,7 @@ fn a_clock_that_ticks_only_for_legacy_subscribe_changes_in_the_contents_pane() {
     });
     assert!(screen.contains("Contents · updated"), "{screen}");
     pane.keys(&["Escape"]);
+    pane.wait_text("press / to search");
     pane.quit_and_check_restored();
 }
 
