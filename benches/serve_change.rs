@@ -82,7 +82,7 @@ fn main() {
     last.reset(&listing);
     let engine = runtime.block_on(Engine::over(upstreams, set, Expose::Allowed));
     assert_eq!(
-        engine.current().resources.len(),
+        engine.current().len(),
         n,
         "every resource published"
     );
@@ -114,7 +114,7 @@ fn main() {
         },
     );
     let one_added = stats("a re-list with one added, published", &mut added);
-    assert_eq!(engine.current().resources.len(), listing.len());
+    assert_eq!(engine.current().len(), listing.len());
 
     let uri = listing[n / 2].uri.clone();
     let mut updated = time(
@@ -180,7 +180,7 @@ fn main() {
     let marks = set.marks.clone();
     let engine = runtime.block_on(Engine::over(upstreams, set, Expose::Allowed));
     assert_eq!(
-        engine.current().get(expanded).map(|r| r.pinned),
+        engine.current().get(expanded).map(|r| r.pinned()),
         Some(true),
         "the expansion is published, pinned"
     );

@@ -15,7 +15,7 @@ use std::sync::{Arc, OnceLock};
 use futures::future::join_all;
 use tokio::sync::{Mutex, broadcast, watch};
 
-use super::exposed::{self, Expose, Served};
+use super::exposed::{self, Expose, Publication, Served};
 use super::listing::Origin;
 use super::upstream::{Early, Listings, UpstreamDef, Upstreams, Warn};
 use crate::catalog::{ItemId, Snapshot};
@@ -246,22 +246,34 @@ impl Engine {
             sources.resolve_keeping(&set.marks, &set.policy, &measures, keep)
         };
         *lock(&self.ranked) = Some(Kept { judged, ..kept });
-        let cands = sources.candidates;
+        let inputs = exposed::Inputs {
+            candidates: &sources.candidates,
+            raw: |c: &Candidate| listings.listed(c),
+            shared: |c: &Candidate| listings.listed_elsewhere(c),
+            items: listed.clone(),
+            mimes: listings.mimes(),
+        };
         drop(measures);
-        let (mut served, changed) = exposed::rebuild(
-            &self.current(),
-            &preview,
-            &cands,
-            |c| listings.listed(c),
-            |c| listings.listed_elsewhere(c),
-            self.expose,
-        );
-        served.unavailable = listings.unavailable.clone();
-        served.cache = listings.cache;
+        let previous = self.current();
+        let publication =
+            exposed::publish(&previous, touched.as_deref(), &preview, inputs, self.expose);
+        // Edited in place below when no client holds the list now (else a copy is edited).
+        drop(previous);
+        let (unavailable, cache) = (listings.unavailable.clone(), listings.cache);
         // Always keep the newest state; wake the clients' notifiers only for a new list (the
         // upkeep is the only writer after the first resolution).
         self.served.send_if_modified(|current| {
-            *current = Arc::new(served);
+            let changed = match publication {
+                Publication::Whole(served) => {
+                    let changed = current.list_differs(&served);
+                    *current = Arc::new(served);
+                    changed
+                }
+                Publication::Edit(edit) => Arc::make_mut(current).apply(edit),
+            };
+            let served = Arc::make_mut(current);
+            served.unavailable = unavailable;
+            served.cache = cache;
             changed
         })
     }
@@ -395,8 +407,8 @@ mod tests {
         set.marks
             .set(Target::exact("a", "x://4"), Some(Mark::Exclude));
         let published = |served: &Served| -> Vec<(String, bool)> {
-            let list = served.resources.iter();
-            list.map(|r| (r.uri().to_string(), r.pinned)).collect()
+            let list = served.iter();
+            list.map(|r| (r.uri().to_string(), r.pinned())).collect()
         };
         // Every candidate in catalogue order, tagged by a pass over all, sorted by resolving.
         let whole_sort = |upstreams: &Upstreams, set: &ContextSet| {
@@ -407,13 +419,14 @@ mod tests {
             let tags = cands.iter().filter(|c| c.expansion_of.is_some()).count();
             let sources = Sources::from_lists(cands, &listings.complete, &listings.unavailable);
             let preview = sources.resolve(&set.marks, &set.policy, &Measures::new());
-            let served = exposed::build(
-                &preview,
-                &sources.candidates,
-                |c| listings.listed(c),
-                |c| listings.listed_elsewhere(c),
-                Expose::Allowed,
-            );
+            let inputs = exposed::Inputs {
+                candidates: &sources.candidates,
+                raw: |c: &Candidate| listings.listed(c),
+                shared: |c: &Candidate| listings.listed_elsewhere(c),
+                items: listings.catalogue.snapshot(),
+                mimes: listings.mimes(),
+            };
+            let served = exposed::build(&preview, inputs, Expose::Allowed);
             (published(&served), tags)
         };
         let (expected, tags) = whole_sort(&upstreams, &set);
@@ -421,8 +434,8 @@ mod tests {
         let engine = Engine::over(upstreams, set.clone(), Expose::Allowed).await;
         let served = engine.current();
         assert_eq!(published(&served), expected);
-        assert_eq!(served.resources.len(), 79 + 3);
-        assert!(served.get("y://1").is_some_and(|r| r.pinned));
+        assert_eq!(served.len(), 79 + 3);
+        assert!(served.get("y://1").is_some_and(|r| r.pinned()));
         assert!(!engine.refresh().await, "nothing changed");
 
         // `b` appends two: the order is advanced, not sorted again.
@@ -502,8 +515,8 @@ mod tests {
         assert!((4..20).contains(&judged), "{judged} judged again");
         let published = |engine: &Engine| -> Vec<(String, bool)> {
             let served = engine.current();
-            let list = served.resources.iter();
-            list.map(|r| (r.uri().to_string(), r.pinned)).collect()
+            let list = served.iter();
+            list.map(|r| (r.uri().to_string(), r.pinned())).collect()
         };
         let fresh = Engine::over(
             Upstreams::already_listed(vec![("a".into(), relisted), ("b".into(), ranked(&b))]),
@@ -537,7 +550,7 @@ mod tests {
             "subscribed clients are told"
         );
         assert_eq!(engine.resolutions(), resolved, "nothing resolved again");
-        assert_eq!(engine.current().resources.len(), 3);
+        assert_eq!(engine.current().len(), 3);
     }
 
     #[tokio::test]

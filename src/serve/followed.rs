@@ -10,7 +10,6 @@ use super::Diag;
 use super::exposed::Served;
 use super::upstream::Upstreams;
 use crate::mcp::Watch;
-use std::sync::Arc;
 
 /// The most published resources of one upstream whose updates are asked for. One
 /// subscription request names them all, and a server asked for 150,000 at once did not
@@ -103,14 +102,16 @@ fn wanted<'a>(
 ) -> (Vec<Vec<&'a str>>, Vec<usize>) {
     let mut wanted: Vec<Vec<&str>> = names.iter().map(|_| Vec::new()).collect();
     let mut published = vec![0; names.len()];
-    let mut last: Option<(&Arc<str>, usize)> = None;
+    let mut last: Option<(&str, usize)> = None;
     let mut full = 0;
-    for resource in &served.resources {
+    for resource in served.iter() {
+        let server = resource.server();
         let i = match last {
-            Some((server, i)) if Arc::ptr_eq(server, &resource.server) => i,
-            _ => match names.iter().position(|n| **n == *resource.server) {
+            // Every resource of a server names it with the same string in memory.
+            Some((name, i)) if std::ptr::eq(name, server) => i,
+            _ => match names.iter().position(|n| *n == server) {
                 Some(i) => {
-                    last = Some((&resource.server, i));
+                    last = Some((server, i));
                     i
                 }
                 None => continue,

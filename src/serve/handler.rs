@@ -77,9 +77,9 @@ impl ServeHandler {
     /// Reads the budgeted set from the upstreams, in order.
     async fn bundle(&self) -> (Arc<Served>, Vec<Result<Vec<ResourceContents>, String>>) {
         let served = self.served().await;
-        let wanted: Vec<(String, String)> = served.resources[..served.bundle]
-            .iter()
-            .map(|r| (r.server.to_string(), r.upstream_uri().to_string()))
+        let wanted: Vec<(String, String)> = served
+            .range(0..served.bundle)
+            .map(|r| (r.server().to_string(), r.upstream_uri().to_string()))
             .collect();
         let reads = futures::stream::iter(wanted.into_iter().map(|(server, uri)| {
             let engine = self.engine.clone();
@@ -109,12 +109,12 @@ fn bundle_text(
 ) -> String {
     let mut text = instructions(served, tool);
     text.push('\n');
-    for (n, (r, read)) in served.resources.iter().zip(reads).enumerate() {
+    for (n, (r, read)) in served.iter().zip(reads).enumerate() {
         let resource = r.resource();
         let name = resource.title.as_deref().unwrap_or(&resource.name);
         let (details, body) = match read {
             Ok(contents) => (
-                if r.pinned { "pinned" } else { "" }.to_string(),
+                if r.pinned() { "pinned" } else { "" }.to_string(),
                 agent_text(&contents),
             ),
             Err(e) => (format!("could not be read: {e}"), String::new()),
@@ -122,7 +122,7 @@ fn bundle_text(
         text.push_str(&crate::export::resource_block(
             n + 1,
             name,
-            &r.server,
+            r.server(),
             &resource.uri,
             &details,
             Some(&body),
@@ -171,10 +171,10 @@ pub fn instructions(served: &Served, tool: bool) -> String {
             String::new()
         }
     );
-    if served.resources.len() > served.bundle {
+    if served.len() > served.bundle {
         text.push_str(&format!(
             " {} more resources are listed that did not fit the budget.",
-            served.resources.len() - served.bundle
+            served.len() - served.bundle
         ));
     }
     if served.missing > 0 {
@@ -222,17 +222,17 @@ pub fn page(served: &Served, cursor: Option<&str>) -> Result<ListResourcesResult
     let offset = match cursor {
         None => 0,
         Some(c) => decode_cursor(c)
-            .filter(|&o| o <= served.resources.len())
+            .filter(|&o| o <= served.len())
             .ok_or_else(|| ErrorData::invalid_params("invalid cursor", None))?,
     };
-    let end = (offset + PAGE_SIZE).min(served.resources.len());
+    let end = (offset + PAGE_SIZE).min(served.len());
     let mut result = ListResourcesResult::with_all_items(
-        served.resources[offset..end]
-            .iter()
+        served
+            .range(offset..end)
             .map(|r| r.resource().into_owned())
             .collect(),
     );
-    result.next_cursor = (end < served.resources.len()).then(|| encode_cursor(end));
+    result.next_cursor = (end < served.len()).then(|| encode_cursor(end));
     result.ttl_ms = served.cache.ttl_ms;
     result.cache_scope = served.cache.scope;
     Ok(result)
@@ -317,14 +317,14 @@ impl ServerHandler for ServeHandler {
             .engine
             .ready()
             .await
-            .read(&exposed.server, exposed.upstream_uri())
+            .read(exposed.server(), exposed.upstream_uri())
             .await
         {
             Ok(ReadOutcome::Contents(contents)) => Ok(ReadResourceResult::new(contents).into()),
             Ok(ReadOutcome::Empty) => Ok(ReadResourceResult::new(Vec::new()).into()),
             Ok(ReadOutcome::NotFound(_)) => Err(not_found(&request.uri)),
             Err(e) => Err(ErrorData::internal_error(
-                format!("server `{}`: {e}", exposed.server),
+                format!("server `{}`: {e}", exposed.server()),
                 None,
             )),
         }

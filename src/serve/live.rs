@@ -38,7 +38,7 @@ pub async fn upkeep(engine: Arc<Engine>, diag: Arc<Diag>) {
     let served = engine.current();
     diag.line(&format!(
         "publishing {} resources ({} in the budgeted set) from {}",
-        served.resources.len(),
+        served.len(),
         served.bundle,
         engine.set_path.display()
     ));
@@ -125,7 +125,7 @@ pub async fn upkeep(engine: Arc<Engine>, diag: Arc<Diag>) {
             let served = engine.current();
             diag.line(&format!(
                 "the published list changed: {} resources ({} in the budgeted set)",
-                served.resources.len(),
+                served.len(),
                 served.bundle
             ));
             // Whose updates are followed is looked at once the burst is over.

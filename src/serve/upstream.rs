@@ -191,6 +191,17 @@ impl Listings {
         Some(touched)
     }
 
+    /// The MIME table every listing's items number their types with: the newest (they are
+    /// all the one shared table, taken as it was at each listing's last change).
+    pub fn mimes(&self) -> Arc<MimeTable> {
+        self.resources
+            .iter()
+            .map(|(_, listed)| listed.mimes())
+            .max_by_key(|mimes| mimes.len())
+            .cloned()
+            .unwrap_or_default()
+    }
+
     /// Whether a server other than the candidate's lists its URI too (or has it as an
     /// expansion).
     pub fn listed_elsewhere(&self, c: &Candidate) -> bool {
