@@ -81,11 +81,7 @@ fn main() {
     let mut last = Fingerprint::default();
     last.reset(&listing);
     let engine = runtime.block_on(Engine::over(upstreams, set, Expose::Allowed));
-    assert_eq!(
-        engine.current().len(),
-        n,
-        "every resource published"
-    );
+    assert_eq!(engine.current().len(), n, "every resource published");
     println!(
         "{n} resources published; one upstream ({})",
         if cfg!(debug_assertions) {

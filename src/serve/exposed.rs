@@ -8,6 +8,9 @@
 //! - A URI published by several servers is exposed once per server: the copy of the server
 //!   whose name sorts first keeps the URI, every other copy is `mcpick://SERVER/URI`
 //!   (SERVER percent-encoded), so no two servers' resources collide.
+//! - A change is published as an edit ([`publish`]): the stretch of the list it moved is made
+//!   again and the rest kept, so following a changing million costs what changed, not a new
+//!   list of a million.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -155,6 +158,7 @@ impl<'a> ExposedResource<'a> {
         match (&entry.changed, &entry.kept) {
             (Some(changed), _) => Cow::Borrowed(changed),
             (None, Some(kept)) => Cow::Borrowed(kept),
+            // An entry's item is in the snapshot it was made with (never `None`).
             (None, None) => Cow::Owned(match self.item() {
                 Some(item) => item.to_resource(&self.served.mimes),
                 None => Resource::new("", ""),
@@ -447,12 +451,12 @@ pub struct Inputs<'a, R, S> {
 }
 
 /// Builds what is served from a preview.
-pub fn build<R, S>(preview: &Preview, sources: Inputs<'_, R, S>, expose: Expose) -> Served
+pub fn build<R, S>(preview: &Preview, inputs: Inputs<'_, R, S>, expose: Expose) -> Served
 where
     R: Fn(&Candidate) -> Option<Listed>,
     S: Fn(&Candidate) -> bool,
 {
-    whole(preview, &sources, &chosen(preview, expose))
+    whole(preview, &inputs, &chosen(preview, expose))
 }
 
 /// The publication after `previous`, for a preview of the same listings with the items
@@ -467,7 +471,7 @@ pub fn publish<R, S>(
     previous: &Served,
     touched: Option<&[ItemId]>,
     preview: &Preview,
-    sources: Inputs<'_, R, S>,
+    inputs: Inputs<'_, R, S>,
     expose: Expose,
 ) -> Publication
 where
@@ -475,9 +479,9 @@ where
     S: Fn(&Candidate) -> bool,
 {
     let chosen = chosen(preview, expose);
-    match edit(previous, touched, preview, &sources, &chosen) {
+    match edit(previous, touched, preview, &inputs, &chosen) {
         Some(edit) => Publication::Edit(edit),
-        None => Publication::Whole(whole(preview, &sources, &chosen)),
+        None => Publication::Whole(whole(preview, &inputs, &chosen)),
     }
 }
 
@@ -497,25 +501,25 @@ fn chosen(preview: &Preview, expose: Expose) -> Vec<(u32, bool)> {
 }
 
 /// The publication of `chosen`, built whole: each entry in order, the first of a URI kept.
-fn whole<R, S>(preview: &Preview, sources: &Inputs<'_, R, S>, chosen: &[(u32, bool)]) -> Served
+fn whole<R, S>(preview: &Preview, inputs: &Inputs<'_, R, S>, chosen: &[(u32, bool)]) -> Served
 where
     R: Fn(&Candidate) -> Option<Listed>,
     S: Fn(&Candidate) -> bool,
 {
-    let candidates = sources.candidates;
+    let candidates = inputs.candidates;
     let owners = owners(chosen.iter().filter_map(|&(index, _)| {
         let c = &candidates[index as usize];
-        (sources.shared)(c).then(|| (c.server, c.uri()))
+        (inputs.shared)(c).then(|| (c.server, c.uri()))
     }));
     let mut served = Served {
         entries: Vec::with_capacity(chosen.len()),
-        items: sources.items.clone(),
-        mimes: sources.mimes.clone(),
+        items: inputs.items.clone(),
+        mimes: inputs.mimes.clone(),
         ..Served::default()
     };
     for &(index, pinned) in chosen {
         let c = &candidates[index as usize];
-        let Some(listed) = (sources.raw)(c) else {
+        let Some(listed) = (inputs.raw)(c) else {
             continue;
         };
         // Only a URI another server lists too has an owner (a URI looked at is a cache
@@ -538,7 +542,7 @@ fn edit<R, S>(
     previous: &Served,
     touched: Option<&[ItemId]>,
     preview: &Preview,
-    sources: &Inputs<'_, R, S>,
+    inputs: &Inputs<'_, R, S>,
     chosen: &[(u32, bool)],
 ) -> Option<Edit>
 where
@@ -550,7 +554,7 @@ where
     if old.is_empty() || previous.aliased > 0 {
         return None;
     }
-    let candidates = sources.candidates;
+    let candidates = inputs.candidates;
     let is = |k: usize, at: usize| {
         let (index, pinned) = chosen[k];
         old[at].is(&candidates[index as usize], pinned)
@@ -578,10 +582,10 @@ where
     let mut put_in = std::collections::HashSet::new();
     for &(index, pinned) in &chosen[start..chosen.len() - same_end] {
         let c = &candidates[index as usize];
-        if (sources.shared)(c) {
+        if (inputs.shared)(c) {
             return None;
         }
-        let Some(listed) = (sources.raw)(c) else {
+        let Some(listed) = (inputs.raw)(c) else {
             continue;
         };
         let entry = Entry::new(c, pinned, listed, None);
@@ -600,7 +604,7 @@ where
             .any(|(new, was)| new != was);
     // An item changed in place keeps its id and URI: a published one is a change a client
     // sees, and one published in another form than its item's is made again.
-    let names = &sources.items;
+    let names = &inputs.items;
     let mut refreshed = Vec::new();
     for &id in touched {
         let Some(item) = names.get(id) else {
@@ -617,7 +621,7 @@ where
         let was = &old[at];
         if was.kept.is_some() || was.changed.is_some() {
             let c = Candidate::from_item(id, names.server_name(id.server), item);
-            let listed = (sources.raw)(&c)?;
+            let listed = (inputs.raw)(&c)?;
             let to = if at < start {
                 at
             } else {
@@ -632,8 +636,8 @@ where
         entries,
         refreshed,
         differs,
-        items: sources.items.clone(),
-        mimes: sources.mimes.clone(),
+        items: inputs.items.clone(),
+        mimes: inputs.mimes.clone(),
         meta: Meta::of(preview),
     })
 }
