@@ -155,6 +155,26 @@ fn over_streamable_http() {
     assert_eq!(exit_code(&out), 3, "{}", stderr(&out));
 }
 
+/// The server's last words reach its pipe only after its stdout closed (a shell in between
+/// holds its stderr 300 ms): the connection's end is noticed first, and the message still
+/// quotes them (it waits for the stderr to end, up to half a second).
+#[test]
+fn a_crashing_servers_late_stderr_is_still_in_the_message() {
+    let script = format!(
+        "{} demo-server --page-size 10 --crash-after 3 2> >(exec 1>&-; sleep 0.3; cat >&2)",
+        mcpick_bin()
+    );
+    let (code, doc, err) = mcpick_json(&[
+        "ls", "--json", "--name", "fixture", "--", "bash", "-c", &script,
+    ]);
+    assert_eq!(code, 1, "a server failure exits 1: {err}");
+    let error = doc["servers"][0]["error"].as_str().expect("error recorded");
+    assert!(
+        error.contains("crashing on purpose"),
+        "stderr tail in the message: {error}"
+    );
+}
+
 #[test]
 fn a_crashing_server_is_reported_with_its_stderr() {
     let (code, doc, err) = mcpick_json(&with_demo(

@@ -522,6 +522,17 @@ impl Connection {
         self.secrets.scrub(&text)
     }
 
+    /// [`Connection::explain`] for an error that may mean the server went away: a stdio
+    /// server's last stderr lines are let in first (at most [`STDERR_DRAIN`]), since the
+    /// pipe often still holds them when the closed connection is noticed.
+    pub async fn explain_gone(&self, error: &McpError) -> String {
+        let gone = matches!(error, McpError::Closed { .. } | McpError::Transport { .. });
+        if gone && self.transport == Transport::Stdio {
+            self.log.stderr_ended(STDERR_DRAIN).await;
+        }
+        self.explain(error)
+    }
+
     /// Ends the session politely (closing stdin, then signals), waiting at most a second.
     pub async fn close(self) {
         let Connection { service, .. } = self;
@@ -734,6 +745,7 @@ fn capture_stderr(
                 Ok(_) => log.push(LogSource::Stderr, &String::from_utf8_lossy(&buf)),
             }
         }
+        log.end_stderr();
     })
 }
 

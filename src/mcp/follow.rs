@@ -88,7 +88,7 @@ impl Connection {
             tokio::select! {
                 _ = tokio::time::sleep(CLOSED_POLL) => {
                     if self.is_closed() {
-                        return self.closed_reason(when);
+                        return self.closed_reason(when).await;
                     }
                 }
                 _ = alive.tick(), if !stdio => match self.ping().await {
@@ -103,11 +103,11 @@ impl Connection {
         }
     }
 
-    fn closed_reason(&self, when: &str) -> String {
+    async fn closed_reason(&self, when: &str) -> String {
         let error = McpError::Closed {
             method: "the session",
         };
-        let explained = self.explain(&error);
+        let explained = self.explain_gone(&error).await;
         let tail = explained.strip_prefix(&error.to_string()).unwrap_or("");
         format!("the server closed the connection{when}{tail}")
     }

@@ -43,6 +43,8 @@ pub struct ServerLog {
     inner: Arc<Mutex<Ring>>,
     /// Woken on every change, so a reader can wait for one instead of polling.
     changed: Arc<tokio::sync::Notify>,
+    /// True once a stdio server's stderr reached its end (every line it wrote is here).
+    stderr_ended: Arc<tokio::sync::watch::Sender<bool>>,
 }
 
 #[derive(Debug)]
@@ -69,7 +71,21 @@ impl ServerLog {
                 pushed: 0,
             })),
             changed: Arc::new(tokio::sync::Notify::new()),
+            stderr_ended: Arc::new(tokio::sync::watch::channel(false).0),
         }
+    }
+
+    /// Says the server's stderr reached its end: every line it wrote is in the log.
+    pub fn end_stderr(&self) {
+        self.stderr_ended.send_replace(true);
+    }
+
+    /// Waits until the server's stderr reached its end ([`ServerLog::end_stderr`]), at most
+    /// `limit`: a server that died usually said why as it went, and its pipe may still hold
+    /// those lines when the connection's end is noticed.
+    pub async fn stderr_ended(&self, limit: std::time::Duration) {
+        let mut ended = self.stderr_ended.subscribe();
+        let _ = tokio::time::timeout(limit, ended.wait_for(|&e| e)).await;
     }
 
     /// Appends one entry; the oldest is dropped when the log is full.

@@ -258,7 +258,7 @@ impl Supervisor {
             .await;
         match listed {
             Ok(outcome) => send(Event::Listed(outcome)),
-            Err(e) => return Err(connection.explain(&e)),
+            Err(e) => return Err(connection.explain_gone(&e).await),
         }
         if self.templates && connection.has_resources() {
             let mut listed = Templates::default();
@@ -268,7 +268,10 @@ impl Supervisor {
                     listed.templates.extend(page.items);
                 })
                 .await;
-            listed.failed = outcome.err().map(|e| connection.explain(&e));
+            listed.failed = match outcome {
+                Ok(_) => None,
+                Err(e) => Some(connection.explain_gone(&e).await),
+            };
             send(Event::Templates(listed));
         }
         Ok(())
@@ -307,7 +310,7 @@ impl Supervisor {
                 Err(e) => {
                     let reason = format!(
                         "re-listing after a list change failed: {}",
-                        connection.explain(&e)
+                        connection.explain_gone(&e).await
                     );
                     connection.log().push(LogSource::Client, &reason);
                     send(Event::RelistFailed(reason));
