@@ -144,10 +144,13 @@ pub const NOT_CONNECTED: &str = "the server is not connected";
 
 impl Connection {
     /// The read every front end hands on to an agent ([`Connection::read_own`]), its failure
-    /// explained one way ([`Connection::explain`]: the server's last stderr lines where they
-    /// say why, credentials masked).
+    /// explained one way ([`Connection::explain_gone`]: the server's last stderr lines where
+    /// they say why, credentials masked).
     pub async fn read_for_agent(&self, uri: &str) -> AgentRead {
-        self.read_own(uri).await.map_err(|e| self.explain(&e))
+        match self.read_own(uri).await {
+            Ok(read) => Ok(read),
+            Err(e) => Err(self.explain_gone(&e).await),
+        }
     }
 }
 

@@ -112,7 +112,7 @@ async fn read_fresh(
         Err(_) => Err(ReadFailure::TimedOut),
         Ok(Ok(outcome)) => Ok(outcome),
         Ok(Err(error)) => {
-            let explained = c.explain(&error);
+            let explained = c.explain_gone(&error).await;
             Err(ReadFailure::Failed { error, explained })
         }
     }
