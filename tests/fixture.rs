@@ -155,9 +155,10 @@ fn over_streamable_http() {
     assert_eq!(exit_code(&out), 3, "{}", stderr(&out));
 }
 
-/// The server's last words reach its pipe only after its stdout closed (a shell in between
-/// holds its stderr 300 ms): the connection's end is noticed first, and the message still
-/// quotes them (it waits for the stderr to end, up to half a second).
+/// The server's last words reach mcpick after its stdout closed (a shell in between lets its
+/// stderr through only 300 ms after the start, and the server crashes sooner): the
+/// connection's end is noticed first, and the message still quotes them (it waits for the
+/// stderr to end, up to half a second). Seen failing without that wait.
 #[test]
 fn a_crashing_servers_late_stderr_is_still_in_the_message() {
     let script = format!(

@@ -246,17 +246,16 @@ impl Engine {
             sources.resolve_keeping(&set.marks, &set.policy, &measures, keep)
         };
         *lock(&self.ranked) = Some(Kept { judged, ..kept });
-        let inputs = exposed::Inputs {
-            candidates: &sources.candidates,
-            raw: |c: &Candidate| listings.listed(c),
-            shared: |c: &Candidate| listings.listed_elsewhere(c),
-            items: listed.clone(),
-            mimes: listings.mimes(),
-        };
+        let inputs = listings.publishing(&sources.candidates, listed.clone());
         drop(measures);
         let previous = self.current();
         let publication =
             exposed::publish(&previous, touched.as_deref(), &preview, inputs, self.expose);
+        // A list built whole is compared here, not while clients wait on the channel.
+        let whole_differs = match &publication {
+            Publication::Whole(served) => previous.list_differs(served),
+            Publication::Edit(_) => false,
+        };
         // Edited in place below when no client holds the list now (else a copy is edited).
         drop(previous);
         let (unavailable, cache) = (listings.unavailable.clone(), listings.cache);
@@ -265,9 +264,8 @@ impl Engine {
         self.served.send_if_modified(|current| {
             let changed = match publication {
                 Publication::Whole(served) => {
-                    let changed = current.list_differs(&served);
                     *current = Arc::new(served);
-                    changed
+                    whole_differs
                 }
                 Publication::Edit(edit) => Arc::make_mut(current).apply(edit),
             };
@@ -419,13 +417,7 @@ mod tests {
             let tags = cands.iter().filter(|c| c.expansion_of.is_some()).count();
             let sources = Sources::from_lists(cands, &listings.complete, &listings.unavailable);
             let preview = sources.resolve(&set.marks, &set.policy, &Measures::new());
-            let inputs = exposed::Inputs {
-                candidates: &sources.candidates,
-                raw: |c: &Candidate| listings.listed(c),
-                shared: |c: &Candidate| listings.listed_elsewhere(c),
-                items: listings.catalogue.snapshot(),
-                mimes: listings.mimes(),
-            };
+            let inputs = listings.publishing(&sources.candidates, listings.catalogue.snapshot());
             let served = exposed::build(&preview, inputs, Expose::Allowed);
             (published(&served), tags)
         };

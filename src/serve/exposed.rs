@@ -127,6 +127,22 @@ impl Entry {
         }
     }
 
+    /// Its URI on its server, its item found in `items`.
+    fn upstream_uri<'a>(&'a self, items: &'a Snapshot) -> &'a str {
+        match &self.kept {
+            Some(kept) => &kept.uri,
+            None => items.get(self.id).map_or("", Item::uri),
+        }
+    }
+
+    /// The URI it is published under, its item found in `items`.
+    fn uri<'a>(&'a self, items: &'a Snapshot) -> &'a str {
+        match &self.changed {
+            Some(changed) => &changed.uri,
+            None => self.upstream_uri(items),
+        }
+    }
+
     /// Whether this is what the candidate at the same place publishes, unchanged unless its
     /// item was touched (expansions are made again each time).
     fn is(&self, c: &Candidate, pinned: bool) -> bool {
@@ -168,18 +184,12 @@ impl<'a> ExposedResource<'a> {
 
     /// The URI it is published under.
     pub fn uri(&self) -> &'a str {
-        match &self.entry.changed {
-            Some(changed) => &changed.uri,
-            None => self.upstream_uri(),
-        }
+        self.entry.uri(&self.served.items)
     }
 
     /// Its URI on its server.
     pub fn upstream_uri(&self) -> &'a str {
-        match &self.entry.kept {
-            Some(kept) => &kept.uri,
-            None => self.item().map_or("", Item::uri),
-        }
+        self.entry.upstream_uri(&self.served.items)
     }
 
     /// Its item in the listings (for a resource published from it).
@@ -308,7 +318,7 @@ impl Served {
             return false;
         }
         let (entries, items) = (&self.entries, &self.items);
-        let uri_of = |i: u32| uri_at(entries, items, i as usize);
+        let uri_of = |i: u32| entries[i as usize].uri(items);
         self.by_uri.insert(uri_of(at), at, uri_of);
         true
     }
@@ -349,7 +359,7 @@ impl Served {
         } = edit;
         // Out of the index, by their URIs in the listings they were published from.
         for at in start..end {
-            let uri = uri_at(&self.entries, &self.items, at);
+            let uri = self.entries[at].uri(&self.items);
             self.by_uri.remove(uri, |i| i as usize == at);
         }
         let put = entries.len();
@@ -362,7 +372,7 @@ impl Served {
                 .remap(|i| Some(if i as usize >= end { shift(i) } else { i }));
         }
         let (entries, items) = (&self.entries, &self.items);
-        let uri_of = |i: u32| uri_at(entries, items, i as usize);
+        let uri_of = |i: u32| entries[i as usize].uri(items);
         for at in start..start + put {
             self.by_uri.insert(uri_of(at as u32), at as u32, uri_of);
         }
@@ -371,17 +381,6 @@ impl Served {
         }
         meta.onto(self);
         differs
-    }
-}
-
-/// The URI the entry at `at` is published under (for the index, which borrows the entries
-/// while it changes).
-fn uri_at<'a>(entries: &'a [Entry], items: &'a Snapshot, at: usize) -> &'a str {
-    let entry = &entries[at];
-    match (&entry.changed, &entry.kept) {
-        (Some(changed), _) => &changed.uri,
-        (None, Some(kept)) => &kept.uri,
-        (None, None) => items.get(entry.id).map_or("", Item::uri),
     }
 }
 

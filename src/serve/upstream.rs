@@ -10,9 +10,9 @@ use rmcp::model::{Resource, ResourceTemplate};
 use tokio::sync::mpsc;
 
 use crate::catalog::item::MimeTable;
-use crate::catalog::{Catalogue, ItemId, ServerId};
+use crate::catalog::{Catalogue, ItemId, ServerId, Snapshot};
 
-use super::exposed::Listed;
+use super::exposed::{Inputs, Listed};
 use super::listing::{Builder, ListedResources, Origin, Relisted};
 use crate::context::{Candidate, Expansion, Marks, expansion};
 use crate::mcp::log::ServerLog;
@@ -191,9 +191,26 @@ impl Listings {
         Some(touched)
     }
 
+    /// What a publication of `candidates` (of this merged catalogue, whose listed items
+    /// `items` holds) is made from ([`super::exposed::publish`]).
+    pub fn publishing<'a>(
+        &'a self,
+        candidates: &'a [Candidate<'a>],
+        items: Snapshot,
+    ) -> Inputs<'a, impl Fn(&Candidate) -> Option<Listed> + 'a, impl Fn(&Candidate) -> bool + 'a>
+    {
+        Inputs {
+            candidates,
+            raw: move |c: &Candidate| self.listed(c),
+            shared: move |c: &Candidate| self.listed_elsewhere(c),
+            items,
+            mimes: self.mimes(),
+        }
+    }
+
     /// The MIME table every listing's items number their types with: the newest (they are
     /// all the one shared table, taken as it was at each listing's last change).
-    pub fn mimes(&self) -> Arc<MimeTable> {
+    fn mimes(&self) -> Arc<MimeTable> {
         self.resources
             .iter()
             .map(|(_, listed)| listed.mimes())
