@@ -55,3 +55,16 @@ impl Places {
         }
     }
 }
+
+/// Overrides the user data directory (tests use it).
+pub const DATA_DIR_ENV: &str = "MCPICK_DATA_DIR";
+
+/// mcpick's per-user data directory: `$MCPICK_DATA_DIR`, else the OS's (`$XDG_DATA_HOME/mcpick`
+/// on Linux). What only this user on this machine decided lives here (sign-ins, deliveries,
+/// approvals), never in a project a repository could plant files in.
+pub fn data_dir() -> Option<PathBuf> {
+    match std::env::var_os(DATA_DIR_ENV) {
+        Some(dir) if !dir.is_empty() => Some(PathBuf::from(dir)),
+        _ => directories::ProjectDirs::from("", "", "mcpick").map(|d| d.data_dir().to_path_buf()),
+    }
+}

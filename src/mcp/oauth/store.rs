@@ -14,8 +14,7 @@ use rmcp::transport::auth::{
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-/// Overrides the data directory the token store lives in.
-pub const DATA_DIR_ENV: &str = "MCPICK_DATA_DIR";
+pub use crate::places::DATA_DIR_ENV;
 
 /// What one file holds.
 #[derive(Default, Serialize, Deserialize)]
@@ -53,11 +52,7 @@ pub struct TokenStore {
 
 /// The directory of every token file, or `None` when no home is known.
 pub fn dir() -> Option<PathBuf> {
-    match std::env::var_os(DATA_DIR_ENV) {
-        Some(dir) if !dir.is_empty() => Some(PathBuf::from(dir).join("tokens")),
-        _ => directories::ProjectDirs::from("", "", "mcpick")
-            .map(|dirs| dirs.data_dir().join("tokens")),
-    }
+    crate::places::data_dir().map(|d| d.join("tokens"))
 }
 
 /// The key of a server URL: the URL without userinfo or fragment, hashed (the file name shows
