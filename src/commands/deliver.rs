@@ -13,15 +13,7 @@ use crate::deliver::{Channel, Delivered, deliver};
 use crate::hosts::{Host, Places, Scope};
 use crate::sanitize;
 
-/// The set file by absolute path (its folder canonicalised; the file may not exist yet).
-pub fn absolute(set: &Path) -> PathBuf {
-    let folder = set
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let folder = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
-    folder.join(set.file_name().unwrap_or_default())
-}
+pub use crate::deliver::pieces::absolute;
 
 /// What `channel` delivers of a resolved set.
 pub fn render(
@@ -163,6 +155,25 @@ pub fn write_delivery(
 pub async fn install(args: InstallArgs) -> Exit {
     let (host, deliver_mode, list, dry_run) = (args.host, args.deliver, args.list, args.dry_run);
     let (scope, name, set) = (args.scope, args.name.clone(), args.set.path.clone());
+    // The delivery is planned (and every file it touches checked) before the entry is
+    // written: a refusal leaves no half-done install.
+    let planned = match (host, list, deliver_mode) {
+        (Some(host), false, Deliver::Session) => {
+            match super::install::scope_of(host.dialect(), scope) {
+                Ok(scope) => {
+                    match plan_delivery(host, scope, &Places::system(), &absolute(&set), &name) {
+                        Ok(planned) => planned,
+                        Err(why) => {
+                            report(&why);
+                            return Exit::ServerFailed;
+                        }
+                    }
+                }
+                Err(_) => None,
+            }
+        }
+        _ => None,
+    };
     let exit = super::install::install(args);
     let Some(host) = host else { return exit };
     if host == Host::Gemini && exit == Exit::Ok && !dry_run {
@@ -171,20 +182,12 @@ pub async fn install(args: InstallArgs) -> Exit {
     if exit != Exit::Ok || list || deliver_mode == Deliver::OnDemand {
         return exit;
     }
-    let Ok(scope) = super::install::scope_of(host.dialect(), scope) else {
-        return exit;
-    };
     let set_abs = absolute(&set);
-    let (channel, delivery) = match plan_delivery(host, scope, &Places::system(), &set_abs, &name) {
-        Ok(Some(planned)) => planned,
-        Ok(None) => {
+    let Some((channel, delivery)) = planned else {
+        if Channel::of(host).is_none() {
             report(&no_channel(host));
-            return exit;
         }
-        Err(why) => {
-            report(&why);
-            return Exit::ServerFailed;
-        }
+        return exit;
     };
     if dry_run {
         for line in planned_lines(channel, &delivery) {
@@ -269,12 +272,14 @@ async fn resolve(set: &Path) -> Result<Resolved, Exit> {
 pub fn write_all(set: &Path, resolved: &Resolved) -> Vec<String> {
     let set_abs = absolute(set);
     let mut said = Vec::new();
-    for delivery in Record::load(&set_abs).deliveries {
+    let record = Record::load(&set_abs);
+    say_refused(&record);
+    for delivery in record.deliveries {
         let Some(channel) = delivery.host().and_then(Channel::of) else {
             continue;
         };
         let delivered = render(channel, &delivery, &set_abs, resolved);
-        match pieces::refresh(&delivery, &delivered.file) {
+        match pieces::refresh(&delivery, &set_abs, &delivered.file) {
             Ok(()) => said.push(format!(
                 "delivered to {}: {}",
                 channel.host.name(),
@@ -289,9 +294,18 @@ pub fn write_all(set: &Path, resolved: &Resolved) -> Vec<String> {
     said
 }
 
+/// Says which recorded deliveries were not followed, and why.
+fn say_refused(record: &Record) {
+    for why in &record.refused {
+        report(&format!("warning: {}", sanitize::line(why, 2000)));
+    }
+}
+
 /// After a change of the set: its deliveries written again (nothing when it has none).
 pub async fn after_change(set: &Path) -> Exit {
-    if Record::load(&absolute(set)).deliveries.is_empty() {
+    let record = Record::load(&absolute(set));
+    if record.deliveries.is_empty() {
+        say_refused(&record);
         return Exit::Ok;
     }
     match resolve(set).await {
@@ -335,7 +349,9 @@ pub async fn keep_fresh(engine: std::sync::Arc<crate::serve::Engine>, set: PathB
 /// `mcpick deliver`: the set's deliveries, written again now.
 pub async fn run(args: DeliverArgs) -> Exit {
     let set_abs = absolute(&args.set.path);
-    if Record::load(&set_abs).deliveries.is_empty() {
+    let record = Record::load(&set_abs);
+    if record.deliveries.is_empty() {
+        say_refused(&record);
         report(&format!(
             "{} has no session-start delivery; `mcpick install HOST` sets one up",
             args.set.path.display()
@@ -365,6 +381,7 @@ pub async fn run(args: DeliverArgs) -> Exit {
 /// `install --list`: every piece of the set's session-start deliveries.
 pub fn list(set: &Path) {
     let record = Record::load(&absolute(set));
+    say_refused(&record);
     if record.deliveries.is_empty() {
         return;
     }

@@ -7,21 +7,32 @@
 //!   the repository's local `.git/info/exclude`.
 //! - The import: two lines appended to `CLAUDE.md` / `GEMINI.md` (a comment and `@PATH`);
 //!   they hold no contents and are what a project commits.
-//! - The record: `.mcpick/deliver.json` beside the set lists every piece with the exact
-//!   bytes added, so that `uninstall` removes exactly those, and `pin`, the browser and
-//!   `serve` know which deliveries to refresh when the set changes.
+//! - The record: which deliveries a set has, with the exact bytes added, so that `uninstall`
+//!   removes exactly those, and `pin`, the browser and `serve` know which deliveries to
+//!   refresh when the set changes.
+//!
+//! The record is data, not instructions: a repository can plant any file in a project, so it
+//! is kept in this user's data folder (`deliveries/`, owner-only), and every path a delivery
+//! writes, appends to, reads or removes is derived again from the plan ([`layout`]) and must
+//! be the recorded one, with exactly the lines mcpick writes; a record that disagrees is
+//! refused with a message, never followed. Each path is then checked to stay inside the
+//! folder it was derived from ([`fsio::inside`]): a planted symbolic link cannot lead a
+//! write out of the project. A record from before (`.mcpick/deliver.json`, beside the set) is
+//! read only for project-scope deliveries of the set's own folder that pass the same checks.
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 
 use super::{CODEX_MARKER, Channel, Placement};
-use crate::fsio::write_atomic;
+use crate::fsio::{self, Perms, write_atomic, write_with};
 use crate::hosts::{Host, Places, Scope};
 
 /// The folder beside a set that holds its deliveries.
 pub const FOLDER: &str = ".mcpick";
-const RECORD: &str = "deliver.json";
+/// Where deliveries were recorded before they moved to the user's data folder.
+const LEGACY_RECORD: &str = "deliver.json";
 const IGNORE: &str =
     "# Written by mcpick: delivered resource contents stay out of version control.\n*\n";
 
@@ -40,6 +51,10 @@ pub struct Delivery {
     pub scope: String,
     /// The served entry's name (`mcpick`, or `install --as`).
     pub name: String,
+    /// The folder `install` ran in (the project); `None` in a record from before, read as the
+    /// set's own folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project: Option<PathBuf>,
     /// The file mcpick writes whole.
     pub file: PathBuf,
     /// The import lines in `CLAUDE.md` / `GEMINI.md`.
@@ -58,6 +73,12 @@ impl Delivery {
         Host::ALL.into_iter().find(|h| h.name() == self.host)
     }
 
+    fn scope(&self) -> Option<Scope> {
+        [Scope::Project, Scope::User]
+            .into_iter()
+            .find(|s| s.name() == self.scope)
+    }
+
     /// Where the text lands, for rendering it.
     pub fn placement(&self, set: &Path) -> Placement {
         // Claude Code names an imported file by its absolute path, Gemini CLI as imported.
@@ -69,6 +90,12 @@ impl Delivery {
             _ => None,
         }
         .unwrap_or_else(|| self.file.display().to_string());
+        // The user's `AGENTS.md`, only as the file it is in its folder (a link out of it,
+        // `AGENTS.md → ~/.ssh/id_ed25519`, would carry that file to the model).
+        let agents_md = self.agents_md.as_ref().and_then(|p| {
+            let real = fsio::inside(p, &self.root_of(p, set)).ok()?;
+            fsio::read_capped(&real).ok().flatten()
+        });
         Placement {
             shown_path,
             folder: self
@@ -76,10 +103,7 @@ impl Delivery {
                 .parent()
                 .map(|p| p.display().to_string())
                 .unwrap_or_default(),
-            agents_md: self
-                .agents_md
-                .as_ref()
-                .and_then(|p| std::fs::read_to_string(p).ok()),
+            agents_md,
             served_as: self.name.clone(),
             set_name: set
                 .file_name()
@@ -99,15 +123,86 @@ impl Delivery {
         }
         out
     }
+
+    /// The project the delivery was planned in.
+    fn project_or(&self, set: &Path) -> PathBuf {
+        self.project.clone().unwrap_or_else(|| folder_of(set))
+    }
+
+    /// The folder `path` (one of this delivery's pieces) must stay inside: the set's folder
+    /// for its `.mcpick`, the project for the rest of a project delivery, and for a user
+    /// delivery the home folder (links among the user's own files are the user's).
+    fn root_of(&self, path: &Path, set: &Path) -> PathBuf {
+        let set_folder = set.parent().unwrap_or(Path::new("."));
+        if path.starts_with(set_folder.join(FOLDER)) {
+            return set_folder.to_path_buf();
+        }
+        if self.scope() == Some(Scope::Project) {
+            return self.project_or(set);
+        }
+        let home = Places::system().home;
+        match home {
+            Some(home) if path.starts_with(&home) => home,
+            _ => path.parent().unwrap_or(Path::new(".")).to_path_buf(),
+        }
+    }
+
+    /// Every piece checked to stay where it was planned ([`fsio::inside`]), as the real paths
+    /// to write: (delivered file, import, exclude).
+    fn checked(&self, set: &Path) -> Result<Checked, String> {
+        let check = |path: &Path| {
+            let real = fsio::inside(path, &self.root_of(path, set)).map_err(|e| e.to_string())?;
+            if let Some(why) = fsio::unwritable(&real) {
+                return Err(format!(
+                    "{} cannot be changed ({why}); mcpick leaves it as it is",
+                    path.display()
+                ));
+            }
+            Ok(real)
+        };
+        Ok(Checked {
+            file: check(&self.file)?,
+            import: self.import.as_ref().map(|a| check(&a.path)).transpose()?,
+            exclude: self.exclude.as_ref().map(|a| check(&a.path)).transpose()?,
+        })
+    }
 }
 
-/// The deliveries recorded beside a set.
+/// A delivery's pieces as the files to write (a link's target, checked).
+struct Checked {
+    file: PathBuf,
+    import: Option<PathBuf>,
+    exclude: Option<PathBuf>,
+}
+
+/// The deliveries recorded for a set.
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub struct Record {
     pub version: u32,
+    /// The set, for a person reading the file (the file's name is a digest of it).
+    #[serde(default)]
+    pub set: PathBuf,
     pub deliveries: Vec<Delivery>,
+    /// Recorded deliveries not followed, and why: for the caller to say.
+    #[serde(skip)]
+    pub refused: Vec<String>,
+    /// A record from before is beside the set and every delivery in it was taken: it can go
+    /// once this one is saved.
+    #[serde(skip)]
+    legacy_taken: bool,
 }
 
+/// The set file by absolute path (its folder canonicalised; the file may not exist yet).
+pub fn absolute(set: &Path) -> PathBuf {
+    let folder = set
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let folder = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
+    folder.join(set.file_name().unwrap_or_default())
+}
+
+/// The folder beside `set` that holds its deliveries.
 fn folder_of(set: &Path) -> PathBuf {
     set.parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -115,36 +210,183 @@ fn folder_of(set: &Path) -> PathBuf {
         .join(FOLDER)
 }
 
+/// This user's record of `set` (absolute): `DATA/deliveries/DIGEST.json`.
+fn store_path(set: &Path) -> Option<PathBuf> {
+    let digest = Sha256::digest(set.as_os_str().as_encoded_bytes());
+    let key: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+    Some(
+        crate::places::data_dir()?
+            .join("deliveries")
+            .join(format!("{key}.json")),
+    )
+}
+
+fn parse_record(text: &str) -> Result<Record, String> {
+    serde_json::from_str(text).map_err(|e| format!("cannot be read: {e}"))
+}
+
 impl Record {
-    /// The record beside `set`; none when there is no delivery (or it cannot be read).
+    /// The deliveries recorded for `set` (absolute) that pass [`verify`]; the others are in
+    /// `refused`. None when there is no delivery.
     pub fn load(set: &Path) -> Record {
-        std::fs::read(folder_of(set).join(RECORD))
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok())
-            .unwrap_or_default()
+        let set = &absolute(set);
+        let mut out = Record {
+            version: 2,
+            set: set.to_path_buf(),
+            ..Record::default()
+        };
+        if let Some(path) = store_path(set) {
+            match fsio::read_capped(&path).map_err(|e| e.to_string()) {
+                Ok(None) => {}
+                Ok(Some(text)) => match parse_record(&text) {
+                    Ok(record) => out.take(record.deliveries, set, false),
+                    Err(why) => out.refused.push(format!("{}: {why}", path.display())),
+                },
+                Err(why) => out.refused.push(why),
+            }
+        }
+        let legacy = folder_of(set).join(LEGACY_RECORD);
+        if let Some(root) = set.parent()
+            && std::fs::symlink_metadata(&legacy).is_ok()
+        {
+            match fsio::inside(&legacy, root)
+                .and_then(|real| fsio::read_capped(&real))
+                .map_err(|e| e.to_string())
+            {
+                Ok(Some(text)) => match parse_record(&text) {
+                    Ok(record) => {
+                        let refused = out.refused.len();
+                        out.take(record.deliveries, set, true);
+                        out.legacy_taken = out.refused.len() == refused;
+                    }
+                    Err(why) => out.refused.push(format!("{}: {why}", legacy.display())),
+                },
+                Ok(None) => {}
+                Err(why) => out.refused.push(why),
+            }
+        }
+        out
     }
 
+    /// Keeps the deliveries that pass [`verify`] and are not already kept.
+    fn take(&mut self, deliveries: Vec<Delivery>, set: &Path, legacy: bool) {
+        for mut d in deliveries {
+            if self
+                .deliveries
+                .iter()
+                .any(|k| same(k, &d.host, &d.scope, &d.name))
+            {
+                continue;
+            }
+            if legacy {
+                // A record in the project could have been planted: only what stays in the
+                // project's own folder is read from it.
+                d.project = None;
+                if d.scope != Scope::Project.name() {
+                    self.refused.push(format!(
+                        "the {} delivery to {} recorded in {} was not followed: a record in the project names only project deliveries; run `mcpick install {} --scope user` again to record it in your own data folder",
+                        d.scope,
+                        crate::sanitize::line(&d.host, 100),
+                        folder_of(set).join(LEGACY_RECORD).display(),
+                        crate::sanitize::line(&d.host, 100),
+                    ));
+                    continue;
+                }
+            }
+            match verify(&d, set) {
+                Ok(()) => self.deliveries.push(d),
+                Err(why) => self.refused.push(why),
+            }
+        }
+    }
+
+    /// Writes the record to this user's data folder (owner-only); the record
+    /// from before, beside the set, is gone once its deliveries are here.
     fn save(&self, set: &Path) -> std::io::Result<()> {
-        let folder = folder_of(set);
-        let path = folder.join(RECORD);
+        let path = store_path(set)
+            .ok_or_else(|| std::io::Error::other("cannot tell where the user data folder is"))?;
+        let folder = path.parent().unwrap_or(Path::new("."));
+        fsio::private_dir(folder)?;
         if self.deliveries.is_empty() {
             remove_if_exists(&path)?;
-            if std::fs::read_to_string(folder.join(".gitignore")).is_ok_and(|t| t == IGNORE) {
-                remove_if_exists(&folder.join(".gitignore"))?;
-            }
-            // Only when nothing else is left in it.
-            let _ = std::fs::remove_dir(&folder);
-            return Ok(());
+            // Only when no other set's record is left in it.
+            let _ = std::fs::remove_dir(folder);
+        } else {
+            let mut text = serde_json::to_string_pretty(&Record {
+                version: 2,
+                set: set.to_path_buf(),
+                deliveries: self.deliveries.clone(),
+                ..Record::default()
+            })
+            .map_err(std::io::Error::other)?;
+            text.push('\n');
+            write_with(&path, text.as_bytes(), Perms::Private)?;
         }
-        std::fs::create_dir_all(&folder)?;
-        let ignore = folder.join(".gitignore");
-        if !ignore.exists() {
-            write_atomic(&ignore, IGNORE.as_bytes())?;
+        let legacy = folder_of(set).join(LEGACY_RECORD);
+        if self.legacy_taken
+            && let Some(root) = set.parent()
+            && let Ok(real) = fsio::inside(&legacy, root)
+        {
+            remove_if_exists(&real)?;
         }
-        let mut text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
-        text.push('\n');
-        write_atomic(&path, text.as_bytes())
+        Ok(())
     }
+}
+
+fn same(d: &Delivery, host: &str, scope: &str, name: &str) -> bool {
+    d.host == host && d.scope == scope && d.name == name
+}
+
+/// Checks a recorded delivery against the plan: its host has a channel, and every path and
+/// every added text is what [`layout`] derives for its host, scope, name and project now.
+fn verify(d: &Delivery, set: &Path) -> Result<(), String> {
+    let who = format!(
+        "the recorded {} delivery `{}` to {}",
+        crate::sanitize::line(&d.scope, 40),
+        crate::sanitize::line(&d.name, 200),
+        crate::sanitize::line(&d.host, 100)
+    );
+    let refuse = |what: &str| {
+        Err(format!(
+            "{who} was not followed: {what} is not what mcpick would write (the record was edited, planted, or made in another folder); `mcpick install {}` records it again",
+            crate::sanitize::line(&d.host, 100)
+        ))
+    };
+    let (Some(channel), Some(scope)) = (d.host().and_then(Channel::of), d.scope()) else {
+        return refuse("its host or scope");
+    };
+    let mut places = Places::system();
+    places.project = d.project_or(set);
+    let planned =
+        layout(channel, scope, &places, set, &d.name).map_err(|why| format!("{who}: {why}"))?;
+    if d.file != planned.file {
+        return refuse("its file");
+    }
+    if d.agents_md != planned.agents_md {
+        return refuse("its AGENTS.md");
+    }
+    for (recorded, planned, what) in [
+        (&d.import, &planned.import, "its import"),
+        (&d.exclude, &planned.exclude, "its git exclude line"),
+    ] {
+        match (recorded, planned) {
+            (None, _) => {}
+            (Some(r), Some(p)) if r.path == p.path && added_forms(&p.text).contains(&r.text) => {}
+            _ => return refuse(what),
+        }
+    }
+    Ok(())
+}
+
+/// The texts appending `block` may add ([`addition`]): nothing (it was there), the block, or
+/// the block after one or two line breaks.
+fn added_forms(block: &str) -> [String; 4] {
+    [
+        String::new(),
+        block.to_string(),
+        format!("\n{block}"),
+        format!("\n\n{block}"),
+    ]
 }
 
 fn remove_if_exists(path: &Path) -> std::io::Result<()> {
@@ -154,8 +396,9 @@ fn remove_if_exists(path: &Path) -> std::io::Result<()> {
     }
 }
 
-/// Where `host`'s delivery of `set` goes, before anything is written. `set` is absolute.
-pub fn plan(
+/// Where `host`'s delivery of `set` (absolute) goes and the exact lines it appends, derived
+/// from the host, scope, name and places alone: nothing is read.
+fn layout(
     channel: &Channel,
     scope: Scope,
     places: &Places,
@@ -174,6 +417,7 @@ pub fn plan(
         host: host.name().to_string(),
         scope: scope.name().to_string(),
         name: name.to_string(),
+        project: (scope == Scope::Project).then(|| places.project.clone()),
         file: folder.join(format!("{}.{}.md", file_safe(name), host.name())),
         import: None,
         agents_md: None,
@@ -213,7 +457,11 @@ pub fn plan(
                 ""
             }
         );
-        delivery.import = Some(addition(&import_file, &block));
+        delivery.import = Some(Added {
+            path: import_file,
+            text: block,
+            created: false,
+        });
     }
     if host == Host::Codex {
         let dir = match scope {
@@ -225,20 +473,66 @@ pub fn plan(
         };
         delivery.file = dir.join("AGENTS.override.md");
         delivery.agents_md = Some(dir.join("AGENTS.md"));
-        if let Ok(existing) = std::fs::read_to_string(&delivery.file)
-            && !existing.starts_with(CODEX_MARKER)
-        {
-            return Err(format!(
-                "{} exists and is not mcpick's: Codex reads it in place of AGENTS.md, so mcpick cannot deliver there (use --deliver on-demand)",
-                delivery.file.display()
-            ));
-        }
         if scope == Scope::Project && places.project.join(".git").is_dir() {
             let exclude = places.project.join(".git").join("info").join("exclude");
-            delivery.exclude = Some(addition(&exclude, "/AGENTS.override.md\n"));
+            delivery.exclude = Some(Added {
+                path: exclude,
+                text: "/AGENTS.override.md\n".into(),
+                created: false,
+            });
         }
     }
     Ok(delivery)
+}
+
+/// Where `host`'s delivery of `set` goes, before anything is written. `set` is absolute.
+/// Every piece is checked here ([`fsio::inside`], writable, not a hand-written override), so
+/// a refusal comes before anything is written.
+pub fn plan(
+    channel: &Channel,
+    scope: Scope,
+    places: &Places,
+    set: &Path,
+    name: &str,
+) -> Result<Delivery, String> {
+    let mut delivery = layout(channel, scope, places, set, name)?;
+    let checked = delivery.checked(set)?;
+    if channel.host == Host::Codex {
+        codex_override_is_ours(&checked.file, &delivery.file)?;
+        // The override carries the user's `AGENTS.md`: one mcpick cannot read where it is
+        // would vanish from Codex's context unsaid.
+        if let Some(agents) = &delivery.agents_md
+            && std::fs::symlink_metadata(agents).is_ok()
+        {
+            fsio::inside(agents, &delivery.root_of(agents, set))
+                .and_then(|real| fsio::read_capped(&real))
+                .map_err(|e| {
+                    format!("{e}; Codex reads the override in place of it, so mcpick cannot deliver there (use --deliver on-demand)")
+                })?;
+        }
+    }
+    for (added, real) in [
+        (&mut delivery.import, &checked.import),
+        (&mut delivery.exclude, &checked.exclude),
+    ] {
+        if let (Some(added), Some(real)) = (added.as_mut(), real) {
+            *added = addition(&added.path, real, &added.text)?;
+        }
+    }
+    Ok(delivery)
+}
+
+/// Codex reads `AGENTS.override.md` in place of `AGENTS.md`: one mcpick did not write is the
+/// user's, and is never replaced.
+fn codex_override_is_ours(real: &Path, shown: &Path) -> Result<(), String> {
+    match fsio::read_capped(real) {
+        Ok(Some(existing)) if !existing.starts_with(CODEX_MARKER) => Err(format!(
+            "{} exists and is not mcpick's: Codex reads it in place of AGENTS.md, so mcpick cannot deliver there (use --deliver on-demand)",
+            shown.display()
+        )),
+        Ok(_) => Ok(()),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// A name as a file name part: letters, digits, `-`, `_`, `.`; anything else `_`.
@@ -265,40 +559,34 @@ fn relative(path: &Path, base: &Path) -> Option<String> {
     )
 }
 
-/// What appending `block` to `path` adds: a blank line first when the file has text, and a
-/// newline when its last line has none.
-fn addition(path: &Path, block: &str) -> Added {
-    match std::fs::read_to_string(path) {
-        Ok(text) if text.contains(block) => Added {
-            path: path.to_path_buf(),
-            text: String::new(),
-            created: false,
-        },
-        Ok(text) if text.is_empty() => Added {
-            path: path.to_path_buf(),
-            text: block.to_string(),
-            created: false,
-        },
-        Ok(text) => Added {
-            path: path.to_path_buf(),
-            text: format!("{}\n{block}", if text.ends_with('\n') { "" } else { "\n" }),
-            created: false,
-        },
-        Err(_) => Added {
-            path: path.to_path_buf(),
-            text: block.to_string(),
-            created: true,
-        },
-    }
+/// What appending `block` to `path` (whose real file is `real`) adds: a blank line first when
+/// the file has text, and a newline when its last line has none.
+fn addition(path: &Path, real: &Path, block: &str) -> Result<Added, String> {
+    let added = |text: String, created| Added {
+        path: path.to_path_buf(),
+        text,
+        created,
+    };
+    Ok(match fsio::read_capped(real).map_err(|e| e.to_string())? {
+        Some(text) if text.contains(block) => added(String::new(), false),
+        Some(text) if text.is_empty() => added(block.to_string(), false),
+        Some(text) => added(
+            format!("{}\n{block}", if text.ends_with('\n') { "" } else { "\n" }),
+            false,
+        ),
+        None => added(block.to_string(), true),
+    })
 }
 
 /// Writes `delivery`'s pieces (the delivered `text`, the import or exclude lines) and records
-/// it beside `set`, replacing an earlier record of the same host, scope and name.
+/// it for `set`, replacing an earlier record of the same host, scope and name. Every piece is
+/// checked before the first byte is written.
 pub fn write(set: &Path, delivery: &Delivery, text: &str) -> std::io::Result<()> {
     let mut record = Record::load(set);
-    let earlier = record.deliveries.iter().position(|d| {
-        d.host == delivery.host && d.scope == delivery.scope && d.name == delivery.name
-    });
+    let earlier = record
+        .deliveries
+        .iter()
+        .position(|d| same(d, &delivery.host, &delivery.scope, &delivery.name));
     let mut delivery = delivery.clone();
     if let Some(at) = earlier {
         // Installed before: its lines are already there; keep what was added then.
@@ -306,52 +594,86 @@ pub fn write(set: &Path, delivery: &Delivery, text: &str) -> std::io::Result<()>
         delivery.import = old.import.or(delivery.import);
         delivery.exclude = old.exclude.or(delivery.exclude);
     }
-    record.version = 1;
-    // The folder and its .gitignore first: the text never lands in a folder git would see.
+    verify(&delivery, set).map_err(std::io::Error::other)?;
+    let checked = delivery.checked(set).map_err(std::io::Error::other)?;
+    if delivery.host() == Some(Host::Codex) {
+        codex_override_is_ours(&checked.file, &delivery.file).map_err(std::io::Error::other)?;
+    }
+    record.version = 2;
     record.deliveries.push(delivery.clone());
     record.save(set)?;
-    if let Some(parent) = delivery.file.parent() {
+    // The folder and its .gitignore first: the text never lands in a folder git would see.
+    ignore_folder(set, &checked.file)?;
+    if let Some(parent) = checked.file.parent() {
         std::fs::create_dir_all(parent)?;
     }
-    if let Some(e) = &delivery.exclude {
-        append(e)?;
+    if let (Some(e), Some(real)) = (&delivery.exclude, &checked.exclude) {
+        append(e, real)?;
     }
-    write_atomic(&delivery.file, text.as_bytes())?;
-    if let Some(i) = &delivery.import {
-        append(i)?;
+    write_atomic(&checked.file, text.as_bytes())?;
+    if let (Some(i), Some(real)) = (&delivery.import, &checked.import) {
+        append(i, real)?;
     }
     Ok(())
 }
 
-fn append(added: &Added) -> std::io::Result<()> {
+/// When `file` is in the set's `.mcpick` folder: the folder, and its `.gitignore` ignoring
+/// everything in it (written, or put right when it says anything else).
+fn ignore_folder(set: &Path, file: &Path) -> std::io::Result<()> {
+    let Some(root) = set.parent() else {
+        return Ok(());
+    };
+    let folder = folder_of(set);
+    let Ok(folder_real) = std::fs::canonicalize(root).map(|r| r.join(FOLDER)) else {
+        return Ok(());
+    };
+    if !file.starts_with(&folder_real) {
+        return Ok(());
+    }
+    let ignore = fsio::inside(&folder.join(".gitignore"), root)?;
+    std::fs::create_dir_all(&folder_real)?;
+    if fsio::read_capped(&ignore)?.as_deref() != Some(IGNORE) {
+        write_atomic(&ignore, IGNORE.as_bytes())?;
+    }
+    Ok(())
+}
+
+fn append(added: &Added, real: &Path) -> std::io::Result<()> {
     if added.text.is_empty() {
         return Ok(());
     }
-    let mut text = std::fs::read_to_string(&added.path).unwrap_or_default();
+    let mut text = fsio::read_capped(real)?.unwrap_or_default();
     if text.contains(&added.text) && !added.created {
         return Ok(());
     }
-    if let Some(parent) = added.path.parent() {
+    if let Some(parent) = real.parent() {
         std::fs::create_dir_all(parent)?;
     }
     text.push_str(&added.text);
-    write_atomic(&added.path, text.as_bytes())
+    write_atomic(real, text.as_bytes())
 }
 
-/// Rewrites the delivered text of a recorded delivery.
-pub fn refresh(delivery: &Delivery, text: &str) -> std::io::Result<()> {
-    if let Some(parent) = delivery.file.parent() {
+/// Rewrites the delivered text of a recorded delivery of `set`, checked as [`write`] does; a
+/// Codex override the user wrote in the meantime is left as it is.
+pub fn refresh(delivery: &Delivery, set: &Path, text: &str) -> std::io::Result<()> {
+    verify(delivery, set).map_err(std::io::Error::other)?;
+    let checked = delivery.checked(set).map_err(std::io::Error::other)?;
+    if delivery.host() == Some(Host::Codex) {
+        codex_override_is_ours(&checked.file, &delivery.file).map_err(std::io::Error::other)?;
+    }
+    ignore_folder(set, &checked.file)?;
+    if let Some(parent) = checked.file.parent() {
         std::fs::create_dir_all(parent)?;
     }
-    write_atomic(&delivery.file, text.as_bytes())
+    write_atomic(&checked.file, text.as_bytes())
 }
 
 /// What [`remove`] could not take back as it was written.
 pub type Notes = Vec<String>;
 
-/// Takes back every piece of the delivery of `host`/`scope`/`name` recorded beside `set`:
-/// the delivered file, exactly the lines added (a file created for them is removed), the
-/// record. `None` when there was no such delivery.
+/// Takes back every piece of the delivery of `host`/`scope`/`name` recorded for `set`: the
+/// delivered file, exactly the lines added (a file created for them is removed), the record.
+/// `None` when there was no such delivery. Every piece is checked before anything is removed.
 pub fn remove(
     set: &Path,
     host: Host,
@@ -362,44 +684,68 @@ pub fn remove(
     let Some(at) = record
         .deliveries
         .iter()
-        .position(|d| d.host == host.name() && d.scope == scope.name() && d.name == name)
+        .position(|d| same(d, host.name(), scope.name(), name))
     else {
         return Ok(None);
     };
     let delivery = record.deliveries.remove(at);
+    let checked = delivery.checked(set).map_err(std::io::Error::other)?;
     let mut notes = Vec::new();
-    let ours = match std::fs::read_to_string(&delivery.file) {
-        Ok(text) => host != Host::Codex || text.starts_with(CODEX_MARKER),
-        Err(_) => false,
+    let ours = match fsio::read_capped(&checked.file) {
+        Ok(Some(text)) => host != Host::Codex || text.starts_with(CODEX_MARKER),
+        _ => false,
     };
     if ours {
-        remove_if_exists(&delivery.file)?;
+        remove_if_exists(&checked.file)?;
     }
-    for added in [&delivery.import, &delivery.exclude].into_iter().flatten() {
-        if let Some(note) = take_back(added)? {
+    for (added, real) in [
+        (&delivery.import, &checked.import),
+        (&delivery.exclude, &checked.exclude),
+    ] {
+        if let (Some(added), Some(real)) = (added, real)
+            && let Some(note) = take_back(added, real)?
+        {
             notes.push(note);
         }
     }
     record.save(set)?;
+    if record.deliveries.is_empty() {
+        forget_folder(set);
+    }
     Ok(Some((delivery, notes)))
 }
 
-fn take_back(added: &Added) -> std::io::Result<Option<String>> {
+/// The set's `.mcpick` folder gone when it holds nothing but mcpick's own `.gitignore`.
+fn forget_folder(set: &Path) {
+    let Some(root) = set.parent() else { return };
+    let folder = folder_of(set);
+    if let Ok(ignore) = fsio::inside(&folder.join(".gitignore"), root)
+        && fsio::read_capped(&ignore).ok().flatten().as_deref() == Some(IGNORE)
+    {
+        let _ = std::fs::remove_file(&ignore);
+        // Only when nothing else is left in it.
+        if let Some(dir) = ignore.parent() {
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+}
+
+fn take_back(added: &Added, real: &Path) -> std::io::Result<Option<String>> {
     if added.text.is_empty() {
         return Ok(None);
     }
-    let Ok(text) = std::fs::read_to_string(&added.path) else {
+    let Some(text) = fsio::read_capped(real)? else {
         return Ok(None);
     };
     if added.created && text == added.text {
-        remove_if_exists(&added.path)?;
+        remove_if_exists(real)?;
         return Ok(None);
     }
     match text.rfind(&added.text) {
         Some(at) => {
             let mut kept = text[..at].to_string();
             kept.push_str(&text[at + added.text.len()..]);
-            write_atomic(&added.path, kept.as_bytes())?;
+            write_atomic(real, kept.as_bytes())?;
             Ok(None)
         }
         None => Ok(Some(format!(
@@ -431,8 +777,9 @@ mod tests {
             if let Some(text) = before {
                 std::fs::write(&path, text).unwrap();
             }
-            let added = addition(&path, block);
-            append(&added).unwrap();
+            let added = addition(&path, &path, block).unwrap();
+            assert!(added_forms(block).contains(&added.text), "{added:?}");
+            append(&added, &path).unwrap();
             let with = std::fs::read_to_string(&path).unwrap();
             assert!(with.ends_with(block), "{before:?}: {with:?}");
             assert!(
@@ -440,9 +787,9 @@ mod tests {
                 "on a line of its own"
             );
             // Appending again adds nothing.
-            append(&addition(&path, block)).unwrap();
+            append(&addition(&path, &path, block).unwrap(), &path).unwrap();
             assert_eq!(std::fs::read_to_string(&path).unwrap(), with);
-            assert_eq!(take_back(&added).unwrap(), None);
+            assert_eq!(take_back(&added, &path).unwrap(), None);
             assert_eq!(
                 std::fs::read_to_string(&path).ok().as_deref(),
                 before,
@@ -457,10 +804,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("GEMINI.md");
         std::fs::write(&path, "mine\n").unwrap();
-        let added = addition(&path, "@x.md\n");
-        append(&added).unwrap();
+        let added = addition(&path, &path, "@x.md\n").unwrap();
+        append(&added, &path).unwrap();
         std::fs::write(&path, "mine\n\n@y.md\n").unwrap();
-        assert!(take_back(&added).unwrap().is_some());
+        assert!(take_back(&added, &path).unwrap().is_some());
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "mine\n\n@y.md\n");
     }
 }

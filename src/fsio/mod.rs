@@ -101,3 +101,125 @@ pub fn unwritable(target: &Path) -> Option<String> {
             .then(|| "the read-only attribute is set".to_string())
     }
 }
+
+/// The most bytes [`read_capped`] reads: far over any instructions file or record mcpick edits.
+pub const READ_CAP: u64 = 8 * 1024 * 1024;
+
+/// The file's text read through a size cap (a file over it is an error naming it), `None`
+/// when there is no file. A FIFO or device is refused before it is opened for reading.
+pub fn read_capped(path: &Path) -> std::io::Result<Option<String>> {
+    use std::io::Read;
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+        Ok(meta) if !meta.is_file() => {
+            return Err(std::io::Error::other(format!(
+                "{} is {}, not a file",
+                path.display(),
+                kind_of(&meta)
+            )));
+        }
+        Ok(_) => {}
+    }
+    let mut text = String::new();
+    std::fs::File::open(path)?
+        .take(READ_CAP + 1)
+        .read_to_string(&mut text)?;
+    if text.len() as u64 > READ_CAP {
+        return Err(std::io::Error::other(format!(
+            "{} is over {} MiB: not read",
+            path.display(),
+            READ_CAP / (1024 * 1024)
+        )));
+    }
+    Ok(Some(text))
+}
+
+/// What a non-file is, for messages.
+fn kind_of(meta: &std::fs::Metadata) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let t = meta.file_type();
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if meta.is_dir() {
+        "a folder"
+    } else if meta.file_type().is_symlink() {
+        "a symbolic link"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// The file `path` names, checked to stay inside the folder `root`: every folder on the way
+/// and, when `path` is a symbolic link, the file it leads to resolve (canonically) under
+/// `root`, the folders that exist are folders, and what is at the end is a regular file or
+/// nothing yet. So a link planted in a project (`.mcpick → ~/.ssh`, `CLAUDE.md → /dev/null`)
+/// cannot turn a write meant for the project into one outside it: the caller writes, appends
+/// to or removes the returned path (a link's target, so a link stays a link), or says the
+/// error, which names the path, before anything is written.
+pub fn inside(path: &Path, root: &Path) -> std::io::Result<PathBuf> {
+    let refuse = |why: String| Err(std::io::Error::other(why));
+    let root_real = std::fs::canonicalize(root)
+        .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", root.display())))?;
+    let target = target_of(path)?;
+    // The deepest folder that exists, resolved; the rest cannot be links (it is not there).
+    let mut existing = target.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let mut missing = Vec::new();
+    loop {
+        match std::fs::symlink_metadata(&existing) {
+            Ok(_) => break,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let Some(name) = existing.file_name() else {
+                    return refuse(format!("{}: no such folder", existing.display()));
+                };
+                missing.push(name.to_os_string());
+                existing = match existing.parent() {
+                    Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+                    _ => PathBuf::from("."),
+                };
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    let mut real = std::fs::canonicalize(&existing)?;
+    if !real.is_dir() {
+        return refuse(format!(
+            "{} is {}, where a folder belongs",
+            existing.display(),
+            kind_of(&std::fs::metadata(&real)?)
+        ));
+    }
+    for name in missing.into_iter().rev() {
+        if name == ".." || name == "." {
+            return refuse(format!("{}: a `..` in a path mcpick made", path.display()));
+        }
+        real.push(name);
+    }
+    real.push(target.file_name().unwrap_or_default());
+    if !real.starts_with(&root_real) {
+        return refuse(format!(
+            "{} leads to {}, outside {}: mcpick writes there only inside it (a symbolic link?)",
+            path.display(),
+            real.display(),
+            root_real.display()
+        ));
+    }
+    match std::fs::symlink_metadata(&real) {
+        Ok(meta) if !meta.is_file() => refuse(format!(
+            "{} is {}, not a file: left as it is",
+            path.display(),
+            kind_of(&meta)
+        )),
+        _ => Ok(real),
+    }
+}

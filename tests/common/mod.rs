@@ -63,7 +63,8 @@ pub fn isolate(mut command: Command) -> Command {
     command
         .env("HOME", home)
         .env("XDG_CONFIG_HOME", home.join(".config"))
-        .env("XDG_CACHE_HOME", home.join(".cache"));
+        .env("XDG_CACHE_HOME", home.join(".cache"))
+        .env("XDG_DATA_HOME", home.join(".local/share"));
     command
 }
 
