@@ -427,19 +427,39 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for ProbeWatch<T> {
         self.inner.send(item)
     }
 
+    /// The server's messages, less a late answer to the probe: one that comes after the
+    /// fallback `initialize` went out (a slow server under load answers `server/discover`
+    /// after rmcp's 10 s) would be taken for the handshake's answer ("conflict initialized
+    /// response id"), so the probe and the handshake cannot cross.
     fn receive(&mut self) -> impl Future<Output = Option<RxJsonRpcMessage<RoleClient>>> + Send {
         let window = self.probe.window.clone();
-        let received = self.inner.receive();
+        let inner = &mut self.inner;
         async move {
-            let message = received.await;
-            if let Some(JsonRpcMessage::Error(error)) = &message {
-                let mut window = window.lock().unwrap_or_else(|e| e.into_inner());
-                let probe_id = window.start.as_ref().map(|(_, _, id)| id);
-                if window.answer.is_none() && error.id.is_some() && error.id.as_ref() == probe_id {
-                    window.answer = Some(error.error.code);
+            loop {
+                let message = inner.receive().await;
+                let late = {
+                    let mut window = window.lock().unwrap_or_else(|e| e.into_inner());
+                    let probe_id = window.start.as_ref().map(|(_, _, id)| id.clone());
+                    let answered = match &message {
+                        Some(JsonRpcMessage::Error(error))
+                            if error.id.is_some() && error.id == probe_id =>
+                        {
+                            if window.answer.is_none() {
+                                window.answer = Some(error.error.code);
+                            }
+                            true
+                        }
+                        Some(JsonRpcMessage::Response(response)) => {
+                            Some(&response.id) == probe_id.as_ref()
+                        }
+                        _ => false,
+                    };
+                    answered && window.end.is_some()
+                };
+                if !late {
+                    return message;
                 }
             }
-            message
         }
     }
 
@@ -451,6 +471,67 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for ProbeWatch<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A transport whose server's messages are fixed in advance.
+    struct Scripted(std::collections::VecDeque<RxJsonRpcMessage<RoleClient>>);
+
+    impl Transport<RoleClient> for Scripted {
+        type Error = std::io::Error;
+
+        fn send(
+            &mut self,
+            _item: TxJsonRpcMessage<RoleClient>,
+        ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+            std::future::ready(Ok(()))
+        }
+
+        fn receive(&mut self) -> impl Future<Output = Option<RxJsonRpcMessage<RoleClient>>> + Send {
+            std::future::ready(self.0.pop_front())
+        }
+
+        async fn close(&mut self) -> Result<(), Self::Error> {
+            Ok(())
+        }
+    }
+
+    fn message<M: serde::de::DeserializeOwned>(json: serde_json::Value) -> M {
+        serde_json::from_value(json).unwrap()
+    }
+
+    /// A slow server answers `server/discover` (id 0) after the fallback `initialize` (id 1)
+    /// went out: the late answer is not passed on, so rmcp takes the next message, the
+    /// `initialize` result, for the handshake's answer. An answer before the fallback passes.
+    #[tokio::test]
+    async fn a_late_answer_to_the_probe_cannot_cross_the_handshake() {
+        let init_result = serde_json::json!({"jsonrpc": "2.0", "id": 1, "result": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "serverInfo": {"name": "slow", "version": "1"}}});
+        for late in [
+            serde_json::json!({"jsonrpc": "2.0", "id": 0, "error": {"code": -32601, "message": "no"}}),
+            serde_json::json!({"jsonrpc": "2.0", "id": 0, "result": {}}),
+        ] {
+            let script = [message(late.clone()), message(init_result.clone())];
+            let (mut watch, _probe) =
+                ProbeWatch::new(Scripted(script.into_iter().collect()), ServerLog::new(3));
+            let discover = serde_json::json!({"jsonrpc": "2.0", "id": 0,
+                "method": "server/discover", "params": {}});
+            let initialize = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "mcpick", "version": "0"}}});
+            watch.send(message(discover.clone())).await.unwrap();
+            watch.send(message(initialize.clone())).await.unwrap();
+            let first = serde_json::to_value(watch.receive().await.unwrap()).unwrap();
+            assert_eq!(first["id"], 1, "{late}: {first}");
+
+            // Before the fallback, the probe's answer is rmcp's to see.
+            let script = [message(late.clone())];
+            let (mut watch, _probe) =
+                ProbeWatch::new(Scripted(script.into_iter().collect()), ServerLog::new(3));
+            watch.send(message(discover)).await.unwrap();
+            let first = serde_json::to_value(watch.receive().await.unwrap()).unwrap();
+            assert_eq!(first["id"], 0, "{late}: {first}");
+        }
+    }
 
     fn stdio(command: &str, args: &[&str]) -> TransportSpec {
         TransportSpec::Stdio {
