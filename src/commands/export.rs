@@ -38,12 +38,16 @@ pub async fn run(args: ExportArgs) -> Exit {
             .clone()
             .zip(crate::serve::exposed::published_uris(items))
             .collect();
-        bundle::mentions(preview, &cands, &args.served_as, |server, uri| {
+        let (lines, skipped) = bundle::mentions(preview, &cands, &args.served_as, |server, uri| {
             published
                 .get(&(server, uri))
                 .cloned()
                 .unwrap_or_else(|| uri.to_string())
-        })
+        });
+        for why in skipped {
+            report(&format!("not mentioned: {why}"));
+        }
+        lines
     } else {
         bundle::bundle(args.format, preview, &cands, texts)
     };
