@@ -21,14 +21,22 @@ use serde_json::Value;
 /// budget) and a home of its own.
 struct World {
     dir: tempfile::TempDir,
+    /// The project folder's name in `dir`.
+    folder: &'static str,
     /// How the set's server is named on a command line (`read URI …`).
     upstream: Vec<String>,
 }
 
 impl World {
     fn new() -> World {
+        World::in_folder("project")
+    }
+
+    /// [`World::new`] with the project in a folder of that name.
+    fn in_folder(folder: &'static str) -> World {
         let world = World {
             dir: tempfile::tempdir().unwrap(),
+            folder,
             upstream: vec!["--demo".into()],
         };
         std::fs::create_dir_all(world.project()).unwrap();
@@ -54,6 +62,7 @@ impl World {
         ];
         let world = World {
             dir: tempfile::tempdir().unwrap(),
+            folder: "project",
             upstream,
         };
         std::fs::create_dir_all(world.home().join(".gemini")).unwrap();
@@ -71,8 +80,8 @@ impl World {
     }
 
     fn project(&self) -> PathBuf {
-        std::fs::create_dir_all(self.dir.path().join("project")).unwrap();
-        std::fs::canonicalize(self.dir.path().join("project")).unwrap()
+        std::fs::create_dir_all(self.dir.path().join(self.folder)).unwrap();
+        std::fs::canonicalize(self.dir.path().join(self.folder)).unwrap()
     }
 
     fn home(&self) -> PathBuf {
@@ -123,6 +132,15 @@ impl World {
     /// `preview --host HOST --format json`: what that host's model is promised.
     fn promised(&self, host: &str) -> Value {
         let out = self.run(&["preview", "--host", host, "--format", "json"]);
+        assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+
+    /// [`World::promised`] for a delivery of `scope`.
+    fn promised_in(&self, host: &str, scope: &str) -> Value {
+        let out = self.run(&[
+            "preview", "--host", host, "--scope", scope, "--format", "json",
+        ]);
         assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
         serde_json::from_slice(&out.stdout).unwrap()
     }
@@ -296,6 +314,47 @@ fn claude_code_gets_the_set_in_its_first_model_request() {
 
     world.ok(&["uninstall", "claude-code"]);
     assert_same_files(&before, &world.files());
+}
+
+/// A user delivery of a set in a folder whose path holds a space: Claude Code's user
+/// `CLAUDE.md` imports it by its absolute path, the space escaped as Claude Code reads it,
+/// and the set reaches the model. Gemini CLI cannot import such a path: `install` says so
+/// and writes nothing.
+#[test]
+fn a_set_folder_with_a_space_is_imported_or_refused_never_dropped() {
+    let world = World::in_folder("my project");
+    let said = world.ok(&["install", "claude-code", "--scope", "user"]);
+    assert!(said.contains("delivered at session start"), "{said}");
+    let user_md = std::fs::read_to_string(world.home().join(".claude/CLAUDE.md")).unwrap();
+    assert!(user_md.contains("my\\ project/.mcpick/"), "{user_md}");
+    let promised = world.promised_in("claude-code", "user");
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = Stub::start(stub_dir.path());
+    let out = world.host(
+        &stub,
+        "claude",
+        &["-p", "hello", "--output-format", "json"],
+        &stub.claude_env(),
+    );
+    let requests = stub.requests("anthropic");
+    assert!(!requests.is_empty(), "claude sent no model request: {out}");
+    let mut text = String::new();
+    all_text(&requests[0]["messages"], &mut text);
+    assert_delivered("claude-code", &promised, &text, &[]);
+    world.ok(&["uninstall", "claude-code", "--scope", "user"]);
+
+    let world2 = World::in_folder("another project");
+    std::fs::create_dir_all(world2.project().join("sub dir")).unwrap();
+    std::fs::rename(
+        world2.project().join("mcpick.context.json"),
+        world2.project().join("sub dir/mcpick.context.json"),
+    )
+    .unwrap();
+    let before2 = world2.files();
+    let out = world2.run(&["install", "gemini", "--set", "sub dir/mcpick.context.json"]);
+    assert_ne!(exit_code(&out), 0, "{}", stdout(&out));
+    assert!(stderr(&out).contains("white space"), "{}", stderr(&out));
+    assert_same_files(&before2, &world2.files());
 }
 
 /// Gemini CLI: the GEMINI.md import, in `gemini -p`'s model request.
@@ -525,6 +584,7 @@ fn a_resource_cannot_import_a_file_or_hide_its_wrapper_tags() {
     let dir = tempfile::tempdir().unwrap();
     let world = World {
         dir: tempfile::tempdir_in(dir.path()).unwrap(),
+        folder: "project",
         upstream: Vec::new(),
     };
     std::fs::create_dir_all(world.home().join(".gemini")).unwrap();

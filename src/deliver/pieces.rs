@@ -448,6 +448,7 @@ fn layout(
             (Scope::User, None) => delivery.file.display().to_string(),
             (Scope::Project, None) => return Err("the set is outside the project".into()),
         };
+        let target = import_path(host, &target)?;
         let block = format!(
             "<!-- mcpick: the context set, delivered at session start (`mcpick uninstall {}{}` removes these two lines) -->\n@{target}\n",
             host.name(),
@@ -533,6 +534,34 @@ fn codex_override_is_ours(real: &Path, shown: &Path) -> Result<(), String> {
         Ok(_) => Ok(()),
         Err(e) => Err(e.to_string()),
     }
+}
+
+/// `target` as `host` reads an `@` import (measured in their sources: Claude Code 2.x
+/// `(?:^|\s)@((?:[^\s\\]|\\ )+)`, cut at `#`; Gemini CLI ends a path at white space
+/// and takes one that starts with `.`, `/` or a letter). A path the host would read as
+/// another (or not at all) is refused, so `install` never reports a delivery the host drops.
+fn import_path(host: Host, target: &str) -> Result<String, String> {
+    let host_name = host.dialect().host_name;
+    let refuse = |what: &str| {
+        Err(format!(
+            "the delivered file's path `{}` holds {what}, which {host_name}'s `@` imports cannot carry: move the set to a folder without it, or use --deliver on-demand",
+            crate::sanitize::line(target, 1000)
+        ))
+    };
+    let mut out = String::with_capacity(target.len() + 2);
+    if !target.starts_with(['.', '/']) && !target.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        out.push_str("./");
+    }
+    for c in target.chars() {
+        match (host, c) {
+            (Host::ClaudeCode, ' ') => out.push_str("\\ "),
+            (Host::ClaudeCode, '#') => return refuse("a `#`"),
+            (_, '\\') => return refuse("a backslash"),
+            (_, c) if c.is_whitespace() || c.is_control() => return refuse("white space"),
+            (_, c) => out.push(c),
+        }
+    }
+    Ok(out)
 }
 
 /// A name as a file name part: letters, digits, `-`, `_`, `.`; anything else `_`.
@@ -796,6 +825,26 @@ mod tests {
                 "{before:?}"
             );
         }
+    }
+
+    /// An import path is written as each host reads it back, or refused.
+    #[test]
+    fn import_paths_are_escaped_for_the_host_or_refused() {
+        assert_eq!(
+            import_path(Host::ClaudeCode, "my set/.mcpick/a.md").unwrap(),
+            "my\\ set/.mcpick/a.md"
+        );
+        assert_eq!(
+            import_path(Host::Gemini, ".mcpick/a.md").unwrap(),
+            ".mcpick/a.md"
+        );
+        assert_eq!(
+            import_path(Host::Gemini, "1/.mcpick/a.md").unwrap(),
+            "./1/.mcpick/a.md"
+        );
+        assert!(import_path(Host::Gemini, "my set/.mcpick/a.md").is_err());
+        assert!(import_path(Host::ClaudeCode, "a#b/.mcpick/a.md").is_err());
+        assert!(import_path(Host::ClaudeCode, "a\nb/.mcpick/a.md").is_err());
     }
 
     /// A user who edited the added lines keeps the file as it is, and is told.
