@@ -148,7 +148,9 @@ impl Store {
         let dir = self.path.parent().unwrap_or(Path::new("."));
         crate::fsio::private_dir(dir)
             .map_err(|e| format!("{}: cannot create the folder: {e}", dir.display()))?;
-        let _lock = crate::fsio::Lock::beside(&self.path).map_err(|e| e.to_string())?;
+        let name = self.path.file_name().unwrap_or_default().to_string_lossy();
+        let _lock = crate::fsio::Lock::take(&dir.join(format!(".{name}.lock")), true)
+            .map_err(|e| e.to_string())?;
         let mut approvals = self.load()?;
         let result = change(&mut approvals);
         let mut bytes = serde_json::to_vec_pretty(&approvals).map_err(|e| e.to_string())?;
