@@ -50,7 +50,15 @@ impl Setup {
             &setup.desktop_file(),
             &json!({"mcpServers": {"seven": demo_entry(7)}}),
         );
+        setup.trust();
         setup
+    }
+
+    /// Approves the project's servers, as a user does once (`mcpick trust --yes`).
+    fn trust(&self) {
+        let env = self.env();
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        trust_in(&self.project, &env);
     }
 
     fn desktop_file(&self) -> PathBuf {
@@ -467,6 +475,7 @@ args = ["--flag"]
 fn codex_gemini_windsurf_and_zed_servers_are_read_from_their_own_files() {
     let setup = Setup::new();
     other_host_files(&setup);
+    setup.trust();
     let (code, doc, err) = setup.run_json(&["servers", "--json"]);
     assert_eq!(code, 1, "the broken entries fail; {err}");
     let bin = mcpick_bin();
@@ -658,6 +667,7 @@ fn codex_gemini_windsurf_and_zed_servers_are_read_from_their_own_files() {
 fn servers_from_other_hosts_files_connect_by_name() {
     let setup = Setup::new();
     other_host_files(&setup);
+    setup.trust();
     for (name, count) in [
         ("codex-stdio", 3),
         ("windsurf-stdio", 5),
