@@ -36,6 +36,8 @@ impl World {
         );
         let world = World { dir, original };
         std::fs::write(world.file(), &world.original).unwrap();
+        // The project's servers run once approved, as a user does once.
+        world.ok(&["trust", "--yes"]);
         world
     }
 
@@ -352,6 +354,7 @@ fn an_http_entry_answers_as_the_upstream_but_for_the_excluded_resources() {
         json!(demo.at("/sse")),
     );
     std::fs::write(world.file(), &original).unwrap();
+    world.ok(&["trust", "--yes"]);
     world.ok(&[
         "exclude",
         "--server",
