@@ -209,6 +209,8 @@ fn every_defined_server_by_default_and_a_failed_definition_fails_alone() {
     let env = setup.env();
     let mut env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
     env.push(("MCPICK_E2E_UNSET_TOKEN", "now-set"));
+    // Usable now, so approved now (nothing could start it before).
+    trust_in(&setup.project, &env);
     let (code, doc, err) = mcpick_json_in(
         &setup.project,
         &env,
