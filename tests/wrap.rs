@@ -1395,6 +1395,7 @@ fn the_typescript_sdk_client_gets_the_upstreams_answers_through_the_wrapped_entr
     )
     .unwrap();
     world.ok(&["policy", "--audience", "any"]);
+    world.ok(&["trust", "--yes"]);
     world.ok(&["exclude", "--server", "py", "py://items/beta/*"]);
     world.ok(&["wrap", "claude-code", "py"]);
     // The wrapped entry is a new command in the project's file: approved again.
