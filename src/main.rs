@@ -79,6 +79,7 @@ async fn run(cli: Cli) -> ExitCode {
             return ExitCode::from(commands::completions::completions(args.shell) as u8);
         }
         Some(Command::Man) => return ExitCode::from(commands::completions::man() as u8),
+        Some(Command::Trust(args)) => return ExitCode::from(commands::trust::run(args) as u8),
         Some(Command::Uninstall(args)) => {
             return ExitCode::from(commands::deliver::uninstall(args) as u8);
         }
@@ -140,6 +141,7 @@ async fn run(cli: Cli) -> ExitCode {
             | Command::Servers(_)
             | Command::Uninstall(_)
             | Command::Completions(_)
+            | Command::Trust(_)
             | Command::Man => unreachable!("handled above"),
         }
     };

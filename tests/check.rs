@@ -260,6 +260,7 @@ fn with_demo(dir: &Path, flags: &[&str]) {
         args.join(", ")
     );
     std::fs::write(dir.join("mcpick.toml"), toml).unwrap();
+    common::trust_in(dir, &[]);
 }
 
 fn run_in(dir: &Path, args: &[&str]) -> std::process::Output {

@@ -50,7 +50,15 @@ impl Setup {
             &setup.desktop_file(),
             &json!({"mcpServers": {"seven": demo_entry(7)}}),
         );
+        setup.trust();
         setup
+    }
+
+    /// Approves the project's servers, as a user does once (`mcpick trust --yes`).
+    fn trust(&self) {
+        let env = self.env();
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        trust_in(&self.project, &env);
     }
 
     fn desktop_file(&self) -> PathBuf {
@@ -201,6 +209,8 @@ fn every_defined_server_by_default_and_a_failed_definition_fails_alone() {
     let env = setup.env();
     let mut env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
     env.push(("MCPICK_E2E_UNSET_TOKEN", "now-set"));
+    // Usable now, so approved now (nothing could start it before).
+    trust_in(&setup.project, &env);
     let (code, doc, err) = mcpick_json_in(
         &setup.project,
         &env,
@@ -467,6 +477,7 @@ args = ["--flag"]
 fn codex_gemini_windsurf_and_zed_servers_are_read_from_their_own_files() {
     let setup = Setup::new();
     other_host_files(&setup);
+    setup.trust();
     let (code, doc, err) = setup.run_json(&["servers", "--json"]);
     assert_eq!(code, 1, "the broken entries fail; {err}");
     let bin = mcpick_bin();
@@ -658,6 +669,7 @@ fn codex_gemini_windsurf_and_zed_servers_are_read_from_their_own_files() {
 fn servers_from_other_hosts_files_connect_by_name() {
     let setup = Setup::new();
     other_host_files(&setup);
+    setup.trust();
     for (name, count) in [
         ("codex-stdio", 3),
         ("windsurf-stdio", 5),

@@ -322,6 +322,7 @@ fn no_environment_secret_in_a_saved_set() {
     )
     .unwrap();
     let env = [("SECRET_TOKEN", "s3cr3t-from-env-0123456789")];
+    trust_in(d, &env);
     let out = mcpick_in(
         d,
         &env,

@@ -796,7 +796,9 @@ fn every_installed_entry_is_read_back_by_servers_as_written() {
         );
         assert!(shown["error"].is_null(), "{name}: {shown:#}");
     }
-    // And each one starts and serves the set, as mcpick connects to it by name.
+    // And each one starts and serves the set, as mcpick connects to it by name (a project
+    // file's entries once approved, as any project file's).
+    world.ok(&["trust", "--yes"]);
     let included = world.preview_included();
     for (_, _, name, _, _) in &installed {
         let out = world.run(&["ls", "--json", "--server", name]);

@@ -7,7 +7,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{Background, exit_code, mcpick_bin, mcpick_in, stderr, stdout};
+use common::{Background, exit_code, mcpick_bin, mcpick_in, stderr, stdout, trust_in};
 
 const QUERY: &str = "QueryPlant7731";
 const PASSWORD: &str = "PassPlant5520";
@@ -152,6 +152,7 @@ env = { SECRET_VALUE = "${PLANT_ENV}" }
         ("PLANT_ARG", ARG),
         ("PLANT_ENV", ENV),
     ];
+    trust_in(&dir, &env);
     let out = mcpick_in(&dir, &env, &["ls", "--json", "--timeout", "10"]);
     assert_eq!(exit_code(&out), 1, "{}", stderr(&out));
     assert_clean("ls --json (config servers)", &outputs(&out));

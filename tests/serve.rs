@@ -881,6 +881,8 @@ fn set_over_demo(dir: &Path, name: &str, uri: &str, extra: &[&str]) -> PathBuf {
     let args = set["servers"][name]["args"].as_array_mut().unwrap();
     args.extend(extra.iter().map(|a| Value::from(*a)));
     std::fs::write(&path, serde_json::to_string_pretty(&set).unwrap()).unwrap();
+    // Changed by hand since `pin` recorded it: approved again, as a user would.
+    trust_in(dir, &[]);
     path
 }
 
@@ -1595,6 +1597,8 @@ fn a_list_change_asks_upstreams_only_for_the_updates_it_changed_in_both_eras() {
         });
         let path = d.join(format!("set-{era}.json"));
         std::fs::write(&path, serde_json::to_string_pretty(&set).unwrap()).unwrap();
+        let approved = mcpick_in(d, &[], &["trust", "--yes", "--set", path.to_str().unwrap()]);
+        assert!(approved.status.success(), "{}", stderr(&approved));
         let (mut serve, lines) = serve_quietly(d, &path);
         let mut seen = Vec::new();
         let mut changes = 0;

@@ -267,6 +267,7 @@ fn pins_on_an_unreachable_server_are_left_out_with_the_reason() {
         }
     });
     std::fs::write(d.join("mcpick.context.json"), set.to_string()).unwrap();
+    trust_in(d, &[]);
     let (code, doc, err) = mcpick_json_in(d, &[], &["preview", "--format", "json"]);
     assert_eq!(code, 1, "a server failed: {err}");
     assert!(err.contains("server unavailable"), "{err}");

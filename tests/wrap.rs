@@ -36,6 +36,8 @@ impl World {
         );
         let world = World { dir, original };
         std::fs::write(world.file(), &world.original).unwrap();
+        // The project's servers run once approved, as a user does once.
+        world.ok(&["trust", "--yes"]);
         world
     }
 
@@ -218,6 +220,8 @@ fn a_wrapped_entry_answers_as_the_upstream_but_for_the_excluded_resources() {
     assert!(wrapped_text.contains("\"other\": { \"command\": \"true\" }"));
     // Twice: a no-op.
     world.ok(&["wrap", "claude-code", "py"]);
+    // The wrapped entry is a new command in the project's file: approved again.
+    world.ok(&["trust", "--yes"]);
     assert_eq!(std::fs::read_to_string(world.file()).unwrap(), wrapped_text);
 
     let reads = [
@@ -352,6 +356,7 @@ fn an_http_entry_answers_as_the_upstream_but_for_the_excluded_resources() {
         json!(demo.at("/sse")),
     );
     std::fs::write(world.file(), &original).unwrap();
+    world.ok(&["trust", "--yes"]);
     world.ok(&[
         "exclude",
         "--server",
@@ -774,6 +779,8 @@ fn a_set_change_tells_the_host_its_list_changed() {
     let world = World::new();
     world.ok(&["policy", "--audience", "any"]);
     world.ok(&["wrap", "claude-code", "py"]);
+    // The wrapped entry is a new command in the project's file: approved again.
+    world.ok(&["trust", "--yes"]);
     let line = world.entry("py");
     for (round, mode) in ["legacy", "auto"].into_iter().enumerate() {
         let gone = format!("py://items/alpha/{}", (round + 1) * 5);
@@ -899,6 +906,8 @@ fn expose_included_gives_the_host_what_the_budget_takes() {
     // Wrapped again without --expose: everything the set allows, and no --expose written;
     // unwrap still gives back the file as it was before the first wrap.
     world.ok(&["wrap", "claude-code", "py"]);
+    // The wrapped entry is a new command in the project's file: approved again.
+    world.ok(&["trust", "--yes"]);
     let line = world.entry("py");
     assert!(!line.iter().any(|a| a == "--expose"), "{line:?}");
     let all = world.client(&line, "legacy", &[]);
@@ -1123,6 +1132,8 @@ fn claude_code_calls_the_upstreams_tool_through_the_wrapped_entry() {
     let world = World::new();
     world.ok(&["policy", "--audience", "any"]);
     world.ok(&["wrap", "claude-code", "py"]);
+    // The wrapped entry is a new command in the project's file: approved again.
+    world.ok(&["trust", "--yes"]);
     std::fs::write(
         world.home().join(".claude.json"),
         json!({ "hasCompletedOnboarding": true, "projects": { world.project().to_str().unwrap(): {
@@ -1384,8 +1395,11 @@ fn the_typescript_sdk_client_gets_the_upstreams_answers_through_the_wrapped_entr
     )
     .unwrap();
     world.ok(&["policy", "--audience", "any"]);
+    world.ok(&["trust", "--yes"]);
     world.ok(&["exclude", "--server", "py", "py://items/beta/*"]);
     world.ok(&["wrap", "claude-code", "py"]);
+    // The wrapped entry is a new command in the project's file: approved again.
+    world.ok(&["trust", "--yes"]);
     world.ok(&["wrap", "claude-code", "demo"]);
     world.ok(&["wrap", "claude-code", "web"]);
     let script = repo_root().join("tests/peers/node/wrap_client.cjs");
@@ -1463,6 +1477,8 @@ fn claude_codes_mention_completion_offers_what_the_set_allows() {
     world.ok(&["exclude", "--server", "py", "py://items/beta/*"]);
     world.ok(&["pin", "--server", "py", "py://items/gamma/2"]);
     world.ok(&["wrap", "claude-code", "py"]);
+    // The wrapped entry is a new command in the project's file: approved again.
+    world.ok(&["trust", "--yes"]);
     let project = world.project();
     std::fs::write(
         world.home().join(".claude.json"),

@@ -5,6 +5,7 @@ mod check;
 pub mod complete;
 mod context;
 mod handoff;
+mod trust;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -24,6 +25,7 @@ pub use handoff::{
     Deliver, DeliverArgs, ExportArgs, InstallArgs, UninstallArgs, UnwrapArgs, WrapArgs,
     WrapServeArgs,
 };
+pub use trust::TrustArgs;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -214,6 +216,24 @@ be listed (drift cannot be told).\n\nExamples:\n  mcpick diff\n  mcpick diff --j
 review/mcpick.context.lock.json"
     )]
     Diff(check::DiffArgs),
+    /// Show the servers this project's own files define (.mcp.json, .vscode/mcp.json,
+    /// .cursor/mcp.json, .zed/settings.json, mcpick.toml, …, and the context set) with what
+    /// each runs, whole, and ask whether mcpick may start them.
+    #[command(
+        after_help = "A cloned repository can name any command in those files, so mcpick starts such a server (or connects to such a URL) only once you approved it here, as the hosts that own the files do. A server you give yourself needs no approval: on the command line (-- COMMAND, --url, --demo), in your own config outside the project, or in a --config file you name; one you record in a set with `mcpick pin … -- COMMAND` or the browser is approved for that set as it is recorded.
+
+Approvals are kept for you only, in trust.json in the user data directory (owner-only), per project and per exact server: the command, its arguments, working directory and environment (or the URL and headers) after ${VAR} expansion. A changed server is asked about again. Until then, `ls`, `preview`, `export`, `lock`, `marks --check`, `serve` and the browser leave it out and say so.
+
+Exit status: 0 approved (or nothing to approve), 1 declined or the approvals could not be saved, 2 usage error (no terminal to ask on: use --yes).
+
+Examples:
+  mcpick trust
+  mcpick trust --yes
+  mcpick trust --set team.context.json
+  mcpick trust --list
+  mcpick trust --revoke"
+    )]
+    Trust(TrustArgs),
     /// Print a completion script for a shell; it completes subcommands, flags, host names,
     /// defined server names (`--server`) and context-set files (`--set`).
     #[command(
@@ -260,6 +280,7 @@ impl Command {
             | Command::WrapServe(_)
             | Command::Uninstall(_)
             | Command::Completions(_)
+            | Command::Trust(_)
             | Command::Man => None,
         }
     }

@@ -17,7 +17,7 @@ use super::context::{
 };
 use super::{Exit, close_all, report};
 use crate::cli::{Budget, MarkArgs, MarksArgs, PolicyArgs, UnmarkArgs};
-use crate::config::select::Chosen;
+use crate::config::select::{Chosen, approve_recorded};
 use crate::context::{ContextSet, Mark, Marks, Pattern, Target};
 use crate::sanitize;
 
@@ -154,11 +154,22 @@ pub async fn mark(args: MarkArgs, mark: Mark) -> Exit {
         return exit;
     }
     // Applied to the file as it is now (under its lock), not to the copy read above.
-    if let Err(e) = update_set(&args.set, |set| {
+    let saved = match update_set(&args.set, |set| {
         record_servers(set, &chosen, &targets);
         set.marks.set_many(targets.clone(), Some(mark));
     }) {
-        return e;
+        Ok((saved, ())) => saved,
+        Err(e) => return e,
+    };
+    // The servers the person gave on this command line are in the set now: the next run
+    // reads them from there, and needs no `mcpick trust` for what they typed.
+    let recorded: Vec<Chosen> = chosen
+        .iter()
+        .filter(|c| targets.iter().any(|t| t.server == c.selected.spec.name))
+        .cloned()
+        .collect();
+    if let Err(e) = approve_recorded(&recorded, saved.set_servers().folder) {
+        report(&format!("warning: {}", sanitize::line(&e, 2000)));
     }
     let mut out = std::io::stdout().lock();
     for target in &targets {

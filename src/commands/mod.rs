@@ -16,6 +16,7 @@ pub mod preview;
 pub mod read;
 pub mod serve;
 pub mod servers;
+pub mod trust;
 pub mod watch;
 pub mod wrap;
 

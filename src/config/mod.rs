@@ -50,6 +50,7 @@ pub mod relative;
 pub mod select;
 #[cfg(test)]
 mod tests;
+pub mod trust;
 pub mod written;
 
 use std::collections::HashMap;

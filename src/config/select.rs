@@ -22,6 +22,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::relative::{from_set_relative, to_set_relative};
+use super::trust::{Approvals, HOW_TO_APPROVE, Store};
 use super::written::{expand_written, masked_form, masked_parts, written_form};
 use super::{Config, Definition, Places};
 use crate::mcp::{ServerSpec, TransportSpec};
@@ -77,8 +78,43 @@ pub struct Selection<T> {
 /// Said whenever the demo is used without `--demo`.
 pub const FIRST_RUN_DEMO: &str = "no server is defined and there is no context set here: using the built-in demo server (made-up resources); define servers (see `mcpick servers --help`) or name one (--server, --url, -- COMMAND); --demo asks for the demo without this note";
 
+/// Where a chosen definition came from, as approval needs it (see [`super::trust`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum Origin {
+    /// The person's own: the command line, their config outside the project, `--config`.
+    #[default]
+    Yours,
+    /// A file of the project (the working directory): `.mcp.json`, `mcpick.toml`, ….
+    Project { file: PathBuf },
+    /// The context set's own definition.
+    Set,
+}
+
+impl Origin {
+    /// The project whose approval a definition of this origin needs, and the file that
+    /// names it (for messages); `None` for the person's own. `project`: the working
+    /// directory; `set_folder`: the context set's folder (its definitions' project).
+    pub fn needs_approval(
+        &self,
+        project: &Path,
+        set_folder: Option<&Path>,
+    ) -> Option<(PathBuf, String)> {
+        match self {
+            Origin::Yours => None,
+            Origin::Project { file } => Some((project.to_path_buf(), file.display().to_string())),
+            Origin::Set => {
+                let folder = match set_folder {
+                    Some(folder) if !folder.as_os_str().is_empty() => project.join(folder),
+                    _ => project.to_path_buf(),
+                };
+                Some((folder, "the context set".to_string()))
+            }
+        }
+    }
+}
+
 /// One server chosen for this run: a definition ready to connect, or one whose definition
-/// failed (an unset variable, a bad field), which becomes a failed session.
+/// failed (an unset variable, a bad field, not approved), which becomes a failed session.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Selected {
     /// The definition (for a failed one: as written, masked; never connected to).
@@ -88,6 +124,8 @@ pub struct Selected {
     /// The definition as written (placeholders kept), which messages name the server by;
     /// `None` for an ad-hoc server, named by its masked definition.
     pub shown: Option<TransportSpec>,
+    /// Who gave the definition: a project's files need the person's approval.
+    pub origin: Origin,
 }
 
 impl Selected {
@@ -96,20 +134,29 @@ impl Selected {
             spec,
             error: None,
             shown: None,
+            origin: Origin::Yours,
         }
     }
 
     /// A configured server: ready, or failed with the reason its definition gave.
     fn from_definition(definition: &Definition) -> Self {
+        let origin = match definition.scope {
+            super::Scope::Project => Origin::Project {
+                file: definition.path.clone(),
+            },
+            super::Scope::Explicit | super::Scope::User | super::Scope::Host => Origin::Yours,
+        };
         match &definition.spec {
             Ok(spec) => Selected {
                 shown: definition.shown.clone(),
+                origin,
                 ..Selected::ready(spec.clone())
             },
             Err(error) => Selected {
                 spec: definition.shown_spec(),
                 error: Some(error.clone()),
                 shown: definition.shown.clone(),
+                origin,
             },
         }
     }
@@ -137,8 +184,14 @@ pub fn load_config_at(places: &Places, file: Option<&Path>) -> (Config, Vec<Stri
 /// The servers named by the arguments, with the definitions from config files: `--server`
 /// names, the ad-hoc ones and `--demo`; with none of these, every defined server, or the
 /// built-in demo when none is defined. An error is a usage error.
+/// Servers a project's files define run only once approved ([`gate`]).
 pub fn select_servers(choice: &ServerChoice) -> Selection<Selected> {
-    select_servers_at(&Places::system(), choice)
+    let places = Places::system();
+    let mut selection = select_servers_at(&places, choice);
+    if let Ok(servers) = &mut selection.servers {
+        gate_system(servers, |s| s, &places.project, None, &mut selection.notes);
+    }
+    selection
 }
 
 /// [`select_servers`] with config files found from `places`.
@@ -388,8 +441,21 @@ pub struct SetServers<'a> {
 /// The servers of a context command: those the command line names (a `--server` name may
 /// also come from the set), else the set's servers, else every defined server (or the demo).
 /// Loads the config only when the choice needs it.
+/// Servers a project's files or the set define run only once approved ([`gate`]).
 pub fn choose(choice: &ServerChoice, set: SetServers) -> Selection<Chosen> {
-    choose_at(&Places::system(), choice, set)
+    let places = Places::system();
+    let mut selection = choose_at(&places, choice, set);
+    if let Ok(servers) = &mut selection.servers {
+        let (project, folder) = (&places.project, set.folder);
+        gate_system(
+            servers,
+            |c| &mut c.selected,
+            project,
+            folder,
+            &mut selection.notes,
+        );
+    }
+    selection
 }
 
 /// [`choose`] with config files found from `places`.
@@ -485,7 +551,10 @@ fn by_name(
             if let Some(folder) = folder {
                 spec.transport = from_set_relative(&spec.transport, folder);
             }
-            Selected::ready(spec)
+            Selected {
+                origin: Origin::Set,
+                ..Selected::ready(spec)
+            }
         }
         Err(error) => Selected {
             spec: ServerSpec {
@@ -494,11 +563,117 @@ fn by_name(
             },
             error: Some(format!("the context set's definition of `{name}`: {error}")),
             shown: None,
+            origin: Origin::Set,
         },
     };
     // The set holds the definition as written; clean it again in case the file was edited
     // by hand (a literal secret in a set is not shown either).
     Ok(Chosen::written(selected, masked_form(written)))
+}
+
+/// Remembers as approved, for the set's project, the definitions the person gave themselves
+/// (the command line, their own config) that a set records: the next run reads them from the
+/// set, and they are what this person already chose to run here. The form approved is the
+/// one read back from the set (expanded, relative paths against `set_folder`), exactly what a
+/// later run would start.
+pub fn approve_recorded(chosen: &[Chosen], set_folder: Option<&Path>) -> Result<(), String> {
+    let project = Places::system().project;
+    let folder = match set_folder {
+        Some(folder) if !folder.as_os_str().is_empty() => project.join(folder),
+        _ => project.clone(),
+    };
+    let mut mine = Vec::new();
+    for c in chosen {
+        if c.selected.origin != Origin::Yours || c.selected.error.is_some() {
+            continue;
+        }
+        let name = &c.selected.spec.name;
+        let Ok(mut spec) = expand_written(name, &c.shown) else {
+            continue;
+        };
+        if let Some(set_folder) = set_folder {
+            spec.transport = from_set_relative(&spec.transport, set_folder);
+        }
+        mine.push((name.clone(), spec.transport, c.shown.target()));
+    }
+    let Some(store) = Store::system() else {
+        return Ok(());
+    };
+    if mine.is_empty()
+        || store.load().is_ok_and(|approvals| {
+            mine.iter()
+                .all(|(_, transport, _)| approvals.is_approved(&folder, transport))
+        })
+    {
+        return Ok(());
+    }
+    store.update(|approvals| {
+        for (name, transport, shown) in &mine {
+            approvals.approve(&folder, name, transport, shown);
+        }
+    })
+}
+
+/// [`gate`] with this user's approvals (an unreadable store approves nothing, and says so).
+pub fn gate_system<T>(
+    servers: &mut [T],
+    selected: impl Fn(&mut T) -> &mut Selected,
+    project: &Path,
+    set_folder: Option<&Path>,
+    notes: &mut Vec<String>,
+) {
+    let approvals = match Store::system() {
+        Some(store) => store.load(),
+        None => Err("no user data directory to keep approvals in".to_string()),
+    };
+    gate(
+        servers.iter_mut().map(selected),
+        project,
+        set_folder,
+        approvals.as_ref().map_err(String::as_str),
+        notes,
+    );
+}
+
+/// Marks every ready server whose definition comes from the project's files (`project`: the
+/// working directory) or from the context set (`set_folder`: its project) and that the person
+/// has not approved as failed, so it is never started, and says once in `notes` which and how
+/// to approve them. A server the person gave themselves is left as it is.
+pub fn gate<'a>(
+    servers: impl Iterator<Item = &'a mut Selected>,
+    project: &Path,
+    set_folder: Option<&Path>,
+    approvals: Result<&Approvals, &str>,
+    notes: &mut Vec<String>,
+) {
+    let mut held = Vec::new();
+    for selected in servers {
+        if selected.error.is_some() {
+            continue;
+        }
+        let Some((folder, named_by)) = selected.origin.needs_approval(project, set_folder) else {
+            continue;
+        };
+        if approvals.is_ok_and(|a| a.is_approved(&folder, &selected.spec.transport)) {
+            continue;
+        }
+        let name = sanitize::line(&selected.spec.name, 200);
+        selected.error = Some(format!(
+            "not started: `{name}` is defined by {named_by}, a file of the project, and you have not approved what it runs; review and approve it with `{HOW_TO_APPROVE}`"
+        ));
+        held.push(format!("`{name}`"));
+    }
+    if held.is_empty() {
+        return;
+    }
+    let mut note = format!(
+        "not started, not approved by you: {} (defined by this project's files); review what they run and approve them with `{HOW_TO_APPROVE}`",
+        held.join(", ")
+    );
+    if let Err(why) = approvals {
+        note.push_str(&format!(" (approvals cannot be read: {why})"));
+    }
+    notes.push(note);
 }
 
 #[cfg(test)]

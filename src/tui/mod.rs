@@ -37,7 +37,7 @@ use std::process::ExitCode;
 pub use app::{App, Effect, Msg, ServerEvent, ServerSetup};
 
 use crate::cli::{ColorChoice, ServerArgs};
-use crate::config::select::{choose_from, load_config};
+use crate::config::select::{approve_recorded, choose_from, gate_system, load_config};
 use crate::context::{ContextSet, SetFile};
 use crate::mcp::ServerSpec;
 use crate::sanitize;
@@ -67,16 +67,31 @@ pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> Exi
     }
     // The same servers `mcpick preview --set FILE` would use.
     let mut notes = Vec::new();
-    let chosen = match choose_from(&args.choice(), set.set_servers(), &config, &mut notes) {
+    let mut chosen = match choose_from(&args.choice(), set.set_servers(), &config, &mut notes) {
         Ok(c) => c,
         Err(e) => {
             crate::commands::report(&e);
             return ExitCode::from(2);
         }
     };
+    // A project's own servers start only once approved (`mcpick trust`); the status line
+    // and stderr say which were held back.
+    let project = crate::config::Places::system().project;
+    gate_system(
+        &mut chosen,
+        |c| &mut c.selected,
+        &project,
+        set.set_servers().folder,
+        &mut notes,
+    );
     for c in &chosen {
         set.servers
             .insert(c.selected.spec.name.clone(), c.shown.clone());
+    }
+    // What the person gave on this command line is recorded in the set from now on: the
+    // next run reads it from there, approved (see `config::trust`).
+    if let Err(e) = approve_recorded(&chosen, set.set_servers().folder) {
+        warnings.push(e);
     }
     let selected: Vec<_> = chosen.into_iter().map(|c| c.selected).collect();
     let (keymap, key_warnings) = Keymap::load(&config);

@@ -313,3 +313,14 @@ pub fn run_with_timeout(mut command: Command, limit: Duration) -> std::process::
         }
     }
 }
+
+/// Approves the servers the project's own files in `cwd` define (`mcpick trust --yes`), as a
+/// user does once before mcpick starts them; fails the test if it cannot.
+pub fn trust_in(cwd: &Path, env: &[(&str, &str)]) {
+    let out = mcpick_in(cwd, env, &["trust", "--yes"]);
+    assert!(
+        out.status.success(),
+        "mcpick trust --yes: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -333,3 +333,85 @@ fn the_keys_table_is_loaded_with_the_servers() {
         Some("up")
     );
 }
+
+/// A project's `.mcp.json` server and a set's server are held back until approved for their
+/// project and exact definition; the person's own servers never are.
+#[test]
+fn a_project_files_servers_wait_for_approval() {
+    let dir = tempfile::tempdir().unwrap();
+    let (project, home) = (dir.path().join("p"), dir.path().join("home"));
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::create_dir_all(home.join(".config/mcpick")).unwrap();
+    std::fs::write(
+        project.join(".mcp.json"),
+        r#"{"mcpServers":{"repo":{"command":"touch","args":["pwned"]}}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        home.join(".config/mcpick/config.toml"),
+        "[servers.mine]\ncommand = \"my-server\"\n",
+    )
+    .unwrap();
+    let places = Places::linux_like(&project, &home);
+    let select = |approvals: &Approvals| {
+        let mut selection = select_servers_at(&places, &ServerChoice::default());
+        let servers = selection.servers.as_mut().unwrap();
+        let mut notes = Vec::new();
+        gate(
+            servers.iter_mut(),
+            &project,
+            None,
+            Ok(approvals),
+            &mut notes,
+        );
+        (selection.servers.unwrap(), notes)
+    };
+    let mut approvals = Approvals::default();
+    let (servers, notes) = select(&approvals);
+    let repo = servers.iter().find(|s| s.spec.name == "repo").unwrap();
+    let mine = servers.iter().find(|s| s.spec.name == "mine").unwrap();
+    assert!(
+        repo.error.as_deref().unwrap().contains("mcpick trust"),
+        "{repo:?}"
+    );
+    assert_eq!(mine.error, None);
+    assert_eq!(notes.len(), 1);
+    assert!(notes[0].contains("`repo`") && notes[0].contains("mcpick trust"));
+
+    approvals.approve(&project, "repo", &repo.spec.transport, "touch pwned");
+    let (servers, notes) = select(&approvals);
+    assert!(servers.iter().all(|s| s.error.is_none()), "{servers:?}");
+    assert!(notes.is_empty());
+
+    // Approved elsewhere is not approved here; a set's definition is the set's project's.
+    let other = dir.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    let mut set_server = Selected {
+        origin: Origin::Set,
+        ..Selected::ready(ServerSpec {
+            name: "s".into(),
+            transport: repo.spec.transport.clone(),
+        })
+    };
+    let mut notes = Vec::new();
+    gate(
+        std::iter::once(&mut set_server),
+        &project,
+        Some(&other),
+        Ok(&approvals),
+        &mut notes,
+    );
+    assert!(set_server.error.is_some());
+    // An unreadable store approves nothing, and the note says why.
+    let mut again = repo.clone();
+    again.error = None;
+    let mut notes = Vec::new();
+    gate(
+        std::iter::once(&mut again),
+        &project,
+        None,
+        Err("broken"),
+        &mut notes,
+    );
+    assert!(again.error.is_some() && notes[0].contains("broken"));
+}

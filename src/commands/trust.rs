@@ -1,0 +1,335 @@
+//! `mcpick trust`: shows what the servers a project's own files define would run, whole, and
+//! remembers the person's approval (see [`crate::config::trust`] for what is kept and why).
+//! Everything shown comes from files a repository controls: it is cleaned of escape
+//! sequences and control characters before it reaches the terminal.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use super::{Exit, report, usage_error};
+use crate::cli::TrustArgs;
+use crate::config::Places;
+use crate::config::select::{self, Selected, ServerChoice};
+use crate::config::trust::{Approvals, Store};
+use crate::context::ContextSet;
+use crate::mcp::TransportSpec;
+use crate::sanitize;
+
+/// One server a project's files define, as approval sees it.
+struct Candidate {
+    /// The project its approval is kept for.
+    project: PathBuf,
+    /// The file that names it.
+    named_by: String,
+    selected: Selected,
+}
+
+pub fn run(args: TrustArgs) -> Exit {
+    let Some(store) = Store::system() else {
+        return usage_error(
+            "no user data directory (no home directory known): approvals cannot be kept",
+        );
+    };
+    if args.list {
+        return list(&store);
+    }
+    let places = Places::system();
+    let set = match ContextSet::load(&args.set.path) {
+        Ok(set) => set,
+        Err(e) => return usage_error(&sanitize::line(&e.to_string(), 2000)),
+    };
+    if args.revoke {
+        return revoke(&store, &places.project, set.set_servers().folder);
+    }
+    let candidates = candidates(&places, &set);
+    let approvals = match store.load() {
+        Ok(approvals) => approvals,
+        Err(e) => {
+            report(&sanitize::line(&e, 2000));
+            return Exit::ServerFailed;
+        }
+    };
+    if candidates.is_empty() {
+        println!("No server here is defined by the project's own files: nothing to approve.");
+        return Exit::Ok;
+    }
+    let pending = show(&candidates, &approvals);
+    if pending.is_empty() {
+        println!("Every one is approved already.");
+        return Exit::Ok;
+    }
+    if !args.yes {
+        match ask(pending.len()) {
+            Some(true) => {}
+            Some(false) => {
+                println!("Not approved: these servers stay stopped.");
+                return Exit::ServerFailed;
+            }
+            None => {
+                return usage_error(
+                    "no terminal to ask on: run `mcpick trust --yes` to approve them without asking",
+                );
+            }
+        }
+    }
+    let saved = store.update(|approvals| {
+        for c in &pending {
+            approvals.approve(
+                &c.project,
+                &c.selected.spec.name,
+                &c.selected.spec.transport,
+                &c.selected.shown_target(),
+            );
+        }
+    });
+    match saved {
+        Ok(()) => {
+            println!(
+                "Approved {} server{}: mcpick starts {} from now on, as shown here (a change asks again).",
+                pending.len(),
+                if pending.len() == 1 { "" } else { "s" },
+                if pending.len() == 1 { "it" } else { "them" },
+            );
+            Exit::Ok
+        }
+        Err(e) => {
+            report(&sanitize::line(&e, 2000));
+            Exit::ServerFailed
+        }
+    }
+}
+
+/// Every server a run here could start from the project's own files: those `ls` would use
+/// (every defined server) and those the set's commands would use (the set's, unless a config
+/// file defines the name). Definitions that cannot be used (an unset variable) are left
+/// out: nothing would start them.
+fn candidates(places: &Places, set: &ContextSet) -> Vec<Candidate> {
+    let choice = ServerChoice::default();
+    let mut found: Vec<Selected> = Vec::new();
+    if let Ok(servers) = select::select_servers_at(places, &choice).servers {
+        found.extend(servers);
+    }
+    if let Ok(chosen) = select::choose_at(places, &choice, set.set_servers()).servers {
+        found.extend(chosen.into_iter().map(|c| c.selected));
+    }
+    let mut candidates: Vec<Candidate> = Vec::new();
+    for selected in found {
+        if selected.error.is_some() {
+            continue;
+        }
+        let Some((project, named_by)) = selected
+            .origin
+            .needs_approval(&places.project, set.set_servers().folder)
+        else {
+            continue;
+        };
+        let same = |c: &Candidate| {
+            c.selected.spec == selected.spec && c.project == project && c.named_by == named_by
+        };
+        if !candidates.iter().any(same) {
+            candidates.push(Candidate {
+                project,
+                named_by,
+                selected,
+            });
+        }
+    }
+    candidates
+}
+
+/// Prints each candidate whole, marked approved or not; returns those not approved.
+fn show<'a>(candidates: &'a [Candidate], approvals: &Approvals) -> Vec<&'a Candidate> {
+    let mut out = std::io::stdout().lock();
+    let mut pending = Vec::new();
+    let _ = writeln!(out, "Servers defined by this project's own files:");
+    for c in candidates {
+        let approved = approvals.is_approved(&c.project, &c.selected.spec.transport);
+        let _ = writeln!(
+            out,
+            "\n  {}  ({}){}",
+            sanitize::line(&c.selected.spec.name, 200),
+            sanitize::whole_line(&c.named_by),
+            if approved { "  approved" } else { "" }
+        );
+        for line in describe(&c.selected) {
+            let _ = writeln!(out, "    {line}");
+        }
+        if !approved {
+            pending.push(c);
+        }
+    }
+    let _ = writeln!(out);
+    pending
+}
+
+/// What a server runs, whole, one part a line: the parts written in the file as they are
+/// (literal values included: they are in the project for anyone to read), and the parts
+/// that take a value from this person's environment as written (`${TOKEN}`), so no secret of
+/// theirs is printed. Cleaned for the terminal.
+fn describe(selected: &Selected) -> Vec<String> {
+    let shown = selected.shown.as_ref().unwrap_or(&selected.spec.transport);
+    let pick = |written: &str, expanded: &str| {
+        let value = if written.contains("${") {
+            written
+        } else {
+            expanded
+        };
+        sanitize::whole_line(value)
+    };
+    let pairs = |written: &std::collections::BTreeMap<String, String>,
+                 expanded: &std::collections::BTreeMap<String, String>| {
+        expanded
+            .iter()
+            .map(|(k, v)| {
+                let w = written.get(k).map_or(v.as_str(), String::as_str);
+                format!("{}={}", sanitize::whole_line(k), pick(w, v))
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut lines = Vec::new();
+    match (&selected.spec.transport, shown) {
+        (
+            TransportSpec::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            },
+            written,
+        ) => {
+            let (w_command, w_args, w_env) = match written {
+                TransportSpec::Stdio {
+                    command, args, env, ..
+                } => (command.as_str(), args.as_slice(), Some(env)),
+                _ => (command.as_str(), args.as_slice(), None),
+            };
+            let mut words = vec![quote(&pick(w_command, command))];
+            for (i, arg) in args.iter().enumerate() {
+                let w = if w_args.len() == args.len() {
+                    &w_args[i]
+                } else {
+                    arg
+                };
+                words.push(quote(&pick(w, arg)));
+            }
+            lines.push(format!("runs: {}", words.join(" ")));
+            if !env.is_empty() {
+                let empty = Default::default();
+                lines.push(format!(
+                    "environment: {}",
+                    pairs(w_env.unwrap_or(&empty), env).join(" ")
+                ));
+            }
+            if let Some(cwd) = cwd {
+                lines.push(format!(
+                    "in: {}",
+                    sanitize::whole_line(&cwd.display().to_string())
+                ));
+            }
+        }
+        (TransportSpec::Http { url, headers } | TransportSpec::Sse { url, headers }, written) => {
+            let (w_url, w_headers) = match written {
+                TransportSpec::Http { url, headers } | TransportSpec::Sse { url, headers } => {
+                    (url.as_str(), Some(headers))
+                }
+                _ => (url.as_str(), None),
+            };
+            lines.push(format!("connects to: {}", pick(w_url, url)));
+            if !headers.is_empty() {
+                let empty = Default::default();
+                lines.push(format!(
+                    "headers: {}",
+                    pairs(w_headers.unwrap_or(&empty), headers).join(" ")
+                ));
+            }
+        }
+    }
+    lines
+}
+
+/// A word as a shell would need it to stay one word.
+fn quote(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=@%+,${}".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+/// Asks on the terminal; `None` when there is no terminal to ask on.
+fn ask(count: usize) -> Option<bool> {
+    if !std::io::stdin().is_terminal() || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let mut err = std::io::stderr().lock();
+    let _ = write!(
+        err,
+        "Let mcpick start {} from now on? [y/N] ",
+        if count == 1 {
+            "this server".to_string()
+        } else {
+            format!("these {count} servers")
+        }
+    );
+    let _ = err.flush();
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer).ok()?;
+    Some(matches!(answer.trim(), "y" | "Y" | "yes" | "Yes" | "YES"))
+}
+
+/// `--list`: every approval, project by project.
+fn list(store: &Store) -> Exit {
+    let approvals = match store.load() {
+        Ok(approvals) => approvals,
+        Err(e) => {
+            report(&sanitize::line(&e, 2000));
+            return Exit::ServerFailed;
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    let mut last: Option<&str> = None;
+    for (project, approval) in approvals.list() {
+        if last != Some(project) {
+            let _ = writeln!(out, "{}", sanitize::whole_line(project));
+            last = Some(project);
+        }
+        let _ = writeln!(
+            out,
+            "  {}  {}",
+            sanitize::line(&approval.name, 200),
+            sanitize::whole_line(&approval.shown)
+        );
+    }
+    if last.is_none() {
+        let _ = writeln!(out, "No approvals.");
+    }
+    Exit::Ok
+}
+
+/// `--revoke`: forgets the approvals of this project (and of the set's folder, when the set
+/// lives in another one).
+fn revoke(store: &Store, project: &Path, set_folder: Option<&Path>) -> Exit {
+    let mut projects = vec![project.to_path_buf()];
+    if let Some((folder, _)) = select::Origin::Set.needs_approval(project, set_folder)
+        && !projects.contains(&folder)
+    {
+        projects.push(folder);
+    }
+    match store.update(|approvals| projects.iter().map(|p| approvals.revoke(p)).sum::<usize>()) {
+        Ok(count) => {
+            println!(
+                "Forgot {count} approval{}: this project's servers are asked about again.",
+                if count == 1 { "" } else { "s" }
+            );
+            Exit::Ok
+        }
+        Err(e) => {
+            report(&sanitize::line(&e, 2000));
+            Exit::ServerFailed
+        }
+    }
+}

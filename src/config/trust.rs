@@ -1,0 +1,266 @@
+//! Approvals: which servers named by a project's own files this user allowed mcpick to start.
+//!
+//! A cloned repository can name any command in its `.mcp.json`, `.vscode/mcp.json`,
+//! `.cursor/mcp.json`, `.zed/settings.json`, `mcpick.toml` or context set. The hosts that own
+//! those files ask before they start one, and so does mcpick: such a server is started (or,
+//! over HTTP, connected to, with headers that may carry the user's tokens) only once the user
+//! approved it with `mcpick trust`. A server the user gave themselves (on the command line, in
+//! their own config outside the project, in a `--config` file they named) needs no approval.
+//!
+//! An approval is remembered per user (in [`crate::places::data_dir`], never in the project,
+//! where a repository could plant one), per project (its canonical path) and per exact server:
+//! the SHA-256 of what would be started, after `${VAR}` expansion (a stdio server's command,
+//! arguments, working directory and environment names and values; an HTTP server's transport,
+//! URL, header names and values). Anything that changes is a different server and is asked
+//! about again; the server's name is not part of it. Only digests are kept, so the file holds
+//! no secret an env value or header carried, beside a masked form for `--list`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::mcp::TransportSpec;
+
+/// The store's file name in the data directory.
+pub const FILE: &str = "trust.json";
+
+/// What the user should run to review and approve a project's servers.
+pub const HOW_TO_APPROVE: &str = "mcpick trust";
+
+/// Every approval of this user: project (canonical path) → digest → what was approved.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Approvals {
+    #[serde(default)]
+    projects: BTreeMap<String, BTreeMap<String, Approval>>,
+}
+
+/// One approved server, as a person recognises it (the digest is the key).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Approval {
+    /// The server's name when it was approved.
+    pub name: String,
+    /// Its definition as written (placeholders kept, literal secrets masked), one line.
+    pub shown: String,
+}
+
+/// The digest that identifies one server definition: what would be started, exactly.
+pub fn fingerprint(transport: &TransportSpec) -> String {
+    // TransportSpec's maps are BTreeMaps, so its JSON is one text for one definition.
+    let json = serde_json::to_vec(transport).unwrap_or_default();
+    let digest = Sha256::digest(&json);
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A project's key: its canonical path (links resolved), else the path made absolute.
+pub fn project_key(dir: &Path) -> String {
+    let path = std::fs::canonicalize(dir)
+        .unwrap_or_else(|_| std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf()));
+    path.to_string_lossy().into_owned()
+}
+
+impl Approvals {
+    /// True when this exact definition was approved for `project`.
+    pub fn is_approved(&self, project: &Path, transport: &TransportSpec) -> bool {
+        self.projects
+            .get(&project_key(project))
+            .is_some_and(|approved| approved.contains_key(&fingerprint(transport)))
+    }
+
+    /// Remembers `transport` as approved for `project`, shown in `--list` as `shown` (the
+    /// definition as written, placeholders kept: never the expanded one, which may hold
+    /// secrets); false when it already was approved.
+    pub fn approve(
+        &mut self,
+        project: &Path,
+        name: &str,
+        transport: &TransportSpec,
+        shown: &str,
+    ) -> bool {
+        self.projects
+            .entry(project_key(project))
+            .or_default()
+            .insert(
+                fingerprint(transport),
+                Approval {
+                    name: name.to_string(),
+                    shown: shown.to_string(),
+                },
+            )
+            .is_none()
+    }
+
+    /// Forgets every approval for `project`; how many there were.
+    pub fn revoke(&mut self, project: &Path) -> usize {
+        self.projects
+            .remove(&project_key(project))
+            .map_or(0, |approved| approved.len())
+    }
+
+    /// Every approval: (project, approval), projects in path order.
+    pub fn list(&self) -> impl Iterator<Item = (&str, &Approval)> {
+        self.projects
+            .iter()
+            .flat_map(|(project, approved)| approved.values().map(move |a| (project.as_str(), a)))
+    }
+}
+
+/// The approval file of this user.
+#[derive(Debug, Clone)]
+pub struct Store {
+    path: PathBuf,
+}
+
+impl Store {
+    /// The store in the user data directory (`$MCPICK_DATA_DIR` in tests); `None` when no home
+    /// is known (then nothing is approved).
+    pub fn system() -> Option<Store> {
+        crate::places::data_dir().map(|dir| Store::at(dir.join(FILE)))
+    }
+
+    /// The store at `path`.
+    pub fn at(path: PathBuf) -> Store {
+        Store { path }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The approvals: none when there is no file yet. A file that cannot be read is an
+    /// error naming it (the caller treats it as nothing approved: it asks again).
+    pub fn load(&self) -> Result<Approvals, String> {
+        let shown = self.path.display();
+        match crate::fsio::read_text(&self.path) {
+            Ok(None) => Ok(Approvals::default()),
+            Ok(Some(text)) => serde_json::from_str(&text)
+                .map_err(|e| format!("{shown}: not an approval file mcpick can read: {e}")),
+            Err(e) => Err(format!("{shown}: cannot read the approvals: {e}")),
+        }
+    }
+
+    /// Changes the approvals under the store's lock, read again first, and writes them back
+    /// atomically, owner-only (0600 in a 0700 folder). A file that cannot be read is left
+    /// as it is, and the error names it.
+    pub fn update<T>(&self, change: impl FnOnce(&mut Approvals) -> T) -> Result<T, String> {
+        let shown = self.path.display();
+        let dir = self.path.parent().unwrap_or(Path::new("."));
+        crate::fsio::private_dir(dir)
+            .map_err(|e| format!("{}: cannot create the folder: {e}", dir.display()))?;
+        let name = self.path.file_name().unwrap_or_default().to_string_lossy();
+        let _lock = crate::fsio::Lock::take(&dir.join(format!(".{name}.lock")), true)
+            .map_err(|e| e.to_string())?;
+        let mut approvals = self.load()?;
+        let result = change(&mut approvals);
+        let mut bytes = serde_json::to_vec_pretty(&approvals).map_err(|e| e.to_string())?;
+        bytes.push(b'\n');
+        crate::fsio::write_with(&self.path, &bytes, crate::fsio::Perms::Private)
+            .map_err(|e| format!("{shown}: cannot write the approvals: {e}"))?;
+        Ok(result)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stdio(command: &str, args: &[&str], env: &[(&str, &str)]) -> TransportSpec {
+        TransportSpec::Stdio {
+            command: command.into(),
+            args: args.iter().map(|a| a.to_string()).collect(),
+            env: env
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            cwd: None,
+        }
+    }
+
+    #[test]
+    fn approved_per_project_and_per_exact_definition() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::create_dir_all(&a).unwrap();
+        std::fs::create_dir_all(&b).unwrap();
+        let server = stdio("node", &["server.js"], &[("MODE", "x")]);
+        let mut approvals = Approvals::default();
+        assert!(!approvals.is_approved(&a, &server));
+        assert!(approvals.approve(&a, "s", &server, "node server.js"));
+        assert!(
+            !approvals.approve(&a, "s", &server, "node server.js"),
+            "already approved"
+        );
+        assert!(approvals.is_approved(&a, &server));
+        // The same project through another spelling of its path.
+        assert!(approvals.is_approved(&a.join("../a"), &server));
+        // Another project, another argument, another env value: not approved.
+        assert!(!approvals.is_approved(&b, &server));
+        for changed in [
+            stdio("node", &["server.js", "--evil"], &[("MODE", "x")]),
+            stdio("nodejs", &["server.js"], &[("MODE", "x")]),
+            stdio("node", &["server.js"], &[("MODE", "y")]),
+            stdio("node", &["server.js"], &[("LD_PRELOAD", "x")]),
+            stdio(
+                "node",
+                &["server.js"],
+                &[("MODE", "x"), ("LD_PRELOAD", "/x.so")],
+            ),
+        ] {
+            assert!(!approvals.is_approved(&a, &changed), "{changed:?}");
+        }
+        let http = |url: &str, auth: &str| TransportSpec::Http {
+            url: url.into(),
+            headers: [("Authorization".to_string(), auth.to_string())].into(),
+        };
+        approvals.approve(&a, "web", &http("https://a.example/mcp", "Bearer 1"), "web");
+        assert!(approvals.is_approved(&a, &http("https://a.example/mcp", "Bearer 1")));
+        assert!(!approvals.is_approved(&a, &http("https://b.example/mcp", "Bearer 1")));
+        assert!(!approvals.is_approved(&a, &http("https://a.example/mcp", "Bearer 2")));
+        assert_eq!(approvals.revoke(&a), 2);
+        assert!(!approvals.is_approved(&a, &server));
+        assert_eq!(approvals.revoke(&a), 0);
+    }
+
+    #[test]
+    fn the_store_keeps_digests_and_masked_forms_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::at(dir.path().join("data/trust.json"));
+        assert_eq!(store.load().unwrap(), Approvals::default());
+        let server = stdio("db-server", &[], &[("DB_PASSWORD", "hunter2-secret")]);
+        let project = dir.path();
+        assert!(
+            store
+                .update(|a| a.approve(project, "db", &server, "db-server"))
+                .unwrap()
+        );
+        let text = std::fs::read_to_string(store.path()).unwrap();
+        assert!(!text.contains("hunter2-secret"), "{text}");
+        assert!(text.contains(&fingerprint(&server)), "{text}");
+        let loaded = store.load().unwrap();
+        assert!(loaded.is_approved(project, &server));
+        let listed: Vec<_> = loaded.list().collect();
+        assert_eq!(listed.len(), 1);
+        assert_eq!(listed[0].1.name, "db");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode(store.path()), 0o600);
+            assert_eq!(mode(store.path().parent().unwrap()), 0o700);
+        }
+        assert_eq!(store.update(|a| a.revoke(project)).unwrap(), 1);
+        assert!(!store.load().unwrap().is_approved(project, &server));
+    }
+
+    #[test]
+    fn an_unreadable_store_is_an_error_and_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::at(dir.path().join("trust.json"));
+        std::fs::write(store.path(), "not json").unwrap();
+        let error = store.load().unwrap_err();
+        assert!(error.contains("trust.json"), "{error}");
+        assert!(store.update(|a| a.revoke(dir.path())).is_err());
+        assert_eq!(std::fs::read_to_string(store.path()).unwrap(), "not json");
+    }
+}

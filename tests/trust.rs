@@ -1,0 +1,175 @@
+//! What a repository's files name runs only once the user approved it (`mcpick trust`): a
+//! project `.mcp.json` or a context set whose command would leave a marker file is not run
+//! by `ls` or `preview` until `mcpick trust --yes`, runs after, and a changed command is held
+//! back again. The user's own servers (the command line) need no approval.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{exit_code, mcpick_bin, mcpick_in, stderr, stdout};
+use serde_json::json;
+
+/// A project folder, a home and a data directory of its own (approvals live there).
+struct Setup {
+    _dir: tempfile::TempDir,
+    project: PathBuf,
+    home: PathBuf,
+    data: PathBuf,
+}
+
+impl Setup {
+    fn new() -> Setup {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("project");
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        Setup {
+            data: dir.path().join("data"),
+            _dir: dir,
+            project,
+            home,
+        }
+    }
+
+    fn run(&self, args: &[&str]) -> std::process::Output {
+        let env = [
+            ("HOME", self.home.to_str().unwrap()),
+            (
+                "XDG_CONFIG_HOME",
+                &self.home.join(".config").to_string_lossy(),
+            ),
+            ("MCPICK_DATA_DIR", self.data.to_str().unwrap()),
+        ]
+        .map(|(k, v)| (k, v.to_string()));
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        mcpick_in(&self.project, &env, args)
+    }
+
+    fn marker(&self, name: &str) -> PathBuf {
+        self.project.join(name)
+    }
+}
+
+/// A stdio server that leaves `marker` behind, then is the demo server.
+fn marking_server(marker: &Path) -> serde_json::Value {
+    json!({
+        "type": "stdio",
+        "command": "sh",
+        "args": ["-c", format!("touch '{}'; exec '{}' demo-server --count 3", marker.display(), mcpick_bin())],
+    })
+}
+
+#[test]
+fn a_project_mcp_json_runs_only_after_mcpick_trust_and_a_change_asks_again() {
+    let setup = Setup::new();
+    let marker = setup.marker("ran");
+    let write = |marker: &Path| {
+        std::fs::write(
+            setup.project.join(".mcp.json"),
+            json!({"mcpServers": {"repo": marking_server(marker)}}).to_string(),
+        )
+        .unwrap();
+    };
+    write(&marker);
+
+    let out = setup.run(&["ls"]);
+    assert_ne!(exit_code(&out), 0, "nothing could be used");
+    assert!(!marker.exists(), "the project's command ran unapproved");
+    let err = stderr(&out);
+    assert!(
+        err.contains("`repo`") && err.contains("mcpick trust"),
+        "{err}"
+    );
+
+    // No terminal to ask on: nothing is approved without --yes.
+    let out = setup.run(&["trust"]);
+    assert_eq!(exit_code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("touch"),
+        "the command is shown whole: {}",
+        stdout(&out)
+    );
+    assert!(stderr(&out).contains("--yes"), "{}", stderr(&out));
+    assert!(!setup.run(&["ls"]).status.success());
+    assert!(!marker.exists());
+
+    let out = setup.run(&["trust", "--yes"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(!marker.exists(), "trust shows, it does not run");
+    let out = setup.run(&["ls"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(marker.exists(), "approved, it runs");
+    let listed = stdout(&setup.run(&["trust", "--list"]));
+    assert!(listed.contains("repo"), "{listed}");
+
+    // The repository changes the command: held back again.
+    let changed = setup.marker("ran-changed");
+    write(&changed);
+    let out = setup.run(&["ls"]);
+    assert_ne!(exit_code(&out), 0);
+    assert!(
+        !changed.exists(),
+        "a changed command ran on the old approval"
+    );
+    assert!(stderr(&out).contains("mcpick trust"), "{}", stderr(&out));
+
+    // Revoked: the first command is held back too.
+    write(&marker);
+    std::fs::remove_file(&marker).unwrap();
+    assert_eq!(exit_code(&setup.run(&["trust", "--revoke"])), 0);
+    assert!(!setup.run(&["ls"]).status.success());
+    assert!(!marker.exists());
+
+    // Approvals are owner-only and hold no command, only digests and the shown form.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let meta = std::fs::metadata(setup.data.join("trust.json")).unwrap();
+        assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+    }
+}
+
+#[test]
+fn a_set_files_servers_wait_for_approval_and_the_users_own_do_not() {
+    let setup = Setup::new();
+    let marker = setup.marker("set-ran");
+    std::fs::write(
+        setup.project.join("mcpick.context.json"),
+        json!({"version": 1, "servers": {"repo": marking_server(&marker)}}).to_string(),
+    )
+    .unwrap();
+    let out = setup.run(&["preview"]);
+    assert_ne!(exit_code(&out), 0);
+    assert!(!marker.exists(), "the set's command ran unapproved");
+    assert!(stderr(&out).contains("mcpick trust"), "{}", stderr(&out));
+
+    // A command the user types runs at once, whatever the project holds.
+    let out = setup.run(&["ls", "--", mcpick_bin(), "demo-server", "--count", "2"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+
+    assert_eq!(exit_code(&setup.run(&["trust", "--yes"])), 0);
+    let out = setup.run(&["preview"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(marker.exists());
+}
+
+#[test]
+fn a_server_the_user_records_in_a_set_needs_no_trust_afterwards() {
+    let setup = Setup::new();
+    let out = setup.run(&[
+        "pin",
+        "--allow-missing",
+        "demo://x",
+        "--",
+        mcpick_bin(),
+        "demo-server",
+        "--count",
+        "2",
+    ]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let out = setup.run(&["preview"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(!stderr(&out).contains("not approved"), "{}", stderr(&out));
+}
