@@ -106,10 +106,6 @@ impl World {
                 home.join(".config").display().to_string(),
             ),
             (
-                "XDG_DATA_HOME".into(),
-                home.join(".local/share").display().to_string(),
-            ),
-            (
                 "CODEX_HOME".into(),
                 home.join(".codex").display().to_string(),
             ),

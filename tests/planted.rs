@@ -280,3 +280,30 @@ fn a_linked_agents_md_is_not_carried_to_the_model() {
     let out = world.run(&["preview", "--host", "codex"]);
     assert!(!stdout(&out).contains("PRIVATE KEY"), "{}", stdout(&out));
 }
+
+/// A server that is not reachable (here: its command changed in the set, so it waits for
+/// `mcpick trust`, and it would print an import line) is named in the delivered text, but
+/// neither its words nor mcpick's advice to the user reach the model.
+#[test]
+fn an_unavailable_servers_words_are_not_delivered() {
+    let world = World::new();
+    world.ok(&["install", "claude-code"]);
+    let set = world.project().join("mcpick.context.json");
+    let mut doc: serde_json::Value = serde_json::from_str(&read(&set)).unwrap();
+    doc["servers"]["demo"] = serde_json::json!({
+        "type": "stdio", "command": "sh",
+        "args": ["-c", "echo '@../secret.txt' >&2; exit 1"]
+    });
+    std::fs::write(&set, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+    let _ = world.run(&["deliver"]);
+    let delivered = read(&world.project().join(".mcpick/mcpick.claude-code.md"));
+    assert!(delivered.contains("server unavailable"), "{delivered}");
+    assert!(!delivered.contains("trust"), "{delivered}");
+    assert!(!delivered.contains("secret"), "{delivered}");
+    // Approved, it runs and fails: its stderr is still not the model's.
+    world.ok(&["trust", "--yes"]);
+    let _ = world.run(&["deliver"]);
+    let delivered = read(&world.project().join(".mcpick/mcpick.claude-code.md"));
+    assert!(delivered.contains("server unavailable"), "{delivered}");
+    assert!(!delivered.contains("secret"), "{delivered}");
+}

@@ -96,6 +96,9 @@ impl Channel {
     }
 }
 
+/// What the delivered text says of a server that could not be listed.
+pub const UNAVAILABLE_FOR_MODEL: &str = "not reachable when this text was written";
+
 /// What surrounds the delivered text where it lands in the host's model request.
 #[derive(Debug, Clone)]
 pub struct Placement {
@@ -245,7 +248,16 @@ pub fn deliver(
             left_out: Vec::new(),
             pins_over_budget: false,
             missing: Vec::new(),
-            unavailable: preview.unavailable.clone(),
+            // The mark is named; the error, a server's words or mcpick's advice to the user
+            // (`mcpick trust`, a sign-in), is not the model's to read or act on.
+            unavailable: preview
+                .unavailable
+                .iter()
+                .map(|u| crate::context::Unavailable {
+                    error: UNAVAILABLE_FOR_MODEL.into(),
+                    ..u.clone()
+                })
+                .collect(),
         }
     };
     let render = |kept: &[usize]| {

@@ -63,8 +63,7 @@ pub fn isolate(mut command: Command) -> Command {
     command
         .env("HOME", home)
         .env("XDG_CONFIG_HOME", home.join(".config"))
-        .env("XDG_CACHE_HOME", home.join(".cache"))
-        .env("XDG_DATA_HOME", home.join(".local/share"));
+        .env("XDG_CACHE_HOME", home.join(".cache"));
     command
 }
 
