@@ -1341,7 +1341,7 @@ fn answer_measures(app: &mut App, mut fx: Vec<Effect>) {
         assert!(rounds < 100, "measuring does not converge");
         fx.clear();
         for (generation, tokenizer, items) in batch {
-            for (item, uri) in items {
+            for (item, uri, _) in items {
                 let more = app.update(Msg::Measured {
                     generation,
                     tokenizer,
@@ -1617,7 +1617,7 @@ fn agent_view_measures_in_the_background() {
     assert!(!items.is_empty());
     assert_eq!(app.measure_progress(), Some((0, items.len())));
     // A count for another tokenizer (the policy changed meanwhile) is dropped.
-    let (item, _) = items[0].clone();
+    let (item, _, _) = items[0].clone();
     app.update(Msg::Measured {
         generation: 1,
         tokenizer: TokenizerKind::Cl100kBase,
@@ -2214,7 +2214,7 @@ fn list_rows_keep_their_columns_when_a_value_is_missing() {
 fn measured_items(fx: &[Effect]) -> Vec<ItemId> {
     fx.iter()
         .flat_map(|e| match e {
-            Effect::Measure { items, .. } => items.iter().map(|(id, _)| *id).collect(),
+            Effect::Measure { items, .. } => items.iter().map(|(id, _, _)| *id).collect(),
             _ => Vec::new(),
         })
         .collect()
@@ -3206,7 +3206,7 @@ fn counts_of_a_batch_resolve_once_per_batch_not_once_per_count() {
     };
     assert!(items.len() > 16, "{} items", items.len());
     let mut resolves = 0;
-    for (item, uri) in &items {
+    for (item, uri, _) in &items {
         let fx = app.update(Msg::Measured {
             generation,
             tokenizer,

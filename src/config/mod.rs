@@ -416,9 +416,9 @@ pub fn host_entry(
 /// hold secrets.
 fn read_file(path: &Path, format: &Format) -> Result<Option<Value>, String> {
     let shown = path.display();
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+    let text = match crate::fsio::read_capped(path) {
+        Ok(Some(text)) => text,
+        Ok(None) => return Ok(None),
         Err(e) => return Err(format!("{shown}: cannot read the file: {e}")),
     };
     parse_text(&text, path, format).map(Some)

@@ -13,22 +13,84 @@ use crate::sanitize;
 /// when there is one. `mcpick preview` and the TUI's agent view both measure reads with this,
 /// so their token figures agree. Counting loads the tokenizer on first use: call it off a
 /// UI thread.
+///
+/// The count is the text's and the `label`'s ([`label`]: the name and URI the resource's
+/// block carries too), so a resource with a huge name or URI pays for it in the budget.
 pub fn measure(
     outcome: Result<ReadOutcome, String>,
     tokenizer: TokenizerKind,
+    label: &str,
 ) -> (Measure, Option<String>) {
     match outcome {
         Ok(ReadOutcome::Contents(contents)) => {
             let text = agent_text(&contents);
-            (Measure::Counted(tokenizer.count(&text)), Some(text))
+            let tokens = tokenizer.count(&text) + tokenizer.count(label);
+            (Measure::Counted(tokens), Some(text))
         }
-        Ok(ReadOutcome::Empty) => (Measure::Counted(0), Some(String::new())),
+        Ok(ReadOutcome::Empty) => (
+            Measure::Counted(tokenizer.count(label)),
+            Some(String::new()),
+        ),
         Ok(ReadOutcome::NotFound(nf)) => (
             Measure::Failed(format!("not found: {}", sanitize::line(&nf.message, 300))),
             None,
         ),
         Err(e) => (Measure::Failed(sanitize::line(&e, 300)), None),
     }
+}
+
+/// `outcome` without the contents parts that `marks` exclude for `server` (a part's own URI
+/// decides, as for a listed resource), and the URIs dropped. The one rule every path that
+/// hands a read on follows (`preview`, `export`, the delivery, `serve`): a part under an
+/// excluded URI inside the read of an included resource is excluded too. The requested
+/// resource's own part is never dropped: it was included.
+pub fn without_excluded(
+    marks: &super::Marks,
+    server: &str,
+    uri: &str,
+    outcome: ReadOutcome,
+) -> (ReadOutcome, Vec<String>) {
+    let ReadOutcome::Contents(parts) = outcome else {
+        return (outcome, Vec::new());
+    };
+    if !marks.on_server(server) {
+        return (ReadOutcome::Contents(parts), Vec::new());
+    }
+    let mut dropped = Vec::new();
+    let kept: Vec<ResourceContents> = parts
+        .into_iter()
+        .filter(|part| {
+            let part_uri = match part {
+                ResourceContents::TextResourceContents { uri, .. }
+                | ResourceContents::BlobResourceContents { uri, .. } => uri.as_str(),
+                _ => return true,
+            };
+            let excluded = part_uri != uri
+                && marks
+                    .effective(server, part_uri)
+                    .is_some_and(|e| e.mark == super::Mark::Exclude);
+            if excluded {
+                dropped.push(part_uri.to_string());
+            }
+            !excluded
+        })
+        .collect();
+    let outcome = if kept.is_empty() {
+        ReadOutcome::Empty
+    } else {
+        ReadOutcome::Contents(kept)
+    };
+    (outcome, dropped)
+}
+
+/// The most characters of a resource's name a block carries ([`crate::export`] cuts it
+/// there): a name is a label, and a megabyte of one is not the model's to read.
+pub const NAME_CHARS: usize = 200;
+
+/// What a resource's block carries besides its text and counts with it: its name (cut at
+/// [`NAME_CHARS`]) and its URI (whole: a cut URI names another resource).
+pub fn label(name: &str, uri: &str) -> String {
+    format!("{} {uri}", sanitize::line(name, NAME_CHARS))
 }
 
 /// The agent text of a read: text parts as text, blob parts as a one-line header and their
@@ -110,5 +172,66 @@ mod tests {
             "--- part x://b (image/png) ---\n[binary image/png, 3 bytes, base64]\nAAEC"
         ));
         assert_eq!(agent_text(&[]), "");
+    }
+
+    /// A part under an excluded URI is dropped from an included resource's read; its own
+    /// part and parts under unmarked or pinned URIs stay.
+    #[test]
+    fn an_excluded_part_leaves_an_included_read() {
+        use crate::context::{Mark, Marks, Target};
+        let mut marks = Marks::default();
+        marks.set(
+            Target::exact("s", "file:///p/secret.txt"),
+            Some(Mark::Exclude),
+        );
+        marks.set(
+            Target::prefix("s", "file:///p/private/"),
+            Some(Mark::Exclude),
+        );
+        let parts = [
+            "file:///p/",
+            "file:///p/secret.txt",
+            "file:///p/private/a",
+            "file:///p/ok.txt",
+        ]
+        .map(|u| ResourceContents::text(format!("text of {u}"), u))
+        .to_vec();
+        let (outcome, dropped) =
+            without_excluded(&marks, "s", "file:///p/", ReadOutcome::Contents(parts));
+        assert_eq!(dropped, ["file:///p/secret.txt", "file:///p/private/a"]);
+        let ReadOutcome::Contents(kept) = outcome else {
+            panic!("{outcome:?}")
+        };
+        assert_eq!(agent_text(&kept).matches("text of").count(), 2);
+        // A resource read by its own excluded-looking URI is what was included: kept.
+        let own = vec![ResourceContents::text("x", "file:///p/secret.txt")];
+        let (outcome, dropped) = without_excluded(
+            &marks,
+            "s",
+            "file:///p/secret.txt",
+            ReadOutcome::Contents(own),
+        );
+        assert!(dropped.is_empty() && matches!(outcome, ReadOutcome::Contents(_)));
+    }
+
+    /// The name and URI a block carries count with its text; a huge name counts only as
+    /// far as the block carries it.
+    #[test]
+    fn the_label_counts_toward_the_budget() {
+        let tok = TokenizerKind::Cl100kBase;
+        let read = || {
+            Ok(ReadOutcome::Contents(vec![ResourceContents::text(
+                "a", "u://1",
+            )]))
+        };
+        let count = |label: &str| match measure(read(), tok, label).0 {
+            Measure::Counted(n) => n,
+            other => panic!("{other:?}"),
+        };
+        let plain = count("");
+        let long_uri = format!("u://{}", "segment/".repeat(2_000));
+        assert!(count(&label("n", &long_uri)) > plain + 1_000);
+        let huge_name = label(&"word ".repeat(200_000), "u://1");
+        assert!(count(&huge_name) < plain + 2 * NAME_CHARS as u64);
     }
 }

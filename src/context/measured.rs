@@ -345,9 +345,13 @@ impl<'a> Sources<'a> {
                 let c = &self.candidates[index];
                 let outcome = outcome.map(|(outcome, others)| {
                     dropped.extend(others.into_iter().map(|uri| (index, uri)));
+                    let (outcome, excluded) =
+                        super::content::without_excluded(marks, c.server, c.uri(), outcome);
+                    dropped.extend(excluded.into_iter().map(|uri| (index, uri)));
                     outcome
                 });
-                let (m, text) = measure(outcome, policy.tokenizer);
+                let label = super::content::label(c.name(), c.uri());
+                let (m, text) = measure(outcome, policy.tokenizer, &label);
                 if let Some(text) = text {
                     texts.insert(index, text);
                 }

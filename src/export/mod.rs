@@ -295,7 +295,7 @@ pub fn resource_block(
 ) -> String {
     let mut out = format!(
         "\n## {n}. {}\n\nserver {} · {}{}{details}\n\n",
-        code(name),
+        code(&sanitize::line(name, crate::context::content::NAME_CHARS)),
         code(server),
         code(uri),
         if details.is_empty() { "" } else { " · " }
@@ -440,7 +440,7 @@ pub fn xml(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> String
             "<resource server=\"{}\" uri=\"{}\" name=\"{}\" tokens=\"{}\" tokensEstimated=\"{}\" runningTotal=\"{}\" pinned=\"{}\" priority=\"{}\"{}>\n",
             name_attr(c.server),
             name_attr(c.uri()),
-            name_attr(c.name()),
+            attr(c.name(), crate::context::content::NAME_CHARS),
             i.tokens,
             i.estimated,
             i.running_total,
@@ -537,6 +537,14 @@ mod tests {
             "&lt;a href=&quot;x&quot;&gt;&amp;&lt;/a&gt;"
         );
         assert_eq!(xml_escape("a\u{fffe}b\u{ffff}c\u{1}\td\r\n"), "abc\td\r\n");
+    }
+
+    /// A megabyte of a name reaches the bundle as its first `NAME_CHARS` characters.
+    #[test]
+    fn a_huge_name_is_cut_in_its_block() {
+        let block = resource_block(1, &"n".repeat(1_000_000), "s", "u://1", "", Some("t"));
+        assert!(block.len() < 400, "{}", block.len());
+        assert!(block.contains("u://1"));
     }
 
     /// An unavailable server's error that reads as an import (`@../secret.txt`) or markup

@@ -34,13 +34,13 @@ fn split(path: &Path) -> std::io::Result<(PathBuf, String)> {
     Ok((dir, name))
 }
 
-/// The file's text, `None` when there is no file.
+/// The most bytes [`read_text`] reads: a context set with a million marks fits.
+pub const SET_READ_CAP: u64 = 256 * 1024 * 1024;
+
+/// The file's text, `None` when there is no file; read through [`SET_READ_CAP`] (a FIFO,
+/// device or bigger file is an error naming it, never a hang or the machine's memory).
 pub fn read_text(path: &Path) -> std::io::Result<Option<String>> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => Ok(Some(text)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e),
-    }
+    read_limited(path, SET_READ_CAP)
 }
 
 /// The file a path names, following symbolic links (also a link to a file not created yet).
@@ -108,6 +108,10 @@ pub const READ_CAP: u64 = 8 * 1024 * 1024;
 /// The file's text read through a size cap (a file over it is an error naming it), `None`
 /// when there is no file. A FIFO or device is refused before it is opened for reading.
 pub fn read_capped(path: &Path) -> std::io::Result<Option<String>> {
+    read_limited(path, READ_CAP)
+}
+
+fn read_limited(path: &Path, cap: u64) -> std::io::Result<Option<String>> {
     use std::io::Read;
     match std::fs::metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -123,13 +127,13 @@ pub fn read_capped(path: &Path) -> std::io::Result<Option<String>> {
     }
     let mut text = String::new();
     std::fs::File::open(path)?
-        .take(READ_CAP + 1)
+        .take(cap + 1)
         .read_to_string(&mut text)?;
-    if text.len() as u64 > READ_CAP {
+    if text.len() as u64 > cap {
         return Err(std::io::Error::other(format!(
             "{} is over {} MiB: not read",
             path.display(),
-            READ_CAP / (1024 * 1024)
+            cap / (1024 * 1024)
         )));
     }
     Ok(Some(text))

@@ -56,11 +56,12 @@ fn replace(
             options.mode(0o600);
         }
         let mut file = options.open(&tmp)?;
+        // Only a regular file's own mode is kept: a link (to `/dev/null`, say) or a device
+        // would hand its mode (0666) to the file written in its place.
+        let own = |p: &Path| std::fs::symlink_metadata(p).ok().filter(|m| m.is_file());
         let model = match perms {
-            Perms::Keep => std::fs::metadata(path).ok(),
-            Perms::KeepOrLike(like) => std::fs::metadata(path)
-                .or_else(|_| std::fs::metadata(like))
-                .ok(),
+            Perms::Keep => own(path),
+            Perms::KeepOrLike(like) => own(path).or_else(|| own(like)),
             Perms::Private => None,
         };
         if let Some(meta) = model {
@@ -166,6 +167,26 @@ mod tests {
             .collect();
         names.sort();
         names
+    }
+
+    /// A file written where a link to `/dev/null` was gets the default mode, not the
+    /// device's 0666; a regular file keeps its own.
+    #[cfg(unix)]
+    #[test]
+    fn a_link_to_a_device_hands_on_no_mode() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let link = dir.path().join("CLAUDE.md");
+        std::os::unix::fs::symlink("/dev/null", &link).unwrap();
+        write_atomic(&link, b"text").unwrap();
+        let mode = std::fs::metadata(&link).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode & 0o002, 0, "world-writable: {mode:o}");
+        let own = dir.path().join("own.md");
+        std::fs::write(&own, "x").unwrap();
+        std::fs::set_permissions(&own, std::fs::Permissions::from_mode(0o640)).unwrap();
+        write_atomic(&own, b"y").unwrap();
+        let mode = std::fs::metadata(&own).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o640);
     }
 
     /// A pid that is not running (pid_max is below 2^22 on Linux).

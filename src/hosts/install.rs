@@ -157,11 +157,7 @@ pub fn backup_path(path: &Path) -> PathBuf {
 
 /// The file's text, `None` when it does not exist.
 pub fn read(path: &Path) -> std::io::Result<Option<String>> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => Ok(Some(text)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e),
-    }
+    crate::fsio::read_capped(path)
 }
 
 /// Writes `after` over `path` (`None`: removes it), whose text was `before` when the edit

@@ -23,7 +23,7 @@ use crate::context::ranking::Made;
 use crate::context::{
     Candidate, ContextSet, Expansion, Judged, Keep, Measures, RankOrder, Sources,
 };
-use crate::mcp::ConnectOptions;
+use crate::mcp::{ConnectOptions, ReadOutcome};
 
 /// Everything one `serve` process shares between its clients and its upkeep.
 pub struct Engine {
@@ -135,6 +135,27 @@ impl Engine {
     }
 
     /// The upstreams, once the first resolution is published.
+    /// Reads `uri` of `server` as it is handed on (the `resources/read` answer, the prompt,
+    /// the tool): the upstream's own parts ([`Upstreams::read`]) less those the set excludes
+    /// ([`crate::context::content::without_excluded`]), each one dropped said on stderr.
+    pub async fn read(&self, server: &str, uri: &str) -> Result<ReadOutcome, String> {
+        let upstreams = self.ready().await;
+        let outcome = upstreams.read(server, uri).await?;
+        let (outcome, dropped) = {
+            let set = self.set.lock().await;
+            crate::context::content::without_excluded(&set.marks, server, uri, outcome)
+        };
+        for part in dropped {
+            upstreams.warn(&format!(
+                "server `{}`: resources/read {}: dropped a contents part under `{}`, which the set excludes",
+                crate::sanitize::line(server, 200),
+                crate::sanitize::line(uri, 1000),
+                crate::sanitize::line(&part, 1000)
+            ));
+        }
+        Ok(outcome)
+    }
+
     pub async fn ready(&self) -> &Upstreams {
         let mut ready = self.ready.subscribe();
         // The sender lives as long as `self`, so this only ends when ready.

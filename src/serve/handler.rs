@@ -84,7 +84,7 @@ impl ServeHandler {
         let reads = futures::stream::iter(wanted.into_iter().map(|(server, uri)| {
             let engine = self.engine.clone();
             async move {
-                match engine.ready().await.read(&server, &uri).await {
+                match engine.read(&server, &uri).await {
                     Ok(ReadOutcome::Contents(contents)) => Ok(contents),
                     Ok(ReadOutcome::Empty) => Ok(Vec::new()),
                     Ok(ReadOutcome::NotFound(nf)) => Err(format!("not found: {}", nf.message)),
@@ -315,8 +315,6 @@ impl ServerHandler for ServeHandler {
         };
         match self
             .engine
-            .ready()
-            .await
             .read(exposed.server(), exposed.upstream_uri())
             .await
         {

@@ -566,6 +566,11 @@ impl Upstreams {
         }
     }
 
+    /// Says `text` where `serve` says its diagnostics.
+    pub fn warn(&self, text: &str) {
+        (self.warn)(text)
+    }
+
     /// Reads `uri` from the upstream named `server`.
     pub async fn read(&self, server: &str, uri: &str) -> Result<ReadOutcome, String> {
         let upstream = self

@@ -389,19 +389,27 @@ impl Executor {
     /// Reads and counts a batch for the agent view, `MEASURE_JOBS` at a time, through the
     /// same connections and read as the contents pane; latest wins (the batch in flight is
     /// dropped).
-    fn measure(&mut self, generation: u64, tokenizer: TokenizerKind, items: Vec<(ItemId, String)>) {
+    fn measure(
+        &mut self,
+        generation: u64,
+        tokenizer: TokenizerKind,
+        items: Vec<(ItemId, String, String)>,
+    ) {
         let connections = self.connections.clone();
         let tx = self.tx.clone();
         let task = tokio::spawn(async move {
-            let reads = futures::stream::iter(items.into_iter().map(|(item, uri)| {
+            let reads = futures::stream::iter(items.into_iter().map(|(item, uri, label)| {
                 let connection = connection_of(&connections, item.server);
-                async move { (item, read_text(connection, &uri).await.map(|(o, _)| o)) }
+                async move {
+                    let read = read_text(connection, &uri).await.map(|(o, _)| o);
+                    (item, read, label)
+                }
             }))
             .buffer_unordered(MEASURE_JOBS);
             futures::pin_mut!(reads);
-            while let Some((item, outcome)) = reads.next().await {
+            while let Some((item, outcome, label)) = reads.next().await {
                 let measure = tokio::task::spawn_blocking(move || {
-                    crate::context::measure(outcome, tokenizer).0
+                    crate::context::measure(outcome, tokenizer, &label).0
                 })
                 .await;
                 let Ok(measure) = measure else { continue };

@@ -59,7 +59,8 @@ async fn proxy(
     set_path: &Path,
     expose: Expose,
 ) -> Result<Exit, String> {
-    let text = std::fs::read_to_string(record_path)
+    let text = crate::fsio::read_capped(record_path)
+        .and_then(|t| t.ok_or_else(|| std::io::ErrorKind::NotFound.into()))
         .map_err(|e| format!("cannot read the record {}: {e}", record_path.display()))?;
     let record: crate::hosts::wrap::Record = serde_json::from_str(&text)
         .map_err(|e| format!("{} is not a wrap record: {e}", record_path.display()))?;

@@ -576,19 +576,20 @@ impl App {
                 .get(server, item.uri())
                 .is_none()
             {
-                items.push((id, item.uri().to_string()));
+                let label = crate::context::content::label(item.display_name(), item.uri());
+                items.push((id, item.uri().to_string(), label));
             }
         }
         if items.is_empty()
             || items
                 .iter()
-                .all(|(id, _)| self.context.counts.measuring.contains(id))
+                .all(|(id, _, _)| self.context.counts.measuring.contains(id))
         {
             return Vec::new();
         }
         let c = &mut self.context;
         let generation = c.counts.job.start();
-        c.counts.measuring = items.iter().map(|(id, _)| *id).collect();
+        c.counts.measuring = items.iter().map(|(id, _, _)| *id).collect();
         c.counts.batch = items.len();
         vec![Effect::Measure {
             generation,

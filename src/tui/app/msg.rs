@@ -198,12 +198,13 @@ pub enum Effect {
     /// Resolve the agent's view off the UI thread ([`crate::tui::agent::resolve_snapshot`]) and
     /// answer with [`Msg::Resolved`].
     Resolve(Box<ResolveRequest>),
-    /// Read these resources and count their tokens ([`crate::context::measure`]), answering
-    /// one [`Msg::Measured`] each; replaces the batch in flight (latest wins).
+    /// Read these resources (item, URI, the [`crate::context::content::label`] counted with
+    /// its text) and count their tokens ([`crate::context::measure`]), answering one
+    /// [`Msg::Measured`] each; replaces the batch in flight (latest wins).
     Measure {
         generation: u64,
         tokenizer: TokenizerKind,
-        items: Vec<(ItemId, String)>,
+        items: Vec<(ItemId, String, String)>,
     },
     /// Stop the measuring batch in flight.
     CancelMeasure,
