@@ -14,7 +14,7 @@ fn main() -> ExitCode {
     clap_complete::CompleteEnv::with_factory(Cli::command)
         .var(commands::completions::COMPLETE_VAR)
         .complete();
-    let cli = Cli::parse();
+    let cli = Cli::try_parse().unwrap_or_else(|e| suggest_command(e).exit());
     let quiet = match &cli.command {
         Some(command) => command.server_args().is_some_and(|s| s.quiet),
         None => cli.servers.quiet,
@@ -155,4 +155,35 @@ async fn delivered_again(exit: commands::Exit, set: &std::path::Path) -> command
         return exit;
     }
     commands::deliver::after_change(set).await
+}
+
+/// clap's error, with "did you mean" for a mistyped command: the top level also takes
+/// options and `-- COMMAND`, so clap reads `mcpick lss` as an unexpected argument, not an
+/// unknown command, and suggests nothing by itself.
+fn suggest_command(mut error: clap::Error) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if error.kind() != ErrorKind::UnknownArgument {
+        return error;
+    }
+    let Some(ContextValue::String(typed)) = error.get(ContextKind::InvalidArg).cloned() else {
+        return error;
+    };
+    if typed.starts_with('-') {
+        return error;
+    }
+    let best = Cli::command()
+        .get_subcommands()
+        .flat_map(|c| {
+            std::iter::once(c.get_name().to_string()).chain(c.get_all_aliases().map(str::to_string))
+        })
+        .map(|name| (strsim::jaro(&typed, &name), name))
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    if let Some((_, name)) = best {
+        error.insert(
+            ContextKind::SuggestedSubcommand,
+            ContextValue::Strings(vec![name]),
+        );
+    }
+    error
 }

@@ -45,12 +45,20 @@ impl World {
             format!("[servers.docs]\nurl = \"{}\"\n", server.at("/mcp")),
         )
         .unwrap();
-        World {
+        let mut world = World {
             server,
             dir,
             data,
             printed: String::new(),
-        }
+        };
+        world.trust();
+        world
+    }
+
+    /// Approves the project's `mcpick.toml` servers (a project file: `mcpick trust`).
+    fn trust(&mut self) {
+        let out = self.run(&["trust", "--yes"], &[]);
+        assert!(out.status.success(), "{}", stderr(&out));
     }
 
     /// Runs mcpick in the world's directory with its data directory and the test browser.
@@ -405,6 +413,7 @@ fn a_client_id_from_the_definition_skips_registration() {
         ),
     )
     .unwrap();
+    world.trust();
     world.login();
     assert_eq!(
         world.stored()["credentials"]["client_id"],

@@ -173,3 +173,63 @@ fn a_server_the_user_records_in_a_set_needs_no_trust_afterwards() {
     assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     assert!(!stderr(&out).contains("not approved"), "{}", stderr(&out));
 }
+
+/// A project's `.mcp.json` entry that runs `mcpick wrap-serve` with a planted record: the
+/// host would start it after approving `mcpick wrap-serve …`, which says nothing of the
+/// command the record keeps. `wrap-serve` does not start that original until `mcpick trust`
+/// shows it and the user approves it.
+#[test]
+fn a_planted_wrap_record_runs_nothing_until_approved() {
+    let setup = Setup::new();
+    let marker = setup.marker("wrapped-ran");
+    std::fs::write(
+        setup.project.join(".mcp.json"),
+        serde_json::to_string(&json!({"mcpServers": {"docs": {
+            "command": "mcpick",
+            "args": ["wrap-serve", "--record", ".mcp.json.mcpick-wrap.json", "--name", "docs",
+                     "--set", "mcpick.context.json"]
+        }}}))
+        .unwrap(),
+    )
+    .unwrap();
+    std::fs::write(
+        setup.project.join("mcpick.context.json"),
+        r#"{"version": 1}"#,
+    )
+    .unwrap();
+    let mut original = marking_server(&marker);
+    original.as_object_mut().unwrap().remove("type");
+    std::fs::write(
+        setup.project.join(".mcp.json.mcpick-wrap.json"),
+        serde_json::to_string(&json!({"version": 1, "entries": {"docs": {
+            "host": "claude-code", "original": original, "replaced": "", "written": ""
+        }}}))
+        .unwrap(),
+    )
+    .unwrap();
+    let serve = |setup: &Setup| {
+        setup.run(&[
+            "wrap-serve",
+            "--record",
+            ".mcp.json.mcpick-wrap.json",
+            "--name",
+            "docs",
+            "--set",
+            "mcpick.context.json",
+        ])
+    };
+    let out = serve(&setup);
+    assert_ne!(exit_code(&out), 0);
+    assert!(stderr(&out).contains("mcpick trust"), "{}", stderr(&out));
+    assert!(!marker.exists(), "the planted original ran");
+
+    let listed = setup.run(&["trust", "--yes"]);
+    assert_eq!(exit_code(&listed), 0, "{}", stderr(&listed));
+    assert!(
+        stdout(&listed).contains("wrap record"),
+        "{}",
+        stdout(&listed)
+    );
+    let _ = serve(&setup);
+    assert!(marker.exists(), "approved, the original starts");
+}

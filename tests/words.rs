@@ -138,3 +138,21 @@ fn watch_counts_one_resource_as_one_resource() {
         "{watching}"
     );
 }
+
+/// A mistyped command gets "did you mean" and the usage error's exit code, not a bare
+/// "unexpected argument".
+#[test]
+fn a_mistyped_command_gets_a_suggestion() {
+    for (typed, meant) in [
+        ("lss", "ls"),
+        ("preveiw", "preview"),
+        ("intsall", "install"),
+    ] {
+        let out = mcpick(&[typed]);
+        assert_eq!(exit_code(&out), 2, "{typed}");
+        let said = stderr(&out);
+        assert!(said.contains(&format!("'{meant}'")), "{typed}: {said}");
+    }
+    let out = mcpick(&["zzzzzz"]);
+    assert!(!stderr(&out).contains("similar"), "{}", stderr(&out));
+}

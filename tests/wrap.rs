@@ -635,7 +635,8 @@ fn an_http_upstream_that_closes_the_connection_under_a_request_is_reported_as_lo
     world.ok(&["wrap", "claude-code", "web"]);
     let line = world.entry("web");
     let args: Vec<&str> = line[1..].iter().map(String::as_str).collect();
-    let mut rpc = common::rpc::Rpc::start(mcpick_bin(), &args, &world.project());
+    let mut rpc =
+        common::rpc::Rpc::start_home(mcpick_bin(), &args, &world.project(), &world.home());
     let reply = rpc.request("tools/call", json!({ "name": "add", "arguments": {} }));
     assert_eq!(reply["error"]["code"], -32000, "{reply}");
     let why = format!(
@@ -676,7 +677,8 @@ fn an_http_upstream_that_goes_away_is_reported_as_the_server_failing_with_why() 
     world.ok(&["wrap", "claude-code", "web"]);
     let line = world.entry("web");
     let args: Vec<&str> = line[1..].iter().map(String::as_str).collect();
-    let mut rpc = common::rpc::Rpc::start(mcpick_bin(), &args, &world.project());
+    let mut rpc =
+        common::rpc::Rpc::start_home(mcpick_bin(), &args, &world.project(), &world.home());
     assert_eq!(rpc.request("ping", json!({}))["result"], json!({}));
     let listed = rpc.request("resources/list", json!({}));
     assert!(
@@ -733,7 +735,8 @@ fn an_http_upstream_that_goes_away_is_reported_as_the_server_failing_with_why() 
     world.ok(&["wrap", "claude-code", "again"]);
     let line = world.entry("again");
     let args: Vec<&str> = line[1..].iter().map(String::as_str).collect();
-    let mut rpc = common::rpc::Rpc::start(mcpick_bin(), &args, &world.project());
+    let mut rpc =
+        common::rpc::Rpc::start_home(mcpick_bin(), &args, &world.project(), &world.home());
     assert_eq!(rpc.request("ping", json!({}))["result"], json!({}));
     drop(first);
     let addr = format!("127.0.0.1:{port}");
@@ -1320,7 +1323,7 @@ fn an_upstream_that_ends_is_reported_to_the_host_as_the_server_failing_with_why(
     let start = |name: &str| {
         let line = world.entry(name);
         let args: Vec<&str> = line[1..].iter().map(String::as_str).collect();
-        common::rpc::Rpc::start(mcpick, &args, &world.project())
+        common::rpc::Rpc::start_home(mcpick, &args, &world.project(), &world.home())
     };
     let failed = |reply: &Value, why: &str| {
         assert_eq!(reply["error"]["code"], -32000, "{reply}");

@@ -22,6 +22,9 @@ struct Candidate {
     /// The file that names it.
     named_by: String,
     selected: Selected,
+    /// What the approval is kept under (the definition, or a wrap record's original as
+    /// written: [`crate::wrap::Original::key`]).
+    key: TransportSpec,
 }
 
 pub fn run(args: TrustArgs) -> Exit {
@@ -77,7 +80,7 @@ pub fn run(args: TrustArgs) -> Exit {
             approvals.approve(
                 &c.project,
                 &c.selected.spec.name,
-                &c.selected.spec.transport,
+                &c.key,
                 &c.selected.shown_target(),
             );
         }
@@ -112,7 +115,19 @@ fn candidates(places: &Places, set: &ContextSet) -> Vec<Candidate> {
     if let Ok(chosen) = select::choose_at(places, &choice, set.set_servers()).servers {
         found.extend(chosen.into_iter().map(|c| c.selected));
     }
+    // An entry that runs `mcpick wrap-serve` starts the original its record keeps: that
+    // command is the one to show and approve.
+    let originals: Vec<Candidate> = found
+        .iter()
+        .filter_map(|selected| wrapped_original(places, selected))
+        .collect();
     let mut candidates: Vec<Candidate> = Vec::new();
+    for c in originals {
+        let same = |k: &Candidate| k.selected.spec == c.selected.spec && k.project == c.project;
+        if !candidates.iter().any(same) {
+            candidates.push(c);
+        }
+    }
     for selected in found {
         if selected.error.is_some() {
             continue;
@@ -130,11 +145,42 @@ fn candidates(places: &Places, set: &ContextSet) -> Vec<Candidate> {
             candidates.push(Candidate {
                 project,
                 named_by,
+                key: selected.spec.transport.clone(),
                 selected,
             });
         }
     }
     candidates
+}
+
+/// The original behind an entry that runs `mcpick wrap-serve --record R --name N`, when
+/// its record is a file of the project.
+fn wrapped_original(places: &Places, selected: &Selected) -> Option<Candidate> {
+    let TransportSpec::Stdio { args, .. } = &selected.spec.transport else {
+        return None;
+    };
+    if !args.iter().any(|a| a == crate::hosts::wrap::PROXY_COMMAND) {
+        return None;
+    }
+    let after = |flag: &str| {
+        let at = args.iter().position(|a| a == flag)?;
+        args.get(at + 1).cloned()
+    };
+    let record = places.project.join(after("--record")?);
+    let name = after("--name")?;
+    let original = crate::wrap::original(&record, &name).ok()?;
+    let project = original.project?;
+    Some(Candidate {
+        project,
+        named_by: format!("the wrap record {}", record.display()),
+        key: original.key,
+        selected: Selected {
+            spec: original.spec.ok()?,
+            error: None,
+            shown: Some(original.shown),
+            origin: select::Origin::Project { file: record },
+        },
+    })
 }
 
 /// Prints each candidate whole, marked approved or not; returns those not approved.
@@ -143,7 +189,7 @@ fn show<'a>(candidates: &'a [Candidate], approvals: &Approvals) -> Vec<&'a Candi
     let mut pending = Vec::new();
     let _ = writeln!(out, "Servers defined by this project's own files:");
     for c in candidates {
-        let approved = approvals.is_approved(&c.project, &c.selected.spec.transport);
+        let approved = approvals.is_approved(&c.project, &c.key);
         let _ = writeln!(
             out,
             "\n  {}  ({}){}",

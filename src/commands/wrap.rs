@@ -106,6 +106,7 @@ pub fn wrap(args: WrapArgs) -> Exit {
         report(&format!("{}: {e}", record_path.display()));
         return Exit::ServerFailed;
     }
+    approve_original(&record_path, &args.name);
     match install::commit(&path, before.as_deref(), Some(&text), true) {
         Ok(_) => {
             println!(
@@ -252,6 +253,25 @@ fn refused_exit(path: &Path, refused: Refused) -> Exit {
             path.display()
         )),
         Refused::NotWrapped(why) => usage_error(&format!("{}: {why}", path.display())),
+    }
+}
+
+/// The person chose to wrap this entry: its original, kept in a project's record, is
+/// approved for the project as it is now (`wrap-serve` starts only an approved original; a
+/// record changed later waits for `mcpick trust`).
+fn approve_original(record_path: &Path, name: &str) {
+    let Ok(original) = crate::wrap::original(record_path, name) else {
+        return;
+    };
+    let (Some(project), Some(store)) = (original.project, crate::config::trust::Store::system())
+    else {
+        return;
+    };
+    let shown = original.shown.target();
+    if let Err(e) = store.update(|a| a.approve(&project, name, &original.key, &shown)) {
+        report(&format!(
+            "warning: cannot remember the approval of `{name}`'s original: {e}"
+        ));
     }
 }
 

@@ -53,12 +53,25 @@ pub async fn run(record: &Path, name: &str, set: &Path, expose: Expose) -> Exit 
     }
 }
 
-async fn proxy(
-    record_path: &Path,
-    name: &str,
-    set_path: &Path,
-    expose: Expose,
-) -> Result<Exit, String> {
+/// A wrapped entry's original, as its record keeps it: the server to start, and the project
+/// whose approval it needs (`None` when the host file is the user's own, outside any project).
+pub struct Original {
+    /// The server to start, or why its definition cannot be used (an unset variable).
+    pub spec: Result<crate::mcp::ServerSpec, String>,
+    /// The definition as written in the record (placeholders kept), for messages.
+    pub shown: TransportSpec,
+    pub project: Option<std::path::PathBuf>,
+    /// What an approval of it is kept under: the original exactly as the record holds it
+    /// (placeholders unexpanded, literal values whole), so a change of the record asks again
+    /// and a variable of the person's environment does not.
+    pub key: TransportSpec,
+}
+
+/// The original of entry `name` in the record at `record_path`.
+pub fn original(record_path: &Path, name: &str) -> Result<Original, String> {
+    // Absolute: the project it belongs to is found from where it is.
+    let absolute = std::fs::canonicalize(record_path);
+    let record_path = absolute.as_deref().unwrap_or(record_path);
     let text = crate::fsio::read_capped(record_path)
         .and_then(|t| t.ok_or_else(|| std::io::ErrorKind::NotFound.into()))
         .map_err(|e| format!("cannot read the record {}: {e}", record_path.display()))?;
@@ -85,7 +98,65 @@ async fn proxy(
         &wrapped.original,
     )
     .ok_or_else(|| "the original entry is not a server mcpick can start".to_string())?;
-    let spec = definition.spec?;
+    let shown = definition
+        .shown
+        .clone()
+        .unwrap_or_else(|| TransportSpec::Stdio {
+            command: String::new(),
+            args: Vec::new(),
+            env: Default::default(),
+            cwd: None,
+        });
+    let spec = definition.spec;
+    // A record beside a project's host file is a file of the project: a repository can plant
+    // one, so what it runs waits for the person's approval as the project's own servers do.
+    let user_file = host.dialect().file(crate::hosts::Scope::User, &places);
+    let project = match (user_file, host.dialect().project_file) {
+        (Some(user), _) if user == host_file => None,
+        (_, Some(relative)) => host_file
+            .to_string_lossy()
+            .strip_suffix(relative)
+            .map(|p| std::path::PathBuf::from(p.trim_end_matches('/')))
+            .or_else(|| host_file.parent().map(Path::to_path_buf)),
+        (_, None) => None,
+    };
+    let key = TransportSpec::Stdio {
+        command: "mcpick wrap record".into(),
+        args: vec![wrapped.host.clone(), wrapped.original.to_string()],
+        env: Default::default(),
+        cwd: None,
+    };
+    Ok(Original {
+        spec,
+        shown,
+        project,
+        key,
+    })
+}
+
+async fn proxy(
+    record_path: &Path,
+    name: &str,
+    set_path: &Path,
+    expose: Expose,
+) -> Result<Exit, String> {
+    let Original {
+        spec, project, key, ..
+    } = original(record_path, name)?;
+    let spec = spec?;
+    if let Some(project) = &project {
+        let approved = crate::config::trust::Store::system()
+            .ok_or_else(|| "no user data directory to keep approvals in".to_string())
+            .and_then(|store| store.load())
+            .is_ok_and(|a| a.is_approved(project, &key));
+        if !approved {
+            return Err(format!(
+                "not started: the original of `{}` in {} is a command of the project you have not approved; review and approve it with `mcpick trust`",
+                crate::sanitize::line(name, 200),
+                record_path.display()
+            ));
+        }
+    }
     let (mut set_file, set) = SetFile::open(set_path);
     let set = set.map_err(|e| e.to_string())?;
     let limit = MessageLimit::default();

@@ -25,7 +25,12 @@ pub struct Rpc {
 impl Rpc {
     /// Starts `program args` in `cwd` (isolated home) and completes the handshake.
     pub fn start(program: &str, args: &[&str], cwd: &Path) -> Rpc {
-        let home = super::isolated_home();
+        Rpc::start_home(program, args, cwd, super::isolated_home())
+    }
+
+    /// [`Rpc::start`] with `home` as the home directory (where the user's data, approvals
+    /// among it, is kept).
+    pub fn start_home(program: &str, args: &[&str], cwd: &Path, home: &Path) -> Rpc {
         let mut child = Command::new(program)
             .args(args)
             .current_dir(cwd)
