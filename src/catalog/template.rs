@@ -7,7 +7,9 @@
 //! except `/`, `?` and `#` (servers rarely percent-encode `:` or `@`), and a query value may
 //! hold `/` and `?`. `{+var}` and `{#var}` may span anything. Templates and URIs come from
 //! servers, so matching is bounded ([`MAX_URI`], [`MAX_STEPS`]): a hostile pair costs a
-//! failed match, never a hang.
+//! failed match, never a hang. Matching recurses once per part, so a template has at most
+//! [`MAX_EXPRESSIONS`] expressions: a longer one is invalid (a named error), never a stack
+//! overflow.
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -15,6 +17,9 @@ use std::collections::{BTreeMap, HashSet};
 pub const MAX_URI: usize = 8192;
 /// Matching gives up (no match) after this many steps.
 pub const MAX_STEPS: usize = 200_000;
+/// A template with more expressions is invalid. Matching recurses once per part (at most
+/// twice this plus one), so this bounds its stack depth; real templates have a handful.
+pub const MAX_EXPRESSIONS: usize = 256;
 
 /// A variable's value: a string, a list, or an associative array (pairs in order).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -153,6 +158,7 @@ impl Template {
         let mut parts = Vec::new();
         let mut rest = template;
         let mut at = 0;
+        let mut exprs = 0;
         while let Some(open) = rest.find(['{', '}']) {
             literal(&rest[..open], at)?;
             if open > 0 {
@@ -169,6 +175,12 @@ impl Template {
                 return Err(format!("`{{` inside an expression at {}", at + close));
             }
             let body = &rest[open + 1..close];
+            exprs += 1;
+            if exprs > MAX_EXPRESSIONS {
+                return Err(format!(
+                    "more than {MAX_EXPRESSIONS} expressions (the limit on a template's expressions)"
+                ));
+            }
             parts.push(Part::Expr(
                 expression(body).map_err(|e| format!("{{{body}}}: {e}"))?,
             ));
@@ -754,6 +766,19 @@ mod tests {
             Some(vec![("id".into(), s("abc"))])
         );
         assert_eq!(matches("x://{id:3}", "x://abcd"), None);
+    }
+
+    /// Matching recurses once per part: a template of 50,000 expressions once overflowed
+    /// the stack (`serve` aborted). It is now invalid, naming the limit, and matches nothing.
+    #[test]
+    fn too_many_expressions_is_a_named_error() {
+        let at_limit = "x://".to_string() + &"{a}".repeat(MAX_EXPRESSIONS);
+        assert!(Template::parse(&at_limit).is_ok());
+        let hostile = "x://".to_string() + &"{a}".repeat(50_000);
+        // Every expression may be empty, so a match would recurse 50,000 deep.
+        assert_eq!(matches(&hostile, "x://1"), None);
+        let error = variables(&hostile).unwrap_err();
+        assert!(error.contains("256 expressions"), "{error}");
     }
 
     #[test]

@@ -957,9 +957,15 @@ impl UriTree {
     }
 }
 
+/// The most tree segments a URI makes; the rest of a deeper URI stays whole on its last
+/// segment. Keeping a row's rows up to date costs O(depth²) per insert, and a server's URI of
+/// 100,000 segments once froze the browser for most of a minute.
+pub const MAX_SEGMENTS: usize = 64;
+
 /// Splits a URI into tree segments: `scheme://authority` (or `scheme:` for URIs without an
 /// authority), then the path's segments; a query or fragment stays on the last segment, and a
-/// trailing `/` adds no empty leaf (the folder itself is the resource).
+/// trailing `/` adds no empty leaf (the folder itself is the resource). At most
+/// [`MAX_SEGMENTS`]: the last one holds the rest of a deeper URI, slashes and all.
 pub fn split_uri(uri: &str) -> Vec<&str> {
     let (before_query, query_len) = match uri.find(['?', '#']) {
         Some(q) => (&uri[..q], uri.len() - q),
@@ -1009,6 +1015,15 @@ pub fn split_uri(uri: &str) -> Vec<&str> {
     }
     if out.is_empty() {
         out.push(uri);
+    }
+    if out.len() > MAX_SEGMENTS {
+        // The segments are consecutive slices of `uri`: the last kept one spans them all.
+        let offset = |s: &str| s.as_ptr() as usize - uri.as_ptr() as usize;
+        let start = offset(out[MAX_SEGMENTS - 1]);
+        let last = out[out.len() - 1];
+        let end = offset(last) + last.len();
+        out.truncate(MAX_SEGMENTS - 1);
+        out.push(&uri[start..end]);
     }
     out
 }
@@ -1069,6 +1084,31 @@ mod tests {
         assert_eq!(split_uri("urn:isbn:123"), ["urn:", "isbn:123"]);
         assert_eq!(split_uri("plain"), ["plain"]);
         assert_eq!(split_uri("x://a/?q"), ["x://a", "?q"]);
+    }
+
+    /// A URI of thousands of segments once made a chain as deep, and each insert O(depth²):
+    /// the rest past [`MAX_SEGMENTS`] stays whole on its leaf.
+    #[test]
+    fn a_very_deep_uri_makes_a_bounded_chain() {
+        let deep = "x://h/".to_string() + &"s/".repeat(5_000) + "end?q=1";
+        let segments = split_uri(&deep);
+        assert_eq!(segments.len(), MAX_SEGMENTS);
+        assert_eq!(segments[0], "x://h");
+        assert!(segments[MAX_SEGMENTS - 1].starts_with("s/s/"));
+        assert!(segments[MAX_SEGMENTS - 1].ends_with("/s/end?q=1"));
+        let (_, mut tree) = build(&[&deep, "x://h/s/other"]);
+        assert!(
+            tree.node_count() <= MAX_SEGMENTS + 2,
+            "{}",
+            tree.node_count()
+        );
+        tree.set_all_expanded(true);
+        tree.refresh();
+        let rows = labels(&tree);
+        assert!(
+            rows.last().unwrap().trim_start().ends_with("/s/end?q=1"),
+            "{rows:?}"
+        );
     }
 
     #[test]

@@ -62,6 +62,20 @@ pub enum McpError {
     },
     #[error("{method} returned {pages} empty pages in a row; stopped to avoid an endless loop")]
     EmptyPages { method: &'static str, pages: usize },
+    /// Fresh cursors over pages of entries already listed (a server paging one URI forever).
+    #[error(
+        "{method} returned {pages} pages in a row with no entry it had not already listed; stopped at the limit on repeated pages"
+    )]
+    RepeatedPages { method: &'static str, pages: usize },
+    /// More entries repeated than new ones (pages mixing a few new URIs into many old ones).
+    #[error(
+        "{method} sent {received} entries but only {distinct} different ones; stopped at the limit on repeated entries"
+    )]
+    RepeatedEntries {
+        method: &'static str,
+        received: usize,
+        distinct: usize,
+    },
     /// The server's definition could not be used (an unset variable, a bad field); the reason
     /// names the file and the field. No connection was attempted.
     #[error("{reason}")]

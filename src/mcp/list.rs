@@ -8,7 +8,7 @@
 //! [`Warning`](super::warning::Warning) with the page.
 
 use std::collections::HashSet;
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::hash::{BuildHasher, DefaultHasher, Hash, Hasher};
 
 use rmcp::model::{
     ClientRequest, ListResourceTemplatesRequest, ListResourcesRequest, PaginatedRequestParams,
@@ -25,6 +25,12 @@ use crate::sanitize;
 
 /// Consecutive empty pages tolerated before the listing is declared endless.
 const MAX_EMPTY_PAGES: usize = 100;
+/// Consecutive pages adding no new entry (empty, or only URIs already listed) tolerated:
+/// fresh cursors over the same URI pass the cursor check, so this ends that loop at once.
+const MAX_STALE_PAGES: usize = 100;
+/// Repeated entries tolerated beyond the number of distinct ones: a server mixing a few new
+/// URIs into pages of old ones gets at most twice a real listing's work, never an endless one.
+const REPEAT_SLACK: usize = 10_000;
 
 #[derive(Debug, Clone)]
 pub struct ListOptions {
@@ -178,6 +184,7 @@ impl Connection {
             options.cap,
             self.log(),
             on_page,
+            |r: &Resource| r.uri.as_str(),
             |cursor, number| async move {
                 let request = ClientRequest::ListResourcesRequest(ListResourcesRequest {
                     method: Default::default(),
@@ -256,6 +263,7 @@ impl Connection {
             options.cap,
             self.log(),
             on_page,
+            |t: &ResourceTemplate| t.uri_template.as_str(),
             |cursor, number| async move {
                 let request =
                     ClientRequest::ListResourceTemplatesRequest(ListResourceTemplatesRequest {
@@ -315,15 +323,21 @@ fn params(cursor: Option<String>) -> Option<PaginatedRequestParams> {
 /// A missing `nextCursor` ends the listing. An empty-string cursor is a real cursor in the
 /// modern era, and the end in the legacy era (where servers use it to mean "no more").
 /// Warnings go to `log` as they arrive, the first [`MAX_KEPT`] in detail, then as a count.
-pub(crate) async fn paginate<T, F, Fut>(
+///
+/// `key` is an entry's identity (its URI): a server that pages the same entries under fresh
+/// cursors is stopped by a named limit ([`McpError::RepeatedPages`],
+/// [`McpError::RepeatedEntries`]). The keys seen are kept as 8-byte hashes for the listing.
+pub(crate) async fn paginate<T, K, F, Fut>(
     method: &'static str,
     modern: bool,
     cap: usize,
     log: &ServerLog,
     mut on_page: impl FnMut(Page<T>),
+    key: fn(&T) -> &K,
     mut fetch: F,
 ) -> Result<ListOutcome, McpError>
 where
+    K: std::hash::Hash + ?Sized,
     F: FnMut(Option<String>, usize) -> Fut,
     Fut: Future<Output = Result<Fetched<T>, McpError>>,
 {
@@ -333,6 +347,9 @@ where
         let mut seen = HashSet::new();
         let mut cursor: Option<String> = None;
         let mut empty_run = 0;
+        let state = foldhash::fast::RandomState::default();
+        let mut keys: hashbrown::HashSet<u64, _> = hashbrown::HashSet::with_hasher(state.clone());
+        let mut stale_run = 0;
         loop {
             let Fetched {
                 mut items,
@@ -353,6 +370,10 @@ where
                 logged += 1;
             }
             let was_empty = items.is_empty();
+            let fresh = items
+                .iter()
+                .filter(|item| keys.insert(state.hash_one(key(item))))
+                .count();
             on_page(Page {
                 number: outcome.pages,
                 items,
@@ -379,6 +400,21 @@ where
                 return Err(McpError::EmptyPages {
                     method,
                     pages: empty_run,
+                });
+            }
+            stale_run = if fresh == 0 { stale_run + 1 } else { 0 };
+            if stale_run >= MAX_STALE_PAGES {
+                return Err(McpError::RepeatedPages {
+                    method,
+                    pages: stale_run,
+                });
+            }
+            let distinct = keys.len();
+            if outcome.count - distinct > distinct + REPEAT_SLACK {
+                return Err(McpError::RepeatedEntries {
+                    method,
+                    received: outcome.count,
+                    distinct,
                 });
             }
             let mut hasher = DefaultHasher::new();
@@ -426,6 +462,7 @@ mod tests {
             cap,
             &ServerLog::new(10),
             |page: Page<u32>| got.borrow_mut().extend(page.items),
+            |n: &u32| n,
             |cursor, number| {
                 asked.borrow_mut().push(cursor);
                 let next = pages.borrow_mut().next();
@@ -519,6 +556,70 @@ mod tests {
         assert!(matches!(result, Err(McpError::EmptyPages { .. })));
     }
 
+    /// Fresh cursors, the same URI on every page: the cursor check never fires, and the
+    /// listing once ran until the million-entry cap (`ls`, `preview`, `serve` hung). It stops
+    /// after [`MAX_STALE_PAGES`] pages that add nothing, naming that limit.
+    #[tokio::test]
+    async fn fresh_cursors_over_the_same_entries_stop() {
+        let pages = (0..MAX_STALE_PAGES + 5)
+            .map(|i| (vec![7, 7], Some(&*format!("c{i}").leak())))
+            .collect();
+        let (result, got, _) = run(pages, false, 1_000_000).await;
+        let error = result.unwrap_err();
+        assert!(
+            matches!(error, McpError::RepeatedPages { pages, .. } if pages == MAX_STALE_PAGES),
+            "{error}"
+        );
+        assert!(error.to_string().contains("limit on repeated pages"));
+        assert_eq!(
+            got.len(),
+            2 * (MAX_STALE_PAGES + 1),
+            "the first page was new"
+        );
+    }
+
+    /// One new URI per page among repeated ones resets the run of stale pages; the repeats
+    /// are bounded by the distinct entries instead.
+    #[tokio::test]
+    async fn repeats_beyond_the_distinct_entries_stop() {
+        let per_page = 1000;
+        let pages = (0..100)
+            .map(|i| {
+                let mut items = vec![0; per_page];
+                items[0] = i as u32 + 1; // one new entry per page
+                (items, Some(&*format!("c{i}").leak()))
+            })
+            .collect();
+        let (result, got, _) = run(pages, false, 1_000_000).await;
+        let error = result.unwrap_err();
+        let McpError::RepeatedEntries {
+            received, distinct, ..
+        } = error
+        else {
+            panic!("{error}")
+        };
+        assert!(received - distinct > distinct + REPEAT_SLACK);
+        assert!(received <= 2 * distinct + REPEAT_SLACK + per_page);
+        assert_eq!(got.len(), received);
+    }
+
+    /// A listing with a few duplicates that ends is not an error.
+    #[tokio::test]
+    async fn a_finite_listing_with_duplicates_is_kept() {
+        let (result, got, _) = run(
+            vec![
+                (vec![1, 1], Some("a")),
+                (vec![1], Some("b")),
+                (vec![2], None),
+            ],
+            false,
+            100,
+        )
+        .await;
+        assert_eq!(result.unwrap().count, 4);
+        assert_eq!(got, [1, 1, 1, 2]);
+    }
+
     /// Pages read entry by entry: warnings reach the caller with their page and the log
     /// (the first [`MAX_KEPT`] in detail), and indices map back to the server's array.
     #[tokio::test]
@@ -560,6 +661,7 @@ mod tests {
                     fields,
                 ));
             },
+            |r: &Resource| r.uri.as_str(),
             |_cursor, number| {
                 let reply = replies.borrow_mut().next().unwrap();
                 let page = lenient::page(
