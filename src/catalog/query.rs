@@ -5,13 +5,16 @@
 //!
 //! | term | holds when |
 //! |---|---|
-//! | `abc` | fuzzy: the letters in order in the title, name or URI; or `abc` as one run in the server name or the description |
+//! | `abc` | fuzzy: the letters in order in the title, name or URI path; or `abc` as one run in the URI, the server name or the description |
 //! | `'abc` | `abc` as one run in any field: title, name, URI, server name, description |
 //! | `^abc` | the title, name or URI starts with `abc` (the URI with its scheme: `^https`) |
 //! | `abc$` | the title, name or URI ends with `abc` |
 //! | `^abc$` | the title, name or URI is exactly `abc` |
 //! | `!abc`, `!'abc` | no field contains `abc` (title, name, URI, server name, description) |
 //! | `!^abc`, `!abc$`, `!^abc$` | no title, name or URI starts with / ends with / is `abc` |
+//!
+//! A fuzzy term's letters do not scatter over a URI's `scheme://authority` (`/order` would match
+//! any `…://…/…errors`): there it holds only as a run, unless it names a scheme (holds a `:`).
 //!
 //! Smart case per term: a term with an upper-case letter matches case exactly, any other term
 //! ignores case; accents are ignored unless the term has one.
@@ -59,6 +62,11 @@ struct Term {
     anchor: Option<(Atom, usize)>,
     /// The needle as text (escapes resolved), for the skim engine.
     needle: String,
+    /// The needle holds a `:`: a fuzzy term that may match across a URI's scheme and
+    /// authority (`https:gh`).
+    names_scheme: bool,
+    /// The needle's length in characters.
+    chars: usize,
 }
 
 /// A parsed query.
@@ -96,6 +104,8 @@ impl Query {
                     negative,
                     run,
                     anchor,
+                    names_scheme: needle.contains(':'),
+                    chars: needle.chars().count(),
                     needle,
                 }
             })
@@ -136,6 +146,26 @@ fn skim_match(
             Some(clamp(score))
         }
     }
+}
+
+/// The byte length of `uri`'s `scheme://authority` (0 when it has no `scheme://`): where its
+/// path starts. Reads only the prefix, so it costs nothing per item worth counting.
+pub(crate) fn authority_end(uri: &str) -> usize {
+    let bytes = uri.as_bytes();
+    let scheme = bytes
+        .iter()
+        .position(|&b| !(b.is_ascii_alphanumeric() || b"+-.".contains(&b)));
+    let Some(colon) = scheme.filter(|&n| n > 0 && bytes[0].is_ascii_alphabetic()) else {
+        return 0;
+    };
+    if !bytes[colon..].starts_with(b"://") {
+        return 0;
+    }
+    let authority = colon + 3;
+    bytes[authority..]
+        .iter()
+        .position(|&b| matches!(b, b'/' | b'?' | b'#'))
+        .map_or(bytes.len(), |n| authority + n)
 }
 
 /// What a server's name does for each term of a query: computed once per server, not per
@@ -194,14 +224,15 @@ impl Scorer {
             return None;
         }
         let term = &self.query.terms[t];
+        if term.atom.kind == AtomKind::Fuzzy && field.is_primary() {
+            return if field == Field::Uri && !term.names_scheme {
+                self.fuzzy_uri(t, text, indices)
+            } else {
+                self.fuzzy(t, text, indices)
+            };
+        }
         let haystack = Utf32Str::new(text, &mut self.buf);
         let (atom, haystack, shift) = match (term.atom.kind, field.is_primary()) {
-            (AtomKind::Fuzzy, true) => {
-                if let Some(skim) = &self.skim {
-                    return skim_match(skim, text, &term.needle, indices);
-                }
-                (&term.atom, haystack, 0)
-            }
             (AtomKind::Fuzzy, false) => (term.run.as_ref()?, haystack, 0),
             (AtomKind::Substring, _) => (&term.atom, haystack, 0),
             (_, false) => return None,
@@ -231,6 +262,62 @@ impl Scorer {
                 out[from..].iter_mut().for_each(|i| *i += shift);
                 Some(score)
             }
+        }
+    }
+
+    /// Term `t` (fuzzy) fuzzily in `text`, by the chosen engine.
+    fn fuzzy(&mut self, t: usize, text: &str, indices: Option<&mut Vec<u32>>) -> Option<u16> {
+        if text.is_empty() {
+            return None;
+        }
+        let term = &self.query.terms[t];
+        if let Some(skim) = &self.skim {
+            return skim_match(skim, text, &term.needle, indices);
+        }
+        let haystack = Utf32Str::new(text, &mut self.buf);
+        match indices {
+            None => term.atom.score(haystack, &mut self.matcher),
+            Some(out) => term.atom.indices(haystack, &mut self.matcher, out),
+        }
+    }
+
+    /// Term `t` (fuzzy) in a URI. Its `scheme://authority` is not where the term's letters
+    /// may scatter (`/order` matched `…://…/audit_errors` through the `/` and `r` of `://`
+    /// and the authority): the term holds fuzzily in the path, or as one run that starts in
+    /// the scheme or authority (`github.com/x`). A term that names a scheme (holds a `:`)
+    /// stays fuzzy over the whole URI.
+    fn fuzzy_uri(&mut self, t: usize, uri: &str, indices: Option<&mut Vec<u32>>) -> Option<u16> {
+        let split = authority_end(uri);
+        if split == 0 {
+            return self.fuzzy(t, uri, indices);
+        }
+        let (head, path) = uri.split_at(split);
+        // A run that starts in the head ends within the needle's length past it.
+        let past = self.query.terms[t].chars.saturating_sub(1);
+        let reach = path
+            .char_indices()
+            .nth(past)
+            .map_or(uri.len(), |(i, _)| split + i);
+        let Some(out) = indices else {
+            let in_path = self.fuzzy(t, path, None);
+            return in_path.max(self.run(t, &uri[..reach], None));
+        };
+        let from = out.len();
+        if let Some(score) = self.fuzzy(t, path, Some(out)) {
+            let shift = head.chars().count() as u32;
+            out[from..].iter_mut().for_each(|i| *i += shift);
+            return Some(score);
+        }
+        self.run(t, &uri[..reach], Some(out))
+    }
+
+    /// Term `t` (fuzzy) as one run of its letters in `text`.
+    fn run(&mut self, t: usize, text: &str, indices: Option<&mut Vec<u32>>) -> Option<u16> {
+        let run = self.query.terms[t].run.as_ref()?;
+        let haystack = Utf32Str::new(text, &mut self.buf);
+        match indices {
+            None => run.score(haystack, &mut self.matcher),
+            Some(out) => run.indices(haystack, &mut self.matcher, out),
         }
     }
 
@@ -387,7 +474,7 @@ mod tests {
         assert!(score("text", "s", &described).is_some());
         let named = item("x://b", "text.md", None, None);
         assert!(score("text", "s", &named) > score("text", "s", &described));
-        let scattered = item("x://t/e/x/t", "q", None, None);
+        let scattered = item("x://h/t/e/x/t", "q", None, None);
         assert!(
             score("text", "s", &scattered) > score("text", "s", &described),
             "even a weak match in a URI ranks above a description"

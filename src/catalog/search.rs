@@ -27,7 +27,8 @@ impl MatcherKind {
     /// last term (a fuzzy term, a substring, a prefix: each only gets stricter).
     ///
     /// Only for nucleo: skim's scoring is not monotone (the property tests found an item that
-    /// matches `ss/` but not `ss`), so its searches always re-scan.
+    /// matches `ss/` but not `ss`), so its searches always re-scan. Nor is a term's first `:`
+    /// (it lets the term scatter over a URI's scheme and authority).
     pub fn narrows(self, old: &str, new: &str) -> bool {
         if self == MatcherKind::Skim {
             return false;
@@ -35,6 +36,10 @@ impl MatcherKind {
         let Some(added) = new.strip_prefix(old) else {
             return false;
         };
+        let last = old.rsplit(char::is_whitespace).next().unwrap_or(old);
+        if added.contains(':') && !last.contains(':') {
+            return false;
+        }
         !old.is_empty()
             && !old.contains(['!', '\\'])
             && added
@@ -331,6 +336,48 @@ mod tests {
     }
 
     #[test]
+    fn fuzzy_letters_do_not_scatter_over_scheme_and_authority() {
+        let cat = catalogue(&[
+            "scheme://records/audit_errors",
+            "scheme://records/orders",
+            "https://github.com/acme/widgets",
+        ]);
+        let snap = cat.snapshot();
+        for kind in [MatcherKind::Nucleo, MatcherKind::Skim] {
+            let search = Search { kind, threads: 2 };
+            let uris = |q: &str| {
+                let hits = search.find(&snap, q);
+                hits.iter()
+                    .map(|m| cat.get(m.id).unwrap().uri().to_string())
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(uris("/order"), ["scheme://records/orders"], "{kind:?}");
+            assert_eq!(uris("github"), ["https://github.com/acme/widgets"]);
+            assert_eq!(uris("hub.com/acme"), ["https://github.com/acme/widgets"]);
+            assert_eq!(uris("acwid"), ["https://github.com/acme/widgets"]);
+            assert_eq!(uris("https:wid"), ["https://github.com/acme/widgets"]);
+            assert!(
+                uris("ghwid").is_empty(),
+                "{kind:?}: letters across the authority"
+            );
+        }
+        let item = cat
+            .get(ItemId {
+                server: 0,
+                index: 1,
+            })
+            .unwrap();
+        let h = Search::default().highlight_fields("/order", item);
+        assert_eq!(
+            h.uri,
+            [16, 17, 18, 19, 20, 21],
+            "the path's letters, shifted"
+        );
+        let h = Search::default().highlight_fields("records", item);
+        assert_eq!(h.uri, [9, 10, 11, 12, 13, 14, 15], "a run in the authority");
+    }
+
+    #[test]
     fn cancelled_search_yields_nothing() {
         let cat = catalogue(&["x://a", "x://b"]);
         let search = Search::default();
@@ -349,6 +396,8 @@ mod tests {
         assert!(!k.narrows("ma", "m"));
         assert!(!k.narrows("ma !x", "ma !xy"));
         assert!(!k.narrows("ma", "ma !"));
+        assert!(!k.narrows("ab", "ab:"), "a scheme named: wider");
+        assert!(k.narrows("ab:", "ab:/"));
         assert!(
             !k.narrows("ma ", "ma b"),
             "a new word starts: still a subset, but keep it simple"

@@ -87,7 +87,8 @@ pub fn run(args: ServersArgs) -> Exit {
             .and_then(|()| writeln!(out))
             .and_then(|()| out.flush())
     } else {
-        print_table(&list, &places)
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        print_table(&mut out, &list, &places).and_then(|()| out.flush())
     };
     if let Err(e) = written
         && e.kind() != std::io::ErrorKind::BrokenPipe
@@ -226,8 +227,8 @@ fn short_path(path: &Path, places: &Places) -> String {
     path.display().to_string()
 }
 
-fn print_table(list: &ServerList, places: &Places) -> std::io::Result<()> {
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+fn print_table(out: &mut impl Write, list: &ServerList, places: &Places) -> std::io::Result<()> {
+    unparsed_first(out, list)?;
     let origin = |d: &DefinitionEntry| {
         format!(
             "{}  {}",
@@ -354,7 +355,30 @@ fn print_table(list: &ServerList, places: &Places) -> std::io::Result<()> {
             )?;
         }
     }
-    out.flush()
+    Ok(())
+}
+
+/// Files that could not be read or parsed, said before the table: without them the table
+/// lacks servers (or says none are defined) and the reason would come last, after it.
+fn unparsed_first(out: &mut impl Write, list: &ServerList) -> std::io::Result<()> {
+    let mut errors: Vec<&str> = Vec::new();
+    for error in list.sources.iter().filter_map(|s| s.error.as_deref()) {
+        if !errors.contains(&error) {
+            errors.push(error);
+        }
+    }
+    if errors.is_empty() {
+        return Ok(());
+    }
+    let files = crate::units::count(errors.len() as u64, "config file", "config files");
+    writeln!(
+        out,
+        "warning: {files} could not be read; servers defined there are not listed:"
+    )?;
+    for error in errors {
+        writeln!(out, "  {}", sanitize::line(error, 1000))?;
+    }
+    writeln!(out)
 }
 
 fn scope_name(scope: Scope) -> &'static str {
@@ -363,5 +387,44 @@ fn scope_name(scope: Scope) -> &'static str {
         Scope::Project => "project",
         Scope::User => "user",
         Scope::Host => "host",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unparsable_files_are_said_before_the_table() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("project");
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::write(project.join("mcpick.toml"), "[servers.a\ncommand = \"x\"\n").unwrap();
+        std::fs::write(
+            project.join(".mcp.json"),
+            r#"{"mcpServers": {"b": {"command": "y"}}}"#,
+        )
+        .unwrap();
+        let places = Places::linux_like(&project, dir.path().join("home"));
+        let config = config::load_at(&places, None);
+        let mut out = Vec::new();
+        print_table(&mut out, &ServerList::new(&config), &places).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        let mut lines = out.lines();
+        assert_eq!(
+            lines.next(),
+            Some("warning: 1 config file could not be read; servers defined there are not listed:"),
+            "{out}"
+        );
+        let error = lines.next().unwrap();
+        let toml = project.join("mcpick.toml");
+        assert!(
+            error.starts_with(&format!("  {}:1:", toml.display())),
+            "{out}"
+        );
+        assert!(
+            out.find("NAME").unwrap() > out.find(error).unwrap(),
+            "{out}"
+        );
     }
 }

@@ -428,30 +428,10 @@ fn parse_text(text: &str, path: &Path, format: &Format) -> Result<Value, String>
     let shown = path.display();
     if format.is_toml() {
         return toml::from_str::<toml::Table>(text)
-            .map_err(|e| {
-                let at = e
-                    .span()
-                    .map(|span| {
-                        let (line, column) = line_column(text, span.start);
-                        format!(" at line {line} column {column}")
-                    })
-                    .unwrap_or_default();
-                format!(
-                    "{shown}: not valid TOML{at}: {}",
-                    e.message().trim_end_matches('\n')
-                )
-            })
+            .map_err(|e| hosts::doc::toml_error(text, e.span(), e.message()).at(&shown.to_string()))
             .and_then(|table| serde_json::to_value(table).map_err(|e| format!("{shown}: {e}")));
     }
     // The other host files are JSON; VS Code's and Zed's allow comments and trailing commas
     // (JSONC), which the host reader blanks out in place, so line and column stay right.
     hosts::json::parse(text).map_err(|e| format!("{shown}: not valid JSON: {e}"))
-}
-
-/// 1-based line and column (in characters) of a byte offset.
-fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
-    (line, column)
 }

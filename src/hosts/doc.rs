@@ -10,6 +10,65 @@ use toml_edit::{DocumentMut, Item, Table};
 
 use super::FileFormat;
 
+/// A TOML parse error by position: the parser's message without the file's text (its own
+/// `Display` quotes the offending line, which may hold a secret).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TomlError {
+    /// 1-based line and column (in characters), when the parser knows where.
+    pub at: Option<(usize, usize)>,
+    pub what: String,
+}
+
+/// [`TomlError`] from a parser's span and message over `text`.
+pub fn toml_error(text: &str, span: Option<std::ops::Range<usize>>, message: &str) -> TomlError {
+    // The message is the parser's own words, but it may quote a key or a value: one line,
+    // no control characters.
+    let what = message
+        .split('\n')
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ");
+    TomlError {
+        at: span.map(|s| line_column(text, s.start)),
+        what: crate::sanitize::line(&what, 200),
+    }
+}
+
+impl TomlError {
+    /// `FILE:LINE:COLUMN: not valid TOML: what`, the form editors and terminals jump to.
+    pub fn at(&self, file: &str) -> String {
+        match self.at {
+            Some((line, column)) => {
+                format!("{file}:{line}:{column}: not valid TOML: {}", self.what)
+            }
+            None => format!("{file}: not valid TOML: {}", self.what),
+        }
+    }
+}
+
+impl std::fmt::Display for TomlError {
+    /// For a caller that names the file before it: `not valid TOML at line L column C: what`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.at {
+            Some((line, column)) => write!(
+                f,
+                "not valid TOML at line {line} column {column}: {}",
+                self.what
+            ),
+            None => write!(f, "not valid TOML: {}", self.what),
+        }
+    }
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = text.get(..offset.min(text.len())).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+    (line, column)
+}
+
 /// An editable host file.
 pub enum Doc {
     Json(CstRootNode),
@@ -35,7 +94,7 @@ impl Doc {
             FileFormat::Toml => text
                 .parse::<DocumentMut>()
                 .map(Doc::Toml)
-                .map_err(|e| format!("not valid TOML: {}", e.message().trim_end())),
+                .map_err(|e| toml_error(text, e.span(), e.message()).to_string()),
         }
     }
 
@@ -250,5 +309,29 @@ fn toml_plain(value: &Value) -> toml_edit::Value {
             }
             toml_edit::Value::InlineTable(t)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn toml_errors_say_where_without_quoting_the_file() {
+        let text = "[mcp_servers.db]\nargs = [\"postgres://u:sekrit@h/db\"\n";
+        let Err(err) = Doc::parse(FileFormat::Toml, text) else {
+            panic!("parsed");
+        };
+        assert!(err.starts_with("not valid TOML at line "), "{err}");
+        assert!(!err.contains("sekrit") && !err.contains('\n'), "{err}");
+        let e = toml_error("a\nbé = ", Some(6..6), "expected a value\n");
+        assert_eq!(
+            e.at("f.toml"),
+            "f.toml:2:4: not valid TOML: expected a value"
+        );
+        assert_eq!(
+            toml_error("", None, "x").at("f.toml"),
+            "f.toml: not valid TOML: x"
+        );
     }
 }

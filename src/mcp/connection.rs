@@ -495,7 +495,13 @@ impl Connection {
                     },
                     _ => McpError::from_service(method, error).scrubbed(&self.secrets),
                 };
-                self.log.push(LogSource::Client, &error.to_string());
+                if error.is_optional_missing() {
+                    // Not offering an optional method is no fault: a note, not "last error".
+                    let note = format!("the server does not offer {method} (it answered -32601)");
+                    self.log.push(LogSource::Note, &note);
+                } else {
+                    self.log.push(LogSource::Client, &error.to_string());
+                }
                 Err(error)
             }
             Err(_) => {
@@ -749,21 +755,66 @@ fn capture_stderr(
     })
 }
 
+/// `reason`, with the server's last stderr lines, led by the line among the last
+/// [`ERROR_LINE_SEARCH`] that states the error (a Node stack's tail is only frames: the
+/// `Error: …` line is above them).
 fn with_stderr_tail(reason: String, log: &ServerLog) -> String {
     let tail = log.tail(LogSource::Stderr, 5);
     if tail.is_empty() {
-        reason
-    } else {
-        format!(
-            "{reason}\n  server stderr (last lines):\n    {}",
-            tail.join("\n    ")
-        )
+        return reason;
+    }
+    let tail = tail.join("\n    ");
+    match log.error_line(ERROR_LINE_SEARCH) {
+        Some(error) => {
+            format!("{reason}\n  server error: {error}\n  server stderr (last lines):\n    {tail}")
+        }
+        None => format!("{reason}\n  server stderr (last lines):\n    {tail}"),
     }
 }
+
+/// Stderr lines searched for the one that states the error: a deep stack trace fits.
+const ERROR_LINE_SEARCH: usize = 60;
 
 #[cfg(test)]
 mod tests {
     use super::login_argument;
+    use super::{LogSource, ServerLog, with_stderr_tail};
+
+    #[test]
+    fn a_stack_trace_is_quoted_by_its_error_line_first() {
+        let log = ServerLog::new(100);
+        for line in [
+            "/srv/index.js:3",
+            "    throw new Error('DATABASE_URL is not set');",
+            "Error: DATABASE_URL is not set",
+            "    at Object.<anonymous> (/srv/index.js:3:11)",
+            "    at Module._compile (node:internal/modules/cjs/loader:1554:14)",
+            "    at Module.load (node:internal/modules/cjs/loader:1289:32)",
+            "",
+            "Node.js v22.14.0",
+        ] {
+            log.push(LogSource::Stderr, line);
+        }
+        let text = with_stderr_tail("it exited".into(), &log);
+        let mut lines = text.lines();
+        assert_eq!(lines.next(), Some("it exited"));
+        assert_eq!(
+            lines.next(),
+            Some("  server error: Error: DATABASE_URL is not set"),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("Node.js v22.14.0"),
+            "the tail as before: {text}"
+        );
+
+        let plain = ServerLog::new(10);
+        plain.push(LogSource::Stderr, "listening failed");
+        assert_eq!(
+            with_stderr_tail("it exited".into(), &plain),
+            "it exited\n  server stderr (last lines):\n    listening failed"
+        );
+    }
 
     #[test]
     fn login_names_a_defined_server_and_an_ad_hoc_one_by_url() {

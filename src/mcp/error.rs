@@ -87,7 +87,18 @@ pub enum McpError {
     NeedsLogin { login: String },
 }
 
+/// Methods a server may leave out with nothing wrong: "method not found" from one of them
+/// means the server does not offer it.
+const OPTIONAL_METHODS: &[&str] = &["resources/templates/list"];
+
 impl McpError {
+    /// "Method not found" (-32601) for a method a server may leave out
+    /// (`resources/templates/list`): a note about the server, never its "last error".
+    pub fn is_optional_missing(&self) -> bool {
+        matches!(self, McpError::Server { method, code: METHOD_NOT_FOUND, .. }
+            if OPTIONAL_METHODS.contains(method))
+    }
+
     /// Maps an rmcp request error, naming the request it belongs to.
     pub(crate) fn from_service(method: &'static str, error: ServiceError) -> Self {
         match error {
@@ -284,6 +295,15 @@ mod tests {
         assert!(NotFound::classify(0, "File does not exist", None, false).is_some());
         assert!(NotFound::classify(-32603, "Internal error", None, true).is_none());
         assert!(NotFound::classify(-32601, "Method not found", None, true).is_none());
+        let missing = |method, code| McpError::Server {
+            method,
+            code,
+            message: "Method not found".into(),
+            data: None,
+        };
+        assert!(missing("resources/templates/list", METHOD_NOT_FOUND).is_optional_missing());
+        assert!(!missing("resources/templates/list", -32603).is_optional_missing());
+        assert!(!missing("resources/list", METHOD_NOT_FOUND).is_optional_missing());
     }
 
     #[test]

@@ -142,6 +142,20 @@ impl ServerLog {
         ring.entries.iter().cloned().collect()
     }
 
+    /// The newest of the last `n` stderr lines that states an error (see [`is_error_line`]):
+    /// a dying server's stack trace ends in frames (Node) or wraps the error in context, and
+    /// the line that says what went wrong is worth more than the tail.
+    pub fn error_line(&self, n: usize) -> Option<String> {
+        let ring = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        ring.entries
+            .iter()
+            .rev()
+            .filter(|e| e.source == LogSource::Stderr)
+            .take(n)
+            .find(|e| is_error_line(&e.text))
+            .map(|e| e.text.clone())
+    }
+
     /// The last `n` lines of one source, oldest first (for error messages).
     pub fn tail(&self, source: LogSource, n: usize) -> Vec<String> {
         let ring = self.inner.lock().unwrap_or_else(|e| e.into_inner());
@@ -158,9 +172,58 @@ impl ServerLog {
     }
 }
 
+/// Whether a stderr line states an error, the way runtimes print one at the start of a line:
+/// `RuntimeError: …`, `psycopg2.OperationalError: …`, Node's `Error: …` and
+/// `TypeError [ERR_X]: …`, Java's `Exception in thread "main" …: …`, Rust's `error: …`.
+/// Indented lines (stack frames, the source line that threw) never are.
+pub fn is_error_line(line: &str) -> bool {
+    let head = line
+        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+        .unwrap_or(line.len());
+    let (name, rest) = line.split_at(head);
+    let named = name.ends_with("Error") || name.ends_with("Exception");
+    (named && rest.contains(':')) || line.starts_with("error:") || line.starts_with("error[")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn picks_the_line_that_states_the_error() {
+        for yes in [
+            "Error: DATABASE_URL is not set",
+            "RuntimeError: no config",
+            "psycopg2.OperationalError: connection refused",
+            "TypeError [ERR_INVALID_ARG_TYPE]: The \"path\" argument must be a string",
+            "Exception in thread \"main\" java.lang.IllegalStateException: boom",
+            "error: unexpected argument '--x' found",
+        ] {
+            assert!(is_error_line(yes), "{yes}");
+        }
+        for no in [
+            "    at Object.<anonymous> (/srv/index.js:3:9)",
+            "    raise RuntimeError(\"no config\")",
+            "Traceback (most recent call last):",
+            "ErrorHandler: installed",
+            "Error handling is on",
+            "Node.js v20.11.0",
+            "",
+        ] {
+            assert!(!is_error_line(no), "{no}");
+        }
+        let log = ServerLog::new(100);
+        log.push(LogSource::Stderr, "Error: old trouble");
+        log.push(LogSource::Stderr, "Error: DATABASE_URL is not set");
+        log.push(LogSource::Stderr, "    at main (/srv/index.js:3:9)");
+        log.push(LogSource::Client, "Error: not the server's");
+        log.push(LogSource::Stderr, "Node.js v20.11.0");
+        assert_eq!(
+            log.error_line(40).as_deref(),
+            Some("Error: DATABASE_URL is not set")
+        );
+        assert_eq!(log.error_line(2), None, "only the last lines are searched");
+    }
 
     #[test]
     fn keeps_the_newest_lines_within_capacity() {

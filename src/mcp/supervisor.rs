@@ -270,6 +270,9 @@ impl Supervisor {
                 .await;
             listed.failed = match outcome {
                 Ok(_) => None,
+                // A server that does not offer templates has none: noted in its log
+                // by the request, not a failure.
+                Err(e) if e.is_optional_missing() => None,
                 Err(e) => Some(connection.explain_gone(&e).await),
             };
             send(Event::Templates(listed));
@@ -415,6 +418,57 @@ mod tests {
         );
         assert_eq!(rest_after(Duration::from_secs(2)), Duration::from_secs(2));
         assert_eq!(rest_after(Duration::from_secs(60)), REST_MAX);
+    }
+
+    /// A server that answers `resources/templates/list` with "method not found" has no
+    /// templates: no failure, nothing in the log that reads as its last error, a note.
+    #[tokio::test]
+    async fn templates_not_offered_are_a_note_not_an_error() {
+        let script = r#"
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m or "method" not in m:
+        continue
+    if m["method"] == "initialize":
+        r = {"result": {"protocolVersion": m["params"]["protocolVersion"],
+             "capabilities": {"resources": {}}, "serverInfo": {"name": "t", "version": "1"}}}
+    elif m["method"] == "resources/list":
+        r = {"result": {"resources": [{"uri": "x://a", "name": "a"}]}}
+    else:
+        r = {"error": {"code": -32601, "message": "Method not found"}}
+    r.update(jsonrpc="2.0", id=m["id"])
+    print(json.dumps(r), flush=True)
+"#;
+        let mut s = supervisor(TransportSpec::Stdio {
+            command: "python3".into(),
+            args: vec!["-c".into(), script.into()],
+            env: Default::default(),
+            cwd: None,
+        });
+        s.templates = true;
+        s.retry = false;
+        s.log = ServerLog::new(100);
+        let log = s.log.clone();
+        let mut followed = s.spawn();
+        let listed = loop {
+            match next(&mut followed).await.1 {
+                Event::Templates(listed) => break listed,
+                Event::Ended { reason, .. } => panic!("ended: {reason}"),
+                _ => {}
+            }
+        };
+        assert!(listed.templates.is_empty());
+        assert_eq!(listed.failed, None);
+        let entries = log.entries();
+        let about = |source| {
+            entries
+                .iter()
+                .filter(|e| e.source == source && e.text.contains("resources/templates/list"))
+                .count()
+        };
+        assert_eq!(about(LogSource::Client), 0, "{entries:?}");
+        assert_eq!(about(LogSource::Note), 1, "{entries:?}");
     }
 
     /// A stdio server that cannot start stays failed: one end, no retry, even when retrying
