@@ -289,6 +289,20 @@ fn the_marked_examples_run_against_the_demo() {
     // The tour ends with a real hand-off: the host's file names the set.
     let mcp = std::fs::read_to_string(project.join(".mcp.json")).expect("install wrote .mcp.json");
     assert!(mcp.contains("\"serve\""), "{mcp}");
+    // And it keeps to its own budget: what it pins fits, and the cut line it promises is there.
+    let args = ["preview", "--format", "json"].map(String::from);
+    let out = run(&bin, &args, &project, &home, &path);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("preview JSON");
+    assert_eq!(
+        doc["pinsOverBudget"], false,
+        "the tour's pins exceed its budget"
+    );
+    assert!(
+        doc["leftOut"]
+            .as_array()
+            .is_some_and(|l| l.iter().any(|l| l["reason"] == "over budget")),
+        "the tour shows no cut line"
+    );
 }
 
 fn run(bin: &Path, args: &[String], cwd: &Path, home: &Path, path: &str) -> std::process::Output {

@@ -523,10 +523,9 @@ where
         };
         // Only a URI another server lists too has an owner (a URI looked at is a cache
         // miss: most are never looked at).
-        let alias = (!owners.is_empty())
-            .then(|| owners.get(c.uri()).filter(|&&owner| owner != c.server))
-            .flatten()
-            .map(|_| alias(c.server, c.uri()));
+        let alias = (in_alias_form(c.uri())
+            || (!owners.is_empty() && owners.get(c.uri()).is_some_and(|&owner| owner != c.server)))
+        .then(|| alias(c.server, c.uri()));
         let aliased = alias.is_some();
         if served.push(Entry::new(c, pinned, listed, alias)) && aliased {
             served.aliased += 1;
@@ -581,7 +580,7 @@ where
     let mut put_in = std::collections::HashSet::new();
     for &(index, pinned) in &chosen[start..chosen.len() - same_end] {
         let c = &candidates[index as usize];
-        if (inputs.shared)(c) {
+        if (inputs.shared)(c) || in_alias_form(c.uri()) {
             return None;
         }
         let Some(listed) = (inputs.raw)(c) else {
@@ -647,7 +646,7 @@ pub fn published_uris<'a>(items: impl Iterator<Item = (&'a str, &'a str)> + Clon
     let owners = owners(items.clone());
     items
         .map(|(server, uri)| {
-            if owners[uri] == server {
+            if owners[uri] == server && !in_alias_form(uri) {
                 uri.to_string()
             } else {
                 alias(server, uri)
@@ -669,7 +668,15 @@ fn owners<'a>(items: impl Iterator<Item = (&'a str, &'a str)>) -> HashMap<&'a st
     owner
 }
 
-/// `mcpick://SERVER/URI` for the second and later copies of a URI.
+/// True when a server's own URI looks like an [`alias`]: it is published under an alias of
+/// its own, so it can never shadow the alias of another server's copy of a shared URI.
+fn in_alias_form(uri: &str) -> bool {
+    uri.strip_prefix(ALIAS_SCHEME)
+        .is_some_and(|rest| rest.starts_with("://"))
+}
+
+/// `mcpick://SERVER/URI` for the second and later copies of a URI (and for a server's URI
+/// that is itself in that form).
 pub fn alias(server: &str, uri: &str) -> String {
     let mut out = format!("{ALIAS_SCHEME}://");
     for b in server.bytes() {
@@ -858,6 +865,33 @@ mod tests {
         assert_eq!(served.published_uri("a", "x://2"), Some("x://2"));
         assert_eq!(served.published_uri("b", "x://2"), None);
         assert_eq!(served.published_uri("c", "x://1"), None);
+        assert_indexed(&served);
+    }
+
+    /// A server that publishes a URI in alias form, ranked first, cannot take the alias of
+    /// another server's copy of a shared URI: its own is aliased in turn.
+    #[test]
+    fn a_uri_in_alias_form_cannot_shadow_an_alias() {
+        let world = World::new(&[
+            ("c", &["mcpick://b/x://1"]),
+            ("a", &["x://1"]),
+            ("b", &["x://1"]),
+        ]);
+        let cands = world.candidates();
+        let p = preview(
+            vec![included(0, false), included(1, false), included(2, false)],
+            vec![],
+        );
+        let served = build(&p, world.inputs(&cands), Expose::Included);
+        assert_eq!(
+            uris(&served),
+            ["mcpick://c/mcpick://b/x://1", "x://1", "mcpick://b/x://1"]
+        );
+        assert_eq!(served.get("mcpick://b/x://1").unwrap().server(), "b");
+        assert_eq!(
+            served.published_uri("c", "mcpick://b/x://1"),
+            Some("mcpick://c/mcpick://b/x://1")
+        );
         assert_indexed(&served);
     }
 
@@ -1153,5 +1187,12 @@ mod tests {
     #[test]
     fn alias_encodes_the_server_name() {
         assert_eq!(alias("my docs", "a://b"), "mcpick://my%20docs/a://b");
+        // A server's own URI in alias form cannot take the alias of another's copy.
+        let items = [("a", "x://1"), ("c", "mcpick://b/x://1"), ("b", "x://1")];
+        let published = published_uris(items.iter().copied());
+        assert_eq!(
+            published,
+            ["x://1", "mcpick://c/mcpick://b/x://1", "mcpick://b/x://1"]
+        );
     }
 }

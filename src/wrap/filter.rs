@@ -138,7 +138,10 @@ impl Filter {
 
     /// Which listed URIs the host is given, in listing order.
     fn published(&self) -> Vec<bool> {
-        self.order.iter().map(|u| self.allows(u)).collect()
+        self.order
+            .iter()
+            .map(|u| self.allows_as_listed(u))
+            .collect()
     }
 
     /// `--expose included`: ranks everything listed so far under the set's budget, with
@@ -195,8 +198,23 @@ impl Filter {
         }
     }
 
-    /// True when the host may have the resource `uri`.
+    /// True when the host may have the resource `uri`: the set allows it as written, and
+    /// excludes none of the forms the upstream may resolve it to ([`resolved_forms`]: the
+    /// case of scheme and host, percent-encoding, dot segments, a query, a fragment, a
+    /// trailing slash), so `FILE:///p/%73ecret` cannot reach an excluded `file:///p/secret`.
     fn allows(&self, uri: &str) -> bool {
+        self.allows_as_listed(uri)
+            && resolved_forms(uri).iter().all(|form| {
+                self.set
+                    .marks
+                    .effective(&self.server, form)
+                    .is_none_or(|e| e.mark != crate::context::Mark::Exclude)
+            })
+    }
+
+    /// True when the set allows the resource `uri` exactly as written: what a listing
+    /// keeps (a listed URI is what the person marked).
+    fn allows_as_listed(&self, uri: &str) -> bool {
         if self.expose == Expose::Included && self.listed.contains_key(uri) {
             return self.included.contains(uri);
         }
@@ -228,6 +246,11 @@ impl Filter {
         let Ok(message) = serde_json::from_slice::<Value>(line) else {
             return FromHost::Forward; // the upstream answers what it cannot parse
         };
+        // A JSON-RPC batch (legacy eras allow them) would carry its requests past the
+        // filter, which decides one message at a time: each request in it is refused.
+        if let Value::Array(batch) = &message {
+            return FromHost::Answer(batch_refused(batch));
+        }
         if message
             .pointer("/params/_meta")
             .and_then(|m| m.get(MODERN_VERSION_KEY))
@@ -357,7 +380,7 @@ impl Filter {
                 resources.retain(|r| {
                     r.get("uri")
                         .and_then(Value::as_str)
-                        .is_some_and(|uri| self.allows(uri))
+                        .is_some_and(|uri| self.allows_as_listed(uri))
                 });
                 if resources.len() == n {
                     return FromUpstream::Forward;
@@ -441,6 +464,95 @@ fn annotated(item: &Value) -> Annotated {
     }
 }
 
+/// The errors answering a batch that concerns resources: one per request in it (a batch of
+/// notifications only gets `[]`, which a client ignores).
+fn batch_refused(batch: &[Value]) -> Vec<u8> {
+    let errors: Vec<Value> = batch
+        .iter()
+        .filter_map(|m| m.get("id"))
+        .map(|id| {
+            json!({
+                "jsonrpc": "2.0",
+                "id": id,
+                "error": {
+                    "code": -32_600,
+                    "message": "a JSON-RPC batch that concerns resources is not passed on by mcpick's filter; send its requests one at a time",
+                },
+            })
+        })
+        .collect();
+    Value::Array(errors).to_string().into_bytes()
+}
+
+/// The forms an upstream may resolve `uri` to besides itself: scheme and host in lower
+/// case, every `%XX` decoded, dot segments removed (RFC 3986 5.2.4), without a query or a
+/// fragment, and without a trailing slash.
+fn resolved_forms(uri: &str) -> Vec<String> {
+    let cut = uri.find(['?', '#']).unwrap_or(uri.len());
+    let decoded = percent_decoded(&uri[..cut]);
+    let (scheme, rest) = match decoded.find(':') {
+        Some(at) => (decoded[..at].to_ascii_lowercase(), &decoded[at + 1..]),
+        None => (String::new(), decoded.as_str()),
+    };
+    let (authority, path) = match rest.strip_prefix("//") {
+        Some(after) => {
+            let end = after.find('/').unwrap_or(after.len());
+            (Some(after[..end].to_ascii_lowercase()), &after[end..])
+        }
+        None => (None, rest),
+    };
+    let mut segments: Vec<&str> = Vec::new();
+    for segment in path.split('/') {
+        match segment {
+            "." => {}
+            ".." => {
+                if segments.len() > 1 {
+                    segments.pop();
+                }
+            }
+            other => segments.push(other),
+        }
+    }
+    let path = segments.join("/");
+    let mut form = String::with_capacity(uri.len());
+    if !scheme.is_empty() {
+        form.push_str(&scheme);
+        form.push(':');
+    }
+    if let Some(authority) = authority {
+        form.push_str("//");
+        form.push_str(&authority);
+    }
+    form.push_str(&path);
+    let mut forms = vec![form.clone()];
+    let trimmed = form.trim_end_matches('/');
+    if trimmed.len() != form.len() && !trimmed.ends_with(':') && !trimmed.ends_with("//") {
+        forms.push(trimmed.to_string());
+    }
+    forms
+}
+
+/// `s` with every `%XX` decoded (invalid UTF-8 replaced): how a lenient upstream reads it.
+fn percent_decoded(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2]))
+        {
+            out.push((h * 16 + l) as u8);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 /// The era's "resource not found" error for request `id`.
 fn not_found(id: &Value, uri: &str, modern: bool) -> Vec<u8> {
     let code = if modern { -32_602 } else { -32_002 };
@@ -522,6 +634,48 @@ mod tests {
         assert_eq!(f.from_upstream(updated), FromUpstream::Drop);
         let updated = br#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"py://items/alpha/1"}}"#;
         assert_eq!(f.from_upstream(updated), FromUpstream::Forward);
+    }
+
+    /// A read of an excluded resource written in another form the upstream may resolve to
+    /// it is refused too; a batch is refused request by request.
+    #[test]
+    fn another_form_of_an_excluded_uri_and_a_batch_are_refused() {
+        let mut f = filter();
+        let read = |uri: &str| {
+            json!({"jsonrpc": "2.0", "id": 7, "method": "resources/read", "params": {"uri": uri}})
+                .to_string()
+        };
+        for form in [
+            "py://items/beta/1",
+            "PY://items/beta/1",
+            "py://ITEMS/beta/1",
+            "py://items/%62eta/1",
+            "py://items/alpha/../beta/1",
+            "py://items/./beta/1",
+            "py://items/beta/1#part",
+            "py://items/beta/1?x=1",
+            "py://items/beta/1/",
+        ] {
+            assert!(
+                matches!(f.from_host(read(form).as_bytes()), FromHost::Answer(_)),
+                "{form} reached the upstream"
+            );
+        }
+        assert_eq!(
+            f.from_host(read("py://items/alpha/1").as_bytes()),
+            FromHost::Forward
+        );
+        let batch = format!(
+            "[{},{}]",
+            read("py://items/alpha/1"),
+            read("py://items/beta/1")
+        );
+        let FromHost::Answer(reply) = f.from_host(batch.as_bytes()) else {
+            panic!("a batch reached the upstream")
+        };
+        let reply = text(reply);
+        assert_eq!(reply.as_array().map(Vec::len), Some(2), "{reply}");
+        assert_eq!(reply[0]["error"]["code"], -32600);
     }
 
     #[test]
