@@ -307,9 +307,13 @@ fn round(host: Host, scope: Scope, existing: Option<&str>, kept: &[&str], foreig
         existing.is_some() || !backup.exists(),
         "{name}: no backup of mcpick's own entry"
     );
-    // The backup keeps the very first original.
+    // The backup keeps the very first original, and goes once the file is that again: an
+    // uninstall leaves nothing of its install behind.
     if let Some(text) = existing {
-        assert_eq!(std::fs::read_to_string(&backup).unwrap(), text);
+        match read() {
+            Some(now) if now == text => assert!(!backup.exists(), "{name}: backup left behind"),
+            _ => assert_eq!(std::fs::read_to_string(&backup).unwrap(), text),
+        }
     }
 
     // --force replaces a foreign entry (and then it is ours).

@@ -212,6 +212,14 @@ pub fn commit(
         }
     }
     crate::fsio::write_atomic(&target, after.as_bytes())?;
+    // Taken back (an uninstall, an unwrap) to exactly what the backup holds: the backup
+    // `install` made has done its job, and would only be left behind.
+    if !backup {
+        let kept = backup_path(&target);
+        if read(&kept).ok().flatten().as_deref() == Some(after) {
+            let _ = std::fs::remove_file(&kept);
+        }
+    }
     Ok(made)
 }
 
