@@ -37,7 +37,7 @@ use std::process::ExitCode;
 pub use app::{App, Effect, Msg, ServerEvent, ServerSetup};
 
 use crate::cli::{ColorChoice, ServerArgs};
-use crate::config::select::{approve_recorded, choose_from, gate_system, load_config};
+use crate::config::select::{remember_recorded, choose_from, gate_system, load_config};
 use crate::context::{ContextSet, SetFile};
 use crate::mcp::ServerSpec;
 use crate::sanitize;
@@ -90,7 +90,7 @@ pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> Exi
     }
     // What the person gave on this command line is recorded in the set from now on: the
     // next run reads it from there, approved (see `config::trust`).
-    if let Err(e) = approve_recorded(&chosen, set.set_servers().folder) {
+    if let Err(e) = remember_recorded(&chosen, set.set_servers().folder) {
         warnings.push(e);
     }
     let selected: Vec<_> = chosen.into_iter().map(|c| c.selected).collect();
