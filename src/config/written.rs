@@ -192,7 +192,7 @@ fn not_kept(name: &str, field: &str, shown: &str) -> String {
         None => format!("`{}`", sanitize::line(shown, 200)),
     };
     format!(
-        "{what} was masked when the set was saved and its secret is not kept on this machine; write it in the set as `${{VAR}}` (e.g. `postgres://user:${{DB_PASSWORD}}@host/db`) with VAR set in the environment, or define `{name}` in a config file"
+        "{what} was masked when the set was saved and its secret is not kept on this machine: write it in the set as `${{VAR}}` with VAR set in the environment (e.g. `user:${{DB_PASSWORD}}@`), or define `{name}` in a config file"
     )
 }
 

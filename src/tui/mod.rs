@@ -93,6 +93,17 @@ pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> Exi
     if let Err(e) = remember_recorded(&chosen, set.set_servers().folder) {
         warnings.push(e);
     }
+    // Said on stderr now (read after the browser closes) and with the first save.
+    let mut kept_notes = Vec::new();
+    for c in chosen.iter().filter(|c| !c.masked.is_empty()) {
+        crate::commands::context::report_masked(c);
+        let name = sanitize::line(&c.selected.spec.name, 200);
+        kept_notes.push(if c.kept.is_empty() {
+            format!("`{name}` is recorded without its credentials")
+        } else {
+            crate::config::kept::kept_note(&name, &c.masked)
+        });
+    }
     let selected: Vec<_> = chosen.into_iter().map(|c| c.selected).collect();
     let (keymap, key_warnings) = Keymap::load(&config);
     warnings.extend(key_warnings);
@@ -127,6 +138,7 @@ pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> Exi
     let first = app.set_context(set, load_error);
     app.context.saving.path = Some(shown_path(&set_path));
     app.context.saving.file = Some(set_path.clone());
+    app.context.saving.secrets_note = (!kept_notes.is_empty()).then(|| kept_notes.join("; "));
 
     let (mut terminal, guard) = match term::init() {
         Ok(t) => t,
