@@ -329,7 +329,10 @@ fn a_password_in_a_typed_command_is_kept_for_its_user_and_out_of_the_set() {
         assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
         assert!(!outputs(&out).contains(HUNTER), "{}", outputs(&out));
         let said = stderr(&out);
-        assert!(said.contains("kept in your data folder, not in the set"), "{said}");
+        assert!(
+            said.contains("kept in your data folder, not in the set"),
+            "{said}"
+        );
         assert!(said.contains("${VAR}"), "{said}");
     }
     let set = std::fs::read_to_string(dir.join("mcpick.context.json")).unwrap();
@@ -348,7 +351,11 @@ fn a_password_in_a_typed_command_is_kept_for_its_user_and_out_of_the_set() {
     let out = mcpick_in(&dir, &data_env, &["preview", "--format", "json"]);
     assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     assert!(!outputs(&out).contains(HUNTER), "{}", outputs(&out));
-    assert!(stdout(&out).contains("demo://clock/now"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("demo://clock/now"),
+        "{}",
+        stdout(&out)
+    );
 
     // Another machine (another data folder): refused, said once for the server (not once
     // per mark), with the `${VAR}` form that works anywhere.
@@ -359,10 +366,18 @@ fn a_password_in_a_typed_command_is_kept_for_its_user_and_out_of_the_set() {
     let out = mcpick_in(&dir, &other_env, &["preview"]);
     assert_ne!(exit_code(&out), 0);
     let (said, seen) = (stderr(&out), stdout(&out));
-    assert_eq!(said.matches("not kept on this machine").count(), 1, "{said}");
+    assert_eq!(
+        said.matches("not kept on this machine").count(),
+        1,
+        "{said}"
+    );
     assert!(said.contains("${VAR}"), "{said}");
     assert_eq!(said.matches("unavailable").count(), 1, "{said}");
-    assert_eq!(seen.matches("not kept on this machine").count(), 1, "{seen}");
+    assert_eq!(
+        seen.matches("not kept on this machine").count(),
+        1,
+        "{seen}"
+    );
 }
 
 /// Bytes that must never reach a terminal raw: ESC and C1 controls (as UTF-8 and as raw

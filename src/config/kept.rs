@@ -55,7 +55,10 @@ pub fn fields(raw: &TransportSpec, written: &TransportSpec) -> Fields {
         written: &BTreeMap<String, String>,
     ) {
         for (name, value) in written {
-            if let Some(typed) = raw.get(name).filter(|t| *t != value && redact::is_masked(value)) {
+            if let Some(typed) = raw
+                .get(name)
+                .filter(|t| *t != value && redact::is_masked(value))
+            {
                 out.insert(format!("{what}.{name}"), typed.clone());
             }
         }
@@ -102,9 +105,10 @@ pub fn fields(raw: &TransportSpec, written: &TransportSpec) -> Fields {
 /// True when `written` holds a masked value (only then is the store read).
 pub fn holds_mask(written: &TransportSpec) -> bool {
     match written {
-        TransportSpec::Stdio { args, env, .. } => {
-            args.iter().chain(env.values()).any(|v| redact::is_masked(v))
-        }
+        TransportSpec::Stdio { args, env, .. } => args
+            .iter()
+            .chain(env.values())
+            .any(|v| redact::is_masked(v)),
         TransportSpec::Http { url, headers } | TransportSpec::Sse { url, headers } => {
             redact::is_masked(url) || headers.values().any(|v| redact::is_masked(v))
         }
@@ -273,6 +277,9 @@ mod tests {
         let store = Store::at(dir.path().join("secrets.json"));
         std::fs::write(store.path(), "hunter2 not json").unwrap();
         let error = store.load().unwrap_err();
-        assert!(error.contains("secrets.json") && !error.contains("hunter2"), "{error}");
+        assert!(
+            error.contains("secrets.json") && !error.contains("hunter2"),
+            "{error}"
+        );
     }
 }

@@ -21,8 +21,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::relative::{from_set_relative, to_set_relative};
 use super::kept::{self, Fields};
+use super::relative::{from_set_relative, to_set_relative};
 use super::trust::{Approvals, HOW_TO_APPROVE, Store};
 use super::written::{expand_written, masked_form, masked_parts, written_form};
 use super::{Config, Definition, Places};
@@ -103,7 +103,10 @@ impl Origin {
         match self {
             Origin::Yours => None,
             Origin::Project { file } => Some((project.to_path_buf(), file.display().to_string())),
-            Origin::Set => Some((set_project(project, set_folder), "the context set".to_string())),
+            Origin::Set => Some((
+                set_project(project, set_folder),
+                "the context set".to_string(),
+            )),
         }
     }
 }
@@ -611,10 +614,13 @@ pub fn remember_recorded(chosen: &[Chosen], set_folder: Option<&Path>) -> Result
         .iter()
         .filter(|c| c.selected.origin == Origin::Yours && c.selected.error.is_none())
         .collect();
+    // Every server is kept or forgotten: no short cut after the first change.
     let keep = |k: &mut kept::Kept| {
-        mine_recorded.iter().fold(false, |changed, c| {
-            k.keep(&folder, &c.selected.spec.name, &c.shown, c.kept.clone()) || changed
-        })
+        let mut changed = false;
+        for c in &mine_recorded {
+            changed |= k.keep(&folder, &c.selected.spec.name, &c.shown, c.kept.clone());
+        }
+        changed
     };
     match kept::Store::system() {
         // Read first: most runs have nothing to keep or forget, and write nothing.

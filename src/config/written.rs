@@ -125,21 +125,20 @@ pub fn expand_written(
         expand::expand(s, &vars, None)
     };
     // Env and header values are masked whole; older sets wrote `****` or a cut `ab…`.
-    let map = |what: &str,
-               m: &BTreeMap<String, String>|
-     -> Result<BTreeMap<String, String>, String> {
-        m.iter()
-            .map(|(k, v)| {
-                let field = format!("{what}.{k}");
-                let value = if v.contains('…') || v == "****" {
-                    masked(&field, v)?
-                } else {
-                    x(&field, v)?
-                };
-                Ok((k.clone(), value))
-            })
-            .collect()
-    };
+    let map =
+        |what: &str, m: &BTreeMap<String, String>| -> Result<BTreeMap<String, String>, String> {
+            m.iter()
+                .map(|(k, v)| {
+                    let field = format!("{what}.{k}");
+                    let value = if v.contains('…') || v == "****" {
+                        masked(&field, v)?
+                    } else {
+                        x(&field, v)?
+                    };
+                    Ok((k.clone(), value))
+                })
+                .collect()
+        };
     let transport = match written {
         TransportSpec::Stdio {
             command,

@@ -37,7 +37,7 @@ use std::process::ExitCode;
 pub use app::{App, Effect, Msg, ServerEvent, ServerSetup};
 
 use crate::cli::{ColorChoice, ServerArgs};
-use crate::config::select::{remember_recorded, choose_from, gate_system, load_config};
+use crate::config::select::{choose_from, gate_system, load_config, remember_recorded};
 use crate::context::{ContextSet, SetFile};
 use crate::mcp::ServerSpec;
 use crate::sanitize;
