@@ -195,6 +195,30 @@ fn not_kept(name: &str, field: &str, shown: &str) -> String {
     )
 }
 
+/// The environment variables a set's definition reads (`${VAR}`), each once, in order.
+pub fn variables(written: &TransportSpec) -> Vec<String> {
+    let texts: Vec<&str> = match written {
+        TransportSpec::Stdio {
+            command, args, env, ..
+        } => std::iter::once(command.as_str())
+            .chain(args.iter().map(String::as_str))
+            .chain(env.values().map(String::as_str))
+            .collect(),
+        TransportSpec::Http { url, headers } | TransportSpec::Sse { url, headers } => {
+            std::iter::once(url.as_str())
+                .chain(headers.values().map(String::as_str))
+                .collect()
+        }
+    };
+    let mut names: Vec<String> = Vec::new();
+    for name in texts.into_iter().flat_map(expand::variables) {
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names
+}
+
 /// Definitions with every kind of literal secret, for the tests of what a set records.
 #[cfg(test)]
 pub(crate) mod fixtures {
@@ -273,6 +297,23 @@ mod tests {
             panic!("stdio stays stdio")
         };
         assert_eq!(command, "srv");
+    }
+
+    #[test]
+    fn the_variables_a_definition_reads_are_named_once() {
+        let written = TransportSpec::Stdio {
+            command: "db".into(),
+            args: [
+                "postgres://u:${DB_PASSWORD}@h/${DB}",
+                "${env:DB_PASSWORD}",
+                "${X:-1}",
+            ]
+            .map(String::from)
+            .to_vec(),
+            env: [("T".to_string(), "Bearer ${TOKEN}".to_string())].into(),
+            cwd: None,
+        };
+        assert_eq!(variables(&written), ["DB_PASSWORD", "DB", "TOKEN"]);
     }
 
     #[test]
