@@ -47,10 +47,10 @@ pub async fn run(args: PreviewArgs) -> Exit {
     }
     for (server, marks) in servers {
         report(&format!(
-            "warning: server {} unavailable: {} mark{} left out ({})",
-            sanitize::line(server, 200),
+            "warning: {} mark{} on {} left out: server unavailable ({})",
             marks.len(),
             if marks.len() == 1 { "" } else { "s" },
+            sanitize::line(server, 200),
             marks.join(", ")
         ));
     }
