@@ -269,11 +269,20 @@ fn a_successful_pin_saves_no_credential_and_says_what_was_masked() {
     assert!(text.contains(r#""X-Key": "***""#), "{text}");
     assert!(text.contains(r#""--api-key=***""#), "{text}");
 
-    // Used from the set alone, the masked server is refused with a reason, not dialled
-    // with `***`.
+    // Used from the set alone by this user, the secrets kept on this machine are put back.
     let out = mcpick_in(
         &dir,
         &[],
+        &["preview", "--set", &set_arg, "--format", "json"],
+    );
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert_clean("preview", &outputs(&out));
+    // Elsewhere (another data folder) the masked server is refused with a reason, not
+    // dialled with `***`.
+    let elsewhere = dir.join("elsewhere");
+    let out = mcpick_in(
+        &dir,
+        &[("MCPICK_DATA_DIR", elsewhere.to_str().unwrap())],
         &["preview", "--set", &set_arg, "--format", "json"],
     );
     assert_ne!(exit_code(&out), 0);
@@ -281,6 +290,93 @@ fn a_successful_pin_saves_no_credential_and_says_what_was_masked() {
         stderr(&out).contains("masked when the set was saved"),
         "{}",
         stderr(&out)
+    );
+}
+
+/// Where a set's secret went, for the tests of kept secrets.
+fn kept_in(data: &Path) -> String {
+    std::fs::read_to_string(data.join("secrets.json")).unwrap_or_default()
+}
+
+#[test]
+fn a_password_in_a_typed_command_is_kept_for_its_user_and_out_of_the_set() {
+    const HUNTER: &str = "hunter2Plant";
+    let dir = workdir("kept");
+    let data = dir.join("data");
+    let data_env = [("MCPICK_DATA_DIR", data.to_str().unwrap())];
+    let db = format!("postgres://user:{HUNTER}@localhost/db");
+    // The demo server ignores the shell's extra argument: the password is inert.
+    let pin = |uri: &str| {
+        mcpick_in(
+            &dir,
+            &data_env,
+            &[
+                "pin",
+                uri,
+                "--name",
+                "db",
+                "--",
+                "sh",
+                "-c",
+                "exec \"$0\" demo-server --count 5",
+                mcpick_bin(),
+                &db,
+            ],
+        )
+    };
+    for uri in ["demo://clock/now", "file:///project/README.md"] {
+        let out = pin(uri);
+        assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+        assert!(!outputs(&out).contains(HUNTER), "{}", outputs(&out));
+        let said = stderr(&out);
+        assert!(
+            said.contains("kept in your data folder, not in the set"),
+            "{said}"
+        );
+        assert!(said.contains("${VAR}"), "{said}");
+    }
+    let set = std::fs::read_to_string(dir.join("mcpick.context.json")).unwrap();
+    assert!(!set.contains(HUNTER), "{set}");
+    assert!(set.contains("postgres://***@localhost/db"), "{set}");
+    assert!(kept_in(&data).contains(HUNTER));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&data.join("secrets.json")), 0o600);
+        assert_eq!(mode(&data), 0o700);
+    }
+
+    // The same user on the same machine: the set works, approved, and says no secret.
+    let out = mcpick_in(&dir, &data_env, &["preview", "--format", "json"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(!outputs(&out).contains(HUNTER), "{}", outputs(&out));
+    assert!(
+        stdout(&out).contains("demo://clock/now"),
+        "{}",
+        stdout(&out)
+    );
+
+    // Another machine (another data folder): refused, said once for the server (not once
+    // per mark), with the `${VAR}` form that works anywhere.
+    let other = dir.join("other");
+    let other_env = [("MCPICK_DATA_DIR", other.to_str().unwrap())];
+    let out = mcpick_in(&dir, &other_env, &["trust", "--yes"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let out = mcpick_in(&dir, &other_env, &["preview"]);
+    assert_ne!(exit_code(&out), 0);
+    let (said, seen) = (stderr(&out), stdout(&out));
+    assert_eq!(
+        said.matches("not kept on this machine").count(),
+        1,
+        "{said}"
+    );
+    assert!(said.contains("${VAR}"), "{said}");
+    assert_eq!(said.matches("unavailable").count(), 1, "{said}");
+    assert_eq!(
+        seen.matches("not kept on this machine").count(),
+        1,
+        "{seen}"
     );
 }
 

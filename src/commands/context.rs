@@ -79,18 +79,26 @@ pub fn choose(args: &ServerArgs, set: &ContextSet) -> Result<Vec<Chosen>, Exit> 
     take_selection(select::choose(&args.choice(), set.set_servers()))
 }
 
-/// Tells the person what a set records without its credentials, and how to define the
-/// server in a config file with `${VAR}` placeholders instead, so the set can be used.
+/// Tells the person what a set records without its credentials: kept for them on this
+/// machine (see [`crate::config::kept`]), and how to write them as `${VAR}` placeholders so
+/// the set works elsewhere too.
 pub fn report_masked(chosen: &Chosen) {
     if chosen.masked.is_empty() {
         return;
     }
     let name = sanitize::line(&chosen.selected.spec.name, 200);
+    let head = if chosen.kept.is_empty() {
+        format!(
+            "the set records server `{name}` without its credentials: masked {}",
+            chosen.masked.join(", ")
+        )
+    } else {
+        crate::config::kept::kept_note(&name, &chosen.masked)
+    };
     report(&format!(
-        "note: the set records server `{name}` without its credentials: masked {}.\n  \
+        "note: {head}.\n  \
          To use the set elsewhere, define `{name}` in a config file with placeholders \
          for the secrets, e.g. in mcpick.toml:\n{}",
-        chosen.masked.join(", "),
         toml_example(&name, &chosen.shown)
     ));
 }

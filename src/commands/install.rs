@@ -167,18 +167,43 @@ pub fn install(args: InstallArgs) -> Exit {
             for line in lines {
                 report(&line);
             }
+            report_variables(&args.set.path);
             Exit::Ok
         }
         Ok(lines) => {
             for line in lines {
                 println!("{line}");
             }
+            report_variables(&args.set.path);
             Exit::Ok
         }
         Err(message) => {
             report(&message);
             Exit::ServerFailed
         }
+    }
+}
+
+/// Names the environment variables the set's servers read (`${VAR}`): the host starts
+/// mcpick, so they must be set where the host runs.
+fn report_variables(set: &std::path::Path) {
+    let Ok(set) = crate::context::ContextSet::load(set) else {
+        return;
+    };
+    let needed: Vec<String> = set
+        .servers
+        .iter()
+        .flat_map(|(name, written)| {
+            crate::config::written::variables(written)
+                .into_iter()
+                .map(move |var| format!("{var} (`{}`)", shown(name)))
+        })
+        .collect();
+    if !needed.is_empty() {
+        report(&format!(
+            "note: the set's servers read these environment variables, which must be set where the host runs: {}",
+            crate::sanitize::line(&needed.join(", "), 2000)
+        ));
     }
 }
 

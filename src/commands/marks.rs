@@ -17,7 +17,7 @@ use super::context::{
 };
 use super::{Exit, close_all, report};
 use crate::cli::{Budget, MarkArgs, MarksArgs, PolicyArgs, UnmarkArgs};
-use crate::config::select::{Chosen, approve_recorded};
+use crate::config::select::{Chosen, remember_recorded};
 use crate::context::{ContextSet, Mark, Marks, Pattern, Target};
 use crate::sanitize;
 
@@ -168,7 +168,7 @@ pub async fn mark(args: MarkArgs, mark: Mark) -> Exit {
         .filter(|c| targets.iter().any(|t| t.server == c.selected.spec.name))
         .cloned()
         .collect();
-    if let Err(e) = approve_recorded(&recorded, saved.set_servers().folder) {
+    if let Err(e) = remember_recorded(&recorded, saved.set_servers().folder) {
         report(&format!("warning: {}", sanitize::line(&e, 2000)));
     }
     let mut out = std::io::stdout().lock();

@@ -32,12 +32,26 @@ pub async fn run(args: PreviewArgs) -> Exit {
             sanitize::line(&m.target.pattern.to_string(), 500)
         ));
     }
+    // One line per server (its error was said when it failed), naming its marks.
+    let mut servers: Vec<(&str, Vec<String>)> = Vec::new();
     for u in &preview.unavailable {
-        report(&format!(
-            "warning: {} mark on {}  {} left out: server unavailable",
+        let mark = format!(
+            "{} {}",
             u.mark.name(),
-            sanitize::line(&u.target.server, 200),
             sanitize::line(&u.target.pattern.to_string(), 500)
+        );
+        match servers.iter_mut().find(|(s, _)| *s == u.target.server) {
+            Some((_, marks)) => marks.push(mark),
+            None => servers.push((&u.target.server, vec![mark])),
+        }
+    }
+    for (server, marks) in servers {
+        report(&format!(
+            "warning: {} mark{} on {} left out: server unavailable ({})",
+            marks.len(),
+            if marks.len() == 1 { "" } else { "s" },
+            sanitize::line(server, 200),
+            marks.join(", ")
         ));
     }
     if preview.pins_over_budget {

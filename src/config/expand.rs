@@ -116,6 +116,18 @@ fn resolve(inner: &str, vars: &Vars, inputs: Option<&Value>) -> Result<String, S
     ))
 }
 
+/// The environment variables `raw` needs set: `${VAR}` and `${env:VAR}` (one with a
+/// default, `${VAR:-x}`, is not needed).
+pub fn variables(raw: &str) -> Vec<String> {
+    raw.split("${")
+        .skip(1)
+        .filter_map(|rest| rest.split_once('}').map(|(inner, _)| inner))
+        .map(|inner| inner.strip_prefix("env:").unwrap_or(inner))
+        .filter(|name| is_var_name(name))
+        .map(String::from)
+        .collect()
+}
+
 fn is_var_name(s: &str) -> bool {
     let mut chars = s.chars();
     matches!(chars.next(), Some(c) if c == '_' || c.is_ascii_alphabetic())

@@ -45,6 +45,7 @@
 //! environment lookup; only [`Places::system`] and [`load_system`] look at the real process.
 
 pub mod expand;
+pub mod kept;
 mod parse;
 pub mod relative;
 pub mod select;

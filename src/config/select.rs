@@ -21,6 +21,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use super::kept::{self, Fields};
 use super::relative::{from_set_relative, to_set_relative};
 use super::trust::{Approvals, HOW_TO_APPROVE, Store};
 use super::written::{expand_written, masked_form, masked_parts, written_form};
@@ -102,14 +103,20 @@ impl Origin {
         match self {
             Origin::Yours => None,
             Origin::Project { file } => Some((project.to_path_buf(), file.display().to_string())),
-            Origin::Set => {
-                let folder = match set_folder {
-                    Some(folder) if !folder.as_os_str().is_empty() => project.join(folder),
-                    _ => project.to_path_buf(),
-                };
-                Some((folder, "the context set".to_string()))
-            }
+            Origin::Set => Some((
+                set_project(project, set_folder),
+                "the context set".to_string(),
+            )),
         }
+    }
+}
+
+/// The project a context set's definitions belong to: its folder under the working
+/// directory `project` (approvals and kept secrets are keyed by it).
+pub fn set_project(project: &Path, set_folder: Option<&Path>) -> PathBuf {
+    match set_folder {
+        Some(folder) if !folder.as_os_str().is_empty() => project.join(folder),
+        _ => project.to_path_buf(),
     }
 }
 
@@ -402,6 +409,9 @@ pub struct Chosen {
     /// What masking took out of an ad-hoc definition (see [`masked_parts`]); empty for one
     /// from a config file or a set.
     pub masked: Vec<String>,
+    /// The values masking took out, by field: kept for this user when the set records
+    /// `shown` (see [`super::kept`]).
+    pub kept: Fields,
 }
 
 impl Chosen {
@@ -409,11 +419,13 @@ impl Chosen {
     fn adhoc(mut selected: Selected) -> Self {
         let shown = written_form(&selected.spec.transport);
         let masked = masked_parts(&selected.spec.transport);
+        let kept = kept::fields(&selected.spec.transport, &shown);
         selected.shown = Some(shown.clone());
         Chosen {
             selected,
             shown,
             masked,
+            kept,
         }
     }
 
@@ -424,6 +436,7 @@ impl Chosen {
             selected,
             shown,
             masked: Vec::new(),
+            kept: Fields::new(),
         }
     }
 }
@@ -510,6 +523,8 @@ pub fn choose_from(
             // relative to its own folder (see `config::relative`).
             if let (Some(cwd), Some(folder)) = (&cwd, set.folder) {
                 chosen_one.shown = to_set_relative(&chosen_one.shown, cwd, folder);
+                chosen_one.kept =
+                    kept::fields(&chosen_one.selected.spec.transport, &chosen_one.shown);
             }
             chosen.push(chosen_one);
         }
@@ -546,7 +561,8 @@ fn by_name(
     let Some(written) = written else {
         return Err(unknown_server(name, config));
     };
-    let selected = match expand_written(name, written) {
+    let kept = kept_for_set(name, written, folder);
+    let selected = match expand_written(name, written, &kept) {
         Ok(mut spec) => {
             if let Some(folder) = folder {
                 spec.transport = from_set_relative(&spec.transport, folder);
@@ -571,24 +587,57 @@ fn by_name(
     Ok(Chosen::written(selected, masked_form(written)))
 }
 
-/// Remembers as approved, for the set's project, the definitions the person gave themselves
-/// (the command line, their own config) that a set records: the next run reads them from the
-/// set, and they are what this person already chose to run here. The form approved is the
-/// one read back from the set (expanded, relative paths against `set_folder`), exactly what a
-/// later run would start.
-pub fn approve_recorded(chosen: &[Chosen], set_folder: Option<&Path>) -> Result<(), String> {
+/// This user's kept secrets for the set's definition `written` of `name` (none unless it
+/// holds a masked value; an unreadable store keeps nothing, and the masked value is then
+/// refused with its reason).
+fn kept_for_set(name: &str, written: &TransportSpec, folder: Option<&Path>) -> Fields {
+    if !kept::holds_mask(written) {
+        return Fields::new();
+    }
+    let project = set_project(&Places::system().project, folder);
+    kept::Store::system()
+        .and_then(|store| store.load().ok())
+        .map(|k| k.get(&project, name, written))
+        .unwrap_or_default()
+}
+
+/// Remembers, for the set's project, what the definitions the person gave themselves (the
+/// command line, their own config) and a set records need: the secrets masking took out
+/// (kept in the user data directory, see [`super::kept`]), and their approval: the next run
+/// reads them from the set, and they are what this person already chose to run here. The
+/// form approved is the one read back from the set (expanded with the kept secrets,
+/// relative paths against `set_folder`), exactly what a later run would start.
+pub fn remember_recorded(chosen: &[Chosen], set_folder: Option<&Path>) -> Result<(), String> {
     let project = Places::system().project;
-    let folder = match set_folder {
-        Some(folder) if !folder.as_os_str().is_empty() => project.join(folder),
-        _ => project.clone(),
+    let folder = set_project(&project, set_folder);
+    let mine_recorded: Vec<&Chosen> = chosen
+        .iter()
+        .filter(|c| c.selected.origin == Origin::Yours && c.selected.error.is_none())
+        .collect();
+    // Every server is kept or forgotten: no short cut after the first change.
+    let keep = |k: &mut kept::Kept| {
+        let mut changed = false;
+        for c in &mine_recorded {
+            changed |= k.keep(&folder, &c.selected.spec.name, &c.shown, c.kept.clone());
+        }
+        changed
     };
+    match kept::Store::system() {
+        // Read first: most runs have nothing to keep or forget, and write nothing.
+        Some(store) if store.load().map_or(true, |mut k| keep(&mut k)) => store.update(keep)?,
+        Some(_) => {}
+        None if mine_recorded.iter().any(|c| !c.kept.is_empty()) => {
+            return Err("no user data directory to keep the set's secrets in".into());
+        }
+        None => {}
+    }
     let mut mine = Vec::new();
     for c in chosen {
         if c.selected.origin != Origin::Yours || c.selected.error.is_some() {
             continue;
         }
         let name = &c.selected.spec.name;
-        let Ok(mut spec) = expand_written(name, &c.shown) else {
+        let Ok(mut spec) = expand_written(name, &c.shown, &c.kept) else {
             continue;
         };
         if let Some(set_folder) = set_folder {

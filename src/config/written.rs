@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use super::kept::Fields;
 use super::{Places, Vars, expand};
 use crate::mcp::{ServerSpec, TransportSpec};
 use crate::{redact, sanitize};
@@ -97,8 +98,14 @@ pub fn masked_parts(transport: &TransportSpec) -> Vec<String> {
 }
 
 /// Expands a set's definition for connecting: placeholders from the environment, `mcpick`
-/// as the running binary.
-pub fn expand_written(name: &str, written: &TransportSpec) -> Result<ServerSpec, String> {
+/// as the running binary, and a masked field put back from `kept` (this user's own value,
+/// see [`super::kept`], used as typed, never expanded). A masked field with no kept value is
+/// refused, with how to write it so the set works anywhere.
+pub fn expand_written(
+    name: &str,
+    written: &TransportSpec,
+    kept: &Fields,
+) -> Result<ServerSpec, String> {
     let places = Places::system();
     let env = |n: &str| std::env::var_os(n).map(|v| v.to_string_lossy().into_owned());
     let vars = Vars {
@@ -106,29 +113,32 @@ pub fn expand_written(name: &str, written: &TransportSpec) -> Result<ServerSpec,
         workspace: &places.project,
         home: places.home.as_deref(),
     };
-    // A value masked when the set was saved cannot be used; the person's config can.
-    let x = |s: &str| {
+    // A value masked when the set was saved cannot be used unless this user kept it.
+    let masked = |field: &str, s: &str| match kept.get(field) {
+        Some(typed) => Ok(typed.clone()),
+        None => Err(not_kept(name, field, s)),
+    };
+    let x = |field: &str, s: &str| {
         if redact::is_masked(s) {
-            return Err(format!(
-                "`{}` was masked when the set was saved; define `{name}` in a config file",
-                sanitize::line(s, 200)
-            ));
+            return masked(field, s);
         }
         expand::expand(s, &vars, None)
     };
-    let map = |m: &BTreeMap<String, String>| -> Result<BTreeMap<String, String>, String> {
-        m.iter()
-            .map(|(k, v)| {
-                if v.contains('…') || v == "****" || redact::is_masked(v) {
-                    Err(format!(
-                        "`{k}` was masked when the set was saved; define `{name}` in a config file"
-                    ))
-                } else {
-                    Ok((k.clone(), x(v)?))
-                }
-            })
-            .collect()
-    };
+    // Env and header values are masked whole; older sets wrote `****` or a cut `ab…`.
+    let map =
+        |what: &str, m: &BTreeMap<String, String>| -> Result<BTreeMap<String, String>, String> {
+            m.iter()
+                .map(|(k, v)| {
+                    let field = format!("{what}.{k}");
+                    let value = if v.contains('…') || v == "****" {
+                        masked(&field, v)?
+                    } else {
+                        x(&field, v)?
+                    };
+                    Ok((k.clone(), value))
+                })
+                .collect()
+        };
     let transport = match written {
         TransportSpec::Stdio {
             command,
@@ -141,28 +151,72 @@ pub fn expand_written(name: &str, written: &TransportSpec) -> Result<ServerSpec,
                     .map(|p| p.to_string_lossy().into_owned())
                     .unwrap_or_else(|_| command.clone())
             } else {
-                x(command)?
+                x("command", command)?
             },
-            args: args.iter().map(|a| x(a)).collect::<Result<_, _>>()?,
-            env: map(env)?,
+            args: args
+                .iter()
+                .enumerate()
+                .map(|(i, a)| x(&format!("arg.{i}"), a))
+                .collect::<Result<_, _>>()?,
+            env: map("env", env)?,
             cwd: match cwd {
-                Some(c) => Some(PathBuf::from(x(&c.to_string_lossy())?)),
+                Some(c) => Some(PathBuf::from(x("cwd", &c.to_string_lossy())?)),
                 None => None,
             },
         },
         TransportSpec::Http { url, headers } => TransportSpec::Http {
-            url: x(url)?,
-            headers: map(headers)?,
+            url: x("url", url)?,
+            headers: map("header", headers)?,
         },
         TransportSpec::Sse { url, headers } => TransportSpec::Sse {
-            url: x(url)?,
-            headers: map(headers)?,
+            url: x("url", url)?,
+            headers: map("header", headers)?,
         },
     };
     Ok(ServerSpec {
         name: name.to_string(),
         transport,
     })
+}
+
+/// Why a masked field cannot be used here, and the `${VAR}` form that works on any machine.
+fn not_kept(name: &str, field: &str, shown: &str) -> String {
+    let what = match field.split_once('.') {
+        Some(("arg", i)) => format!(
+            "argument {} (`{}`)",
+            i.parse::<usize>().map_or(0, |i| i + 1),
+            sanitize::line(shown, 200)
+        ),
+        Some((kind, key)) => format!("{kind} `{}`", sanitize::line(key, 100)),
+        None => format!("`{}`", sanitize::line(shown, 200)),
+    };
+    format!(
+        "{what} was masked when the set was saved and its secret is not kept on this machine: write it in the set as `${{VAR}}` with VAR set in the environment (e.g. `user:${{DB_PASSWORD}}@`), or define `{name}` in a config file"
+    )
+}
+
+/// The environment variables a set's definition reads (`${VAR}`), each once, in order.
+pub fn variables(written: &TransportSpec) -> Vec<String> {
+    let texts: Vec<&str> = match written {
+        TransportSpec::Stdio {
+            command, args, env, ..
+        } => std::iter::once(command.as_str())
+            .chain(args.iter().map(String::as_str))
+            .chain(env.values().map(String::as_str))
+            .collect(),
+        TransportSpec::Http { url, headers } | TransportSpec::Sse { url, headers } => {
+            std::iter::once(url.as_str())
+                .chain(headers.values().map(String::as_str))
+                .collect()
+        }
+    };
+    let mut names: Vec<String> = Vec::new();
+    for name in texts.into_iter().flat_map(expand::variables) {
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names
 }
 
 /// Definitions with every kind of literal secret, for the tests of what a set records.
@@ -246,12 +300,29 @@ mod tests {
     }
 
     #[test]
+    fn the_variables_a_definition_reads_are_named_once() {
+        let written = TransportSpec::Stdio {
+            command: "db".into(),
+            args: [
+                "postgres://u:${DB_PASSWORD}@h/${DB}",
+                "${env:DB_PASSWORD}",
+                "${X:-1}",
+            ]
+            .map(String::from)
+            .to_vec(),
+            env: [("T".to_string(), "Bearer ${TOKEN}".to_string())].into(),
+            cwd: None,
+        };
+        assert_eq!(variables(&written), ["DB_PASSWORD", "DB", "TOKEN"]);
+    }
+
+    #[test]
     fn a_masked_value_in_a_set_is_refused_not_dialled() {
         let written = TransportSpec::Http {
             url: "https://h/mcp?token=***".into(),
             headers: Default::default(),
         };
-        let error = expand_written("remote", &written).unwrap_err();
+        let error = expand_written("remote", &written, &Fields::new()).unwrap_err();
         assert!(error.contains("masked when the set was saved"), "{error}");
     }
 }

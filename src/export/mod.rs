@@ -248,12 +248,20 @@ fn left_out_lines(
     candidates: &[Candidate],
     line: impl Fn(&str, &str, String, Option<&str>) -> String,
 ) -> Vec<String> {
-    let unavailable = preview.unavailable.iter().map(|u| {
+    // A server's error once, with its first mark: it is the same for every mark.
+    let mut failed = std::collections::HashSet::new();
+    let line = &line;
+    let unavailable = preview.unavailable.iter().map(move |u| {
+        let said = !failed.insert(u.target.server.as_str());
+        let mut reason = format!("{} ({} mark)", Unavailable::REASON, u.mark.name());
+        if said {
+            reason.push_str(", as above");
+        }
         line(
             &u.target.server,
             &u.target.pattern.to_string(),
-            format!("{} ({} mark)", Unavailable::REASON, u.mark.name()),
-            Some(&u.error),
+            reason,
+            (!said).then_some(u.error.as_str()),
         )
     });
     preview

@@ -37,7 +37,7 @@ use std::process::ExitCode;
 pub use app::{App, Effect, Msg, ServerEvent, ServerSetup};
 
 use crate::cli::{ColorChoice, ServerArgs};
-use crate::config::select::{approve_recorded, choose_from, gate_system, load_config};
+use crate::config::select::{choose_from, gate_system, load_config, remember_recorded};
 use crate::context::{ContextSet, SetFile};
 use crate::mcp::ServerSpec;
 use crate::sanitize;
@@ -90,8 +90,19 @@ pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> Exi
     }
     // What the person gave on this command line is recorded in the set from now on: the
     // next run reads it from there, approved (see `config::trust`).
-    if let Err(e) = approve_recorded(&chosen, set.set_servers().folder) {
+    if let Err(e) = remember_recorded(&chosen, set.set_servers().folder) {
         warnings.push(e);
+    }
+    // Said on stderr now (read after the browser closes) and with the first save.
+    let mut kept_notes = Vec::new();
+    for c in chosen.iter().filter(|c| !c.masked.is_empty()) {
+        crate::commands::context::report_masked(c);
+        let name = sanitize::line(&c.selected.spec.name, 200);
+        kept_notes.push(if c.kept.is_empty() {
+            format!("`{name}` is recorded without its credentials")
+        } else {
+            crate::config::kept::kept_note(&name, &c.masked)
+        });
     }
     let selected: Vec<_> = chosen.into_iter().map(|c| c.selected).collect();
     let (keymap, key_warnings) = Keymap::load(&config);
@@ -127,6 +138,7 @@ pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> Exi
     let first = app.set_context(set, load_error);
     app.context.saving.path = Some(shown_path(&set_path));
     app.context.saving.file = Some(set_path.clone());
+    app.context.saving.secrets_note = (!kept_notes.is_empty()).then(|| kept_notes.join("; "));
 
     let (mut terminal, guard) = match term::init() {
         Ok(t) => t,

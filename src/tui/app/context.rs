@@ -66,6 +66,8 @@ pub struct Saving {
     pub file: Option<std::path::PathBuf>,
     /// That message was shown.
     pub announced: bool,
+    /// Said with that message: the secrets the set records masked, kept on this machine.
+    pub secrets_note: Option<String>,
 }
 
 impl Saving {
@@ -654,7 +656,10 @@ impl App {
             && let Some(path) = &c.saving.path
         {
             // Once a session: where marks go.
-            let note = format!("saved to {path}");
+            let mut note = format!("saved to {path}");
+            if let Some(secrets) = &c.saving.secrets_note {
+                note.push_str(&format!(" · {secrets}"));
+            }
             c.saving.announced = true;
             self.info = Some(match self.info.take() {
                 Some(info) => format!("{info} · {note}"),
