@@ -137,7 +137,7 @@ pub fn basic_of_userinfo(raw: &str) -> Option<String> {
 }
 
 /// `%XX` escapes decoded (invalid ones kept as written), as UTF-8 where it is.
-fn percent_decode(s: &str) -> String {
+pub(crate) fn percent_decode(s: &str) -> String {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;

@@ -157,55 +157,23 @@ impl Kept {
 }
 
 /// The kept secrets of this user.
-#[derive(Debug, Clone)]
-pub struct Store {
-    path: PathBuf,
-}
+pub type Store = super::private::Private<Kept>;
 
 impl Store {
     /// The store in the user data directory (`$MCPICK_DATA_DIR` in tests); `None` when no home
     /// is known (then nothing is kept).
     pub fn system() -> Option<Store> {
-        crate::places::data_dir().map(|dir| Store::at(dir.join(FILE)))
+        Store::in_data_dir(FILE, "kept secrets")
     }
 
     pub fn at(path: PathBuf) -> Store {
-        Store { path }
+        Store::new(path, "kept secrets")
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// What is kept: nothing when there is no file yet; an unreadable file is an error
-    /// naming it (never its contents).
-    pub fn load(&self) -> Result<Kept, String> {
-        let shown = self.path.display();
-        match crate::fsio::read_text(&self.path) {
-            Ok(None) => Ok(Kept::default()),
-            Ok(Some(text)) => serde_json::from_str(&text)
-                .map_err(|_| format!("{shown}: not a file of kept secrets mcpick can read")),
-            Err(e) => Err(format!("{shown}: cannot read the kept secrets: {e}")),
-        }
-    }
-
-    /// Changes what is kept under the store's lock, read again first, and writes it back
-    /// atomically, owner-only (0600 in a 0700 folder), only when something changed.
+    /// Changes what is kept under the store's lock; written back only when `change` says it
+    /// changed something (see [`super::private`]).
     pub fn update(&self, change: impl FnOnce(&mut Kept) -> bool) -> Result<(), String> {
-        let shown = self.path.display();
-        let dir = self.path.parent().unwrap_or(Path::new("."));
-        crate::fsio::private_dir(dir)
-            .map_err(|e| format!("{}: cannot create the folder: {e}", dir.display()))?;
-        let _lock = crate::fsio::Lock::take(&dir.join(format!(".{FILE}.lock")), true)
-            .map_err(|e| e.to_string())?;
-        let mut kept = self.load()?;
-        if !change(&mut kept) {
-            return Ok(());
-        }
-        let mut bytes = serde_json::to_vec_pretty(&kept).map_err(|e| e.to_string())?;
-        bytes.push(b'\n');
-        crate::fsio::write_with(&self.path, &bytes, crate::fsio::Perms::Private)
-            .map_err(|e| format!("{shown}: cannot write the kept secrets: {e}"))
+        self.change_with(|kept| ((), change(kept)))
     }
 }
 

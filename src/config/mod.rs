@@ -47,6 +47,7 @@
 pub mod expand;
 pub mod kept;
 mod parse;
+pub mod private;
 pub mod relative;
 pub mod select;
 #[cfg(test)]

@@ -107,57 +107,24 @@ impl Approvals {
 }
 
 /// The approval file of this user.
-#[derive(Debug, Clone)]
-pub struct Store {
-    path: PathBuf,
-}
+pub type Store = super::private::Private<Approvals>;
 
 impl Store {
     /// The store in the user data directory (`$MCPICK_DATA_DIR` in tests); `None` when no home
     /// is known (then nothing is approved).
     pub fn system() -> Option<Store> {
-        crate::places::data_dir().map(|dir| Store::at(dir.join(FILE)))
+        Store::in_data_dir(FILE, "approvals")
     }
 
     /// The store at `path`.
     pub fn at(path: PathBuf) -> Store {
-        Store { path }
+        Store::new(path, "approvals")
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// The approvals: none when there is no file yet. A file that cannot be read is an
-    /// error naming it (the caller treats it as nothing approved: it asks again).
-    pub fn load(&self) -> Result<Approvals, String> {
-        let shown = self.path.display();
-        match crate::fsio::read_text(&self.path) {
-            Ok(None) => Ok(Approvals::default()),
-            Ok(Some(text)) => serde_json::from_str(&text)
-                .map_err(|e| format!("{shown}: not an approval file mcpick can read: {e}")),
-            Err(e) => Err(format!("{shown}: cannot read the approvals: {e}")),
-        }
-    }
-
-    /// Changes the approvals under the store's lock, read again first, and writes them back
-    /// atomically, owner-only (0600 in a 0700 folder). A file that cannot be read is left
-    /// as it is, and the error names it.
+    /// Changes the approvals under the store's lock and writes them back (see
+    /// [`super::private`]).
     pub fn update<T>(&self, change: impl FnOnce(&mut Approvals) -> T) -> Result<T, String> {
-        let shown = self.path.display();
-        let dir = self.path.parent().unwrap_or(Path::new("."));
-        crate::fsio::private_dir(dir)
-            .map_err(|e| format!("{}: cannot create the folder: {e}", dir.display()))?;
-        let name = self.path.file_name().unwrap_or_default().to_string_lossy();
-        let _lock = crate::fsio::Lock::take(&dir.join(format!(".{name}.lock")), true)
-            .map_err(|e| e.to_string())?;
-        let mut approvals = self.load()?;
-        let result = change(&mut approvals);
-        let mut bytes = serde_json::to_vec_pretty(&approvals).map_err(|e| e.to_string())?;
-        bytes.push(b'\n');
-        crate::fsio::write_with(&self.path, &bytes, crate::fsio::Perms::Private)
-            .map_err(|e| format!("{shown}: cannot write the approvals: {e}"))?;
-        Ok(result)
+        self.change_with(|approvals| (change(approvals), true))
     }
 }
 

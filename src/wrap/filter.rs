@@ -489,7 +489,7 @@ fn batch_refused(batch: &[Value]) -> Vec<u8> {
 /// fragment, and without a trailing slash.
 fn resolved_forms(uri: &str) -> Vec<String> {
     let cut = uri.find(['?', '#']).unwrap_or(uri.len());
-    let decoded = percent_decoded(&uri[..cut]);
+    let decoded = crate::redact::percent_decode(&uri[..cut]);
     let (scheme, rest) = match decoded.find(':') {
         Some(at) => (decoded[..at].to_ascii_lowercase(), &decoded[at + 1..]),
         None => (String::new(), decoded.as_str()),
@@ -530,27 +530,6 @@ fn resolved_forms(uri: &str) -> Vec<String> {
         forms.push(trimmed.to_string());
     }
     forms
-}
-
-/// `s` with every `%XX` decoded (invalid UTF-8 replaced): how a lenient upstream reads it.
-fn percent_decoded(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |b: u8| (b as char).to_digit(16);
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2]))
-        {
-            out.push((h * 16 + l) as u8);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// The era's "resource not found" error for request `id`.
