@@ -44,6 +44,7 @@
 //! Discovery ([`sources`]) and loading ([`load`]) are pure functions of a [`Places`] and an
 //! environment lookup; only [`Places::system`] and [`load_system`] look at the real process.
 
+pub mod example;
 pub mod expand;
 pub mod kept;
 mod parse;

@@ -96,7 +96,9 @@ pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> Exi
     // Said on stderr now (read after the browser closes) and with the first save.
     let mut kept_notes = Vec::new();
     for c in chosen.iter().filter(|c| !c.masked.is_empty()) {
-        crate::commands::context::report_masked(c);
+        if let Some(note) = crate::config::example::masked_note(c) {
+            crate::commands::report(&note);
+        }
         let name = sanitize::line(&c.selected.spec.name, 200);
         kept_notes.push(if c.kept.is_empty() {
             format!("`{name}` is recorded without its credentials")
