@@ -233,3 +233,27 @@ fn a_planted_wrap_record_runs_nothing_until_approved() {
     let _ = serve(&setup);
     assert!(marker.exists(), "approved, the original starts");
 }
+
+/// The entry `install` writes into the project's `.mcp.json` (it runs `mcpick serve`) is the
+/// person's own doing: it is approved, and nothing waits for `mcpick trust`.
+#[test]
+fn the_entry_install_writes_is_approved() {
+    let setup = Setup::new();
+    let out = setup.run(&["pin", "--demo", "file:///project/README.md"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let out = setup.run(&["install", "claude-code", "--deliver", "on-demand"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let listed = setup.run(&["trust", "--list"]);
+    assert!(
+        stdout(&listed).contains("mcpick serve"),
+        "{}",
+        stdout(&listed)
+    );
+    let out = setup.run(&["trust"]);
+    assert!(
+        stdout(&out).contains("approved already") || stdout(&out).contains("nothing to approve"),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+}

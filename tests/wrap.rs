@@ -1567,3 +1567,26 @@ fn claude_codes_mention_completion_offers_what_the_set_allows() {
             .any(|u| u.as_str().unwrap().starts_with("py://items/beta/"))
     );
 }
+
+/// Wrapping an entry whose definition holds literal values that may be secrets says that the
+/// record keeps them and should stay out of version control; one written with `${VAR}` does
+/// not.
+#[test]
+fn wrapping_an_entry_with_literal_secrets_says_where_they_are_kept() {
+    let world = World::new();
+    let out = world.run(&["wrap", "claude-code", "py"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let said = stderr(&out);
+    assert!(
+        said.contains("out of version control") && said.contains("env `PY_TEST`"),
+        "{said}"
+    );
+    assert!(!said.contains(&python()), "no value is quoted: {said}");
+    let out = world.run(&["wrap", "claude-code", "other"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(
+        !stderr(&out).contains("version control"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -174,6 +174,7 @@ pub fn install(args: InstallArgs) -> Exit {
             for line in lines {
                 println!("{line}");
             }
+            approve_entry(&places, &args.name);
             report_variables(&args.set.path);
             Exit::Ok
         }
@@ -181,6 +182,41 @@ pub fn install(args: InstallArgs) -> Exit {
             report(&message);
             Exit::ServerFailed
         }
+    }
+}
+
+/// The entry `install` just wrote into a project file (it runs `mcpick serve`) is approved
+/// for the project: the person asked for it, so mcpick's own runs there do not hold it back
+/// as a server the project's files define.
+fn approve_entry(places: &Places, name: &str) {
+    use crate::config::select::{self, Origin, ServerChoice};
+    let Ok(servers) = select::select_servers_at(places, &ServerChoice::default()).servers else {
+        return;
+    };
+    let ours: Vec<_> = servers
+        .into_iter()
+        .filter(|s| {
+            s.spec.name == name
+                && s.error.is_none()
+                && matches!(s.origin, Origin::Project { .. })
+                && matches!(&s.spec.transport, crate::mcp::TransportSpec::Stdio { args, .. }
+                    if args.first().is_some_and(|a| a == "serve"))
+        })
+        .collect();
+    let Some(store) = crate::config::trust::Store::system() else {
+        return;
+    };
+    if ours.is_empty() {
+        return;
+    }
+    if let Err(e) = store.update(|approvals| {
+        for s in &ours {
+            approvals.approve(&places.project, name, &s.spec.transport, &s.shown_target());
+        }
+    }) {
+        report(&format!(
+            "warning: cannot remember the approval of `{name}`: {e}"
+        ));
     }
 }
 

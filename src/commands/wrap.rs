@@ -256,13 +256,23 @@ fn refused_exit(path: &Path, refused: Refused) -> Exit {
     }
 }
 
-/// The person chose to wrap this entry: its original, kept in a project's record, is
-/// approved for the project as it is now (`wrap-serve` starts only an approved original; a
-/// record changed later waits for `mcpick trust`).
+/// The person chose to wrap this entry: a record that keeps literal secrets is said, and its
+/// original, kept in a project's record, is approved for the project as it is now
+/// (`wrap-serve` starts only an approved original; a record changed later waits for
+/// `mcpick trust`).
 fn approve_original(record_path: &Path, name: &str) {
     let Ok(original) = crate::wrap::original(record_path, name) else {
         return;
     };
+    let literal = literal_values(&original.shown);
+    if !literal.is_empty() {
+        report(&format!(
+            "note: {} keeps `{}`'s original entry as the host file had it, with the literal values that may be secrets ({}), under the host file's permissions: keep it (and a `.mcpick-backup` beside it) out of version control, or write the secrets as `${{VAR}}` in the host file first",
+            record_path.display(),
+            crate::sanitize::line(name, 200),
+            literal.join(", "),
+        ));
+    }
     let (Some(project), Some(store)) = (original.project, crate::config::trust::Store::system())
     else {
         return;
@@ -272,6 +282,39 @@ fn approve_original(record_path: &Path, name: &str) {
         report(&format!(
             "warning: cannot remember the approval of `{name}`'s original: {e}"
         ));
+    }
+}
+
+/// The values the definition as written holds literally that may be secrets: those its
+/// shown form masks (env and header values without a `${VAR}`, secret-looking arguments,
+/// a URL's credentials), named for a person.
+fn literal_values(shown: &crate::mcp::TransportSpec) -> Vec<String> {
+    use crate::mcp::TransportSpec;
+    use crate::redact::{MASK, is_masked};
+    let named = |what: &str, map: &std::collections::BTreeMap<String, String>| {
+        map.iter()
+            .filter(|(_, v)| is_masked(v))
+            .map(|(k, _)| format!("{what} `{}`", crate::sanitize::line(k, 100)))
+            .collect::<Vec<_>>()
+    };
+    match shown {
+        TransportSpec::Stdio { args, env, .. } => {
+            let mut out = named("env", env);
+            out.extend(
+                args.iter()
+                    .enumerate()
+                    .filter(|(_, a)| a.contains(MASK))
+                    .map(|(i, _)| format!("argument {}", i + 1)),
+            );
+            out
+        }
+        TransportSpec::Http { url, headers } | TransportSpec::Sse { url, headers } => {
+            let mut out = named("header", headers);
+            if url.contains(MASK) {
+                out.push("the URL's credentials".into());
+            }
+            out
+        }
     }
 }
 
