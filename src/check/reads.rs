@@ -84,6 +84,34 @@ pub(crate) fn base(uri: &str) -> Option<String> {
     }
 }
 
+/// A URI nobody listed, in the shape of those listed under `base`: the first one with a
+/// made-up `name` in place of one segment, its last unless every one of them ends in the same
+/// segment (`…/widget/README.md`, `…/gadget/README.md`: then the one before it), so that a
+/// server which parses its URIs answers "not found", not "invalid". `base` and `name` alone
+/// when nothing listed has a path below it.
+fn probe_uri(base: &str, listed: &[&str], name: &str) -> String {
+    let paths: Vec<Vec<&str>> = listed
+        .iter()
+        .filter_map(|u| u.strip_prefix(base))
+        .map(|rest| rest.split(['?', '#']).next().unwrap_or(""))
+        .filter(|rest| !rest.is_empty())
+        .map(|rest| rest.split('/').collect())
+        .collect();
+    let Some(first) = paths.first() else {
+        return format!("{base}{name}");
+    };
+    let last = first.len() - 1;
+    let shared_last =
+        first.len() >= 2 && paths.len() >= 2 && paths.iter().all(|p| p.last() == first.last());
+    let at = if shared_last { last - 1 } else { last };
+    let segments: Vec<&str> = first
+        .iter()
+        .enumerate()
+        .map(|(i, s)| if i == at { name } else { s })
+        .collect();
+    format!("{base}{}", segments.join("/"))
+}
+
 pub async fn not_found(conn: &Connection, valid: &[(&str, &Value)], modern: bool) -> Finding {
     let bases: BTreeSet<String> = valid.iter().filter_map(|(u, _)| base(u)).collect();
     if bases.is_empty() {
@@ -97,7 +125,12 @@ pub async fn not_found(conn: &Connection, valid: &[(&str, &Value)], modern: bool
     let listed: BTreeSet<&str> = valid.iter().map(|(u, _)| *u).collect();
     let mut judge = Judge::new(NOT_FOUND);
     for base in bases.iter().take(MAX_BASES) {
-        let uri = format!("{base}mcpick-check-{:016x}", random());
+        let shaped: Vec<&str> = valid
+            .iter()
+            .map(|(u, _)| *u)
+            .filter(|u| self::base(u).as_deref() == Some(base.as_str()))
+            .collect();
+        let uri = probe_uri(base, &shaped, &format!("mcpick-check-{:016x}", random()));
         if listed.contains(uri.as_str()) {
             continue;
         }
@@ -292,6 +325,26 @@ pub fn judge(reads: &[ReadObs]) -> [Finding; 3] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The probe keeps the listed URIs' shape: one segment made up, a last segment they all
+    /// share kept.
+    #[test]
+    fn the_not_found_probe_has_the_listed_shape() {
+        let base = "github://repos/";
+        let shared = [
+            "github://repos/acme/widget/README.md",
+            "github://repos/acme/gadget/README.md",
+        ];
+        assert_eq!(
+            probe_uri(base, &shared, "X"),
+            "github://repos/acme/X/README.md"
+        );
+        let plain = ["demo://notes/1", "demo://notes/2"];
+        assert_eq!(probe_uri("demo://notes/", &plain, "X"), "demo://notes/X");
+        let deep = ["file:///project/docs/a.md", "file:///project/b.md"];
+        assert_eq!(probe_uri("file:///", &deep, "X"), "file:///project/docs/X");
+        assert_eq!(probe_uri("urn:", &[], "X"), "urn:X");
+    }
 
     #[test]
     fn bases_and_parts() {
