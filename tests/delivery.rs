@@ -166,6 +166,24 @@ impl World {
         out
     }
 
+    /// `claude -p hello` in the project against the recording stub: the text of its first
+    /// model request's messages.
+    fn claude_first_request(&self) -> String {
+        let stub_dir = tempfile::tempdir().unwrap();
+        let stub = Stub::start(stub_dir.path());
+        let out = self.host(
+            &stub,
+            "claude",
+            &["-p", "hello", "--output-format", "json"],
+            &stub.claude_env(),
+        );
+        let requests = stub.requests("anthropic");
+        assert!(!requests.is_empty(), "claude sent no model request: {out}");
+        let mut text = String::new();
+        all_text(&requests[0]["messages"], &mut text);
+        text
+    }
+
     /// Runs a host CLI in the project with the stub as its model API.
     fn host(&self, stub: &Stub, program: &str, args: &[&str], env: &[(&str, String)]) -> String {
         let bin = peers().join("node/node_modules/.bin").join(program);
@@ -290,18 +308,7 @@ fn claude_code_gets_the_set_in_its_first_model_request() {
     let said = world.ok(&["install", "claude-code"]);
     assert!(said.contains("delivered at session start"), "{said}");
     let promised = world.promised("claude-code");
-    let stub_dir = tempfile::tempdir().unwrap();
-    let stub = Stub::start(stub_dir.path());
-    let out = world.host(
-        &stub,
-        "claude",
-        &["-p", "hello", "--output-format", "json"],
-        &stub.claude_env(),
-    );
-    let requests = stub.requests("anthropic");
-    assert!(!requests.is_empty(), "claude sent no model request: {out}");
-    let mut text = String::new();
-    all_text(&requests[0]["messages"], &mut text);
+    let text = world.claude_first_request();
     assert!(
         text.contains("Be brief."),
         "the user's CLAUDE.md is still read"
@@ -324,18 +331,7 @@ fn a_set_folder_with_a_space_is_imported_or_refused_never_dropped() {
     let user_md = std::fs::read_to_string(world.home().join(".claude/CLAUDE.md")).unwrap();
     assert!(user_md.contains("my\\ project/.mcpick/"), "{user_md}");
     let promised = world.promised_in("claude-code", "user");
-    let stub_dir = tempfile::tempdir().unwrap();
-    let stub = Stub::start(stub_dir.path());
-    let out = world.host(
-        &stub,
-        "claude",
-        &["-p", "hello", "--output-format", "json"],
-        &stub.claude_env(),
-    );
-    let requests = stub.requests("anthropic");
-    assert!(!requests.is_empty(), "claude sent no model request: {out}");
-    let mut text = String::new();
-    all_text(&requests[0]["messages"], &mut text);
+    let text = world.claude_first_request();
     assert_delivered("claude-code", &promised, &text, &[]);
     world.ok(&["uninstall", "claude-code", "--scope", "user"]);
 

@@ -272,13 +272,20 @@ fn a_linked_agents_md_is_not_carried_to_the_model() {
     let secret = world.outside().join("id_ed25519");
     std::fs::write(&secret, "-----BEGIN PRIVATE KEY-----\n").unwrap();
     std::os::unix::fs::symlink(&secret, project.join("AGENTS.md")).unwrap();
-    let _ = world.run(&["install", "codex"]);
-    let override_md = project.join("AGENTS.override.md");
-    if override_md.exists() {
-        assert!(!read(&override_md).contains("PRIVATE KEY"));
-    }
+    // Codex reads the override in place of `AGENTS.md`: one mcpick cannot carry is said,
+    // and nothing is written (the host entry included).
+    let out = world.run(&["install", "codex"]);
+    assert_ne!(exit_code(&out), 0, "{}", stdout(&out));
+    assert!(stderr(&out).contains("AGENTS.md"), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("PRIVATE KEY"), "{}", stderr(&out));
+    assert!(!project.join("AGENTS.override.md").exists());
+    assert!(!project.join(".codex").exists(), "no half-done install");
     let out = world.run(&["preview", "--host", "codex"]);
-    assert!(!stdout(&out).contains("PRIVATE KEY"), "{}", stdout(&out));
+    let said = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        said.contains("AGENTS.md") && !said.contains("PRIVATE KEY"),
+        "{said}"
+    );
 }
 
 /// A server that is not reachable (here: its command changed in the set, so it waits for
