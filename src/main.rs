@@ -81,7 +81,7 @@ async fn run(cli: Cli) -> ExitCode {
         Some(Command::Man) => return ExitCode::from(commands::completions::man() as u8),
         Some(Command::Trust(args)) => return ExitCode::from(commands::trust::run(args) as u8),
         Some(Command::Uninstall(args)) => {
-            return ExitCode::from(commands::deliver::uninstall(args) as u8);
+            return ExitCode::from(commands::install::uninstall(args) as u8);
         }
         Some(command) => command,
         // The interactive browser, when there is a terminal to draw on.
@@ -122,7 +122,7 @@ async fn run(cli: Cli) -> ExitCode {
                 let set = args.set.path.clone();
                 delivered_again(commands::marks::policy(args), &set).await
             }
-            Command::Install(args) => commands::deliver::install(args).await,
+            Command::Install(args) => commands::install::install(args).await,
             Command::Deliver(args) => commands::deliver::run(args).await,
             Command::Preview(args) => commands::preview::run(args).await,
             Command::Serve(args) => commands::serve::run(args).await,

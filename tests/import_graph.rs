@@ -3,7 +3,9 @@
 //! neither the CLI nor the commands; the host dialects (`hosts`) do not import `config` (it
 //! imports them: one direction, no circle); where files are (`places`) and how they are
 //! written (`fsio`) import nothing of the crate; the catalogue does not reach up into the demo;
-//! the browser chooses servers through `config::select`, not through a command module.
+//! the browser chooses servers through `config::select`, not through a command module; only
+//! `main` names the headless commands (the browser, `wrap`, `serve` and the hand-off library
+//! sit below them); and no import circle crosses a top-level folder.
 
 use std::path::{Path, PathBuf};
 
@@ -130,7 +132,7 @@ fn the_check_finds_an_import() {
 /// and resolve through `context::Sources`, never by hand.
 #[test]
 fn front_ends_read_and_resolve_through_one_entry_point() {
-    for dir in ["commands", "serve", "tui", "deliver", "export", "wrap"] {
+    for dir in ["commands", "serve", "tui", "handoff", "export", "wrap"] {
         let found = offenders(
             dir,
             &[
@@ -170,7 +172,7 @@ fn front_ends_follow_servers_through_the_supervisor() {
 /// notifications or polls a connection for having closed.
 #[test]
 fn only_the_connection_layer_coalesces_changes_or_polls_for_a_closed_connection() {
-    for dir in ["commands", "serve", "tui", "deliver", "wrap"] {
+    for dir in ["commands", "serve", "tui", "handoff", "wrap"] {
         let found = offenders(
             dir,
             &[
@@ -182,4 +184,150 @@ fn only_the_connection_layer_coalesces_changes_or_polls_for_a_closed_connection(
         );
         assert!(found.is_empty(), "{dir}: {found:#?}");
     }
+}
+
+/// The top-level modules (a folder or a file under `src/`, `lib` and `main` left out).
+fn top_level_modules() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(src())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter_map(|p| {
+            let name = p.file_name()?.to_str()?.to_string();
+            let name = name.strip_suffix(".rs").map(str::to_string).unwrap_or(name);
+            (name != "lib" && name != "main").then_some(name)
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+/// Which top-level modules `module`'s code names through `crate::`.
+fn imports_of(module: &str, all: &[String]) -> Vec<String> {
+    let path = if src().join(module).is_dir() {
+        src().join(module)
+    } else {
+        src().join(format!("{module}.rs"))
+    };
+    let mut found = Vec::new();
+    for file in sources(&path) {
+        for line in code(&file).lines() {
+            if line.trim_start().starts_with("//") {
+                continue;
+            }
+            for (i, _) in line.match_indices("crate::") {
+                let rest = &line[i + "crate::".len()..];
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                if name != module && all.contains(&name) && !found.contains(&name) {
+                    found.push(name);
+                }
+            }
+        }
+    }
+    found
+}
+
+/// A circle in `graph` (module, its imports), as the path around it, if there is one.
+fn circle(graph: &[(String, Vec<String>)]) -> Option<Vec<String>> {
+    fn visit(
+        at: &str,
+        graph: &[(String, Vec<String>)],
+        path: &mut Vec<String>,
+        done: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(i) = path.iter().position(|p| p == at) {
+            let mut around = path[i..].to_vec();
+            around.push(at.to_string());
+            return Some(around);
+        }
+        if done.iter().any(|d| d == at) {
+            return None;
+        }
+        path.push(at.to_string());
+        let next = graph.iter().find(|(m, _)| m == at).map(|(_, i)| i.clone());
+        for n in next.unwrap_or_default() {
+            if let Some(found) = visit(&n, graph, path, done) {
+                return Some(found);
+            }
+        }
+        path.pop();
+        done.push(at.to_string());
+        None
+    }
+    let mut done = Vec::new();
+    for (m, _) in graph {
+        if let Some(found) = visit(m, graph, &mut Vec::new(), &mut done) {
+            return Some(found);
+        }
+    }
+    None
+}
+
+#[test]
+fn no_import_circle_crosses_a_top_level_folder() {
+    let all = top_level_modules();
+    assert!(all.len() > 10, "{all:?}");
+    let graph: Vec<_> = all
+        .iter()
+        .map(|m| (m.clone(), imports_of(m, &all)))
+        .collect();
+    assert_eq!(circle(&graph), None, "{graph:#?}");
+}
+
+/// The checker itself: a circle is found.
+#[test]
+fn the_circle_check_finds_a_circle() {
+    let graph = vec![
+        ("a".to_string(), vec!["b".to_string()]),
+        ("b".to_string(), vec!["c".to_string()]),
+        ("c".to_string(), vec!["a".to_string()]),
+    ];
+    assert_eq!(
+        circle(&graph),
+        Some(vec!["a".into(), "b".into(), "c".into(), "a".into()])
+    );
+    assert_eq!(circle(&graph[..2]), None);
+}
+
+/// Only `main` runs the headless commands: the browser, `wrap`, `serve`, the hand-off
+/// library and everything below them use libraries, never a command module.
+#[test]
+fn only_main_names_the_commands() {
+    for module in top_level_modules() {
+        if module == "commands" {
+            continue;
+        }
+        let path = if src().join(&module).is_dir() {
+            module.clone()
+        } else {
+            format!("{module}.rs")
+        };
+        let found = offenders(&path, &["crate::commands", "super::commands"]);
+        assert!(found.is_empty(), "{module}: {found:#?}");
+    }
+}
+
+/// The hand-off library is below its front ends: it names neither the CLI, the browser nor
+/// a command.
+#[test]
+fn the_handoff_library_names_no_front_end() {
+    let found = offenders("handoff", &["crate::cli", "crate::tui", "crate::commands"]);
+    assert!(found.is_empty(), "{found:#?}");
+}
+
+/// `install` and `deliver` do not import each other (both read the hand-off library).
+#[test]
+fn install_and_deliver_commands_do_not_import_each_other() {
+    let found = offenders(
+        "commands/install.rs",
+        &["super::deliver", "commands::deliver"],
+    );
+    assert!(found.is_empty(), "{found:#?}");
+    let found = offenders(
+        "commands/deliver.rs",
+        &["super::install", "commands::install"],
+    );
+    assert!(found.is_empty(), "{found:#?}");
 }

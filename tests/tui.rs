@@ -2364,19 +2364,10 @@ fn the_handoff_overlay_installs_after_showing_the_change() {
         mcpick_dir: None,
         codex_home: None,
     };
-    let entry =
-        mcpick::commands::install::plan_entry(host, Some(scope), &places, &set, "mcpick", false)
-            .unwrap();
-    let delivery =
-        mcpick::commands::deliver::plan_delivery(host, scope, &places, &set, "mcpick").unwrap();
-    app.update(Msg::InstallPlanned(Ok(Box::new(
-        mcpick::tui::app::InstallPlan {
-            entry,
-            delivery,
-            set: set.clone(),
-            notes: vec![],
-        },
-    ))));
+    let plan =
+        mcpick::handoff::plan(host, Some(scope), &places, &set, "mcpick", false, true).unwrap();
+    assert!(plan.notes.is_empty(), "{:?}", plan.notes);
+    app.update(Msg::InstallPlanned(Ok(Box::new(plan))));
     let shown = screen(&mut app, 120, 40);
     assert!(shown.contains("enter makes it"), "{shown}");
     assert!(shown.contains("+++ "), "the diff's header: {shown}");

@@ -60,15 +60,8 @@ pub fn load_set_to_hand_on(args: &SetArgs, servers: &ServerArgs) -> Result<Conte
         ));
         return Ok(set);
     }
-    report(&missing_set(&path));
+    report(&crate::context::missing_set(&path));
     Err(Exit::Usage)
-}
-
-/// Why a command that hands a set on stops when the file is missing.
-pub fn missing_set(path: &str) -> String {
-    format!(
-        "{path}: no such context set; nothing is handed on. Make one with `mcpick pin`, `mcpick exclude`, `mcpick policy` or the browser, or pass the right --set FILE (naming servers, e.g. --demo, uses them under the default policy)"
-    )
 }
 
 /// The servers of a context command ([`select::choose`]): config-file warnings and notes
@@ -185,6 +178,15 @@ impl Resolved {
         expansion::tag(&mut cands, &self.expansions);
         cands
     }
+}
+
+/// The set file at `set` resolved and read under its own policy, its servers listed afresh
+/// (as `install` and the deliveries after a change write it).
+pub async fn resolve_file(set: &std::path::Path) -> Result<Resolved, Exit> {
+    let loaded = load_set(&crate::cli::SetArgs {
+        path: set.to_path_buf(),
+    })?;
+    resolve_set(&loaded, &ServerArgs::default(), &loaded.policy, 8).await
 }
 
 /// Chooses, connects and lists the set's servers (expansions added), resolves with

@@ -1,142 +1,18 @@
-//! `mcpick install HOST` / `mcpick uninstall HOST`: mcpick's `serve` entry in a host's own
-//! config file, through the host's dialect ([`crate::hosts`]). A project entry is shared (it
-//! is committed with the project), so it runs `mcpick` from PATH with the set relative to the
-//! project; a user entry names the running binary and the set by absolute path.
+//! `mcpick install HOST` / `mcpick uninstall HOST`: the hand-off ([`crate::handoff`]) from
+//! the command line: parse, plan, print the plan or make it, and say what was done.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::Path;
 
+use super::context::resolve_file;
 use super::{Exit, report, usage_error};
-use crate::cli::{InstallArgs, UninstallArgs};
-use crate::hosts::install::{self, Plan, Refused};
-use crate::hosts::{Dialect, Host, Launch, Places, Scope, is_ours};
+use crate::cli::{Deliver, InstallArgs, UninstallArgs};
+use crate::handoff::entry::{Committed, shown};
+use crate::handoff::{self, Contents, Written, pieces, session};
+use crate::hosts::install;
+use crate::hosts::{Host, Places, Scope, is_ours};
 
-/// The scope given, else project where the host has a project file, else user.
-pub(crate) fn scope_of(dialect: &Dialect, scope: Option<Scope>) -> Result<Scope, String> {
-    match scope {
-        Some(Scope::Project) if dialect.project_file.is_none() => Err(format!(
-            "{} has no project-scope file; use --scope user",
-            dialect.name
-        )),
-        Some(scope) => Ok(scope),
-        None if dialect.project_file.is_some() => Ok(Scope::Project),
-        None => Ok(Scope::User),
-    }
-}
-
-/// mcpick's entry for a set in one host's file, planned and not yet written: what
-/// `install` writes, what `--dry-run` and the browser's hand-off show before it is confirmed.
-#[derive(Debug, Clone)]
-pub struct EntryPlan {
-    pub host: Host,
-    pub scope: Scope,
-    pub name: String,
-    pub launch: Launch,
-    pub edit: Edit,
-}
-
-/// Why an entry was not planned: the message, and the exit code it means.
-pub type NotPlanned = (String, Exit);
-
-/// Plans `host`'s entry serving `set` as `name` (the scope given, else the host's default).
-pub fn plan_entry(
-    host: Host,
-    scope: Option<Scope>,
-    places: &Places,
-    set: &Path,
-    name: &str,
-    force: bool,
-) -> Result<EntryPlan, NotPlanned> {
-    if name.trim().is_empty() {
-        return Err((
-            "--as: the entry needs a name (the server name the host shows)".into(),
-            Exit::Usage,
-        ));
-    }
-    // The entry serves the set: one that is missing or unusable would hand the host nothing
-    // (or, before, the demo), so nothing is written.
-    match crate::context::ContextSet::load(set) {
-        Ok(loaded) if loaded.on_disk => {}
-        Ok(_) => {
-            let path = crate::sanitize::line(&set.display().to_string(), 500);
-            return Err((
-                format!("nothing installed: {}", super::context::missing_set(&path)),
-                Exit::Usage,
-            ));
-        }
-        Err(e) => {
-            return Err((
-                format!(
-                    "nothing installed: {}",
-                    crate::sanitize::line(&e.to_string(), 2000)
-                ),
-                Exit::Usage,
-            ));
-        }
-    }
-    let dialect = host.dialect();
-    let scope = scope_of(dialect, scope).map_err(|m| (m, Exit::Usage))?;
-    let Some(path) = dialect.file(scope, places) else {
-        return Err((
-            format!(
-                "cannot tell where {}'s {} file is (no home directory)",
-                dialect.name,
-                scope.name()
-            ),
-            Exit::Usage,
-        ));
-    };
-    let launch = launch(dialect, scope, places, set, name).map_err(|m| (m, Exit::Usage))?;
-    let edit = Edit::plan(&path, true, |before| {
-        install::plan_install(dialect, before, name, &launch, force)
-    })?;
-    Ok(EntryPlan {
-        host,
-        scope,
-        name: name.to_string(),
-        launch,
-        edit,
-    })
-}
-
-impl EntryPlan {
-    /// Writes the entry; the line that says what was done (and where the original is kept).
-    pub fn commit(&self) -> Result<Vec<String>, String> {
-        let path = self.edit.path.display();
-        match self.edit.commit()? {
-            Committed::Unchanged | Committed::Removed => Ok(vec![format!(
-                "{path} already has `{}`; nothing changed",
-                shown(&self.name)
-            )]),
-            Committed::Written(backup) => {
-                let mut lines = vec![crate::sanitize::line(
-                    &format!(
-                        "{} `{}` in {path} ({}, {} scope): {} {}",
-                        if self.edit.replaced() {
-                            "updated"
-                        } else {
-                            "installed"
-                        },
-                        self.name,
-                        self.host.dialect().name,
-                        self.scope.name(),
-                        self.launch.command,
-                        self.launch.args.join(" ")
-                    ),
-                    4000,
-                )];
-                if let Some(backup) = backup {
-                    lines.push(format!(
-                        "the file as it was is kept in {}",
-                        backup.display()
-                    ));
-                }
-                Ok(lines)
-            }
-        }
-    }
-}
-
-pub fn install(args: InstallArgs) -> Exit {
+/// `mcpick install HOST`: the served entry, then (by default) session-start delivery.
+pub async fn install(args: InstallArgs) -> Exit {
     let places = Places::system();
     if args.list {
         return list(&places, &args.set.path);
@@ -144,13 +20,15 @@ pub fn install(args: InstallArgs) -> Exit {
     let Some(host) = args.host else {
         return usage_error("give a HOST, or --list");
     };
-    let plan = match plan_entry(
+    let deliver = args.deliver == Deliver::Session;
+    let plan = match handoff::plan(
         host,
         args.scope,
         &places,
         &args.set.path,
         &args.name,
         args.force,
+        deliver,
     ) {
         Ok(plan) => plan,
         Err((message, exit)) => {
@@ -158,65 +36,76 @@ pub fn install(args: InstallArgs) -> Exit {
             return exit;
         }
     };
-    if args.dry_run && !plan.edit.is_unchanged() {
-        print!("{}", plan.edit.diff());
+    if args.dry_run && !plan.entry.edit.is_unchanged() {
+        print!("{}", plan.entry.edit.diff());
+        for n in &plan.notes {
+            report(n);
+        }
+        for line in plan.delivery_lines() {
+            println!("{line}");
+        }
         return Exit::Ok;
     }
-    match plan.commit() {
-        Ok(lines) if plan.edit.is_unchanged() => {
-            for line in lines {
-                report(&line);
-            }
-            report_variables(&args.set.path);
-            Exit::Ok
-        }
-        Ok(lines) => {
-            for line in lines {
-                println!("{line}");
-            }
-            approve_entry(&places, &args.name);
-            report_variables(&args.set.path);
-            Exit::Ok
-        }
+    let written = match plan.write_entry(&places) {
+        Ok(written) => written,
         Err(message) => {
             report(&message);
-            Exit::ServerFailed
+            return Exit::ServerFailed;
+        }
+    };
+    if plan.entry.edit.is_unchanged() {
+        written.lines.iter().for_each(|l| report(l));
+    } else {
+        written.lines.iter().for_each(|l| println!("{l}"));
+    }
+    for w in &written.warnings {
+        report(&format!("warning: {w}"));
+    }
+    report_variables(&args.set.path);
+    if !args.dry_run {
+        for n in &written.notes {
+            report(&format!("note: {n}"));
         }
     }
-}
-
-/// The entry `install` just wrote into a project file (it runs `mcpick serve`) is approved
-/// for the project: the person asked for it, so mcpick's own runs there do not hold it back
-/// as a server the project's files define.
-fn approve_entry(places: &Places, name: &str) {
-    use crate::config::select::{self, Origin, ServerChoice};
-    let Ok(servers) = select::select_servers_at(places, &ServerChoice::default()).servers else {
-        return;
-    };
-    let ours: Vec<_> = servers
-        .into_iter()
-        .filter(|s| {
-            s.spec.name == name
-                && s.error.is_none()
-                && matches!(s.origin, Origin::Project { .. })
-                && matches!(&s.spec.transport, crate::mcp::TransportSpec::Stdio { args, .. }
-                    if args.first().is_some_and(|a| a == "serve"))
-        })
-        .collect();
-    let Some(store) = crate::config::trust::Store::system() else {
-        return;
-    };
-    if ours.is_empty() {
-        return;
+    for n in &plan.notes {
+        report(n);
     }
-    if let Err(e) = store.update(|approvals| {
-        for s in &ours {
-            approvals.approve(&places.project, name, &s.spec.transport, &s.shown_target());
+    if plan.delivery.is_none() {
+        return Exit::Ok;
+    }
+    if args.dry_run {
+        for line in plan.delivery_lines() {
+            println!("{line}");
         }
-    }) {
-        report(&format!(
-            "warning: cannot remember the approval of `{name}`: {e}"
-        ));
+        return Exit::Ok;
+    }
+    let resolved = match resolve_file(&args.set.path).await {
+        Ok(r) => r,
+        Err(exit) => return exit,
+    };
+    let cands = resolved.candidates();
+    let contents = Contents {
+        preview: &resolved.preview,
+        candidates: &cands,
+        texts: &resolved.texts,
+    };
+    let written: Written = match plan.deliver(contents) {
+        Ok(w) => w,
+        Err(why) => {
+            report(&why);
+            return Exit::ServerFailed;
+        }
+    };
+    for w in &written.warnings {
+        report(&format!("warning: {w}"));
+    }
+    for line in written.lines {
+        println!("{line}");
+    }
+    if resolved.failed.is_empty() {
+        Exit::Ok
+    } else {
+        Exit::ServerFailed
     }
 }
 
@@ -243,43 +132,17 @@ fn report_variables(set: &std::path::Path) {
     }
 }
 
-/// The host file a command edits: the scope given (else the host's default) and its path;
-/// a usage error when there is none.
-pub(crate) fn host_file(
-    dialect: &Dialect,
-    scope: Option<Scope>,
-    places: &Places,
-) -> Result<(Scope, PathBuf), Exit> {
-    let scope = scope_of(dialect, scope).map_err(|m| usage_error(&m))?;
-    let path = dialect.file(scope, places).ok_or_else(|| {
-        usage_error(&format!(
-            "cannot tell where {}'s {} file is (no home directory)",
-            dialect.name,
-            scope.name()
-        ))
-    })?;
-    Ok((scope, path))
-}
-
+/// `mcpick uninstall HOST`: the entry, then every piece of its delivery.
 pub fn uninstall(args: UninstallArgs) -> Exit {
     let places = Places::system();
-    let dialect = args.host.dialect();
-    let (_, path) = match host_file(dialect, args.scope, &places) {
-        Ok(found) => found,
-        Err(exit) => return exit,
-    };
-    if args.name.trim().is_empty() {
-        return usage_error("--as: the entry needs a name (the server name the host shows)");
-    }
-    let edit = match Edit::plan(&path, false, |before| {
-        install::plan_uninstall(dialect, before, &args.name)
-    }) {
+    let edit = match handoff::entry::plan_removal(args.host, args.scope, &places, &args.name) {
         Ok(edit) => edit,
         Err((message, exit)) => {
             report(&message);
             return exit;
         }
     };
+    let path = edit.path.clone();
     if args.dry_run && !edit.is_unchanged() {
         print!("{}", edit.diff());
         return Exit::Ok;
@@ -287,7 +150,7 @@ pub fn uninstall(args: UninstallArgs) -> Exit {
     match edit.commit() {
         Err(message) => {
             report(&message);
-            Exit::ServerFailed
+            return Exit::ServerFailed;
         }
         Ok(Committed::Unchanged) => {
             report(&format!(
@@ -295,11 +158,9 @@ pub fn uninstall(args: UninstallArgs) -> Exit {
                 path.display(),
                 shown(&args.name)
             ));
-            Exit::Ok
         }
         Ok(Committed::Written(_)) => {
             println!("removed `{}` from {}", shown(&args.name), path.display());
-            Exit::Ok
         }
         Ok(Committed::Removed) => {
             println!(
@@ -307,225 +168,34 @@ pub fn uninstall(args: UninstallArgs) -> Exit {
                 shown(&args.name),
                 path.display()
             );
+        }
+    }
+    if args.dry_run {
+        return Exit::Ok;
+    }
+    let Ok(scope) = handoff::entry::scope_of(args.host.dialect(), args.scope) else {
+        return Exit::Ok;
+    };
+    take_back_delivery(&args.set.path, args.host, scope, &args.name)
+}
+
+/// Removes every piece of the set's delivery to `host`, `scope`, `name` (none: nothing to do).
+fn take_back_delivery(set: &Path, host: Host, scope: Scope, name: &str) -> Exit {
+    match pieces::remove(&handoff::absolute(set), host, scope, name) {
+        Ok(None) => Exit::Ok,
+        Ok(Some((delivery, notes))) => {
+            for (what, path) in delivery.files() {
+                println!("removed the {what} from {}", path.display());
+            }
+            for note in notes {
+                report(&format!("note: {note}"));
+            }
             Exit::Ok
         }
-    }
-}
-
-/// An edit of one host file, planned on the text read: shown as a diff, then committed
-/// (which refuses when the file changed since it was read).
-#[derive(Debug, Clone)]
-pub struct Edit {
-    pub path: PathBuf,
-    before: Option<String>,
-    /// The text after the edit; `None` removes the file (an uninstall of the only entry of a
-    /// file `install` created). Unused when `unchanged`.
-    after: Option<String>,
-    unchanged: bool,
-    replaced: bool,
-    /// Keep the file as it was before the first change (installs only).
-    backup: bool,
-}
-
-/// What [`Edit::commit`] did.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Committed {
-    Unchanged,
-    /// Written; the backup made, if this was the first change.
-    Written(Option<PathBuf>),
-    Removed,
-}
-
-/// The `--as` name as messages show it (the file gets it as given).
-fn shown(name: &str) -> String {
-    crate::sanitize::line(name, 200)
-}
-
-impl Edit {
-    /// Reads the file and plans the change.
-    fn plan(
-        path: &Path,
-        backup: bool,
-        plan: impl Fn(Option<&str>) -> Result<Plan, Refused>,
-    ) -> Result<Edit, NotPlanned> {
-        let before = install::read(path).map_err(|e| {
-            (
-                format!("{}: cannot read the file: {e}", path.display()),
-                Exit::ServerFailed,
-            )
-        })?;
-        let plan = match plan(before.as_deref()) {
-            Ok(plan) => plan,
-            Err(Refused::Unreadable(why)) => {
-                return Err((
-                    format!("{}: {why}; the file was left as it is", path.display()),
-                    Exit::ServerFailed,
-                ));
-            }
-            Err(Refused::Foreign { name, entry }) => {
-                return Err((
-                    format!(
-                        "{}: `{}` is not an entry mcpick wrote ({}); it was left as it is. Use --force to replace it, or --as ANOTHER_NAME",
-                        path.display(),
-                        shown(&name),
-                        describe(&entry)
-                    ),
-                    Exit::Usage,
-                ));
-            }
-        };
-        let (after, unchanged, replaced) = match plan {
-            Plan::Unchanged => (None, true, false),
-            Plan::Change { text, replaced } => (Some(text), false, replaced),
-            // Removed only when install created it (no backup of an original exists).
-            Plan::Delete { text }
-                if install::backup_path(
-                    &crate::fsio::target_of(path).unwrap_or(path.to_path_buf()),
-                )
-                .exists() =>
-            {
-                (Some(text), false, true)
-            }
-            Plan::Delete { .. } => (None, false, true),
-        };
-        Ok(Edit {
-            path: path.to_path_buf(),
-            before,
-            after,
-            unchanged,
-            replaced,
-            backup,
-        })
-    }
-
-    /// The file already says this.
-    pub fn is_unchanged(&self) -> bool {
-        self.unchanged
-    }
-
-    fn replaced(&self) -> bool {
-        self.replaced
-    }
-
-    /// The change as a unified diff (empty when there is none).
-    pub fn diff(&self) -> String {
-        if self.unchanged {
-            return String::new();
+        Err(e) => {
+            report(&format!("cannot remove the session-start delivery: {e}"));
+            Exit::ServerFailed
         }
-        install::diff(&self.path, self.before.as_deref(), self.after.as_deref())
-    }
-
-    /// Writes the change (refused when the file changed since it was read).
-    pub fn commit(&self) -> Result<Committed, String> {
-        if self.unchanged {
-            return Ok(Committed::Unchanged);
-        }
-        install::commit(
-            &self.path,
-            self.before.as_deref(),
-            self.after.as_deref(),
-            self.backup,
-        )
-        .map(|backup| match &self.after {
-            None => Committed::Removed,
-            Some(_) => Committed::Written(backup),
-        })
-        .map_err(|e| format!("{}: {e}", self.path.display()))
-    }
-}
-
-/// An entry in one line for a message: its command, or its URL.
-fn describe(entry: &serde_json::Value) -> String {
-    let text = |key: &str| entry.get(key).and_then(|v| v.as_str()).map(str::to_owned);
-    match (text("command"), text("url").or_else(|| text("httpUrl"))) {
-        (Some(command), _) => format!("runs `{}`", crate::sanitize::line(&command, 200)),
-        (None, Some(url)) => format!("connects to {}", crate::redact::url(&url)),
-        _ => "another kind of entry".to_string(),
-    }
-}
-
-/// What the entry runs. Project scope: `mcpick` from PATH and the set relative to the
-/// project (through the host's workspace variable where it has one). User scope: this
-/// binary and the set, by absolute path.
-pub fn launch(
-    dialect: &Dialect,
-    scope: Scope,
-    places: &Places,
-    set: &Path,
-    name: &str,
-) -> Result<Launch, String> {
-    let (command, set_arg) = entry_path(dialect, scope, places, set, "set")?;
-    let mut args = vec!["serve".to_string(), "--set".to_string(), set_arg];
-    if name != "mcpick" {
-        args.extend(["--as".to_string(), name.to_string()]);
-    }
-    Ok(Launch { command, args })
-}
-
-/// The command an entry runs and how it names the file `path` (`what` names it in errors).
-/// Project scope: `mcpick` from PATH and the path relative to the project (through the
-/// host's workspace variable where it has one), so the entry can be committed. User scope:
-/// this binary and the absolute path.
-pub(crate) fn entry_path(
-    dialect: &Dialect,
-    scope: Scope,
-    places: &Places,
-    path: &Path,
-    what: &str,
-) -> Result<(String, String), String> {
-    let project = std::fs::canonicalize(&places.project).unwrap_or(places.project.clone());
-    let absolute = absolute_set(&project, path);
-    Ok(match scope {
-        Scope::Project => {
-            let relative = absolute.strip_prefix(&project).map_err(|_| {
-                format!(
-                    "the {what} {} is outside the project {}: a project entry is shared with the project, so its {what} must be inside it (or use --scope user)",
-                    absolute.display(),
-                    project.display()
-                )
-            })?;
-            let relative = relative
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy())
-                .collect::<Vec<_>>()
-                .join("/");
-            let arg = match dialect.workspace_var {
-                Some(var) => format!("{var}/{relative}"),
-                None => relative,
-            };
-            ("mcpick".to_string(), arg)
-        }
-        Scope::User => {
-            let exe = std::env::current_exe()
-                .and_then(std::fs::canonicalize)
-                .map_err(|e| format!("cannot tell where this mcpick binary is: {e}"))?;
-            (
-                exe.to_string_lossy().into_owned(),
-                absolute.to_string_lossy().into_owned(),
-            )
-        }
-    })
-}
-
-/// The set's absolute path, `.` and `..` resolved, its folder's symbolic links resolved when
-/// it exists (so it compares with the canonical project folder).
-fn absolute_set(project: &Path, set: &Path) -> PathBuf {
-    let joined = project.join(set);
-    let mut clean = PathBuf::new();
-    for component in joined.components() {
-        match component {
-            Component::ParentDir => {
-                clean.pop();
-            }
-            Component::CurDir => {}
-            other => clean.push(other),
-        }
-    }
-    match (clean.parent(), clean.file_name()) {
-        (Some(dir), Some(file)) => std::fs::canonicalize(dir)
-            .map(|d| d.join(file))
-            .unwrap_or(clean),
-        _ => clean,
     }
 }
 
@@ -583,6 +253,18 @@ fn list(places: &Places, set: &Path) -> Exit {
             );
         }
     }
-    super::deliver::list(set);
+    let record = pieces::Record::load(&handoff::absolute(set));
+    for warning in session::refused(&record) {
+        report(&warning);
+    }
+    if !record.deliveries.is_empty() {
+        println!(
+            "\nsession-start deliveries of {}:",
+            crate::sanitize::line(&set.display().to_string(), 1000)
+        );
+        for line in session::listed(&record) {
+            println!("{line}");
+        }
+    }
     exit
 }

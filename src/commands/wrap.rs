@@ -4,9 +4,9 @@
 
 use std::path::Path;
 
-use super::install::{entry_path, host_file};
 use super::{Exit, report, usage_error};
 use crate::cli::{UnwrapArgs, WrapArgs};
+use crate::handoff::entry::{entry_path, host_file};
 use crate::hosts::install;
 use crate::hosts::wrap::{self, PROXY_COMMAND, Plan, Record, Refused, Restore};
 use crate::hosts::{Launch, Places};
@@ -25,7 +25,7 @@ pub fn wrap(args: WrapArgs) -> Exit {
     let dialect = args.host.dialect();
     let (scope, path) = match host_file(dialect, args.scope, &places) {
         Ok(found) => found,
-        Err(exit) => return exit,
+        Err(message) => return usage_error(&message),
     };
     let record_path = wrap::record_path(&path);
     let paths = entry_path(dialect, scope, &places, &record_path, "record").and_then(
@@ -133,7 +133,7 @@ pub fn unwrap(args: UnwrapArgs) -> Exit {
     let dialect = args.host.dialect();
     let (_, path) = match host_file(dialect, args.scope, &places) {
         Ok(found) => found,
-        Err(exit) => return exit,
+        Err(message) => return usage_error(&message),
     };
     let record_path = wrap::record_path(&path);
     let mut record = match load_record(&record_path) {

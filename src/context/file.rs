@@ -438,6 +438,13 @@ fn folder_of(target: &Path) -> PathBuf {
     })
 }
 
+/// Why a command that hands a set on stops when the file is missing.
+pub fn missing_set(path: &str) -> String {
+    format!(
+        "{path}: no such context set; nothing is handed on. Make one with `mcpick pin`, `mcpick exclude`, `mcpick policy` or the browser, or pass the right --set FILE (naming servers, e.g. --demo, uses them under the default policy)"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -51,7 +51,7 @@ pub mod tokens;
 pub use change::{Applied, SetChange};
 pub use content::{agent_text, measure};
 pub use expansion::Expansion;
-pub use file::{ContextSet, DEFAULT_FILE, SetError, SetFile, Updated, VERSION};
+pub use file::{ContextSet, DEFAULT_FILE, SetError, SetFile, Updated, VERSION, missing_set};
 pub use mark::{Effective, Mark, Marks, Pattern, Target};
 pub use measured::{Judged, Keep, Resolution, Sources, Texts};
 pub use policy::{Audience, DEFAULT_PRIORITY, Policy};

@@ -181,19 +181,13 @@ pub fn resolve_snapshot(req: &ResolveRequest) -> AgentPreview {
     }
 }
 
-/// The hosts the agent view can show the session-start delivery of, in the order `H` steps
-/// through them (then back to the plain preview).
-pub const HOSTS: &[Host] = &[Host::ClaudeCode, Host::Gemini, Host::Codex];
-
-/// The next host choice after `host` (`None`: the plain preview).
+/// The next host choice after `host` (`None`: the plain preview): the hosts with a
+/// session-start channel, in the hand-off library's order, then back to the plain preview.
 pub fn next_host(host: Option<Host>) -> Option<Host> {
+    let mut hosts = crate::handoff::hosts::with_session_channel();
     match host {
-        None => HOSTS.first().copied(),
-        Some(h) => HOSTS
-            .iter()
-            .position(|&x| x == h)
-            .and_then(|i| HOSTS.get(i + 1))
-            .copied(),
+        None => hosts.next(),
+        Some(h) => hosts.skip_while(|&x| x != h).nth(1),
     }
 }
 
@@ -239,14 +233,17 @@ pub fn host_preview(
     preview: &Preview,
     texts: &Texts,
 ) -> Result<HostPreview, String> {
-    let (channel, delivered) = crate::commands::deliver::for_host(
+    let contents = crate::handoff::Contents {
+        preview,
+        candidates: cands,
+        texts,
+    };
+    let (channel, delivered) = crate::handoff::session::for_host(
         host,
         None,
         super::app::handoff::DEFAULT_NAME,
         set,
-        preview,
-        cands,
-        texts,
+        contents,
     )?;
     Ok(HostPreview {
         host,
@@ -285,9 +282,9 @@ mod tests {
             seen.push(host);
             h = next_host(Some(host));
         }
-        assert_eq!(seen, HOSTS);
-        for &host in HOSTS {
-            assert!(crate::deliver::Channel::of(host).is_some(), "{host:?}");
+        assert_eq!(seen, [Host::ClaudeCode, Host::Gemini, Host::Codex]);
+        for &host in &seen {
+            assert!(crate::handoff::Channel::of(host).is_some(), "{host:?}");
         }
     }
 }

@@ -565,41 +565,51 @@ impl Executor {
         self.host_preview.start(task);
     }
 
-    /// Plans an install for the hand-off overlay ([`crate::commands::install::plan_entry`]
-    /// and [`crate::commands::deliver::plan_delivery`], as `install --dry-run`).
+    /// Plans an install for the hand-off overlay ([`crate::handoff::plan`], as
+    /// `install --dry-run`).
     fn plan_install(&mut self, host: Host, scope: Scope, set: PathBuf, name: String) {
         let tx = self.tx.clone();
         tokio::task::spawn_blocking(move || {
-            let _ = tx.send(Msg::InstallPlanned(plan_install(host, scope, &set, &name)));
+            let planned = crate::handoff::plan(
+                host,
+                Some(scope),
+                &Places::system(),
+                &set,
+                &name,
+                false,
+                true,
+            )
+            .map(Box::new)
+            .map_err(|(why, _)| why);
+            let _ = tx.send(Msg::InstallPlanned(planned));
         });
     }
 
-    /// Makes a confirmed install: the entry, then the delivery of what the request's
-    /// resolution includes, read through the browser's connections.
+    /// Makes a confirmed install ([`crate::handoff::Plan`]): the entry, then the delivery of
+    /// what the request's resolution includes, read through the browser's connections.
     fn install(&mut self, plan: Box<InstallPlan>, request: ResolveRequest) {
         let connections = self.connections.clone();
         let tx = self.tx.clone();
         let task = tokio::spawn(async move {
-            let entry = plan.entry.clone();
-            let committed = tokio::task::spawn_blocking(move || entry.commit())
-                .await
-                .unwrap_or_else(|e| Err(e.to_string()));
-            let mut lines = match committed {
-                Ok(lines) => lines,
+            let plan = Arc::new(*plan);
+            let entry_plan = plan.clone();
+            let written =
+                tokio::task::spawn_blocking(move || entry_plan.write_entry(&Places::system()))
+                    .await
+                    .unwrap_or_else(|e| Err(e.to_string()));
+            let mut lines = match written {
+                Ok(written) => said(written),
                 Err(why) => return tx.send(Msg::Installed(Err(why))),
             };
-            if plan.entry.host == Host::Gemini {
-                lines.push(format!("note: {}", crate::hosts::gemini::TRUST_NOTE));
-            }
-            if let Some((channel, delivery)) = &plan.delivery {
+            if plan.delivery.is_some() {
                 let (preview, texts, cands, _) = read_resolution(&request, &connections).await;
-                match crate::commands::deliver::write_delivery(
-                    channel, delivery, &plan.set, &preview, &cands, &texts,
-                ) {
-                    Ok(written) => {
-                        lines.extend(written.lines);
-                        lines.extend(written.warnings.iter().map(|w| format!("warning: {w}")));
-                    }
+                let contents = crate::handoff::Contents {
+                    preview: &preview,
+                    candidates: &cands,
+                    texts: &texts,
+                };
+                match plan.deliver(contents) {
+                    Ok(written) => lines.extend(said(written)),
                     Err(why) => {
                         lines.push(why);
                         return tx.send(Msg::Installed(Err(lines.join("; "))));
@@ -613,34 +623,12 @@ impl Executor {
     }
 }
 
-/// The entry and delivery `mcpick install HOST --scope SCOPE --set SET --as NAME` would make.
-fn plan_install(
-    host: Host,
-    scope: Scope,
-    set: &std::path::Path,
-    name: &str,
-) -> Result<Box<InstallPlan>, String> {
-    let places = Places::system();
-    let entry = crate::commands::install::plan_entry(host, Some(scope), &places, set, name, false)
-        .map_err(|(why, _)| why)?;
-    let set_abs = crate::commands::deliver::absolute(set);
-    let mut notes = Vec::new();
-    if !set_abs.exists() {
-        notes.push(format!(
-            "{} does not exist yet: the browser saves it at the first mark, and `serve` needs it",
-            set_abs.display()
-        ));
-    }
-    let delivery = crate::commands::deliver::plan_delivery(host, scope, &places, &set_abs, name)?;
-    if delivery.is_none() {
-        notes.push(crate::commands::deliver::no_channel(host));
-    }
-    Ok(Box::new(InstallPlan {
-        entry,
-        delivery,
-        set: set_abs,
-        notes,
-    }))
+/// A hand-off step's lines for the overlay: what was done, then warnings and notes.
+fn said(written: crate::handoff::Written) -> Vec<String> {
+    let mut lines = written.lines;
+    lines.extend(written.warnings.iter().map(|w| format!("warning: {w}")));
+    lines.extend(written.notes.iter().map(|n| format!("note: {n}")));
+    lines
 }
 
 /// Runs CPU-bound work from a task without holding up the tasks sharing its thread (the

@@ -63,14 +63,14 @@ pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> Exi
     let (config, mut warnings) = load_config(args.config.file.as_deref());
     // Also on stderr, as every command says them: seen after the browser closes, in full.
     for warning in &warnings {
-        crate::commands::report(&format!("warning: {warning}"));
+        crate::say::report(&format!("warning: {warning}"));
     }
     // The same servers `mcpick preview --set FILE` would use.
     let mut notes = Vec::new();
     let mut chosen = match choose_from(&args.choice(), set.set_servers(), &config, &mut notes) {
         Ok(c) => c,
         Err(e) => {
-            crate::commands::report(&e);
+            crate::say::report(&e);
             return ExitCode::from(2);
         }
     };
@@ -97,7 +97,7 @@ pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> Exi
     let mut kept_notes = Vec::new();
     for c in chosen.iter().filter(|c| !c.masked.is_empty()) {
         if let Some(note) = crate::config::example::masked_note(c) {
-            crate::commands::report(&note);
+            crate::say::report(&note);
         }
         let name = sanitize::line(&c.selected.spec.name, 200);
         kept_notes.push(if c.kept.is_empty() {
@@ -127,7 +127,7 @@ pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> Exi
     // The demo used unasked is said on stderr (read after the browser closes) and in the
     // status line.
     for note in &notes {
-        crate::commands::report(&format!("note: {note}"));
+        crate::say::report(&format!("note: {note}"));
     }
     let mut notice: Vec<String> = notes;
     if !warnings.is_empty() {

@@ -534,7 +534,7 @@ async fn post(shared: Arc<Shared>, line: Vec<u8>, about: About, answered: onesho
     let why = format!("answered HTTP {status}{quoted}");
     match &about.id {
         Some(id) => shared.answer_error(id, why).await,
-        None => crate::commands::report(&shared.secrets.scrub(&format!(
+        None => crate::say::report(&shared.secrets.scrub(&format!(
             "wrap `{}`: the server {why} to a notification",
             shared.name
         ))),
@@ -670,7 +670,7 @@ async fn events(
                     seen(&limit::too_large_reply(&id, shared.limit).into_bytes());
                     shared.emit(Event::TooLarge(id)).await;
                 }
-                Item::Dropped => crate::commands::report(&format!(
+                Item::Dropped => crate::say::report(&format!(
                     "wrap `{}`: dropped a message larger than {} MiB that answers no request",
                     shared.name,
                     shared.limit.mib()
@@ -708,7 +708,7 @@ async fn listen(shared: Arc<Shared>) {
                     .await;
             }
             _ if !status.is_success() => {
-                crate::commands::report(&format!(
+                crate::say::report(&format!(
                     "wrap `{}`: the server answered HTTP {status} to the GET stream; its own messages (list changes, requests) will not reach the host",
                     shared.name
                 ));

@@ -25,13 +25,13 @@ use std::path::Path;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
-use crate::commands::Exit;
 use crate::config::Places;
 use crate::config::Scope;
 use crate::context::SetFile;
 use crate::hosts::Host;
 use crate::mcp::TransportSpec;
 use crate::mcp::limit::{self, Finished, Message, MessageLimit, Verdict};
+use crate::say::Exit;
 use filter::{Expose, Filter, FromHost, FromUpstream};
 use inflight::{InFlight, Pass};
 use upstream::HostLeft;
@@ -47,7 +47,7 @@ pub async fn run(record: &Path, name: &str, set: &Path, expose: Expose) -> Exit 
     match proxy(record, name, set, expose).await {
         Ok(exit) => exit,
         Err(message) => {
-            crate::commands::report(&format!("wrap `{name}`: {message}"));
+            crate::say::report(&format!("wrap `{name}`: {message}"));
             Exit::ServerFailed
         }
     }
@@ -308,7 +308,7 @@ async fn proxy(
         .gone(&reason);
     let failed = !(host_left.get() && ended.clean && unanswered.is_empty());
     if failed {
-        crate::commands::report(&format!("wrap `{name}`: {reason}"));
+        crate::say::report(&format!("wrap `{name}`: {reason}"));
     }
     for reply in unanswered {
         if relay.send(reply).await.is_err() {

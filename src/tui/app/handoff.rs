@@ -4,14 +4,11 @@
 //! see the change `install --dry-run` shows, confirm) and lists the commands that serve,
 //! install or export it, for copying.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crossterm::event::{KeyCode, KeyEvent};
 
 use super::{App, Effect, Overlay, Selection};
-use crate::commands::install::EntryPlan;
-use crate::deliver::Channel;
-use crate::deliver::pieces::Delivery;
 use crate::hosts::{Host, Scope};
 use crate::sanitize;
 use crate::tui::text::thousands;
@@ -27,17 +24,9 @@ pub struct Bundled {
     pub estimated: bool,
 }
 
-/// An install planned off the UI thread: the entry's edit and, where the host has one, the
-/// session-start delivery; nothing is written until it is confirmed.
-#[derive(Debug)]
-pub struct InstallPlan {
-    pub entry: EntryPlan,
-    pub delivery: Option<(&'static Channel, Delivery)>,
-    /// The set file, as the executor resolves it (absolute).
-    pub set: PathBuf,
-    /// What else the person should know before confirming (no channel, no set file yet).
-    pub notes: Vec<String>,
-}
+/// An install planned off the UI thread ([`crate::handoff::plan`]): nothing is written until
+/// it is confirmed.
+pub type InstallPlan = crate::handoff::Plan;
 
 /// Where the hand-off overlay's install is.
 #[derive(Debug, Default)]
@@ -316,10 +305,7 @@ impl App {
                     );
                     lines.extend(diff.lines().map(|l| format!("  {l}")));
                 }
-                if let Some((channel, delivery)) = &plan.delivery {
-                    let planned = crate::commands::deliver::planned_lines(channel, delivery);
-                    lines.extend(planned.into_iter().map(|l| format!("  {l}")));
-                }
+                lines.extend(plan.delivery_lines().into_iter().map(|l| format!("  {l}")));
                 lines.extend(plan.notes.iter().map(|n| format!("  note: {n}")));
             }
             Stage::Done(Ok(done)) => {

@@ -14,10 +14,8 @@
 //!
 //! Both Markdown hosts skip `@path` inside code spans and fences, and every resource sits in a
 //! fence longer than any backtick run in its text, so a resource can neither import a file
-//! nor close its own block. Here: which channel, what fits, and the text; [`pieces`] puts it
-//! on disk.
-
-pub mod pieces;
+//! nor close its own block. Here: which channel, what fits, and the text; [`super::pieces`]
+//! puts it on disk.
 
 use crate::context::{Candidate, Included, LeftOut, Preview, Reason};
 use crate::export::{self, Texts};
@@ -42,7 +40,7 @@ pub struct Channel {
     pub tool_limit: Option<(usize, &'static str)>,
 }
 
-const CLAUDE: Channel = Channel {
+pub const CLAUDE: Channel = Channel {
     host: Host::ClaudeCode,
     what: "a `CLAUDE.md` import",
     limit: None,
@@ -54,7 +52,7 @@ const CLAUDE: Channel = Channel {
     )),
 };
 
-const GEMINI: Channel = Channel {
+pub const GEMINI: Channel = Channel {
     host: Host::Gemini,
     what: "a `GEMINI.md` import",
     limit: None,
@@ -72,7 +70,7 @@ const GEMINI: Channel = Channel {
 /// Codex's `project_doc_max_bytes` default.
 pub const CODEX_AGENTS_LIMIT: usize = 32 * 1024;
 
-const CODEX: Channel = Channel {
+pub const CODEX: Channel = Channel {
     host: Host::Codex,
     what: "`AGENTS.override.md` (read in place of `AGENTS.md`)",
     limit: Some(CODEX_AGENTS_LIMIT),
@@ -87,12 +85,7 @@ const CODEX: Channel = Channel {
 impl Channel {
     /// The host's session-start channel, for the hosts that have one mcpick can write.
     pub fn of(host: Host) -> Option<&'static Channel> {
-        match host {
-            Host::ClaudeCode => Some(&CLAUDE),
-            Host::Gemini => Some(&GEMINI),
-            Host::Codex => Some(&CODEX),
-            _ => None,
-        }
+        super::hosts::row(host).session
     }
 }
 

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::{CODEX_MARKER, Channel, Placement};
+use super::channel::{CODEX_MARKER, Channel, Placement};
 use crate::fsio::{self, Perms, write_atomic, write_with};
 use crate::hosts::{Host, Places, Scope};
 

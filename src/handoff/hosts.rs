@@ -1,0 +1,134 @@
+//! One row of data per host: every way mcpick hands it the set, and whether that way was
+//! measured against the host's own model requests (`tests/delivery.rs`, `docs/hand-off.md`)
+//! or taken from its documentation. Adding a host is its dialect module in [`crate::hosts`]
+//! plus one row here.
+
+use super::channel::{self, Channel};
+use crate::hosts::{self as dialects, Dialect, Host};
+
+/// Where a fact about a host comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Known {
+    /// Driven by the tests, read in the host's own model request.
+    Measured,
+    /// From the host's documentation; not driven by the tests.
+    FromDocs,
+}
+
+/// How one host takes the set.
+pub struct Row {
+    pub host: Host,
+    /// The config file the served entry goes in, and its format.
+    pub entry: &'static Dialect,
+    /// How the entry is known to work.
+    pub entry_known: Known,
+    /// The channel read verbatim at every session's start, if mcpick can write one (always
+    /// measured: a channel from docs alone is not trusted to reach the model).
+    pub session: Option<&'static Channel>,
+    /// How a prompt names one served resource (`NAME` the entry, `URI` the resource), where
+    /// the host expands it into the model's request.
+    pub mention: Option<&'static str>,
+}
+
+/// Every host: first those with a session-start channel, in the order the browser's agent
+/// view steps through them.
+pub static ROWS: [Row; 8] = [
+    Row {
+        host: Host::ClaudeCode,
+        entry: &dialects::claude_code::DIALECT,
+        entry_known: Known::Measured,
+        session: Some(&channel::CLAUDE),
+        mention: Some("@NAME:URI (interactive prompt only)"),
+    },
+    Row {
+        host: Host::Gemini,
+        entry: &dialects::gemini::DIALECT,
+        entry_known: Known::Measured,
+        session: Some(&channel::GEMINI),
+        mention: Some("@NAME:URI (also with -p)"),
+    },
+    Row {
+        host: Host::Codex,
+        entry: &dialects::codex::DIALECT,
+        entry_known: Known::Measured,
+        session: Some(&channel::CODEX),
+        mention: None,
+    },
+    Row {
+        host: Host::ClaudeDesktop,
+        entry: &dialects::claude_desktop::DIALECT,
+        entry_known: Known::FromDocs,
+        session: None,
+        mention: None,
+    },
+    Row {
+        host: Host::Cursor,
+        entry: &dialects::cursor::DIALECT,
+        entry_known: Known::FromDocs,
+        session: None,
+        mention: None,
+    },
+    Row {
+        host: Host::VsCode,
+        entry: &dialects::vscode::DIALECT,
+        entry_known: Known::FromDocs,
+        session: None,
+        mention: None,
+    },
+    Row {
+        host: Host::Windsurf,
+        entry: &dialects::windsurf::DIALECT,
+        entry_known: Known::FromDocs,
+        session: None,
+        mention: None,
+    },
+    Row {
+        host: Host::Zed,
+        entry: &dialects::zed::DIALECT,
+        entry_known: Known::FromDocs,
+        session: None,
+        mention: None,
+    },
+];
+
+/// The hosts with a session-start channel, in [`ROWS`]' order.
+pub fn with_session_channel() -> impl Iterator<Item = Host> {
+    ROWS.iter().filter(|r| r.session.is_some()).map(|r| r.host)
+}
+
+/// `host`'s row.
+pub fn row(host: Host) -> &'static Row {
+    ROWS.iter()
+        .find(|r| r.host == host)
+        .expect("every host has a row (tested)")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_host_has_one_row_with_its_own_dialect() {
+        assert_eq!(ROWS.len(), Host::ALL.len());
+        for host in Host::ALL {
+            assert_eq!(
+                ROWS.iter().filter(|r| r.host == host).count(),
+                1,
+                "{host:?}"
+            );
+            let row = row(host);
+            assert!(std::ptr::eq(row.entry, host.dialect()), "{host:?}");
+            if let Some(channel) = row.session {
+                assert_eq!(channel.host, host);
+                assert_eq!(row.entry_known, Known::Measured, "{host:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_hosts_with_a_channel_come_first() {
+        let with: Vec<Host> = with_session_channel().collect();
+        assert_eq!(with, [Host::ClaudeCode, Host::Gemini, Host::Codex]);
+        assert!(ROWS[..with.len()].iter().all(|r| r.session.is_some()));
+    }
+}

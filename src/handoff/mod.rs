@@ -1,0 +1,126 @@
+//! Hand-off: "this set, in host H, scope S, as name N", the one library `install`,
+//! `uninstall`, `deliver`, `preview --host`, the browser's hand-off overlay and its agent view
+//! read from. A hand-off is planned ([`plan`]: the server entry and every delivery piece,
+//! nothing written), shown ([`Plan::lines`], what a dry run and the overlay print), made
+//! ([`Plan::write_entry`], then [`Plan::deliver`] once the set is read) and taken back
+//! ([`entry::plan_removal`], [`pieces::remove`]), byte for byte.
+//!
+//! - [`hosts`]: one row of data per host: what each channel is and whether it was measured.
+//! - [`entry`]: mcpick's `serve` entry in the host's config file (through [`crate::hosts`]).
+//! - [`channel`]: the session-start text and what fits the host's channel.
+//! - [`pieces`]: the files that text goes in, derived and checked before anything is written.
+//! - [`session`]: session-start delivery planned, written, refreshed and listed.
+
+pub mod channel;
+pub mod entry;
+pub mod hosts;
+pub mod pieces;
+pub mod session;
+
+use std::path::{Path, PathBuf};
+
+pub use channel::{Channel, Delivered};
+pub use entry::{EntryPlan, NotPlanned};
+pub use pieces::{Delivery, absolute};
+
+use crate::context::{Candidate, Preview, measured::Texts};
+use crate::hosts::{Host, Places, Scope};
+use crate::say::Exit;
+
+/// A set resolved and read as the agent gets it: what a delivery is made of.
+#[derive(Clone, Copy)]
+pub struct Contents<'r, 'c> {
+    pub preview: &'r Preview,
+    /// The candidates `preview` and `texts` index into.
+    pub candidates: &'r [Candidate<'c>],
+    pub texts: &'r Texts,
+}
+
+/// A hand-off planned and not yet made: the entry's edit and, where the host has a channel
+/// and it was asked for, the session-start delivery; nothing is written until it is made.
+#[derive(Debug)]
+pub struct Plan {
+    pub entry: EntryPlan,
+    pub delivery: Option<(&'static Channel, Delivery)>,
+    /// The set file, absolute.
+    pub set: PathBuf,
+    /// What else the person should know before it is made (the host has no channel).
+    pub notes: Vec<String>,
+}
+
+/// Plans `host`'s hand-off of `set` as `name` (the scope given, else the host's default),
+/// with session-start delivery when `deliver` is asked for. The delivery is planned (and every
+/// file it touches checked) before the entry: a refusal leaves no half-done hand-off.
+pub fn plan(
+    host: Host,
+    scope: Option<Scope>,
+    places: &Places,
+    set: &Path,
+    name: &str,
+    force: bool,
+    deliver: bool,
+) -> Result<Plan, NotPlanned> {
+    let set_abs = absolute(set);
+    let delivery = match entry::scope_of(host.dialect(), scope) {
+        Ok(scope) if deliver => session::plan(host, scope, places, &set_abs, name)
+            .map_err(|why| (why, Exit::ServerFailed))?,
+        _ => None,
+    };
+    let entry = entry::plan_entry(host, scope, places, set, name, force)?;
+    let mut notes = Vec::new();
+    if deliver && delivery.is_none() {
+        notes.push(session::no_channel(host));
+    }
+    Ok(Plan {
+        entry,
+        delivery,
+        set: set_abs,
+        notes,
+    })
+}
+
+impl Plan {
+    /// What the delivery will touch, for a dry run and the overlay (the entry's change is
+    /// [`entry::Edit::diff`]).
+    pub fn delivery_lines(&self) -> Vec<String> {
+        match &self.delivery {
+            Some((channel, delivery)) => session::planned_lines(channel, delivery),
+            None => Vec::new(),
+        }
+    }
+
+    /// Writes the entry and approves it for the project (the person asked for it): the
+    /// lines that say what was done, and the warnings.
+    pub fn write_entry(&self, places: &Places) -> Result<Written, String> {
+        let lines = self.entry.commit()?;
+        let mut warnings = Vec::new();
+        if !self.entry.edit.is_unchanged() {
+            warnings.extend(entry::approve_entry(places, &self.entry.name));
+        }
+        let mut notes = Vec::new();
+        if self.entry.host == Host::Gemini {
+            notes.push(crate::hosts::gemini::TRUST_NOTE.to_string());
+        }
+        Ok(Written {
+            lines,
+            warnings,
+            notes,
+        })
+    }
+
+    /// Writes the session-start delivery of `contents` (nothing when none was planned).
+    pub fn deliver(&self, contents: Contents<'_, '_>) -> Result<Written, String> {
+        let Some((channel, delivery)) = &self.delivery else {
+            return Ok(Written::default());
+        };
+        session::write(channel, delivery, &self.set, contents)
+    }
+}
+
+/// What a step of a hand-off did, for a person: lines, then warnings and notes.
+#[derive(Debug, Default)]
+pub struct Written {
+    pub lines: Vec<String>,
+    pub warnings: Vec<String>,
+    pub notes: Vec<String>,
+}

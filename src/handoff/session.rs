@@ -1,0 +1,227 @@
+//! Session-start delivery, planned, written, kept fresh and listed: the set's text through a
+//! host's [`Channel`], cut to what it carries ([`super::channel`]), in files [`super::pieces`]
+//! derives and checks. `install` and the browser's hand-off write it; `pin`, `exclude`,
+//! `unmark`, `policy`, the browser, `serve` and `mcpick deliver` write it again.
+
+use std::path::Path;
+
+use super::channel::{Channel, Delivered, deliver};
+use super::pieces::{self, Delivery, Record};
+use super::{Contents, Written};
+use crate::hosts::{Host, Places, Scope};
+use crate::sanitize;
+
+/// What `channel` delivers of a set read whole.
+pub fn render(
+    channel: &Channel,
+    delivery: &Delivery,
+    set: &Path,
+    contents: Contents<'_, '_>,
+) -> Delivered {
+    deliver(
+        channel,
+        &delivery.placement(set),
+        contents.preview,
+        contents.candidates,
+        contents.texts,
+    )
+}
+
+/// One line on what a delivery carries: how many resources, tokens, bytes, and what was cut.
+fn summary(channel: &Channel, d: &Delivered) -> String {
+    let cut = d
+        .preview
+        .left_out
+        .iter()
+        .filter(|l| matches!(l.reason, crate::context::Reason::HostLimit(_)))
+        .count();
+    let n = d.preview.included.len();
+    format!(
+        "{n} of {} resource{} ({} tokens, {} bytes) through {}{}",
+        n + cut,
+        if n + cut == 1 { "" } else { "s" },
+        d.preview.total_tokens,
+        d.file.len(),
+        channel.what,
+        if cut > 0 {
+            format!(
+                "; {cut} over {} (`mcpick preview --host {}` names them)",
+                channel.limit_words,
+                channel.host.name()
+            )
+        } else {
+            String::new()
+        }
+    )
+}
+
+/// Where `host`'s session-start delivery of `set` (absolute) goes, nothing written yet;
+/// `Ok(None)` when the host has no channel mcpick can write.
+pub fn plan(
+    host: Host,
+    scope: Scope,
+    places: &Places,
+    set: &Path,
+    name: &str,
+) -> Result<Option<(&'static Channel, Delivery)>, String> {
+    let Some(channel) = Channel::of(host) else {
+        return Ok(None);
+    };
+    pieces::plan(channel, scope, places, set, name)
+        .map(|d| Some((channel, d)))
+        .map_err(|why| format!("not delivering at session start: {why}"))
+}
+
+/// Why a host gets the set on demand only.
+pub fn no_channel(host: Host) -> String {
+    format!(
+        "{} has no session-start channel mcpick can write: the set reaches the model on demand (resources to attach or mention, the `context` prompt and tool)",
+        host.name()
+    )
+}
+
+/// What a planned delivery will touch (`install --dry-run`, the browser's hand-off).
+pub fn planned_lines(channel: &Channel, delivery: &Delivery) -> Vec<String> {
+    let mut lines = vec![format!("and at session start, through {}:", channel.what)];
+    for (what, path) in delivery.files() {
+        lines.push(format!("  {what}: {}", path.display()));
+    }
+    lines
+}
+
+/// Writes a planned delivery of `contents` for the set at `set` (absolute).
+pub fn write(
+    channel: &Channel,
+    delivery: &Delivery,
+    set: &Path,
+    contents: Contents<'_, '_>,
+) -> Result<Written, String> {
+    let delivered = render(channel, delivery, set, contents);
+    pieces::write(set, delivery, &delivered.file)
+        .map_err(|e| format!("cannot write the session-start delivery: {e}"))?;
+    let mut lines = vec![
+        format!(
+            "delivered at session start: {}",
+            summary(channel, &delivered)
+        ),
+        format!(
+            "  the text: {} ({}; holds resource contents)",
+            delivery.file.display(),
+            if channel.host == Host::Codex {
+                match &delivery.exclude {
+                    Some(e) => format!("kept out of git by {}", e.path.display()),
+                    None => "not in a git repository here: keep it out of version control".into(),
+                }
+            } else {
+                "kept out of version control by its folder's .gitignore".into()
+            }
+        ),
+    ];
+    if let Some(import) = &delivery.import {
+        lines.push(format!(
+            "  imported by: {} (two lines, no contents)",
+            import.path.display()
+        ));
+    }
+    lines.push(
+        "  fresh as of the last change: pin, exclude, unmark, policy, the browser and `mcpick serve` write it again; `mcpick deliver` does now".into(),
+    );
+    Ok(Written {
+        lines,
+        warnings: delivered.warnings,
+        notes: Vec::new(),
+    })
+}
+
+/// Every delivery recorded for `set` written again from `contents`: per delivery, the line
+/// that says what was written, or why it could not be.
+pub fn refresh_all(set: &Path, contents: Contents<'_, '_>) -> Vec<Result<String, String>> {
+    let set_abs = pieces::absolute(set);
+    let mut done = Vec::new();
+    let record = Record::load(&set_abs);
+    done.extend(refused(&record).into_iter().map(Err));
+    for delivery in record.deliveries {
+        let Some(channel) = delivery.host().and_then(Channel::of) else {
+            continue;
+        };
+        let delivered = render(channel, &delivery, &set_abs, contents);
+        done.push(
+            match pieces::refresh(&delivery, &set_abs, &delivered.file) {
+                Ok(()) => Ok(format!(
+                    "delivered to {}: {}",
+                    channel.host.name(),
+                    summary(channel, &delivered)
+                )),
+                Err(e) => Err(format!(
+                    "cannot write {}: {e}",
+                    sanitize::line(&delivery.file.display().to_string(), 1000)
+                )),
+            },
+        );
+    }
+    done
+}
+
+/// The recorded deliveries that were not followed, and why (each a warning).
+pub fn refused(record: &Record) -> Vec<String> {
+    record
+        .refused
+        .iter()
+        .map(|why| format!("warning: {}", sanitize::line(why, 2000)))
+        .collect()
+}
+
+/// `install --list`: every piece of the set's session-start deliveries, one line each.
+pub fn listed(record: &Record) -> Vec<String> {
+    record
+        .deliveries
+        .iter()
+        .map(|d| {
+            let pieces: Vec<String> = d
+                .files()
+                .iter()
+                .map(|(what, path)| {
+                    let state = if path.exists() { "" } else { " (missing)" };
+                    format!("{what} {}{state}", path.display())
+                })
+                .collect();
+            format!(
+                "{:<15} {:<8} `{}`: {}",
+                d.host,
+                d.scope,
+                sanitize::line(&d.name, 200),
+                sanitize::line(&pieces.join("; "), 2000)
+            )
+        })
+        .collect()
+}
+
+/// What `host`'s model receives at session start of `contents`: through the delivery
+/// recorded for `host`, `scope` and `served_as` if there is one, else through the one
+/// `install` would plan. `preview --host` and the browser's agent view both show this.
+pub fn for_host(
+    host: Host,
+    scope: Option<Scope>,
+    served_as: &str,
+    set: &Path,
+    contents: Contents<'_, '_>,
+) -> Result<(&'static Channel, Delivered), String> {
+    let channel = Channel::of(host).ok_or_else(|| {
+        format!(
+            "{} has no session-start channel: its model gets the set on demand only (see `mcpick install {}`)",
+            host.name(),
+            host.name()
+        )
+    })?;
+    let scope = scope.unwrap_or(Scope::Project);
+    let set_abs = pieces::absolute(set);
+    let recorded = Record::load(&set_abs)
+        .deliveries
+        .into_iter()
+        .find(|d| d.host == host.name() && d.scope == scope.name() && d.name == served_as);
+    let delivery = match recorded {
+        Some(d) => d,
+        None => pieces::plan(channel, scope, &Places::system(), &set_abs, served_as)?,
+    };
+    Ok((channel, render(channel, &delivery, &set_abs, contents)))
+}
