@@ -8,8 +8,8 @@ use std::sync::Arc;
 use crossterm::event::{KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use mcpick::catalog::{Catalogue, ItemId, Match, Search, SearchResults, SortKey, SortedList};
 use mcpick::context::{ContextSet, Mark, Measure, Measures, Sources, TokenizerKind, candidates};
-use mcpick::mcp::ListingEdit;
 use mcpick::mcp::log::{LogSource, ServerLog};
+use mcpick::mcp::{Failure, FailureKind, ListingEdit};
 use mcpick::tui::app::{SaveFailure, SaveReport, Selection, Status, View};
 use mcpick::tui::contents::{self, ContentsDoc};
 use mcpick::tui::executor::compute;
@@ -42,6 +42,11 @@ fn server(app: &mut App, server: u16, event: ServerEvent) -> Vec<Effect> {
         generation: 1,
         event,
     })
+}
+
+/// A failure of no particular kind (a transport error), in these words.
+fn failed(why: impl Into<String>) -> Failure {
+    Failure::new(FailureKind::Transport, why)
 }
 
 /// A stdio server on the modern protocol with resources.
@@ -188,9 +193,9 @@ fn servers_go_from_connecting_to_loading_to_ready() {
     server(
         &mut app,
         1,
-        ServerEvent::Failed("could not start `nope`".into()),
+        ServerEvent::Failed(failed("could not start `nope`")),
     );
-    assert!(matches!(app.servers[1].status, Status::Failed(ref r) if r.contains("nope")));
+    assert!(matches!(app.servers[1].status, Status::Failed(ref r) if r.why.contains("nope")));
     server(
         &mut app,
         0,
@@ -223,7 +228,7 @@ fn servers_go_from_connecting_to_loading_to_ready() {
     app.update(Msg::Server {
         server: 0,
         generation: 0,
-        event: ServerEvent::Failed("stale".into()),
+        event: ServerEvent::Failed(failed("stale")),
     });
     assert!(matches!(app.servers[0].status, Status::Loading { .. }));
     server(
@@ -295,12 +300,12 @@ fn five_servers() -> App {
     fx.extend(server(
         &mut app,
         3,
-        ServerEvent::Failed("connection refused (http://127.0.0.1:9)".into()),
+        ServerEvent::Failed(failed("connection refused (http://127.0.0.1:9)")),
     ));
     fx.extend(server(
         &mut app,
         4,
-        ServerEvent::Failed("the server exited (status 1) before answering".into()),
+        ServerEvent::Failed(failed("the server exited (status 1) before answering")),
     ));
     run(&mut app, fx);
     app
@@ -343,7 +348,11 @@ fn failed_servers_are_named_with_their_reason_when_the_header_folds() {
     let names = ["a", "b", "c", "d", "e", "f"];
     let mut app = new_app(&names, Theme::colour());
     for i in 0..5u16 {
-        server(&mut app, i, ServerEvent::Failed(format!("reason {i}")));
+        server(
+            &mut app,
+            i,
+            ServerEvent::Failed(failed(format!("reason {i}"))),
+        );
     }
     let text = screen(&mut app, 100, 24);
     for i in 0..3 {
@@ -1084,7 +1093,9 @@ fn snapshot_loading() {
     server(
         &mut app,
         2,
-        ServerEvent::Failed("could not start `no-such-server`: No such file or directory".into()),
+        ServerEvent::Failed(failed(
+            "could not start `no-such-server`: No such file or directory",
+        )),
     );
     insta::assert_snapshot!("loading", screen(&mut app, 100, 20));
 }
@@ -2806,7 +2817,11 @@ fn an_update_of_the_shown_resource_reads_it_again_in_place() {
 #[test]
 fn capital_r_on_a_failed_server_row_connects_it_again() {
     let mut app = demo_app();
-    let fx = server(&mut app, 0, ServerEvent::Failed("the server exited".into()));
+    let fx = server(
+        &mut app,
+        0,
+        ServerEvent::Failed(failed("the server exited")),
+    );
     run(&mut app, fx);
     let listed = app.catalogue.len();
     drive(&mut app, "g");
@@ -2830,7 +2845,7 @@ fn capital_r_on_a_failed_server_row_connects_it_again() {
     );
     assert!(screen(&mut app, 100, 30).contains("connecting"));
     // Events of the old connection are dropped; the new one lists again.
-    server(&mut app, 0, ServerEvent::Failed("late".into()));
+    server(&mut app, 0, ServerEvent::Failed(failed("late")));
     assert!(!screen(&mut app, 100, 30).contains("late"));
     let fx = app.update(Msg::Server {
         server: 0,
@@ -3479,4 +3494,26 @@ fn the_list_view_advances_its_order_through_list_changes() {
             "step {step}: what the list shows"
         );
     }
+}
+
+/// The sign-in is offered on the failure's kind, not on its words: a server that needs a
+/// sign-in is offered one whatever its message says, and one whose message merely mentions
+/// "needs login" (a server's own text) is not.
+#[test]
+fn l_offers_a_sign_in_by_the_failures_kind_not_its_words() {
+    let sign_in = |failure: Failure| {
+        let mut app = new_app(&["docs"], Theme::colour());
+        server(&mut app, 0, ServerEvent::Failed(failure));
+        drive(&mut app, "gl")
+            .iter()
+            .any(|e| matches!(e, Effect::SignIn { server: 0 }))
+    };
+    assert!(sign_in(Failure::new(
+        FailureKind::NeedsLogin,
+        "the server wants you to sign in"
+    )));
+    assert!(!sign_in(Failure::new(
+        FailureKind::ServerError,
+        "error -32000: needs login to the wiki first"
+    )));
 }

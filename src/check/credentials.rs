@@ -77,7 +77,7 @@ pub async fn compare(
         missing_here_count: 0,
     };
     match listed {
-        Err(why) => view.error = Some(scrub(&why, &header.1)),
+        Err(why) => view.error = Some(scrub(&why.why, &header.1)),
         Ok(uris) => {
             view.count = uris.len();
             let only: Vec<&String> = uris.difference(base).collect();

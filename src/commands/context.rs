@@ -114,7 +114,7 @@ pub async fn list_all(servers: Vec<Selected>, options: &ConnectOptions, cap: usi
             match event {
                 Event::Page(page) => heard.resources.extend(page.items),
                 Event::Listed(outcome) => heard.warnings = outcome.warnings,
-                Event::Ended { reason, .. } => heard.failed = Some(reason),
+                Event::Ended { reason, .. } => heard.failed = Some(reason.why),
                 _ => {}
             }
         },

@@ -238,7 +238,7 @@ impl Heard {
                 self.failed = listed.failed;
             }
             Event::Ended { reason, .. } => {
-                self.failed = Some(reason);
+                self.failed = Some(reason.why);
                 sink.borrow_mut().finished(server);
             }
             Event::Connected(_)

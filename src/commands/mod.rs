@@ -24,7 +24,9 @@ use futures::future::join_all;
 
 use crate::config::select::{Selected, Selection};
 use crate::mcp::supervisor::{Event, Supervisor};
-use crate::mcp::{ConnectOptions, Connection, ListOptions, McpError, ServerSpec};
+use crate::mcp::{
+    ConnectOptions, Connection, Failure, FailureKind, ListOptions, McpError, ServerSpec,
+};
 use crate::sanitize;
 
 pub use crate::say::{Exit, report, tell, usage_error};
@@ -89,7 +91,7 @@ pub async fn connect_all(servers: Vec<Selected>, options: &ConnectOptions) -> Ve
             };
         }
         let supervisor = supervisor(&selected, options);
-        let connection = supervisor.connect().await;
+        let connection = supervisor.connect().await.map_err(|f| f.why);
         progress.tick();
         Session {
             spec: supervisor.spec,
@@ -121,7 +123,8 @@ pub async fn list_each(
             .map(|(index, mut selected)| async move {
                 if let Some(reason) = selected.error.take() {
                     let reason = unusable(reason);
-                    on(index, Event::failed(reason.clone()));
+                    let failure = Failure::new(FailureKind::NotStarted, reason.clone());
+                    on(index, Event::failed(failure));
                     return Session {
                         spec: selected.spec,
                         connection: Err(reason),
@@ -140,7 +143,7 @@ pub async fn list_each(
                             Event::Page(page) => {
                                 progress.set(index, ls::pages_status(page.number, page.received))
                             }
-                            Event::Ended { reason, .. } => failed = Some(reason.clone()),
+                            Event::Ended { reason, .. } => failed = Some(reason.why.clone()),
                             _ => {}
                         }
                         on(index, event)

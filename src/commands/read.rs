@@ -32,7 +32,11 @@ pub async fn run(args: ReadArgs) -> Exit {
                 continue;
             }
         };
-        match connection.read_checked(&args.uri).await {
+        match connection
+            .read(&args.uri)
+            .await
+            .map(|r| (r.outcome, r.warnings))
+        {
             Ok((outcome, warnings)) if !warnings.is_empty() => {
                 // A malformed contents item cost that item only; say which.
                 for warning in warnings.kept() {

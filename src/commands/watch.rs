@@ -149,7 +149,7 @@ async fn follow(
                 uris = now;
                 updates.list_changed(&uris, args);
             }
-            Event::RelistFailed(error) => out.event(&name, "error", json!({ "error": error })),
+            Event::RelistFailed(error) => out.event(&name, "error", json!({ "error": error.why })),
             Event::Updated(uri) => out.event(&name, "updated", json!({ "uri": uri })),
             Event::Ended {
                 reason,
@@ -168,7 +168,7 @@ async fn follow(
                     &name,
                     "unavailable",
                     json!({
-                        "error": reason,
+                        "error": reason.why,
                         "attempt": retry.attempt,
                         "retryInMs": wait.as_millis() as u64,
                     }),
@@ -183,7 +183,7 @@ async fn follow(
                     connecting.done(index, if listed { "closed" } else { "failed" });
                 }
                 let (kind, error) = match listed {
-                    true => ("closed", reason),
+                    true => ("closed", reason.why),
                     false if connection.is_none() => (
                         "failed",
                         sanitize::text(&format!(
@@ -191,7 +191,7 @@ async fn follow(
                             sanitize::line(&name, 200)
                         )),
                     ),
-                    false => ("failed", reason),
+                    false => ("failed", reason.why),
                 };
                 out.event(&name, kind, json!({ "error": error }));
             }

@@ -343,8 +343,9 @@ impl<'a> Sources<'a> {
             .await;
             for (index, outcome) in reads {
                 let c = &self.candidates[index];
-                let outcome = outcome.map(|(outcome, others)| {
-                    dropped.extend(others.into_iter().map(|uri| (index, uri)));
+                let outcome = outcome.map(|read| {
+                    let outcome = read.outcome;
+                    dropped.extend(read.dropped.into_iter().map(|uri| (index, uri)));
                     let (outcome, excluded) =
                         super::content::without_excluded(marks, c.server, c.uri(), outcome);
                     dropped.extend(excluded.into_iter().map(|uri| (index, uri)));
@@ -396,7 +397,10 @@ mod tests {
                     let uri = c.uri();
                     async move {
                         let parts = vec![ResourceContents::text(format!("text {uri}"), uri)];
-                        Ok((ReadOutcome::Contents(parts), vec![format!("{uri}-other")]))
+                        Ok(crate::mcp::read::Read {
+                            dropped: vec![format!("{uri}-other")],
+                            ..crate::mcp::read::Read::of(ReadOutcome::Contents(parts))
+                        })
                     }
                 },
                 None,

@@ -87,6 +87,52 @@ pub enum McpError {
     NeedsLogin { login: String },
 }
 
+/// What kind of failure stopped a server: what a front end decides on (offer a sign-in,
+/// retry, say "not found"), never the words, which are for a person and go with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailureKind {
+    /// The server wants an OAuth sign-in (`mcpick login`).
+    NeedsLogin,
+    /// Its definition could not be used, or its command could not be started.
+    NotStarted,
+    /// Its address could not be reached.
+    Unreachable,
+    /// It did not answer in time.
+    TimedOut,
+    /// It answered with an error of its own.
+    ServerError,
+    /// A reply or a listing went past one of mcpick's limits (size, endless pages).
+    Limit,
+    /// A reply that is not JSON or not MCP.
+    Invalid,
+    /// The connection ended (the process exited, the stream closed).
+    Closed,
+    /// Anything else on the way (a transport error).
+    Transport,
+}
+
+/// A failure: its kind, for front ends to act on, and the words for a person.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub kind: FailureKind,
+    pub why: String,
+}
+
+impl Failure {
+    pub fn new(kind: FailureKind, why: impl Into<String>) -> Failure {
+        Failure {
+            kind,
+            why: why.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.why)
+    }
+}
+
 /// Methods a server may leave out with nothing wrong: "method not found" from one of them
 /// means the server does not offer it.
 const OPTIONAL_METHODS: &[&str] = &["resources/templates/list"];
@@ -97,6 +143,25 @@ impl McpError {
     pub fn is_optional_missing(&self) -> bool {
         matches!(self, McpError::Server { method, code: METHOD_NOT_FOUND, .. }
             if OPTIONAL_METHODS.contains(method))
+    }
+
+    /// The kind of this failure (see [`FailureKind`]).
+    pub fn kind(&self) -> FailureKind {
+        match self {
+            McpError::NeedsLogin { .. } => FailureKind::NeedsLogin,
+            McpError::Spawn { .. } | McpError::Config { .. } => FailureKind::NotStarted,
+            McpError::Connect { .. } => FailureKind::Unreachable,
+            McpError::Timeout { .. } => FailureKind::TimedOut,
+            McpError::Server { .. } => FailureKind::ServerError,
+            McpError::TooLarge { .. }
+            | McpError::CursorLoop { .. }
+            | McpError::EmptyPages { .. }
+            | McpError::RepeatedPages { .. }
+            | McpError::RepeatedEntries { .. } => FailureKind::Limit,
+            McpError::InvalidJson { .. } => FailureKind::Invalid,
+            McpError::Closed { .. } => FailureKind::Closed,
+            McpError::Transport { .. } => FailureKind::Transport,
+        }
     }
 
     /// Maps an rmcp request error, naming the request it belongs to.

@@ -32,7 +32,7 @@ pub mod warning;
 
 pub use connection::{ConnectOptions, Connection, ResourceNotices, ServerSummary};
 pub use diff::{Fingerprint, ListingChange, ListingEdit};
-pub use error::{McpError, NotFound};
+pub use error::{Failure, FailureKind, McpError, NotFound};
 pub use events::{ServerEvent, Watch};
 pub use follow::{Change, Changes};
 pub use limit::MessageLimit;

@@ -25,42 +25,63 @@ pub enum ReadOutcome {
     NotFound(NotFound),
 }
 
+/// One `resources/read`, whatever asked for it: what it produced and everything said about
+/// it. The one shape every read returns ([`Connection::read`], [`Connection::read_for_agent`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Read {
+    pub outcome: ReadOutcome,
+    /// Contents items skipped or repaired (also written to the server's log).
+    pub warnings: Warnings,
+    /// How long the answer may be kept (`ttlMs`, 2026-07-28), for a client's cache.
+    pub fresh_for: Option<std::time::Duration>,
+    /// URIs of contents parts of other resources dropped from a read handed on
+    /// ([`Connection::read_for_agent`]); empty for a plain read.
+    pub dropped: Vec<String>,
+}
+
+impl Read {
+    /// A read that produced `outcome` and nothing else to say.
+    pub fn of(outcome: ReadOutcome) -> Read {
+        Read {
+            outcome,
+            warnings: Warnings::new(),
+            fresh_for: None,
+            dropped: Vec::new(),
+        }
+    }
+
+    /// The bytes of its contents: text as UTF-8, a blob as decoded (estimated from its
+    /// base64 length).
+    pub fn size(&self) -> usize {
+        let ReadOutcome::Contents(parts) = &self.outcome else {
+            return 0;
+        };
+        parts
+            .iter()
+            .map(|part| match part {
+                ResourceContents::TextResourceContents { text, .. } => text.len(),
+                ResourceContents::BlobResourceContents { blob, .. } => blob.len() / 4 * 3,
+                _ => 0,
+            })
+            .sum()
+    }
+}
+
 const METHOD: &str = "resources/read";
 
 impl Connection {
-    /// Reads one resource. Server errors that mean "not found" become
-    /// [`ReadOutcome::NotFound`]; everything else is an error. Malformed contents items are
-    /// skipped and logged (see [`Connection::read_checked`] to get them).
-    pub async fn read(&self, uri: &str) -> Result<ReadOutcome, McpError> {
-        self.read_checked(uri).await.map(|(outcome, _)| outcome)
-    }
-
-    /// [`Connection::read`], with the warnings about contents items that were skipped or
-    /// repaired (also written to the server's log).
-    pub async fn read_checked(&self, uri: &str) -> Result<(ReadOutcome, Warnings), McpError> {
-        self.read_hinted(uri)
+    /// Reads one resource as the server answers it. Server errors that mean "not found"
+    /// become [`ReadOutcome::NotFound`]; everything else is an error. Malformed contents items
+    /// are skipped, logged and named in [`Read::warnings`].
+    pub async fn read(&self, uri: &str) -> Result<Read, McpError> {
+        self.read_once(uri)
             .await
-            .map(|(outcome, warnings, _)| (outcome, warnings))
-    }
-
-    /// [`Connection::read`] with how long the answer may be kept (`ttlMs`, 2026-07-28), for
-    /// a client's cache.
-    pub async fn read_fresh_for(
-        &self,
-        uri: &str,
-    ) -> Result<(ReadOutcome, Option<std::time::Duration>), McpError> {
-        self.read_hinted(uri)
-            .await
-            .map(|(outcome, _, ttl)| (outcome, ttl))
-    }
-
-    async fn read_hinted(
-        &self,
-        uri: &str,
-    ) -> Result<(ReadOutcome, Warnings, Option<std::time::Duration>), McpError> {
-        self.read_once(uri).await.map(|(outcome, warnings, ttl)| {
-            (outcome, warnings, ttl.map(std::time::Duration::from_millis))
-        })
+            .map(|(outcome, warnings, ttl)| Read {
+                outcome,
+                warnings,
+                fresh_for: ttl.map(std::time::Duration::from_millis),
+                dropped: Vec::new(),
+            })
     }
 
     async fn read_once(&self, uri: &str) -> Result<(ReadOutcome, Warnings, Option<u64>), McpError> {
@@ -116,14 +137,19 @@ impl Connection {
     /// dropped is written to the server's log and its URI returned, for the caller to say.
     /// An answer with parts but none of them the requested resource's is an error naming
     /// them.
-    pub async fn read_own(&self, uri: &str) -> Result<(ReadOutcome, Vec<String>), McpError> {
-        let (outcome, dropped) = own_parts(uri, self.read(uri).await?);
+    async fn read_own(&self, uri: &str) -> Result<Read, McpError> {
+        let read = self.read(uri).await?;
+        let (outcome, dropped) = own_parts(uri, read.outcome);
         for other in &dropped {
             self.log()
                 .push(LogSource::Client, &dropped_part(uri, other));
         }
         match outcome {
-            Some(outcome) => Ok((outcome, dropped)),
+            Some(outcome) => Ok(Read {
+                outcome,
+                dropped,
+                ..read
+            }),
             None => Err(McpError::Transport {
                 method: METHOD,
                 reason: format!(
@@ -135,9 +161,9 @@ impl Connection {
     }
 }
 
-/// One read for an agent: the outcome and the URIs of contents parts of other resources
-/// dropped from it, or why it failed, worded for people.
-pub type AgentRead = Result<(ReadOutcome, Vec<String>), String>;
+/// One read for an agent (contents parts of other resources dropped, named in
+/// [`Read::dropped`]), or why it failed, worded for people.
+pub type AgentRead = Result<Read, String>;
 
 /// Why a resource of a server that is not connected is not read.
 pub const NOT_CONNECTED: &str = "the server is not connected";
@@ -267,6 +293,21 @@ fn lenient_read(reply: Value) -> Result<(ReadOutcome, Warnings), (McpError, Warn
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_reads_size_counts_text_bytes_and_decoded_blobs() {
+        let read = Read::of(ReadOutcome::Contents(vec![
+            ResourceContents::text("héllo", "a://1"),
+            ResourceContents::BlobResourceContents {
+                uri: "a://2".into(),
+                mime_type: None,
+                blob: "AAAAAAAA".into(),
+                meta: None,
+            },
+        ]));
+        assert_eq!(read.size(), 6 + 6);
+        assert_eq!(Read::of(ReadOutcome::Empty).size(), 0);
+    }
 
     fn text(uri: &str) -> ResourceContents {
         ResourceContents::text("x", uri)

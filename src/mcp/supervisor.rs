@@ -23,6 +23,7 @@ use rmcp::model::{Resource, ResourceTemplate};
 
 use super::connection::{ConnectOptions, Connection};
 use super::diff::{Fingerprint, ListingChange};
+use super::error::{Failure, FailureKind};
 use super::follow::Change;
 use super::list::{ListOptions, ListOutcome, Page};
 use super::log::{LogSource, ServerLog};
@@ -53,28 +54,33 @@ pub enum Event {
         change: ListingChange,
         outcome: ListOutcome,
     },
-    /// Listing again after a change failed (said for a person); the last listing stands.
-    RelistFailed(String),
+    /// Listing again after a change failed; the last listing stands.
+    RelistFailed(Failure),
     /// The server announced that this resource changed.
     Updated(String),
-    /// The connection ended, said for a person: `listed` when it got as far as a listing,
-    /// `retry` when it will be tried again (a new generation), and when.
+    /// The connection ended, and why: `listed` when it got as far as a listing, `retry`
+    /// when it will be tried again (a new generation), and when.
     Ended {
-        reason: String,
+        reason: Failure,
         listed: bool,
         retry: Option<Retry>,
     },
 }
 
 impl Event {
-    /// A connection that failed for good (no retry): `reason` said for a person.
-    pub fn failed(reason: String) -> Event {
+    /// A connection that failed for good (no retry).
+    pub fn failed(reason: Failure) -> Event {
         Event::Ended {
             reason,
             listed: false,
             retry: None,
         }
     }
+}
+
+/// A connection that ended by closing, said for a person.
+fn closed(why: String) -> Failure {
+    Failure::new(FailureKind::Closed, why)
 }
 
 /// A server's resource templates, listed whole after its resources.
@@ -181,14 +187,17 @@ impl Supervisor {
         Followed { events, task }
     }
 
-    /// Connects, a failure said for a person (naming the server as [`Supervisor::shown`]
-    /// says). Every front end's connection is made here.
-    pub async fn connect(&self) -> Result<Connection, String> {
+    /// Connects; a failure is said naming the server as [`Supervisor::shown`] says. Every
+    /// front end's connection is made here.
+    pub async fn connect(&self) -> Result<Connection, Failure> {
         Connection::connect(&self.spec, &self.options, self.log.clone())
             .await
-            .map_err(|e| match &self.shown {
-                Some(shown) => e.to_string_as(shown),
-                None => e.to_string(),
+            .map_err(|e| {
+                let why = match &self.shown {
+                    Some(shown) => e.to_string_as(shown),
+                    None => e.to_string(),
+                };
+                Failure::new(e.kind(), why)
             })
     }
 
@@ -213,14 +222,14 @@ impl Supervisor {
 
     /// One connection: connect, list, follow until it ends. Returns why it ended and
     /// whether it got as far as a listing.
-    async fn once(&self, send: &mut (impl FnMut(Event) + Send)) -> (String, bool) {
+    async fn once(&self, send: &mut (impl FnMut(Event) + Send)) -> (Failure, bool) {
         let connection = match self.connect().await {
             Ok(c) => Arc::new(c),
             Err(reason) => return (reason, false),
         };
         send(Event::Connected(connection.clone()));
         if !connection.has_resources() {
-            return (connection.closed("").await, true);
+            return (closed(connection.closed("").await), true);
         }
         // Taken before listing, so a change announced meanwhile is not missed.
         let changes = connection.changes();
@@ -231,21 +240,20 @@ impl Supervisor {
         // A server that goes away after listing ends this connection, not a silent one.
         tokio::select! {
             _ = self.follow(&connection, changes, &mut last, send) => {
-                ("the server stopped sending changes".into(), true)
+                (closed("the server stopped sending changes".into()), true)
             }
-            reason = connection.closed(" after listing") => (reason, true),
+            reason = connection.closed(" after listing") => (closed(reason), true),
         }
     }
 
     /// A connection's first listing, page by page (each page kept in `last` when the
-    /// listing is followed), then its templates when asked for. The error is said for a
-    /// person.
+    /// listing is followed), then its templates when asked for.
     async fn list_first(
         &self,
         connection: &Connection,
         mut last: Option<&mut Fingerprint>,
         send: &mut impl FnMut(Event),
-    ) -> Result<(), String> {
+    ) -> Result<(), Failure> {
         let listed = connection
             .list_resources(&self.list, |page| {
                 if let Some(last) = last.as_deref_mut() {
@@ -258,7 +266,7 @@ impl Supervisor {
             .await;
         match listed {
             Ok(outcome) => send(Event::Listed(outcome)),
-            Err(e) => return Err(connection.explain_gone(&e).await),
+            Err(e) => return Err(Failure::new(e.kind(), connection.explain_gone(&e).await)),
         }
         if self.templates && connection.has_resources() {
             let mut listed = Templates::default();
@@ -316,7 +324,7 @@ impl Supervisor {
                         connection.explain_gone(&e).await
                     );
                     connection.log().push(LogSource::Client, &reason);
-                    send(Event::RelistFailed(reason));
+                    send(Event::RelistFailed(Failure::new(e.kind(), reason)));
                 }
             }
             for uri in updated {
@@ -485,7 +493,7 @@ for line in sys.stdin:
         let (generation, event) = next(&mut followed).await;
         assert_eq!(generation, 1);
         assert!(
-            matches!(&event, Event::Ended { listed: false, retry: None, reason } if !reason.is_empty()),
+            matches!(&event, Event::Ended { listed: false, retry: None, reason } if !reason.why.is_empty()),
             "{event:?}"
         );
         assert!(followed.next().await.is_none(), "nothing after the end");

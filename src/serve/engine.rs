@@ -257,7 +257,12 @@ impl Engine {
                     |c| {
                         let (server, uri) = (c.server, c.uri());
                         // Dropped parts are said by the read itself (`serve` reads in one place).
-                        async move { upstreams.read(server, uri).await.map(|o| (o, Vec::new())) }
+                        async move {
+                            upstreams
+                                .read(server, uri)
+                                .await
+                                .map(crate::mcp::read::Read::of)
+                        }
                     },
                     keep,
                 )

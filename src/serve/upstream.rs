@@ -446,7 +446,7 @@ impl Upstreams {
                 // Unavailable until a re-list works; its resources stay for the next one's
                 // change to be applied to (it is diffed against this listing).
                 let mut listing = lock(&upstream.listing);
-                listing.error = Some(reason);
+                listing.error = Some(reason.why);
                 listing.templates = None;
                 Applied::Listing
             }
@@ -455,11 +455,11 @@ impl Upstreams {
                 *lock(&upstream.pages) = None;
                 let mut listing = lock(&upstream.listing);
                 // A retry that fails as the last one did changes nothing published.
-                if listing.error.as_ref() == Some(&reason) {
+                if listing.error.as_ref() == Some(&reason.why) {
                     return Applied::Nothing;
                 }
-                *listing = Listing::failed(reason.clone());
-                Applied::Unavailable(reason)
+                *listing = Listing::failed(reason.why.clone());
+                Applied::Unavailable(reason.why)
             }
             Event::Updated(uri) => Applied::Updated(uri),
             Event::Templates(_) => Applied::Nothing,
@@ -580,14 +580,14 @@ impl Upstreams {
         // The one read of `serve` (resources/read, the prompt, the tool, token counts): only
         // the resource's own contents parts are handed on; a dropped one is said.
         let connection = upstream.connection();
-        let (outcome, dropped) = crate::mcp::read::for_agent(connection.as_deref(), uri).await?;
-        for other in &dropped {
+        let read = crate::mcp::read::for_agent(connection.as_deref(), uri).await?;
+        for other in &read.dropped {
             (self.warn)(&format!(
                 "server `{server}`: {}",
                 crate::mcp::read::dropped_part(uri, other)
             ));
         }
-        Ok(outcome)
+        Ok(read.outcome)
     }
 }
 
@@ -624,7 +624,13 @@ mod tests {
         let upstreams = Upstreams::already_listed(vec![("up".into(), first.clone())]);
         let mut last = Fingerprint::default();
         last.reset(&first);
-        upstreams.apply(0, Event::RelistFailed("it broke".into()));
+        upstreams.apply(
+            0,
+            Event::RelistFailed(crate::mcp::Failure::new(
+                crate::mcp::FailureKind::Closed,
+                "it broke",
+            )),
+        );
         let listings = upstreams.listings();
         assert_eq!(
             listings.unavailable,

@@ -108,9 +108,9 @@ async fn read_fresh(
     let Some(c) = connection else {
         return Err(ReadFailure::NotConnected);
     };
-    match tokio::time::timeout(limit + Duration::from_secs(1), c.read_fresh_for(uri)).await {
+    match tokio::time::timeout(limit + Duration::from_secs(1), c.read(uri)).await {
         Err(_) => Err(ReadFailure::TimedOut),
-        Ok(Ok(outcome)) => Ok(outcome),
+        Ok(Ok(read)) => Ok((read.outcome, read.fresh_for)),
         Ok(Err(error)) => {
             let explained = c.explain_gone(&error).await;
             Err(ReadFailure::Failed { error, explained })
@@ -401,7 +401,7 @@ impl Executor {
             let reads = futures::stream::iter(items.into_iter().map(|(item, uri, label)| {
                 let connection = connection_of(&connections, item.server);
                 async move {
-                    let read = read_text(connection, &uri).await.map(|(o, _)| o);
+                    let read = read_text(connection, &uri).await.map(|r| r.outcome);
                     (item, read, label)
                 }
             }))

@@ -123,7 +123,7 @@ pub(super) async fn run_server(
                     retry: Some(retry),
                     ..
                 } => send(ServerEvent::Retrying {
-                    reason,
+                    reason: reason.why,
                     attempt: retry.attempt,
                     at: retry.at,
                 }),

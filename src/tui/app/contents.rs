@@ -226,7 +226,7 @@ impl App {
         let index = self.servers.iter().position(|s| s.name == label)?;
         let s = &self.servers[index];
         let last_error = match &s.status {
-            Status::Failed(why) => Some(sanitize::line(why, 1000)),
+            Status::Failed(why) => Some(sanitize::line(&why.why, 1000)),
             _ => self.logs.get(index).and_then(|log| {
                 log.tail(LogSource::Client, 20)
                     .into_iter()

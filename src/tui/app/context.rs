@@ -500,7 +500,7 @@ impl App {
             .servers
             .iter()
             .filter_map(|s| match &s.status {
-                Status::Failed(why) => Some((s.name.clone(), why.clone())),
+                Status::Failed(why) => Some((s.name.clone(), why.why.clone())),
                 _ => None,
             })
             .collect();

@@ -9,8 +9,8 @@ use rmcp::model::Resource;
 use super::{App, Effect, Selection};
 use crate::catalog::store::ReplaceReport;
 use crate::catalog::{ItemId, ServerId, UriTree};
-use crate::mcp::ListingEdit;
 use crate::mcp::log::LogSource;
+use crate::mcp::{FailureKind, ListingEdit};
 use crate::sanitize;
 
 /// URIs named in the log entry of one list change, at most.
@@ -29,7 +29,8 @@ impl App {
             return None;
         };
         let index = self.servers.iter().position(|s| s.name == label)?;
-        let needs = matches!(&self.servers[index].status, super::Status::Failed(why) if why.contains("needs login"));
+        let needs = matches!(&self.servers[index].status,
+            super::Status::Failed(f) if f.kind == FailureKind::NeedsLogin);
         if !needs {
             return None;
         }

@@ -34,6 +34,7 @@ use super::theme::Theme;
 use crate::catalog::{Catalogue, ItemId, ServerId, UriTree};
 use crate::context::{ContextSet, Mark};
 use crate::mcp::log::LogSource;
+use crate::mcp::{Failure, FailureKind};
 use crate::sanitize;
 
 pub use browse::{Browse, Cursor, Selection, View};
@@ -130,7 +131,10 @@ impl App {
             states.push(ServerState {
                 name,
                 status: match &setup.error {
-                    Some(e) => Status::Failed(sanitize::line(e, 1000)),
+                    Some(e) => Status::Failed(Failure::new(
+                        FailureKind::NotStarted,
+                        sanitize::line(e, 1000),
+                    )),
                     None => Status::Connecting,
                 },
                 generation: 1,

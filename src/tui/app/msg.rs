@@ -136,8 +136,8 @@ pub enum ServerEvent {
     Relisting { number: usize, received: usize },
     /// The listing finished.
     Listed { count: usize, capped: bool },
-    /// Connecting or listing failed (already explained for a person).
-    Failed(String),
+    /// Connecting or listing failed: its kind, and the words for a person.
+    Failed(crate::mcp::Failure),
     /// The server announced a list change and was listed again: its whole listing now.
     Relisted { resources: Vec<Resource> },
     /// The server announced a list change and was listed again, and most of the last

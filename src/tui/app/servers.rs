@@ -9,6 +9,7 @@ use rmcp::model::Resource;
 use super::super::server_info::ServerInfo;
 use super::{App, Effect, ServerEvent};
 use crate::catalog::{ItemId, ServerId};
+use crate::mcp::Failure;
 use crate::mcp::log::{LogEntry, LogSource};
 use crate::sanitize;
 use crate::tui::text::thousands;
@@ -92,7 +93,9 @@ pub enum Status {
         capped: bool,
     },
     NoResources,
-    Failed(String),
+    /// Connecting or listing failed: its kind (a sign-in is offered for
+    /// [`FailureKind::NeedsLogin`]) and the words for a person.
+    Failed(Failure),
     /// An HTTP server's connection dropped: tried again at `at`.
     Retrying {
         reason: String,
@@ -124,7 +127,9 @@ impl Status {
                 ),
             ),
             Status::NoResources => ("○", "no resources".to_string()),
-            Status::Failed(reason) => ("✗", format!("failed: {}", sanitize::line(reason, 300))),
+            Status::Failed(reason) => {
+                ("✗", format!("failed: {}", sanitize::line(&reason.why, 300)))
+            }
             Status::Retrying {
                 reason,
                 attempt,
@@ -260,7 +265,8 @@ impl App {
                 fx
             }
             ServerEvent::Failed(reason) => {
-                state.status = Status::Failed(sanitize::text(&reason));
+                state.status =
+                    Status::Failed(Failure::new(reason.kind, sanitize::text(&reason.why)));
                 if std::mem::take(&mut state.reconnecting) {
                     self.info = Some(sanitize::line(
                         &format!(

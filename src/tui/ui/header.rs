@@ -78,9 +78,11 @@ pub fn draw(frame: &mut Frame, area: Rect, servers: &[ServerState], t: &Theme) {
         let failed: Vec<String> = rest
             .iter()
             .filter_map(|s| match &s.status {
-                Status::Failed(why) => {
-                    Some(format!("{} ({})", s.name, crate::sanitize::line(why, 60)))
-                }
+                Status::Failed(why) => Some(format!(
+                    "{} ({})",
+                    s.name,
+                    crate::sanitize::line(&why.why, 60)
+                )),
                 _ => None,
             })
             .collect();
