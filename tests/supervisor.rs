@@ -76,7 +76,7 @@ async fn an_http_server_that_went_away_is_listed_again_under_a_new_generation() 
                 },
             ) => {
                 assert!(listed, "it had listed");
-                assert!(!reason.is_empty());
+                assert!(!reason.why.is_empty());
                 break retry.expect("HTTP is tried again");
             }
             (1, _) => {}
@@ -237,7 +237,7 @@ async fn listed_once_a_server_that_dies_midway_ends_with_why() {
             listed: false,
             retry: None,
         }) => assert!(
-            reason.contains("crashing on purpose"),
+            reason.why.contains("crashing on purpose"),
             "why, with the server's stderr: {reason}"
         ),
         other => panic!("{other:?}"),
@@ -276,7 +276,7 @@ async fn listed_once_a_server_that_cannot_start_is_one_end() {
                 listed: false,
                 retry: None,
             },
-        ] => assert!(reason.contains("my-server --flag"), "{reason}"),
+        ] => assert!(reason.why.contains("my-server --flag"), "{reason}"),
         other => panic!("{other:?}"),
     }
 }
