@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use mcpick::catalog::{Catalogue, ItemId};
-use mcpick::context::ranking::Made;
+use mcpick::context::ranking::RankUpdate;
 use mcpick::context::{
     Audience, Mark, Marks, Measures, Policy, RankOrder, Sources, Target, candidates_in,
 };
@@ -160,7 +160,7 @@ fn bench_resolve(c: &mut Criterion) {
                         },
                         |(snapshot, touched)| {
                             let next = order.advance(&snapshot, touched.as_deref());
-                            assert!(matches!(next.made(), Made::Merged { .. }), "merged");
+                            assert!(matches!(next.made(), RankUpdate::Merged { .. }), "merged");
                             std::hint::black_box(next);
                         },
                     )

@@ -1,9 +1,13 @@
 //! mcpick: browse the resources MCP servers publish and decide what an agent sees.
 //!
-//! The library is shared by the headless commands and the TUI: `mcp` is the connection layer
-//! on rmcp, `catalog` the resource model, `config` the server definitions (mcpick's own file and
-//! the host config files), `commands` the headless commands, and `demo` the built-in demo
-//! and fixture server.
+//! The library is shared by the headless commands and the browser: `mcp` is the connection
+//! layer on rmcp, `catalog` the resource model, `context` marks, policy and resolution, `config`
+//! the server definitions, `hosts` the hosts' config dialects, `handoff` "this set, in host H",
+//! `serve` and `wrap` the servers mcpick runs for hosts, `export` and `check` their commands'
+//! libraries, `tui` the browser, `commands` the headless commands, `demo` the built-in demo, and
+//! the low modules (`say`, `sanitize`, `redact`, `fsio`, `places`, `sync`, …) below them all.
+//! `docs/development.md` maps every folder and follows one keypress and one install through the
+//! code.
 
 pub mod catalog;
 pub mod check;
@@ -26,6 +30,7 @@ pub mod sanitize;
 pub mod say;
 pub mod serve;
 pub mod signals;
+pub mod sync;
 pub mod tui;
 pub mod units;
 pub mod wrap;

@@ -13,6 +13,7 @@
 //! several at once) and [`Counter`] (a count, with a total when it is known). Each clears the
 //! line when it is dropped.
 
+use crate::sync::Locked;
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
@@ -46,7 +47,7 @@ pub fn enabled() -> bool {
 }
 
 fn line() -> std::sync::MutexGuard<'static, Line> {
-    LINE.lock().unwrap_or_else(|e| e.into_inner())
+    LINE.locked()
 }
 
 /// Draws `text()` as the progress line (cleaned, cut to fit a line), unless it was drawn
@@ -121,7 +122,7 @@ impl Servers {
             return;
         }
         let first = {
-            let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+            let mut entries = self.entries.locked();
             let Some(entry) = entries.get_mut(index) else {
                 return;
             };
@@ -134,7 +135,7 @@ impl Servers {
 
     fn draw(&self, now: bool) {
         show(now, || {
-            let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+            let entries = self.entries.locked();
             let parts: Vec<String> = entries
                 .iter()
                 .filter(|(_, status)| !status.is_empty())

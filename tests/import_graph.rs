@@ -331,3 +331,24 @@ fn install_and_deliver_commands_do_not_import_each_other() {
     );
     assert!(found.is_empty(), "{found:#?}");
 }
+
+/// A poisoned lock is recovered in one place (`crate::sync::Locked`), not by hand.
+#[test]
+fn poisoned_locks_are_recovered_in_one_place() {
+    for module in top_level_modules() {
+        if module == "sync" || module == "demo" {
+            continue;
+        }
+        let path = if src().join(&module).is_dir() {
+            module.clone()
+        } else {
+            format!("{module}.rs")
+        };
+        let found: Vec<String> = offenders(&path, &["|e| e.into_inner()"])
+            .into_iter()
+            // Taking a Mutex's value out (no guard) is not taking the lock.
+            .filter(|l| !l.contains(".into_inner().unwrap_or_else"))
+            .collect();
+        assert!(found.is_empty(), "{module}: {found:#?}");
+    }
+}

@@ -3412,7 +3412,10 @@ fn the_agent_view_advances_its_ranking_through_list_changes() {
         let agent = app.context.agent.clone().expect("resolved again");
         let now = agent.order().expect("a rank order").clone();
         assert!(
-            matches!(now.made(), mcpick::context::ranking::Made::Merged { .. }),
+            matches!(
+                now.made(),
+                mcpick::context::ranking::RankUpdate::Merged { .. }
+            ),
             "step {step}: {:?}",
             now.made()
         );

@@ -4,6 +4,7 @@
 //! result is only ever replaced by one of a newer (or the same) generation, so a stale result
 //! can never overwrite a fresh one.
 
+use crate::sync::Locked;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -92,16 +93,13 @@ impl SearchWorker {
 
     /// The newest results published so far.
     pub fn latest(&self) -> Option<Arc<SearchResults>> {
-        self.latest
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        self.latest.locked().clone()
     }
 }
 
 /// Stores `results` unless something newer is already there.
 fn publish(slot: &Mutex<Option<Arc<SearchResults>>>, results: Arc<SearchResults>) {
-    let mut slot = slot.lock().unwrap_or_else(|e| e.into_inner());
+    let mut slot = slot.locked();
     if slot
         .as_ref()
         .is_none_or(|current| current.generation <= results.generation)

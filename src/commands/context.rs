@@ -1,6 +1,7 @@
 //! What the context-set commands share: the `--set` file, which servers to talk to (chosen by
 //! [`crate::config::select::choose`], reported here), and the listing they resolve against.
 
+use crate::sync::Locked;
 use futures::future::join_all;
 
 use std::sync::Mutex;
@@ -109,7 +110,7 @@ pub async fn list_all(servers: Vec<Selected>, options: &ConnectOptions, cap: usi
         &ListOptions { cap },
         false,
         |index, event| {
-            let mut heard = heard.lock().unwrap_or_else(|e| e.into_inner());
+            let mut heard = heard.locked();
             let heard = &mut heard[index];
             match event {
                 Event::Page(page) => heard.resources.extend(page.items),

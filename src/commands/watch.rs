@@ -8,6 +8,7 @@
 //! difference, once the burst is over and at most once a second ([`Updates`]): a server that
 //! adds a resource every 100 ms is not sent every URI again each time.
 
+use crate::sync::Locked;
 use std::collections::BTreeSet;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -260,7 +261,7 @@ impl Connecting {
 
     /// Server `index` is now at `status`.
     fn set(&self, index: usize, status: &str) {
-        if let Some(line) = &*self.line.lock().unwrap_or_else(|e| e.into_inner()) {
+        if let Some(line) = &*self.line.locked() {
             line.set(index, status);
         }
     }
@@ -270,7 +271,7 @@ impl Connecting {
         self.set(index, status);
         if self.left.fetch_sub(1, Ordering::Relaxed) == 1 {
             // Dropped: the line is cleared.
-            self.line.lock().unwrap_or_else(|e| e.into_inner()).take();
+            self.line.locked().take();
         }
     }
 }

@@ -31,7 +31,7 @@ pub type Fields = BTreeMap<String, String>;
 
 /// Every kept secret of this user: project → server name → entry.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Kept {
+pub struct KeptSecrets {
     #[serde(default)]
     projects: BTreeMap<String, BTreeMap<String, Entry>>,
 }
@@ -115,7 +115,7 @@ pub fn holds_mask(written: &TransportSpec) -> bool {
     }
 }
 
-impl Kept {
+impl KeptSecrets {
     /// The values kept for server `name` of the set in `project`, when its definition is
     /// still `written`; empty otherwise.
     pub fn get(&self, project: &Path, name: &str, written: &TransportSpec) -> Fields {
@@ -157,7 +157,7 @@ impl Kept {
 }
 
 /// The kept secrets of this user.
-pub type Store = super::private::Private<Kept>;
+pub type Store = super::private::Private<KeptSecrets>;
 
 impl Store {
     /// The store in the user data directory (`$MCPICK_DATA_DIR` in tests); `None` when no home
@@ -172,7 +172,7 @@ impl Store {
 
     /// Changes what is kept under the store's lock; written back only when `change` says it
     /// changed something (see [`super::private`]).
-    pub fn update(&self, change: impl FnOnce(&mut Kept) -> bool) -> Result<(), String> {
+    pub fn update(&self, change: impl FnOnce(&mut KeptSecrets) -> bool) -> Result<(), String> {
         self.change_with(|kept| ((), change(kept)))
     }
 }
@@ -236,7 +236,7 @@ mod tests {
         store
             .update(|k| k.keep(project, "db", &written, Fields::new()))
             .unwrap();
-        assert_eq!(store.load().unwrap(), Kept::default());
+        assert_eq!(store.load().unwrap(), KeptSecrets::default());
     }
 
     #[test]

@@ -615,7 +615,7 @@ pub fn remember_recorded(chosen: &[Chosen], set_folder: Option<&Path>) -> Result
         .filter(|c| c.selected.origin == Origin::Yours && c.selected.error.is_none())
         .collect();
     // Every server is kept or forgotten: no short cut after the first change.
-    let keep = |k: &mut kept::Kept| {
+    let keep = |k: &mut kept::KeptSecrets| {
         let mut changed = false;
         for c in &mine_recorded {
             changed |= k.keep(&folder, &c.selected.spec.name, &c.shown, c.kept.clone());

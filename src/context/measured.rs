@@ -20,7 +20,7 @@ use super::mark::Marks;
 use super::policy::Policy;
 use super::ranking::{RankOrder, compare};
 use super::resolve::{
-    Candidate, Input, Looked, Measures, Preview, Verdict, judge, judge_all, resolve_judged,
+    Candidate, Input, Measures, Preview, ServerMarksSeen, Verdict, judge, judge_all, resolve_judged,
 };
 
 /// The agent text of every resource that was read, by candidate index.
@@ -242,7 +242,7 @@ impl<'a> Sources<'a> {
         let (old, mut j) = (judged.order.ids(), 0);
         let gone = |id: &ItemId| touched.binary_search(id).is_ok();
         let mut verdicts = Vec::with_capacity(self.candidates.len());
-        let (mut server, mut new) = (Looked::default(), 0);
+        let (mut server, mut new) = (ServerMarksSeen::default(), 0);
         for c in &self.candidates {
             while old.get(j).is_some_and(gone) {
                 j += 1;
@@ -274,7 +274,7 @@ impl<'a> Sources<'a> {
         measures: &Measures,
     ) -> usize {
         let input = self.input(marks, policy, measures);
-        let mut server = Looked::default();
+        let mut server = ServerMarksSeen::default();
         for &index in indices {
             verdicts[index] = judge(&input, &self.candidates[index], &mut server);
         }

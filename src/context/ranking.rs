@@ -95,7 +95,7 @@ fn compare_modified(a: Option<i64>, b: Option<i64>) -> Ordering {
 /// How a [`RankOrder`] was made (for tests and benchmarks: an advance that should have been
 /// proportional must not silently sort everything).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Made {
+pub enum RankUpdate {
     /// Every resource sorted.
     Sorted,
     /// The earlier order kept: `inserted` resources (appended, or changed in place) put in,
@@ -108,7 +108,7 @@ pub enum Made {
 pub struct RankOrder {
     ids: Vec<ItemId>,
     extent: Extent,
-    made: Made,
+    made: RankUpdate,
     /// Comparisons of two resources it took (the whole key, or its numeric head).
     compares: usize,
 }
@@ -134,7 +134,7 @@ impl RankOrder {
         RankOrder {
             ids: sorted,
             extent: snapshot.extent(),
-            made: Made::Sorted,
+            made: RankUpdate::Sorted,
             compares: compares.get(),
         }
     }
@@ -166,7 +166,7 @@ impl RankOrder {
             Some(merged) => Arc::new(RankOrder {
                 ids: merged.ids,
                 extent: later,
-                made: Made::Merged {
+                made: RankUpdate::Merged {
                     inserted: merged.inserted,
                     taken_out: merged.taken_out,
                 },
@@ -198,7 +198,7 @@ impl RankOrder {
         &self.extent
     }
 
-    pub fn made(&self) -> Made {
+    pub fn made(&self) -> RankUpdate {
         self.made
     }
 
@@ -694,7 +694,7 @@ mod tests {
         let n = 20_000;
         let mut model = big(n);
         let first = Arc::new(RankOrder::of(&model.cat.snapshot()));
-        assert_eq!(first.made(), Made::Sorted);
+        assert_eq!(first.made(), RankUpdate::Sorted);
         assert!(first.compares() > 4 * n, "{}", first.compares());
         let log = (usize::BITS - n.leading_zeros()) as usize;
 
@@ -730,7 +730,7 @@ mod tests {
             order = order.advance(&snapshot, touched.as_deref());
             assert_eq!(
                 order.made(),
-                Made::Merged {
+                RankUpdate::Merged {
                     inserted,
                     taken_out
                 },
@@ -755,7 +755,7 @@ mod tests {
         assert_eq!(model.cat.touched_since(order.extent()), None);
         let snapshot = model.cat.snapshot();
         let again = order.advance(&snapshot, None);
-        assert_eq!(again.made(), Made::Sorted);
+        assert_eq!(again.made(), RankUpdate::Sorted);
         assert_eq!(again.ids(), RankOrder::of(&snapshot).ids());
 
         let mut model = big(crate::catalog::store::TOUCHED_MAX + 10);

@@ -496,13 +496,17 @@ impl Verdict {
 
 /// Every candidate's verdict, by index.
 pub(crate) fn judge_all(input: &Input) -> Vec<Verdict> {
-    let mut server = Looked::default();
+    let mut server = ServerMarksSeen::default();
     let candidates = input.candidates.iter();
     candidates.map(|c| judge(input, c, &mut server)).collect()
 }
 
 /// One candidate's verdict (`server`: what is known of the server of the last one judged).
-pub(crate) fn judge<'a>(input: &Input, c: &Candidate<'a>, server: &mut Looked<'a>) -> Verdict {
+pub(crate) fn judge<'a>(
+    input: &Input,
+    c: &Candidate<'a>,
+    server: &mut ServerMarksSeen<'a>,
+) -> Verdict {
     let (marked, measured) = server.at(c.server, input);
     let mark = marked
         .then(|| input.marks.effective(c.server, c.uri()).map(|e| e.mark))
@@ -630,13 +634,13 @@ fn cut(input: &Input, verdicts: &[Verdict], order: impl Iterator<Item = usize> +
 /// address first): a server without marks or measures needs no candidate's URI looked at (a
 /// million of them in rank order are a million cache misses).
 #[derive(Default)]
-pub(crate) struct Looked<'a> {
+pub(crate) struct ServerMarksSeen<'a> {
     server: Option<&'a str>,
     marked: bool,
     measured: bool,
 }
 
-impl<'a> Looked<'a> {
+impl<'a> ServerMarksSeen<'a> {
     fn at(&mut self, server: &'a str, input: &Input) -> (bool, bool) {
         let same = self
             .server

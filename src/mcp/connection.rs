@@ -1,6 +1,7 @@
 //! One live session with one server: spawning or dialling it, the protocol era rmcp
 //! negotiated, and a timeout around every request.
 
+use crate::sync::Locked;
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -460,7 +461,7 @@ impl Connection {
     /// session stops; their requests fail as closed. Replacing a server's connection (`R`)
     /// ends the old one this way, so its process never runs beside the new one.
     pub fn end(&self) {
-        drop(self.group.lock().unwrap_or_else(|e| e.into_inner()).take());
+        drop(self.group.locked().take());
         self.service.cancellation_token().cancel();
     }
 

@@ -14,6 +14,7 @@
 //! moves it (empty: no memory at all); else it is in the user cache directory
 //! (`$XDG_CACHE_HOME/mcpick` on Linux).
 
+use crate::sync::Locked;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -108,7 +109,7 @@ static FILE_LOCK: Mutex<()> = Mutex::new(());
 /// The era remembered for this server, if any.
 pub(crate) fn recall(transport: &TransportSpec) -> Option<Era> {
     let path = file_path()?;
-    let _lock = FILE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let _lock = FILE_LOCK.locked();
     read(&path).servers.get(&key(transport)).map(|e| e.era)
 }
 
@@ -121,7 +122,7 @@ pub(crate) fn remember(transport: &TransportSpec, era: Era, protocol: &str) {
 }
 
 fn remember_in(path: &Path, transport: &TransportSpec, era: Era, protocol: &str) {
-    let _lock = FILE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let _lock = FILE_LOCK.locked();
     let mut file = read(path);
     let key = key(transport);
     if file
@@ -155,7 +156,7 @@ pub(crate) fn updates_tried(transport: &TransportSpec) -> bool {
 }
 
 fn updates_tried_in(path: &Path, transport: &TransportSpec) -> bool {
-    let _lock = FILE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let _lock = FILE_LOCK.locked();
     read(path)
         .servers
         .get(&key(transport))
@@ -170,7 +171,7 @@ pub(crate) fn remember_updates_tried(transport: &TransportSpec) {
 }
 
 fn remember_updates_tried_in(path: &Path, transport: &TransportSpec) {
-    let _lock = FILE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let _lock = FILE_LOCK.locked();
     let mut file = read(path);
     let entry = file.servers.entry(key(transport)).or_insert(Entry {
         era: Era::Modern,
@@ -306,7 +307,7 @@ impl Probe {
     /// `timeout` after the fallback `initialize` went out, or, while the probe still waits,
     /// a moment after it must have ended. `None` when there was no probe.
     pub(crate) fn deadline(&self, timeout: Duration) -> Option<Instant> {
-        let window = self.window.lock().unwrap_or_else(|e| e.into_inner());
+        let window = self.window.locked();
         match (&window.start, window.end) {
             (_, Some(sent)) => Some(sent + timeout),
             (Some((_, probed, _)), None) => Some(*probed + PROBE_WAIT + Duration::from_secs(1)),
@@ -326,7 +327,7 @@ impl Probe {
     /// validation errors" and answers "invalid params") wrote its complaint during the
     /// probe: those lines are marked.
     pub(crate) fn explain(&self) {
-        let window = self.window.lock().unwrap_or_else(|e| e.into_inner());
+        let window = self.window.locked();
         let (Some((from, started, _)), Some(ended)) = (&window.start, window.end) else {
             return;
         };
@@ -409,7 +410,7 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for ProbeWatch<T> {
         item: TxJsonRpcMessage<RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         if let JsonRpcMessage::Request(request) = &item {
-            let mut window = self.probe.window.lock().unwrap_or_else(|e| e.into_inner());
+            let mut window = self.probe.window.locked();
             match &request.request {
                 ClientRequest::DiscoverRequest(_) if window.start.is_none() => {
                     window.start = Some((
@@ -438,7 +439,7 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for ProbeWatch<T> {
             loop {
                 let message = inner.receive().await;
                 let late = {
-                    let mut window = window.lock().unwrap_or_else(|e| e.into_inner());
+                    let mut window = window.locked();
                     let probe_id = window.start.as_ref().map(|(_, _, id)| id.clone());
                     let answered = match &message {
                         Some(JsonRpcMessage::Error(error))

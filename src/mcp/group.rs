@@ -7,6 +7,7 @@
 //! worker that may end first: Linux's parent-death signal fires when the *thread* that forked
 //! ends, not the process.
 
+use crate::sync::Locked;
 use std::sync::{Mutex, OnceLock, mpsc};
 
 use super::reaper;
@@ -23,7 +24,7 @@ static LIVE: Mutex<Registry> = Mutex::new(Registry {
 });
 
 fn live() -> std::sync::MutexGuard<'static, Registry> {
-    LIVE.lock().unwrap_or_else(|e| e.into_inner())
+    LIVE.locked()
 }
 
 /// A stdio server's process group (the server is its leader, so a server started through
@@ -113,8 +114,7 @@ fn on_spawning_thread(job: Job) -> std::io::Result<()> {
         }
     };
     sender
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
+        .locked()
         .send(job)
         .map_err(|_| std::io::Error::other("the thread that starts servers has ended"))
 }

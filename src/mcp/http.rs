@@ -11,6 +11,7 @@
 //! limit, and turns a reply above it into a JSON-RPC error for that request (see
 //! [`super::limit`]), so the request fails at once with `reply larger than N MiB`.
 
+use crate::sync::Locked;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Once};
 
@@ -102,14 +103,13 @@ impl Challenge {
     /// protected-resource metadata, as the MCP authorization specification asks).
     pub(crate) fn wants_oauth(&self) -> bool {
         self.0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .locked()
             .as_deref()
             .is_some_and(|c| c.contains("resource_metadata"))
     }
 
     pub(crate) fn seen(&self) -> bool {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).is_some()
+        self.0.locked().is_some()
     }
 }
 
@@ -146,7 +146,7 @@ impl LimitedClient {
             _ => None,
         };
         // The last answer counts: a 401 followed by a successful retry is forgotten.
-        *self.challenge.0.lock().unwrap_or_else(|e| e.into_inner()) = seen;
+        *self.challenge.0.locked() = seen;
         result
     }
 

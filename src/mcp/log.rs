@@ -2,6 +2,7 @@
 //! protocol errors. Server output never reaches the terminal directly; it lands here, cleaned,
 //! capped in line length and count, and is shown on demand (error messages, the log view).
 
+use crate::sync::Locked;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
@@ -95,7 +96,7 @@ impl ServerLog {
             source,
             text: sanitize::line(raw.trim_end(), MAX_LINE_CHARS),
         };
-        let mut ring = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let mut ring = self.inner.locked();
         if ring.entries.len() == ring.capacity {
             ring.entries.pop_front();
         }
@@ -113,13 +114,13 @@ impl ServerLog {
 
     /// A position in the log (entries pushed so far) that stays valid as old entries drop.
     pub fn position(&self) -> u64 {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner()).pushed
+        self.inner.locked().pushed
     }
 
     /// Puts `prefix` before each stderr line pushed between two [`position`](Self::position)s
     /// (still kept), to say why they were written. Returns how many lines were marked.
     pub fn mark_stderr(&self, from: u64, to: u64, prefix: &str) -> usize {
-        let mut ring = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let mut ring = self.inner.locked();
         let first = ring.pushed - ring.entries.len() as u64;
         let mut marked = 0;
         for (i, entry) in ring.entries.iter_mut().enumerate() {
@@ -138,7 +139,7 @@ impl ServerLog {
 
     /// A copy of every entry currently kept, oldest first.
     pub fn entries(&self) -> Vec<LogEntry> {
-        let ring = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let ring = self.inner.locked();
         ring.entries.iter().cloned().collect()
     }
 
@@ -146,7 +147,7 @@ impl ServerLog {
     /// a dying server's stack trace ends in frames (Node) or wraps the error in context, and
     /// the line that says what went wrong is worth more than the tail.
     pub fn error_line(&self, n: usize) -> Option<String> {
-        let ring = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let ring = self.inner.locked();
         ring.entries
             .iter()
             .rev()
@@ -158,7 +159,7 @@ impl ServerLog {
 
     /// The last `n` lines of one source, oldest first (for error messages).
     pub fn tail(&self, source: LogSource, n: usize) -> Vec<String> {
-        let ring = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let ring = self.inner.locked();
         let mut lines: Vec<String> = ring
             .entries
             .iter()

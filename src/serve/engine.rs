@@ -8,6 +8,7 @@
 //! comes when every upstream has connected and listed, or failed (each within its own
 //! `--timeout`).
 
+use crate::sync::Locked;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -17,9 +18,9 @@ use tokio::sync::{Mutex, broadcast, watch};
 
 use super::exposed::{self, Expose, Publication, Served};
 use super::listing::Origin;
-use super::upstream::{Early, Listings, UpstreamDef, Upstreams, Warn};
+use super::upstream::{Listings, Notice, UpstreamDef, Upstreams, WarningSink};
 use crate::catalog::{ItemId, Snapshot};
-use crate::context::ranking::Made;
+use crate::context::ranking::RankUpdate;
 use crate::context::{
     Candidate, ContextSet, Expansion, Judged, Keep, Measures, RankOrder, Sources,
 };
@@ -45,7 +46,7 @@ pub struct Engine {
     resolutions: AtomicU64,
     /// The last refresh's rank order and verdicts, so the next one puts in and judges what
     /// changed instead of sorting and judging every resource again.
-    ranked: std::sync::Mutex<Option<Kept>>,
+    ranked: std::sync::Mutex<Option<LastRefresh>>,
     /// What is published now; every change wakes the clients' list-changed notifiers.
     pub served: watch::Sender<Arc<Served>>,
     /// Published URIs whose contents changed upstream.
@@ -64,7 +65,7 @@ impl Engine {
         set_path: PathBuf,
         expose: Expose,
         jobs: usize,
-        warn: Warn,
+        warn: WarningSink,
     ) -> Arc<Engine> {
         let engine = Arc::new(Engine::new(defs.len(), set, set_path, expose, jobs));
         let starting = engine.clone();
@@ -72,21 +73,18 @@ impl Engine {
             // Said as soon as it is known: a client may end `serve` right after its first
             // answer, before anything later is written.
             let say = warn.clone();
-            let early = |name: &str, early: Early<'_>| {
+            let early = |name: &str, early: Notice<'_>| {
                 let error = match early {
-                    Early::Unavailable(error) => {
+                    Notice::Unavailable(error) => {
                         say(&format!("server `{name}` is unavailable: {error}"));
                         Some(error)
                     }
-                    Early::Back => {
+                    Notice::Back => {
                         say(&format!("server `{name}` is back"));
                         None
                     }
                 };
-                let mut list = starting
-                    .failed_early
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner());
+                let mut list = starting.failed_early.locked();
                 list.retain(|(n, _)| n != name);
                 list.extend(error.map(|e| (name.to_string(), e.to_string())));
             };
@@ -166,10 +164,7 @@ impl Engine {
     /// Before the first resolution: the upstreams unavailable now, as said, and why (one
     /// that came back since is not among them).
     pub fn failed_early(&self) -> Vec<(String, String)> {
-        self.failed_early
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        self.failed_early.locked().clone()
     }
 
     /// Whether the first resolution is published.
@@ -235,7 +230,7 @@ impl Engine {
         // since put in; the set's expansions (added to this refresh's catalogue only) are put
         // in at their places by the rank key.
         let listed = listings.catalogue.snapshot();
-        let last = lock(&self.ranked).take();
+        let last = self.ranked.locked().take();
         let (kept, touched) = self.rank(last, &listings, &listed);
         let expansions = listings.add_expansions(&set.marks);
         let with_expansions = listings.catalogue.snapshot();
@@ -271,7 +266,7 @@ impl Engine {
         } else {
             sources.resolve_keeping(&set.marks, &set.policy, &measures, keep)
         };
-        *lock(&self.ranked) = Some(Kept { judged, ..kept });
+        *self.ranked.locked() = Some(LastRefresh { judged, ..kept });
         let inputs = listings.publishing(&sources.candidates, listed.clone());
         drop(measures);
         let previous = self.current();
@@ -311,16 +306,16 @@ impl Engine {
     /// change.
     fn rank(
         &self,
-        last: Option<Kept>,
+        last: Option<LastRefresh>,
         listings: &Listings,
         snapshot: &Snapshot,
-    ) -> (Kept, Option<Vec<ItemId>>) {
+    ) -> (LastRefresh, Option<Vec<ItemId>>) {
         let origins = listings.origins();
         match last {
             Some(last) => {
                 let touched = listings.touched_since(&last.origins);
                 let order = last.order.advance(snapshot, touched.as_deref());
-                let kept = Kept {
+                let kept = LastRefresh {
                     order,
                     origins,
                     judged: last.judged,
@@ -329,7 +324,7 @@ impl Engine {
             }
             None => {
                 let order = Arc::new(RankOrder::of(snapshot));
-                let kept = Kept {
+                let kept = LastRefresh {
                     order,
                     origins,
                     judged: None,
@@ -342,28 +337,24 @@ impl Engine {
     /// How the last refresh's rank order was made (tests and benches: a refresh after a
     /// small change must not sort everything again).
     #[doc(hidden)]
-    pub fn rank_made(&self) -> Option<Made> {
-        lock(&self.ranked).as_ref().map(|kept| kept.order.made())
+    pub fn rank_made(&self) -> Option<RankUpdate> {
+        self.ranked.locked().as_ref().map(|kept| kept.order.made())
     }
 
     /// How many resources the last refresh judged (the rest it kept from the one before).
     #[doc(hidden)]
     pub fn judged(&self) -> Option<usize> {
-        let kept = lock(&self.ranked);
+        let kept = self.ranked.locked();
         kept.as_ref()?.judged.as_ref().map(Judged::judged)
     }
 }
 
 /// A refresh's rank order, the upstream listings (by server id) it was made from, and what
 /// its resolution judged.
-struct Kept {
+struct LastRefresh {
     order: Arc<RankOrder>,
     origins: Vec<Option<Origin>>,
     judged: Option<Judged>,
-}
-
-fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The candidates that are `expansions`: the items `with` (a snapshot of the catalogue they
@@ -464,7 +455,10 @@ mod tests {
         relist(upstreams, 1, change);
         assert!(engine.refresh().await, "two more published");
         assert!(
-            matches!(engine.rank_made(), Some(Made::Merged { inserted: 2, .. })),
+            matches!(
+                engine.rank_made(),
+                Some(RankUpdate::Merged { inserted: 2, .. })
+            ),
             "{:?}",
             engine.rank_made()
         );
@@ -506,7 +500,7 @@ mod tests {
         let engine = Engine::over(upstreams, set.clone(), Expose::Allowed).await;
         assert_eq!(
             engine.rank_made(),
-            Some(Made::Sorted),
+            Some(RankUpdate::Sorted),
             "the first is sorted"
         );
         let upstreams = engine.ready().await;
@@ -523,7 +517,7 @@ mod tests {
         relist(upstreams, 0, change);
         engine.refresh().await;
         assert!(
-            matches!(engine.rank_made(), Some(Made::Merged { inserted, taken_out })
+            matches!(engine.rank_made(), Some(RankUpdate::Merged { inserted, taken_out })
                 if inserted == 4 && taken_out == 3),
             "{:?}",
             engine.rank_made()
@@ -551,7 +545,7 @@ mod tests {
         assert!(matches!(change, crate::mcp::ListingChange::Replaced(_)));
         relist(upstreams, 0, change);
         engine.refresh().await;
-        assert_eq!(engine.rank_made(), Some(Made::Sorted));
+        assert_eq!(engine.rank_made(), Some(RankUpdate::Sorted));
     }
 
     #[tokio::test]

@@ -3,6 +3,7 @@
 //! else. A read of anything unpublished is "not found" (`-32002` to legacy clients, `-32602`
 //! to 2026-07-28 ones: rmcp maps the code) and never reaches an upstream.
 
+use crate::sync::Locked;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -408,10 +409,7 @@ impl ServerHandler for ServeHandler {
         if self.served().await.get(&request.uri).is_none() {
             return Err(not_found(&request.uri));
         }
-        self.subscribed
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(request.uri);
+        self.subscribed.locked().insert(request.uri);
         Ok(())
     }
 
@@ -420,10 +418,7 @@ impl ServerHandler for ServeHandler {
         request: UnsubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.subscribed
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&request.uri);
+        self.subscribed.locked().remove(&request.uri);
         Ok(())
     }
 
@@ -449,8 +444,7 @@ impl ServerHandler for ServeHandler {
                     update = updates.recv() => match update {
                         Ok(uri) => {
                             let wanted = subscribed
-                                .lock()
-                                .unwrap_or_else(|e| e.into_inner())
+                                .locked()
                                 .contains(&uri);
                             if !wanted {
                                 continue;

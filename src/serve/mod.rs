@@ -29,6 +29,7 @@ pub mod params;
 pub mod stdio;
 pub mod upstream;
 
+use crate::sync::Locked;
 use std::io::Write;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -64,7 +65,7 @@ impl Diag {
             let secs = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs());
-            let mut file = file.lock().unwrap_or_else(|e| e.into_inner());
+            let mut file = file.locked();
             let _ = writeln!(file, "{secs} {message}");
         }
     }

@@ -3,6 +3,7 @@
 //! that went away is connected to again, and its new connection serves the reads). One
 //! failing upstream costs only its own resources, and only while it is gone.
 
+use crate::sync::Locked;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -52,17 +53,12 @@ pub struct Upstream {
 impl Upstream {
     /// Its connection now, if it is connected.
     pub fn connection(&self) -> Option<Arc<Connection>> {
-        lock(&self.connection).clone()
+        self.connection.locked().clone()
     }
 }
 
-/// A lock that a panic elsewhere does not poison for `serve`.
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 /// Says a warning about an upstream (`serve`'s diagnostics).
-pub type Warn = Arc<dyn Fn(&str) + Send + Sync>;
+pub type WarningSink = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// What an upstream's supervisor told, and which upstream it is.
 pub type Told = (usize, Event);
@@ -71,7 +67,7 @@ pub type Told = (usize, Event);
 pub struct Upstreams {
     list: Vec<Upstream>,
     cap: usize,
-    warn: Warn,
+    warn: WarningSink,
     /// The MIME table every listing numbers types with (see [`Catalogue::append_sharing`]).
     mimes: Mutex<MimeTable>,
     /// What the supervisors tell after the first listings, for the upkeep to take once.
@@ -108,7 +104,7 @@ pub enum Applied {
 /// What is said of an upstream before the first set is published, as soon as it is known
 /// (a client may end `serve` right after its first answer).
 #[derive(Debug, PartialEq, Eq)]
-pub enum Early<'a> {
+pub enum Notice<'a> {
     /// It cannot be used now (it never connected or listed, or it went away since), and why;
     /// said again only when the reason changes.
     Unavailable(&'a str),
@@ -255,8 +251,8 @@ impl Upstreams {
         defs: Vec<UpstreamDef>,
         options: &ConnectOptions,
         cap: usize,
-        early: &(dyn Fn(&str, Early<'_>) + Sync),
-        warn: Warn,
+        early: &(dyn Fn(&str, Notice<'_>) + Sync),
+        warn: WarningSink,
     ) -> Self {
         // On a terminal, what each upstream is doing until all are listed.
         let progress = crate::progress::Servers::new(
@@ -273,7 +269,7 @@ impl Upstreams {
             match def.error {
                 Some(reason) => {
                     progress.set(i, "failed");
-                    early(&def.spec.name, Early::Unavailable(&reason));
+                    early(&def.spec.name, Notice::Unavailable(&reason));
                     listing.error = Some(reason);
                     pending.push(false);
                 }
@@ -338,13 +334,13 @@ impl Upstreams {
             }
             match upstreams.apply(i, event) {
                 Applied::Unavailable(reason) => {
-                    early(&upstreams.list[i].name, Early::Unavailable(&reason));
+                    early(&upstreams.list[i].name, Notice::Unavailable(&reason));
                 }
-                Applied::Back => early(&upstreams.list[i].name, Early::Back),
+                Applied::Back => early(&upstreams.list[i].name, Notice::Back),
                 _ => {}
             }
         }
-        *upstreams.told.lock().unwrap_or_else(|e| e.into_inner()) = Some(told);
+        *upstreams.told.locked() = Some(told);
         upstreams
     }
 
@@ -380,17 +376,14 @@ impl Upstreams {
     #[doc(hidden)]
     pub fn set_templates(&self, server: &str, templates: Vec<ResourceTemplate>) {
         if let Some(i) = self.position(server) {
-            let mut listing = self.list[i]
-                .listing
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
+            let mut listing = self.list[i].listing.locked();
             listing.templates = Some(Arc::new(templates));
         }
     }
 
     /// What the supervisors tell from now on (`None` once taken).
     pub fn take_told(&self) -> Option<mpsc::UnboundedReceiver<Told>> {
-        self.told.lock().unwrap_or_else(|e| e.into_inner()).take()
+        self.told.locked().take()
     }
 
     /// Applies what upstream `i`'s supervisor told: a connection's first listing (page by
@@ -403,8 +396,8 @@ impl Upstreams {
         match event {
             Event::Connected(connection) => {
                 let empty = !connection.has_resources();
-                *lock(&upstream.connection) = Some(connection);
-                *lock(&upstream.pages) = None;
+                *upstream.connection.locked() = Some(connection);
+                *upstream.pages.locked() = None;
                 // Nothing to list: listed as it is, empty.
                 match empty {
                     true => self.listed(i, Builder::new(&upstream.name), CacheHints::default()),
@@ -412,18 +405,20 @@ impl Upstreams {
                 }
             }
             Event::Page(page) => {
-                lock(&upstream.pages)
+                upstream
+                    .pages
+                    .locked()
                     .get_or_insert_with(|| Builder::new(&upstream.name))
                     .page(page.items, &mut self.mimes());
                 Applied::Nothing
             }
             Event::Listed(outcome) => {
-                let pages = lock(&upstream.pages).take();
+                let pages = upstream.pages.locked().take();
                 let pages = pages.unwrap_or_else(|| Builder::new(&upstream.name));
                 self.listed(i, pages, outcome.cache)
             }
             Event::Relisted { change, outcome } => {
-                let mut listing = lock(&upstream.listing);
+                let mut listing = upstream.listing.locked();
                 // Applied as what changed, to the last listing (kept through a failed re-list).
                 let relisted = listing
                     .resources
@@ -445,15 +440,15 @@ impl Upstreams {
             Event::RelistFailed(reason) => {
                 // Unavailable until a re-list works; its resources stay for the next one's
                 // change to be applied to (it is diffed against this listing).
-                let mut listing = lock(&upstream.listing);
+                let mut listing = upstream.listing.locked();
                 listing.error = Some(reason.why);
                 listing.templates = None;
                 Applied::Listing
             }
             Event::Ended { reason, .. } => {
-                *lock(&upstream.connection) = None;
-                *lock(&upstream.pages) = None;
-                let mut listing = lock(&upstream.listing);
+                *upstream.connection.locked() = None;
+                *upstream.pages.locked() = None;
+                let mut listing = upstream.listing.locked();
                 // A retry that fails as the last one did changes nothing published.
                 if listing.error.as_ref() == Some(&reason.why) {
                     return Applied::Nothing;
@@ -473,7 +468,7 @@ impl Upstreams {
             cache,
             ..Listing::default()
         };
-        let was = std::mem::replace(&mut *lock(&self.list[i].listing), listing);
+        let was = std::mem::replace(&mut *self.list[i].listing.locked(), listing);
         match was.error {
             Some(_) => Applied::Back,
             None => Applied::Listing,
@@ -482,7 +477,7 @@ impl Upstreams {
 
     /// The shared MIME table (see [`Upstreams::mimes`](field@Upstreams::mimes)).
     fn mimes(&self) -> std::sync::MutexGuard<'_, MimeTable> {
-        lock(&self.mimes)
+        self.mimes.locked()
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &Upstream> {
@@ -514,7 +509,7 @@ impl Upstreams {
                 templates.extend(page.items)
             })
             .await;
-        let mut listing = upstream.listing.lock().unwrap_or_else(|e| e.into_inner());
+        let mut listing = upstream.listing.locked();
         listing.templates = Some(Arc::new(templates));
     }
 
@@ -527,11 +522,7 @@ impl Upstreams {
         let mut cache = CacheHints::default();
         let mut untemplated = Vec::new();
         for upstream in &self.list {
-            let listing = upstream
-                .listing
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .clone();
+            let listing = upstream.listing.locked().clone();
             let id = catalogue.server(&upstream.name);
             // An unavailable upstream's last listing is kept for its next re-list, not shown.
             let shown = match listing.error {

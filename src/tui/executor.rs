@@ -8,6 +8,7 @@
 //! it); token counts and the bundle through `read_text`, which hands on only the resource's
 //! own contents parts, as `mcpick preview` does.
 
+use crate::sync::Locked;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -310,8 +311,7 @@ impl Executor {
         }
         let old = self
             .connections
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .locked()
             .get_mut(server as usize)
             .and_then(Option::take);
         if let Some(old) = old {

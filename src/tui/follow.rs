@@ -2,6 +2,7 @@
 //! app's events (page by page, or as one re-list after a reconnect; list changes as what
 //! changed). The executor runs this in a task per server.
 
+use crate::sync::Locked;
 use std::sync::{Arc, Mutex};
 
 use rmcp::model::Resource;
@@ -20,12 +21,7 @@ pub(super) fn connection_of(
     connections: &Connections,
     server: ServerId,
 ) -> Option<Arc<Connection>> {
-    connections
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(server as usize)
-        .cloned()
-        .flatten()
+    connections.locked().get(server as usize).cloned().flatten()
 }
 
 /// Follows server `server` for the browser, as long as it lasts (retries included): its
@@ -71,7 +67,7 @@ pub(super) async fn run_server(
                         resources: connection.has_resources(),
                         info: super::server_info::ServerInfo::from_summary(&summary),
                     });
-                    let mut slots = connections.lock().unwrap_or_else(|e| e.into_inner());
+                    let mut slots = connections.locked();
                     if slots.len() <= server as usize {
                         slots.resize(server as usize + 1, None);
                     }

@@ -15,6 +15,7 @@
 //! origin only (mcpick's redirect-safe client), and a server that wants OAuth gets mcpick's
 //! own sign-in (`mcpick login`), never the host's, which mcpick cannot see.
 
+use crate::sync::Locked;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -352,7 +353,7 @@ fn answers(line: &[u8], id: &Value) -> bool {
 
 impl Shared {
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        self.state.locked()
     }
 
     /// A request to the endpoint with everything a session's request carries.

@@ -20,6 +20,7 @@ pub mod inflight;
 pub(crate) mod sse;
 pub(crate) mod upstream;
 
+use crate::sync::Locked;
 use std::path::Path;
 
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader};
@@ -206,22 +207,13 @@ async fn proxy(
                 Line::Skip => continue,
                 Line::Whole(line) => line,
             };
-            let decision = host_filter
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .from_host(&line);
+            let decision = host_filter.locked().from_host(&line);
             let decision = match decision {
-                FromHost::Forward => {
-                    match host_flight
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .from_host(&line)
-                    {
-                        Pass::Forward => FromHost::Forward,
-                        Pass::Answer(reply) => FromHost::Answer(reply),
-                        Pass::Drop => continue,
-                    }
-                }
+                FromHost::Forward => match host_flight.locked().from_host(&line) {
+                    Pass::Forward => FromHost::Forward,
+                    Pass::Answer(reply) => FromHost::Answer(reply),
+                    Pass::Drop => continue,
+                },
                 answer => answer,
             };
             match decision {
@@ -247,10 +239,7 @@ async fn proxy(
             let Ok(Some(set)) = set_file.poll() else {
                 continue;
             };
-            let lines = set_filter
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .set_changed(set);
+            let lines = set_filter.locked().set_changed(set);
             for line in lines {
                 if notices.send(line).await.is_err() {
                     return;
@@ -275,12 +264,9 @@ async fn proxy(
             Line::Skip => continue,
             Line::Whole(line) => line,
         };
-        flight
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .from_upstream(&line);
+        flight.locked().from_upstream(&line);
         let (decision, notices) = {
-            let mut filter = filter.lock().unwrap_or_else(|e| e.into_inner());
+            let mut filter = filter.locked();
             (filter.from_upstream(&line), filter.take_notices())
         };
         let out = match decision {
@@ -302,10 +288,7 @@ async fn proxy(
     // The upstream's output ended: it exited or failed, or is about to.
     let ended = source.ended(name).await;
     let reason = secrets.scrub(&ended.reason);
-    let unanswered = flight
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .gone(&reason);
+    let unanswered = flight.locked().gone(&reason);
     let failed = !(host_left.get() && ended.clean && unanswered.is_empty());
     if failed {
         crate::say::report(&format!("wrap `{name}`: {reason}"));
