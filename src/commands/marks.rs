@@ -21,7 +21,8 @@ use crate::config::select::{Chosen, remember_recorded};
 use crate::context::{ContextSet, Mark, Marks, Pattern, Target};
 use crate::sanitize;
 
-/// `mcpick pin` / `mcpick exclude`.
+/// `mcpick pin` / `mcpick exclude`: the targets checked against the servers' listings (or,
+/// offline, taken as given), recorded under the set's lock, then printed.
 pub async fn mark(args: MarkArgs, mark: Mark) -> Exit {
     let set = match load_set(&args.set) {
         Ok(set) => set,
@@ -36,140 +37,16 @@ pub async fn mark(args: MarkArgs, mark: Mark) -> Exit {
         Ok(chosen) => chosen,
         Err(exit) => return exit,
     };
-    let mut targets: Vec<Target> = Vec::new();
-    let mut exit = Exit::Ok;
-    if args.allow_missing && !args.servers.servers.is_empty() {
-        // Offline: the named servers, no check.
-        for chosen in &chosen {
-            for pattern in &patterns {
-                targets.push(Target {
-                    server: chosen.selected.spec.name.clone(),
-                    pattern: pattern.clone(),
-                });
-            }
-        }
+    let (targets, exit) = if args.allow_missing && !args.servers.servers.is_empty() {
+        (offline_targets(&chosen, &patterns), Exit::Ok)
     } else {
-        let options = args.servers.connect_options();
-        let cap = crate::mcp::list::DEFAULT_CAP;
-        let Listed {
-            sessions,
-            mut catalogue,
-            complete,
-            failed,
-            ..
-        } = list_all(
-            chosen.iter().map(|c| c.selected.clone()).collect(),
-            &options,
-            cap,
-        )
-        .await;
-        let failed = !failed.is_empty();
-        // An exact URI no server lists may be an expansion of a server's template.
-        let unlisted = Marks::from_list(
-            patterns
-                .iter()
-                .filter(|p| !p.is_prefix() && !catalogue.iter().any(|(_, i)| p.matches(i.uri())))
-                .flat_map(|p| {
-                    complete.iter().map(|server| {
-                        (
-                            Target {
-                                server: server.clone(),
-                                pattern: p.clone(),
-                            },
-                            mark,
-                        )
-                    })
-                })
-                .collect::<Vec<_>>(),
-        );
-        let expansions = add_expansions(&sessions, &mut catalogue, &complete, &unlisted, cap).await;
-        close_all(sessions).await;
-        for e in &expansions {
-            report(&format!(
-                "note: `{}` is not listed by `{}` but is an expansion of its template `{}`; recorded",
-                sanitize::line(&e.resource.uri, 500),
-                shown_name(&e.server),
-                sanitize::line(&e.template, 500)
-            ));
-        }
-        for pattern in &patterns {
-            let mut servers: Vec<String> = Vec::new();
-            for (id, item) in catalogue.iter() {
-                let name = catalogue.server_name(id.server);
-                if pattern.matches(item.uri()) && !servers.iter().any(|s| **s == **name) {
-                    servers.push(name.to_string());
-                }
-            }
-            let shown = sanitize::line(&pattern.to_string(), 500);
-            if servers.is_empty() {
-                let single = (chosen.len() == 1).then(|| chosen[0].selected.spec.name.clone());
-                match (pattern.is_prefix() || args.allow_missing, single) {
-                    (true, Some(server)) => {
-                        report(&format!(
-                            "note: `{shown}` matches no resource of `{}` now; recorded (shown as missing until one appears)",
-                            shown_name(&server)
-                        ));
-                        servers.push(server);
-                    }
-                    (true, None) => {
-                        report(&format!(
-                            "`{shown}` matches no resource of any server; name the server with --server"
-                        ));
-                        exit = Exit::Usage;
-                        continue;
-                    }
-                    (false, _) => {
-                        let why = if failed { " (some servers failed)" } else { "" };
-                        report(&format!(
-                            "`{shown}` is not listed by {}{why}; not recorded (use --allow-missing to record it anyway)",
-                            if complete.len() == 1 {
-                                format!("server `{}`", shown_name(&complete[0]))
-                            } else {
-                                "any server".to_string()
-                            }
-                        ));
-                        if exit == Exit::Ok {
-                            exit = if failed {
-                                Exit::ServerFailed
-                            } else {
-                                Exit::NotFound
-                            };
-                        }
-                        continue;
-                    }
-                }
-            }
-            for server in servers {
-                targets.push(Target {
-                    server,
-                    pattern: pattern.clone(),
-                });
-            }
-        }
-        if failed && exit == Exit::Ok {
-            exit = Exit::ServerFailed;
-        }
-    }
+        listed_targets(&args, &chosen, &patterns, mark).await
+    };
     if targets.is_empty() {
         return exit;
     }
-    // Applied to the file as it is now (under its lock), not to the copy read above.
-    let saved = match update_set(&args.set, |set| {
-        record_servers(set, &chosen, &targets);
-        set.marks.set_many(targets.clone(), Some(mark));
-    }) {
-        Ok((saved, ())) => saved,
-        Err(e) => return e,
-    };
-    // The servers the person gave on this command line are in the set now: the next run
-    // reads them from there, and needs no `mcpick trust` for what they typed.
-    let recorded: Vec<Chosen> = chosen
-        .iter()
-        .filter(|c| targets.iter().any(|t| t.server == c.selected.spec.name))
-        .cloned()
-        .collect();
-    if let Err(e) = remember_recorded(&recorded, saved.set_servers().folder) {
-        report(&format!("warning: {}", sanitize::line(&e, 2000)));
+    if let Err(e) = record(&args, &chosen, &targets, mark) {
+        return e;
     }
     let mut out = std::io::stdout().lock();
     for target in &targets {
@@ -182,6 +59,169 @@ pub async fn mark(args: MarkArgs, mark: Mark) -> Exit {
         );
     }
     exit
+}
+
+/// Offline (`--allow-missing` with named servers): every pattern on every named server,
+/// unchecked.
+fn offline_targets(chosen: &[Chosen], patterns: &[Pattern]) -> Vec<Target> {
+    chosen
+        .iter()
+        .flat_map(|c| {
+            patterns.iter().map(|pattern| Target {
+                server: c.selected.spec.name.clone(),
+                pattern: pattern.clone(),
+            })
+        })
+        .collect()
+}
+
+/// The targets the servers' listings (and their templates' expansions) bear out, each
+/// pattern on every server that lists a match; what cannot be recorded is reported, and the
+/// exit status says the worst of it.
+async fn listed_targets(
+    args: &MarkArgs,
+    chosen: &[Chosen],
+    patterns: &[Pattern],
+    mark: Mark,
+) -> (Vec<Target>, Exit) {
+    let options = args.servers.connect_options();
+    let cap = crate::mcp::list::DEFAULT_CAP;
+    let Listed {
+        sessions,
+        mut catalogue,
+        complete,
+        failed,
+        ..
+    } = list_all(
+        chosen.iter().map(|c| c.selected.clone()).collect(),
+        &options,
+        cap,
+    )
+    .await;
+    let failed = !failed.is_empty();
+    // An exact URI no server lists may be an expansion of a server's template.
+    let unlisted = Marks::from_list(
+        patterns
+            .iter()
+            .filter(|p| !p.is_prefix() && !catalogue.iter().any(|(_, i)| p.matches(i.uri())))
+            .flat_map(|p| {
+                complete.iter().map(|server| {
+                    (
+                        Target {
+                            server: server.clone(),
+                            pattern: p.clone(),
+                        },
+                        mark,
+                    )
+                })
+            })
+            .collect::<Vec<_>>(),
+    );
+    let expansions = add_expansions(&sessions, &mut catalogue, &complete, &unlisted, cap).await;
+    close_all(sessions).await;
+    for e in &expansions {
+        report(&format!(
+            "note: `{}` is not listed by `{}` but is an expansion of its template `{}`; recorded",
+            sanitize::line(&e.resource.uri, 500),
+            shown_name(&e.server),
+            sanitize::line(&e.template, 500)
+        ));
+    }
+    let mut targets = Vec::new();
+    let mut exit = Exit::Ok;
+    for pattern in patterns {
+        let mut servers: Vec<String> = Vec::new();
+        for (id, item) in catalogue.iter() {
+            let name = catalogue.server_name(id.server);
+            if pattern.matches(item.uri()) && !servers.iter().any(|s| **s == **name) {
+                servers.push(name.to_string());
+            }
+        }
+        if servers.is_empty() {
+            match unmatched(pattern, args.allow_missing, chosen, &complete, failed) {
+                Ok(server) => servers.push(server),
+                Err(why) => {
+                    if exit == Exit::Ok || why == Exit::Usage {
+                        exit = why;
+                    }
+                    continue;
+                }
+            }
+        }
+        for server in servers {
+            targets.push(Target {
+                server,
+                pattern: pattern.clone(),
+            });
+        }
+    }
+    if failed && exit == Exit::Ok {
+        exit = Exit::ServerFailed;
+    }
+    (targets, exit)
+}
+
+/// A pattern no listed resource matches: recorded on the one server chosen when it is a
+/// prefix or `--allow-missing` says so, else reported and not recorded (the status why).
+fn unmatched(
+    pattern: &Pattern,
+    allow_missing: bool,
+    chosen: &[Chosen],
+    complete: &[String],
+    failed: bool,
+) -> Result<String, Exit> {
+    let shown = sanitize::line(&pattern.to_string(), 500);
+    let single = (chosen.len() == 1).then(|| chosen[0].selected.spec.name.clone());
+    match (pattern.is_prefix() || allow_missing, single) {
+        (true, Some(server)) => {
+            report(&format!(
+                "note: `{shown}` matches no resource of `{}` now; recorded (shown as missing until one appears)",
+                shown_name(&server)
+            ));
+            Ok(server)
+        }
+        (true, None) => {
+            report(&format!(
+                "`{shown}` matches no resource of any server; name the server with --server"
+            ));
+            Err(Exit::Usage)
+        }
+        (false, _) => {
+            let why = if failed { " (some servers failed)" } else { "" };
+            report(&format!(
+                "`{shown}` is not listed by {}{why}; not recorded (use --allow-missing to record it anyway)",
+                if complete.len() == 1 {
+                    format!("server `{}`", shown_name(&complete[0]))
+                } else {
+                    "any server".to_string()
+                }
+            ));
+            Err(if failed {
+                Exit::ServerFailed
+            } else {
+                Exit::NotFound
+            })
+        }
+    }
+}
+
+/// Records `targets` in the set file as it is now (under its lock, not the copy read
+/// before), with the servers given on the command line: the next run reads them from there
+/// and needs no `mcpick trust` for what the person typed.
+fn record(args: &MarkArgs, chosen: &[Chosen], targets: &[Target], mark: Mark) -> Result<(), Exit> {
+    let (saved, ()) = update_set(&args.set, |set| {
+        record_servers(set, chosen, targets);
+        set.marks.set_many(targets.to_vec(), Some(mark));
+    })?;
+    let recorded: Vec<Chosen> = chosen
+        .iter()
+        .filter(|c| targets.iter().any(|t| t.server == c.selected.spec.name))
+        .cloned()
+        .collect();
+    if let Err(e) = remember_recorded(&recorded, saved.set_servers().folder) {
+        report(&format!("warning: {}", sanitize::line(&e, 2000)));
+    }
+    Ok(())
 }
 
 /// Records (or refreshes) the definitions of the servers the new marks refer to.

@@ -183,6 +183,7 @@ impl Connection {
         result
     }
 
+    /// Opens the session `spec` names over its transport and wraps it as a connection.
     async fn connect_with(
         spec: &ServerSpec,
         options: &ConnectOptions,
@@ -195,139 +196,40 @@ impl Connection {
             handshake: start_with,
             events: events.clone(),
         };
-        let timeout = options.timeout;
-        let limit = options.max_message;
-        let mut watch_sign_in = None;
-        let (service, transport, group) = match &spec.transport {
-            TransportSpec::Stdio {
-                command,
-                args,
-                env,
-                cwd,
-            } => {
-                let mut cmd = tokio::process::Command::new(command);
-                cmd.args(args).envs(env);
-                if let Some(cwd) = cwd {
-                    // Else the OS reports a missing cwd as the command not found.
-                    if let Some(reason) = missing_cwd(cwd) {
-                        return Err(McpError::Spawn {
-                            command: spec.transport.target(),
-                            reason,
-                        });
-                    }
-                    cmd.current_dir(cwd);
-                }
-                super::reaper::parent_death_signal(&mut cmd);
-                let mut wrap = process_wrap::tokio::CommandWrap::from(cmd);
-                wrap.wrap(process_wrap::tokio::ProcessGroup::leader())
-                    .wrap(process_wrap::tokio::KillOnDrop);
-                let spawn_log = log.clone();
-                let ((child, stderr), group) = ProcessGroup::spawn(move || {
-                    let (child, stderr) = super::stdio::spawn(wrap, limit, spawn_log)?;
-                    let pid = child.id();
-                    Ok(((child, stderr), pid))
-                })
-                .await
-                .map_err(|e| McpError::Spawn {
-                    command: spec.transport.target(),
-                    reason: e.to_string(),
-                })?;
-                let mut captured = stderr.map(|stderr| capture_stderr(stderr, log.clone()));
-                let service = match handshake(state, child, timeout).await {
-                    Ok(service) => service,
-                    Err(reason) => {
-                        // A server that failed to start usually said why on stderr as it
-                        // exited: let those lines in before they are quoted.
-                        if let Some(captured) = &mut captured {
-                            let _ = tokio::time::timeout(STDERR_DRAIN, captured).await;
-                        }
-                        return Err(McpError::Connect {
-                            target: spec.transport.target(),
-                            reason: with_stderr_tail(reason, &log),
-                        });
-                    }
-                };
-                (service, Transport::Stdio, group)
-            }
+        let opened = match &spec.transport {
+            TransportSpec::Stdio { .. } => open_stdio(spec, options, state, &log).await?,
             TransportSpec::Http { url, headers } => {
-                // The userinfo goes as one Authorization header (see `http_wire`); `url`
-                // stays the definition's, for sign-in and messages.
-                let (wire_url, headers) = super::spec::http_wire(url, headers);
-                let headers = header_map(&headers)?;
-                // A definition with its own Authorization header keeps it; else a stored
-                // sign-in is used (see [`super::oauth`]).
-                let sign_in = if headers.contains_key(reqwest::header::AUTHORIZATION) {
-                    None
-                } else {
-                    super::oauth::stored_sign_in(url)
-                        .await
-                        .map_err(|reason| McpError::Connect {
-                            target: url.clone(),
-                            reason,
-                        })?
-                };
-                let signed_in = sign_in.is_some();
-                let (result, challenge) = connect_streamable(
-                    state.clone(),
-                    &wire_url,
-                    &headers,
-                    timeout,
-                    limit,
-                    sign_in.map(|(manager, _)| manager),
-                )
-                .await;
-                if result.is_err() && (challenge.wants_oauth() || (signed_in && challenge.seen())) {
-                    if let Some(store) = super::oauth::TokenStore::for_url(url) {
-                        store.mark_needs_login();
-                    }
-                    return Err(McpError::NeedsLogin {
-                        login: login_argument(&spec.name, url),
-                    });
-                }
-                match result {
-                    Ok(service) => {
-                        watch_sign_in = Some((challenge, login_argument(&spec.name, url)));
-                        (service, Transport::Http, None)
-                    }
-                    Err(http_error) => {
-                        match connect_sse(state, &wire_url, headers, timeout, limit, log.clone())
-                            .await
-                        {
-                            Ok(service) => (service, Transport::Sse, None),
-                            Err(sse_error) => {
-                                return Err(McpError::Connect {
-                                    target: url.clone(),
-                                    reason: format!(
-                                        "Streamable HTTP: {http_error}; legacy HTTP+SSE: {sse_error}"
-                                    ),
-                                });
-                            }
-                        }
-                    }
-                }
+                open_http(spec, url, headers, options, state, &log).await?
             }
             TransportSpec::Sse { url, headers } => {
                 let (wire_url, headers) = super::spec::http_wire(url, headers);
                 let headers = header_map(&headers)?;
-                let service = connect_sse(state, &wire_url, headers, timeout, limit, log.clone())
-                    .await
-                    .map_err(|reason| McpError::Connect {
-                        target: url.clone(),
-                        reason,
-                    })?;
-                (service, Transport::Sse, None)
+                let service = connect_sse(
+                    state,
+                    &wire_url,
+                    headers,
+                    options.timeout,
+                    options.max_message,
+                    log.clone(),
+                )
+                .await
+                .map_err(|reason| McpError::Connect {
+                    target: url.clone(),
+                    reason,
+                })?;
+                Opened::over(service, Transport::Sse)
             }
         };
         Ok(Connection {
             name: spec.name.clone(),
-            transport,
-            service,
+            transport: opened.transport,
+            service: opened.service,
             log,
-            timeout,
+            timeout: options.timeout,
             secrets: Default::default(),
             events,
-            sign_in: watch_sign_in,
-            group: std::sync::Mutex::new(group),
+            sign_in: opened.sign_in,
+            group: std::sync::Mutex::new(opened.group),
         })
     }
 
@@ -544,6 +446,154 @@ impl Connection {
     pub async fn close(self) {
         let Connection { service, .. } = self;
         let _ = tokio::time::timeout(Duration::from_secs(1), service.cancel()).await;
+    }
+}
+
+/// A session opened over one transport, before it is a [`Connection`].
+struct Opened {
+    service: RunningService<RoleClient, ClientState>,
+    transport: Transport,
+    /// A stdio server's process group, killed with the connection.
+    group: Option<ProcessGroup>,
+    /// Streamable HTTP: the server's sign-in challenge to watch, and what `mcpick login` needs.
+    sign_in: Option<(super::http::Challenge, String)>,
+}
+
+impl Opened {
+    fn over(service: RunningService<RoleClient, ClientState>, transport: Transport) -> Opened {
+        Opened {
+            service,
+            transport,
+            group: None,
+            sign_in: None,
+        }
+    }
+}
+
+/// Starts a stdio server in a process group of its own (killed with mcpick) and shakes
+/// hands; a failure quotes the last lines it wrote on stderr.
+async fn open_stdio(
+    spec: &ServerSpec,
+    options: &ConnectOptions,
+    state: ClientState,
+    log: &ServerLog,
+) -> Result<Opened, McpError> {
+    let TransportSpec::Stdio {
+        command,
+        args,
+        env,
+        cwd,
+    } = &spec.transport
+    else {
+        unreachable!("open_stdio is given a stdio definition");
+    };
+    let mut cmd = tokio::process::Command::new(command);
+    cmd.args(args).envs(env);
+    if let Some(cwd) = cwd {
+        // Else the OS reports a missing cwd as the command not found.
+        if let Some(reason) = missing_cwd(cwd) {
+            return Err(McpError::Spawn {
+                command: spec.transport.target(),
+                reason,
+            });
+        }
+        cmd.current_dir(cwd);
+    }
+    super::reaper::parent_death_signal(&mut cmd);
+    let mut wrap = process_wrap::tokio::CommandWrap::from(cmd);
+    wrap.wrap(process_wrap::tokio::ProcessGroup::leader())
+        .wrap(process_wrap::tokio::KillOnDrop);
+    let (limit, spawn_log) = (options.max_message, log.clone());
+    let ((child, stderr), group) = ProcessGroup::spawn(move || {
+        let (child, stderr) = super::stdio::spawn(wrap, limit, spawn_log)?;
+        let pid = child.id();
+        Ok(((child, stderr), pid))
+    })
+    .await
+    .map_err(|e| McpError::Spawn {
+        command: spec.transport.target(),
+        reason: e.to_string(),
+    })?;
+    let mut captured = stderr.map(|stderr| capture_stderr(stderr, log.clone()));
+    match handshake(state, child, options.timeout).await {
+        Ok(service) => Ok(Opened {
+            group,
+            ..Opened::over(service, Transport::Stdio)
+        }),
+        Err(reason) => {
+            // A server that failed to start usually said why on stderr as it exited: let
+            // those lines in before they are quoted.
+            if let Some(captured) = &mut captured {
+                let _ = tokio::time::timeout(STDERR_DRAIN, captured).await;
+            }
+            Err(McpError::Connect {
+                target: spec.transport.target(),
+                reason: with_stderr_tail(reason, log),
+            })
+        }
+    }
+}
+
+/// Connects over Streamable HTTP (with a stored sign-in unless the definition has its own
+/// Authorization header), else over the legacy HTTP+SSE transport; a server asking for a
+/// sign-in is [`McpError::NeedsLogin`].
+async fn open_http(
+    spec: &ServerSpec,
+    url: &str,
+    headers: &std::collections::BTreeMap<String, String>,
+    options: &ConnectOptions,
+    state: ClientState,
+    log: &ServerLog,
+) -> Result<Opened, McpError> {
+    let (timeout, limit) = (options.timeout, options.max_message);
+    // The userinfo goes as one Authorization header (see `http_wire`); `url` stays the
+    // definition's, for sign-in and messages.
+    let (wire_url, headers) = super::spec::http_wire(url, headers);
+    let headers = header_map(&headers)?;
+    // A definition with its own Authorization header keeps it; else a stored sign-in is used
+    // (see [`super::oauth`]).
+    let sign_in = if headers.contains_key(reqwest::header::AUTHORIZATION) {
+        None
+    } else {
+        super::oauth::stored_sign_in(url)
+            .await
+            .map_err(|reason| McpError::Connect {
+                target: url.to_string(),
+                reason,
+            })?
+    };
+    let signed_in = sign_in.is_some();
+    let (result, challenge) = connect_streamable(
+        state.clone(),
+        &wire_url,
+        &headers,
+        timeout,
+        limit,
+        sign_in.map(|(manager, _)| manager),
+    )
+    .await;
+    if result.is_err() && (challenge.wants_oauth() || (signed_in && challenge.seen())) {
+        if let Some(store) = super::oauth::TokenStore::for_url(url) {
+            store.mark_needs_login();
+        }
+        return Err(McpError::NeedsLogin {
+            login: login_argument(&spec.name, url),
+        });
+    }
+    match result {
+        Ok(service) => Ok(Opened {
+            sign_in: Some((challenge, login_argument(&spec.name, url))),
+            ..Opened::over(service, Transport::Http)
+        }),
+        Err(http_error) => {
+            match connect_sse(state, &wire_url, headers, timeout, limit, log.clone()).await {
+                Ok(service) => Ok(Opened::over(service, Transport::Sse)),
+                Err(sse_error) => Err(McpError::Connect {
+                    target: url.to_string(),
+                    reason: format!("Streamable HTTP: {http_error}; legacy HTTP+SSE: {sse_error}"),
+                }),
+            }
+        }
     }
 }
 

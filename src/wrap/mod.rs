@@ -135,12 +135,71 @@ pub fn original(record_path: &Path, name: &str) -> Result<Original, String> {
     })
 }
 
+/// The filter and the requests in flight, shared by the two directions.
+type Shared<T> = std::sync::Arc<std::sync::Mutex<T>>;
+
+/// Runs the wrapped original behind the set's filter: host → upstream and upstream → host,
+/// the set file watched, until the upstream ends; then every request left unanswered is
+/// answered with why, and what the host still asks is answered the same way.
 async fn proxy(
     record_path: &Path,
     name: &str,
     set_path: &Path,
     expose: Expose,
 ) -> Result<Exit, String> {
+    let spec = approved_original(record_path, name)?;
+    let (set_file, set) = SetFile::open(set_path);
+    let set = set.map_err(|e| e.to_string())?;
+    let limit = MessageLimit::default();
+    let secrets = spec.transport.secrets();
+    let (source, sink) = match &spec.transport {
+        TransportSpec::Stdio { .. } => upstream::start_stdio(&spec.transport).await?,
+        TransportSpec::Http { url, headers } => {
+            http::start(name, url, headers, limit, secrets.clone()).await?
+        }
+        TransportSpec::Sse { url, headers } => sse::start(url, headers, limit).await?,
+    };
+    let flight: Shared<InFlight> = Default::default();
+    let filter = std::sync::Arc::new(std::sync::Mutex::new(Filter::new(name, set, expose)));
+    let (out_tx, out_rx) = mpsc::channel::<Vec<u8>>(QUEUE);
+    let writer = tokio::spawn(write_to_host(out_rx));
+    let host_left = HostLeft::default();
+    let from_host = tokio::spawn(from_host(
+        sink,
+        filter.clone(),
+        flight.clone(),
+        out_tx.clone(),
+        host_left.clone(),
+        limit,
+    ));
+    let watcher = tokio::spawn(watch_set(set_file, filter.clone(), out_tx.clone()));
+    let mut source = source;
+    from_upstream(&mut source, &filter, &flight, &out_tx, limit).await;
+    // The upstream's output ended: it exited or failed, or is about to.
+    let ended = source.ended(name).await;
+    let reason = secrets.scrub(&ended.reason);
+    let unanswered = flight.locked().gone(&reason);
+    let failed = !(host_left.get() && ended.clean && unanswered.is_empty());
+    if failed {
+        crate::say::report(&format!("wrap `{name}`: {reason}"));
+    }
+    for reply in unanswered {
+        if out_tx.send(reply).await.is_err() {
+            break;
+        }
+    }
+    drop(out_tx);
+    // The host is still there: what it asks from now on is answered with the reason
+    // ([`InFlight::from_host`]) until it closes stdin.
+    let _ = from_host.await;
+    watcher.abort();
+    let _ = writer.await;
+    Ok(if failed { Exit::ServerFailed } else { Exit::Ok })
+}
+
+/// The record's original, if it may run: a project record's original only once the user
+/// approved it (`mcpick trust`), keyed on the original exactly as written.
+fn approved_original(record_path: &Path, name: &str) -> Result<crate::mcp::ServerSpec, String> {
     let Original {
         spec, project, key, ..
     } = original(record_path, name)?;
@@ -158,106 +217,100 @@ async fn proxy(
             ));
         }
     }
-    let (mut set_file, set) = SetFile::open(set_path);
-    let set = set.map_err(|e| e.to_string())?;
-    let limit = MessageLimit::default();
-    let secrets = spec.transport.secrets();
-    let (mut source, sink) = match &spec.transport {
-        TransportSpec::Stdio { .. } => upstream::start_stdio(&spec.transport).await?,
-        TransportSpec::Http { url, headers } => {
-            http::start(name, url, headers, limit, secrets.clone()).await?
+    Ok(spec)
+}
+
+/// The host's stdout: one writer for the upstream's lines and the proxy's own answers.
+async fn write_to_host(mut lines: mpsc::Receiver<Vec<u8>>) {
+    let mut stdout = tokio::io::stdout();
+    while let Some(line) = lines.recv().await {
+        if write_line(&mut stdout, &line).await.is_err() {
+            break;
         }
-        TransportSpec::Sse { url, headers } => sse::start(url, headers, limit).await?,
-    };
-    let flight = std::sync::Arc::new(std::sync::Mutex::new(InFlight::default()));
+    }
+}
 
-    let filter = std::sync::Arc::new(std::sync::Mutex::new(Filter::new(name, set, expose)));
-    let (out_tx, mut out_rx) = mpsc::channel::<Vec<u8>>(QUEUE);
-
-    // The host's stdout: one writer for the upstream's lines and the proxy's own answers.
-    let writer = tokio::spawn(async move {
-        let mut stdout = tokio::io::stdout();
-        while let Some(line) = out_rx.recv().await {
-            if write_line(&mut stdout, &line).await.is_err() {
-                break;
-            }
-        }
-    });
-
-    // Host → upstream.
-    let host_filter = filter.clone();
-    let host_flight = flight.clone();
-    let answers = out_tx.clone();
-    let host_left = HostLeft::default();
-    let left = host_left.clone();
-    let from_host = tokio::spawn(async move {
-        let mut stdin = BufReader::with_capacity(256 * 1024, tokio::io::stdin());
-        let mut upstream = sink;
-        let mut message = Message::new(limit);
-        loop {
-            let line = match next_line(&mut stdin, &mut message).await {
-                Line::End => break,
-                Line::TooLarge(id) => {
-                    let reply = limit::request_too_large_reply(&id, limit);
-                    if answers.send(reply.into_bytes()).await.is_err() {
-                        break;
-                    }
-                    continue;
+/// Host → upstream, through the filter and the requests in flight, until the host closes
+/// stdin; what the proxy answers itself goes to `answers`.
+async fn from_host(
+    mut upstream: upstream::Sink,
+    filter: Shared<Filter>,
+    flight: Shared<InFlight>,
+    answers: mpsc::Sender<Vec<u8>>,
+    left: HostLeft,
+    limit: MessageLimit,
+) {
+    let mut stdin = BufReader::with_capacity(256 * 1024, tokio::io::stdin());
+    let mut message = Message::new(limit);
+    loop {
+        let line = match next_line(&mut stdin, &mut message).await {
+            Line::End => break,
+            Line::TooLarge(id) => {
+                let reply = limit::request_too_large_reply(&id, limit);
+                if answers.send(reply.into_bytes()).await.is_err() {
+                    break;
                 }
-                Line::Skip => continue,
-                Line::Whole(line) => line,
-            };
-            let decision = host_filter.locked().from_host(&line);
-            let decision = match decision {
-                FromHost::Forward => match host_flight.locked().from_host(&line) {
-                    Pass::Forward => FromHost::Forward,
-                    Pass::Answer(reply) => FromHost::Answer(reply),
-                    Pass::Drop => continue,
-                },
-                answer => answer,
-            };
-            match decision {
-                FromHost::Forward => upstream.send(&line).await,
-                FromHost::Answer(reply) => {
-                    if answers.send(reply).await.is_err() {
-                        break;
-                    }
-                }
-            }
-        }
-        left.set();
-        upstream.close().await;
-    });
-
-    // The set file, looked at again every SET_POLL: a change decides from then on, and the
-    // host is told when it shows or hides a listed resource.
-    let set_filter = filter.clone();
-    let notices = out_tx.clone();
-    let watcher = tokio::spawn(async move {
-        loop {
-            tokio::time::sleep(SET_POLL).await;
-            let Ok(Some(set)) = set_file.poll() else {
                 continue;
-            };
-            let lines = set_filter.locked().set_changed(set);
-            for line in lines {
-                if notices.send(line).await.is_err() {
-                    return;
+            }
+            Line::Skip => continue,
+            Line::Whole(line) => line,
+        };
+        let decision = filter.locked().from_host(&line);
+        let decision = match decision {
+            FromHost::Forward => match flight.locked().from_host(&line) {
+                Pass::Forward => FromHost::Forward,
+                Pass::Answer(reply) => FromHost::Answer(reply),
+                Pass::Drop => continue,
+            },
+            answer => answer,
+        };
+        match decision {
+            FromHost::Forward => upstream.send(&line).await,
+            FromHost::Answer(reply) => {
+                if answers.send(reply).await.is_err() {
+                    break;
                 }
             }
         }
-    });
+    }
+    left.set();
+    upstream.close().await;
+}
 
-    // Upstream → host, until the upstream ends.
-    let relay = out_tx;
+/// The set file, looked at again every [`SET_POLL`]: a change decides from then on, and the
+/// host is told when it shows or hides a listed resource.
+async fn watch_set(mut set_file: SetFile, filter: Shared<Filter>, notices: mpsc::Sender<Vec<u8>>) {
+    loop {
+        tokio::time::sleep(SET_POLL).await;
+        let Ok(Some(set)) = set_file.poll() else {
+            continue;
+        };
+        let lines = filter.locked().set_changed(set);
+        for line in lines {
+            if notices.send(line).await.is_err() {
+                return;
+            }
+        }
+    }
+}
+
+/// Upstream → host, through the filter (with the notices it has for the host), until the
+/// upstream ends or the host's side is gone.
+async fn from_upstream(
+    source: &mut upstream::Source,
+    filter: &Shared<Filter>,
+    flight: &Shared<InFlight>,
+    relay: &mpsc::Sender<Vec<u8>>,
+    limit: MessageLimit,
+) {
     let mut message = Message::new(limit);
     loop {
         let line = match source.next(&mut message).await {
-            Line::End => break,
+            Line::End => return,
             Line::TooLarge(id) => {
                 let reply = limit::too_large_reply(&id, limit);
                 if relay.send(reply.into_bytes()).await.is_err() {
-                    break;
+                    return;
                 }
                 continue;
             }
@@ -274,37 +327,12 @@ async fn proxy(
             FromUpstream::Replace(line) => Some(line),
             FromUpstream::Drop => None,
         };
-        let mut closed = false;
         for line in out.into_iter().chain(notices) {
             if relay.send(line).await.is_err() {
-                closed = true;
-                break;
+                return;
             }
         }
-        if closed {
-            break;
-        }
     }
-    // The upstream's output ended: it exited or failed, or is about to.
-    let ended = source.ended(name).await;
-    let reason = secrets.scrub(&ended.reason);
-    let unanswered = flight.locked().gone(&reason);
-    let failed = !(host_left.get() && ended.clean && unanswered.is_empty());
-    if failed {
-        crate::say::report(&format!("wrap `{name}`: {reason}"));
-    }
-    for reply in unanswered {
-        if relay.send(reply).await.is_err() {
-            break;
-        }
-    }
-    drop(relay);
-    // The host is still there: what it asks from now on is answered with the reason
-    // ([`InFlight::from_host`]) until it closes stdin.
-    let _ = from_host.await;
-    watcher.abort();
-    let _ = writer.await;
-    Ok(if failed { Exit::ServerFailed } else { Exit::Ok })
 }
 
 /// The host file a record sits next to (`FILE.mcpick-wrap.json` → `FILE`).
