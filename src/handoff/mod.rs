@@ -14,6 +14,7 @@
 pub mod channel;
 pub mod entry;
 pub mod hosts;
+pub mod live;
 pub mod pieces;
 pub mod session;
 
