@@ -992,6 +992,169 @@ fn keys_from_config_override_defaults() {
     );
 }
 
+/// The help's text, opened from `mode`, one string a line.
+fn help_text(app: &App, mode: Mode) -> Vec<String> {
+    ui::help_lines_from(&app.keymap, mode, &app.theme)
+        .iter()
+        .map(|l| l.to_string())
+        .collect()
+}
+
+/// The demo with two resource templates.
+fn demo_with_templates() -> App {
+    let mut app = demo_app();
+    let templates = ["demo://notes/{id}", "demo://tags/{tag}"]
+        .map(|t| rmcp::model::ResourceTemplate::new(t, "tpl"))
+        .to_vec();
+    server(&mut app, 0, ServerEvent::Templates(templates));
+    app
+}
+
+#[test]
+fn every_overlay_reads_its_own_keys_and_the_help_lists_them_first() {
+    let mut app = demo_with_templates();
+    // The templates list: its own mode; `?` opens the help on its keys, closing it goes back.
+    drive(&mut app, "Tj");
+    assert_eq!(app.mode(), Mode::Templates);
+    assert!(
+        last_line(&screen(&mut app, 120, 40)).contains("enter fill in"),
+        "{}",
+        last_line(&screen(&mut app, 120, 40))
+    );
+    drive(&mut app, "?");
+    assert_eq!(app.mode(), Mode::Help);
+    assert_eq!(app.help_from(), Mode::Templates);
+    // On screen from its first line: the help is long, the overlay's keys are not last.
+    let shown = screen(&mut app, 120, 40);
+    assert!(shown.contains("Templates list"), "{shown}");
+    assert!(shown.contains("(fill_template)"), "{shown}");
+    let help = help_text(&app, Mode::Templates);
+    assert!(help[0].starts_with("Templates list"), "{help:#?}");
+    assert!(
+        help.iter()
+            .any(|l| l.contains("enter") && l.contains("(fill_template)")),
+        "{help:#?}"
+    );
+    drive(&mut app, "?");
+    assert_eq!(
+        app.overlay,
+        Some(mcpick::tui::app::Overlay::Templates { cursor: 1 }),
+        "back on the list, its cursor kept"
+    );
+    // The form: `?` is typed into the field (as in the search line); f1 shows its keys.
+    drive(&mut app, "<enter>");
+    assert_eq!(app.mode(), Mode::Form);
+    drive(&mut app, "a?");
+    assert_eq!(app.form.as_ref().unwrap().fields[0].1, "a?");
+    drive(&mut app, "<f1>");
+    assert_eq!(app.help_from(), Mode::Form);
+    let shown = screen(&mut app, 120, 40);
+    assert!(shown.contains("Template form"), "{shown}");
+    let help = help_text(&app, Mode::Form);
+    assert!(help[0].starts_with("Template form"), "{help:#?}");
+    for listed in [
+        "(read_expansion)",
+        "(take_suggestion)",
+        "Type into the field",
+    ] {
+        assert!(
+            help.iter().any(|l| l.contains(listed)),
+            "{listed}: {help:#?}"
+        );
+    }
+    drive(&mut app, "<esc>");
+    assert_eq!(app.mode(), Mode::Form);
+    assert_eq!(
+        app.form.as_ref().unwrap().fields[0].1,
+        "a?",
+        "the form kept"
+    );
+    drive(&mut app, "<esc>");
+    assert!(app.overlay.is_none() && app.form.is_none());
+    // The hand-off overlay: `?` lists its keys (it used to close it).
+    drive(&mut app, "I<right>");
+    assert_eq!(app.mode(), Mode::Handoff);
+    assert_eq!(app.installer.host, 1);
+    drive(&mut app, "?");
+    assert_eq!(app.help_from(), Mode::Handoff);
+    let help = help_text(&app, Mode::Handoff);
+    assert!(help[0].starts_with("Hand-off overlay"), "{help:#?}");
+    for listed in ["(next_host)", "(toggle_scope)", "(install)", "(back)"] {
+        assert!(
+            help.iter().any(|l| l.contains(listed)),
+            "{listed}: {help:#?}"
+        );
+    }
+    drive(&mut app, "q");
+    assert_eq!(app.mode(), Mode::Handoff, "q closes the help first");
+    assert_eq!(app.installer.host, 1);
+    drive(&mut app, "q");
+    assert!(app.overlay.is_none());
+    // The log view too goes back to where the help was opened.
+    drive(&mut app, "L?");
+    assert_eq!(app.help_from(), Mode::Log);
+    drive(&mut app, "<esc>");
+    assert_eq!(app.mode(), Mode::Log);
+    // Opened from the tree, the help starts with the tree's keys, as it always did.
+    drive(&mut app, "<esc>?");
+    assert_eq!(app.help_from(), Mode::Browse);
+    let all: Vec<String> = ui::help_lines(&app.keymap, &app.theme)
+        .iter()
+        .map(|l| l.to_string())
+        .collect();
+    assert_eq!(help_text(&app, Mode::Browse), all);
+}
+
+#[test]
+fn remapped_keys_reach_the_overlays() {
+    let mut app = demo_with_templates();
+    let table: toml::Table = toml::from_str(
+        "[templates]\nn = \"down\"\nx = \"fill_template\"\nenter = \"none\"\n\
+         [template_form]\n\"ctrl-r\" = \"read_expansion\"\n\
+         [handoff]\nn = \"next_host\"\nright = \"none\"\n\"ctrl-h\" = \"help\"",
+    )
+    .unwrap();
+    assert_eq!(app.keymap.apply_table(&table, "test"), Vec::<String>::new());
+    // The list: n moves down, enter is unbound, x fills in the template under the cursor.
+    drive(&mut app, "Tn<enter>");
+    assert_eq!(
+        app.overlay,
+        Some(mcpick::tui::app::Overlay::Templates { cursor: 1 })
+    );
+    drive(&mut app, "x");
+    assert_eq!(app.mode(), Mode::Form);
+    assert_eq!(
+        app.form.as_ref().unwrap().template.uri_template,
+        "demo://tags/{tag}"
+    );
+    // The form: letters are still typed; ctrl-r reads the expansion.
+    let fx = drive(&mut app, "nx<ctrl-r>");
+    assert!(
+        fx.iter().any(|e| matches!(
+            e,
+            Effect::ReadExpansion { uri, .. } if uri == "demo://tags/nx"
+        )),
+        "{fx:?}"
+    );
+    assert!(
+        help_text(&app, Mode::Form)
+            .iter()
+            .any(|l| l.contains("ctrl-r") && l.contains("(read_expansion)"))
+    );
+    drive(&mut app, "<esc>");
+    // The hand-off: n is the next host, → no longer is; ctrl-h shows the help.
+    drive(&mut app, "In<right>");
+    assert_eq!(app.installer.host, 1);
+    drive(&mut app, "<ctrl-h>");
+    assert_eq!(app.mode(), Mode::Help);
+    let help = help_text(&app, Mode::Handoff);
+    assert!(
+        help.iter()
+            .any(|l| l.trim_start().starts_with("l, n ") && l.contains("(next_host)")),
+        "{help:#?}"
+    );
+}
+
 #[test]
 fn the_keymap_and_help_say_contents_pane_and_old_config_names_still_bind() {
     let keymap = Keymap::default();

@@ -106,18 +106,9 @@ impl AgentPreview {
     }
 
     /// Scrolling rows of the agent view: the included resources, the cut line, the left-out
-    /// heading and entries, the missing-marks heading and entries.
+    /// heading and entries, the missing-marks heading and entries (see [`row`]).
     pub fn row_count(&self) -> usize {
-        let p = &self.preview;
-        let mut n = p.included.len() + 1;
-        let left_out = p.left_out.len() + p.unavailable.len();
-        if left_out > 0 {
-            n += 1 + left_out;
-        }
-        if !p.missing.is_empty() {
-            n += 1 + p.missing.len();
-        }
-        n
+        row_count(&self.preview)
     }
 
     /// The included resources' ids, in the order the agent receives them.
@@ -128,6 +119,81 @@ impl AgentPreview {
             .filter_map(|i| self.id(i.index))
             .collect()
     }
+}
+
+/// One scrolling row of the agent view, in the order the view shows them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Row<'a> {
+    /// An included resource; `rank` counts from 0 in the order the agent receives them.
+    Included {
+        rank: usize,
+        entry: &'a crate::context::Included,
+    },
+    /// The cut line (or the end, without a budget), after the included resources.
+    CutLine,
+    /// The heading over what is left out (shown when anything is).
+    LeftOutHeading,
+    LeftOut(&'a crate::context::LeftOut),
+    /// A mark on a server that could not be listed, with the left-out resources.
+    Unavailable(&'a crate::context::Unavailable),
+    /// The heading over the marks that match nothing (shown when any do).
+    MissingHeading,
+    Missing(&'a crate::context::Missing),
+}
+
+/// The kinds of row with how many of each `p` has, in the order the view shows them.
+fn sections(p: &Preview) -> [(RowKind, usize); 7] {
+    let left_out = p.left_out.len() + p.unavailable.len() > 0;
+    [
+        (RowKind::Included, p.included.len()),
+        (RowKind::CutLine, 1),
+        (RowKind::LeftOutHeading, usize::from(left_out)),
+        (RowKind::LeftOut, p.left_out.len()),
+        (RowKind::Unavailable, p.unavailable.len()),
+        (RowKind::MissingHeading, usize::from(!p.missing.is_empty())),
+        (RowKind::Missing, p.missing.len()),
+    ]
+}
+
+/// [`Row`] without its data.
+#[derive(Debug, Clone, Copy)]
+enum RowKind {
+    Included,
+    CutLine,
+    LeftOutHeading,
+    LeftOut,
+    Unavailable,
+    MissingHeading,
+    Missing,
+}
+
+/// How many rows the agent view has for `p`.
+pub fn row_count(p: &Preview) -> usize {
+    sections(p).iter().map(|(_, n)| n).sum()
+}
+
+/// The agent view's row `index` for `p` (`None` past the last).
+pub fn row(p: &Preview, index: usize) -> Option<Row<'_>> {
+    let mut i = index;
+    for (kind, n) in sections(p) {
+        if i >= n {
+            i -= n;
+            continue;
+        }
+        return match kind {
+            RowKind::Included => p
+                .included
+                .get(i)
+                .map(|entry| Row::Included { rank: i, entry }),
+            RowKind::CutLine => Some(Row::CutLine),
+            RowKind::LeftOutHeading => Some(Row::LeftOutHeading),
+            RowKind::LeftOut => p.left_out.get(i).map(Row::LeftOut),
+            RowKind::Unavailable => p.unavailable.get(i).map(Row::Unavailable),
+            RowKind::MissingHeading => Some(Row::MissingHeading),
+            RowKind::Missing => p.missing.get(i).map(Row::Missing),
+        };
+    }
+    None
 }
 
 /// What resolution needs, owned (sent to a blocking thread).
@@ -272,6 +338,75 @@ mod tests {
         assert_eq!(step_budget(Some(5_000), false), Some(4_000));
         assert_eq!(step_budget(Some(500), false), Some(500));
         assert_eq!(step_budget(Some(10), false), Some(500));
+    }
+
+    #[test]
+    fn rows_follow_the_sections_and_skip_empty_headings() {
+        use crate::context::{Included, LeftOut, Mark, Missing, Target, Unavailable};
+        let included = |index| Included {
+            index,
+            tokens: 10,
+            estimated: false,
+            running_total: 10,
+            pinned: false,
+            priority: 0.5,
+            priority_defaulted: true,
+        };
+        let mut p = Preview {
+            budget: None,
+            tokenizer: Default::default(),
+            included: vec![included(0), included(1)],
+            total_tokens: 20,
+            left_out: Vec::new(),
+            pins_over_budget: false,
+            missing: Vec::new(),
+            unavailable: Vec::new(),
+        };
+        // Without anything left out or missing: the resources and the end line only.
+        assert_eq!(row_count(&p), 3);
+        assert!(matches!(row(&p, 1), Some(Row::Included { rank: 1, .. })));
+        assert_eq!(row(&p, 2), Some(Row::CutLine));
+        assert_eq!(row(&p, 3), None);
+        p.left_out.push(LeftOut {
+            index: 2,
+            reason: Reason::Excluded,
+            tokens: None,
+            estimated: false,
+        });
+        let target = Target::exact("demo", "demo://gone");
+        p.unavailable.push(Unavailable {
+            target: target.clone(),
+            mark: Mark::Pin,
+            error: "down".into(),
+        });
+        p.missing.push(Missing {
+            target,
+            mark: Mark::Exclude,
+        });
+        let kinds: Vec<_> = (0..row_count(&p))
+            .map(|i| match row(&p, i) {
+                Some(Row::Included { rank, entry }) => format!("included {rank} {}", entry.index),
+                Some(Row::LeftOut(l)) => format!("left out {}", l.index),
+                Some(Row::Unavailable(u)) => format!("unavailable {}", u.error),
+                Some(Row::Missing(m)) => format!("missing {}", m.mark.name()),
+                Some(other) => format!("{other:?}"),
+                None => "none".into(),
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "included 0 0",
+                "included 1 1",
+                "CutLine",
+                "LeftOutHeading",
+                "left out 2",
+                "unavailable down",
+                "MissingHeading",
+                "missing exclude",
+            ]
+        );
+        assert_eq!(row(&p, row_count(&p)), None);
     }
 
     #[test]

@@ -28,15 +28,24 @@ pub enum Mode {
     Help,
     /// The agent view is open.
     Agent,
+    /// The resource templates overlay (`T`) is open.
+    Templates,
+    /// The template form is open (printable keys go into the focused field).
+    Form,
+    /// The hand-off overlay (`I`) is open.
+    Handoff,
 }
 
 impl Mode {
-    pub const ALL: [Mode; 6] = [
+    pub const ALL: [Mode; 9] = [
         Mode::Browse,
         Mode::Search,
         Mode::Contents,
         Mode::Agent,
         Mode::Log,
+        Mode::Templates,
+        Mode::Form,
+        Mode::Handoff,
         Mode::Help,
     ];
 
@@ -48,6 +57,9 @@ impl Mode {
             Mode::Log => "log",
             Mode::Help => "help",
             Mode::Agent => "agent",
+            Mode::Templates => "templates",
+            Mode::Form => "template_form",
+            Mode::Handoff => "handoff",
         }
     }
 
@@ -59,6 +71,9 @@ impl Mode {
             Mode::Log => "Log view",
             Mode::Help => "Help",
             Mode::Agent => "Agent view",
+            Mode::Templates => "Templates list (config name: templates)",
+            Mode::Form => "Template form (config name: template_form)",
+            Mode::Handoff => "Hand-off overlay (config name: handoff)",
         }
     }
 }
@@ -149,6 +164,17 @@ actions! {
     CopyUri = "copy_uri": "Copy the resource's URI to the clipboard (OSC 52)",
     CopyBundle = "copy_bundle": "Copy the bundle the agent is handed (contents, in order, under the budget) to the clipboard",
     Handoff = "handoff": "Install this set into a host (see the change, confirm); the commands to copy",
+    FillTemplate = "fill_template": "Templates: fill in the template under the cursor (a field per variable)",
+    ReadExpansion = "read_expansion": "Template form: read the expansion (it joins the catalogue only if the read succeeds)",
+    NextSuggestion = "next_suggestion": "Template form: the next suggestion (none shown: the next field)",
+    PreviousSuggestion = "previous_suggestion": "Template form: the previous suggestion (none shown: the previous field)",
+    TakeSuggestion = "take_suggestion": "Template form: fill the field with the chosen suggestion (it holds it already: the next field)",
+    PreviousField = "previous_field": "Template form: the previous field",
+    NextHost = "next_host": "Hand-off: install into the next host",
+    PreviousHost = "previous_host": "Hand-off: install into the previous host",
+    ToggleScope = "toggle_scope": "Hand-off: project or user scope",
+    Install = "install": "Hand-off: show the change the install makes; again: make it",
+    Back = "back": "Hand-off: back to choosing the host and scope (while choosing: close)",
 }
 
 /// One key with its modifiers. Shift is folded into the character (`J`, not `shift-j`).
@@ -286,34 +312,26 @@ pub struct Keymap {
 const DEFAULTS: &[(&[Mode], &[&str], Action)] = {
     use Action as A;
     use Mode::*;
-    const NAV: &[Mode] = &[Browse, Contents, Log, Help, Agent];
+    const NAV: &[Mode] = &[Browse, Contents, Log, Help, Agent, Handoff];
+    // Quit, suspend and paging: every mode but the template list and form.
+    const ALL_BUT_TEMPLATES: &[Mode] = &[Browse, Search, Contents, Log, Help, Agent, Handoff];
     &[
         (&[Browse, Contents], &["q"], A::Quit),
+        (ALL_BUT_TEMPLATES, &["ctrl-c"], A::Quit),
+        (ALL_BUT_TEMPLATES, &["ctrl-z"], A::Suspend),
         (
-            &[Browse, Search, Contents, Log, Help, Agent],
-            &["ctrl-c"],
-            A::Quit,
+            &[Browse, Contents, Log, Agent, Templates, Handoff],
+            &["?", "f1"],
+            A::Help,
         ),
-        (
-            &[Browse, Search, Contents, Log, Help, Agent],
-            &["ctrl-z"],
-            A::Suspend,
-        ),
-        (&[Browse, Contents, Log, Agent], &["?", "f1"], A::Help),
+        // The template form types `?` into its field: f1 shows the help there.
+        (&[Form], &["f1"], A::Help),
         (NAV, &["k", "up"], A::Up),
         (NAV, &["j", "down"], A::Down),
         (&[Search], &["up", "ctrl-p"], A::Up),
         (&[Search], &["down", "ctrl-n"], A::Down),
-        (
-            &[Browse, Search, Contents, Log, Help, Agent],
-            &["pgup", "ctrl-b"],
-            A::PageUp,
-        ),
-        (
-            &[Browse, Search, Contents, Log, Help, Agent],
-            &["pgdown", "ctrl-f"],
-            A::PageDown,
-        ),
+        (ALL_BUT_TEMPLATES, &["pgup", "ctrl-b"], A::PageUp),
+        (ALL_BUT_TEMPLATES, &["pgdown", "ctrl-f"], A::PageDown),
         (NAV, &["g", "home"], A::Top),
         (NAV, &["G", "end"], A::Bottom),
         (&[Browse], &["l", "right"], A::Expand),
@@ -364,6 +382,26 @@ const DEFAULTS: &[(&[Mode], &[&str], Action)] = {
         (&[Browse, Contents], &["y"], A::CopyUri),
         (&[Browse, Contents, Agent], &["Y"], A::CopyBundle),
         (&[Browse, Contents, Agent], &["I"], A::Handoff),
+        // The templates list (`T`).
+        (&[Templates], &["k", "up"], A::Up),
+        (&[Templates], &["j", "down"], A::Down),
+        (&[Templates], &["enter"], A::FillTemplate),
+        (&[Templates], &["esc", "q", "T"], A::Close),
+        // The template form: printable keys are typed into the field, so none is bound here.
+        (&[Form], &["enter"], A::ReadExpansion),
+        (&[Form], &["down"], A::NextSuggestion),
+        (&[Form], &["up"], A::PreviousSuggestion),
+        (&[Form], &["tab"], A::TakeSuggestion),
+        (&[Form], &["backtab"], A::PreviousField),
+        (&[Form], &["backspace"], A::DeleteChar),
+        (&[Form], &["esc"], A::Close),
+        // The hand-off overlay (`I`); it scrolls as the help does.
+        (&[Handoff], &["left", "h"], A::PreviousHost),
+        (&[Handoff], &["right", "l"], A::NextHost),
+        (&[Handoff], &["tab", "s"], A::ToggleScope),
+        (&[Handoff], &["enter"], A::Install),
+        (&[Handoff], &["esc"], A::Back),
+        (&[Handoff], &["q", "I"], A::Close),
     ]
 };
 
@@ -440,7 +478,7 @@ impl Keymap {
             };
             let Some(mode) = Mode::ALL.into_iter().find(|m| m.name() == wanted) else {
                 errors.push(format!(
-                    "{origin}: keys.{mode_name}: unknown mode (use one of browse, search, preview (the contents pane; `contents` works too), agent, log, help)"
+                    "{origin}: keys.{mode_name}: unknown mode (use one of browse, search, preview (the contents pane; `contents` works too), agent, log, templates, template_form, handoff, help)"
                 ));
                 continue;
             };

@@ -9,12 +9,11 @@
 //! expansion encodes it once, the RFC 6570 way for its operator (`{path}` encodes `/`,
 //! `{+path}` keeps it).
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-
 use super::{App, Effect, ExpansionRead, Overlay};
 use crate::catalog::template::{Template, Value, Values};
 use crate::catalog::{ItemId, ServerId, TemplateEntry};
 use crate::sanitize;
+use crate::tui::keymap::Action;
 
 /// Suggestions shown under a field, at most.
 pub const SUGGESTIONS: usize = 8;
@@ -78,25 +77,20 @@ impl App {
         self.overlay = Some(Overlay::Templates { cursor: 0 });
     }
 
-    /// Keys while the template list or the form is open: true when the key was theirs.
-    pub(super) fn on_form_key(&mut self, key: KeyEvent) -> Option<Vec<Effect>> {
-        match self.overlay {
-            Some(Overlay::Templates { cursor }) => Some(self.on_list_key(cursor, key)),
-            Some(Overlay::Form) => Some(self.on_field_key(key)),
-            _ => None,
-        }
-    }
-
-    fn on_list_key(&mut self, cursor: usize, key: KeyEvent) -> Vec<Effect> {
+    /// An action in the template list: move, fill one in, close.
+    pub(super) fn on_templates_action(&mut self, action: Action) -> Vec<Effect> {
+        let Some(Overlay::Templates { cursor }) = self.overlay else {
+            return Vec::new();
+        };
         let count = self.template_rows().len();
-        let cursor = match key.code {
-            KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('T') => {
+        let cursor = match action {
+            Action::Close => {
                 self.overlay = None;
                 return Vec::new();
             }
-            KeyCode::Down | KeyCode::Char('j') => (cursor + 1).min(count.saturating_sub(1)),
-            KeyCode::Up | KeyCode::Char('k') => cursor.saturating_sub(1),
-            KeyCode::Enter => return self.open_form(cursor),
+            Action::Down => (cursor + 1).min(count.saturating_sub(1)),
+            Action::Up => cursor.saturating_sub(1),
+            Action::FillTemplate => return self.open_form(cursor),
             _ => cursor,
         };
         self.overlay = Some(Overlay::Templates { cursor });
@@ -137,32 +131,36 @@ impl App {
         self.complete()
     }
 
-    fn on_field_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+    /// An action in the template form: choose a suggestion, move between fields, edit the
+    /// field, read the expansion, close.
+    pub(super) fn on_form_action(&mut self, action: Action) -> Vec<Effect> {
         let Some(form) = self.form.as_mut() else {
             self.overlay = None;
             return Vec::new();
         };
         let last = form.fields.len().saturating_sub(1);
-        match key.code {
-            KeyCode::Esc => {
+        match action {
+            Action::Close => {
                 self.overlay = None;
                 self.form = None;
                 return Vec::new();
             }
-            KeyCode::Enter => return self.read_expansion(),
+            Action::ReadExpansion => return self.read_expansion(),
             // With suggestions shown, ↑/↓ choose one (no new request); else they move fields.
-            KeyCode::Down if !form.suggestions.is_empty() => {
+            Action::NextSuggestion if !form.suggestions.is_empty() => {
                 form.chosen = (form.chosen + 1) % form.suggestions.len();
                 return Vec::new();
             }
-            KeyCode::Up if !form.suggestions.is_empty() => {
+            Action::PreviousSuggestion if !form.suggestions.is_empty() => {
                 let n = form.suggestions.len();
                 form.chosen = (form.chosen + n - 1) % n;
                 return Vec::new();
             }
-            KeyCode::Down => form.focus = (form.focus + 1).min(last),
-            KeyCode::Up | KeyCode::BackTab => form.focus = form.focus.saturating_sub(1),
-            KeyCode::Tab => {
+            Action::NextSuggestion => form.focus = (form.focus + 1).min(last),
+            Action::PreviousSuggestion | Action::PreviousField => {
+                form.focus = form.focus.saturating_sub(1)
+            }
+            Action::TakeSuggestion => {
                 // The chosen suggestion fills the field; when it already does, the next field.
                 if let Some(chosen) = form.suggestions.get(form.chosen).cloned()
                     && let Some(field) = form.fields.get_mut(form.focus)
@@ -173,19 +171,25 @@ impl App {
                     form.focus = (form.focus + 1).min(last);
                 }
             }
-            KeyCode::Backspace => {
+            Action::DeleteChar => {
                 if let Some(field) = form.fields.get_mut(form.focus) {
                     field.1.pop();
                 }
             }
-            KeyCode::Char(c)
-                if (key.modifiers - KeyModifiers::SHIFT).is_empty() && !c.is_control() =>
-            {
-                if let Some(field) = form.fields.get_mut(form.focus) {
-                    field.1.push(c);
-                }
-            }
             _ => return Vec::new(),
+        }
+        form.error = None;
+        self.complete()
+    }
+
+    /// A character typed into the focused field.
+    pub(super) fn type_into_field(&mut self, c: char) -> Vec<Effect> {
+        let Some(form) = self.form.as_mut() else {
+            self.overlay = None;
+            return Vec::new();
+        };
+        if let Some(field) = form.fields.get_mut(form.focus) {
+            field.1.push(c);
         }
         form.error = None;
         self.complete()

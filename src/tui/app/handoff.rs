@@ -6,8 +6,6 @@
 
 use std::path::Path;
 
-use crossterm::event::{KeyCode, KeyEvent};
-
 use super::{App, Effect, Overlay, Selection};
 use crate::hosts::{Host, Scope};
 use crate::sanitize;
@@ -72,20 +70,20 @@ impl Installer {
 }
 
 impl App {
-    /// Keys while the hand-off overlay is open: choose, show, confirm. `None`: not open.
-    pub(super) fn on_handoff_key(&mut self, key: KeyEvent) -> Option<Vec<Effect>> {
-        if !matches!(self.overlay, Some(Overlay::Handoff { .. })) {
-            return None;
-        }
+    /// An action in the hand-off overlay: choose, show, confirm, scroll, close.
+    pub(super) fn on_handoff_action(
+        &mut self,
+        action: crate::tui::keymap::Action,
+        page: usize,
+    ) -> Vec<Effect> {
+        use crate::tui::keymap::Action;
         let choosing = matches!(self.installer.stage, Stage::Choose | Stage::Done(_));
-        match key.code {
-            KeyCode::Esc if !choosing => self.installer.stage = Stage::Choose,
-            KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('I') => self.overlay = None,
-            KeyCode::Left | KeyCode::Right | KeyCode::Char('h') | KeyCode::Char('l')
-                if choosing =>
-            {
+        match action {
+            Action::Back if !choosing => self.installer.stage = Stage::Choose,
+            Action::Back | Action::Close => self.overlay = None,
+            Action::PreviousHost | Action::NextHost if choosing => {
                 let n = Host::ALL.len();
-                let step = if matches!(key.code, KeyCode::Left | KeyCode::Char('h')) {
+                let step = if action == Action::PreviousHost {
                     n - 1
                 } else {
                     1
@@ -94,7 +92,7 @@ impl App {
                 self.installer.scope = None;
                 self.installer.stage = Stage::Choose;
             }
-            KeyCode::Tab | KeyCode::Char('s') if choosing => {
+            Action::ToggleScope if choosing => {
                 let other = match self.installer.scope() {
                     Scope::Project => Scope::User,
                     Scope::User => Scope::Project,
@@ -102,10 +100,10 @@ impl App {
                 self.installer.scope = Some(other);
                 self.installer.stage = Stage::Choose;
             }
-            KeyCode::Enter => return Some(self.handoff_enter()),
-            _ => return None,
+            Action::Install => return self.handoff_enter(),
+            _ => self.scroll_overlay(action, page),
         }
-        Some(Vec::new())
+        Vec::new()
     }
 
     /// Enter: plan the chosen install, or make the one shown.
@@ -152,7 +150,7 @@ impl App {
             Ok(plan) => Stage::Planned(plan),
             Err(why) => Stage::Done(Err(why)),
         };
-        if let Some(Overlay::Handoff { scroll }) = &mut self.overlay {
+        if let Some(Overlay::Handoff { scroll }) = self.overlay.as_mut().map(Overlay::under_help) {
             *scroll = 0;
         }
     }

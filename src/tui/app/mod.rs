@@ -23,7 +23,7 @@ pub mod search;
 pub mod servers;
 pub mod tree;
 
-use crossterm::event::{KeyEvent, KeyEventKind};
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::layout::Rect;
 
 use super::agent::{next_audience, step_budget};
@@ -56,17 +56,15 @@ pub(crate) enum InfoHolds {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Overlay {
+    /// `under`: the overlay it was opened over, shown again when it closes.
     Help {
         scroll: usize,
+        under: Option<Box<Overlay>>,
     },
     /// The commands that hand the set to a host (`I`).
-    Handoff {
-        scroll: usize,
-    },
+    Handoff { scroll: usize },
     /// The resource templates (`T`), `cursor` on one.
-    Templates {
-        cursor: usize,
-    },
+    Templates { cursor: usize },
     /// The form filling a template ([`App::form`]).
     Form,
     /// `filter`: only this server's entries; `scroll`: rows up from the newest.
@@ -74,6 +72,29 @@ pub enum Overlay {
         filter: Option<ServerId>,
         scroll: usize,
     },
+}
+
+impl Overlay {
+    /// The mode keys are read in while it is open.
+    pub fn mode(&self) -> Mode {
+        match self {
+            Overlay::Help { .. } => Mode::Help,
+            Overlay::Handoff { .. } => Mode::Handoff,
+            Overlay::Templates { .. } => Mode::Templates,
+            Overlay::Form => Mode::Form,
+            Overlay::Log { .. } => Mode::Log,
+        }
+    }
+
+    /// The overlay the help is open over, or this one.
+    pub fn under_help(&mut self) -> &mut Overlay {
+        match self {
+            Overlay::Help {
+                under: Some(under), ..
+            } => under,
+            other => other,
+        }
+    }
 }
 
 pub struct App {
@@ -187,16 +208,28 @@ impl App {
 
     /// The mode keys are read in.
     pub fn mode(&self) -> Mode {
-        match self.overlay {
-            Some(
-                Overlay::Help { .. }
-                | Overlay::Handoff { .. }
-                | Overlay::Templates { .. }
-                | Overlay::Form,
-            ) => Mode::Help,
-            Some(Overlay::Log { .. }) => Mode::Log,
-            None if self.context.view.open => Mode::Agent,
-            None => self.focus,
+        match &self.overlay {
+            Some(overlay) => overlay.mode(),
+            None => self.mode_without_overlay(),
+        }
+    }
+
+    /// The mode under the overlays: the agent view, or what has the focus.
+    fn mode_without_overlay(&self) -> Mode {
+        if self.context.view.open {
+            Mode::Agent
+        } else {
+            self.focus
+        }
+    }
+
+    /// The mode the help was opened from (the help lists its keys first).
+    pub fn help_from(&self) -> Mode {
+        match &self.overlay {
+            Some(Overlay::Help {
+                under: Some(under), ..
+            }) => under.mode(),
+            _ => self.mode_without_overlay(),
         }
     }
 
@@ -358,25 +391,24 @@ impl App {
     }
 
     pub(super) fn on_key(&mut self, key: KeyEvent) -> Vec<Effect> {
-        if let Some(fx) = self.on_form_key(key) {
-            return fx;
-        }
-        if let Some(fx) = self.on_handoff_key(key) {
-            return fx;
-        }
         let chord = Chord::from_event(&key);
         let mode = self.mode();
         if let Some(action) = self.keymap.resolve(mode, chord) {
             return self.apply(action);
         }
-        if mode == Mode::Search
-            && let crossterm::event::KeyCode::Char(c) = chord.code
-            && (chord.mods - crossterm::event::KeyModifiers::SHIFT).is_empty()
-        {
-            self.search.insert(c.encode_utf8(&mut [0; 4]));
-            return self.query_changed();
+        // A printable key the mode does not bind is text where text is typed.
+        match (mode, chord.code) {
+            (Mode::Search, KeyCode::Char(c)) if (chord.mods - KeyModifiers::SHIFT).is_empty() => {
+                self.search.insert(c.encode_utf8(&mut [0; 4]));
+                self.query_changed()
+            }
+            (Mode::Form, KeyCode::Char(c))
+                if (key.modifiers - KeyModifiers::SHIFT).is_empty() && !c.is_control() =>
+            {
+                self.type_into_field(c)
+            }
+            _ => Vec::new(),
         }
-        Vec::new()
     }
 
     /// Does what a key bound to `action` does: the one place where behaviour lives.
@@ -386,8 +418,21 @@ impl App {
         match (mode, action) {
             (_, Action::Quit) => self.quit = true,
             (_, Action::Suspend) => return vec![Effect::Suspend],
-            (Mode::Help, Action::Close) | (Mode::Help, Action::Help) => self.overlay = None,
-            (_, Action::Help) => self.overlay = Some(Overlay::Help { scroll: 0 }),
+            (Mode::Help, Action::Close) | (Mode::Help, Action::Help) => {
+                if let Some(Overlay::Help { under, .. }) = self.overlay.take() {
+                    self.overlay = under.map(|o| *o);
+                }
+            }
+            (_, Action::Help) => {
+                self.overlay = Some(Overlay::Help {
+                    scroll: 0,
+                    under: self.overlay.take().map(Box::new),
+                })
+            }
+            // The overlays' own keys: what they do not list does nothing there.
+            (Mode::Templates, a) => return self.on_templates_action(a),
+            (Mode::Form, a) => return self.on_form_action(a),
+            (Mode::Handoff, a) => return self.on_handoff_action(a, page as usize),
             (Mode::Log, Action::Close) | (Mode::Log, Action::Log) => self.overlay = None,
             (_, Action::Log) => {
                 self.overlay = Some(Overlay::Log {
@@ -532,7 +577,23 @@ impl App {
             }
             (_, Action::Reconnect) => return self.reconnect_selected(),
             (_, Action::Templates) => self.show_templates(),
-            (_, Action::LogFilter | Action::Close) => {}
+            // Outside their overlays, the overlays' actions do nothing.
+            (
+                _,
+                Action::LogFilter
+                | Action::Close
+                | Action::FillTemplate
+                | Action::ReadExpansion
+                | Action::NextSuggestion
+                | Action::PreviousSuggestion
+                | Action::TakeSuggestion
+                | Action::PreviousField
+                | Action::NextHost
+                | Action::PreviousHost
+                | Action::ToggleScope
+                | Action::Install
+                | Action::Back,
+            ) => {}
         }
         Vec::new()
     }
@@ -551,7 +612,7 @@ impl App {
             return;
         };
         let (scroll, up_is_more) = match overlay {
-            Overlay::Help { scroll } | Overlay::Handoff { scroll } => (scroll, false),
+            Overlay::Help { scroll, .. } | Overlay::Handoff { scroll } => (scroll, false),
             Overlay::Templates { .. } | Overlay::Form => return,
             Overlay::Log { scroll, .. } => (scroll, true),
         };

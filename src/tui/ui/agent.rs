@@ -7,8 +7,9 @@ use ratatui::widgets::Paragraph;
 
 use super::pane;
 use crate::catalog::Catalogue;
-use crate::context::{Mark, Reason};
+use crate::context::{Included, LeftOut, Mark, Missing, Preview, Reason, Unavailable};
 use crate::sanitize;
+use crate::tui::agent::{AgentPreview, Row, row};
 use crate::tui::app::ContextState;
 use crate::tui::text::thousands;
 use crate::tui::theme::Theme;
@@ -26,192 +27,208 @@ pub struct AgentView<'a> {
     pub theme: &'a Theme,
 }
 
-fn agent_line(v: &AgentView, row: usize) -> Line<'static> {
-    let t = v.theme;
+/// The agent view's row `index`: the kind of row ([`row`]), drawn by its formatter.
+fn agent_line(v: &AgentView, index: usize) -> Line<'static> {
     let Some(agent) = v.context.shown_agent() else {
         let text = match v.context.view.host {
             Some(host) => format!("reading the set for {}…", host.dialect().host_name),
             None => "resolving…".to_string(),
         };
-        return Line::styled(text, t.dim);
+        return Line::styled(text, v.theme.dim);
     };
     let p = &agent.preview;
+    match row(p, index) {
+        Some(Row::Included { rank, entry }) => included_line(v, agent, rank, entry),
+        Some(Row::CutLine) => cut_line(v, p),
+        Some(Row::LeftOutHeading) => left_out_heading(v.theme, p),
+        Some(Row::LeftOut(l)) => left_out_line(v, agent, l),
+        Some(Row::Unavailable(u)) => unavailable_line(v.theme, u),
+        Some(Row::MissingHeading) => missing_heading(v.theme, p),
+        Some(Row::Missing(m)) => missing_line(v.theme, m),
+        None => Line::raw(""),
+    }
+}
+
+/// The name and the `server  uri` of candidate `index` (empty when it is gone).
+fn describe(v: &AgentView, agent: &AgentPreview, index: usize) -> (String, String) {
+    let Some(id) = agent.id(index) else {
+        return (String::new(), String::new());
+    };
+    let Some(item) = v.catalogue.get(id) else {
+        return (String::new(), String::new());
+    };
+    (
+        sanitize::line(item.display_name(), 80),
+        format!(
+            "{}  {}",
+            sanitize::line(v.catalogue.server_name(id.server), 40),
+            sanitize::line(item.uri(), 500)
+        ),
+    )
+}
+
+/// `   3 +     1,234     12,345  name  server  uri`
+fn included_line(
+    v: &AgentView,
+    agent: &AgentPreview,
+    rank: usize,
+    inc: &Included,
+) -> Line<'static> {
+    let t = v.theme;
+    let (name, uri) = describe(v, agent, inc.index);
+    Line::from(vec![
+        Span::styled(format!("{:>4} ", rank + 1), t.dim),
+        Span::styled(
+            if inc.pinned { "+ " } else { "  " },
+            if inc.pinned { t.pin } else { t.text },
+        ),
+        Span::styled(
+            format!(
+                "{:>9} ",
+                format!(
+                    "{}{}",
+                    if inc.estimated { "~" } else { "" },
+                    thousands(inc.tokens as usize)
+                )
+            ),
+            t.text,
+        ),
+        Span::styled(
+            format!("{:>10}  ", thousands(inc.running_total as usize)),
+            t.dim,
+        ),
+        Span::styled(name, t.text),
+        Span::styled(format!("  {uri}"), t.dim),
+    ])
+}
+
+/// `── cut line · budget … · used … · … left ──` (or the end, without a budget).
+fn cut_line(v: &AgentView, p: &Preview) -> Line<'static> {
+    let t = v.theme;
     let pending = if v.pending.is_some() { "~" } else { "" };
-    let describe = |index: usize| -> (String, String) {
-        let Some(id) = agent.id(index) else {
-            return (String::new(), String::new());
-        };
-        let Some(item) = v.catalogue.get(id) else {
-            return (String::new(), String::new());
-        };
-        (
-            sanitize::line(item.display_name(), 80),
+    let text = match p.budget {
+        Some(b) if p.pins_over_budget => format!(
+            "── cut line · pins alone need {} tokens, over the budget of {} ──",
+            thousands(p.total_tokens as usize),
+            thousands(b as usize)
+        ),
+        Some(b) => format!(
+            "── cut line · budget {} · used {pending}{} · {pending}{} left ──",
+            thousands(b as usize),
+            thousands(p.total_tokens as usize),
+            thousands(b.saturating_sub(p.total_tokens) as usize)
+        ),
+        None => format!(
+            "── end · no budget · {pending}{} tokens ──",
+            thousands(p.total_tokens as usize)
+        ),
+    };
+    let text = match v.pending {
+        Some(why) => format!("{text} {why}"),
+        None => text,
+    };
+    Line::styled(text, if p.pins_over_budget { t.error } else { t.title })
+}
+
+/// `Left out (N)`: the resources and the unavailable servers' marks.
+fn left_out_heading(t: &Theme, p: &Preview) -> Line<'static> {
+    Line::styled(
+        format!(
+            "Left out ({})",
+            thousands(p.left_out.len() + p.unavailable.len())
+        ),
+        t.title,
+    )
+}
+
+/// `     x excluded                   1,234  name  server  uri  (why)`
+fn left_out_line(v: &AgentView, agent: &AgentPreview, l: &LeftOut) -> Line<'static> {
+    let t = v.theme;
+    let (name, uri) = describe(v, agent, l.index as usize);
+    let tokens = match l.tokens {
+        Some(n) => format!(
+            "{}{}",
+            if l.estimated { "~" } else { "" },
+            thousands(n as usize)
+        ),
+        None => String::new(),
+    };
+    let mut spans = vec![
+        if l.reason == Reason::Excluded {
+            Span::styled("     x ", t.exclude)
+        } else {
+            Span::styled("     - ", t.dim)
+        },
+        Span::styled(format!("{:<22}", l.reason.name()), t.field),
+        Span::styled(format!("{tokens:>9}  "), t.text),
+        Span::styled(name, t.text),
+        Span::styled(format!("  {uri}"), t.dim),
+    ];
+    match &l.reason {
+        Reason::ReadFailed(why) => spans.push(Span::styled(
+            format!("  ({})", sanitize::line(why, 200)),
+            t.error,
+        )),
+        Reason::HostLimit(why) => spans.push(Span::styled(
+            format!("  ({})", sanitize::line(why, 300)),
+            t.dim,
+        )),
+        _ => {}
+    }
+    Line::from(spans)
+}
+
+/// A mark on a server that could not be listed: the agent gets nothing for it.
+fn unavailable_line(t: &Theme, u: &Unavailable) -> Line<'static> {
+    Line::from(vec![
+        mark_span(t, u.mark),
+        Span::styled(format!("{:<22}", "server unavailable"), t.field),
+        Span::styled(
+            format!(
+                "{:>9}  {}  {}",
+                u.mark.name(),
+                sanitize::line(&u.target.server, 40),
+                sanitize::line(&u.target.pattern.to_string(), 500)
+            ),
+            t.text,
+        ),
+        Span::styled(format!("  ({})", sanitize::line(&u.error, 200)), t.error),
+    ])
+}
+
+/// `Missing marks (N): …`
+fn missing_heading(t: &Theme, p: &Preview) -> Line<'static> {
+    Line::styled(
+        format!(
+            "Missing marks ({}): kept in the set, they match no listed resource",
+            p.missing.len()
+        ),
+        t.title,
+    )
+}
+
+/// `     + pin     server  pattern`
+fn missing_line(t: &Theme, m: &Missing) -> Line<'static> {
+    Line::from(vec![
+        mark_span(t, m.mark),
+        Span::styled(format!("{:<8}", m.mark.name()), t.field),
+        Span::styled(
             format!(
                 "{}  {}",
-                sanitize::line(v.catalogue.server_name(id.server), 40),
-                sanitize::line(item.uri(), 500)
+                sanitize::line(&m.target.server, 40),
+                sanitize::line(&m.target.pattern.to_string(), 500)
             ),
-        )
-    };
-    let mut row = row;
-    if row < p.included.len() {
-        let inc = &p.included[row];
-        let (name, uri) = describe(inc.index);
-        return Line::from(vec![
-            Span::styled(format!("{:>4} ", row + 1), t.dim),
-            Span::styled(
-                if inc.pinned { "+ " } else { "  " },
-                if inc.pinned { t.pin } else { t.text },
-            ),
-            Span::styled(
-                format!(
-                    "{:>9} ",
-                    format!(
-                        "{}{}",
-                        if inc.estimated { "~" } else { "" },
-                        thousands(inc.tokens as usize)
-                    )
-                ),
-                t.text,
-            ),
-            Span::styled(
-                format!("{:>10}  ", thousands(inc.running_total as usize)),
-                t.dim,
-            ),
-            Span::styled(name, t.text),
-            Span::styled(format!("  {uri}"), t.dim),
-        ]);
-    }
-    row -= p.included.len();
-    if row == 0 {
-        let text = match p.budget {
-            Some(b) if p.pins_over_budget => format!(
-                "── cut line · pins alone need {} tokens, over the budget of {} ──",
-                thousands(p.total_tokens as usize),
-                thousands(b as usize)
-            ),
-            Some(b) => format!(
-                "── cut line · budget {} · used {pending}{} · {pending}{} left ──",
-                thousands(b as usize),
-                thousands(p.total_tokens as usize),
-                thousands(b.saturating_sub(p.total_tokens) as usize)
-            ),
-            None => format!(
-                "── end · no budget · {pending}{} tokens ──",
-                thousands(p.total_tokens as usize)
-            ),
-        };
-        let text = match v.pending {
-            Some(why) => format!("{text} {why}"),
-            None => text,
-        };
-        return Line::styled(text, if p.pins_over_budget { t.error } else { t.title });
-    }
-    row -= 1;
-    if !p.left_out.is_empty() || !p.unavailable.is_empty() {
-        if row == 0 {
-            return Line::styled(
-                format!(
-                    "Left out ({})",
-                    thousands(p.left_out.len() + p.unavailable.len())
-                ),
-                t.title,
-            );
-        }
-        row -= 1;
-        if row < p.left_out.len() {
-            let l = &p.left_out[row];
-            let (name, uri) = describe(l.index as usize);
-            let tokens = match l.tokens {
-                Some(n) => format!(
-                    "{}{}",
-                    if l.estimated { "~" } else { "" },
-                    thousands(n as usize)
-                ),
-                None => String::new(),
-            };
-            let mut spans = vec![
-                if l.reason == Reason::Excluded {
-                    Span::styled("     x ", t.exclude)
-                } else {
-                    Span::styled("     - ", t.dim)
-                },
-                Span::styled(format!("{:<22}", l.reason.name()), t.field),
-                Span::styled(format!("{tokens:>9}  "), t.text),
-                Span::styled(name, t.text),
-                Span::styled(format!("  {uri}"), t.dim),
-            ];
-            match &l.reason {
-                Reason::ReadFailed(why) => spans.push(Span::styled(
-                    format!("  ({})", sanitize::line(why, 200)),
-                    t.error,
-                )),
-                Reason::HostLimit(why) => spans.push(Span::styled(
-                    format!("  ({})", sanitize::line(why, 300)),
-                    t.dim,
-                )),
-                _ => {}
-            }
-            return Line::from(spans);
-        }
-        row -= p.left_out.len();
-        // Marks on servers that could not be listed: the agent gets nothing for them.
-        if let Some(u) = p.unavailable.get(row) {
-            return Line::from(vec![
-                Span::styled(
-                    format!("     {} ", if u.mark == Mark::Pin { "+" } else { "x" }),
-                    if u.mark == Mark::Pin {
-                        t.pin
-                    } else {
-                        t.exclude
-                    },
-                ),
-                Span::styled(format!("{:<22}", "server unavailable"), t.field),
-                Span::styled(
-                    format!(
-                        "{:>9}  {}  {}",
-                        u.mark.name(),
-                        sanitize::line(&u.target.server, 40),
-                        sanitize::line(&u.target.pattern.to_string(), 500)
-                    ),
-                    t.text,
-                ),
-                Span::styled(format!("  ({})", sanitize::line(&u.error, 200)), t.error),
-            ]);
-        }
-        row -= p.unavailable.len();
-    }
-    if row == 0 {
-        return Line::styled(
-            format!(
-                "Missing marks ({}): kept in the set, they match no listed resource",
-                p.missing.len()
-            ),
-            t.title,
-        );
-    }
-    row -= 1;
-    match p.missing.get(row) {
-        Some(m) => Line::from(vec![
-            Span::styled(
-                format!("     {} ", if m.mark == Mark::Pin { "+" } else { "x" }),
-                if m.mark == Mark::Pin {
-                    t.pin
-                } else {
-                    t.exclude
-                },
-            ),
-            Span::styled(format!("{:<8}", m.mark.name()), t.field),
-            Span::styled(
-                format!(
-                    "{}  {}",
-                    sanitize::line(&m.target.server, 40),
-                    sanitize::line(&m.target.pattern.to_string(), 500)
-                ),
-                t.text,
-            ),
-        ]),
-        None => Line::raw(""),
+            t.text,
+        ),
+    ])
+}
+
+/// `     + ` or `     x `, in the mark's colour.
+fn mark_span(t: &Theme, mark: Mark) -> Span<'static> {
+    if mark == Mark::Pin {
+        Span::styled("     + ", t.pin)
+    } else {
+        Span::styled("     x ", t.exclude)
     }
 }
 

@@ -12,8 +12,14 @@ use crate::tui::theme::Theme;
 
 /// The help text, generated from the key table.
 pub fn help_lines(keymap: &Keymap, t: &Theme) -> Vec<Line<'static>> {
+    help_lines_from(keymap, Mode::Browse, t)
+}
+
+/// The help text opened from `from`: its keys first, then every other mode's.
+pub fn help_lines_from(keymap: &Keymap, from: Mode, t: &Theme) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
-    for mode in Mode::ALL {
+    let modes = std::iter::once(from).chain(Mode::ALL.into_iter().filter(|&m| m != from));
+    for mode in modes {
         lines.push(Line::styled(mode.title().to_string(), t.title));
         for &action in Action::ALL {
             let keys = keymap.keys_for(mode, action);
@@ -27,10 +33,15 @@ pub fn help_lines(keymap: &Keymap, t: &Theme) -> Vec<Line<'static>> {
                 Span::styled(format!("  ({})", action.name()), t.dim),
             ]));
         }
-        if mode == Mode::Search {
+        let typed = match mode {
+            Mode::Search => Some("Type into the query"),
+            Mode::Form => Some("Type into the field"),
+            _ => None,
+        };
+        if let Some(typed) = typed {
             lines.push(Line::from(vec![
                 Span::styled(format!("  {:<18}", "other keys"), t.key),
-                Span::styled("Type into the query".to_string(), t.text),
+                Span::styled(typed.to_string(), t.text),
             ]));
         }
         lines.push(Line::raw(""));
@@ -70,13 +81,13 @@ fn centered(area: Rect, width: u16, height: u16) -> Rect {
     )
 }
 
-/// The help overlay, centred over the body.
-pub fn draw(frame: &mut Frame, body: Rect, keymap: &Keymap, t: &Theme, scroll: usize) {
+/// The help overlay, centred over the body: the keys of `from` (where it was opened) first.
+pub fn draw(frame: &mut Frame, body: Rect, keymap: &Keymap, from: Mode, t: &Theme, scroll: usize) {
     draw_text(
         frame,
         body,
         "Help · keys",
-        help_lines(keymap, t),
+        help_lines_from(keymap, from, t),
         84,
         20,
         t,

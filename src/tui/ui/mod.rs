@@ -22,7 +22,7 @@ use super::keymap::{Action, Mode};
 use super::theme::Theme;
 
 pub use browse::mark_glyph;
-pub use help::help_lines;
+pub use help::{help_lines, help_lines_from};
 
 /// Draws one frame: each pane from the narrow state it shows.
 pub fn render(app: &App, frame: &mut Frame) {
@@ -46,8 +46,13 @@ pub fn render(app: &App, frame: &mut Frame) {
         app.total(),
         theme,
     );
-    match app.overlay {
-        Some(Overlay::Log { filter, scroll }) => {
+    // The help is drawn over the overlay it was opened from.
+    let (overlay, help) = match &app.overlay {
+        Some(Overlay::Help { scroll, under }) => (under.as_deref(), Some(*scroll)),
+        other => (other.as_ref(), None),
+    };
+    match overlay {
+        Some(&Overlay::Log { filter, scroll }) => {
             log::draw(
                 frame,
                 areas.body,
@@ -89,12 +94,11 @@ pub fn render(app: &App, frame: &mut Frame) {
         }
     }
     status::draw(frame, areas.status, &status_view(app));
-    match app.overlay {
-        Some(Overlay::Help { scroll }) => help::draw(frame, areas.body, &app.keymap, theme, scroll),
-        Some(Overlay::Handoff { scroll }) => {
+    match overlay {
+        Some(&Overlay::Handoff { scroll }) => {
             help::draw_handoff(frame, areas.body, &app.handoff_lines(), theme, scroll)
         }
-        Some(Overlay::Templates { cursor }) => {
+        Some(&Overlay::Templates { cursor }) => {
             templates::draw_list(frame, areas.body, &app.template_rows(), cursor, theme)
         }
         Some(Overlay::Form) => {
@@ -103,6 +107,16 @@ pub fn render(app: &App, frame: &mut Frame) {
             }
         }
         _ => {}
+    }
+    if let Some(scroll) = help {
+        help::draw(
+            frame,
+            areas.body,
+            &app.keymap,
+            app.help_from(),
+            theme,
+            scroll,
+        );
     }
 }
 

@@ -100,6 +100,18 @@ pub fn draw(frame: &mut Frame, area: Rect, v: &StatusView) {
             (Action::Close, "close"),
         ],
         Mode::Help => &[(Action::Close, "close")],
+        Mode::Templates => &[
+            (Action::FillTemplate, "fill in"),
+            (Action::Close, "close"),
+            (Action::Help, "help"),
+        ],
+        Mode::Form => &[
+            (Action::ReadExpansion, "read"),
+            (Action::TakeSuggestion, "take suggestion"),
+            (Action::Close, "close"),
+            (Action::Help, "help"),
+        ],
+        Mode::Handoff => &[(Action::Close, "close"), (Action::Help, "help")],
         Mode::Agent => &[
             (Action::BudgetUp, "budget+"),
             (Action::BudgetDown, "budget-"),
