@@ -899,6 +899,7 @@ fn claude_code_gets_a_change_of_the_set_on_the_next_turn() {
     let first = ready.then(|| turn("first turn please")).flatten();
     world.ok(&["pin", "--demo", &pinned]);
     world.ok(&["exclude", "--demo", &withdrawn]);
+    let predicted = world.run(&["preview", "--host", "claude-code", "--next-turn"]);
     let second = first.as_ref().and_then(|_| turn("second turn please"));
     let third = second.as_ref().and_then(|_| turn("third turn please"));
     // Held back while the session ran (Claude Code would also send the changed lines,
@@ -935,6 +936,17 @@ fn claude_code_gets_a_change_of_the_set_on_the_next_turn() {
         third.matches(CHANGED).count(),
         second.matches(CHANGED).count(),
         "turn 3, with nothing changed, adds nothing"
+    );
+    let told = stderr(&predicted);
+    assert!(told.contains("next turn: +1 −1"), "{told}");
+    let predicted = stdout(&predicted);
+    assert!(
+        predicted.starts_with("UserPromptSubmit hook additional context: "),
+        "{predicted}"
+    );
+    assert!(
+        second.contains(predicted.trim_end()),
+        "what --next-turn predicted is what arrived:\n{predicted}"
     );
     assert!(
         !second.contains("changed on disk"),

@@ -609,6 +609,90 @@ pub fn hook(host: Host, set: &Path, name: &str, input: &str) -> Result<Option<St
     }
 }
 
+/// `text` as the model receives it through `channel`: inside the host's wrapper, escaped as
+/// the host escapes it (measured, see `docs/hand-off.md`).
+pub fn in_wrapper(channel: &PerTurn, text: &str) -> String {
+    match channel.host {
+        Host::ClaudeCode => format!("UserPromptSubmit hook additional context: {text}"),
+        Host::Gemini => format!(
+            "<hook_context>{}</hook_context>",
+            as_received(channel, text)
+        ),
+        _ => text.to_string(),
+    }
+}
+
+/// What the next turn of one session will be given.
+#[derive(Debug)]
+pub struct NextTurn {
+    /// The session's id, or `None` for a session starting now.
+    pub session: Option<String>,
+    pub added: usize,
+    pub withdrawn: usize,
+    pub changed: usize,
+    /// The text in the host's wrapper, as its model will read it (empty: nothing).
+    pub seen: String,
+}
+
+/// What the next turn of each running session of `host` over `set` (served as `name`) will
+/// be given, computed as the hook computes it; with no running session, what the first turn of
+/// a session starting now would be given.
+pub fn next_turns(host: Host, set: &Path, name: &str) -> Result<Vec<NextTurn>, String> {
+    let channel =
+        channel_of(host).ok_or_else(|| format!("{} has no per-turn channel", host.name()))?;
+    let set = set_path(set);
+    let snapshot = snapshot_store(&set)
+        .ok_or_else(|| "no user data directory".to_string())?
+        .load()?;
+    let record = super::pieces::Record::load(&set);
+    let file_given = record
+        .deliveries
+        .iter()
+        .find(|d| d.host == host.name() && d.name == name)
+        .and_then(|d| snapshot.files.get(&delivery_id(&d.host, &d.scope, &d.name)))
+        .cloned()
+        .unwrap_or_else(|| snapshot.given());
+    let set_name = set
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut sessions: Vec<(Option<String>, BTreeMap<String, Given>)> = running(host, &set, None)
+        .into_iter()
+        .filter_map(|id| {
+            let s = session_store(host, &set, &id)?.load().ok()?;
+            Some((
+                Some(id),
+                if s.started {
+                    s.given
+                } else {
+                    file_given.clone()
+                },
+            ))
+        })
+        .collect();
+    if sessions.is_empty() {
+        sessions.push((None, file_given));
+    }
+    Ok(sessions
+        .into_iter()
+        .map(|(session, given)| {
+            let turn = diff(&given, &snapshot);
+            let said = say(&turn, channel, &set_name, name);
+            NextTurn {
+                session,
+                added: turn.added.len(),
+                withdrawn: turn.withdrawn.len(),
+                changed: turn.changed.len(),
+                seen: if said.text.is_empty() {
+                    String::new()
+                } else {
+                    in_wrapper(channel, &said.text)
+                },
+            }
+        })
+        .collect())
+}
+
 /// Where `mcpick turn` leaves one line per failure (it says nothing to the model).
 pub fn log_path() -> Option<PathBuf> {
     crate::places::data_dir().map(|d| d.join("live/turn.log"))
