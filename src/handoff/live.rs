@@ -500,7 +500,7 @@ pub fn set_path(set: &Path) -> PathBuf {
 
 /// What a host's hook told `mcpick turn` (the fields every host sends).
 #[derive(Debug, Deserialize)]
-struct HookInput {
+struct HookEvent {
     #[serde(default)]
     session_id: String,
     #[serde(default)]
@@ -522,7 +522,7 @@ pub fn channel_of(host: Host) -> Option<&'static PerTurn> {
 pub fn hook(host: Host, set: &Path, name: &str, input: &str) -> Result<Option<String>, String> {
     let channel =
         channel_of(host).ok_or_else(|| format!("{} has no per-turn channel", host.name()))?;
-    let input: HookInput =
+    let input: HookEvent =
         serde_json::from_str(input).map_err(|e| format!("the hook's input is not JSON: {e}"))?;
     if input.session_id.is_empty() {
         return Err("the hook's input has no session_id".into());
