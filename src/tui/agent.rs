@@ -273,6 +273,9 @@ pub struct HostPreview {
     pub bytes: usize,
     /// Resources holding the host's wrapper tags; a `context` tool answer over the host's cut.
     pub warnings: Vec<String>,
+    /// What the next turn of the host's running sessions will be given ("next turn: +2 −1"),
+    /// when it has running sessions ([`crate::handoff::live::next_turns`]).
+    pub next_turn: Option<String>,
 }
 
 impl HostPreview {
@@ -321,7 +324,30 @@ pub fn host_preview(
         what: channel.what,
         bytes: delivered.file.len(),
         warnings: delivered.warnings,
+        next_turn: next_turn(host, set),
     })
+}
+
+/// "next turn: +2 −1 ~0" for the running sessions of `host` over `set` (the largest of
+/// them, and how many there are), `None` when none runs.
+fn next_turn(host: Host, set: &Path) -> Option<String> {
+    let turns =
+        crate::handoff::live::next_turns(host, set, super::app::handoff::DEFAULT_NAME).ok()?;
+    let running: Vec<_> = turns.iter().filter(|t| t.session.is_some()).collect();
+    let most = running
+        .iter()
+        .max_by_key(|t| t.added + t.withdrawn + t.changed)?;
+    Some(format!(
+        "next turn{}: +{} −{} ~{}",
+        if running.len() > 1 {
+            format!(" (of {} running sessions, the most)", running.len())
+        } else {
+            String::new()
+        },
+        most.added,
+        most.withdrawn,
+        most.changed
+    ))
 }
 
 #[cfg(test)]

@@ -384,6 +384,9 @@ fn host_lines(v: &AgentView) -> Vec<Line<'static>> {
             t.field,
         ));
     }
+    if let Some(next) = &h.next_turn {
+        spans.push(Span::styled(format!(" · {next}"), t.field));
+    }
     if stale == "~" {
         spans.push(Span::styled(" · reading the set again…", t.busy));
     }
