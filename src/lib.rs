@@ -3,7 +3,7 @@
 //! The library is shared by the headless commands and the TUI: `mcp` is the connection layer
 //! on rmcp, `catalog` the resource model, `config` the server definitions (mcpick's own file and
 //! the host config files), `commands` the headless commands, and `demo` the built-in demo
-//! and fixture server.
+//! server (the tests' fixture server, with its faults, is the workspace member `fixture/`).
 
 pub mod catalog;
 pub mod check;
