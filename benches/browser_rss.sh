@@ -7,7 +7,8 @@
 #
 #   cargo build --release && benches/browser_rss.sh [COUNT]     (default 1000000)
 #
-# MCPICK_BIN picks another binary. MCPICK_BENCH_CHURN=MS runs the demo server with --churn MS
+# MCPICK_BIN picks another binary. MCPICK_BENCH_CHURN=MS runs the test fixture instead
+# (mcpick-fixture, next to the binary; cargo build --release builds it) with --churn MS
 # (a resource added every MS ms, so the browser re-lists it again and again) and reports once
 # more after 60 s of that: a re-list must not hold the listing whole. Use COUNT 999000 then
 # (1M hits the default cap of a million listed per server). Needs tmux.
@@ -21,7 +22,9 @@ trap 'tmux -L "$sock" kill-server 2>/dev/null || true; rm -rf "$dir"' EXIT
 
 cd "$dir" # the browser's set file goes here, not into the checkout
 churn=${MCPICK_BENCH_CHURN:+--churn $MCPICK_BENCH_CHURN}
-tmux -L "$sock" new-session -d -x 120 -y 40 "'$bin' -- '$bin' demo-server --count $count $churn"
+server="'$bin' demo-server"
+if [[ -n "$churn" ]]; then server="'$(dirname "$bin")/mcpick-fixture'"; fi
+tmux -L "$sock" new-session -d -x 120 -y 40 "'$bin' -- $server --count $count $churn"
 
 screen() { tmux -L "$sock" capture-pane -p; }
 

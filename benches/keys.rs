@@ -18,8 +18,8 @@
 //! 150 ms. Latencies are grouped by how many resources were loaded when the key was sent:
 //! median, p90 and max.
 //!
-//! `MCPICK_BENCH_CHURN=500` runs the demo server with `--churn 500` (a resource added every
-//! 500 ms, announced as a list change): the keys after the listing are typed while it churns,
+//! `MCPICK_BENCH_CHURN=500` runs the test fixture (`mcpick-fixture`, next to the binary) with
+//! `--churn 500` (a resource added every 500 ms, announced as a list change): the keys after the listing are typed while it churns,
 //! and then, with no keys, the browser's CPU share is measured over
 //! `MCPICK_BENCH_CPU_SECS` (default 30) from `/proc/PID/stat` (user + system time over wall
 //! time; 1.0 is one core), with the header's count before and after (it must grow). Budget
@@ -71,9 +71,17 @@ impl Browser {
         let (master, slave) = open_pty();
         let io = |fd: &OwnedFd| Stdio::from(fd.try_clone().expect("dup the pty"));
         let mut cmd = Command::new(bin);
-        cmd.args(["--", bin, "demo-server", "--count", &count.to_string()]);
-        if let Some(ms) = churn {
-            cmd.args(["--churn", &ms.to_string()]);
+        match churn {
+            // The test fixture, next to mcpick (`cargo build --release` builds both): the
+            // demo server with its `--churn`.
+            Some(ms) => {
+                let fixture = std::path::Path::new(bin).with_file_name("mcpick-fixture");
+                cmd.arg("--").arg(fixture);
+                cmd.args(["--count", &count.to_string(), "--churn", &ms.to_string()]);
+            }
+            None => {
+                cmd.args(["--", bin, "demo-server", "--count", &count.to_string()]);
+            }
         }
         cmd.current_dir(dir)
             .env("TERM", "xterm-256color")

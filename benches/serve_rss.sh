@@ -9,7 +9,8 @@
 # counted), its resident memory once publishing, how many resources it published and how
 # long it took to be ready.
 #
-# CHURN=MS runs the demo server with --churn MS (a resource added every MS ms, so serve
+# CHURN=MS runs the test fixture instead (mcpick-fixture, next to mcpick; cargo build
+# --release builds it) with --churn MS (a resource added every MS ms, so serve
 # re-lists, ranks and publishes again and again) and reports once more after 60 s of that:
 # serve's share of a core over those 60 s, its peak and resident memory. Use COUNT=999000
 # then (1M hits the default cap of a million listed per server).
@@ -25,8 +26,10 @@ pid=""
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
 cd "$dir"
 export HOME="$dir" XDG_CONFIG_HOME="$dir/.config"
+server=("$bin" demo-server)
+if [ -n "$churn" ]; then server=("$(dirname "$bin")/mcpick-fixture"); fi
 # shellcheck disable=SC2086 # $churn is two words or none
-"$bin" pin --name big 'demo://notes/1' -- "$bin" demo-server --count "$count" $churn >/dev/null
+"$bin" pin --name big 'demo://notes/1' -- "${server[@]}" --count "$count" $churn >/dev/null
 mkfifo stdin
 start=$(date +%s.%N)
 "$bin" serve --set mcpick.context.json --expose "$expose" <stdin >/dev/null 2>serve.err &

@@ -3,7 +3,8 @@
 # through `mcpick wrap-serve` against the same calls made straight to the same upstream.
 #
 # The upstream is the built-in demo server, as a wrapped project entry would run it:
-# `mcpick demo-server --no-resources` (its `echo` tool) for tools/call, `mcpick demo-server`
+# the test fixture's `mcpick-fixture --no-resources` (the demo with only an `echo` tool; the
+# fixture sits next to mcpick, `cargo build` builds both) for tools/call, `mcpick demo-server`
 # (its resources) for resources/read. A Rust upstream answers in microseconds, so what is
 # measured is the proxy, not the server. The two sessions of each pair are started once and
 # driven alternately, one call at a time (call straight, call through, repeat), so drift on
@@ -22,6 +23,8 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 mcpick="${MCPICK:-${CARGO_TARGET_DIR:-$root/target}/debug/mcpick}"
 [[ -x "$mcpick" ]] || { echo "wrap.sh: no mcpick at $mcpick (cargo build, or set MCPICK)" >&2; exit 2; }
+fixture="$(dirname "$mcpick")/mcpick-fixture"
+[[ -x "$fixture" ]] || { echo "wrap.sh: no test fixture at $fixture (cargo build)" >&2; exit 2; }
 calls="${1:-2000}"
 
 work="$(mktemp -d)"
@@ -31,7 +34,7 @@ mkdir -p "$work/project" "$work/home"
 cat >"$work/project/.mcp.json" <<EOF
 {
   "mcpServers": {
-    "tools": { "command": "$mcpick", "args": ["demo-server", "--no-resources"] },
+    "tools": { "command": "$fixture", "args": ["--no-resources"] },
     "res": { "command": "$mcpick", "args": ["demo-server", "--count", "300"] }
   }
 }

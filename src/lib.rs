@@ -4,7 +4,8 @@
 //! layer on rmcp, `catalog` the resource model, `context` marks, policy and resolution, `config`
 //! the server definitions, `hosts` the hosts' config dialects, `handoff` "this set, in host H",
 //! `serve` and `wrap` the servers mcpick runs for hosts, `export` and `check` their commands'
-//! libraries, `tui` the browser, `commands` the headless commands, `demo` the built-in demo, and
+//! libraries, `tui` the browser, `commands` the headless commands, `demo` the built-in demo (the tests'
+//! fixture server, with its faults, is the workspace member `fixture/`), and
 //! the low modules (`say`, `sanitize`, `redact`, `fsio`, `places`, `sync`, …) below them all.
 //! `docs/development.md` maps every folder and follows one keypress and one install through the
 //! code.

@@ -9,18 +9,11 @@ use std::path::Path;
 use common::*;
 use serde_json::Value;
 
-/// `mcpick check --json` on the demo server started with `demo_flags`.
+/// `mcpick check --json` on the demo server started with `demo_flags` (the test fixture for
+/// `--violate`).
 fn check_demo(demo_flags: &[&str]) -> (i32, Value) {
-    let mut args = vec![
-        "check",
-        "--json",
-        "--name",
-        "demo",
-        "--",
-        mcpick_bin(),
-        "demo-server",
-    ];
-    args.extend_from_slice(demo_flags);
+    let mut args = vec!["check", "--json", "--name", "demo", "--"];
+    args.extend(demo_command(demo_flags));
     let (code, doc, err) = mcpick_json(&args);
     assert!(doc["servers"][0]["error"].is_null(), "{err}\n{doc:#}");
     (code, doc)
@@ -163,8 +156,7 @@ fn the_table_names_every_rule_and_exits_1_on_a_failure() {
         "--name",
         "demo",
         "--",
-        mcpick_bin(),
-        "demo-server",
+        fixture_bin(),
         "--violate",
         "traversal",
     ]);
@@ -249,14 +241,16 @@ fn python_sdk_server_verdicts() {
 /// the set's record of it), so the set's marks and the lock name it the same way every
 /// time; `flags` vary its catalogue and contents.
 fn with_demo(dir: &Path, flags: &[&str]) {
-    let mut args = vec![format!("{:?}", "demo-server")];
+    let mut all = Vec::new();
     if !flags.contains(&"--count") {
-        args.extend(["\"--count\"".to_string(), "\"40\"".to_string()]);
+        all.extend(["--count", "40"]);
     }
-    args.extend(flags.iter().map(|f| format!("{f:?}")));
+    all.extend_from_slice(flags);
+    let command = demo_command(&all);
+    let args: Vec<String> = command[1..].iter().map(|a| format!("{a:?}")).collect();
     let toml = format!(
         "[servers.demo]\ncommand = {:?}\nargs = [{}]\n",
-        mcpick_bin(),
+        command[0],
         args.join(", ")
     );
     std::fs::write(dir.join("mcpick.toml"), toml).unwrap();
@@ -447,7 +441,7 @@ fn diff_without_a_lock_is_a_usage_error() {
 #[test]
 fn each_credential_lists_its_own_catalogue_with_the_value_masked() {
     let server =
-        Background::demo_http(&["--count", "5", "--private-for", "X-Role: admin-secret-42"]);
+        Background::fixture_http(&["--count", "5", "--private-for", "X-Role: admin-secret-42"]);
     let (code, doc, err) = mcpick_json(&[
         "check",
         "--json",
@@ -483,7 +477,7 @@ fn each_credential_lists_its_own_catalogue_with_the_value_masked() {
     assert!(stdout(&out).contains("as #1 X-Role: ***: 6 resources, 1 listed only with it"));
 
     // A server that refuses a credential: that credential is not listed, the check goes on.
-    let locked = Background::demo_http(&[
+    let locked = Background::fixture_http(&[
         "--count",
         "5",
         "--require-header",

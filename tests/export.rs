@@ -200,7 +200,7 @@ fn osc52_on_a_terminal_decodes_to_the_bundle() {
 /// used to escape them (`bench\_report.py`), so the agent read URIs that do not exist.
 #[test]
 fn every_renderer_keeps_uris_and_server_names_byte_for_byte() {
-    use mcpick::demo::odd::MARKUP;
+    use mcpick_fixture::odd::MARKUP;
     const SERVER: &str = "py_server*[x]`";
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
@@ -208,8 +208,7 @@ fn every_renderer_keeps_uris_and_server_names_byte_for_byte() {
         "--name",
         SERVER,
         "--",
-        mcpick_bin(),
-        "demo-server",
+        fixture_bin(),
         "--count",
         "3",
         "--markup-uris",

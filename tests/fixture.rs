@@ -1,5 +1,7 @@
-//! mcpick against its own fixture server (`mcpick demo-server`, built on rmcp) over stdio and
-//! Streamable HTTP: pagination, reads of every kind, not-found, and servers that misbehave.
+//! mcpick against its own fixture server (`mcpick demo-server`, built on rmcp, and the test
+//! fixture `mcpick-fixture` with its faults) over stdio and Streamable HTTP: pagination, reads
+//! of every kind, not-found, and servers that misbehave. And the product carries none of the
+//! misbehaviour: `mcpick demo-server` has only the demo's options.
 
 mod common;
 
@@ -7,11 +9,12 @@ use std::collections::HashSet;
 
 use common::*;
 
-/// `mcpick ARGS… -- mcpick demo-server DEMO_ARGS…`: the fixture as an ad-hoc stdio server.
+/// `mcpick ARGS… -- mcpick demo-server DEMO_ARGS…` (`mcpick-fixture DEMO_ARGS…` for a
+/// fault): the fixture as an ad-hoc stdio server.
 fn with_demo<'a>(args: &[&'a str], demo: &[&'a str]) -> Vec<&'a str> {
     let mut all = args.to_vec();
-    all.extend(["--name", "fixture", "--", mcpick_bin(), "demo-server"]);
-    all.extend(demo);
+    all.extend(["--name", "fixture", "--"]);
+    all.extend(demo_command(demo));
     all
 }
 
@@ -31,6 +34,64 @@ fn paging_over_many_pages_returns_every_resource_exactly_once() {
     assert_eq!(server["transport"], "stdio");
     assert_eq!(server["resourceCount"], 2345);
     assert!(server["error"].is_null());
+}
+
+/// The faults live in the test fixture, not in what users install: `mcpick demo-server
+/// --help` names the demo's options only, none of the fixture's.
+#[test]
+fn the_demo_servers_help_lists_no_fault() {
+    let out = mcpick(&["demo-server", "--help"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let help = stdout(&out);
+    for flag in ["--count", "--page-size", "--http"] {
+        assert!(help.contains(flag), "no {flag} in\n{help}");
+    }
+    let mut faults: Vec<String> = [
+        "--repeat-cursor",
+        "--crash-after",
+        "--garbage-after",
+        "--hang-after",
+        "--invalid-json-after",
+        "--big-mib",
+        "--hostile",
+        "--no-resources",
+        "--stderr-noise",
+        "--require-header",
+        "--request-log",
+        "--violate",
+        "--bump",
+        "--edit",
+        "--private-for",
+        "--churn",
+        "--start-delay",
+        "--markup-uris",
+        "--smuggle",
+        "--echo-headers",
+        "--legacy",
+        "--oauth",
+        "--token-ttl",
+        "--oauth-client",
+        "--revoke-after",
+    ]
+    .map(String::from)
+    .to_vec();
+    // And whatever the fixture has beyond the demo's options, now or later.
+    use clap::CommandFactory;
+    let fixture = mcpick_fixture::FixtureArgs::command();
+    faults.extend(
+        fixture
+            .get_arguments()
+            .filter_map(|a| a.get_long())
+            .filter(|long| !["count", "page-size", "http", "help"].contains(long))
+            .map(|long| format!("--{long}")),
+    );
+    for flag in &faults {
+        let named = help
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+            .any(|word| word == flag);
+        assert!(!named, "{flag} in mcpick demo-server --help:\n{help}");
+    }
+    assert!(!help.to_lowercase().contains("misbehave"), "{help}");
 }
 
 #[test]
@@ -162,8 +223,8 @@ fn over_streamable_http() {
 #[test]
 fn a_crashing_servers_late_stderr_is_still_in_the_message() {
     let script = format!(
-        "{} demo-server --page-size 10 --crash-after 3 2> >(exec 1>&-; sleep 0.3; cat >&2)",
-        mcpick_bin()
+        "{} --page-size 10 --crash-after 3 2> >(exec 1>&-; sleep 0.3; cat >&2)",
+        fixture_bin()
     );
     let (code, doc, err) = mcpick_json(&[
         "ls", "--json", "--name", "fixture", "--", "bash", "-c", &script,
@@ -415,7 +476,7 @@ fn ls_filter_speaks_the_search_syntax() {
 
 #[test]
 fn http_headers_are_sent_with_every_request() {
-    let server = Background::demo_http(&[
+    let server = Background::fixture_http(&[
         "--count",
         "50",
         "--page-size",

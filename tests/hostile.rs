@@ -1,4 +1,4 @@
-//! One bad entry costs one entry: mcpick against `mcpick demo-server --hostile`, whose first
+//! One bad entry costs one entry: mcpick against the test fixture's `--hostile`, whose first
 //! `resources/list` page mixes valid resources with one entry per malformed field, entries
 //! without a usable URI and a duplicate URI (and whose templates and reads are spoiled too).
 
@@ -8,15 +8,17 @@ use common::*;
 use serde_json::{Value, json};
 
 /// 250 resources in pages of 100: the malformed entries follow the 100 valid ones of page 1.
-const DEMO: &[&str] = &["demo-server", "--count", "250", "--page-size", "100"];
+const DEMO: &[&str] = &["--count", "250", "--page-size", "100"];
 
+/// `COMMAND -- mcpick demo-server DEMO`, or the fixture with `--hostile` too.
 fn args<'a>(command: &[&'a str], hostile: bool) -> Vec<&'a str> {
     let mut all = command.to_vec();
-    all.extend(["--name", "fixture", "--", mcpick_bin()]);
-    all.extend(DEMO);
+    all.extend(["--name", "fixture", "--"]);
+    let mut demo = DEMO.to_vec();
     if hostile {
-        all.push("--hostile");
+        demo.push("--hostile");
     }
+    all.extend(demo_command(&demo));
     all
 }
 
@@ -300,7 +302,7 @@ fn a_bad_contents_item_costs_that_item() {
 fn preview_says_how_many_entries_were_malformed() {
     let dir = tempfile::tempdir().unwrap();
     let mut all = vec!["preview", "--format", "json", "--budget", "2000"];
-    all.extend(["--name", "fixture", "--", mcpick_bin()]);
+    all.extend(["--name", "fixture", "--", fixture_bin()]);
     all.extend(DEMO);
     all.push("--hostile");
     let (code, doc, err) = mcpick_json_in(dir.path(), &[], &all);
@@ -313,7 +315,7 @@ fn preview_says_how_many_entries_were_malformed() {
 }
 
 /// A server that answers every read with an extra contents part under an excluded URI
-/// (`demo-server --smuggle`): the excluded text reaches no agent, through `preview`,
+/// (the fixture's `--smuggle`): the excluded text reaches no agent, through `preview`,
 /// `export`, or `serve`'s read, prompt and tool; each drop is said, naming the URI; the
 /// requested part itself is kept.
 #[test]
@@ -326,8 +328,7 @@ fn no_excluded_text_rides_inside_another_resources_read() {
         "--name",
         "demo",
         "--",
-        mcpick_bin(),
-        "demo-server",
+        fixture_bin(),
         "--count",
         "20",
         "--smuggle",

@@ -26,7 +26,7 @@ fn read_big(args: &[&str]) -> (Output, Duration) {
 }
 
 fn stdio_demo(big_mib: &str) -> Vec<&str> {
-    vec!["--", mcpick_bin(), "demo-server", "--big-mib", big_mib]
+    vec!["--", fixture_bin(), "--big-mib", big_mib]
 }
 
 fn assert_whole(out: &Output, mib: usize) {
@@ -81,7 +81,7 @@ fn the_limit_flag_refuses_zero() {
 }
 
 fn http_demo(big_mib: &str) -> Background {
-    Background::demo_http(&["--big-mib", big_mib])
+    Background::fixture_http(&["--big-mib", big_mib])
 }
 
 #[test]
@@ -123,8 +123,7 @@ fn an_invalid_json_reply_is_reported_as_such_not_as_a_timeout() {
         "--timeout",
         TIMEOUT,
         "--",
-        mcpick_bin(),
-        "demo-server",
+        fixture_bin(),
         "--invalid-json-after",
         "0",
     ]);
@@ -147,8 +146,7 @@ fn ls_names_an_invalid_json_page_in_the_server_error() {
         "--timeout",
         TIMEOUT,
         "--",
-        mcpick_bin(),
-        "demo-server",
+        fixture_bin(),
         "--invalid-json-after",
         "0",
     ]);

@@ -1,4 +1,4 @@
-//! OAuth sign-in against the demo server's `--oauth` fixture (its own authorization server),
+//! OAuth sign-in against the test fixture's `--oauth` (its own authorization server),
 //! with `$BROWSER` set to `tests/peers/browser.sh`, which follows the authorization URL as a
 //! person approving it would: login, listing with the token, refresh before expiry and on a
 //! 401, revocation, logout, a forged `state`, the store's file mode, and no token anywhere
@@ -24,16 +24,9 @@ struct World {
 
 impl World {
     fn new(name: &str, extra: &[&str]) -> World {
-        let mut args = vec![
-            "demo-server",
-            "--http",
-            "127.0.0.1:0",
-            "--oauth",
-            "--count",
-            "5",
-        ];
+        let mut args = vec!["--oauth", "--count", "5"];
         args.extend_from_slice(extra);
-        let server = Background::start(mcpick_bin(), &args, &[]);
+        let server = Background::fixture_http(&args);
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
             .join("oauth")
             .join(name);

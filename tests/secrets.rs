@@ -207,7 +207,7 @@ env = { SECRET_VALUE = "${PLANT_ENV}" }
 #[test]
 fn a_successful_pin_saves_no_credential_and_says_what_was_masked() {
     let header = format!("X-Key: {HEADER}");
-    let server = Background::demo_http(&["--count", "5", "--require-header", &header]);
+    let server = Background::fixture_http(&["--count", "5", "--require-header", &header]);
     let dir = workdir("pin");
     let set = dir.join("set.json");
     let set_arg = set.to_string_lossy().into_owned();
@@ -460,7 +460,7 @@ fn json_escapes_c1_del_and_bidi_and_still_parses() {
 }
 
 /// A URL's `user:password@` goes out as `Authorization: Basic …`; a server that quotes its
-/// request headers in its errors (`demo-server --echo-headers`) must not get that credential
+/// request headers in its errors (the fixture's `--echo-headers`) must not get that credential
 /// (nor the userinfo itself) shown by any command or by `serve`'s log. With `-H
 /// 'Authorization: …'` too, exactly one Authorization goes out, and it is the explicit one.
 #[test]
@@ -482,7 +482,7 @@ fn a_basic_credential_echoed_by_the_server_is_masked_everywhere() {
             assert!(!text.contains(secret), "{what} shows {secret}:\n{text}");
         }
     };
-    let server = Background::demo_http(&["--count", "5", "--echo-headers"]);
+    let server = Background::fixture_http(&["--count", "5", "--echo-headers"]);
     let url = server.url.replacen("://", &format!("://{USER}:{PASS}@"), 1);
     let dir = workdir("basic");
     let log = dir.join("serve.log");
@@ -529,7 +529,7 @@ fn a_basic_credential_echoed_by_the_server_is_masked_everywhere() {
     leaks("serve's --log", &written);
 
     // An explicit Authorization wins: one header, the one given (the server requires it).
-    let strict = Background::demo_http(&[
+    let strict = Background::fixture_http(&[
         "--count",
         "5",
         "--echo-headers",

@@ -27,15 +27,7 @@ impl Project {
         };
         let log = project.log_path();
         let log = log.to_str().unwrap();
-        let upstream = [
-            "--name",
-            "demo",
-            "--",
-            mcpick_bin(),
-            "demo-server",
-            "--request-log",
-            log,
-        ];
+        let upstream = ["--name", "demo", "--", fixture_bin(), "--request-log", log];
         project.ok(&[&["pin", "file:///project/README.md"], &upstream[..]].concat());
         project.ok(&[&["exclude", "file:///project/docs/*"], &upstream[..]].concat());
         project.ok(&["policy", "--budget", "3000"]);
@@ -417,8 +409,7 @@ fn an_upstream_crash_after_listing_leaves_the_others_served() {
         "flaky",
         "demo://notes/1",
         "--",
-        mcpick_bin(),
-        "demo-server",
+        fixture_bin(),
         "--page-size",
         "1000",
         "--crash-after",
@@ -593,9 +584,8 @@ fn an_http_upstream_back_before_the_first_set_is_published_is_said_to_be_back() 
     let go = dir.path().join("go");
     let start = || {
         Background::start(
-            mcpick_bin(),
+            fixture_bin(),
             &[
-                "demo-server",
                 "--http",
                 &address,
                 "--count",
@@ -859,22 +849,11 @@ fn an_upstream_update_reaches_subscribed_clients_in_both_eras() {
     }
 }
 
-/// A set over one upstream named `name`, pinned to `uri`, whose demo server gets `extra`
-/// arguments in the set file only (so making the set does not pay for them).
+/// A set over one upstream named `name`, pinned to `uri`, whose demo server (the test
+/// fixture) gets `extra` arguments in the set file only (so making the set does not pay for
+/// them).
 fn set_over_demo(dir: &Path, name: &str, uri: &str, extra: &[&str]) -> PathBuf {
-    let out = mcpick_in(
-        dir,
-        &[],
-        &[
-            "pin",
-            "--name",
-            name,
-            uri,
-            "--",
-            mcpick_bin(),
-            "demo-server",
-        ],
-    );
+    let out = mcpick_in(dir, &[], &["pin", "--name", name, uri, "--", fixture_bin()]);
     assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     let path = dir.join("mcpick.context.json");
     let mut set: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
@@ -1582,12 +1561,11 @@ fn a_list_change_asks_upstreams_only_for_the_updates_it_changed_in_both_eras() {
             args.into_iter().map(String::from).collect::<Vec<_>>()
         };
         let server = |log: &Path, churn: bool| -> Value {
-            let mut args = vec!["demo-server".to_string()];
-            args.extend(demo(log, churn));
+            let mut args = demo(log, churn);
             if era == "legacy" {
                 args.push("--legacy".into());
             }
-            serde_json::json!({ "type": "stdio", "command": mcpick_bin(), "args": args })
+            serde_json::json!({ "type": "stdio", "command": fixture_bin(), "args": args })
         };
         let set = serde_json::json!({
             "version": 1,

@@ -154,16 +154,16 @@ async fn a_stdio_server_that_exits_after_listing_is_not_started_again() {
     );
 }
 
-/// A supervisor over stdio running the demo server with `extra` flags, not retried.
+/// A supervisor over stdio running the demo server with `extra` flags (the test fixture for
+/// a fault), not retried.
 fn demo_over_stdio(extra: &[&str]) -> Supervisor {
-    let mut args = vec!["demo-server".to_string()];
-    args.extend(extra.iter().map(|a| a.to_string()));
+    let command = common::demo_command(extra);
     Supervisor {
         spec: ServerSpec {
             name: "demo".into(),
             transport: TransportSpec::Stdio {
-                command: common::mcpick_bin().into(),
-                args,
+                command: command[0].into(),
+                args: command[1..].iter().map(|a| a.to_string()).collect(),
                 env: Default::default(),
                 cwd: None,
             },

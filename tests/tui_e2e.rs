@@ -167,8 +167,8 @@ fn color_always_wins_over_no_color() {
 fn a_server_that_dies_after_listing_is_shown_failed() {
     let pane = Pane::new();
     pane.start(&format!(
-        "-- {} demo-server --count 10 --crash-after 2",
-        mcpick_bin()
+        "-- {} --count 10 --crash-after 2",
+        common::fixture_bin()
     ));
     pane.wait_text("ready · 10 resources");
     // The listing and the templates' are its first two requests; resting on a resource reads
@@ -656,8 +656,8 @@ fn capital_y_copies_the_bundle_export_prints() {
 #[test]
 fn resources_a_server_adds_appear_and_the_shown_one_refreshes() {
     let pane = Pane::new();
-    let bin = mcpick_bin();
-    pane.start(&format!("-- {bin} demo-server --count 20 --churn 700"));
+    let fixture = common::fixture_bin();
+    pane.start(&format!("-- {fixture} --count 20 --churn 700"));
     pane.wait_text("ready ·");
     // No key pressed: the list grows and the header counts the change.
     pane.wait_for("a list change in the header", |s| s.contains("+1 −0"));
@@ -689,12 +689,13 @@ fn capital_r_brings_back_a_crashed_server() {
     let dir = tempfile::tempdir().unwrap();
     let flag = dir.path().join("crashed-once");
     let bin = mcpick_bin();
+    let fixture = common::fixture_bin();
     // The first start crashes right after listing; the next one stays up.
     let script = dir.path().join("server.sh");
     std::fs::write(
         &script,
         format!(
-            "#!/bin/sh\nif [ -e '{f}' ]; then exec '{bin}' demo-server --count 10; fi\ntouch '{f}'\nexec '{bin}' demo-server --count 10 --crash-after 1\n",
+            "#!/bin/sh\nif [ -e '{f}' ]; then exec '{bin}' demo-server --count 10; fi\ntouch '{f}'\nexec '{fixture}' --count 10 --crash-after 1\n",
             f = flag.display()
         ),
     )
@@ -742,7 +743,7 @@ fn an_http_server_that_went_away_is_reconnected() {
 /// the background (the test's "browser" approves it) and the server then connects and lists.
 #[test]
 fn l_on_a_server_that_needs_login_signs_in_and_connects() {
-    let server = common::Background::demo_http(&["--oauth", "--count", "5"]);
+    let server = common::Background::fixture_http(&["--oauth", "--count", "5"]);
     let data = tempfile::tempdir().unwrap();
     let browser = common::repo_root().join("tests/peers/browser.sh");
     // The pane's environment is fixed: the sign-in's data directory and browser go on the

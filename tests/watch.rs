@@ -10,7 +10,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use common::{Background, isolated_home, mcpick_bin};
+use common::{Background, demo_command, fixture_bin, isolated_home, mcpick_bin};
 use serde_json::Value;
 
 /// `mcpick watch --json ARGS` running; its events read line by line.
@@ -145,14 +145,15 @@ fn an_http_server_that_restarts_is_back_with_what_changed_meanwhile() {
         let address = free_address();
         let log = dir.path().join(format!("{era}.log"));
         let start = |count: &str, log: Option<&std::path::Path>| {
-            let mut args = vec!["demo-server", "--http", &address, "--count", count];
+            let mut args = vec!["--http", &address, "--count", count];
             if era == "legacy" {
                 args.push("--legacy");
             }
             if let Some(log) = log {
                 args.extend(["--request-log", log.to_str().unwrap()]);
             }
-            Background::start(mcpick_bin(), &args, &[])
+            let command = demo_command(&args);
+            Background::start(command[0], &command[1..], &[])
         };
         let server = start("20", None);
         let mut watch = Watching::start(&["--url", &server.url]);
@@ -322,7 +323,7 @@ fn python_server_changes_arrive_over_streamable_http() {
 fn legacy_era_list_changes_and_updates_arrive_over_sse() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("requests.log");
-    let server = Background::demo_http(&[
+    let server = Background::fixture_http(&[
         "--legacy",
         "--count",
         "5",
@@ -387,14 +388,7 @@ fn a_list_change_asks_only_for_the_updates_it_adds_in_both_eras() {
     let dir = tempfile::tempdir().unwrap();
     for era in ["2026-07-28", "legacy"] {
         let log = dir.path().join(format!("{era}.log"));
-        let mut args = vec![
-            mcpick_bin(),
-            "demo-server",
-            "--count",
-            "5",
-            "--churn",
-            "100",
-        ];
+        let mut args = vec![fixture_bin(), "--count", "5", "--churn", "100"];
         args.extend(["--request-log", log.to_str().unwrap()]);
         if era == "legacy" {
             args.push("--legacy");

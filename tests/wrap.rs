@@ -346,7 +346,7 @@ fn an_http_entry_answers_as_the_upstream_but_for_the_excluded_resources() {
         &[("PY_CALL_LOG", calls)],
     );
     let demo = Background::demo_http(&["--count", "30"]);
-    let echo = Background::demo_http(&["--count", "30", "--echo-headers"]);
+    let echo = Background::fixture_http(&["--count", "30", "--echo-headers"]);
     let secret = "team-secret-4f1b9c";
     let original = format!(
         "{{\n  \"mcpServers\": {{\n    \"other\": {{ \"command\": \"true\" }},\n    \"py\":   {{ \"type\": \"http\", \"url\": {} }},\n    \"demo\": {{ \"type\": \"http\", \"url\": {}, \"headers\": {{ \"X-Team\": \"${{WRAP_TEAM}}\" }} }},\n    \"echo\": {{ \"type\": \"http\", \"url\": {},\n              \"headers\": {{ \"X-Wrap-Secret\": \"${{WRAP_SECRET}}\" }} }},\n    \"old\": {{ \"type\": \"sse\", \"url\": {} }}\n  }}\n}}\n",
@@ -756,7 +756,7 @@ fn an_http_upstream_that_goes_away_is_reported_as_the_server_failing_with_why() 
 
     // An upstream behind OAuth: the host's own sign-in is out of mcpick's reach, and the
     // host is told what to run instead of a bare 401.
-    let guarded = Background::demo_http(&["--count", "30", "--oauth"]);
+    let guarded = Background::fixture_http(&["--count", "30", "--oauth"]);
     std::fs::write(
         world.file(),
         json!({ "mcpServers": { "signed": { "type": "http", "url": guarded.url } } }).to_string(),
@@ -1311,7 +1311,7 @@ fn an_upstream_that_ends_is_reported_to_the_host_as_the_server_failing_with_why(
     std::fs::write(
         world.file(),
         json!({ "mcpServers": {
-            "crashes": { "command": mcpick, "args": ["demo-server", "--count", "30", "--crash-after", "1"] },
+            "crashes": { "command": fixture_bin(), "args": ["--count", "30", "--crash-after", "1"] },
             "killed": { "command": mcpick, "args": ["demo-server", "--count", "30"] },
         } })
         .to_string(),

@@ -104,8 +104,8 @@ Examples:\n  mcpick login docs\n  mcpick login --url https://mcp.example.com/mcp
     /// Run the built-in demo MCP server on stdin/stdout (or Streamable HTTP with --http).
     ///
     /// It publishes a few hundred realistic resources (nested paths, every kind of annotation,
-    /// a template with completion, a binary blob, a resource that changes). Flags make it page,
-    /// grow and misbehave on purpose, which is how mcpick's tests use it.
+    /// a template with completion, a binary blob, a resource that changes). Flags make it page
+    /// and grow.
     DemoServer(DemoArgs),
     /// Pin resources (always handed to the agent): `URI`, or `PREFIX*` for every resource
     /// under a prefix, now and later.

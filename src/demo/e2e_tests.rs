@@ -1,16 +1,15 @@
 //! End-to-end tests: an rmcp client talks to the demo server over an in-memory pipe (both
 //! protocol eras), over real Streamable HTTP, and raw JSON lines check the wire format.
 
-use std::{sync::Arc, time::Duration};
+use std::time::Duration;
 
 use base64::Engine;
 use rmcp::{
     ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient, ServiceError, ServiceExt,
     model::{
-        ArgumentInfo, CallToolRequestParams, CompleteRequestParams, ErrorCode,
-        PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, Reference,
-        ResourceContents, ResourceUpdatedNotificationParam, ServerNotification,
-        SubscribeRequestParams, SubscriptionFilter,
+        ArgumentInfo, CompleteRequestParams, ErrorCode, PaginatedRequestParams, ProtocolVersion,
+        ReadResourceRequestParams, Reference, ResourceContents, ResourceUpdatedNotificationParam,
+        ServerNotification, SubscribeRequestParams, SubscriptionFilter,
     },
     service::{NotificationContext, RunningService},
 };
@@ -20,11 +19,7 @@ use tokio::{
     sync::mpsc,
 };
 
-use super::{
-    DemoArgs, demo_resources,
-    misbehave::GarbageWriter,
-    server::{DemoServer, Shared},
-};
+use super::{DemoServer, demo_resources};
 
 /// A client that forwards `notifications/resources/updated` URIs to a channel.
 #[derive(Clone)]
@@ -44,15 +39,13 @@ impl ClientHandler for Client {
 
 type Running = RunningService<RoleClient, Client>;
 
-fn shared(args: DemoArgs) -> Shared {
-    let mut shared = Shared::build(&args);
-    shared.clock_tick = Duration::from_millis(100);
-    shared
+/// A demo server of `count` resources, `page_size` per page, whose clock ticks every 100 ms.
+fn server(count: usize, page_size: usize) -> DemoServer {
+    DemoServer::with_clock_tick(count, page_size, Duration::from_millis(100))
 }
 
-fn spawn_server(shared: Shared) -> tokio::io::DuplexStream {
+fn spawn_server(server: DemoServer) -> tokio::io::DuplexStream {
     let (server_io, client_io) = tokio::io::duplex(1 << 16);
-    let server = DemoServer::new(Arc::new(shared));
     tokio::spawn(async move {
         if let Ok(running) = server.serve(server_io).await {
             let _ = running.waiting().await;
@@ -61,10 +54,10 @@ fn spawn_server(shared: Shared) -> tokio::io::DuplexStream {
     client_io
 }
 
-async fn connect(shared: Shared, modern: bool) -> (Running, mpsc::UnboundedReceiver<String>) {
+async fn connect(server: DemoServer, modern: bool) -> (Running, mpsc::UnboundedReceiver<String>) {
     let (tx, rx) = mpsc::unbounded_channel();
     let client = Client { updates: tx };
-    let io = spawn_server(shared);
+    let io = spawn_server(server);
     let running = if modern {
         let lifecycle = ClientLifecycleMode::Discover {
             preferred_versions: vec![ProtocolVersion::V_2026_07_28],
@@ -74,14 +67,6 @@ async fn connect(shared: Shared, modern: bool) -> (Running, mpsc::UnboundedRecei
         client.serve(io).await.unwrap()
     };
     (running, rx)
-}
-
-fn args(count: usize, page_size: usize) -> DemoArgs {
-    DemoArgs {
-        count,
-        page_size,
-        ..DemoArgs::default()
-    }
 }
 
 fn mcp_error(e: ServiceError) -> rmcp::ErrorData {
@@ -107,7 +92,7 @@ async fn read(client: &Running, uri: &str) -> Result<Vec<ResourceContents>, Serv
 
 /// Everything a browser needs, in one era; run for both.
 async fn exercise(modern: bool) {
-    let (client, _updates) = connect(shared(args(250, 7)), modern).await;
+    let (client, _updates) = connect(server(250, 7), modern).await;
     let info = client.peer_info().unwrap();
     let server_info = info.server_info.clone().unwrap();
     assert_eq!(server_info.name, "mcpick-demo");
@@ -258,7 +243,7 @@ async fn modern_client_sees_everything() {
 
 #[tokio::test]
 async fn large_catalogue_pages_quickly() {
-    let (client, _) = connect(shared(args(1_000_000, 1_000)), false).await;
+    let (client, _) = connect(server(1_000_000, 1_000), false).await;
     let mut cursor = None;
     for _ in 0..3 {
         let params = PaginatedRequestParams::default().with_cursor(cursor);
@@ -282,7 +267,7 @@ async fn large_catalogue_pages_quickly() {
 #[tokio::test]
 #[allow(deprecated)] // resources/subscribe is the legacy era's API
 async fn legacy_subscription_ticks_until_unsubscribed() {
-    let (client, mut updates) = connect(shared(args(50, 10)), false).await;
+    let (client, mut updates) = connect(server(50, 10), false).await;
     client
         .subscribe(SubscribeRequestParams::new("demo://clock/now"))
         .await
@@ -315,7 +300,7 @@ async fn legacy_subscription_ticks_until_unsubscribed() {
 
 #[tokio::test]
 async fn modern_listen_delivers_clock_updates() {
-    let (client, _) = connect(shared(args(50, 10)), true).await;
+    let (client, _) = connect(server(50, 10), true).await;
     let filter = SubscriptionFilter::builder()
         .resource_subscription("demo://clock/now")
         .build();
@@ -340,57 +325,12 @@ async fn modern_listen_delivers_clock_updates() {
     client.cancel().await.unwrap();
 }
 
-#[tokio::test]
-async fn no_resources_means_method_not_found_and_a_tool() {
-    let a = DemoArgs {
-        no_resources: true,
-        ..DemoArgs::default()
-    };
-    let (client, _) = connect(shared(a), false).await;
-    let caps = &client.peer_info().unwrap().capabilities;
-    assert!(caps.resources.is_none() && caps.completions.is_none());
-    assert!(caps.tools.is_some());
-    let err = mcp_error(client.list_resources(None).await.unwrap_err());
-    assert_eq!(err.code, ErrorCode::METHOD_NOT_FOUND);
-    let tools = client.list_all_tools().await.unwrap();
-    assert_eq!(tools.len(), 1);
-    assert_eq!(tools[0].name, "echo");
-    let mut args = serde_json::Map::new();
-    args.insert("text".into(), json!("hello"));
-    let result = client
-        .call_tool(CallToolRequestParams::new("echo").with_arguments(args))
-        .await
-        .unwrap();
-    assert_eq!(result.content[0].as_text().unwrap().text, "hello");
-    client.cancel().await.unwrap();
-}
-
-#[tokio::test]
-async fn hang_after_stops_answering() {
-    let a = DemoArgs {
-        hang_after: Some(2),
-        ..args(50, 10)
-    };
-    let (client, _) = connect(shared(a), false).await;
-    client.list_resources(None).await.unwrap();
-    read(&client, "demo://empty").await.unwrap();
-    let third = tokio::time::timeout(Duration::from_millis(500), read(&client, "demo://empty"));
-    assert!(third.await.is_err(), "the third request must hang");
-    let ping = tokio::time::timeout(
-        Duration::from_millis(300),
-        client.send_request(rmcp::model::ClientRequest::PingRequest(Default::default())),
-    );
-    assert!(ping.await.is_err(), "pings hang too once hung");
-}
-
 /// Sends raw JSON-RPC lines and returns the lines the server writes, as text.
-async fn raw_session(shared: Shared, requests: &[Value], expect_lines: usize) -> Vec<String> {
+async fn raw_session(server: DemoServer, requests: &[Value], expect_lines: usize) -> Vec<String> {
     let (client_io, server_io) = tokio::io::duplex(1 << 16);
     let (server_read, server_write) = tokio::io::split(server_io);
-    let flag = shared.misbehave.garbage_flag();
-    let server = DemoServer::new(Arc::new(shared));
     tokio::spawn(async move {
-        let transport = (server_read, GarbageWriter::new(server_write, flag));
+        let transport = (server_read, server_write);
         if let Ok(running) = server.serve(transport).await {
             let _ = running.waiting().await;
         }
@@ -440,7 +380,7 @@ async fn wire_format_of_a_page_and_a_not_found() {
         json!({"jsonrpc": "2.0", "id": 3, "method": "resources/read",
         "params": {"uri": "demo://nope"}}),
     );
-    let lines = raw_session(shared(args(20, 5)), &requests, 3).await;
+    let lines = raw_session(server(20, 5), &requests, 3).await;
     let init: Value = serde_json::from_str(&lines[0]).unwrap();
     assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
     assert_eq!(init["result"]["serverInfo"]["name"], "mcpick-demo");
@@ -472,33 +412,14 @@ async fn wire_format_of_a_page_and_a_not_found() {
 }
 
 #[tokio::test]
-async fn garbage_line_arrives_between_messages() {
-    let a = DemoArgs {
-        garbage_after: Some(1),
-        ..args(20, 5)
-    };
-    let mut requests = legacy_opening();
-    for id in 2..5 {
-        requests.push(
-            json!({"jsonrpc": "2.0", "id": id, "method": "resources/read",
-            "params": {"uri": "demo://empty"}}),
-        );
-    }
-    let lines = raw_session(shared(a), &requests, 5).await;
-    assert!(lines[1].contains("\"id\":2"), "{lines:#?}");
-    assert_eq!(lines[2], "this is not json {{{");
-    assert!(lines[3].contains("\"id\":3"), "{lines:#?}");
-    assert!(lines[4].contains("\"id\":4"), "{lines:#?}");
-}
-
-#[tokio::test]
 async fn streamable_http_serves_at_slash_mcp() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
+    let demo = server(30, 10);
     let server = tokio::spawn(super::http::serve_on(
-        Arc::new(shared(args(30, 10))),
         listener,
-        None,
+        move || demo.connection(),
+        (),
     ));
 
     let _ = rustls::crypto::ring::default_provider().install_default();

@@ -1,7 +1,8 @@
 //! HTTP transports for the demo server: rmcp's Streamable HTTP tower service behind hyper 1,
 //! mounted at `/mcp`, and the legacy HTTP+SSE transport at `/sse` + `/message` (see
-//! [`super::sse`]). `/moved/PATH` answers 308 to `/PATH` (a same-origin redirect, to test
-//! clients' redirect handling); anything else is 404.
+//! [`super::sse`]). `/moved/PATH` answers 308 to `/PATH` (a same-origin redirect); anything
+//! else is 404. A [`Gate`] may stand in front of the MCP endpoints (the demo has none; the test
+//! fixture puts its OAuth and header checks there).
 
 use std::{
     convert::Infallible,
@@ -20,70 +21,90 @@ use hyper::{
     service::{Service, service_fn},
 };
 use hyper_util::{rt::TokioIo, service::TowerToHyperService};
-use rmcp::transport::streamable_http_server::{
-    StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
+use rmcp::{
+    ServerHandler,
+    transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
+    },
 };
 use tokio::{net::TcpListener, sync::mpsc};
 
-use super::{
-    oauth::{Authority, OAuthOptions},
-    server::{DemoServer, Shared},
-    sse::{self, MESSAGE_PATH, SSE_PATH, Sessions},
-};
+use super::sse::{self, Sessions};
+pub use super::sse::{MESSAGE_PATH, SSE_PATH, read_body};
 
-/// The only path the server answers on.
-pub(crate) const MCP_PATH: &str = "/mcp";
+/// Where Streamable HTTP is served.
+pub const MCP_PATH: &str = "/mcp";
 
-/// Binds `addr` and serves until Ctrl-C. Prints `listening on http://ADDR/mcp` to stdout once bound.
-pub(crate) async fn serve(
-    shared: Arc<Shared>,
-    addr: SocketAddr,
-    required: Option<(String, String)>,
-    oauth: Option<OAuthOptions>,
-) -> anyhow::Result<()> {
+/// Whether `path` is one of the MCP endpoints (Streamable HTTP, or legacy SSE's two).
+pub fn is_mcp_path(path: &str) -> bool {
+    [MCP_PATH, SSE_PATH, MESSAGE_PATH].contains(&path)
+}
+
+/// What stands in front of the server: sees every request but a `/moved/` redirect first,
+/// and answers it itself (`Err`) or hands it on to be served (`Ok`). `()` hands everything on.
+pub trait Gate: Send + Sync + 'static {
+    fn admit(
+        &self,
+        req: Request<Incoming>,
+    ) -> impl Future<Output = Result<Request<Incoming>, Response<Bytes>>> + Send;
+}
+
+impl Gate for () {
+    async fn admit(&self, req: Request<Incoming>) -> Result<Request<Incoming>, Response<Bytes>> {
+        Ok(req)
+    }
+}
+
+/// Binds `addr` and announces it: prints `listening on http://ADDR/mcp` to stdout, with the
+/// port chosen when `addr`'s is 0.
+pub async fn bind(addr: SocketAddr) -> anyhow::Result<TcpListener> {
     let listener = TcpListener::bind(addr).await?;
     let local = listener.local_addr()?;
-    {
-        let mut stdout = std::io::stdout().lock();
-        writeln!(stdout, "listening on http://{local}{MCP_PATH}")?;
-        stdout.flush()?;
-    }
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "listening on http://{local}{MCP_PATH}")?;
+    stdout.flush()?;
+    Ok(listener)
+}
+
+/// [`serve_on`] until Ctrl-C.
+pub async fn serve<H, G>(
+    listener: TcpListener,
+    connection: impl Fn() -> H + Send + Sync + 'static,
+    gate: G,
+) -> anyhow::Result<()>
+where
+    H: ServerHandler + Send + 'static,
+    G: Gate,
+{
     tokio::select! {
-        result = serve_guarded(shared, listener, required, oauth) => result,
+        result = serve_on(listener, connection, gate) => result,
         _ = tokio::signal::ctrl_c() => Ok(()),
     }
 }
 
-/// Serves MCP on an already bound listener, forever. With `required`, requests without that
-/// exact header are refused with 401 (to test that clients send configured headers).
-#[cfg(test)]
-pub(crate) async fn serve_on(
-    shared: Arc<Shared>,
+/// Serves MCP on an already bound listener, forever: one handler from `connection` per
+/// session (Streamable HTTP or legacy SSE), every request past `gate` first.
+pub async fn serve_on<H, G>(
     listener: TcpListener,
-    required: Option<(String, String)>,
-) -> anyhow::Result<()> {
-    serve_guarded(shared, listener, required, None).await
-}
-
-/// [`serve_on`], and with `oauth` behind OAuth (see [`super::oauth`]).
-async fn serve_guarded(
-    shared: Arc<Shared>,
-    listener: TcpListener,
-    required: Option<(String, String)>,
-    oauth: Option<OAuthOptions>,
-) -> anyhow::Result<()> {
-    let required = Arc::new(required);
+    connection: impl Fn() -> H + Send + Sync + 'static,
+    gate: G,
+) -> anyhow::Result<()>
+where
+    H: ServerHandler + Send + 'static,
+    G: Gate,
+{
     let local = listener.local_addr()?;
-    let authority = oauth.map(|options| Arc::new(Authority::new(local, options)));
+    let gate = Arc::new(gate);
+    let connection = Arc::new(connection);
     // rmcp refuses Host headers that are not loopback by default (DNS rebinding defence).
     // Binding a non-loopback address means remote clients are wanted, so let them in.
     let mut config = StreamableHttpServerConfig::default();
     if !local.ip().is_loopback() {
         config = config.disable_allowed_hosts();
     }
-    let for_mcp = shared.clone();
+    let for_mcp = connection.clone();
     let mcp = StreamableHttpService::new(
-        move || Ok(DemoServer::new(for_mcp.clone())),
+        move || Ok(for_mcp()),
         Arc::new(LocalSessionManager::default()),
         config,
     );
@@ -100,51 +121,28 @@ async fn serve_guarded(
             }
         };
         let mcp = mcp.clone();
-        let required = required.clone();
-        let shared = shared.clone();
+        let gate = gate.clone();
+        let connection = connection.clone();
         let sessions = sessions.clone();
-        let authority = authority.clone();
         tokio::spawn(async move {
             let route = service_fn(move |req: Request<Incoming>| {
                 let mcp = mcp.clone();
-                let required = required.clone();
-                let shared = shared.clone();
+                let gate = gate.clone();
+                let connection = connection.clone();
                 let sessions = sessions.clone();
-                let authority = authority.clone();
                 async move {
                     if let Some(to) = moved(req.uri()) {
                         return Ok::<_, Infallible>(redirect(&to));
                     }
-                    if let Some(authority) = &authority {
-                        let path = req.uri().path();
-                        if [MCP_PATH, SSE_PATH, MESSAGE_PATH].contains(&path) {
-                            if let Some(refused) = authority.check(req.headers()) {
-                                return Ok(refused.into_response(|b| Routed::Chunk(Some(b))));
-                            }
-                        } else {
-                            return Ok(match authority.route(req).await {
-                                Some(answer) => answer.into_response(|b| Routed::Chunk(Some(b))),
-                                None => not_found(),
-                            });
-                        }
-                    }
-                    let path = req.uri().path();
-                    if ![MCP_PATH, SSE_PATH, MESSAGE_PATH].contains(&path) {
-                        return Ok(not_found());
-                    }
-                    if let Some((name, value)) = &*required
-                        && req
-                            .headers()
-                            .get(name.as_str())
-                            .and_then(|v| v.to_str().ok())
-                            != Some(value.as_str())
-                    {
-                        return Ok(unauthorized());
-                    }
+                    let req = match gate.admit(req).await {
+                        Ok(req) => req,
+                        Err(answer) => return Ok(answer.map(|b| Routed::Chunk(Some(b)))),
+                    };
                     match req.uri().path() {
-                        SSE_PATH => Ok(event_stream(sse::open(shared, sessions))),
+                        SSE_PATH => Ok(event_stream(sse::open(connection(), sessions))),
                         MESSAGE_PATH => Ok(sse::post(&sessions, req).await.map(Routed::Chunk)),
-                        _ => Ok(mcp.call(req).await?.map(Routed::Mcp)),
+                        MCP_PATH => Ok(mcp.call(req).await?.map(Routed::Mcp)),
+                        _ => Ok(not_found()),
                     }
                 }
             });
@@ -198,18 +196,6 @@ fn not_found<B>() -> Response<Routed<B>> {
         b"not found: the MCP endpoints are /mcp (Streamable HTTP) and /sse (legacy HTTP+SSE)\n",
     ))));
     *response.status_mut() = StatusCode::NOT_FOUND;
-    response
-}
-
-fn unauthorized<B>() -> Response<Routed<B>> {
-    let mut response = Response::new(Routed::Chunk(Some(Bytes::from_static(
-        b"unauthorized: a required header is missing\n",
-    ))));
-    *response.status_mut() = StatusCode::UNAUTHORIZED;
-    response.headers_mut().insert(
-        "www-authenticate",
-        http::HeaderValue::from_static("Bearer realm=\"mcpick-demo\""),
-    );
     response
 }
 

@@ -11,24 +11,23 @@ use std::{
     },
 };
 
+use crate::sync::Locked;
 use bytes::Bytes;
 use hyper::{
     Request, Response, StatusCode,
     body::{Body, Incoming},
 };
 use rmcp::{
-    ServiceExt,
+    ServerHandler, ServiceExt,
     service::{RoleServer, RxJsonRpcMessage, TxJsonRpcMessage},
     transport::Transport,
 };
 use tokio::sync::mpsc;
 
-use super::server::{DemoServer, Shared};
-
 /// Where the event stream opens.
-pub(crate) const SSE_PATH: &str = "/sse";
+pub const SSE_PATH: &str = "/sse";
 /// Where clients post messages.
-pub(crate) const MESSAGE_PATH: &str = "/message";
+pub const MESSAGE_PATH: &str = "/message";
 /// Largest message body accepted from a client.
 const MAX_POST_BYTES: usize = 4 * 1024 * 1024;
 
@@ -41,29 +40,26 @@ pub(crate) struct Sessions {
 
 impl Sessions {
     fn inbox(&self, id: &str) -> Option<mpsc::Sender<RxJsonRpcMessage<RoleServer>>> {
-        let map = self.inboxes.lock().unwrap_or_else(|e| e.into_inner());
+        let map = self.inboxes.locked();
         map.get(id).cloned()
     }
 }
 
-/// `GET /sse`: starts a session and returns the receiving end of its event stream.
-pub(crate) fn open(shared: Arc<Shared>, sessions: Arc<Sessions>) -> mpsc::Receiver<Bytes> {
+/// `GET /sse`: starts a session served by `server` and returns the receiving end of its
+/// event stream.
+pub(crate) fn open<H: ServerHandler>(server: H, sessions: Arc<Sessions>) -> mpsc::Receiver<Bytes> {
     let id = sessions.next.fetch_add(1, Ordering::SeqCst).to_string();
     let (inbox_tx, inbox) = mpsc::channel(64);
     let (events, stream) = mpsc::channel(16);
     let endpoint = format!("event: endpoint\ndata: {MESSAGE_PATH}?session={id}\n\n");
     let _ = events.try_send(Bytes::from(endpoint));
-    sessions
-        .inboxes
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(id.clone(), inbox_tx);
+    sessions.inboxes.locked().insert(id.clone(), inbox_tx);
     tokio::spawn(async move {
         let transport = Channels { inbox, events };
-        if let Ok(running) = DemoServer::new(shared).serve(transport).await {
+        if let Ok(running) = server.serve(transport).await {
             let _ = running.waiting().await;
         }
-        let mut map = sessions.inboxes.lock().unwrap_or_else(|e| e.into_inner());
+        let mut map = sessions.inboxes.locked();
         map.remove(&id);
     });
     stream
@@ -94,7 +90,8 @@ pub(crate) async fn post(sessions: &Sessions, req: Request<Incoming>) -> Respons
     plain(StatusCode::ACCEPTED, "")
 }
 
-pub(crate) async fn read_body(mut body: Incoming) -> Option<Vec<u8>> {
+/// A request's whole body; `None` when it cannot be read or is over 4 MiB.
+pub async fn read_body(mut body: Incoming) -> Option<Vec<u8>> {
     let mut out = Vec::new();
     while let Some(frame) =
         std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx)).await

@@ -135,7 +135,7 @@ mod tests {
     use crate::mcp::spec::TransportSpec;
     use std::time::Duration;
 
-    /// A demo server with `--churn`: each tick appends `demo://live/N` at the end of its
+    /// The test fixture's demo server with `--churn`: each tick appends `demo://live/N` at the end of its
     /// listing, which the per-server task sends as that one resource, not the whole listing.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_resource_the_server_appends_is_sent_as_what_changed() {
@@ -144,12 +144,17 @@ mod tests {
             .unwrap()
             .local_addr()
             .unwrap();
-        let args = crate::demo::DemoArgs {
-            count: 30,
-            churn: Some(150),
-            ..Default::default()
-        };
-        tokio::spawn(crate::demo::serve_http(args, addr));
+        let at = addr.to_string();
+        let args = [
+            "mcpick-fixture",
+            "--http",
+            &at,
+            "--count",
+            "30",
+            "--churn",
+            "150",
+        ];
+        tokio::spawn(mcpick_fixture::serve(mcpick_fixture::parse(args)));
         while tokio::net::TcpStream::connect(addr).await.is_err() {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }

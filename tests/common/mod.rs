@@ -24,6 +24,95 @@ pub fn repo_root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The test fixture server, `mcpick-fixture` (the workspace member `fixture/`): the demo
+/// server of `mcpick demo-server` with the same options, plus the faults the tests inject
+/// (`--crash-after`, `--hostile`, `--violate`, `--churn`, `--oauth`, …), which mcpick itself
+/// does not have. It sits next to `mcpick` in the target directory, where `cargo test` builds
+/// it (the fixture is a default member of the workspace). When it is missing or older than
+/// the sources it is built from (a run limited to this package, `cargo test -p mcpick`), it is
+/// built here first, once per test binary.
+pub fn fixture_bin() -> &'static str {
+    static BIN: OnceLock<String> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let dir = Path::new(mcpick_bin())
+            .parent()
+            .expect("mcpick's directory");
+        let bin = dir.join(format!("mcpick-fixture{}", std::env::consts::EXE_SUFFIX));
+        if fixture_is_stale(&bin) {
+            build_fixture(dir);
+        }
+        assert!(
+            bin.is_file(),
+            "no test fixture at {} (cargo build -p mcpick-fixture)",
+            bin.display()
+        );
+        bin.to_string_lossy().into_owned()
+    })
+}
+
+/// The command line of the demo server with `flags`: `mcpick demo-server FLAGS` when they are
+/// all the demo's own (`--count`, `--page-size`, `--http`), else the test fixture
+/// (`mcpick-fixture FLAGS`, see [`fixture_bin`]), which takes the demo's options and the faults.
+pub fn demo_command<'a>(flags: &[&'a str]) -> Vec<&'a str> {
+    let demo_only = flags
+        .iter()
+        .all(|f| !f.starts_with("--") || ["--count", "--page-size", "--http"].contains(f));
+    let mut command = if demo_only {
+        vec![mcpick_bin(), "demo-server"]
+    } else {
+        vec![fixture_bin()]
+    };
+    command.extend_from_slice(flags);
+    command
+}
+
+/// Whether `bin` is missing or older than a file of the fixture, of mcpick (it links the
+/// library) or of the workspace's manifests.
+fn fixture_is_stale(bin: &Path) -> bool {
+    fn newest(path: &Path) -> Option<std::time::SystemTime> {
+        let meta = std::fs::metadata(path).ok()?;
+        if !meta.is_dir() {
+            return meta.modified().ok();
+        }
+        std::fs::read_dir(path)
+            .ok()?
+            .filter_map(|entry| newest(&entry.ok()?.path()))
+            .max()
+    }
+    let Some(built) = std::fs::metadata(bin).and_then(|m| m.modified()).ok() else {
+        return true;
+    };
+    ["fixture", "src", "Cargo.toml", "Cargo.lock"]
+        .iter()
+        .filter_map(|p| newest(&repo_root().join(p)))
+        .any(|changed| changed > built)
+}
+
+/// `cargo build -p mcpick-fixture` into `dir` (`target/debug` or another profile's).
+fn build_fixture(dir: &Path) {
+    let profile = match dir.file_name().and_then(|n| n.to_str()) {
+        Some("debug") | None => "dev",
+        Some(other) => other,
+    };
+    let target = dir.parent().expect("the target directory");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = Command::new(cargo)
+        .args([
+            "build",
+            "--quiet",
+            "-p",
+            "mcpick-fixture",
+            "--profile",
+            profile,
+        ])
+        .arg("--target-dir")
+        .arg(target)
+        .current_dir(repo_root())
+        .status()
+        .expect("run cargo to build the test fixture");
+    assert!(status.success(), "cargo build -p mcpick-fixture: {status}");
+}
+
 /// Runs mcpick with `args` and returns its output; fails the test if it runs over 120 s.
 /// The real user's config files never reach it (see [`isolated_home`]).
 pub fn mcpick(args: &[&str]) -> Output {
@@ -196,6 +285,14 @@ impl Background {
         let mut all = vec!["demo-server", "--http", "127.0.0.1:0"];
         all.extend_from_slice(args);
         Background::start(mcpick_bin(), &all, &[])
+    }
+
+    /// The test fixture ([`fixture_bin`]) over Streamable HTTP on a free loopback port, with
+    /// more `args` (the demo's and the faults).
+    pub fn fixture_http(args: &[&str]) -> Background {
+        let mut all = vec!["--http", "127.0.0.1:0"];
+        all.extend_from_slice(args);
+        Background::start(fixture_bin(), &all, &[])
     }
 
     pub fn start(program: &str, args: &[&str], env: &[(&str, &str)]) -> Background {
