@@ -318,11 +318,12 @@ pub fn say(turn: &Turn<'_>, channel: &PerTurn, set_name: &str, served_as: &str) 
         .added
         .iter()
         .map(|r| (*r, "newly part of the context set"))
-        .chain(
-            turn.changed
-                .iter()
-                .map(|r| (*r, "changed at its server; this replaces what it said before")),
-        )
+        .chain(turn.changed.iter().map(|r| {
+            (
+                *r,
+                "changed at its server; this replaces what it said before",
+            )
+        }))
         .collect();
     let mut left = Vec::new();
     for (n, (r, why)) in blocks.iter().enumerate() {
@@ -368,14 +369,7 @@ pub fn say(turn: &Turn<'_>, channel: &PerTurn, set_name: &str, served_as: &str) 
 /// `s` as a code span (cleaned to one line).
 fn code(s: &str) -> String {
     let clean = sanitize::line(s, 1000);
-    let fence = "`".repeat(
-        clean
-            .split(|c| c != '`')
-            .map(str::len)
-            .max()
-            .unwrap_or(0)
-            + 1,
-    );
+    let fence = "`".repeat(clean.split(|c| c != '`').map(str::len).max().unwrap_or(0) + 1);
     format!("{fence}{clean}{fence}")
 }
 
@@ -450,22 +444,37 @@ mod tests {
         assert_eq!(turn.changed, vec![&now.resources[0]]);
         assert_eq!(turn.withdrawn.len(), 1);
         let said = say(&turn, &CLAUDE, "set.json", "mcpick");
-        assert!(said.text.contains("disregard what it said"), "{}", said.text);
+        assert!(
+            said.text.contains("disregard what it said"),
+            "{}",
+            said.text
+        );
         assert!(said.text.contains("a://1"));
         assert!(said.text.contains("\nthree\n"), "verbatim in its fence");
         assert!(said.text.contains("\nTWO, CHANGED\n"));
         apply(&mut session, &said);
         assert_eq!(session.given, now.given());
-        assert!(diff(&session.given, &now).is_empty(), "the next turn adds nothing");
+        assert!(
+            diff(&session.given, &now).is_empty(),
+            "the next turn adds nothing"
+        );
     }
 
     #[test]
     fn what_does_not_fit_is_named_and_offered_again() {
         let big = "x".repeat(6_000);
-        let now = snapshot(vec![r("a://1", &big), r("a://2", &big), r("a://3", "small")]);
+        let now = snapshot(vec![
+            r("a://1", &big),
+            r("a://2", &big),
+            r("a://3", "small"),
+        ]);
         let mut session = Session::default();
         let said = say(&diff(&session.given, &now), &CLAUDE, "s", "mcpick");
-        assert!(said.text.len() <= CLAUDE.cap.unwrap(), "{}", said.text.len());
+        assert!(
+            said.text.len() <= CLAUDE.cap.unwrap(),
+            "{}",
+            said.text.len()
+        );
         assert_eq!(said.deferred, vec![now.resources[1].key()]);
         assert!(said.text.contains("did not fit this turn"));
         apply(&mut session, &said);
