@@ -80,6 +80,7 @@ async fn run(cli: Cli) -> ExitCode {
         }
         Some(Command::Man) => return ExitCode::from(commands::completions::man() as u8),
         Some(Command::Trust(args)) => return ExitCode::from(commands::trust::run(args) as u8),
+        Some(Command::Turn(args)) => return ExitCode::from(commands::turn::run(args) as u8),
         Some(Command::Uninstall(args)) => {
             return ExitCode::from(commands::install::uninstall(args) as u8);
         }
@@ -142,6 +143,7 @@ async fn run(cli: Cli) -> ExitCode {
             | Command::Uninstall(_)
             | Command::Completions(_)
             | Command::Trust(_)
+            | Command::Turn(_)
             | Command::Man => unreachable!("handled above"),
         }
     };

@@ -184,6 +184,52 @@ impl World {
         text
     }
 
+    /// Claude Code's interactive prompt in a real terminal (tmux) in the project, onboarding
+    /// done, the project and its servers trusted, the stub as its model API.
+    fn claude_interactive(&self, stub: &Stub) -> Tmux {
+        let project = self.project();
+        std::fs::write(
+            self.home().join(".claude.json"),
+            serde_json::json!({
+                "hasCompletedOnboarding": true, "theme": "dark",
+                "customApiKeyResponses": { "approved": ["dummy"], "rejected": [] },
+                "projects": { project.to_str().unwrap(): {
+                    "hasTrustDialogAccepted": true, "enableAllProjectMcpServers": true,
+                    "hasCompletedProjectOnboarding": true } }
+            })
+            .to_string(),
+        )
+        .unwrap();
+        let mut env = self.env();
+        env.extend([
+            (
+                "ANTHROPIC_BASE_URL".into(),
+                format!("http://127.0.0.1:{}", stub.port),
+            ),
+            ("ANTHROPIC_API_KEY".into(), "dummy".into()),
+            (
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC".into(),
+                "1".into(),
+            ),
+            ("DISABLE_TELEMETRY".into(), "1".into()),
+            ("DISABLE_AUTOUPDATER".into(), "1".into()),
+        ]);
+        let mut command = vec!["env".to_string()];
+        command.extend(env.iter().map(|(k, v)| format!("{k}={v}")));
+        command.push(
+            peers()
+                .join("node/node_modules/.bin/claude")
+                .display()
+                .to_string(),
+        );
+        let shell = command
+            .iter()
+            .map(|w| format!("'{}'", w.replace('\'', "'\\''")))
+            .collect::<Vec<_>>()
+            .join(" ");
+        Tmux::start(160, 40, Some(&project), &[shell])
+    }
+
     /// Runs a host CLI in the project with the stub as its model API.
     fn host(&self, stub: &Stub, program: &str, args: &[&str], env: &[(&str, String)]) -> String {
         let bin = peers().join("node/node_modules/.bin").join(program);
@@ -697,50 +743,9 @@ fn claude_code_expands_a_mention_typed_in_its_interactive_prompt() {
     let mention = mentions.lines().next().expect("a mention").to_string();
     let uri = mention.trim_start_matches("@mcpick:").to_string();
     let text = world.ok(&["read", "--demo", &uri]);
-    let project = world.project();
-    // Onboarding done, the project trusted, its servers and the stub's key approved.
-    std::fs::write(
-        world.home().join(".claude.json"),
-        serde_json::json!({
-            "hasCompletedOnboarding": true, "theme": "dark",
-            "customApiKeyResponses": { "approved": ["dummy"], "rejected": [] },
-            "projects": { project.to_str().unwrap(): {
-                "hasTrustDialogAccepted": true, "enableAllProjectMcpServers": true,
-                "hasCompletedProjectOnboarding": true } }
-        })
-        .to_string(),
-    )
-    .unwrap();
     let stub_dir = tempfile::tempdir().unwrap();
     let stub = Stub::start(stub_dir.path());
-    let mut env = world.env();
-    env.extend([
-        (
-            "ANTHROPIC_BASE_URL".into(),
-            format!("http://127.0.0.1:{}", stub.port),
-        ),
-        ("ANTHROPIC_API_KEY".into(), "dummy".into()),
-        (
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC".into(),
-            "1".into(),
-        ),
-        ("DISABLE_TELEMETRY".into(), "1".into()),
-        ("DISABLE_AUTOUPDATER".into(), "1".into()),
-    ]);
-    let mut command = vec!["env".to_string()];
-    command.extend(env.iter().map(|(k, v)| format!("{k}={v}")));
-    command.push(
-        peers()
-            .join("node/node_modules/.bin/claude")
-            .display()
-            .to_string(),
-    );
-    let shell = command
-        .iter()
-        .map(|w| format!("'{}'", w.replace('\'', "'\\''")))
-        .collect::<Vec<_>>()
-        .join(" ");
-    let tmux = Tmux::start(160, 40, Some(&project), &[shell]);
+    let tmux = world.claude_interactive(&stub);
     let wait_for = |what: &str, secs: u64| {
         tmux.wait(Duration::from_secs(secs), |s| s.contains(what))
             .is_ok()
@@ -818,4 +823,141 @@ fn preview_host_warns_when_the_context_tool_answer_is_over_the_hosts_tool_cut() 
     let set = set.to_str().unwrap();
     assert_eq!(warn("claude-code", Some(set)), None);
     assert_eq!(warn("codex", Some(set)), None);
+}
+
+/// The text of every request in `requests` made after the first `n`, and of the one holding
+/// `marker` (a prompt typed), as the model got it.
+fn request_with(stub: &Stub, marker: &str) -> Option<String> {
+    stub.requests("anthropic").iter().rev().find_map(|r| {
+        let mut text = String::new();
+        all_text(&r["messages"], &mut text);
+        text.contains(marker).then_some(text)
+    })
+}
+
+/// Live delivery in Claude Code, over three turns of one interactive session: a pin and an
+/// exclude made between turn 1 and turn 2 reach the model on turn 2 (the newly pinned resource
+/// verbatim, the excluded one named as withdrawn), and turn 3, with nothing changed, adds
+/// nothing.
+#[test]
+fn claude_code_gets_a_change_of_the_set_on_the_next_turn() {
+    let world = World::new();
+    // A resource whose text changes at every read would change every turn.
+    world.ok(&["exclude", "--demo", "demo://clock/*"]);
+    world.ok(&["install", "claude-code"]);
+    // The hooks (until `install` writes them): every event runs `mcpick turn`.
+    let hook = serde_json::json!([{ "hooks": [{ "type": "command", "command": "mcpick turn claude-code" }] }]);
+    std::fs::create_dir_all(world.project().join(".claude")).unwrap();
+    std::fs::write(
+        world.project().join(".claude/settings.json"),
+        serde_json::json!({ "hooks": {
+            "UserPromptSubmit": hook, "SessionStart": hook,
+            "PreCompact": hook, "SessionEnd": hook } })
+        .to_string(),
+    )
+    .unwrap();
+    let promised = world.promised("claude-code");
+    let included: Vec<String> = promised["included"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["uri"].as_str().unwrap().to_string())
+        .collect();
+    let withdrawn = included.last().unwrap().clone();
+    let pinned = promised["leftOut"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["reason"] == "over budget")
+        .expect("a resource left out by the budget")["uri"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let pinned_text = world.read(&pinned);
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = Stub::start(stub_dir.path());
+    let tmux = world.claude_interactive(&stub);
+    let ready = tmux
+        .wait(Duration::from_secs(60), |s| {
+            s.contains("auto mode") || s.contains("❯")
+        })
+        .is_ok();
+    std::thread::sleep(Duration::from_secs(3));
+    let turn = |prompt: &str| -> Option<String> {
+        tmux.type_text(prompt);
+        std::thread::sleep(Duration::from_millis(500));
+        tmux.keys(&["Enter"]);
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while std::time::Instant::now() < deadline {
+            if let Some(text) = request_with(&stub, prompt) {
+                return Some(text);
+            }
+            std::thread::sleep(Duration::from_millis(300));
+        }
+        None
+    };
+    let first = ready.then(|| turn("first turn please")).flatten();
+    world.ok(&["pin", "--demo", &pinned]);
+    world.ok(&["exclude", "--demo", &withdrawn]);
+    let predicted = world.run(&["preview", "--host", "claude-code", "--next-turn"]);
+    let second = first.as_ref().and_then(|_| turn("second turn please"));
+    let third = second.as_ref().and_then(|_| turn("third turn please"));
+    // Held back while the session ran (Claude Code would also send the changed lines,
+    // numbered): written when it ends.
+    let file = world.project().join(".mcpick/mcpick.claude-code.md");
+    let during = std::fs::read_to_string(&file).unwrap();
+    tmux.type_text("/exit");
+    std::thread::sleep(Duration::from_millis(500));
+    tmux.keys(&["Enter"]);
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let mut after_end = during.clone();
+    while after_end == during && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(300));
+        after_end = std::fs::read_to_string(&file).unwrap();
+    }
+    let shown = tmux.screen();
+    drop(tmux);
+    let first = first.unwrap_or_else(|| panic!("turn 1 never reached the model:\n{shown}"));
+    let second = second.unwrap_or_else(|| panic!("turn 2 never reached the model:\n{shown}"));
+    let third = third.unwrap_or_else(|| panic!("turn 3 never reached the model:\n{shown}"));
+    const CHANGED: &str = "changed since your last turn";
+    assert!(!first.contains(CHANGED), "nothing changed before turn 1");
+    assert!(second.contains(CHANGED), "turn 2 says what changed");
+    let after = &second[second.find(CHANGED).unwrap()..];
+    assert!(
+        after.contains(pinned_text.trim_end()),
+        "the newly pinned resource, verbatim:\n{after}"
+    );
+    assert!(
+        after.contains("disregard what it said") && after.contains(&withdrawn),
+        "the excluded one named as withdrawn:\n{after}"
+    );
+    assert_eq!(
+        third.matches(CHANGED).count(),
+        second.matches(CHANGED).count(),
+        "turn 3, with nothing changed, adds nothing"
+    );
+    let told = stderr(&predicted);
+    assert!(told.contains("next turn: +1 −1"), "{told}");
+    let predicted = stdout(&predicted);
+    assert!(
+        predicted.starts_with("UserPromptSubmit hook additional context: "),
+        "{predicted}"
+    );
+    assert!(
+        second.contains(predicted.trim_end()),
+        "what --next-turn predicted is what arrived:\n{predicted}"
+    );
+    assert!(
+        !second.contains("changed on disk"),
+        "the change reached the model once, not also as Claude Code's numbered note"
+    );
+    assert!(
+        !during.contains(pinned_text.trim_end()),
+        "the session-start file is held back while the session runs"
+    );
+    assert!(
+        after_end.contains(pinned_text.trim_end()),
+        "and written when it ends"
+    );
 }

@@ -204,6 +204,12 @@ pub struct PreviewArgs {
     )]
     pub served_as: String,
 
+    /// With --host: what the next turn of each running session of that host will be given
+    /// (what changed in the set since that session's model last got it), in the host's
+    /// wrapper, as its per-turn hook will hand it on. Reads no server.
+    #[arg(long, requires = "host")]
+    pub next_turn: bool,
+
     /// With --host: the scope of the installed entry (default: project).
     #[arg(long, value_enum, requires = "host")]
     pub scope: Option<crate::hosts::Scope>,

@@ -223,3 +223,18 @@ pub struct WrapServeArgs {
     #[arg(long, value_enum, default_value_t = Expose::Allowed)]
     pub expose: Expose,
 }
+
+/// `mcpick turn HOST`: what a host's per-turn hook runs (written by `mcpick install`).
+#[derive(Debug, Args)]
+pub struct TurnArgs {
+    /// The host whose hook runs this (its hook's input arrives on stdin, as JSON).
+    #[arg(value_enum)]
+    pub host: Host,
+
+    /// The served entry's name (`install --as`).
+    #[arg(long = "as", value_name = "NAME", default_value = "mcpick")]
+    pub name: String,
+
+    #[command(flatten)]
+    pub set: SetArgs,
+}

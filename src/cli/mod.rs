@@ -22,7 +22,7 @@ pub use context::{
     parse_budget, parse_priority,
 };
 pub use handoff::{
-    Deliver, DeliverArgs, ExportArgs, InstallArgs, UninstallArgs, UnwrapArgs, WrapArgs,
+    Deliver, DeliverArgs, ExportArgs, InstallArgs, TurnArgs, UninstallArgs, UnwrapArgs, WrapArgs,
     WrapServeArgs,
 };
 pub use trust::TrustArgs;
@@ -176,6 +176,12 @@ mcpick wrap claude-code docs\n  mcpick exclude --server docs 'docs://archive/*'\
         after_help = "Changes of the set (pin, exclude, unmark, policy, the browser) and `mcpick serve` do this by themselves.\n\nExamples:\n  mcpick deliver\n  mcpick deliver --set team.context.json"
     )]
     Deliver(handoff::DeliverArgs),
+    /// Run by a host's per-turn hook (`mcpick install` writes it): hands the model what changed
+    /// in the set since its last turn, and nothing when nothing did.
+    #[command(
+        after_help = "Reads the hook's JSON on stdin (its session id and event) and answers on stdout in the host's format. Reads no server: the set as delivered last is kept current by the mark commands, the browser and `mcpick serve`. A failure says nothing to the model and is logged (`mcpick install --list` names the log).\n\nExample (what install writes into .claude/settings.json):\n  mcpick turn claude-code --set .mcpick/context.json"
+    )]
+    Turn(handoff::TurnArgs),
     /// Print the bundle an agent would be handed (the included resources with their contents,
     /// in order, under the budget) without preview's diagnostics; or copy it to the clipboard,
     /// or print it as @server:uri mentions.
@@ -281,6 +287,7 @@ impl Command {
             | Command::Uninstall(_)
             | Command::Completions(_)
             | Command::Trust(_)
+            | Command::Turn(_)
             | Command::Man => None,
         }
     }

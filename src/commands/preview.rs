@@ -12,6 +12,9 @@ use crate::export;
 use crate::sanitize;
 
 pub async fn run(args: PreviewArgs) -> Exit {
+    if let (true, Some(host)) = (args.next_turn, args.host) {
+        return next_turn(host, &args);
+    }
     let set = match load_set_to_hand_on(&args.set, &args.servers) {
         Ok(set) => set,
         Err(exit) => return exit,
@@ -119,4 +122,40 @@ pub async fn run(args: PreviewArgs) -> Exit {
     } else {
         Exit::ServerFailed
     }
+}
+
+/// `preview --host HOST --next-turn`: what each running session's next turn will be given.
+fn next_turn(host: crate::hosts::Host, args: &PreviewArgs) -> Exit {
+    let turns = match crate::handoff::live::next_turns(host, &args.set.path, &args.served_as) {
+        Ok(turns) => turns,
+        Err(why) => return super::usage_error(&why),
+    };
+    let mut out = String::new();
+    for t in turns {
+        let who = match &t.session {
+            Some(id) => format!("session {}", sanitize::line(id, 200)),
+            None => format!(
+                "no running session of {}; a session starting now",
+                host.name()
+            ),
+        };
+        report(&format!(
+            "{who}: next turn: +{} −{} ~{}{}",
+            t.added,
+            t.withdrawn,
+            t.changed,
+            if t.seen.is_empty() {
+                " (nothing to say)"
+            } else {
+                ""
+            }
+        ));
+        out.push_str(&t.seen);
+        if !t.seen.is_empty() && !t.seen.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(out.as_bytes());
+    Exit::Ok
 }

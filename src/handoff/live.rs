@@ -26,6 +26,10 @@ use crate::sanitize;
 /// A session not seen for this long is over (its state is removed on a later turn).
 const STALE: Duration = Duration::from_secs(7 * 24 * 3600);
 
+/// A session seen within this long (and not ended) is running: Claude Code's session-start
+/// file is not rewritten under it (see [`defers_rewrite`]).
+const RUNNING: Duration = Duration::from_secs(12 * 3600);
+
 /// One resource the set includes, as the model is handed it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Resource {
@@ -66,6 +70,17 @@ pub struct Snapshot {
     /// digest), as it was last written.
     #[serde(default)]
     pub files: BTreeMap<String, BTreeMap<String, Given>>,
+    /// Per delivery: the file's new text, held back while a session of its host runs (see
+    /// [`defers_rewrite`]), and what it gives.
+    #[serde(default)]
+    pub pending: BTreeMap<String, Pending>,
+}
+
+/// A session-start file's text not yet written, and what it gives.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Pending {
+    pub text: String,
+    pub given: BTreeMap<String, Given>,
 }
 
 /// What a model was given of one resource: enough to say it is withdrawn, and to see that
@@ -97,7 +112,7 @@ impl Snapshot {
             .collect();
         Snapshot {
             resources,
-            files: BTreeMap::new(),
+            ..Snapshot::default()
         }
     }
 
@@ -136,9 +151,14 @@ pub fn delivery_id(host: &str, scope: &str, name: &str) -> String {
     format!("{host} {scope} {name}")
 }
 
-/// Records the set as `contents` includes it now, and, for each delivery in `written`, that
-/// its file holds exactly that.
-pub fn record(set: &Path, contents: Contents<'_, '_>, written: &[String]) -> Result<(), String> {
+/// Records the set as `contents` includes it now; for each delivery in `written`, that its
+/// file holds exactly that; for each in `held`, its file's text held back.
+pub fn record(
+    set: &Path,
+    contents: Contents<'_, '_>,
+    written: &[String],
+    held: Vec<(String, String)>,
+) -> Result<(), String> {
     let Some(store) = snapshot_store(set) else {
         return Ok(());
     };
@@ -147,16 +167,93 @@ pub fn record(set: &Path, contents: Contents<'_, '_>, written: &[String]) -> Res
         let given = now.given();
         for id in written {
             snapshot.files.insert(id.clone(), given.clone());
+            snapshot.pending.remove(id);
         }
-        let changed = snapshot.resources != now.resources || !written.is_empty();
+        let changed =
+            snapshot.resources != now.resources || !written.is_empty() || !held.is_empty();
+        for (id, text) in held {
+            snapshot.pending.insert(
+                id,
+                Pending {
+                    text,
+                    given: given.clone(),
+                },
+            );
+        }
         snapshot.resources = now.resources;
         ((), changed)
     })
 }
 
+/// Whether the session-start file of `host`'s delivery of `set` is held back now: Claude Code
+/// tells its model of a file it read that changed on disk (the changed lines, numbered, cut
+/// near 8,000 characters, nothing of lines removed), so while one of its sessions runs the
+/// change reaches the model once, through the per-turn hook, and the file is written at the
+/// session's compaction or end.
+pub fn defers_rewrite(host: Host, set: &Path) -> bool {
+    host == Host::ClaudeCode && !running(host, set, None).is_empty()
+}
+
+/// The running sessions of `host` over `set` (their ids), `except` one.
+fn running(host: Host, set: &Path, except: Option<&str>) -> Vec<String> {
+    let Some(dir) = crate::places::data_dir().map(|d| d.join("live/sessions")) else {
+        return Vec::new();
+    };
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    let now = now_secs();
+    entries
+        .flatten()
+        .filter_map(|e| {
+            let text = crate::fsio::read_capped(&e.path()).ok().flatten()?;
+            let s: Session = serde_json::from_str(&text).ok()?;
+            (s.host == host.name()
+                && s.set == set
+                && now.saturating_sub(s.seen) < RUNNING.as_secs()
+                && except != Some(s.id.as_str()))
+            .then_some(s.id)
+        })
+        .collect()
+}
+
+/// Writes `id`'s held-back file text, if there is one (the delivery `delivery` of `set`).
+fn write_pending(set: &Path, delivery: &super::Delivery, id: &str) -> Result<(), String> {
+    let Some(store) = snapshot_store(set) else {
+        return Ok(());
+    };
+    store.change_with(|snapshot| {
+        let Some(pending) = snapshot.pending.remove(id) else {
+            return (Ok(()), false);
+        };
+        match super::pieces::refresh(delivery, set, &pending.text) {
+            Ok(()) => {
+                snapshot.files.insert(id.to_string(), pending.given);
+                (Ok(()), true)
+            }
+            Err(e) => {
+                snapshot.pending.insert(id.to_string(), pending);
+                (
+                    Err(format!(
+                        "cannot write the held-back session-start file: {e}"
+                    )),
+                    false,
+                )
+            }
+        }
+    })?
+}
+
 /// What one session's model holds, by resource key.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Session {
+    /// The host's session id, the host and the set (absolute), to find running sessions.
+    #[serde(default)]
+    pub id: String,
+    #[serde(default)]
+    pub host: String,
+    #[serde(default)]
+    pub set: PathBuf,
     #[serde(default)]
     pub given: BTreeMap<String, Given>,
     /// Seconds since the epoch it was last seen.
@@ -401,6 +498,222 @@ pub fn set_path(set: &Path) -> PathBuf {
     super::pieces::absolute(set)
 }
 
+/// What a host's hook told `mcpick turn` (the fields every host sends).
+#[derive(Debug, Deserialize)]
+struct HookEvent {
+    #[serde(default)]
+    session_id: String,
+    #[serde(default)]
+    hook_event_name: String,
+}
+
+/// The per-turn channel of `host`, if it has one.
+pub fn channel_of(host: Host) -> Option<&'static PerTurn> {
+    match host {
+        Host::ClaudeCode => Some(&CLAUDE),
+        Host::Gemini => Some(&GEMINI),
+        Host::Codex => Some(&CODEX),
+        _ => None,
+    }
+}
+
+/// Answers one hook event of `host` for the set at `set` served as `name`: the text to print
+/// on stdout (nothing when there is nothing to say).
+pub fn hook(host: Host, set: &Path, name: &str, input: &str) -> Result<Option<String>, String> {
+    let channel =
+        channel_of(host).ok_or_else(|| format!("{} has no per-turn channel", host.name()))?;
+    let input: HookEvent =
+        serde_json::from_str(input).map_err(|e| format!("the hook's input is not JSON: {e}"))?;
+    if input.session_id.is_empty() {
+        return Err("the hook's input has no session_id".into());
+    }
+    let set = set_path(set);
+    let snapshot = match snapshot_store(&set) {
+        Some(store) => store.load()?,
+        None => return Err("no user data directory".into()),
+    };
+    let record = super::pieces::Record::load(&set);
+    let delivery = record
+        .deliveries
+        .iter()
+        .find(|d| d.host == host.name() && d.name == name);
+    let id = delivery.map(|d| delivery_id(&d.host, &d.scope, &d.name));
+    let file_given = id.as_ref().and_then(|id| snapshot.files.get(id)).cloned();
+    let mark = |session: &mut Session| {
+        session.id = input.session_id.clone();
+        session.host = host.name().to_string();
+        session.set = set.clone();
+        session.seen = now_secs();
+    };
+    let store = session_store(host, &set, &input.session_id)
+        .ok_or_else(|| "no user data directory".to_string())?;
+    forget_stale();
+    match input.hook_event_name.as_str() {
+        // The host has just read the session-start file: the model holds what it holds.
+        "SessionStart" => {
+            store.change_with(|session| {
+                session.given = file_given.unwrap_or_else(|| snapshot.given());
+                session.started = true;
+                mark(session);
+                ((), true)
+            })?;
+            Ok(None)
+        }
+        // The host re-reads the session-start file at compaction: it must be current then.
+        "PreCompact" | "PreCompress" => {
+            if let (Some(d), Some(id)) = (delivery, &id) {
+                write_pending(&set, d, id)?;
+            }
+            Ok(None)
+        }
+        // The last running session of the host ended: the held-back file is written.
+        "SessionEnd" => {
+            let _ = std::fs::remove_file(store.path());
+            if let (Some(d), Some(id)) = (delivery, &id)
+                && running(host, &set, Some(&input.session_id)).is_empty()
+            {
+                write_pending(&set, d, id)?;
+            }
+            Ok(None)
+        }
+        "UserPromptSubmit" | "BeforeAgent" => {
+            let text = store.change_with(|session| {
+                if !session.started {
+                    session.given = file_given.unwrap_or_else(|| snapshot.given());
+                    session.started = true;
+                }
+                mark(session);
+                let set_name = set
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let said = say(&diff(&session.given, &snapshot), channel, &set_name, name);
+                apply(session, &said);
+                (said.text, true)
+            })?;
+            if text.is_empty() {
+                return Ok(None);
+            }
+            let event = input.hook_event_name.as_str();
+            Ok(Some(
+                serde_json::json!({
+                    "hookSpecificOutput": {
+                        "hookEventName": event,
+                        "additionalContext": text,
+                    }
+                })
+                .to_string(),
+            ))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// `text` as the model receives it through `channel`: inside the host's wrapper, escaped as
+/// the host escapes it (measured, see `docs/hand-off.md`).
+pub fn in_wrapper(channel: &PerTurn, text: &str) -> String {
+    match channel.host {
+        Host::ClaudeCode => format!("UserPromptSubmit hook additional context: {text}"),
+        Host::Gemini => format!(
+            "<hook_context>{}</hook_context>",
+            as_received(channel, text)
+        ),
+        _ => text.to_string(),
+    }
+}
+
+/// What the next turn of one session will be given.
+#[derive(Debug)]
+pub struct NextTurn {
+    /// The session's id, or `None` for a session starting now.
+    pub session: Option<String>,
+    pub added: usize,
+    pub withdrawn: usize,
+    pub changed: usize,
+    /// The text in the host's wrapper, as its model will read it (empty: nothing).
+    pub seen: String,
+}
+
+/// What the next turn of each running session of `host` over `set` (served as `name`) will
+/// be given, computed as the hook computes it; with no running session, what the first turn of
+/// a session starting now would be given.
+pub fn next_turns(host: Host, set: &Path, name: &str) -> Result<Vec<NextTurn>, String> {
+    let channel =
+        channel_of(host).ok_or_else(|| format!("{} has no per-turn channel", host.name()))?;
+    let set = set_path(set);
+    let snapshot = snapshot_store(&set)
+        .ok_or_else(|| "no user data directory".to_string())?
+        .load()?;
+    let record = super::pieces::Record::load(&set);
+    let file_given = record
+        .deliveries
+        .iter()
+        .find(|d| d.host == host.name() && d.name == name)
+        .and_then(|d| snapshot.files.get(&delivery_id(&d.host, &d.scope, &d.name)))
+        .cloned()
+        .unwrap_or_else(|| snapshot.given());
+    let set_name = set
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut sessions: Vec<(Option<String>, BTreeMap<String, Given>)> = running(host, &set, None)
+        .into_iter()
+        .filter_map(|id| {
+            let s = session_store(host, &set, &id)?.load().ok()?;
+            Some((
+                Some(id),
+                if s.started {
+                    s.given
+                } else {
+                    file_given.clone()
+                },
+            ))
+        })
+        .collect();
+    if sessions.is_empty() {
+        sessions.push((None, file_given));
+    }
+    Ok(sessions
+        .into_iter()
+        .map(|(session, given)| {
+            let turn = diff(&given, &snapshot);
+            let said = say(&turn, channel, &set_name, name);
+            NextTurn {
+                session,
+                added: turn.added.len(),
+                withdrawn: turn.withdrawn.len(),
+                changed: turn.changed.len(),
+                seen: if said.text.is_empty() {
+                    String::new()
+                } else {
+                    in_wrapper(channel, &said.text)
+                },
+            }
+        })
+        .collect())
+}
+
+/// Where `mcpick turn` leaves one line per failure (it says nothing to the model).
+pub fn log_path() -> Option<PathBuf> {
+    crate::places::data_dir().map(|d| d.join("live/turn.log"))
+}
+
+/// Appends one line to the turn log.
+pub fn log(line: &str) {
+    use std::io::Write;
+    let Some(path) = log_path() else { return };
+    if let Some(dir) = path.parent() {
+        let _ = crate::fsio::private_dir(dir);
+    }
+    if let Ok(mut file) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+    {
+        let _ = writeln!(file, "{} {}", now_secs(), sanitize::line(line, 2000));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -418,7 +731,7 @@ mod tests {
     fn snapshot(resources: Vec<Resource>) -> Snapshot {
         Snapshot {
             resources,
-            files: BTreeMap::new(),
+            ..Snapshot::default()
         }
     }
 

@@ -99,6 +99,11 @@ pub fn write(
     let delivered = render(channel, delivery, set, contents);
     pieces::write(set, delivery, &delivered.file)
         .map_err(|e| format!("cannot write the session-start delivery: {e}"))?;
+    let mut warnings = delivered.warnings.clone();
+    let id = super::live::delivery_id(&delivery.host, &delivery.scope, &delivery.name);
+    if let Err(e) = super::live::record(set, contents, &[id], Vec::new()) {
+        warnings.push(format!("the next turns will not see changes: {e}"));
+    }
     let mut lines = vec![
         format!(
             "delivered at session start: {}",
@@ -128,7 +133,7 @@ pub fn write(
     );
     Ok(Written {
         lines,
-        warnings: delivered.warnings,
+        warnings,
         notes: Vec::new(),
     })
 }
@@ -140,24 +145,45 @@ pub fn refresh_all(set: &Path, contents: Contents<'_, '_>) -> Vec<Result<String,
     let mut done = Vec::new();
     let record = Record::load(&set_abs);
     done.extend(refused(&record).into_iter().map(Err));
+    let (mut written, mut held) = (Vec::new(), Vec::new());
     for delivery in record.deliveries {
         let Some(channel) = delivery.host().and_then(Channel::of) else {
             continue;
         };
         let delivered = render(channel, &delivery, &set_abs, contents);
+        let id = super::live::delivery_id(&delivery.host, &delivery.scope, &delivery.name);
+        if super::live::defers_rewrite(channel.host, &set_abs) {
+            done.push(Ok(format!(
+                "delivered to {}'s running sessions on their next turn; {} is written when they end or compact",
+                channel.host.name(),
+                delivery.file.display()
+            )));
+            held.push((id, delivered.file));
+            continue;
+        }
         done.push(
             match pieces::refresh(&delivery, &set_abs, &delivered.file) {
-                Ok(()) => Ok(format!(
-                    "delivered to {}: {}",
-                    channel.host.name(),
-                    summary(channel, &delivered)
-                )),
+                Ok(()) => Ok({
+                    written.push(id);
+                    format!(
+                        "delivered to {}: {}",
+                        channel.host.name(),
+                        summary(channel, &delivered)
+                    )
+                }),
                 Err(e) => Err(format!(
                     "cannot write {}: {e}",
                     sanitize::line(&delivery.file.display().to_string(), 1000)
                 )),
             },
         );
+    }
+    if (!written.is_empty() || !held.is_empty())
+        && let Err(e) = super::live::record(&set_abs, contents, &written, held)
+    {
+        done.push(Err(format!(
+            "the next turns of running sessions will not see this change: {e}"
+        )));
     }
     done
 }
