@@ -196,7 +196,10 @@ pub fn plan_removal(
             Exit::Usage,
         ));
     }
-    let plan = |text: Option<&str>| install::plan_uninstall(dialect, text, name);
+    let target = crate::fsio::target_of(&path).unwrap_or(path.clone());
+    let original = install::read(&install::backup_path(&target)).ok().flatten();
+    let plan =
+        |text: Option<&str>| install::plan_uninstall(dialect, text, original.as_deref(), name);
     match before.filter(|e| e.path == path) {
         Some(edit) => Edit::plan_on(&path, edit.text_after().map(str::to_owned), false, plan),
         None => Edit::plan(&path, false, plan),

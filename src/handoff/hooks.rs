@@ -508,21 +508,25 @@ fn settings_path(file: &HookFile, scope: Scope, places: &Places) -> Result<PathB
 }
 
 /// The edit of `path`, planned on the file as read, or on what `before` leaves of it when
-/// that edit is of the same file.
+/// that edit is of the same file (then that edit keeps the backup of the original: this one
+/// would keep what `before` wrote).
 fn edit_of(
     path: &Path,
     before: Option<&Edit>,
     backup: bool,
     plan: impl Fn(Option<&str>) -> Result<Plan, Refused>,
 ) -> Result<Edit, NotPlanned> {
-    let text = match before.filter(|e| e.path == path) {
-        Some(edit) => edit.text_after().map(str::to_owned),
-        None => install::read(path).map_err(|e| {
-            (
-                format!("{}: cannot read the file: {e}", path.display()),
-                Exit::ServerFailed,
-            )
-        })?,
+    let (text, backup) = match before.filter(|e| e.path == path) {
+        Some(edit) => (edit.text_after().map(str::to_owned), false),
+        None => (
+            install::read(path).map_err(|e| {
+                (
+                    format!("{}: cannot read the file: {e}", path.display()),
+                    Exit::ServerFailed,
+                )
+            })?,
+            backup,
+        ),
     };
     Edit::plan_on(path, text, backup, plan)
 }
