@@ -2561,6 +2561,10 @@ fn the_handoff_overlay_installs_after_showing_the_change() {
         shown.contains("import lines: "),
         "the delivery's pieces: {shown}"
     );
+    assert!(
+        shown.contains("each runs: mcpick turn claude-code --set"),
+        "the per-turn hooks: {shown}"
+    );
     // Nothing is written before Enter; Enter asks for the planned install.
     assert!(!dir.path().join(".mcp.json").exists());
     let fx = drive(&mut app, "<enter>");
