@@ -1259,6 +1259,19 @@ fn deliver_start_writes_no_hooks() {
         dry.contains("and on every turn"),
         "live is the default: {dry}"
     );
+    // Hooks an earlier install wrote are named, not silently kept.
+    world.ok(&["install", "claude-code"]);
+    let with_hooks = std::fs::read_to_string(&file).unwrap();
+    let out = world.run(&["install", "claude-code", "--deliver", "start"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("per-turn hooks from an earlier install stay in"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), with_hooks);
+    world.ok(&["uninstall", "claude-code"]);
+    assert!(!file.exists());
     // A host without hooks gets none.
     let out = world.run(&["install", "cursor", "--dry-run"]);
     assert_eq!(exit_code(&out), 0, "{}", stderr(&out));

@@ -7,6 +7,7 @@ use clap::Args;
 use super::ServerArgs;
 use super::context::{RunPolicy, SetArgs};
 use crate::export::Format;
+pub use crate::handoff::Deliver;
 use crate::hosts::{Host, Scope};
 use crate::serve::Expose;
 
@@ -54,20 +55,6 @@ pub struct InstallArgs {
 
     #[command(flatten)]
     pub set: SetArgs,
-}
-
-/// How `install` hands the set to the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum Deliver {
-    /// In the model's context at session start, and every change on the session's next turn,
-    /// through the host's per-turn hooks; served.
-    #[default]
-    Live,
-    /// In the model's context at every session start, and served.
-    #[value(alias = "session")]
-    Start,
-    /// Served only: the user mentions resources, runs the prompt, or the model calls the tool.
-    OnDemand,
 }
 
 /// `mcpick deliver`: write the set's session-start deliveries again now.

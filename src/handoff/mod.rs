@@ -27,10 +27,23 @@ pub use channel::{Channel, Delivered};
 pub use entry::{EntryPlan, NotPlanned};
 pub use pieces::{Delivery, absolute};
 
-pub use crate::cli::Deliver;
 use crate::context::{Candidate, Preview, measured::Texts};
 use crate::hosts::{Host, Places, Scope};
 use crate::say::Exit;
+
+/// How `install` hands the set to the model (`install --deliver`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Deliver {
+    /// In the model's context at session start, and every change on the session's next turn,
+    /// through the host's per-turn hooks; served.
+    #[default]
+    Live,
+    /// In the model's context at every session start, and served.
+    #[value(alias = "session")]
+    Start,
+    /// Served only: the user mentions resources, runs the prompt, or the model calls the tool.
+    OnDemand,
+}
 
 /// A set resolved and read as the agent gets it: what a delivery is made of.
 #[derive(Clone, Copy)]
@@ -88,6 +101,16 @@ pub fn plan(
         notes.push(session::no_channel(host));
     } else if deliver == Deliver::Live && hooks.is_none() {
         notes.push(hooks::no_per_turn(host));
+    }
+    if deliver != Deliver::Live
+        && let Ok(Some(earlier)) = hooks::plan_removal(host, entry.scope, places, name)
+        && !earlier.is_unchanged()
+    {
+        notes.push(format!(
+            "mcpick's per-turn hooks from an earlier install stay in {} (running sessions still get each change on their next turn); `mcpick uninstall {}` takes them out with the rest",
+            earlier.path.display(),
+            host.name()
+        ));
     }
     Ok(Plan {
         entry,
