@@ -844,18 +844,24 @@ fn claude_code_gets_a_change_of_the_set_on_the_next_turn() {
     let world = World::new();
     // A resource whose text changes at every read would change every turn.
     world.ok(&["exclude", "--demo", "demo://clock/*"]);
+    // A plain install writes the hooks: every event runs `mcpick turn`.
     world.ok(&["install", "claude-code"]);
-    // The hooks (until `install` writes them): every event runs `mcpick turn`.
-    let hook = serde_json::json!([{ "hooks": [{ "type": "command", "command": "mcpick turn claude-code" }] }]);
-    std::fs::create_dir_all(world.project().join(".claude")).unwrap();
-    std::fs::write(
-        world.project().join(".claude/settings.json"),
-        serde_json::json!({ "hooks": {
-            "UserPromptSubmit": hook, "SessionStart": hook,
-            "PreCompact": hook, "SessionEnd": hook } })
-        .to_string(),
+    let settings: Value = serde_json::from_str(
+        &std::fs::read_to_string(world.project().join(".claude/settings.json")).unwrap(),
     )
     .unwrap();
+    for event in [
+        "UserPromptSubmit",
+        "SessionStart",
+        "PreCompact",
+        "SessionEnd",
+    ] {
+        assert_eq!(
+            settings["hooks"][event][0]["hooks"][0]["command"],
+            "mcpick turn claude-code --set mcpick.context.json",
+            "{settings}"
+        );
+    }
     let promised = world.promised("claude-code");
     let included: Vec<String> = promised["included"]
         .as_array()

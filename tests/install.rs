@@ -103,7 +103,8 @@ fn parse(host: Host, text: &str) -> Value {
     }
 }
 
-/// The file without the entry `name`: what must be left of the user's file.
+/// The file without the entry `name` (and mcpick's per-turn hooks, which Gemini CLI keeps in
+/// the same file): what must be left of the user's file.
 fn without(host: Host, mut doc: Value, name: &str) -> Value {
     let key = host.dialect().servers_key;
     let mut at = &mut doc;
@@ -112,6 +113,30 @@ fn without(host: Host, mut doc: Value, name: &str) -> Value {
     }
     if let Some(servers) = at.as_object_mut() {
         servers.remove(name);
+    }
+    without_our_hooks(doc)
+}
+
+/// `doc` without mcpick's hook groups, and without the event arrays and `hooks` object left
+/// empty.
+fn without_our_hooks(mut doc: Value) -> Value {
+    let ours = |group: &Value| {
+        group["hooks"].as_array().is_some_and(|hs| {
+            hs.iter()
+                .all(|h| h["command"].as_str().is_some_and(|c| c.contains(" turn ")))
+        })
+    };
+    let Some(events) = doc.get_mut("hooks").and_then(Value::as_object_mut) else {
+        return doc;
+    };
+    for groups in events.values_mut() {
+        if let Some(groups) = groups.as_array_mut() {
+            groups.retain(|g| !ours(g));
+        }
+    }
+    events.retain(|_, groups| groups.as_array().is_none_or(|g| !g.is_empty()));
+    if events.is_empty() {
+        doc.as_object_mut().unwrap().remove("hooks");
     }
     doc
 }
@@ -943,4 +968,312 @@ fn the_entry_name_is_shown_clean_an_empty_one_refused_and_a_created_file_removed
     world.ok(&["install", "claude-code"]);
     world.ok(&["uninstall", "claude-code"]);
     assert_eq!(std::fs::read_to_string(&file).unwrap(), JSON_SERVERS);
+}
+
+/// A host's hook settings as a person keeps them: their own hooks (one on the very event mcpick
+/// uses, one on another), other settings, and a comment (JSON with comments is read as such).
+const SETTINGS: &str = r#"{
+  // mine, edited by hand
+  "permissions": { "allow": ["Bash(npm test:*)"] },
+  "hooks": {
+    "UserPromptSubmit": [
+      { "hooks": [ { "type": "command", "command": "./scripts/remind.sh", "timeout": 5 } ] }
+    ],
+    "BeforeAgent": [
+      { "hooks": [ { "type": "command", "command": "./scripts/remind.sh" } ] }
+    ],
+    "PreToolUse": [{ "matcher": "Bash", "hooks": [{ "type": "command", "command": "lint" }] }]
+  },
+  "model": "best"
+}
+"#;
+
+/// The user's own hook groups in SETTINGS, as written: every one must stay byte for byte.
+const USERS_HOOKS: [&str; 3] = [
+    r#"{ "hooks": [ { "type": "command", "command": "./scripts/remind.sh", "timeout": 5 } ] }"#,
+    r#"{ "hooks": [ { "type": "command", "command": "./scripts/remind.sh" } ] }"#,
+    r#"{ "matcher": "Bash", "hooks": [{ "type": "command", "command": "lint" }] }"#,
+];
+
+/// The per-turn hooks: `install HOST` writes one group of mcpick's into each of the host's
+/// events in its own settings (the user's hooks and settings untouched, the original backed
+/// up), the command `mcpick turn` with the set (relative in project scope, absolute with this
+/// binary in user scope); a second install changes nothing; `--dry-run` and `--list` show them;
+/// `uninstall` gives the file back byte for byte (and removes one install created).
+#[test]
+fn per_turn_hooks_are_installed_listed_and_taken_back_in_each_hosts_settings() {
+    let bin = std::fs::canonicalize(mcpick_bin()).unwrap();
+    for (host, events) in [
+        (
+            Host::ClaudeCode,
+            &[
+                "UserPromptSubmit",
+                "SessionStart",
+                "PreCompact",
+                "SessionEnd",
+            ][..],
+        ),
+        (
+            Host::Gemini,
+            &["BeforeAgent", "SessionStart", "PreCompress", "SessionEnd"][..],
+        ),
+        (Host::Codex, &["UserPromptSubmit", "SessionStart"][..]),
+    ] {
+        for scope in [Scope::Project, Scope::User] {
+            for existing in [Some(SETTINGS), None] {
+                let world = World::new();
+                let file = mcpick::handoff::hooks::of(host)
+                    .unwrap()
+                    .file(scope, &world.places())
+                    .unwrap();
+                let relative = match scope {
+                    Scope::Project => file.strip_prefix(world.project()),
+                    Scope::User => file.strip_prefix(world.home()),
+                }
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .to_string();
+                let expected = match host {
+                    Host::ClaudeCode => ".claude/settings.json",
+                    Host::Gemini => ".gemini/settings.json",
+                    _ => ".codex/hooks.json",
+                };
+                assert_eq!(relative, expected);
+                if let Some(text) = existing {
+                    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+                    std::fs::write(&file, text).unwrap();
+                }
+                let read = || std::fs::read_to_string(&file).ok();
+                let what = format!("{} {} {existing:?}", host.name(), scope.name());
+                let install = ["install", host.name(), "--scope", scope.name()];
+                let command = match scope {
+                    Scope::Project => {
+                        format!("mcpick turn {} --set mcpick.context.json", host.name())
+                    }
+                    Scope::User => format!(
+                        "{} turn {} --set {}",
+                        bin.display(),
+                        host.name(),
+                        std::fs::canonicalize(world.project())
+                            .unwrap()
+                            .join("mcpick.context.json")
+                            .display()
+                    ),
+                };
+
+                // --dry-run names the file, the events and the command, and writes nothing.
+                let dry = world.ok(&[&install[..], &["--dry-run"]].concat());
+                assert!(
+                    dry.contains(&format!("hooks ({})", events.join(", ")))
+                        && dry.contains(&format!("hooks in: {}", file.display()))
+                        && dry.contains(&format!("each runs: {command}")),
+                    "{what}: {dry}"
+                );
+                assert_eq!(read().as_deref(), existing, "{what}: --dry-run wrote");
+
+                // Install: one group of mcpick's per event, after the user's own.
+                let out = world.run(&install);
+                assert_eq!(exit_code(&out), 0, "{what}: {}", stderr(&out));
+                assert!(
+                    stdout(&out).contains(&format!("per-turn hooks in {}", file.display())),
+                    "{what}: {}",
+                    stdout(&out)
+                );
+                let approval = match host {
+                    Host::ClaudeCode => "Yes, I trust this folder",
+                    Host::Gemini => "Trust folder",
+                    _ => "Trust all and continue",
+                };
+                assert!(
+                    stderr(&out).contains("note: before the hooks run: ")
+                        && stderr(&out).contains(approval),
+                    "{what}: the approval the host needs: {}",
+                    stderr(&out)
+                );
+                let after = read().expect("the hooks were written");
+                let doc = mcpick::hosts::json::parse(&after).unwrap();
+                for event in events {
+                    let groups = doc["hooks"][event].as_array().unwrap();
+                    assert_eq!(
+                        groups.last().unwrap(),
+                        &serde_json::json!({ "hooks": [{ "type": "command", "command": command }] }),
+                        "{what}: {event}:\n{after}"
+                    );
+                }
+                let doc_keys = doc["hooks"].as_object().unwrap().len();
+                match existing {
+                    Some(text) => {
+                        for kept in USERS_HOOKS
+                            .iter()
+                            .chain(&["// mine, edited by hand", r#""model": "best""#])
+                        {
+                            assert!(after.contains(kept), "{what}: `{kept}` changed:\n{after}");
+                        }
+                        let mut without = without_our_hooks(doc.clone());
+                        if host == Host::Gemini {
+                            without["mcpServers"]
+                                .as_object_mut()
+                                .unwrap()
+                                .remove("mcpick");
+                            if without["mcpServers"].as_object().unwrap().is_empty() {
+                                without.as_object_mut().unwrap().remove("mcpServers");
+                            }
+                        }
+                        assert_eq!(
+                            without,
+                            mcpick::hosts::json::parse(text).unwrap(),
+                            "{what}: only mcpick's hooks were added:\n{after}"
+                        );
+                        assert_eq!(
+                            std::fs::read_to_string(mcpick::hosts::install::backup_path(&file))
+                                .unwrap(),
+                            text,
+                            "{what}: the original is kept"
+                        );
+                    }
+                    None => assert_eq!(doc_keys, events.len(), "{what}: {after}"),
+                }
+
+                // Twice: nothing changes.
+                let out = world.run(&install);
+                assert_eq!(exit_code(&out), 0, "{what}: {}", stderr(&out));
+                assert!(
+                    stderr(&out).contains("already has mcpick's per-turn hooks"),
+                    "{what}: {}",
+                    stderr(&out)
+                );
+                assert_eq!(
+                    read().unwrap(),
+                    after,
+                    "{what}: a second install changed it"
+                );
+
+                // --list shows them, for this host and scope, on every event.
+                let list = world.ok(&["install", "--list"]);
+                let line = list
+                    .lines()
+                    .find(|l| {
+                        l.starts_with(host.name())
+                            && l.contains(scope.name())
+                            && l.contains("per-turn hooks for `mcpick`")
+                    })
+                    .unwrap_or_else(|| panic!("{what}: not listed:\n{list}"));
+                assert!(
+                    line.contains(&file.display().to_string())
+                        && line.contains(&events.join(", "))
+                        && line.contains(&command),
+                    "{what}: {line}"
+                );
+
+                // Uninstall: the user's file byte for byte, or no file where there was none.
+                world.ok(&["uninstall", host.name(), "--scope", scope.name()]);
+                assert_eq!(read().as_deref(), existing, "{what}: uninstall");
+                assert!(
+                    !mcpick::hosts::install::backup_path(&file).exists(),
+                    "{what}: backup left behind"
+                );
+                let list = world.ok(&["install", "--list"]);
+                assert!(
+                    !list.contains("per-turn hooks for `mcpick`"),
+                    "{what}: {list}"
+                );
+            }
+        }
+    }
+}
+
+/// A hook mcpick did not write is never edited: a group that mixes mcpick's command with the
+/// user's is refused whole (nothing written, the entry neither), another served name's hooks
+/// stay through an install and an uninstall, and a settings file that does not parse is left
+/// as it is.
+#[test]
+fn foreign_hooks_are_never_touched() {
+    let world = World::new();
+    let file = world.project().join(".claude/settings.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let mixed = r#"{"hooks": {"SessionStart": [{"hooks": [
+  {"type": "command", "command": "mcpick turn claude-code --set mcpick.context.json"},
+  {"type": "command", "command": "./mine.sh"}
+]}]}}
+"#;
+    for (text, says) in [
+        (mixed, "mcpick does not edit that group"),
+        ("{ \"hooks\": [", "not valid JSON"),
+        ("{ \"hooks\": { \"SessionStart\": {} } }", "not an array"),
+    ] {
+        std::fs::write(&file, text).unwrap();
+        let out = world.run(&["install", "claude-code"]);
+        assert_eq!(exit_code(&out), 1, "{}", stderr(&out));
+        assert!(stderr(&out).contains(says), "{}", stderr(&out));
+        assert!(stderr(&out).contains("--deliver start"), "{}", stderr(&out));
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+        assert!(
+            !world.project().join(".mcp.json").exists(),
+            "nothing half done"
+        );
+        let out = world.run(&["uninstall", "claude-code"]);
+        if text == mixed {
+            assert_eq!(exit_code(&out), 1, "{}", stderr(&out));
+            assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+        }
+    }
+
+    // Another served name's hooks (`--as ctx`) are not mcpick's `mcpick` hooks: an install
+    // and an uninstall of `mcpick` leave them as they are.
+    std::fs::remove_file(&file).unwrap();
+    world.ok(&["install", "claude-code", "--as", "ctx"]);
+    let with_ctx = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        with_ctx.contains("mcpick turn claude-code --set mcpick.context.json --as ctx"),
+        "{with_ctx}"
+    );
+    world.ok(&["install", "claude-code"]);
+    world.ok(&["uninstall", "claude-code"]);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), with_ctx);
+    world.ok(&["uninstall", "claude-code", "--as", "ctx"]);
+    assert!(!file.exists(), "install created it");
+}
+
+/// `--deliver start` (and the old name, `session`) writes no hooks, `on-demand` neither; `live`
+/// is the default.
+#[test]
+fn deliver_start_writes_no_hooks() {
+    let world = World::new();
+    let file = world.project().join(".claude/settings.json");
+    for deliver in ["start", "session", "on-demand"] {
+        let out = world.run(&["install", "claude-code", "--deliver", deliver]);
+        assert_eq!(exit_code(&out), 0, "{deliver}: {}", stderr(&out));
+        assert!(!file.exists(), "{deliver}: hooks written");
+        assert!(
+            !stdout(&out).contains("per-turn"),
+            "{deliver}: {}",
+            stdout(&out)
+        );
+        let dry = world.ok(&["install", "claude-code", "--dry-run", "--deliver", deliver]);
+        assert!(!dry.contains("on every turn"), "{deliver}: {dry}");
+        world.ok(&["uninstall", "claude-code"]);
+    }
+    let dry = world.ok(&["install", "claude-code", "--dry-run"]);
+    assert!(
+        dry.contains("and on every turn"),
+        "live is the default: {dry}"
+    );
+    // Hooks an earlier install wrote are named, not silently kept.
+    world.ok(&["install", "claude-code"]);
+    let with_hooks = std::fs::read_to_string(&file).unwrap();
+    let out = world.run(&["install", "claude-code", "--deliver", "start"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("per-turn hooks from an earlier install stay in"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), with_hooks);
+    world.ok(&["uninstall", "claude-code"]);
+    assert!(!file.exists());
+    // A host without hooks gets none.
+    let out = world.run(&["install", "cursor", "--dry-run"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(!stdout(&out).contains("on every turn"), "{}", stdout(&out));
 }

@@ -2538,8 +2538,16 @@ fn the_handoff_overlay_installs_after_showing_the_change() {
         mcpick_dir: None,
         codex_home: None,
     };
-    let plan =
-        mcpick::handoff::plan(host, Some(scope), &places, &set, "mcpick", false, true).unwrap();
+    let plan = mcpick::handoff::plan(
+        host,
+        Some(scope),
+        &places,
+        &set,
+        "mcpick",
+        false,
+        mcpick::handoff::Deliver::Live,
+    )
+    .unwrap();
     assert!(plan.notes.is_empty(), "{:?}", plan.notes);
     app.update(Msg::InstallPlanned(Ok(Box::new(plan))));
     let shown = screen(&mut app, 120, 40);
@@ -2552,6 +2560,10 @@ fn the_handoff_overlay_installs_after_showing_the_change() {
     assert!(
         shown.contains("import lines: "),
         "the delivery's pieces: {shown}"
+    );
+    assert!(
+        shown.contains("each runs: mcpick turn claude-code --set"),
+        "the per-turn hooks: {shown}"
     );
     // Nothing is written before Enter; Enter asks for the planned install.
     assert!(!dir.path().join(".mcp.json").exists());

@@ -1034,6 +1034,22 @@ fn capital_i_installs_into_a_host_after_showing_the_dry_run_change() {
         "{}",
         String::from_utf8_lossy(&list.stdout)
     );
+    // The per-turn hooks the dry run named, written by the browser as by `install`.
+    assert!(
+        dry.contains("and on every turn, through Claude Code's hooks"),
+        "{dry}"
+    );
+    assert!(screen.contains("per-turn hooks in "), "{screen}");
+    let settings = std::fs::read_to_string(project.join(".claude/settings.json")).unwrap();
+    assert!(
+        settings.contains(r#""command": "mcpick turn claude-code --set mcpick.context.json""#),
+        "{settings}"
+    );
+    assert!(
+        String::from_utf8_lossy(&list.stdout).contains("per-turn hooks for `mcpick`"),
+        "{}",
+        String::from_utf8_lossy(&list.stdout)
+    );
     pane.keys(&["Escape"]);
     pane.wait_for("the overlay closed", |s| !s.contains("Hand off this set"));
     pane.quit_and_check_restored();

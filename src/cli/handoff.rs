@@ -7,6 +7,7 @@ use clap::Args;
 use super::ServerArgs;
 use super::context::{RunPolicy, SetArgs};
 use crate::export::Format;
+pub use crate::handoff::Deliver;
 use crate::hosts::{Host, Scope};
 use crate::serve::Expose;
 
@@ -42,25 +43,18 @@ pub struct InstallArgs {
     #[arg(long, conflicts_with_all = ["host", "force", "dry_run"])]
     pub list: bool,
 
-    /// session: also put the set into the model's context at the start of every session,
-    /// through the channel the host reads verbatim (Claude Code: a CLAUDE.md import; Gemini
-    /// CLI: a GEMINI.md import; Codex: AGENTS.override.md); on-demand: only the served entry
-    /// (mentions, the `context` prompt and tool). Hosts without such a channel get on-demand.
+    /// live: put the set into the model's context at every session start (Claude Code: a
+    /// CLAUDE.md import; Gemini CLI: a GEMINI.md import; Codex: AGENTS.override.md) and hand
+    /// every change on the session's next turn through the host's per-turn hooks, written into
+    /// its own settings (Claude Code: .claude/settings.json; Gemini CLI: .gemini/settings.json;
+    /// Codex: .codex/hooks.json); start: session start only; on-demand: only the served entry
+    /// (mentions, the `context` prompt and tool). A host without per-turn hooks gets start,
+    /// one without a session-start channel on-demand.
     #[arg(long, value_enum, default_value_t)]
     pub deliver: Deliver,
 
     #[command(flatten)]
     pub set: SetArgs,
-}
-
-/// How `install` hands the set to the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum Deliver {
-    /// In the model's context at every session start, and served.
-    #[default]
-    Session,
-    /// Served only: the user mentions resources, runs the prompt, or the model calls the tool.
-    OnDemand,
 }
 
 /// `mcpick deliver`: write the set's session-start deliveries again now.

@@ -5,9 +5,9 @@ use std::path::Path;
 
 use super::context::resolve_file;
 use super::{Exit, report, usage_error};
-use crate::cli::{Deliver, InstallArgs, UninstallArgs};
+use crate::cli::{InstallArgs, UninstallArgs};
 use crate::handoff::entry::{Committed, shown};
-use crate::handoff::{self, Contents, Written, pieces, session};
+use crate::handoff::{self, Contents, Written, hooks, pieces, session};
 use crate::hosts::install;
 use crate::hosts::{Host, Places, Scope, is_ours};
 
@@ -20,7 +20,6 @@ pub async fn install(args: InstallArgs) -> Exit {
     let Some(host) = args.host else {
         return usage_error("give a HOST, or --list");
     };
-    let deliver = args.deliver == Deliver::Session;
     let plan = match handoff::plan(
         host,
         args.scope,
@@ -28,7 +27,7 @@ pub async fn install(args: InstallArgs) -> Exit {
         &args.set.path,
         &args.name,
         args.force,
-        deliver,
+        args.deliver,
     ) {
         Ok(plan) => plan,
         Err((message, exit)) => {
@@ -36,12 +35,20 @@ pub async fn install(args: InstallArgs) -> Exit {
             return exit;
         }
     };
-    if args.dry_run && !plan.entry.edit.is_unchanged() {
-        print!("{}", plan.entry.edit.diff());
+    if args.dry_run {
+        if plan.entry.edit.is_unchanged() {
+            report(&format!(
+                "{} already has `{}`; nothing changed",
+                plan.entry.edit.path.display(),
+                shown(&args.name)
+            ));
+        } else {
+            print!("{}", plan.entry.edit.diff());
+        }
         for n in &plan.notes {
             report(n);
         }
-        for line in plan.delivery_lines() {
+        for line in plan.delivery_lines().into_iter().chain(plan.hook_lines()) {
             println!("{line}");
         }
         return Exit::Ok;
@@ -53,30 +60,26 @@ pub async fn install(args: InstallArgs) -> Exit {
             return Exit::ServerFailed;
         }
     };
-    if plan.entry.edit.is_unchanged() {
-        written.lines.iter().for_each(|l| report(l));
-    } else {
-        written.lines.iter().for_each(|l| println!("{l}"));
-    }
-    for w in &written.warnings {
-        report(&format!("warning: {w}"));
-    }
-    report_variables(&args.set.path);
-    if !args.dry_run {
-        for n in &written.notes {
-            report(&format!("note: {n}"));
+    say_written(&written, plan.entry.edit.is_unchanged());
+    let hooks = match plan.write_hooks() {
+        Ok(written) => written,
+        Err(message) => {
+            report(&message);
+            return Exit::ServerFailed;
         }
+    };
+    say_written(
+        &hooks,
+        plan.hooks.as_ref().is_some_and(|h| h.edit.is_unchanged()),
+    );
+    report_variables(&args.set.path);
+    for n in written.notes.iter().chain(&hooks.notes) {
+        report(&format!("note: {n}"));
     }
     for n in &plan.notes {
         report(n);
     }
     if plan.delivery.is_none() {
-        return Exit::Ok;
-    }
-    if args.dry_run {
-        for line in plan.delivery_lines() {
-            println!("{line}");
-        }
         return Exit::Ok;
     }
     let resolved = match resolve_file(&args.set.path).await {
@@ -109,6 +112,19 @@ pub async fn install(args: InstallArgs) -> Exit {
     }
 }
 
+/// A step's lines (on stdout when it changed something, else on stderr) and its warnings;
+/// its notes are the caller's.
+fn say_written(written: &Written, unchanged: bool) {
+    if unchanged {
+        written.lines.iter().for_each(|l| report(l));
+    } else {
+        written.lines.iter().for_each(|l| println!("{l}"));
+    }
+    for w in &written.warnings {
+        report(&format!("warning: {w}"));
+    }
+}
+
 /// Names the environment variables the set's servers read (`${VAR}`): the host starts
 /// mcpick, so they must be set where the host runs.
 fn report_variables(set: &std::path::Path) {
@@ -132,10 +148,29 @@ fn report_variables(set: &std::path::Path) {
     }
 }
 
-/// `mcpick uninstall HOST`: the entry, then every piece of its delivery.
+/// `mcpick uninstall HOST`: the per-turn hooks, the entry, then every piece of its delivery.
 pub fn uninstall(args: UninstallArgs) -> Exit {
     let places = Places::system();
-    let edit = match handoff::entry::plan_removal(args.host, args.scope, &places, &args.name) {
+    let scope = match handoff::entry::scope_of(args.host.dialect(), args.scope) {
+        Ok(scope) => scope,
+        Err(message) => return usage_error(&message),
+    };
+    // The hooks first: in Gemini CLI's settings they share the file with the entry, whose
+    // removal is planned on what taking the hooks out leaves.
+    let hooks = match hooks::plan_removal(args.host, scope, &places, &args.name) {
+        Ok(hooks) => hooks,
+        Err((message, exit)) => {
+            report(&message);
+            return exit;
+        }
+    };
+    let edit = match handoff::entry::plan_removal(
+        args.host,
+        args.scope,
+        &places,
+        &args.name,
+        hooks.as_ref(),
+    ) {
         Ok(edit) => edit,
         Err((message, exit)) => {
             report(&message);
@@ -143,9 +178,31 @@ pub fn uninstall(args: UninstallArgs) -> Exit {
         }
     };
     let path = edit.path.clone();
-    if args.dry_run && !edit.is_unchanged() {
-        print!("{}", edit.diff());
-        return Exit::Ok;
+    if args.dry_run {
+        let hooks_diff = hooks.as_ref().map(|h| h.diff()).unwrap_or_default();
+        if !edit.is_unchanged() || !hooks_diff.is_empty() {
+            print!("{hooks_diff}{}", edit.diff());
+            return Exit::Ok;
+        }
+    }
+    if let Some(hooks) = &hooks {
+        match hooks.commit() {
+            Err(message) => {
+                report(&message);
+                return Exit::ServerFailed;
+            }
+            Ok(Committed::Unchanged) => {}
+            Ok(Committed::Written(_)) => println!(
+                "removed mcpick's per-turn hooks for `{}` from {}",
+                shown(&args.name),
+                hooks.path.display()
+            ),
+            Ok(Committed::Removed) => println!(
+                "removed mcpick's per-turn hooks for `{}` and with them {}: it held nothing else (install had created it)",
+                shown(&args.name),
+                hooks.path.display()
+            ),
+        }
     }
     match edit.commit() {
         Err(message) => {
@@ -173,9 +230,6 @@ pub fn uninstall(args: UninstallArgs) -> Exit {
     if args.dry_run {
         return Exit::Ok;
     }
-    let Ok(scope) = handoff::entry::scope_of(args.host.dialect(), args.scope) else {
-        return Exit::Ok;
-    };
     take_back_delivery(&args.set.path, args.host, scope, &args.name)
 }
 
@@ -251,6 +305,38 @@ fn list(places: &Places, set: &Path) -> Exit {
                 path.display(),
                 crate::sanitize::line(&state, 500)
             );
+        }
+    }
+    println!("\nper-turn hooks (run `mcpick turn` on every turn):");
+    for file in Host::ALL.into_iter().filter_map(hooks::of) {
+        for scope in [Scope::Project, Scope::User] {
+            let Some(path) = file.file(scope, places) else {
+                continue;
+            };
+            let state = match install::read(&path) {
+                Ok(None) => vec!["no file".to_string()],
+                Err(e) => {
+                    exit = Exit::ServerFailed;
+                    vec![format!("cannot read: {e}")]
+                }
+                Ok(Some(text)) => match hooks::ours(file, &text) {
+                    Err(why) => {
+                        exit = Exit::ServerFailed;
+                        vec![why]
+                    }
+                    Ok(found) if found.is_empty() => vec!["no mcpick hooks".to_string()],
+                    Ok(found) => found.iter().map(|f| f.line(file)).collect(),
+                },
+            };
+            for state in state {
+                println!(
+                    "{:<15} {:<8} {}  {}",
+                    file.host.name(),
+                    scope.name(),
+                    path.display(),
+                    crate::sanitize::line(&state, 2000)
+                );
+            }
         }
     }
     let record = pieces::Record::load(&handoff::absolute(set));

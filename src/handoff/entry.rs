@@ -178,12 +178,15 @@ pub fn host_file(
 }
 
 /// Plans taking `name`'s entry out of `host`'s file (the scope given, else the host's
-/// default): the file as it was when install created it, or without the entry.
+/// default): the file as it was when install created it, or without the entry. `before` is
+/// an edit committed first (taking the per-turn hooks out): when it is of the same file, the
+/// removal is planned on the text it leaves.
 pub fn plan_removal(
     host: Host,
     scope: Option<Scope>,
     places: &Places,
     name: &str,
+    before: Option<&Edit>,
 ) -> Result<Edit, NotPlanned> {
     let dialect = host.dialect();
     let (_, path) = host_file(dialect, scope, places).map_err(|m| (m, Exit::Usage))?;
@@ -193,9 +196,14 @@ pub fn plan_removal(
             Exit::Usage,
         ));
     }
-    Edit::plan(&path, false, |before| {
-        install::plan_uninstall(dialect, before, name)
-    })
+    let target = crate::fsio::target_of(&path).unwrap_or(path.clone());
+    let original = install::read(&install::backup_path(&target)).ok().flatten();
+    let plan =
+        |text: Option<&str>| install::plan_uninstall(dialect, text, original.as_deref(), name);
+    match before.filter(|e| e.path == path) {
+        Some(edit) => Edit::plan_on(&path, edit.text_after().map(str::to_owned), false, plan),
+        None => Edit::plan(&path, false, plan),
+    }
 }
 
 /// An edit of one host file, planned on the text read: shown as a diff, then committed
@@ -240,6 +248,17 @@ impl Edit {
                 Exit::ServerFailed,
             )
         })?;
+        Edit::plan_on(path, before, backup, plan)
+    }
+
+    /// Plans the change on `before`, the text the file will hold when this edit is committed
+    /// (what it holds now, or what an edit of the same file committed before this one leaves).
+    pub(crate) fn plan_on(
+        path: &Path,
+        before: Option<String>,
+        backup: bool,
+        plan: impl Fn(Option<&str>) -> Result<Plan, Refused>,
+    ) -> Result<Edit, NotPlanned> {
         let plan = match plan(before.as_deref()) {
             Ok(plan) => plan,
             Err(Refused::Unreadable(why)) => {
@@ -282,6 +301,20 @@ impl Edit {
             replaced,
             backup,
         })
+    }
+
+    /// What the file holds once this edit is committed (`None`: no file).
+    pub fn text_after(&self) -> Option<&str> {
+        if self.unchanged {
+            self.before.as_deref()
+        } else {
+            self.after.as_deref()
+        }
+    }
+
+    /// The file as it was read, before this edit.
+    pub fn text_before(&self) -> Option<&str> {
+        self.before.as_deref()
     }
 
     /// The file already says this.

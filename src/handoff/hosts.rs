@@ -4,6 +4,8 @@
 //! plus one row here.
 
 use super::channel::{self, Channel};
+use super::hooks::{self, HookFile};
+use super::live::{self, PerTurn};
 use crate::hosts::{self as dialects, Dialect, Host};
 
 /// Where a fact about a host comes from.
@@ -25,6 +27,11 @@ pub struct Row {
     /// The channel read verbatim at every session's start, if mcpick can write one (always
     /// measured: a channel from docs alone is not trusted to reach the model).
     pub session: Option<&'static Channel>,
+    /// The channel read on every turn of a running session (a hook's additional context), if
+    /// mcpick can write one (measured, as `session`).
+    pub per_turn: Option<&'static PerTurn>,
+    /// The settings the per-turn channel's hooks go in (with `per_turn`).
+    pub hooks: Option<&'static HookFile>,
     /// How a prompt names one served resource (`NAME` the entry, `URI` the resource), where
     /// the host expands it into the model's request.
     pub mention: Option<&'static str>,
@@ -38,6 +45,8 @@ pub static ROWS: [Row; 8] = [
         entry: &dialects::claude_code::DIALECT,
         entry_known: Known::Measured,
         session: Some(&channel::CLAUDE),
+        per_turn: Some(&live::CLAUDE),
+        hooks: Some(&hooks::CLAUDE),
         mention: Some("@NAME:URI (interactive prompt only)"),
     },
     Row {
@@ -45,6 +54,8 @@ pub static ROWS: [Row; 8] = [
         entry: &dialects::gemini::DIALECT,
         entry_known: Known::Measured,
         session: Some(&channel::GEMINI),
+        per_turn: Some(&live::GEMINI),
+        hooks: Some(&hooks::GEMINI),
         mention: Some("@NAME:URI (also with -p)"),
     },
     Row {
@@ -52,6 +63,8 @@ pub static ROWS: [Row; 8] = [
         entry: &dialects::codex::DIALECT,
         entry_known: Known::Measured,
         session: Some(&channel::CODEX),
+        per_turn: Some(&live::CODEX),
+        hooks: Some(&hooks::CODEX),
         mention: None,
     },
     Row {
@@ -59,6 +72,8 @@ pub static ROWS: [Row; 8] = [
         entry: &dialects::claude_desktop::DIALECT,
         entry_known: Known::FromDocs,
         session: None,
+        per_turn: None,
+        hooks: None,
         mention: None,
     },
     Row {
@@ -66,6 +81,8 @@ pub static ROWS: [Row; 8] = [
         entry: &dialects::cursor::DIALECT,
         entry_known: Known::FromDocs,
         session: None,
+        per_turn: None,
+        hooks: None,
         mention: None,
     },
     Row {
@@ -73,6 +90,8 @@ pub static ROWS: [Row; 8] = [
         entry: &dialects::vscode::DIALECT,
         entry_known: Known::FromDocs,
         session: None,
+        per_turn: None,
+        hooks: None,
         mention: None,
     },
     Row {
@@ -80,6 +99,8 @@ pub static ROWS: [Row; 8] = [
         entry: &dialects::windsurf::DIALECT,
         entry_known: Known::FromDocs,
         session: None,
+        per_turn: None,
+        hooks: None,
         mention: None,
     },
     Row {
@@ -87,6 +108,8 @@ pub static ROWS: [Row; 8] = [
         entry: &dialects::zed::DIALECT,
         entry_known: Known::FromDocs,
         session: None,
+        per_turn: None,
+        hooks: None,
         mention: None,
     },
 ];
@@ -121,6 +144,13 @@ mod tests {
             if let Some(channel) = row.session {
                 assert_eq!(channel.host, host);
                 assert_eq!(row.entry_known, Known::Measured, "{host:?}");
+            }
+            // A per-turn channel comes with its hooks, on a host read at session start too.
+            assert_eq!(row.per_turn.is_some(), row.hooks.is_some(), "{host:?}");
+            if let (Some(per_turn), Some(hooks)) = (row.per_turn, row.hooks) {
+                assert_eq!(per_turn.host, host);
+                assert_eq!(hooks.host, host);
+                assert!(row.session.is_some(), "{host:?}");
             }
         }
     }

@@ -10,9 +10,12 @@
 //! - [`channel`]: the session-start text and what fits the host's channel.
 //! - [`pieces`]: the files that text goes in, derived and checked before anything is written.
 //! - [`session`]: session-start delivery planned, written, refreshed and listed.
+//! - [`hooks`]: the per-turn hooks in the host's own settings that run `mcpick turn`
+//!   ([`live`]) on every turn.
 
 pub mod channel;
 pub mod entry;
+pub mod hooks;
 pub mod hosts;
 pub mod live;
 pub mod pieces;
@@ -28,6 +31,20 @@ use crate::context::{Candidate, Preview, measured::Texts};
 use crate::hosts::{Host, Places, Scope};
 use crate::say::Exit;
 
+/// How `install` hands the set to the model (`install --deliver`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Deliver {
+    /// In the model's context at session start, and every change on the session's next turn,
+    /// through the host's per-turn hooks; served.
+    #[default]
+    Live,
+    /// In the model's context at every session start, and served.
+    #[value(alias = "session")]
+    Start,
+    /// Served only: the user mentions resources, runs the prompt, or the model calls the tool.
+    OnDemand,
+}
+
 /// A set resolved and read as the agent gets it: what a delivery is made of.
 #[derive(Clone, Copy)]
 pub struct Contents<'r, 'c> {
@@ -38,11 +55,14 @@ pub struct Contents<'r, 'c> {
 }
 
 /// A hand-off planned and not yet made: the entry's edit and, where the host has a channel
-/// and it was asked for, the session-start delivery; nothing is written until it is made.
+/// and it was asked for, the session-start delivery and the per-turn hooks; nothing is
+/// written until it is made.
 #[derive(Debug)]
 pub struct Plan {
     pub entry: EntryPlan,
     pub delivery: Option<(&'static Channel, Delivery)>,
+    /// The per-turn hooks in the host's settings (`--deliver live` on a host that has them).
+    pub hooks: Option<hooks::HooksPlan>,
     /// The set file, absolute.
     pub set: PathBuf,
     /// What else the person should know before it is made (the host has no channel).
@@ -50,8 +70,10 @@ pub struct Plan {
 }
 
 /// Plans `host`'s hand-off of `set` as `name` (the scope given, else the host's default),
-/// with session-start delivery when `deliver` is asked for. The delivery is planned (and every
-/// file it touches checked) before the entry: a refusal leaves no half-done hand-off.
+/// delivered as `deliver` asks: at session start ([`Deliver::Start`]), and also on every turn
+/// through the host's hooks ([`Deliver::Live`]; `start` where the host has no per-turn
+/// channel). The delivery is planned (and every file it touches checked) before the entry,
+/// the hooks with it: a refusal leaves no half-done hand-off.
 pub fn plan(
     host: Host,
     scope: Option<Scope>,
@@ -59,22 +81,41 @@ pub fn plan(
     set: &Path,
     name: &str,
     force: bool,
-    deliver: bool,
+    deliver: Deliver,
 ) -> Result<Plan, NotPlanned> {
     let set_abs = absolute(set);
-    let delivery = match entry::scope_of(host.dialect(), scope) {
-        Ok(scope) if deliver => session::plan(host, scope, places, &set_abs, name)
+    let at_start = deliver != Deliver::OnDemand;
+    let scope_of = entry::scope_of(host.dialect(), scope);
+    let delivery = match &scope_of {
+        Ok(scope) if at_start => session::plan(host, *scope, places, &set_abs, name)
             .map_err(|why| (why, Exit::ServerFailed))?,
         _ => None,
     };
     let entry = entry::plan_entry(host, scope, places, set, name, force)?;
+    let hooks = match deliver {
+        Deliver::Live => hooks::plan(host, entry.scope, places, set, name, Some(&entry.edit))?,
+        _ => None,
+    };
     let mut notes = Vec::new();
-    if deliver && delivery.is_none() {
+    if at_start && delivery.is_none() {
         notes.push(session::no_channel(host));
+    } else if deliver == Deliver::Live && hooks.is_none() {
+        notes.push(hooks::no_per_turn(host));
+    }
+    if deliver != Deliver::Live
+        && let Ok(Some(earlier)) = hooks::plan_removal(host, entry.scope, places, name)
+        && !earlier.is_unchanged()
+    {
+        notes.push(format!(
+            "mcpick's per-turn hooks from an earlier install stay in {} (running sessions still get each change on their next turn); `mcpick uninstall {}` takes them out with the rest",
+            earlier.path.display(),
+            host.name()
+        ));
     }
     Ok(Plan {
         entry,
         delivery,
+        hooks,
         set: set_abs,
         notes,
     })
@@ -87,6 +128,20 @@ impl Plan {
         match &self.delivery {
             Some((channel, delivery)) => session::planned_lines(channel, delivery),
             None => Vec::new(),
+        }
+    }
+
+    /// What the per-turn hooks will be (none planned: nothing).
+    pub fn hook_lines(&self) -> Vec<String> {
+        self.hooks.as_ref().map(|h| h.lines()).unwrap_or_default()
+    }
+
+    /// Writes the per-turn hooks (after the entry: Gemini CLI keeps both in one file, and the
+    /// hooks were planned on the text the entry leaves). Nothing when none were planned.
+    pub fn write_hooks(&self) -> Result<Written, String> {
+        match &self.hooks {
+            Some(hooks) => hooks.commit(),
+            None => Ok(Written::default()),
         }
     }
 

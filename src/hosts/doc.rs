@@ -4,7 +4,7 @@
 //! and out as JSON values so every dialect shares one comparison.
 
 use jsonc_parser::ParseOptions;
-use jsonc_parser::cst::{CstObject, CstRootNode};
+use jsonc_parser::cst::{CstArray, CstObject, CstRootNode};
 use serde_json::{Map, Value};
 use toml_edit::{DocumentMut, Item, Table};
 
@@ -171,6 +171,95 @@ impl Doc {
                 }
                 Ok(toml_table_mut(doc, key)?.remove(name).is_some())
             }
+        }
+    }
+
+    /// The elements of the array at `key` (the last key names it, in the object the keys
+    /// before it lead to); `None` when it is missing. Something else than an array there is
+    /// an error. JSON files only (hook settings are JSON).
+    pub fn elements(&self, key: &[&str]) -> Result<Option<Vec<Value>>, String> {
+        Ok(self.json_array(key, false)?.map(|array| {
+            array
+                .elements()
+                .iter()
+                .map(|e| e.to_serde_value().unwrap_or(Value::Null))
+                .collect()
+        }))
+    }
+
+    /// Appends `value` to the array at `key` (created, with the objects leading to it, when
+    /// missing), after its other elements.
+    pub fn push(&mut self, key: &[&str], value: &Value) -> Result<(), String> {
+        let array = self.json_array(key, true)?.expect("created");
+        array.append(super::json::to_input(value));
+        Ok(())
+    }
+
+    /// Replaces the element `index` of the array at `key` in place.
+    pub fn replace_element(
+        &mut self,
+        key: &[&str],
+        index: usize,
+        value: &Value,
+    ) -> Result<(), String> {
+        let array = self.existing_array(key)?;
+        let element = array
+            .elements()
+            .into_iter()
+            .nth(index)
+            .ok_or_else(|| format!("`{}` has no element {index}", key.join(".")))?;
+        let input = super::json::to_input(value);
+        match (element.as_object(), element.as_array()) {
+            (Some(object), _) => {
+                object.replace_with(input);
+            }
+            (None, Some(inner)) => {
+                inner.replace_with(input);
+            }
+            (None, None) => {
+                element.remove();
+                array.insert(index, input);
+            }
+        }
+        Ok(())
+    }
+
+    /// Removes the element `index` of the array at `key`.
+    pub fn remove_element(&mut self, key: &[&str], index: usize) -> Result<(), String> {
+        let array = self.existing_array(key)?;
+        let element = array
+            .elements()
+            .into_iter()
+            .nth(index)
+            .ok_or_else(|| format!("`{}` has no element {index}", key.join(".")))?;
+        element.remove();
+        Ok(())
+    }
+
+    fn existing_array(&self, key: &[&str]) -> Result<CstArray, String> {
+        self.json_array(key, false)?
+            .ok_or_else(|| format!("`{}` is missing", key.join(".")))
+    }
+
+    /// The array at `key`; with `create`, it and the objects leading to it are added when
+    /// missing.
+    fn json_array(&self, key: &[&str], create: bool) -> Result<Option<CstArray>, String> {
+        let Doc::Json(root) = self else {
+            return Err("arrays are edited in JSON files only".into());
+        };
+        let Some((last, parents)) = key.split_last() else {
+            return Err("no array named".into());
+        };
+        let Some(object) = json_object(root, parents, create)? else {
+            return Ok(None);
+        };
+        match object.get(last) {
+            Some(prop) => match prop.value().and_then(|v| v.as_array()) {
+                Some(array) => Ok(Some(array)),
+                None => Err(format!("`{}` is not an array", key.join("."))),
+            },
+            None if create => Ok(Some(object.array_value_or_set(last))),
+            None => Ok(None),
         }
     }
 

@@ -75,10 +75,13 @@ pub fn plan_install(
     })
 }
 
-/// Removes the entry `name` if mcpick wrote it.
+/// Removes the entry `name` if mcpick wrote it. `original` is the file as it was before
+/// mcpick first changed it (its backup): a servers object it did not have goes again once it
+/// is empty.
 pub fn plan_uninstall(
     dialect: &Dialect,
     before: Option<&str>,
+    original: Option<&str>,
     name: &str,
 ) -> Result<Plan, Refused> {
     let Some(before) = before else {
@@ -97,6 +100,18 @@ pub fn plan_uninstall(
         Some(_) => {
             doc.remove(dialect.servers_key, name)
                 .map_err(Refused::Unreadable)?;
+            if let Some(original) = original
+                && let Ok(original) = Doc::parse(dialect.format, original)
+                && doc
+                    .entries(dialect.servers_key)
+                    .is_ok_and(|left| left.is_empty())
+                && let Some((last, parents)) = dialect.servers_key.split_last()
+                && original
+                    .entries(parents)
+                    .is_ok_and(|o| !o.contains_key(*last))
+            {
+                doc.remove(parents, last).map_err(Refused::Unreadable)?;
+            }
             let text = doc.text();
             if text == empty_file(dialect)? {
                 return Ok(Plan::Delete { text });
@@ -276,12 +291,29 @@ mod tests {
                 Err(Refused::Foreign { .. })
             ));
             assert!(matches!(
-                plan_uninstall(d, Some(&installed), "a"),
+                plan_uninstall(d, Some(&installed), None, "a"),
                 Err(Refused::Foreign { .. })
             ));
-            let removed = changed(plan_uninstall(d, Some(&installed), "mcpick").unwrap());
+            let removed =
+                changed(plan_uninstall(d, Some(&installed), Some(&original), "mcpick").unwrap());
             assert_eq!(removed, original, "{}", d.name);
             assert_eq!(ours(d, &installed).unwrap().len(), 1);
+        }
+    }
+
+    #[test]
+    fn a_servers_object_install_added_to_a_file_goes_with_the_entry() {
+        for host in Host::ALL {
+            let d = host.dialect();
+            let original = match d.format {
+                crate::hosts::FileFormat::Toml => "# mine\nmodel = \"x\"\n".to_string(),
+                _ => "{\n  // mine\n  \"theme\": \"dark\"\n}\n".to_string(),
+            };
+            let installed =
+                changed(plan_install(d, Some(&original), "mcpick", &launch(), false).unwrap());
+            let removed =
+                changed(plan_uninstall(d, Some(&installed), Some(&original), "mcpick").unwrap());
+            assert_eq!(removed, original, "{}", d.name);
         }
     }
 
@@ -292,7 +324,7 @@ mod tests {
             let created = changed(plan_install(d, None, "mcpick", &launch(), false).unwrap());
             assert!(
                 matches!(
-                    plan_uninstall(d, Some(&created), "mcpick").unwrap(),
+                    plan_uninstall(d, Some(&created), None, "mcpick").unwrap(),
                     Plan::Delete { .. }
                 ),
                 "{}: {created}",
@@ -301,7 +333,7 @@ mod tests {
             // A file with anything else in it stays.
             let two = changed(plan_install(d, Some(&created), "other", &launch(), false).unwrap());
             assert!(matches!(
-                plan_uninstall(d, Some(&two), "mcpick").unwrap(),
+                plan_uninstall(d, Some(&two), None, "mcpick").unwrap(),
                 Plan::Change { .. }
             ));
         }

@@ -577,7 +577,7 @@ impl Executor {
                 &set,
                 &name,
                 false,
-                true,
+                crate::handoff::Deliver::Live,
             )
             .map(Box::new)
             .map_err(|(why, _)| why);
@@ -585,7 +585,8 @@ impl Executor {
         });
     }
 
-    /// Makes a confirmed install ([`crate::handoff::Plan`]): the entry, then the delivery of
+    /// Makes a confirmed install ([`crate::handoff::Plan`]): the entry and the per-turn
+    /// hooks, then the delivery of
     /// what the request's resolution includes, read through the browser's connections.
     fn install(&mut self, plan: Box<InstallPlan>, request: ResolveRequest) {
         let connections = self.connections.clone();
@@ -593,12 +594,20 @@ impl Executor {
         let task = tokio::spawn(async move {
             let plan = Arc::new(*plan);
             let entry_plan = plan.clone();
-            let written =
-                tokio::task::spawn_blocking(move || entry_plan.write_entry(&Places::system()))
-                    .await
-                    .unwrap_or_else(|e| Err(e.to_string()));
+            // The entry, then the per-turn hooks (planned on the text the entry leaves).
+            let written = tokio::task::spawn_blocking(move || {
+                let entry = entry_plan.write_entry(&Places::system())?;
+                let hooks = entry_plan.write_hooks()?;
+                Ok::<_, String>((entry, hooks))
+            })
+            .await
+            .unwrap_or_else(|e| Err(e.to_string()));
             let mut lines = match written {
-                Ok(written) => said(written),
+                Ok((entry, hooks)) => {
+                    let mut lines = said(entry);
+                    lines.extend(said(hooks));
+                    lines
+                }
                 Err(why) => return tx.send(Msg::Installed(Err(why))),
             };
             if plan.delivery.is_some() {

@@ -303,7 +303,12 @@ impl App {
                     );
                     lines.extend(diff.lines().map(|l| format!("  {l}")));
                 }
-                lines.extend(plan.delivery_lines().into_iter().map(|l| format!("  {l}")));
+                lines.extend(
+                    plan.delivery_lines()
+                        .into_iter()
+                        .chain(plan.hook_lines())
+                        .map(|l| format!("  {l}")),
+                );
                 lines.extend(plan.notes.iter().map(|n| format!("  note: {n}")));
             }
             Stage::Done(Ok(done)) => {
