@@ -225,6 +225,8 @@ impl Executor {
                 effect @ (Effect::Sort { .. } | Effect::Resolve(_)) => {
                     let tx = self.tx.clone();
                     tokio::task::spawn_blocking(move || {
+                        // The pool's threads only ever do background work.
+                        crate::sched::background();
                         let _span = super::trace::other(match &effect {
                             Effect::Sort { .. } => "sort",
                             _ => "resolve",
@@ -284,6 +286,7 @@ impl Executor {
                         tokio::spawn(async move {
                             tokio::time::sleep_until(at).await;
                             let _ = tokio::task::spawn_blocking(|| {
+                                crate::sched::background();
                                 let _span = super::trace::other("malloc_trim");
                                 crate::heap::release()
                             })
