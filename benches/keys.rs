@@ -18,6 +18,14 @@
 //! 150 ms. Latencies are grouped by how many resources were loaded when the key was sent:
 //! median, p90 and max.
 //!
+//! `MCPICK_BENCH_KEYS_AFTER=200` types 200 keys after the listing instead of 60 (about 30 s
+//! of keys: a churning server's re-lists land among them).
+//!
+//! `MCPICK_BENCH_TRACE=5` runs the browser with `MCPICK_TRACE_KEYS` (what its UI thread did
+//! between each key and its frame, see `mcpick::tui::trace`) and prints the trace of the 5
+//! slowest keys after the figures (a browser without it prints nothing there);
+//! `MCPICK_BENCH_TRACE_FILE=PATH` keeps the whole trace there.
+//!
 //! `MCPICK_BENCH_CHURN=500` runs the test fixture (`mcpick-fixture`, next to the binary) with
 //! `--churn 500` (a resource added every 500 ms, announced as a list change): the keys after the listing are typed while it churns,
 //! and then, with no keys, the browser's CPU share is measured over
@@ -34,6 +42,7 @@ use std::time::{Duration, Instant};
 const COLS: u16 = 120;
 const ROWS: u16 = 40;
 const SEARCH_LINE: usize = 1;
+/// Keys typed after the listing, unless `MCPICK_BENCH_KEYS_AFTER` says how many.
 const KEYS_AFTER: usize = 60;
 
 struct Browser {
@@ -67,7 +76,13 @@ fn open_pty() -> (OwnedFd, OwnedFd) {
 }
 
 impl Browser {
-    fn start(bin: &str, count: usize, churn: Option<u64>, dir: &std::path::Path) -> Self {
+    fn start(
+        bin: &str,
+        count: usize,
+        churn: Option<u64>,
+        dir: &std::path::Path,
+        trace: Option<&std::path::Path>,
+    ) -> Self {
         let (master, slave) = open_pty();
         let io = |fd: &OwnedFd| Stdio::from(fd.try_clone().expect("dup the pty"));
         let mut cmd = Command::new(bin);
@@ -82,6 +97,9 @@ impl Browser {
             None => {
                 cmd.args(["--", bin, "demo-server", "--count", &count.to_string()]);
             }
+        }
+        if let Some(trace) = trace {
+            cmd.env("MCPICK_TRACE_KEYS", trace);
         }
         cmd.current_dir(dir)
             .env("TERM", "xterm-256color")
@@ -278,7 +296,20 @@ fn main() {
         .ok()
         .and_then(|s| s.trim().parse().ok());
     let dir = tempfile::tempdir().expect("a directory for the set file");
-    let mut b = Browser::start(&bin, count, churn, dir.path());
+    let traced: usize = std::env::var("MCPICK_BENCH_TRACE")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(0);
+    // `MCPICK_BENCH_TRACE_FILE` keeps the whole trace (appended to).
+    let trace_file = std::env::var_os("MCPICK_BENCH_TRACE_FILE")
+        .map_or_else(|| dir.path().join("keys.trace"), std::path::PathBuf::from);
+    let mut b = Browser::start(
+        &bin,
+        count,
+        churn,
+        dir.path(),
+        (traced > 0).then_some(trace_file.as_path()),
+    );
     assert!(
         b.wait(Duration::from_secs(30), |b| b.loaded().0 > 0),
         "no page listed in 30 s"
@@ -286,10 +317,15 @@ fn main() {
     let started = Instant::now();
     let verbose = std::env::var_os("MCPICK_BENCH_VERBOSE").is_some();
     let keys = script();
-    let mut samples: Vec<(usize, bool, f64)> = Vec::new();
+    // (resources loaded, listing finished, ms, the key's number among those sent).
+    let mut samples: Vec<(usize, bool, f64, usize)> = Vec::new();
     let mut after = 0;
+    let keys_after: usize = std::env::var("MCPICK_BENCH_KEYS_AFTER")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(KEYS_AFTER);
     for (key, expect) in keys.iter().cycle() {
-        if after >= KEYS_AFTER {
+        if after >= keys_after {
             break;
         }
         let (loaded, finished) = b.loaded();
@@ -310,7 +346,12 @@ fn main() {
             "key {key:?} showed no effect in 10 s:\n{}",
             b.lines.join("\n")
         );
-        samples.push((loaded, finished, t0.elapsed().as_secs_f64() * 1000.0));
+        samples.push((
+            loaded,
+            finished,
+            t0.elapsed().as_secs_f64() * 1000.0,
+            samples.len(),
+        ));
         if verbose {
             eprintln!(
                 "{:>6.1} s  {:>6.1} ms  {key:?}  {loaded} loaded{}",
@@ -346,7 +387,7 @@ fn main() {
             };
             let ms = samples
                 .iter()
-                .filter(|(n, f, _)| !f && (w[0]..w[1]).contains(n))
+                .filter(|(n, f, _, _)| !f && (w[0]..w[1]).contains(n))
                 .map(|s| s.2)
                 .collect();
             (label, ms)
@@ -370,6 +411,9 @@ fn main() {
             ms[ms.len() - 1]
         );
     }
+    if traced > 0 {
+        print_traces(&trace_file, &samples, traced);
+    }
     if churn.is_some() {
         let secs: u64 = std::env::var("MCPICK_BENCH_CPU_SECS")
             .ok()
@@ -385,6 +429,31 @@ fn main() {
         assert!(
             to > from,
             "the header's count did not grow while the server churned"
+        );
+    }
+}
+
+/// The browser's trace of the `n` slowest keys (its lines start `key N`, N counting the keys
+/// it took, as `samples` counts those sent).
+fn print_traces(file: &std::path::Path, samples: &[(usize, bool, f64, usize)], n: usize) {
+    let text = std::fs::read_to_string(file).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    if lines.is_empty() {
+        println!("no key trace (a browser without MCPICK_TRACE_KEYS)");
+        return;
+    }
+    let mut worst: Vec<_> = samples.iter().collect();
+    worst.sort_by(|a, b| b.2.total_cmp(&a.2));
+    println!(
+        "the {n} slowest keys, as the browser's UI thread traced them (ms from the key's read):"
+    );
+    for (loaded, finished, ms, i) in worst.into_iter().take(n) {
+        let prefix = format!("key {i} ");
+        let line = lines.iter().find(|l| l.starts_with(&prefix));
+        println!(
+            "{ms:>7.1} ms at {loaded}{}: {}",
+            if *finished { ", listed" } else { "" },
+            line.unwrap_or(&"(not traced)")
         );
     }
 }

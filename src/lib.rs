@@ -29,6 +29,7 @@ pub mod redact;
 pub mod safe_json;
 pub mod sanitize;
 pub mod say;
+pub mod sched;
 pub mod serve;
 pub mod signals;
 pub mod sync;

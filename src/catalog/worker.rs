@@ -53,6 +53,8 @@ impl SearchWorker {
         std::thread::Builder::new()
             .name("mcpick-search".into())
             .spawn(move || {
+                // A scan on every core gives way to the UI thread (its scoped threads too).
+                crate::sched::background();
                 let mut previous: Option<(Extent, Arc<SearchResults>)> = None;
                 while let Ok(mut request) = rx.recv() {
                     // Only the newest waiting request matters.

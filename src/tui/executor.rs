@@ -225,6 +225,12 @@ impl Executor {
                 effect @ (Effect::Sort { .. } | Effect::Resolve(_)) => {
                     let tx = self.tx.clone();
                     tokio::task::spawn_blocking(move || {
+                        // The pool's threads only ever do background work.
+                        crate::sched::background();
+                        let _span = super::trace::other(match &effect {
+                            Effect::Sort { .. } => "sort",
+                            _ => "resolve",
+                        });
                         if let Ok(msg) = compute(effect) {
                             let _ = tx.send(msg);
                         }
@@ -279,7 +285,12 @@ impl Executor {
                         self.release_at = Some(at);
                         tokio::spawn(async move {
                             tokio::time::sleep_until(at).await;
-                            let _ = tokio::task::spawn_blocking(crate::heap::release).await;
+                            let _ = tokio::task::spawn_blocking(|| {
+                                crate::sched::background();
+                                let _span = super::trace::other("malloc_trim");
+                                crate::heap::release()
+                            })
+                            .await;
                         });
                     }
                 }

@@ -29,6 +29,7 @@ pub mod server_info;
 pub mod term;
 pub mod text;
 pub mod theme;
+pub mod trace;
 pub mod ui;
 
 use std::path::PathBuf;

@@ -14,6 +14,7 @@ use super::app::{App, Effect, Msg};
 use super::executor::Executor;
 use super::keeper::Keeper;
 use super::term::Term;
+use super::trace::{self, Keys as Trace};
 use super::ui;
 use crate::catalog::{Search, SearchResults, SearchWorker};
 use crate::context::SetFile;
@@ -40,8 +41,10 @@ fn to_msg(event: Event) -> Option<Msg> {
 /// without waiting: a poll that is not awaited loses its wake-up). A thread, not a runtime
 /// task, so that reading a key never waits for a worker busy with a listing.
 struct InputReader {
-    rx: mpsc::UnboundedReceiver<std::io::Result<Event>>,
+    rx: mpsc::UnboundedReceiver<(std::time::Instant, std::io::Result<Event>)>,
     shared: Arc<Reading>,
+    /// When the input last taken was read from the terminal.
+    read_at: std::time::Instant,
 }
 
 /// What the loop and the reading thread share.
@@ -79,7 +82,7 @@ impl InputReader {
                         Err(e) => Err(e),
                     };
                     let failed = event.is_err();
-                    if tx.send(event).is_err() || failed {
+                    if tx.send((std::time::Instant::now(), event)).is_err() || failed {
                         break;
                     }
                 }
@@ -87,10 +90,18 @@ impl InputReader {
         if let Err(e) = spawned {
             // No input thread: the loop sees the error as the end of its input.
             let (tx, rx) = mpsc::unbounded_channel();
-            let _ = tx.send(Err(e));
-            return InputReader { rx, shared };
+            let _ = tx.send((std::time::Instant::now(), Err(e)));
+            return InputReader {
+                rx,
+                shared,
+                read_at: std::time::Instant::now(),
+            };
         }
-        InputReader { rx, shared }
+        InputReader {
+            rx,
+            shared,
+            read_at: std::time::Instant::now(),
+        }
     }
 
     /// Stops reading (the terminal is given away: a stopped process's reader would hold the
@@ -115,21 +126,28 @@ impl InputReader {
     /// The next input as a message (`Ok(None)`: an event the browser ignores); the end of
     /// input quits.
     async fn next(&mut self) -> std::io::Result<Option<Msg>> {
-        Self::message(self.rx.recv().await)
+        let event = self.rx.recv().await;
+        self.message(event)
     }
 
     /// Input already waiting, if any (as [`InputReader::next`]), without waiting.
     fn ready(&mut self) -> Option<std::io::Result<Option<Msg>>> {
         match self.rx.try_recv() {
-            Ok(event) => Some(Self::message(Some(event))),
+            Ok(event) => Some(self.message(Some(event))),
             Err(mpsc::error::TryRecvError::Empty) => None,
             Err(mpsc::error::TryRecvError::Disconnected) => Some(Ok(Some(Msg::Quit))),
         }
     }
 
-    fn message(event: Option<std::io::Result<Event>>) -> std::io::Result<Option<Msg>> {
+    fn message(
+        &mut self,
+        event: Option<(std::time::Instant, std::io::Result<Event>)>,
+    ) -> std::io::Result<Option<Msg>> {
         match event {
-            Some(event) => Ok(to_msg(event?)),
+            Some((read_at, event)) => {
+                self.read_at = read_at;
+                Ok(to_msg(event?))
+            }
             None => Ok(Some(Msg::Quit)),
         }
     }
@@ -173,6 +191,8 @@ pub async fn event_loop(
     let mut delivered: Option<Arc<SearchResults>> = None;
     // Input that came while a burst was being drained: taken next, before anything else.
     let mut early: Option<Msg> = None;
+    // `MCPICK_TRACE_KEYS=FILE`: what the loop did between each key and its frame.
+    let mut trace = Trace::from_env();
 
     loop {
         let msg = if let Some(msg) = early.take() {
@@ -181,7 +201,9 @@ pub async fn event_loop(
             tokio::select! {
             biased;
             _ = tokio::time::sleep_until(last_draw + FRAME), if dirty => {
+                let begun = trace.begin();
                 terminal.draw(|f| ui::render(&app, f))?;
+                trace.end(begun, "draw", String::new);
                 last_draw = Instant::now();
                 dirty = false;
                 continue;
@@ -208,12 +230,18 @@ pub async fn event_loop(
             }
         };
         let is_input = matches!(msg, Msg::Key(_) | Msg::Mouse(_) | Msg::Resize(..));
+        let (begun, kind) = (trace.begin(), trace::kind(&msg));
+        if is_input {
+            trace.key(&msg, input.read_at);
+        }
         let mut effects = app.update(msg);
+        trace.end(begun, kind, String::new);
         // Drain bursts (pages arriving fast) before drawing, for at most a frame's time; a
         // key's frame never waits for them, nor for the rest of the burst: it is taken as
         // soon as it comes (a key waited up to 9 ms behind a burst being drained).
         if !is_input {
             let until = Instant::now() + FRAME;
+            let (begun, mut burst) = (trace.begin(), trace::Burst::default());
             while Instant::now() < until {
                 if let Some(event) = input.ready() {
                     match event? {
@@ -225,16 +253,27 @@ pub async fn event_loop(
                     }
                 }
                 match rx.try_recv() {
+                    Ok(m) if trace.on() => {
+                        let (kind, started) = (trace::kind(&m), Instant::now());
+                        effects.extend(app.update(m));
+                        burst.add(kind, started.elapsed());
+                    }
                     Ok(m) => effects.extend(app.update(m)),
                     Err(_) => break,
                 }
             }
+            trace.end_burst(begun, &burst);
         }
         let gives_terminal_away = effects.iter().any(|e| matches!(e, Effect::Suspend));
         if gives_terminal_away {
             input.pause().await;
         }
+        let begun = trace.begin();
+        let ran = trace.on().then(|| trace::effects(&effects));
         executor.run(effects, terminal)?;
+        if let Some(ran) = ran.filter(|r| !r.is_empty()) {
+            trace.end(begun, "effects", || ran.join(", "));
+        }
         if gives_terminal_away {
             input.resume();
         }
@@ -246,7 +285,10 @@ pub async fn event_loop(
             // Input is drawn at once, never at the next frame's deadline: that deadline is a
             // timer, fired by runtime threads that may be busy parsing pages (while a million
             // resources streamed in, keys waited up to 120 ms for it).
+            let begun = trace.begin();
             terminal.draw(|f| ui::render(&app, f))?;
+            trace.end(begun, "draw", String::new);
+            trace.flushed();
             last_draw = Instant::now();
             dirty = false;
         }
