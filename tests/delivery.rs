@@ -967,3 +967,127 @@ fn claude_code_gets_a_change_of_the_set_on_the_next_turn() {
         "and written when it ends"
     );
 }
+
+/// The request to `api` (its text under `key`) holding `marker`, as the model got it.
+fn request_in(stub: &Stub, api: &str, key: &str, marker: &str) -> Option<String> {
+    stub.requests(api).iter().rev().find_map(|r| {
+        let mut text = String::new();
+        all_text(&r[key], &mut text);
+        text.contains(marker).then_some(text)
+    })
+}
+
+/// Types `prompt` into a host's interactive prompt and waits for the model request that holds
+/// it.
+fn turn_in(tmux: &Tmux, stub: &Stub, api: &str, key: &str, prompt: &str) -> Option<String> {
+    tmux.type_text(prompt);
+    std::thread::sleep(Duration::from_millis(500));
+    tmux.keys(&["Enter"]);
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while std::time::Instant::now() < deadline {
+        if let Some(text) = request_in(stub, api, key, prompt) {
+            return Some(text);
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    None
+}
+
+/// Live delivery in Gemini CLI, over three turns of one interactive session, after a plain
+/// `mcpick install gemini` (the folder trusted, as Gemini CLI asks): a pin and an exclude
+/// between turn 1 and turn 2 reach the model on turn 2 inside `<hook_context>`, `<` and `>`
+/// escaped as Gemini CLI escapes them, as `preview --next-turn` predicted; turn 3 adds nothing.
+#[test]
+fn gemini_cli_gets_a_change_of_the_set_on_the_next_turn() {
+    let world = World::new();
+    world.ok(&["exclude", "--demo", "demo://clock/*"]);
+    std::fs::write(
+        world.home().join(".gemini/settings.json"),
+        r#"{"security":{"auth":{"selectedType":"gemini-api-key"}}}"#,
+    )
+    .unwrap();
+    world.ok(&["install", "gemini"]);
+    let promised = world.promised("gemini");
+    let withdrawn = promised["included"].as_array().unwrap().last().unwrap()["uri"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let pinned = promised["leftOut"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["reason"] == "over budget")
+        .expect("a resource left out by the budget")["uri"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = Stub::start(stub_dir.path());
+    let mut env = world.env();
+    env.extend(
+        stub.gemini_env()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v)),
+    );
+    let mut command = vec!["env".to_string()];
+    command.extend(env.iter().map(|(k, v)| format!("{k}={v}")));
+    command.push(
+        peers()
+            .join("node/node_modules/.bin/gemini")
+            .display()
+            .to_string(),
+    );
+    let shell = command
+        .iter()
+        .map(|w| format!("'{}'", w.replace('\'', "'\\''")))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let tmux = Tmux::start(160, 40, Some(&world.project()), &[shell]);
+    let ready = tmux
+        .wait(Duration::from_secs(60), |s| s.contains("Type your message"))
+        .is_ok();
+    std::thread::sleep(Duration::from_secs(2));
+    let first = ready
+        .then(|| turn_in(&tmux, &stub, "gemini", "contents", "first turn please"))
+        .flatten();
+    world.ok(&["pin", "--demo", &pinned]);
+    world.ok(&["exclude", "--demo", &withdrawn]);
+    let predicted = world.run(&["preview", "--host", "gemini", "--next-turn"]);
+    let second = first
+        .as_ref()
+        .and_then(|_| turn_in(&tmux, &stub, "gemini", "contents", "second turn please"));
+    let third = second
+        .as_ref()
+        .and_then(|_| turn_in(&tmux, &stub, "gemini", "contents", "third turn please"));
+    let shown = tmux.screen();
+    drop(tmux);
+    let first = first.unwrap_or_else(|| panic!("turn 1 never reached the model:\n{shown}"));
+    let second = second.unwrap_or_else(|| panic!("turn 2 never reached the model:\n{shown}"));
+    let third = third.unwrap_or_else(|| panic!("turn 3 never reached the model:\n{shown}"));
+    const CHANGED: &str = "changed since your last turn";
+    assert!(!first.contains(CHANGED), "nothing changed before turn 1");
+    let told = stderr(&predicted);
+    assert!(told.contains("next turn: +1 −1"), "{told}");
+    let predicted = stdout(&predicted);
+    assert!(predicted.starts_with("<hook_context>"), "{predicted}");
+    let inside = predicted
+        .trim_end()
+        .trim_start_matches("<hook_context>")
+        .trim_end_matches("</hook_context>");
+    assert!(
+        second.contains(inside),
+        "what --next-turn predicted (escaped as Gemini CLI escapes) is what arrived"
+    );
+    assert!(second.contains(&withdrawn) && second.contains("disregard what it said"));
+    let pinned_text = world.read(&pinned);
+    let escaped = pinned_text.replace('<', "&lt;").replace('>', "&gt;");
+    assert!(
+        second.contains(escaped.trim_end()),
+        "the newly pinned resource, as Gemini CLI passes it"
+    );
+    assert_eq!(
+        third.matches(CHANGED).count(),
+        second.matches(CHANGED).count(),
+        "turn 3, with nothing changed, adds nothing"
+    );
+}
