@@ -509,12 +509,7 @@ struct HookEvent {
 
 /// The per-turn channel of `host`, if it has one.
 pub fn channel_of(host: Host) -> Option<&'static PerTurn> {
-    match host {
-        Host::ClaudeCode => Some(&CLAUDE),
-        Host::Gemini => Some(&GEMINI),
-        Host::Codex => Some(&CODEX),
-        _ => None,
-    }
+    super::hosts::row(host).per_turn
 }
 
 /// Answers one hook event of `host` for the set at `set` served as `name`: the text to print
