@@ -101,7 +101,8 @@ pub fn write(
         .map_err(|e| format!("cannot write the session-start delivery: {e}"))?;
     let mut warnings = delivered.warnings.clone();
     let id = super::live::delivery_id(&delivery.host, &delivery.scope, &delivery.name);
-    if let Err(e) = super::live::record(set, contents, &[id], Vec::new()) {
+    let holds = super::live::holds(contents, &delivered.preview);
+    if let Err(e) = super::live::record(set, contents, vec![(id, holds)], Vec::new()) {
         warnings.push(format!("the next turns will not see changes: {e}"));
     }
     let mut lines = vec![
@@ -158,13 +159,14 @@ pub fn refresh_all(set: &Path, contents: Contents<'_, '_>) -> Vec<Result<String,
                 channel.host.name(),
                 delivery.file.display()
             )));
-            held.push((id, delivered.file));
+            let holds = super::live::holds(contents, &delivered.preview);
+            held.push((id, delivered.file, holds));
             continue;
         }
         done.push(
             match pieces::refresh(&delivery, &set_abs, &delivered.file) {
                 Ok(()) => Ok({
-                    written.push(id);
+                    written.push((id, super::live::holds(contents, &delivered.preview)));
                     format!(
                         "delivered to {}: {}",
                         channel.host.name(),
@@ -179,7 +181,7 @@ pub fn refresh_all(set: &Path, contents: Contents<'_, '_>) -> Vec<Result<String,
         );
     }
     if (!written.is_empty() || !held.is_empty())
-        && let Err(e) = super::live::record(&set_abs, contents, &written, held)
+        && let Err(e) = super::live::record(&set_abs, contents, written, held)
     {
         done.push(Err(format!(
             "the next turns of running sessions will not see this change: {e}"
