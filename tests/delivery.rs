@@ -1134,12 +1134,14 @@ fn withdrawn_in(text: &str) -> Vec<String> {
 /// `mcpick install codex` (its hooks trusted as Codex asks): what the 32 KiB session-start
 /// file could not carry arrives on the first turns, so the model is handed the whole set;
 /// a pin and an exclude then arrive on the next turn as `preview --next-turn` predicted, as
-/// Codex's own developer message after the prompt; only what the session was given is ever
+/// Codex's own developer message after the prompt, with the clock's text changed at its server;
+/// only what the session was given is ever
 /// named as withdrawn; a steady turn adds nothing.
 #[test]
 fn codex_gets_a_change_of_the_set_on_the_next_turn() {
     let world = World::new();
-    world.ok(&["exclude", "--demo", "demo://clock/*"]);
+    // The clock's text changes at every read: a change at the server, read again by the pin.
+    world.ok(&["pin", "--demo", "demo://clock/now"]);
     let project = world.project();
     assert!(
         Command::new("git")
@@ -1295,9 +1297,22 @@ fn codex_gets_a_change_of_the_set_on_the_next_turn() {
 
     let told = stderr(&predicted);
     assert!(told.contains("next turn: +1 −"), "{told}");
+    // The clock may be read again between the two (`mcpick serve`, running in Codex, writes
+    // the delivery again when it sees the set change): its time aside, the same text.
+    let untimed = |text: &str| {
+        let lines = text.trim_end().lines();
+        let lines = lines.map(|l| {
+            if l.starts_with("time: ") {
+                "time: …"
+            } else {
+                l
+            }
+        });
+        lines.collect::<Vec<_>>().join("\n")
+    };
     assert_eq!(
-        changed.trim_end(),
-        stdout(&predicted).trim_end(),
+        untimed(&changed),
+        untimed(&stdout(&predicted)),
         "what --next-turn predicted is what arrived, after the prompt"
     );
     // The exclude, and what the pin pushed over the budget: each one the model was handed.
@@ -1310,6 +1325,17 @@ fn codex_gets_a_change_of_the_set_on_the_next_turn() {
         );
     }
     assert!(changed.contains("disregard what it said"));
+    let time = |text: &str| {
+        let at = text
+            .find("uri: demo://clock/now")
+            .expect("the clock's text");
+        text[at..].lines().nth(1).unwrap().to_string()
+    };
+    assert!(
+        changed.contains("changed at its server; this replaces what it said before"),
+        "{changed}"
+    );
+    assert_ne!(time(&changed), time(&at_start), "the clock's new text");
     assert!(
         changed.contains(world.read(&pinned).trim_end()),
         "the newly pinned resource, verbatim"
