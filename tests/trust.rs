@@ -257,3 +257,42 @@ fn the_entry_install_writes_is_approved() {
         stderr(&out)
     );
 }
+
+/// The browser never starts a project's server it held back, whatever key asks: `R` on it
+/// says how to approve it and runs nothing; after `mcpick trust --yes`, `R` starts it.
+#[test]
+fn the_browser_starts_a_held_server_only_once_approved() {
+    let setup = Setup::new();
+    let marker = setup.marker("ran");
+    std::fs::write(
+        setup.project.join(".mcp.json"),
+        json!({"mcpServers": {"repo": marking_server(&marker)}}).to_string(),
+    )
+    .unwrap();
+    let env = [
+        format!("HOME={}", setup.home.display()),
+        format!("XDG_CONFIG_HOME={}", setup.home.join(".config").display()),
+        format!("MCPICK_DATA_DIR={}", setup.data.display()),
+    ];
+    let env: Vec<&str> = env.iter().map(String::as_str).collect();
+    let tmux = common::tmux::Tmux::bash(&env);
+    tmux.type_text(&format!(
+        "cd '{}' && {}\n",
+        setup.project.display(),
+        mcpick_bin()
+    ));
+    tmux.wait_for("the held server", |s| s.contains("repo"));
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    tmux.keys(&["R"]);
+    let said = tmux.wait_for("why R did not start it", |s| s.contains("then press R"));
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    assert!(
+        !marker.exists(),
+        "R ran the project's command unapproved:\n{said}"
+    );
+
+    assert_eq!(exit_code(&setup.run(&["trust", "--yes"])), 0);
+    tmux.keys(&["R"]);
+    let listed = tmux.wait_for("the approved server listed", |s| s.contains("3 resources"));
+    assert!(marker.exists(), "approved, R starts it:\n{listed}");
+}
