@@ -258,10 +258,11 @@ fn the_entry_install_writes_is_approved() {
     );
 }
 
-/// The browser never starts a project's server it held back, whatever key asks: `R` on it
-/// says how to approve it and runs nothing; after `mcpick trust --yes`, `R` starts it.
+/// The browser asks once before it starts a project's server it held back, showing what it
+/// runs whole; "no" keeps it stopped, whatever key asks (`R` asks again); "yes" starts it and
+/// is remembered as `mcpick trust` remembers it.
 #[test]
-fn the_browser_starts_a_held_server_only_once_approved() {
+fn the_browser_asks_before_it_starts_a_projects_server() {
     let setup = Setup::new();
     let marker = setup.marker("ran");
     std::fs::write(
@@ -281,18 +282,40 @@ fn the_browser_starts_a_held_server_only_once_approved() {
         setup.project.display(),
         mcpick_bin()
     ));
-    tmux.wait_for("the held server", |s| s.contains("repo"));
+    let asked = tmux.wait_for("the question", |s| {
+        s.contains("Start this project's servers?")
+    });
+    assert!(
+        asked.contains("repo") && asked.contains("touch") && asked.contains(".mcp.json"),
+        "the server, what it runs and the file that defines it:\n{asked}"
+    );
     std::thread::sleep(std::time::Duration::from_millis(500));
+    assert!(!marker.exists(), "it ran before anyone answered");
+
+    tmux.keys(&["n"]);
+    tmux.wait_for("the question closed", |s| {
+        !s.contains("Start this project's servers?")
+    });
     tmux.keys(&["R"]);
-    let said = tmux.wait_for("why R did not start it", |s| s.contains("then press R"));
+    let again = tmux.wait_for("asked again", |s| {
+        s.contains("Start this project's servers?")
+    });
     std::thread::sleep(std::time::Duration::from_secs(1));
     assert!(
         !marker.exists(),
-        "R ran the project's command unapproved:\n{said}"
+        "R ran the project's command unapproved:\n{again}"
     );
 
-    assert_eq!(exit_code(&setup.run(&["trust", "--yes"])), 0);
-    tmux.keys(&["R"]);
+    tmux.keys(&["y"]);
     let listed = tmux.wait_for("the approved server listed", |s| s.contains("3 resources"));
-    assert!(marker.exists(), "approved, R starts it:\n{listed}");
+    assert!(marker.exists(), "approved, it starts:\n{listed}");
+    let remembered = stdout(&setup.run(&["trust", "--list"]));
+    assert!(remembered.contains("repo"), "{remembered}");
+    let out = setup.run(&["ls"]);
+    assert_eq!(
+        exit_code(&out),
+        0,
+        "approved once, for every command: {}",
+        stderr(&out)
+    );
 }

@@ -684,12 +684,20 @@ pub fn gate_system<T>(
     )
 }
 
-/// A server [`gate`] did not start: its place among the servers given, and the project whose
-/// approval it waits for (`mcpick trust` there starts it on the next connect).
+/// A server [`gate`] did not start: its place among the servers given, the project whose
+/// approval it waits for, and what to show the person who is asked to approve it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Held {
     pub position: usize,
     pub project: PathBuf,
+    /// Its name as defined (untrusted: clean it before showing).
+    pub name: String,
+    /// The file that defines it.
+    pub named_by: String,
+    /// What it runs, whole, one part a line ([`super::trust::describe`]; cleaned).
+    pub runs: Vec<String>,
+    /// Its definition as written, kept with the approval (`mcpick trust --list`).
+    pub shown: String,
 }
 
 /// Marks every ready server whose definition comes from the project's files (`project`: the
@@ -718,6 +726,10 @@ pub fn gate<'a>(
         held.push(Held {
             position,
             project: folder.clone(),
+            name: selected.spec.name.clone(),
+            named_by: named_by.clone(),
+            runs: super::trust::describe(selected),
+            shown: selected.shown_target(),
         });
         let name = sanitize::line(&selected.spec.name, 200);
         selected.error = Some(format!(

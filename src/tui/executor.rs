@@ -17,6 +17,7 @@ use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
 use super::agent::ResolveRequest;
+use crate::config::select::Held;
 use std::path::PathBuf;
 
 use super::app::{Bundled, Effect, ExpansionRead, InstallPlan, Msg, ServerEvent};
@@ -153,7 +154,7 @@ fn forward_log(server: ServerId, log: ServerLog, tx: mpsc::UnboundedSender<Msg>)
 /// and was not approved at start, the project whose approval it waits for.
 pub struct Startable {
     pub spec: ServerSpec,
-    pub needs_approval: Option<std::path::PathBuf>,
+    pub needs_approval: Option<Held>,
 }
 
 /// Whether the person has approved `spec` for `project` by now (`mcpick trust`): a server held
@@ -181,7 +182,7 @@ pub struct Executor {
     specs: Vec<ServerSpec>,
     /// Per server, the project whose approval it needs before it is started (see
     /// [`Startable`]); checked again at every connect, so `mcpick trust` then `R` starts it.
-    needs_approval: Vec<Option<std::path::PathBuf>>,
+    needs_approval: Vec<Option<Held>>,
     options: ConnectOptions,
     color: bool,
     connections: Connections,
@@ -281,6 +282,7 @@ impl Executor {
                     self.read.cancel();
                 }
                 Effect::Suspend => term::suspend(terminal)?,
+                Effect::Approve(servers) => self.approve(servers),
                 Effect::Measure {
                     generation,
                     tokenizer,
@@ -351,8 +353,8 @@ impl Executor {
         let Some(log) = self.logs.get(server as usize).cloned() else {
             return;
         };
-        if let Some(Some(project)) = self.needs_approval.get(server as usize) {
-            if let Err(why) = approved(project, &spec) {
+        if let Some(Some(held)) = self.needs_approval.get(server as usize) {
+            if let Err(why) = approved(&held.project, &spec) {
                 let _ = self.tx.send(Msg::Server {
                     server,
                     generation,
@@ -395,6 +397,26 @@ impl Executor {
             send,
         ));
         self.servers.insert(server, task.abort_handle());
+    }
+
+    /// Remembers the person's approval of the held `servers` (as `mcpick trust` would), so the
+    /// next connect starts them.
+    fn approve(&mut self, servers: Vec<ServerId>) {
+        let result = match crate::config::trust::Store::system() {
+            None => Err("no user data directory to keep approvals in".to_string()),
+            Some(store) => store.update(|approvals| {
+                for &server in &servers {
+                    let (Some(Some(held)), Some(spec)) = (
+                        self.needs_approval.get(server as usize),
+                        self.specs.get(server as usize),
+                    ) else {
+                        continue;
+                    };
+                    approvals.approve(&held.project, &held.name, &spec.transport, &held.shown);
+                }
+            }),
+        };
+        let _ = self.tx.send(Msg::Approved { servers, result });
     }
 
     /// Latest wins: the read in flight is dropped (rmcp cancels it), and the new one starts

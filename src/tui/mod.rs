@@ -119,9 +119,14 @@ pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> Exi
     };
     let setups = selected
         .iter()
-        .map(|s| ServerSetup {
+        .enumerate()
+        .map(|(position, s)| ServerSetup {
             name: s.spec.name.clone(),
             error: s.error.clone(),
+            held: held
+                .iter()
+                .find(|h| h.position == position)
+                .map(ServerSetup::asks),
         })
         .collect();
     let mut app = App::new(setups, keymap, theme, options.log_lines);
@@ -142,10 +147,7 @@ pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> Exi
         .enumerate()
         .map(|(position, s)| Startable {
             spec: s.spec,
-            needs_approval: held
-                .iter()
-                .find(|h| h.position == position)
-                .map(|h| h.project.clone()),
+            needs_approval: held.iter().find(|h| h.position == position).cloned(),
         })
         .collect();
     let first = app.set_context(set, load_error);
