@@ -1626,9 +1626,21 @@ fn mark_keys_folder_prefix_exact_undo_and_results() {
     drive(&mut app, "/.rs$<enter>");
     let n = app.matching().unwrap();
     assert!(n > 3, "{n}");
+    // The first press says how many; the same key again marks them; another key drops it.
+    drive(&mut app, "P");
+    assert!(app.context.set.marks.is_empty(), "said, not done");
+    assert_eq!(
+        app.info.as_deref(),
+        Some(format!("P again pins {n} search results (any other key leaves them)").as_str())
+    );
+    drive(&mut app, "jP");
+    assert!(
+        app.context.set.marks.is_empty(),
+        "another key in between: asked again"
+    );
     drive(&mut app, "P");
     assert_eq!(app.context.set.marks.counts(), (n, 0));
-    drive(&mut app, "X");
+    drive(&mut app, "XX");
     assert_eq!(app.context.set.marks.counts(), (0, n));
     drive(&mut app, "u");
     assert_eq!(app.context.set.marks.counts(), (n, 0));
@@ -1690,7 +1702,7 @@ fn marks_on_a_row_that_is_both_a_resource_and_a_folder() {
 #[test]
 fn after_pinning_search_results_every_result_row_shows_its_mark() {
     let mut app = demo_app();
-    drive(&mut app, "/notes<enter>P");
+    drive(&mut app, "/notes<enter>PP");
     let n = app.matching().unwrap();
     assert!(n > 3, "{n}");
     assert_eq!(app.context.set.marks.counts(), (n, 0));

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::super::agent::{AgentPreview, HostPreview, Ranking, ResolveRequest, next_host};
-use super::super::keymap::Action;
+use super::super::keymap::{Action, Mode};
 use super::super::text::thousands;
 use super::job::Job;
 use super::{App, Effect, SaveFailure, SaveReport, Status};
@@ -261,7 +261,13 @@ impl App {
         }
     }
 
-    pub(super) fn mark_results(&mut self, mark: Mark) -> Vec<Effect> {
+    /// `P`/`X`: every current search result at once, once the person has seen how many (the
+    /// first press says it; the same key again, on the same results, marks them: `said`).
+    pub(super) fn mark_results(
+        &mut self,
+        mark: Mark,
+        said: Option<(Mark, String, usize)>,
+    ) -> Vec<Effect> {
         let ids: Vec<ItemId> = match &self.search.matched {
             Some(m) if !self.search.query.is_empty() => m.clone(),
             _ => {
@@ -269,6 +275,26 @@ impl App {
                 return Vec::new();
             }
         };
+        let now = (mark, self.search.query.clone(), ids.len());
+        if said.as_ref() != Some(&now) {
+            let action = match mark {
+                Mark::Pin => Action::PinResults,
+                Mark::Exclude => Action::ExcludeResults,
+            };
+            let key = self.keymap.hint(Mode::Browse, action).unwrap_or_default();
+            self.info = Some(format!(
+                "{key} again {} {} search result{} (any other key leaves them)",
+                if mark == Mark::Pin {
+                    "pins"
+                } else {
+                    "excludes"
+                },
+                thousands(ids.len()),
+                if ids.len() == 1 { "" } else { "s" }
+            ));
+            self.bulk = Some(now);
+            return Vec::new();
+        }
         let targets: Vec<Target> = ids
             .iter()
             .filter_map(|&id| {

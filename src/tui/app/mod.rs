@@ -128,6 +128,9 @@ pub struct App {
     pub notice: Option<String>,
     /// A one-line note on the last mark or policy change (sanitised).
     pub info: Option<String>,
+    /// A bulk mark said but not made yet (`P`/`X` once): the mark, the query and how many
+    /// results; the same key again on the same results makes it, any other key drops it.
+    bulk: Option<(Mark, String, usize)>,
     /// While `info` is this text, what it is true of: it goes (or says how it ended) when
     /// that no longer holds. Another message replacing it ends the tie.
     info_holds: Option<(String, InfoHolds)>,
@@ -185,6 +188,7 @@ impl App {
             form: None,
             installer: Installer::default(),
             info_holds: None,
+            bulk: None,
             size: (80, 24),
             theme,
             keymap,
@@ -422,6 +426,7 @@ impl App {
     pub fn apply(&mut self, action: Action) -> Vec<Effect> {
         let mode = self.mode();
         let page = self.page_rows() as isize;
+        let bulk = self.bulk.take();
         match (mode, action) {
             (_, Action::Quit) => self.quit = true,
             (_, Action::Suspend) => return vec![Effect::Suspend],
@@ -465,8 +470,8 @@ impl App {
             (_, Action::Unmark) => return self.mark_selected(None, false),
             (_, Action::PinFolder) => return self.mark_selected(Some(Mark::Pin), true),
             (_, Action::ExcludeFolder) => return self.mark_selected(Some(Mark::Exclude), true),
-            (_, Action::PinResults) => return self.mark_results(Mark::Pin),
-            (_, Action::ExcludeResults) => return self.mark_results(Mark::Exclude),
+            (_, Action::PinResults) => return self.mark_results(Mark::Pin, bulk),
+            (_, Action::ExcludeResults) => return self.mark_results(Mark::Exclude, bulk),
             (_, Action::Undo) => return self.undo(),
             (_, Action::CopyUri) => return self.copy_uri(),
             (_, Action::CopyBundle) => return self.copy_bundle(),
