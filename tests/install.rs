@@ -1277,3 +1277,73 @@ fn deliver_start_writes_no_hooks() {
     assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     assert!(!stdout(&out).contains("on every turn"), "{}", stdout(&out));
 }
+
+/// The backup install keeps copies the host file as it was: literal secrets in it are named
+/// (never shown) with a warning to keep the backup out of version control; a file whose
+/// secrets are all `${VAR}` gets no warning.
+#[test]
+fn a_backup_that_copies_literal_secrets_is_warned_about() {
+    let world = World::new();
+    let token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+    std::fs::write(
+        world.project().join(".mcp.json"),
+        serde_json::json!({"mcpServers": {
+            "gh": {"command": "npx", "args": ["server-github"], "env": {"GITHUB_TOKEN": token, "NODE_ENV": "production"}},
+            "db": {"command": "pg-mcp", "args": ["postgres://u:hunter2@db/x"]},
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    let out = world.run(&["install", "claude-code", "--deliver", "on-demand"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        said.contains("warning: ")
+            && said.contains(".mcp.json.mcpick-backup copies literal values"),
+        "{said}"
+    );
+    assert!(said.contains("`gh`: env `GITHUB_TOKEN`") && said.contains("`db`: an argument"));
+    assert!(!said.contains("NODE_ENV") && !said.contains(token) && !said.contains("hunter2"));
+
+    let world = World::new();
+    std::fs::write(
+        world.project().join(".mcp.json"),
+        serde_json::json!({"mcpServers": {
+            "gh": {"command": "npx", "env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}"}},
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    let said = world.ok(&["install", "claude-code", "--deliver", "on-demand"]);
+    assert!(
+        said.contains("mcpick-backup") && !said.contains("literal values"),
+        "{said}"
+    );
+}
+
+/// A session-start delivery that takes a large share of a model's context is warned about,
+/// in `preview --host` and by `install`; under a budget it is not.
+#[test]
+fn a_session_start_delivery_near_the_models_context_is_warned_about() {
+    let world = World::new();
+    world.ok(&["pin", "--demo", "demo://notes/*"]);
+    world.ok(&["policy", "--budget", "none"]);
+    let warning = "every session starts with it, and many models' whole context window";
+    let out = world.run(&["preview", "--host", "claude-code"]);
+    let told = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(told.contains(warning), "{told}");
+    let out = world.run(&["install", "claude-code"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains(warning));
+    world.ok(&["policy", "--budget", "12000"]);
+    let out = world.run(&["preview", "--host", "claude-code"]);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains(warning));
+}

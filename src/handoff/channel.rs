@@ -335,6 +335,7 @@ pub fn deliver(
         .collect();
     let mut warnings = warnings;
     warnings.extend(tool_warning(channel, preview, candidates, texts));
+    warnings.extend(context_warning(shown.total_tokens));
     let seen = wrap(channel, placement, &text);
     Delivered {
         preview: full,
@@ -342,6 +343,19 @@ pub fn deliver(
         seen,
         warnings,
     }
+}
+
+/// Tokens of a session-start delivery past which the person is warned: half of the 200,000-token
+/// context window many models have (every session starts with the whole delivery).
+const CONTEXT_WARN_TOKENS: u64 = 100_000;
+
+/// When a session-start delivery takes a large share of a model's context window.
+fn context_warning(tokens: u64) -> Option<String> {
+    (tokens > CONTEXT_WARN_TOKENS).then(|| {
+        format!(
+            "the session-start delivery is about {tokens} tokens: every session starts with it, and many models' whole context window is 200,000 tokens; cap it with a budget (`mcpick policy --budget 20000`)"
+        )
+    })
 }
 
 /// When the `context` tool's answer (the included resources as `serve`'s tool writes them,

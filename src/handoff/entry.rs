@@ -119,6 +119,16 @@ impl EntryPlan {
                         "the file as it was is kept in {}",
                         backup.display()
                     ));
+                    let secrets = self.edit.before.as_deref().map_or_else(Vec::new, |text| {
+                        install::literal_secrets(self.host.dialect(), text)
+                    });
+                    if !secrets.is_empty() {
+                        lines.push(format!(
+                            "warning: {} copies literal values that may be secrets ({}): keep it out of version control, and write them as `${{VAR}}` in the host file",
+                            backup.display(),
+                            secrets.join(", ")
+                        ));
+                    }
                 }
                 Ok(lines)
             }

@@ -163,6 +163,61 @@ pub fn diff(path: &Path, before: Option<&str>, after: Option<&str>) -> String {
         .to_string()
 }
 
+/// The literal values in `text`'s server entries (a host file in `dialect`) that may be
+/// secrets, named for a person (`` `db`: env `PGPASSWORD` ``): the backup an install keeps
+/// copies them, so the person is told to keep it out of version control. A value written as
+/// `${VAR}` is not one; an environment or header value counts when its name or its shape looks
+/// like a credential, an argument or a URL when [`crate::redact`] would mask it.
+pub fn literal_secrets(dialect: &Dialect, text: &str) -> Vec<String> {
+    use crate::redact;
+    let Ok(entries) = Doc::parse(dialect.format, text).and_then(|d| d.entries(dialect.servers_key))
+    else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for (name, entry) in &entries {
+        let Some(fields) = (dialect.read)(entry) else {
+            continue;
+        };
+        let name = crate::sanitize::line(name, 100);
+        for (what, table) in [("env", "env"), ("header", "headers")] {
+            let Some(map) = fields.get(table).and_then(Value::as_object) else {
+                continue;
+            };
+            for (key, value) in map {
+                let value = value.as_str().unwrap_or_default();
+                if !value.is_empty()
+                    && !value.contains("${")
+                    && (redact::secret_name(key) || redact::looks_like_secret(value))
+                {
+                    found.push(format!(
+                        "`{name}`: {what} `{}`",
+                        crate::sanitize::line(key, 100)
+                    ));
+                }
+            }
+        }
+        let args: Vec<String> = fields
+            .get("args")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if redact::args(&args) != args {
+            found.push(format!("`{name}`: an argument"));
+        }
+        if let Some(url) = fields.get("url").and_then(Value::as_str)
+            && redact::url(url) != url
+        {
+            found.push(format!("`{name}`: the URL"));
+        }
+    }
+    found
+}
+
 /// The backup of `path`: `NAME.mcpick-backup` next to it.
 pub fn backup_path(path: &Path) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_os_string();
