@@ -1119,6 +1119,17 @@ fn the_agent_view_shows_what_each_host_receives_as_preview_host_does() {
             receives(&told, host),
             "{name}: the agent view and `preview --host` disagree\n{screen}\n{told}"
         );
+        // Each warning `preview --host` gives can be read whole in the view (wrapped).
+        let warnings: Vec<&str> = told
+            .lines()
+            .filter_map(|l| l.strip_prefix("mcpick: warning: "))
+            .take(2)
+            .collect();
+        assert!(host != "claude-code" || !warnings.is_empty(), "{told}");
+        let shown = warnings_shown(&screen);
+        for w in &warnings {
+            assert!(shown.iter().any(|s| s == w), "{w}\nnot whole in:\n{screen}");
+        }
         if host == "codex" {
             let (kept, of) = receives(&screen, name);
             assert!(kept < of, "the set is over Codex's 32 KiB: {screen}");
@@ -1148,4 +1159,29 @@ fn the_agent_view_shows_what_each_host_receives_as_preview_host_does() {
     pane.keys(&["a"]);
     pane.wait_for("the agent view closed", |s| !s.contains("Agent view"));
     pane.quit_and_check_restored();
+}
+
+/// The agent view's warnings, each put back together from its wrapped rows (continuations
+/// are indented two spaces inside the pane's border).
+fn warnings_shown(screen: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut open = false;
+    for line in screen.lines() {
+        let inner = line
+            .trim_start_matches('│')
+            .trim_end()
+            .trim_end_matches('│')
+            .trim_end();
+        if let Some(w) = inner.strip_prefix("warning: ") {
+            out.push(w.to_string());
+            open = true;
+        } else if open && let Some(more) = inner.strip_prefix("  ") {
+            let last = out.last_mut().unwrap();
+            last.push(' ');
+            last.push_str(more.trim());
+        } else {
+            open = false;
+        }
+    }
+    out
 }

@@ -263,7 +263,7 @@ pub fn draw(frame: &mut Frame, area: Rect, v: &AgentView) {
     let mut summary = vec![];
     let pending = if v.pending.is_some() { "~" } else { "" };
     if v.context.view.host.is_some() {
-        lines.extend(host_lines(v));
+        lines.extend(host_lines(v, inner.width as usize));
     }
     if let Some(agent) = &v.context.agent {
         let p = &agent.preview;
@@ -345,8 +345,9 @@ pub fn draw(frame: &mut Frame, area: Rect, v: &AgentView) {
 }
 
 /// With a host chosen: what its model receives at session start, through which channel, what
-/// its cut leaves out, and its warnings (as `mcpick preview --host` says them).
-fn host_lines(v: &AgentView) -> Vec<Line<'static>> {
+/// its cut leaves out, and its warnings (as `mcpick preview --host` says them, wrapped to
+/// `width` so each can be read whole).
+fn host_lines(v: &AgentView, width: usize) -> Vec<Line<'static>> {
     let t = v.theme;
     let Some(host) = v.context.view.host else {
         return Vec::new();
@@ -393,10 +394,8 @@ fn host_lines(v: &AgentView) -> Vec<Line<'static>> {
     lines.push(Line::from(spans));
     const SHOWN: usize = 2;
     for w in h.warnings.iter().take(SHOWN) {
-        lines.push(Line::styled(
-            format!("warning: {}", sanitize::line(w, 500)),
-            t.error,
-        ));
+        let line = Line::styled(format!("warning: {}", sanitize::line(w, 1000)), t.error);
+        crate::tui::text::wrap(line, width.max(20), 2, &mut lines);
     }
     if h.warnings.len() > SHOWN {
         lines.push(Line::styled(
