@@ -3765,3 +3765,55 @@ fn a_held_server_is_asked_about_and_started_only_on_yes() {
     drive(&mut app, "R");
     assert_ne!(app.mode(), Mode::Approve);
 }
+
+/// The budget meter's `!` rests on counted figures only: pins over the budget on estimates
+/// from `size` show `~` and no `!`; the pins are counted in the background with the agent
+/// view closed, and once they are, `!` says it.
+#[test]
+fn the_budget_meter_says_over_only_on_counted_figures() {
+    let mut app = demo_app();
+    for _ in 0..12 {
+        drive(&mut app, "[");
+    }
+    goto(&mut app, "demo://notes");
+    let fx = drive(&mut app, "F");
+    assert!(!app.context.view.open);
+    let agent = app.context.agent.clone().unwrap();
+    assert!(
+        agent.preview.pins_over_budget,
+        "pins alone are over the lowest budget"
+    );
+    assert!(
+        agent
+            .preview
+            .included
+            .iter()
+            .any(|i| i.pinned && i.estimated)
+    );
+    let status = |app: &mut App| screen(app, 160, 12).lines().last().unwrap().to_string();
+    let before = status(&mut app);
+    assert!(before.contains(" ~") && !before.contains(" !"), "{before}");
+    let measured: Vec<usize> = fx
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Measure { items, .. } => Some(items.len()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        !measured.is_empty(),
+        "the pins are counted with the view closed"
+    );
+    answer_measures(&mut app, fx);
+    let agent = app.context.agent.clone().unwrap();
+    assert!(
+        !agent
+            .preview
+            .included
+            .iter()
+            .any(|i| i.pinned && i.estimated)
+    );
+    assert!(agent.preview.pins_over_budget);
+    let after = status(&mut app);
+    assert!(after.contains(" !"), "{after}");
+}

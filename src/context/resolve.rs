@@ -384,6 +384,19 @@ impl Preview {
             .collect()
     }
 
+    /// The pinned included resources whose count is still an estimate, when there is a budget
+    /// (whether pins alone are over it rests on them); nothing without one.
+    pub fn pins_to_measure(&self) -> Vec<usize> {
+        if self.budget.is_none() {
+            return Vec::new();
+        }
+        self.included
+            .iter()
+            .filter(|i| i.pinned && i.estimated)
+            .map(|i| i.index)
+            .collect()
+    }
+
     /// (tokens used, budget) for a budget meter.
     pub fn meter(&self) -> (u64, Option<u64>) {
         (self.total_tokens, self.budget)

@@ -564,7 +564,7 @@ impl App {
         self.context.agent = Some(agent);
         if again {
             fx.extend(self.request_resolve());
-        } else if self.context.view.open {
+        } else {
             fx.extend(self.sync_measure());
         }
         if self.context.view.open {
@@ -586,12 +586,20 @@ impl App {
             // A host's delivery is made from the resolution read whole: nothing to count.
             return Vec::new();
         }
+        let wanted: Vec<usize> = if self.context.view.open {
+            // The agent view's rows on screen (and a screenful either side, read ahead).
+            let page = self.page_rows();
+            let scroll = self.context.view.scroll;
+            agent
+                .preview
+                .to_measure_shown(scroll.saturating_sub(page)..scroll + 2 * page)
+        } else {
+            // Closed: only what the budget meter's `!` rests on, the pins, counted in the
+            // background (a guess from `size`, or none, must not say "over budget").
+            agent.preview.pins_to_measure()
+        };
         let mut items = Vec::new();
-        // The agent view's rows on screen (and a screenful either side, read ahead).
-        let page = self.page_rows();
-        let scroll = self.context.view.scroll;
-        let shown = scroll.saturating_sub(page)..scroll + 2 * page;
-        for index in agent.preview.to_measure_shown(shown) {
+        for index in wanted {
             let Some(id) = agent.id(index) else { continue };
             let Some(item) = self.catalogue.get(id) else {
                 continue;

@@ -155,7 +155,9 @@ fn status_view(app: &App) -> status::StatusView<'_> {
         matching: app.matching(),
         order: app.browse.order,
         context: &app.context,
-        progress: app.measure_progress(),
+        // The pins counted in the background while the agent view is closed are not news:
+        // the meter's `~` says a figure is still an estimate.
+        progress: app.measure_progress().filter(|_| app.context.view.open),
         pending: app.figures_pending(),
         notice: app.notice.as_deref(),
         info: app.info.as_deref(),

@@ -161,8 +161,8 @@ fn fit(state: Vec<Span<'static>>, hints: Vec<Vec<Span<'static>>>, width: usize) 
 }
 
 /// The budget meter: `▕███░░░░░▏ ~1,234/8,000 tok` (`~`: some count is still an estimate
-/// from `size`, or the figure is not final: `pending` says why, `resolving…`; `!`: pins alone
-/// are over the budget).
+/// from `size`, or the figure is not final: `pending` says why, `resolving…`; `!`: counted
+/// figures over the budget; an estimate is never said to be over).
 pub fn meter(
     agent: Option<&AgentPreview>,
     pending: Option<&'static str>,
@@ -189,7 +189,8 @@ fn meter_of(agent: &AgentPreview, pending: bool, t: &Theme) -> Vec<Span<'static>
                 .saturating_mul(CELLS)
                 .checked_div(b)
                 .map_or(CELLS, |f| f.min(CELLS));
-            let over = p.pins_over_budget || used > b;
+            // Over on estimates is not said as over: `~` says the figure is not counted yet.
+            let over = (p.pins_over_budget || used > b) && est.is_empty();
             vec![
                 Span::styled(
                     format!(
