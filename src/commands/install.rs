@@ -91,6 +91,7 @@ pub async fn install(args: InstallArgs) -> Exit {
         preview: &resolved.preview,
         candidates: &cands,
         texts: &resolved.texts,
+        skills: Some(&resolved.skills),
     };
     let written: Written = match plan.deliver(contents) {
         Ok(w) => w,

@@ -119,6 +119,9 @@ pub struct Delivered {
     pub seen: String,
     /// Resources whose text holds the host's own wrapper tags.
     pub warnings: Vec<String>,
+    /// The skills the host gets as skills, in its skills folder, not in `file`
+    /// ([`super::skills`]); their frontmatter counts in `preview.total_tokens`.
+    pub skills: Vec<super::skills::AsSkill>,
 }
 
 /// The first line of the delivered text: what it is, and that contents are data.
@@ -341,6 +344,7 @@ pub fn deliver(
         file: text,
         seen,
         warnings,
+        skills: Vec::new(),
     }
 }
 

@@ -7,24 +7,77 @@ use std::path::Path;
 
 use super::channel::{Channel, Delivered, deliver};
 use super::pieces::{self, Delivery, Record};
+use super::skills::{self, SkillsFolder};
 use super::{Contents, Written};
 use crate::hosts::{Host, Places, Scope};
 use crate::sanitize;
 
-/// What `channel` delivers of a set read whole.
+/// What `channel` delivers of a set read whole: on a host with a skills folder, the skills
+/// the set includes go there and not into the text ([`skills::partition`]).
 pub fn render(
     channel: &Channel,
     delivery: &Delivery,
     set: &Path,
     contents: Contents<'_, '_>,
 ) -> Delivered {
-    deliver(
+    let (preview, as_skills, refused) = match (SkillsFolder::of(channel.host), contents.skills) {
+        (Some(_), Some(fetched)) if !fetched.is_empty() => {
+            skills::partition(contents.preview, contents.candidates, fetched)
+        }
+        _ => (contents.preview.clone(), Vec::new(), Vec::new()),
+    };
+    let mut delivered = deliver(
         channel,
         &delivery.placement(set),
-        contents.preview,
+        &preview,
         contents.candidates,
         contents.texts,
-    )
+    );
+    delivered.preview.total_tokens += as_skills.iter().map(|s| s.tokens).sum::<u64>();
+    delivered.skills = as_skills;
+    delivered.warnings.extend(refused);
+    delivered
+}
+
+/// The skills of `delivered` written into the host's skills folder (and the earlier ones
+/// taken back or kept, [`skills::place`]): what is there now, and the warnings.
+fn place_skills(
+    delivery: &Delivery,
+    earlier: &[skills::Placed],
+    delivered: &Delivered,
+    contents: Contents<'_, '_>,
+) -> (Vec<skills::Placed>, Vec<String>) {
+    let (Some(host), Some(scope)) = (delivery.host(), delivery.scope()) else {
+        return (earlier.to_vec(), Vec::new());
+    };
+    let (Some(folder), Some(fetched)) = (SkillsFolder::of(host), contents.skills) else {
+        return (earlier.to_vec(), Vec::new());
+    };
+    let places = Places::system();
+    let project = delivery
+        .project
+        .clone()
+        .unwrap_or_else(|| places.project.clone());
+    let (root, inside) = match folder.root(scope, &project, &places) {
+        Ok(r) => r,
+        Err(why) => return (earlier.to_vec(), vec![why]),
+    };
+    let wanted: Vec<&crate::skills::Skill> = fetched
+        .iter()
+        .filter_map(|f| f.outcome.as_ref().ok())
+        .filter(|s| {
+            delivered
+                .skills
+                .iter()
+                .any(|a| a.server == s.server && a.name == s.name)
+        })
+        .collect();
+    let refused: Vec<(&str, &str)> = fetched
+        .iter()
+        .filter(|f| f.outcome.is_err())
+        .map(|f| (f.server.as_str(), f.name.as_str()))
+        .collect();
+    skills::place(&root, &inside, &wanted, &refused, earlier)
 }
 
 /// One line on what a delivery carries: how many resources, tokens, bytes, and what was cut.
@@ -97,9 +150,15 @@ pub fn write(
     contents: Contents<'_, '_>,
 ) -> Result<Written, String> {
     let delivered = render(channel, delivery, set, contents);
+    let earlier = pieces::recorded_skills(set, delivery);
+    let (placed, said) = place_skills(delivery, &earlier, &delivered, contents);
+    let mut delivery = delivery.clone();
+    delivery.skills = placed;
+    let delivery = &delivery;
     pieces::write(set, delivery, &delivered.file)
         .map_err(|e| format!("cannot write the session-start delivery: {e}"))?;
     let mut warnings = delivered.warnings.clone();
+    warnings.extend(said);
     let id = super::live::delivery_id(&delivery.host, &delivery.scope, &delivery.name);
     if let Err(e) = super::live::record(set, contents, &[id], Vec::new()) {
         warnings.push(format!("the next turns will not see changes: {e}"));
@@ -127,6 +186,12 @@ pub fn write(
             "  imported by: {} (two lines, no contents)",
             import.path.display()
         ));
+    }
+    for s in &delivered.skills {
+        lines.push(format!("  {}", skills::line(s)));
+    }
+    for p in &delivery.skills {
+        lines.push(format!("  skill folder: {}", p.folder.display()));
     }
     lines.push(
         "  fresh as of the last change: pin, exclude, unmark, policy, the browser and `mcpick serve` write it again; `mcpick deliver` does now".into(),
@@ -160,6 +225,15 @@ pub fn refresh_all(set: &Path, contents: Contents<'_, '_>) -> Vec<Result<String,
             )));
             held.push((id, delivered.file));
             continue;
+        }
+        if SkillsFolder::of(channel.host).is_some() && contents.skills.is_some() {
+            let (placed, said) = place_skills(&delivery, &delivery.skills, &delivered, contents);
+            done.extend(said.into_iter().map(Err));
+            if placed != delivery.skills
+                && let Err(e) = pieces::record_skills(&set_abs, &delivery, placed)
+            {
+                done.push(Err(format!("cannot record the skills written: {e}")));
+            }
         }
         done.push(
             match pieces::refresh(&delivery, &set_abs, &delivered.file) {

@@ -627,6 +627,7 @@ impl Executor {
                     preview: &preview,
                     candidates: &cands,
                     texts: &texts,
+                    skills: None,
                 };
                 match plan.deliver(contents) {
                     Ok(written) => lines.extend(said(written)),
