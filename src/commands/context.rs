@@ -271,7 +271,7 @@ pub async fn resolve_set(
 }
 
 /// Every skill `preview` includes a file of, read whole and verified, one at a time per
-/// server (a refusal is reported here and kept for the hand-off to say again).
+/// server (a refusal is kept for the hand-off to say).
 async fn fetch_skills(
     preview: &crate::context::Preview,
     candidates: &[crate::context::Candidate<'_>],
@@ -291,14 +291,7 @@ async fn fetch_skills(
         let Some(connection) = connections.get(server) else {
             continue;
         };
-        let skill = crate::skills::fetch::fetch(connection, server, name).await;
-        if let Err(why) = &skill.outcome {
-            report(&format!(
-                "server `{}`: skill `{name}` refused: {why}",
-                shown_name(server)
-            ));
-        }
-        fetched.push(skill);
+        fetched.push(crate::skills::fetch::fetch(connection, server, name).await);
     }
     fetched
 }

@@ -106,7 +106,8 @@ pub async fn install(args: InstallArgs) -> Exit {
     for line in written.lines {
         println!("{line}");
     }
-    if resolved.failed.is_empty() {
+    // A skill the person pinned and did not get is a failure, said above.
+    if resolved.failed.is_empty() && resolved.skills.iter().all(|s| s.outcome.is_ok()) {
         Exit::Ok
     } else {
         Exit::ServerFailed

@@ -91,6 +91,9 @@ pub async fn run(args: PreviewArgs) -> Exit {
             for w in &delivered.warnings {
                 report(&format!("warning: {w}"));
             }
+            for why in &delivered.refused_skills {
+                report(&format!("warning: {why}"));
+            }
             for s in &delivered.skills {
                 report(&crate::handoff::skills::line(s));
             }

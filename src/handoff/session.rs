@@ -35,7 +35,7 @@ pub fn render(
     );
     delivered.preview.total_tokens += as_skills.iter().map(|s| s.tokens).sum::<u64>();
     delivered.skills = as_skills;
-    delivered.warnings.extend(refused);
+    delivered.refused_skills = refused;
     delivered
 }
 
@@ -157,7 +157,8 @@ pub fn write(
     let delivery = &delivery;
     pieces::write(set, delivery, &delivered.file)
         .map_err(|e| format!("cannot write the session-start delivery: {e}"))?;
-    let mut warnings = delivered.warnings.clone();
+    let mut warnings = delivered.refused_skills.clone();
+    warnings.extend(delivered.warnings.iter().cloned());
     warnings.extend(said);
     let id = super::live::delivery_id(&delivery.host, &delivery.scope, &delivery.name);
     if let Err(e) = super::live::record(set, contents, &[id], Vec::new()) {
@@ -228,6 +229,7 @@ pub fn refresh_all(set: &Path, contents: Contents<'_, '_>) -> Vec<Result<String,
         }
         if SkillsFolder::of(channel.host).is_some() && contents.skills.is_some() {
             let (placed, said) = place_skills(&delivery, &delivery.skills, &delivered, contents);
+            done.extend(delivered.refused_skills.iter().cloned().map(Err));
             done.extend(said.into_iter().map(Err));
             if placed != delivery.skills
                 && let Err(e) = pieces::record_skills(&set_abs, &delivery, placed)
