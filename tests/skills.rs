@@ -271,9 +271,13 @@ fn a_pinned_skill_reaches_claude_code_as_a_skill_and_an_excluded_one_nowhere() {
     );
 
     let request = world.claude_first_request();
+    // Claude Code 2.1.328's words: "The following skills are available for use with the
+    // Skill tool:" then "- NAME: DESCRIPTION" per skill.
     assert!(
-        request.contains(PINNED_DESCRIPTION),
-        "the pinned skill is listed by its description"
+        request.contains(&format!(
+            "- pdf-forms: Fill in PDF forms field by field ({PINNED_DESCRIPTION})"
+        )),
+        "the pinned skill is listed as a skill, by its description"
     );
     for absent in [PINNED_BODY, EXCLUDED_DESCRIPTION, EXCLUDED_BODY] {
         assert!(
@@ -329,4 +333,65 @@ fn a_skill_is_kept_fresh_and_taken_back_when_excluded() {
     assert_eq!(tree(&written), tree(&world.root().join("pdf-forms")));
     world.mark("exclude", "skill://pdf-forms");
     assert!(!written.exists(), "excluded: taken back");
+}
+
+/// `ls` and `ls --json` mark a skill's files with the skill they belong to.
+#[test]
+fn ls_marks_the_files_of_each_skill() {
+    let world = World::new(&[]);
+    let up: Vec<&str> = world.upstream.iter().map(String::as_str).collect();
+    let doc: Value =
+        serde_json::from_str(&world.ok(&[&["ls", "--json"][..], &up].concat())).unwrap();
+    let marked: Vec<(&str, &str)> = doc["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["uri"].as_str().unwrap(),
+                r["skill"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        marked,
+        [
+            ("skill://pdf-forms/SKILL.md", "pdf-forms"),
+            ("skill://pdf-forms/_manifest", "pdf-forms"),
+            ("skill://release-notes/SKILL.md", "release-notes"),
+            ("skill://release-notes/_manifest", "release-notes"),
+        ]
+    );
+    let table = world.ok(&[&["ls"][..], &up].concat());
+    assert!(table.contains("skill pdf-forms: SKILL.md"), "{table}");
+}
+
+/// `check` reads each listed skill whole: FastMCP's own manifests pass; a file changed under
+/// its manifest fails `skills.manifest`, naming the file.
+#[test]
+fn check_reports_a_manifest_that_does_not_match_the_files_read() {
+    for (flags, verdict) in [
+        (&[][..], "pass"),
+        (&["--tamper", "pdf-forms/scripts/fill.py"][..], "fail"),
+    ] {
+        let world = World::new(flags);
+        let up: Vec<&str> = world.upstream.iter().map(String::as_str).collect();
+        let out = world.run(&[&["check", "--json"][..], &up].concat());
+        let doc: Value =
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", stderr(&out)));
+        let finding = doc["servers"][0]["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["rule"] == "skills.manifest")
+            .unwrap_or_else(|| panic!("{doc:#}"))
+            .clone();
+        assert_eq!(finding["verdict"], verdict, "{finding:#}");
+        if verdict == "fail" {
+            assert!(
+                finding["evidence"].to_string().contains("scripts/fill.py"),
+                "{finding:#}"
+            );
+        }
+    }
 }
