@@ -123,15 +123,62 @@ impl World {
         out
     }
 
-    /// `claude -p hello` in the project against the recording stub: every string of its
-    /// first model request (system prompt, tools and messages).
-    fn claude_first_request(&self) -> String {
+    /// `host` run once in the project against the recording stub (`claude -p`, `gemini -p`,
+    /// `codex exec`): every string of every model request it sent (system prompt, tools,
+    /// messages).
+    fn first_requests(&self, host: &str) -> String {
         let stub_dir = tempfile::tempdir().unwrap();
         let stub = Stub::start(stub_dir.path());
-        let bin = peers().join("node/node_modules/.bin/claude");
+        let (program, args, env, api): (&str, &[&str], Vec<(&str, String)>, &str) = match host {
+            "claude-code" => (
+                "claude",
+                &["-p", "hello", "--output-format", "json"],
+                stub.claude_env(),
+                "anthropic",
+            ),
+            "gemini" => {
+                std::fs::create_dir_all(self.home().join(".gemini")).unwrap();
+                std::fs::write(
+                    self.home().join(".gemini/settings.json"),
+                    r#"{"security":{"auth":{"selectedType":"gemini-api-key"}}}"#,
+                )
+                .unwrap();
+                (
+                    "gemini",
+                    &["-p", "hello", "--output-format", "json"],
+                    stub.gemini_env(),
+                    "gemini",
+                )
+            }
+            _ => {
+                let codex_home = self.home().join(".codex");
+                std::fs::create_dir_all(&codex_home).unwrap();
+                std::fs::write(
+                    codex_home.join("config.toml"),
+                    format!(
+                        "model_provider = \"stub\"\nmodel = \"gpt-5\"\napproval_policy = \"never\"\nsandbox_mode = \"read-only\"\n\
+                         [model_providers.stub]\nname = \"stub\"\nbase_url = \"http://127.0.0.1:{}/v1\"\nenv_key = \"STUB_API_KEY\"\nwire_api = \"responses\"\n\
+                         [projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+                        stub.port,
+                        self.project().display()
+                    ),
+                )
+                .unwrap();
+                (
+                    "codex",
+                    &["exec", "--skip-git-repo-check", "hello"],
+                    vec![
+                        ("STUB_API_KEY", "dummy".into()),
+                        ("CODEX_HOME", codex_home.display().to_string()),
+                    ],
+                    "openai",
+                )
+            }
+        };
+        let bin = peers().join("node/node_modules/.bin").join(program);
         let mut command = Command::new(&bin);
         command
-            .args(["-p", "hello", "--output-format", "json"])
+            .args(args)
             .current_dir(self.project())
             .stdin(Stdio::null())
             .env_clear()
@@ -140,19 +187,21 @@ impl World {
         for (k, v) in self.env() {
             command.env(k, v);
         }
-        for (k, v) in stub.claude_env() {
+        for (k, v) in env {
             command.env(k, v);
         }
         let out = run_with_timeout(command, Duration::from_secs(120));
-        let requests = stub.requests("anthropic");
+        let requests = stub.requests(api);
         assert!(
             !requests.is_empty(),
-            "claude sent no model request: {}{}",
+            "{host} sent no model request: {}{}",
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
         let mut text = String::new();
-        all_text(&requests[0], &mut text);
+        for r in &requests {
+            all_text(r, &mut text);
+        }
         text
     }
 }
@@ -182,7 +231,14 @@ fn walk(dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>, skip_host_state: bool)
             && dir.ends_with("home")
             && matches!(
                 name.as_str(),
-                ".claude" | ".claude.json" | ".cache" | ".config" | ".npm" | ".local"
+                ".claude"
+                    | ".claude.json"
+                    | ".gemini"
+                    | ".codex"
+                    | ".cache"
+                    | ".config"
+                    | ".npm"
+                    | ".local"
             )
         {
             continue;
@@ -218,16 +274,26 @@ fn assert_same_files(before: &BTreeMap<PathBuf, Vec<u8>>, after: &BTreeMap<PathB
     );
 }
 
-/// The Done-when path: pinned skill written byte for byte, not inlined, named in Claude
-/// Code's first model request without its body; the excluded one nowhere; uninstall exact.
-#[test]
-fn a_pinned_skill_reaches_claude_code_as_a_skill_and_an_excluded_one_nowhere() {
+/// The Done-when path, for `host`: pinned skill written byte for byte into the host's skills
+/// folder `folder`, not inlined in `delivered` (the session-start text), named in the host's
+/// model request by its description (`listed`: the host's own line for it) without its body;
+/// the excluded one nowhere; uninstall exact.
+fn a_pinned_skill_reaches(host: &str, folder: &str, delivered: &str, listed: &str) {
+    // One host at a time: three hosts and their servers starting at once on two cores made
+    // FastMCP answer `server/discover` past mcpick's 10 s probe wait, and then refuse the
+    // fallback `initialize` (it had settled on 2026-07-28).
+    static ONE_HOST: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one = ONE_HOST.lock().unwrap_or_else(|e| e.into_inner());
     let world = World::new(&[]);
+    if host == "codex" {
+        // Codex reads the project's `.codex/` in a git repository.
+        std::fs::create_dir_all(world.project().join(".git")).unwrap();
+    }
     let before = world.files();
-    let said = world.ok(&["install", "claude-code"]);
+    let said = world.ok(&["install", host]);
     assert!(said.contains("as a skill: pdf-forms"), "{said}");
 
-    let written = world.project().join(".claude/skills");
+    let written = world.project().join(folder);
     let pinned = tree(&world.root().join("pdf-forms"));
     assert_eq!(
         pinned.len(),
@@ -243,12 +309,11 @@ fn a_pinned_skill_reaches_claude_code_as_a_skill_and_an_excluded_one_nowhere() {
     assert_eq!(names, ["pdf-forms"], "nothing else in the skills folder");
 
     // Not also inlined in the session-start text, and `preview --host` says "as a skill".
-    let delivered =
-        std::fs::read_to_string(world.project().join(".mcpick/mcpick.claude-code.md")).unwrap();
+    let text = std::fs::read_to_string(world.project().join(delivered)).unwrap();
     for absent in [PINNED_BODY, EXCLUDED_DESCRIPTION, EXCLUDED_BODY] {
-        assert!(!delivered.contains(absent), "{absent} inlined: {delivered}");
+        assert!(!text.contains(absent), "{absent} inlined: {text}");
     }
-    let out = world.run(&["preview", "--host", "claude-code", "--format", "json"]);
+    let out = world.run(&["preview", "--host", host, "--format", "json"]);
     assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     assert!(
         stderr(&out).contains("as a skill: pdf-forms"),
@@ -264,31 +329,64 @@ fn a_pinned_skill_reaches_claude_code_as_a_skill_and_an_excluded_one_nowhere() {
         .filter(|u| u.starts_with("skill://"))
         .collect();
     assert!(inlined.is_empty(), "{inlined:?}");
-    let listed = world.ok(&["install", "--list"]);
+    let list = world.ok(&["install", "--list"]);
     assert!(
-        listed.contains(&format!("skill {}", written.join("pdf-forms").display())),
-        "{listed}"
+        list.contains(&format!("skill {}", written.join("pdf-forms").display())),
+        "{list}"
     );
 
-    let request = world.claude_first_request();
-    // Claude Code 2.1.328's words: "The following skills are available for use with the
-    // Skill tool:" then "- NAME: DESCRIPTION" per skill.
+    let request = world.first_requests(host);
     assert!(
-        request.contains(&format!(
-            "- pdf-forms: Fill in PDF forms field by field ({PINNED_DESCRIPTION})"
-        )),
-        "the pinned skill is listed as a skill, by its description"
+        request.contains(listed),
+        "{host}: the pinned skill is listed as a skill, by its description"
     );
     for absent in [PINNED_BODY, EXCLUDED_DESCRIPTION, EXCLUDED_BODY] {
         assert!(
             !request.contains(absent),
-            "{absent} reached the model's first request"
+            "{host}: {absent} reached the model's request"
         );
     }
 
-    world.ok(&["uninstall", "claude-code"]);
-    assert!(!written.exists());
+    world.ok(&["uninstall", host]);
+    assert!(!written.join("pdf-forms").exists());
     assert_same_files(&before, &world.files());
+}
+
+/// Claude Code 2.1.328: "The following skills are available for use with the Skill tool:",
+/// then "- NAME: DESCRIPTION" per skill.
+#[test]
+fn a_pinned_skill_reaches_claude_code_as_a_skill_and_an_excluded_one_nowhere() {
+    a_pinned_skill_reaches(
+        "claude-code",
+        ".claude/skills",
+        ".mcpick/mcpick.claude-code.md",
+        &format!("- pdf-forms: Fill in PDF forms field by field ({PINNED_DESCRIPTION})"),
+    );
+}
+
+/// Gemini CLI 0.61.0 (trusted folder): `<available_skills>`, each `<skill><name>…` with its
+/// `<description>`.
+#[test]
+fn a_pinned_skill_reaches_gemini_cli_as_a_skill_and_an_excluded_one_nowhere() {
+    a_pinned_skill_reaches(
+        "gemini",
+        ".gemini/skills",
+        ".mcpick/mcpick.gemini.md",
+        &format!(
+            "<name>pdf-forms</name>\n    <description>Fill in PDF forms field by field ({PINNED_DESCRIPTION})"
+        ),
+    );
+}
+
+/// Codex 0.171.0: "- NAME: DESCRIPTION (file: rN/NAME/SKILL.md)" under its skills list.
+#[test]
+fn a_pinned_skill_reaches_codex_as_a_skill_and_an_excluded_one_nowhere() {
+    a_pinned_skill_reaches(
+        "codex",
+        ".codex/skills",
+        "AGENTS.override.md",
+        &format!("- pdf-forms: Fill in PDF forms field by field ({PINNED_DESCRIPTION})"),
+    );
 }
 
 /// A file the server serves that does not match its own manifest: the skill is refused with

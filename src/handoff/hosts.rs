@@ -62,7 +62,7 @@ pub static ROWS: [Row; 8] = [
         per_turn: Some(&live::GEMINI),
         hooks: Some(&hooks::GEMINI),
         mention: Some("@NAME:URI (also with -p)"),
-        skills: None,
+        skills: Some(&skills::GEMINI),
     },
     Row {
         host: Host::Codex,
@@ -72,7 +72,7 @@ pub static ROWS: [Row; 8] = [
         per_turn: Some(&live::CODEX),
         hooks: Some(&hooks::CODEX),
         mention: None,
-        skills: None,
+        skills: Some(&skills::CODEX),
     },
     Row {
         host: Host::ClaudeDesktop,

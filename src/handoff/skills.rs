@@ -46,6 +46,27 @@ pub const CLAUDE: SkillsFolder = SkillsFolder {
     known: Known::Measured,
 };
 
+/// Gemini CLI 0.61: `.gemini/skills/NAME/SKILL.md` (project skills only in a trusted
+/// folder), listed in `<available_skills>` by description, bodies on demand (measured:
+/// `tests/skills.rs`). It also reads `.agents/skills`, which Codex reads too: each host gets
+/// its own folder, so no two deliveries share one.
+pub const GEMINI: SkillsFolder = SkillsFolder {
+    host: Host::Gemini,
+    project: ".gemini/skills",
+    user: ".gemini/skills",
+    known: Known::Measured,
+};
+
+/// Codex 0.171: `.codex/skills/NAME/SKILL.md` in the project (and `$CODEX_HOME/skills`),
+/// listed under "Available skills" by description, bodies on demand (measured:
+/// `tests/skills.rs`).
+pub const CODEX: SkillsFolder = SkillsFolder {
+    host: Host::Codex,
+    project: ".codex/skills",
+    user: ".codex/skills",
+    known: Known::Measured,
+};
+
 impl SkillsFolder {
     /// The host's skills folder, if it reads one.
     pub fn of(host: Host) -> Option<&'static SkillsFolder> {
@@ -61,6 +82,17 @@ impl SkillsFolder {
     ) -> Result<(PathBuf, PathBuf), String> {
         match scope {
             Scope::Project => Ok((project.join(self.project), project.to_path_buf())),
+            // Codex's user folder follows `$CODEX_HOME`.
+            Scope::User if self.host == Host::Codex && places.codex_home.is_some() => {
+                let codex_home = places.codex_home.clone().unwrap_or_default();
+                let inside = places.home.clone().unwrap_or_else(|| codex_home.clone());
+                let inside = if codex_home.starts_with(&inside) {
+                    inside
+                } else {
+                    codex_home.clone()
+                };
+                Ok((codex_home.join("skills"), inside))
+            }
             Scope::User => {
                 let home = places
                     .home
