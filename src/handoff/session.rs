@@ -39,6 +39,14 @@ pub fn render(
     delivered
 }
 
+/// What the per-turn hooks compare each turn against: the set without the files of the skills
+/// that went to skills folders (every host with a per-turn channel has one), so a skill's
+/// body never arrives inline on a next turn. `None`: no skill was read, the set as it is.
+fn for_turns(contents: Contents<'_, '_>) -> Option<crate::context::Preview> {
+    let fetched = contents.skills.filter(|f| !f.is_empty())?;
+    Some(skills::partition(contents.preview, contents.candidates, fetched).0)
+}
+
 /// The skills of `delivered` written into the host's skills folder (and the earlier ones
 /// taken back or kept, [`skills::place`]): what is there now, and the warnings.
 fn place_skills(
@@ -161,6 +169,11 @@ pub fn write(
     warnings.extend(delivered.warnings.iter().cloned());
     warnings.extend(said);
     let id = super::live::delivery_id(&delivery.host, &delivery.scope, &delivery.name);
+    let turns = for_turns(contents);
+    let contents = Contents {
+        preview: turns.as_ref().unwrap_or(contents.preview),
+        ..contents
+    };
     if let Err(e) = super::live::record(set, contents, &[id], Vec::new()) {
         warnings.push(format!("the next turns will not see changes: {e}"));
     }
@@ -255,7 +268,15 @@ pub fn refresh_all(set: &Path, contents: Contents<'_, '_>) -> Vec<Result<String,
         );
     }
     if (!written.is_empty() || !held.is_empty())
-        && let Err(e) = super::live::record(&set_abs, contents, &written, held)
+        && let Err(e) = super::live::record(
+            &set_abs,
+            Contents {
+                preview: for_turns(contents).as_ref().unwrap_or(contents.preview),
+                ..contents
+            },
+            &written,
+            held,
+        )
     {
         done.push(Err(format!(
             "the next turns of running sessions will not see this change: {e}"
