@@ -414,7 +414,19 @@ fn a_skill_whose_file_does_not_match_its_manifest_is_refused_whole() {
 /// taken back; supporting files listed as resources (not through a template) work the same.
 #[test]
 fn a_skill_is_kept_fresh_and_taken_back_when_excluded() {
-    let world = World::new(&["--supporting", "resources"]);
+    kept_fresh_and_taken_back(&["--supporting", "resources"]);
+}
+
+/// A server that also declares the MCP Skills extension (FastMCP's `SkillsExtension`, live
+/// byte-preserving reads) still lists its skills as `skill://` resources with manifests:
+/// mcpick hands them on the same way.
+#[test]
+fn a_server_with_the_skills_extension_hands_on_the_same() {
+    kept_fresh_and_taken_back(&["--extension"]);
+}
+
+fn kept_fresh_and_taken_back(server_flags: &[&str]) {
+    let world = World::new(server_flags);
     world.ok(&["install", "claude-code"]);
     let written = world.project().join(".claude/skills/pdf-forms");
     assert_eq!(tree(&written), tree(&world.root().join("pdf-forms")));
