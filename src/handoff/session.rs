@@ -231,15 +231,8 @@ pub fn refresh_all(set: &Path, contents: Contents<'_, '_>) -> Vec<Result<String,
         };
         let delivered = render(channel, &delivery, &set_abs, contents);
         let id = super::live::delivery_id(&delivery.host, &delivery.scope, &delivery.name);
-        if super::live::defers_rewrite(channel.host, &set_abs) {
-            done.push(Ok(format!(
-                "delivered to {}'s running sessions on their next turn; {} is written when they end or compact",
-                channel.host.name(),
-                delivery.file.display()
-            )));
-            held.push((id, delivered.file));
-            continue;
-        }
+        // Skills first, also while a session runs: a host lists its skills folder when a
+        // session starts, so the next one gets them as they are now.
         if SkillsFolder::of(channel.host).is_some() && contents.skills.is_some() {
             let (placed, said) = place_skills(&delivery, &delivery.skills, &delivered, contents);
             done.extend(delivered.refused_skills.iter().cloned().map(Err));
@@ -249,6 +242,15 @@ pub fn refresh_all(set: &Path, contents: Contents<'_, '_>) -> Vec<Result<String,
             {
                 done.push(Err(format!("cannot record the skills written: {e}")));
             }
+        }
+        if super::live::defers_rewrite(channel.host, &set_abs) {
+            done.push(Ok(format!(
+                "delivered to {}'s running sessions on their next turn; {} is written when they end or compact",
+                channel.host.name(),
+                delivery.file.display()
+            )));
+            held.push((id, delivered.file));
+            continue;
         }
         done.push(
             match pieces::refresh(&delivery, &set_abs, &delivered.file) {
