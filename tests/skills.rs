@@ -505,3 +505,22 @@ fn check_reports_a_manifest_that_does_not_match_the_files_read() {
         }
     }
 }
+
+/// A skill with one file excluded by hand (`--exact`) is not handed on whole: nothing goes to
+/// the skills folder, and its other files travel as resources.
+#[test]
+fn a_skill_with_an_excluded_file_travels_as_resources() {
+    let world = World::new(&["--supporting", "resources"]);
+    let up: Vec<&str> = world.upstream.iter().map(String::as_str).collect();
+    world.ok(&[
+        &["exclude", "--exact", "skill://pdf-forms/reference.md"][..],
+        &up,
+    ]
+    .concat());
+    world.ok(&["install", "claude-code"]);
+    assert!(!world.project().join(".claude/skills/pdf-forms").exists());
+    let text =
+        std::fs::read_to_string(world.project().join(".mcpick/mcpick.claude-code.md")).unwrap();
+    assert!(text.contains(PINNED_BODY), "SKILL.md inline, as a resource");
+    assert!(!text.contains("# Field names"), "the excluded file nowhere");
+}
