@@ -270,40 +270,19 @@ pub async fn resolve_set(
     })
 }
 
-/// Every skill `preview` includes a file of (and excludes none of), read whole and verified, one at a time per
-/// server (a refusal is kept for the hand-off to say).
+/// Every skill `preview` hands on whole ([`crate::handoff::skills::wanted`]), read whole and
+/// verified, one at a time (a refusal is kept for the hand-off to say).
 async fn fetch_skills(
     preview: &crate::context::Preview,
     candidates: &[crate::context::Candidate<'_>],
     connections: &std::collections::HashMap<&str, &crate::mcp::Connection>,
 ) -> Vec<crate::skills::Fetched> {
-    // A skill with a file the set excludes is not handed on whole: its other files travel
-    // as resources.
-    let mut excluded: Vec<(&str, &str)> = Vec::new();
-    for l in &preview.left_out {
-        let c = &candidates[l.index as usize];
-        if l.reason == crate::context::Reason::Excluded
-            && let Some((name, _)) = crate::skills::split(c.uri())
-        {
-            excluded.push((c.server, name));
+    let mut fetched = Vec::new();
+    for (index, name) in crate::handoff::skills::wanted(preview, candidates) {
+        let server = candidates[index].server;
+        if let Some(connection) = connections.get(server) {
+            fetched.push(crate::skills::fetch::fetch(connection, server, name).await);
         }
-    }
-    let mut wanted: Vec<(&str, &str)> = Vec::new();
-    for i in &preview.included {
-        let c = &candidates[i.index];
-        if let Some((name, _)) = crate::skills::split(c.uri())
-            && !wanted.contains(&(c.server, name))
-            && !excluded.contains(&(c.server, name))
-        {
-            wanted.push((c.server, name));
-        }
-    }
-    let mut fetched = Vec::with_capacity(wanted.len());
-    for (server, name) in wanted {
-        let Some(connection) = connections.get(server) else {
-            continue;
-        };
-        fetched.push(crate::skills::fetch::fetch(connection, server, name).await);
     }
     fetched
 }

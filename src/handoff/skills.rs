@@ -133,6 +133,34 @@ pub struct AsSkill {
     pub bytes: usize,
 }
 
+/// The skills `preview` hands on whole: each skill it includes a file of and excludes none
+/// of (a skill with a file excluded by hand travels as resources), as (the index of one of
+/// its included candidates, its name), once each.
+pub fn wanted<'c>(preview: &Preview, candidates: &[Candidate<'c>]) -> Vec<(usize, &'c str)> {
+    let mut excluded: Vec<(&str, &str)> = Vec::new();
+    for l in &preview.left_out {
+        let c = &candidates[l.index as usize];
+        if l.reason == crate::context::Reason::Excluded
+            && let Some((name, _)) = skills::split(c.uri())
+        {
+            excluded.push((c.server, name));
+        }
+    }
+    let mut wanted: Vec<(usize, &'c str)> = Vec::new();
+    for i in &preview.included {
+        let c = &candidates[i.index];
+        if let Some((name, _)) = skills::split(c.uri())
+            && !excluded.contains(&(c.server, name))
+            && !wanted
+                .iter()
+                .any(|&(w, n)| n == name && candidates[w].server == c.server)
+        {
+            wanted.push((i.index, name));
+        }
+    }
+    wanted
+}
+
 /// `preview` without the files of the skills that go to the host as skills (verified, or
 /// refused: a refused skill reaches the model neither way), what goes as a skill, and why a
 /// skill was refused (a warning each).
