@@ -29,11 +29,19 @@ const EXCLUDED_BODY: &str = "skill-body-excluded-51d0";
 struct World {
     dir: tempfile::TempDir,
     upstream: Vec<String>,
+    /// One world at a time (see [`ONE_AT_A_TIME`]).
+    _turn: std::sync::MutexGuard<'static, ()>,
 }
+
+/// The tests of this file run one after the other: FastMCP takes seconds to start, and several
+/// of them with hosts on two cores made it answer `server/discover` past mcpick's 10 s probe
+/// wait and then refuse the fallback `initialize` (it had settled on 2026-07-28).
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 impl World {
     /// `server_flags` go to the skills server (`--tamper NAME/PATH`, `--supporting resources`).
     fn new(server_flags: &[&str]) -> World {
+        let turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("skills-root");
         copy_dir(&repo_root().join("tests/peers/skills"), &root);
@@ -60,7 +68,11 @@ impl World {
             root.to_string_lossy().into_owned(),
         ];
         upstream.extend(server_flags.iter().map(|s| s.to_string()));
-        let world = World { dir, upstream };
+        let world = World {
+            dir,
+            upstream,
+            _turn: turn,
+        };
         world.mark("pin", "skill://pdf-forms");
         world.mark("exclude", "skill://release-notes/SKILL.md");
         world
@@ -279,11 +291,6 @@ fn assert_same_files(before: &BTreeMap<PathBuf, Vec<u8>>, after: &BTreeMap<PathB
 /// model request by its description (`listed`: the host's own line for it) without its body;
 /// the excluded one nowhere; uninstall exact.
 fn a_pinned_skill_reaches(host: &str, folder: &str, delivered: &str, listed: &str) {
-    // One host at a time: three hosts and their servers starting at once on two cores made
-    // FastMCP answer `server/discover` past mcpick's 10 s probe wait, and then refuse the
-    // fallback `initialize` (it had settled on 2026-07-28).
-    static ONE_HOST: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _one = ONE_HOST.lock().unwrap_or_else(|e| e.into_inner());
     let world = World::new(&[]);
     if host == "codex" {
         // Codex reads the project's `.codex/` in a git repository.
