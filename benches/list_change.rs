@@ -58,6 +58,7 @@ fn loaded(listing: &[Resource]) -> App {
         vec![ServerSetup {
             name: "demo".into(),
             error: None,
+            held: None,
         }],
         Keymap::default(),
         Theme::colour(),

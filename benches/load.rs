@@ -106,6 +106,7 @@ fn main() {
         vec![ServerSetup {
             name: "demo".into(),
             error: None,
+            held: None,
         }],
         Keymap::default(),
         Theme::colour(),

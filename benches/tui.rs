@@ -39,6 +39,7 @@ fn loaded(n: usize) -> App {
         vec![ServerSetup {
             name: "synthetic".into(),
             error: None,
+            held: None,
         }],
         Keymap::default(),
         Theme::colour(),

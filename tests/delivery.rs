@@ -1091,3 +1091,263 @@ fn gemini_cli_gets_a_change_of_the_set_on_the_next_turn() {
         "turn 3, with nothing changed, adds nothing"
     );
 }
+
+/// Codex's request of the turn whose prompt was exactly `prompt`: its whole text, and what
+/// the per-turn hook added after the prompt (its bare developer message; empty when none).
+fn codex_turn(stub: &Stub, prompt: &str) -> Option<(String, String)> {
+    stub.requests("openai").into_iter().find_map(|r| {
+        let input = r["input"].as_array()?;
+        let text_of = |m: &Value| {
+            let parts = m["content"].as_array().into_iter().flatten();
+            let texts: Vec<&str> = parts.filter_map(|p| p["text"].as_str()).collect();
+            texts.join("\n").trim_end().to_string()
+        };
+        let at = input
+            .iter()
+            .position(|m| m["role"] == "user" && text_of(m) == prompt)?;
+        let hook = input[at + 1..]
+            .iter()
+            .filter(|m| m["role"] == "developer")
+            .map(text_of)
+            .collect::<Vec<_>>()
+            .join("\n");
+        let mut all = String::new();
+        all_text(&r["input"], &mut all);
+        Some((all, hook))
+    })
+}
+
+/// The URIs a turn's text names as withdrawn.
+fn withdrawn_in(text: &str) -> Vec<String> {
+    let Some((_, rest)) = text.split_once("No longer part of the context set") else {
+        return Vec::new();
+    };
+    rest.lines()
+        .skip(1)
+        .take_while(|l| l.starts_with("- "))
+        .filter_map(|l| l.rsplit(" · ").next())
+        .map(|u| u.trim_end_matches(')').trim_matches('`').to_string())
+        .collect()
+}
+
+/// Live delivery in Codex, over one interactive session in its TUI after a plain
+/// `mcpick install codex` (its hooks trusted as Codex asks): what the 32 KiB session-start
+/// file could not carry arrives on the first turns, so the model is handed the whole set;
+/// a pin and an exclude then arrive on the next turn as `preview --next-turn` predicted, as
+/// Codex's own developer message after the prompt, with the clock's text changed at its server;
+/// only what the session was given is ever
+/// named as withdrawn; a steady turn adds nothing.
+#[test]
+fn codex_gets_a_change_of_the_set_on_the_next_turn() {
+    let world = World::new();
+    // The clock's text changes at every read: a change at the server, read again by the pin.
+    world.ok(&["pin", "--demo", "demo://clock/now"]);
+    let project = world.project();
+    assert!(
+        Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&project)
+            .status()
+            .unwrap()
+            .success()
+    );
+    world.ok(&["install", "codex"]);
+    let at_start = std::fs::read_to_string(project.join("AGENTS.override.md")).unwrap();
+    let promised = world.promised("codex");
+    let cut: Vec<String> = promised["leftOut"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["reason"] == "host limit")
+        .map(|l| l["uri"].as_str().unwrap().to_string())
+        .collect();
+    assert!(!cut.is_empty(), "this set is larger than Codex's 32 KiB");
+    let withdrawn = promised["included"].as_array().unwrap().last().unwrap()["uri"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let pinned = promised["leftOut"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["reason"] == "over budget")
+        .expect("a resource left out by the budget")["uri"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = Stub::start(stub_dir.path());
+    let codex_home = world.home().join(".codex");
+    std::fs::create_dir_all(&codex_home).unwrap();
+    std::fs::write(
+        codex_home.join("config.toml"),
+        format!(
+            "model_provider = \"stub\"\nmodel = \"gpt-5\"\napproval_policy = \"never\"\nsandbox_mode = \"read-only\"\n\
+             [model_providers.stub]\nname = \"stub\"\nbase_url = \"http://127.0.0.1:{}/v1\"\nenv_key = \"STUB_API_KEY\"\nwire_api = \"responses\"\n\
+             [projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+            stub.port,
+            project.display()
+        ),
+    )
+    .unwrap();
+    let mut command = vec!["env".to_string()];
+    command.extend(world.env().iter().map(|(k, v)| format!("{k}={v}")));
+    command.push("STUB_API_KEY=dummy".into());
+    command.push(
+        peers()
+            .join("node/node_modules/.bin/codex")
+            .display()
+            .to_string(),
+    );
+    let shell = command
+        .iter()
+        .map(|w| format!("'{}'", w.replace('\'', "'\\''")))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let tmux = Tmux::start(160, 40, Some(&project), &[shell]);
+    // Codex asks the user to trust new hooks before they run.
+    let asked = tmux
+        .wait(Duration::from_secs(60), |s| s.contains("Hooks need review"))
+        .is_ok();
+    if asked {
+        tmux.keys(&["2"]);
+        std::thread::sleep(Duration::from_millis(500));
+        tmux.keys(&["Enter"]);
+    }
+    let ready = asked
+        && tmux
+            .wait(Duration::from_secs(30), |s| {
+                s.contains("Ask Codex to do anything")
+            })
+            .is_ok();
+    let mut n = 0;
+    let mut turn = |tmux: &Tmux| -> Option<(String, String)> {
+        n += 1;
+        let prompt = format!("turn {n} please");
+        tmux.type_text(&prompt);
+        std::thread::sleep(Duration::from_millis(500));
+        tmux.keys(&["Enter"]);
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while std::time::Instant::now() < deadline {
+            if let Some(found) = codex_turn(&stub, &prompt) {
+                return Some(found);
+            }
+            std::thread::sleep(Duration::from_millis(300));
+        }
+        None
+    };
+    // Turns until one adds nothing: what session start could not carry comes first.
+    let mut before = Vec::new();
+    let mut first_request = None;
+    while ready && before.len() < 4 {
+        let Some((all, hook)) = turn(&tmux) else {
+            break;
+        };
+        first_request.get_or_insert(all);
+        if hook.is_empty() {
+            break;
+        }
+        before.push(hook);
+    }
+    world.ok(&["pin", "--demo", &pinned]);
+    world.ok(&["exclude", "--demo", &withdrawn]);
+    let predicted = world.run(&["preview", "--host", "codex", "--next-turn"]);
+    let changed = first_request.as_ref().and_then(|_| turn(&tmux));
+    let mut after = Vec::new();
+    while changed.is_some() && after.len() < 4 {
+        let Some((_, hook)) = turn(&tmux) else {
+            break;
+        };
+        let steady = hook.is_empty();
+        after.push(hook);
+        if steady {
+            break;
+        }
+    }
+    let shown = tmux.screen();
+    drop(tmux);
+    assert!(
+        asked,
+        "Codex never asked to trust the hooks install wrote:\n{shown}"
+    );
+    let first_request =
+        first_request.unwrap_or_else(|| panic!("turn 1 never reached the model:\n{shown}"));
+    let (_, changed) = changed.unwrap_or_else(|| panic!("the change's turn never came:\n{shown}"));
+    assert!(
+        first_request.contains(at_start.trim_end()),
+        "the session-start file reached the model whole"
+    );
+    assert!(
+        !before.is_empty() && before.len() < 4,
+        "the first turns carry what session start could not, then nothing: {before:#?}"
+    );
+    let handed = format!("{at_start}\n{}", before.join("\n"));
+    for uri in &cut {
+        let text = world.read(uri);
+        assert!(
+            !at_start.contains(text.trim_end()),
+            "{uri} was cut at start"
+        );
+        assert!(
+            handed.contains(text.trim_end()),
+            "{uri}, cut at session start, reached the model on a turn"
+        );
+    }
+
+    let told = stderr(&predicted);
+    assert!(told.contains("next turn: +1 −"), "{told}");
+    // The clock may be read again between the two (`mcpick serve`, running in Codex, writes
+    // the delivery again when it sees the set change): its time aside, the same text.
+    let untimed = |text: &str| {
+        let lines = text.trim_end().lines();
+        let lines = lines.map(|l| {
+            if l.starts_with("time: ") {
+                "time: …"
+            } else {
+                l
+            }
+        });
+        lines.collect::<Vec<_>>().join("\n")
+    };
+    assert_eq!(
+        untimed(&changed),
+        untimed(&stdout(&predicted)),
+        "what --next-turn predicted is what arrived, after the prompt"
+    );
+    // The exclude, and what the pin pushed over the budget: each one the model was handed.
+    let gone = withdrawn_in(&changed);
+    assert!(gone.contains(&withdrawn), "{changed}");
+    for uri in &gone {
+        assert!(
+            handed.contains(world.read(uri).trim_end()),
+            "{uri} named as withdrawn, but the session was never given it"
+        );
+    }
+    assert!(changed.contains("disregard what it said"));
+    let time = |text: &str| {
+        let at = text
+            .find("uri: demo://clock/now")
+            .expect("the clock's text");
+        text[at..].lines().nth(1).unwrap().to_string()
+    };
+    assert!(
+        changed.contains("changed at its server; this replaces what it said before"),
+        "{changed}"
+    );
+    assert_ne!(time(&changed), time(&at_start), "the clock's new text");
+    assert!(
+        changed.contains(world.read(&pinned).trim_end()),
+        "the newly pinned resource, verbatim"
+    );
+    for text in before.iter().chain(&after) {
+        assert!(
+            withdrawn_in(text).is_empty(),
+            "nothing else withdrawn: {text}"
+        );
+    }
+    assert!(
+        after.last().is_some_and(String::is_empty),
+        "a steady turn adds nothing: {after:#?}"
+    );
+}

@@ -127,11 +127,16 @@ fn each_turn_carries_only_what_changed_in_each_hosts_event() {
         let (included, left) = p.included_and_left_out();
         assert_eq!(p.turn(host, &event("SessionStart", "s1")), "");
         assert_eq!(p.turn(host, &event("SessionStart", "s2")), "");
-        assert_eq!(
-            p.turn(host, &event(prompt, "s1")),
-            "",
-            "{host}: nothing changed"
-        );
+        // What the session-start file could not carry comes first (Codex's 32 KiB cuts
+        // this set), then nothing: nothing changed.
+        for session in ["s1", "s2"] {
+            let mut drained = 0;
+            while !p.turn(host, &event(prompt, session)).is_empty() {
+                drained += 1;
+                assert!(drained < 4, "{host}: the cut ones come in a few turns");
+            }
+            assert_eq!(drained > 0, host == "codex", "{host}");
+        }
         p.ok(&["pin", "--demo", &left]);
         p.ok(&["exclude", "--demo", &included]);
         let said = context(&p.turn(host, &event(prompt, "s1")), prompt);
@@ -152,10 +157,10 @@ fn each_turn_carries_only_what_changed_in_each_hosts_event() {
             "{host}: per session"
         );
         // A session starting now reads the file as it is: nothing to add on its turn, except
-        // where the file is held back while others run (Claude Code).
+        // where the file is held back while others run (Claude Code) or cut (Codex).
         p.turn(host, &event("SessionStart", "s3"));
         let s3 = p.turn(host, &event(prompt, "s3"));
-        assert_eq!(s3.is_empty(), host != "claude-code", "{host}: {s3}");
+        assert_eq!(s3.is_empty(), host == "gemini", "{host}: {s3}");
         assert_eq!(p.log(), "", "{host}: nothing failed");
     }
 }

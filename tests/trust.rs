@@ -257,3 +257,65 @@ fn the_entry_install_writes_is_approved() {
         stderr(&out)
     );
 }
+
+/// The browser asks once before it starts a project's server it held back, showing what it
+/// runs whole; "no" keeps it stopped, whatever key asks (`R` asks again); "yes" starts it and
+/// is remembered as `mcpick trust` remembers it.
+#[test]
+fn the_browser_asks_before_it_starts_a_projects_server() {
+    let setup = Setup::new();
+    let marker = setup.marker("ran");
+    std::fs::write(
+        setup.project.join(".mcp.json"),
+        json!({"mcpServers": {"repo": marking_server(&marker)}}).to_string(),
+    )
+    .unwrap();
+    let env = [
+        format!("HOME={}", setup.home.display()),
+        format!("XDG_CONFIG_HOME={}", setup.home.join(".config").display()),
+        format!("MCPICK_DATA_DIR={}", setup.data.display()),
+    ];
+    let env: Vec<&str> = env.iter().map(String::as_str).collect();
+    let tmux = common::tmux::Tmux::bash(&env);
+    tmux.type_text(&format!(
+        "cd '{}' && {}\n",
+        setup.project.display(),
+        mcpick_bin()
+    ));
+    let asked = tmux.wait_for("the question", |s| {
+        s.contains("Start this project's servers?")
+    });
+    assert!(
+        asked.contains("repo") && asked.contains("touch") && asked.contains(".mcp.json"),
+        "the server, what it runs and the file that defines it:\n{asked}"
+    );
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert!(!marker.exists(), "it ran before anyone answered");
+
+    tmux.keys(&["n"]);
+    tmux.wait_for("the question closed", |s| {
+        !s.contains("Start this project's servers?")
+    });
+    tmux.keys(&["R"]);
+    let again = tmux.wait_for("asked again", |s| {
+        s.contains("Start this project's servers?")
+    });
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    assert!(
+        !marker.exists(),
+        "R ran the project's command unapproved:\n{again}"
+    );
+
+    tmux.keys(&["y"]);
+    let listed = tmux.wait_for("the approved server listed", |s| s.contains("3 resources"));
+    assert!(marker.exists(), "approved, it starts:\n{listed}");
+    let remembered = stdout(&setup.run(&["trust", "--list"]));
+    assert!(remembered.contains("repo"), "{remembered}");
+    let out = setup.run(&["ls"]);
+    assert_eq!(
+        exit_code(&out),
+        0,
+        "approved once, for every command: {}",
+        stderr(&out)
+    );
+}

@@ -27,6 +27,7 @@ fn new_app(names: &[&str], theme: Theme) -> App {
         .map(|n| ServerSetup {
             name: n.to_string(),
             error: None,
+            held: None,
         })
         .collect();
     let mut app = App::new(setups, Keymap::default(), theme, 100);
@@ -972,6 +973,7 @@ fn keys_from_config_override_defaults() {
         vec![ServerSetup {
             name: "demo".into(),
             error: None,
+            held: None,
         }],
         keymap,
         Theme::colour(),
@@ -3694,6 +3696,62 @@ fn l_offers_a_sign_in_by_the_failures_kind_not_its_words() {
         FailureKind::ServerError,
         "error -32000: needs login to the wiki first"
     )));
+}
+
+/// A server held back for approval: the browser asks at start and starts nothing of it; `n`
+/// keeps it stopped and `R` on its row asks again instead of connecting; `y` asks the
+/// executor to remember the approval, and once remembered the server connects.
+#[test]
+fn a_held_server_is_asked_about_and_started_only_on_yes() {
+    let setups = vec![ServerSetup {
+        name: "repo".into(),
+        error: Some("not started: not approved".into()),
+        held: Some(vec![
+            "repo  (defined by .mcp.json)".into(),
+            "  runs: sh -c x".into(),
+        ]),
+    }];
+    let mut app = App::new(setups, Keymap::default(), Theme::colour(), 100);
+    app.size = (100, 30);
+    let fx = app.start();
+    assert!(fx.is_empty(), "nothing starts before the answer: {fx:?}");
+    assert_eq!(app.mode(), Mode::Approve);
+    assert!(
+        app.approve_lines()
+            .iter()
+            .any(|l| l.contains("runs: sh -c x"))
+    );
+
+    let fx = drive(&mut app, "n");
+    assert!(fx.is_empty());
+    assert_eq!(app.mode(), Mode::Browse);
+    let fx = drive(&mut app, "R");
+    assert!(fx.is_empty(), "R asks, it does not connect: {fx:?}");
+    assert_eq!(app.mode(), Mode::Approve);
+
+    let fx = app.apply(Action::Approve);
+    assert!(
+        matches!(fx.as_slice(), [Effect::Approve(s)] if s == &[0]),
+        "{fx:?}"
+    );
+    let fx = app.update(Msg::Approved {
+        servers: vec![0],
+        result: Ok(()),
+    });
+    assert!(
+        matches!(
+            fx.as_slice(),
+            [Effect::Connect {
+                server: 0,
+                relist: false,
+                ..
+            }]
+        ),
+        "{fx:?}"
+    );
+    // Once approved, R connects again as for any server.
+    drive(&mut app, "R");
+    assert_ne!(app.mode(), Mode::Approve);
 }
 
 /// A skill's folder row reads as one skill: `skill: DESCRIPTION` (its SKILL.md's listed

@@ -670,7 +670,7 @@ pub fn gate_system<T>(
     project: &Path,
     set_folder: Option<&Path>,
     notes: &mut Vec<String>,
-) {
+) -> Vec<Held> {
     let approvals = match Store::system() {
         Some(store) => store.load(),
         None => Err("no user data directory to keep approvals in".to_string()),
@@ -681,22 +681,39 @@ pub fn gate_system<T>(
         set_folder,
         approvals.as_ref().map_err(String::as_str),
         notes,
-    );
+    )
+}
+
+/// A server [`gate`] did not start: its place among the servers given, the project whose
+/// approval it waits for, and what to show the person who is asked to approve it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Held {
+    pub position: usize,
+    pub project: PathBuf,
+    /// Its name as defined (untrusted: clean it before showing).
+    pub name: String,
+    /// The file that defines it.
+    pub named_by: String,
+    /// What it runs, whole, one part a line ([`super::trust::describe`]; cleaned).
+    pub runs: Vec<String>,
+    /// Its definition as written, kept with the approval (`mcpick trust --list`).
+    pub shown: String,
 }
 
 /// Marks every ready server whose definition comes from the project's files (`project`: the
 /// working directory) or from the context set (`set_folder`: its project) and that the person
 /// has not approved as failed, so it is never started, and says once in `notes` which and how
-/// to approve them. A server the person gave themselves is left as it is.
+/// to approve them. A server the person gave themselves is left as it is. Returns those held.
 pub fn gate<'a>(
     servers: impl Iterator<Item = &'a mut Selected>,
     project: &Path,
     set_folder: Option<&Path>,
     approvals: Result<&Approvals, &str>,
     notes: &mut Vec<String>,
-) {
+) -> Vec<Held> {
     let mut held = Vec::new();
-    for selected in servers {
+    let mut names = Vec::new();
+    for (position, selected) in servers.enumerate() {
         if selected.error.is_some() {
             continue;
         }
@@ -706,23 +723,32 @@ pub fn gate<'a>(
         if approvals.is_ok_and(|a| a.is_approved(&folder, &selected.spec.transport)) {
             continue;
         }
+        held.push(Held {
+            position,
+            project: folder.clone(),
+            name: selected.spec.name.clone(),
+            named_by: named_by.clone(),
+            runs: super::trust::describe(selected),
+            shown: selected.shown_target(),
+        });
         let name = sanitize::line(&selected.spec.name, 200);
         selected.error = Some(format!(
             "not started: `{name}` is defined by {named_by}, a file of the project, and you have not approved what it runs; review and approve it with `{HOW_TO_APPROVE}`"
         ));
-        held.push(format!("`{name}`"));
+        names.push(format!("`{name}`"));
     }
     if held.is_empty() {
-        return;
+        return held;
     }
     let mut note = format!(
         "not started, not approved by you: {} (defined by this project's files); review what they run and approve them with `{HOW_TO_APPROVE}`",
-        held.join(", ")
+        names.join(", ")
     );
     if let Err(why) = approvals {
         note.push_str(&format!(" (approvals cannot be read: {why})"));
     }
     notes.push(note);
+    held
 }
 
 #[cfg(test)]

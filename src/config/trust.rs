@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::mcp::TransportSpec;
+use crate::sanitize;
 
 /// The store's file name in the data directory.
 pub const FILE: &str = "trust.json";
@@ -125,6 +126,104 @@ impl Store {
     /// [`super::private`]).
     pub fn update<T>(&self, change: impl FnOnce(&mut Approvals) -> T) -> Result<T, String> {
         self.change_with(|approvals| (change(approvals), true))
+    }
+}
+
+/// What a server runs, whole, one part a line: the parts written in the file as they are
+/// (literal values included: they are in the project for anyone to read), and the parts
+/// that take a value from this person's environment as written (`${TOKEN}`), so no secret of
+/// theirs is printed. Cleaned for the terminal.
+pub fn describe(selected: &super::select::Selected) -> Vec<String> {
+    let shown = selected.shown.as_ref().unwrap_or(&selected.spec.transport);
+    let pick = |written: &str, expanded: &str| {
+        let value = if written.contains("${") {
+            written
+        } else {
+            expanded
+        };
+        sanitize::whole_line(value)
+    };
+    let pairs = |written: &std::collections::BTreeMap<String, String>,
+                 expanded: &std::collections::BTreeMap<String, String>| {
+        expanded
+            .iter()
+            .map(|(k, v)| {
+                let w = written.get(k).map_or(v.as_str(), String::as_str);
+                format!("{}={}", sanitize::whole_line(k), pick(w, v))
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut lines = Vec::new();
+    match (&selected.spec.transport, shown) {
+        (
+            TransportSpec::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            },
+            written,
+        ) => {
+            let (w_command, w_args, w_env) = match written {
+                TransportSpec::Stdio {
+                    command, args, env, ..
+                } => (command.as_str(), args.as_slice(), Some(env)),
+                _ => (command.as_str(), args.as_slice(), None),
+            };
+            let mut words = vec![quote(&pick(w_command, command))];
+            for (i, arg) in args.iter().enumerate() {
+                let w = if w_args.len() == args.len() {
+                    &w_args[i]
+                } else {
+                    arg
+                };
+                words.push(quote(&pick(w, arg)));
+            }
+            lines.push(format!("runs: {}", words.join(" ")));
+            if !env.is_empty() {
+                let empty = Default::default();
+                lines.push(format!(
+                    "environment: {}",
+                    pairs(w_env.unwrap_or(&empty), env).join(" ")
+                ));
+            }
+            if let Some(cwd) = cwd {
+                lines.push(format!(
+                    "in: {}",
+                    sanitize::whole_line(&cwd.display().to_string())
+                ));
+            }
+        }
+        (TransportSpec::Http { url, headers } | TransportSpec::Sse { url, headers }, written) => {
+            let (w_url, w_headers) = match written {
+                TransportSpec::Http { url, headers } | TransportSpec::Sse { url, headers } => {
+                    (url.as_str(), Some(headers))
+                }
+                _ => (url.as_str(), None),
+            };
+            lines.push(format!("connects to: {}", pick(w_url, url)));
+            if !headers.is_empty() {
+                let empty = Default::default();
+                lines.push(format!(
+                    "headers: {}",
+                    pairs(w_headers.unwrap_or(&empty), headers).join(" ")
+                ));
+            }
+        }
+    }
+    lines
+}
+
+/// A word as a shell would need it to stay one word.
+fn quote(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=@%+,${}".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
     }
 }
 

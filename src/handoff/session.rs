@@ -169,12 +169,13 @@ pub fn write(
     warnings.extend(delivered.warnings.iter().cloned());
     warnings.extend(said);
     let id = super::live::delivery_id(&delivery.host, &delivery.scope, &delivery.name);
+    let holds = super::live::holds(contents, &delivered.preview);
     let turns = for_turns(contents);
     let contents = Contents {
         preview: turns.as_ref().unwrap_or(contents.preview),
         ..contents
     };
-    if let Err(e) = super::live::record(set, contents, &[id], Vec::new()) {
+    if let Err(e) = super::live::record(set, contents, vec![(id, holds)], Vec::new()) {
         warnings.push(format!("the next turns will not see changes: {e}"));
     }
     let mut lines = vec![
@@ -249,13 +250,14 @@ pub fn refresh_all(set: &Path, contents: Contents<'_, '_>) -> Vec<Result<String,
                 channel.host.name(),
                 delivery.file.display()
             )));
-            held.push((id, delivered.file));
+            let holds = super::live::holds(contents, &delivered.preview);
+            held.push((id, delivered.file, holds));
             continue;
         }
         done.push(
             match pieces::refresh(&delivery, &set_abs, &delivered.file) {
                 Ok(()) => Ok({
-                    written.push(id);
+                    written.push((id, super::live::holds(contents, &delivered.preview)));
                     format!(
                         "delivered to {}: {}",
                         channel.host.name(),
@@ -276,7 +278,7 @@ pub fn refresh_all(set: &Path, contents: Contents<'_, '_>) -> Vec<Result<String,
                 preview: for_turns(contents).as_ref().unwrap_or(contents.preview),
                 ..contents
             },
-            &written,
+            written,
             held,
         )
     {

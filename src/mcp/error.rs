@@ -95,6 +95,9 @@ pub enum FailureKind {
     NeedsLogin,
     /// Its definition could not be used, or its command could not be started.
     NotStarted,
+    /// Its command comes from a project's files and the person has not approved it
+    /// (`mcpick trust`): it is never started.
+    NotApproved,
     /// Its address could not be reached.
     Unreachable,
     /// It did not answer in time.

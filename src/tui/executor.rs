@@ -17,9 +17,10 @@ use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
 use super::agent::ResolveRequest;
+use crate::config::select::Held;
 use std::path::PathBuf;
 
-use super::app::{Bundled, Effect, ExpansionRead, InstallPlan, Msg};
+use super::app::{Bundled, Effect, ExpansionRead, InstallPlan, Msg, ServerEvent};
 use super::contents::{self, ContentsDoc};
 use super::follow::{Connections, connection_of, run_server};
 use super::keeper::Keeper;
@@ -29,7 +30,9 @@ use crate::context::{Measures, TokenizerKind};
 use crate::export::Format;
 use crate::hosts::{Host, Places, Scope};
 use crate::mcp::log::ServerLog;
-use crate::mcp::{ConnectOptions, Connection, McpError, ReadOutcome, ServerSpec};
+use crate::mcp::{
+    ConnectOptions, Connection, Failure, FailureKind, McpError, ReadOutcome, ServerSpec,
+};
 
 /// How long the cursor must rest on a resource before it is read.
 const READ_REST: Duration = Duration::from_millis(120);
@@ -147,10 +150,39 @@ fn forward_log(server: ServerId, log: ServerLog, tx: mpsc::UnboundedSender<Msg>)
     .abort_handle()
 }
 
+/// A server the browser may start: its definition, and, when it comes from a project's files
+/// and was not approved at start, the project whose approval it waits for.
+pub struct Startable {
+    pub spec: ServerSpec,
+    pub needs_approval: Option<Held>,
+}
+
+/// Whether the person has approved `spec` for `project` by now (`mcpick trust`): a server held
+/// at start is never started otherwise, whatever key asks for it.
+fn approved(project: &std::path::Path, spec: &ServerSpec) -> Result<(), Failure> {
+    let not = |why: String| Failure::new(FailureKind::NotApproved, why);
+    let store = crate::config::trust::Store::system()
+        .ok_or_else(|| not("no user data directory to keep approvals in".into()))?;
+    let approvals = store
+        .load()
+        .map_err(|e| not(format!("approvals cannot be read: {e}")))?;
+    if approvals.is_approved(project, &spec.transport) {
+        return Ok(());
+    }
+    Err(not(format!(
+        "not started: `{}` runs a command from this project's files that you have not approved; review and approve it with `{}`, then press R",
+        crate::sanitize::line(&spec.name, 200),
+        crate::config::trust::HOW_TO_APPROVE
+    )))
+}
+
 /// Runs effects: owns the connections and the tasks.
 pub struct Executor {
     tx: mpsc::UnboundedSender<Msg>,
     specs: Vec<ServerSpec>,
+    /// Per server, the project whose approval it needs before it is started (see
+    /// [`Startable`]); checked again at every connect, so `mcpick trust` then `R` starts it.
+    needs_approval: Vec<Option<Held>>,
     options: ConnectOptions,
     color: bool,
     connections: Connections,
@@ -175,12 +207,16 @@ pub struct Executor {
 impl Executor {
     pub fn new(
         tx: mpsc::UnboundedSender<Msg>,
-        specs: Vec<ServerSpec>,
+        servers: Vec<Startable>,
         options: ConnectOptions,
         color: bool,
         worker: SearchWorker,
         keeper: Keeper,
     ) -> Self {
+        let (specs, needs_approval): (Vec<ServerSpec>, Vec<_>) = servers
+            .into_iter()
+            .map(|s| (s.spec, s.needs_approval))
+            .unzip();
         let logs: Vec<ServerLog> = specs
             .iter()
             .map(|_| ServerLog::new(options.log_lines))
@@ -193,6 +229,7 @@ impl Executor {
         Executor {
             tx,
             specs,
+            needs_approval,
             options,
             color,
             connections: Arc::new(Mutex::new(Vec::new())),
@@ -245,6 +282,7 @@ impl Executor {
                     self.read.cancel();
                 }
                 Effect::Suspend => term::suspend(terminal)?,
+                Effect::Approve(servers) => self.approve(servers),
                 Effect::Measure {
                     generation,
                     tokenizer,
@@ -315,6 +353,17 @@ impl Executor {
         let Some(log) = self.logs.get(server as usize).cloned() else {
             return;
         };
+        if let Some(Some(held)) = self.needs_approval.get(server as usize) {
+            if let Err(why) = approved(&held.project, &spec) {
+                let _ = self.tx.send(Msg::Server {
+                    server,
+                    generation,
+                    event: ServerEvent::Failed(why),
+                });
+                return;
+            }
+            self.needs_approval[server as usize] = None;
+        }
         // Connecting again (`R`): the old connection ends first, its process too, even
         // while a read (waiting on its subscription) or a count still holds it.
         if let Some(old) = self.servers.remove(&server) {
@@ -348,6 +397,26 @@ impl Executor {
             send,
         ));
         self.servers.insert(server, task.abort_handle());
+    }
+
+    /// Remembers the person's approval of the held `servers` (as `mcpick trust` would), so the
+    /// next connect starts them.
+    fn approve(&mut self, servers: Vec<ServerId>) {
+        let result = match crate::config::trust::Store::system() {
+            None => Err("no user data directory to keep approvals in".to_string()),
+            Some(store) => store.update(|approvals| {
+                for &server in &servers {
+                    let (Some(Some(held)), Some(spec)) = (
+                        self.needs_approval.get(server as usize),
+                        self.specs.get(server as usize),
+                    ) else {
+                        continue;
+                    };
+                    approvals.approve(&held.project, &held.name, &spec.transport, &held.shown);
+                }
+            }),
+        };
+        let _ = self.tx.send(Msg::Approved { servers, result });
     }
 
     /// Latest wins: the read in flight is dropped (rmcp cancels it), and the new one starts

@@ -34,10 +34,12 @@ pub enum Mode {
     Form,
     /// The hand-off overlay (`I`) is open.
     Handoff,
+    /// The browser asks whether to start the project's servers it held back.
+    Approve,
 }
 
 impl Mode {
-    pub const ALL: [Mode; 9] = [
+    pub const ALL: [Mode; 10] = [
         Mode::Browse,
         Mode::Search,
         Mode::Contents,
@@ -46,6 +48,7 @@ impl Mode {
         Mode::Templates,
         Mode::Form,
         Mode::Handoff,
+        Mode::Approve,
         Mode::Help,
     ];
 
@@ -60,6 +63,7 @@ impl Mode {
             Mode::Templates => "templates",
             Mode::Form => "template_form",
             Mode::Handoff => "handoff",
+            Mode::Approve => "approve",
         }
     }
 
@@ -74,6 +78,7 @@ impl Mode {
             Mode::Templates => "Templates list (config name: templates)",
             Mode::Form => "Template form (config name: template_form)",
             Mode::Handoff => "Hand-off overlay (config name: handoff)",
+            Mode::Approve => "Approving the project's servers (config name: approve)",
         }
     }
 }
@@ -175,6 +180,8 @@ actions! {
     ToggleScope = "toggle_scope": "Hand-off: project or user scope",
     Install = "install": "Hand-off: show the change the install makes; again: make it",
     Back = "back": "Hand-off: back to choosing the host and scope (while choosing: close)",
+    Approve = "approve": "Start the project's servers shown, remembering your approval (as `mcpick trust`; a changed command asks again)",
+    KeepStopped = "keep_stopped": "Leave the project's servers shown stopped (R on one asks again)",
 }
 
 /// One key with its modifiers. Shift is folded into the character (`J`, not `shift-j`).
@@ -312,15 +319,16 @@ pub struct Keymap {
 const DEFAULTS: &[(&[Mode], &[&str], Action)] = {
     use Action as A;
     use Mode::*;
-    const NAV: &[Mode] = &[Browse, Contents, Log, Help, Agent, Handoff];
+    const NAV: &[Mode] = &[Browse, Contents, Log, Help, Agent, Handoff, Approve];
     // Quit, suspend and paging: every mode but the template list and form.
-    const ALL_BUT_TEMPLATES: &[Mode] = &[Browse, Search, Contents, Log, Help, Agent, Handoff];
+    const ALL_BUT_TEMPLATES: &[Mode] =
+        &[Browse, Search, Contents, Log, Help, Agent, Handoff, Approve];
     &[
         (&[Browse, Contents], &["q"], A::Quit),
         (ALL_BUT_TEMPLATES, &["ctrl-c"], A::Quit),
         (ALL_BUT_TEMPLATES, &["ctrl-z"], A::Suspend),
         (
-            &[Browse, Contents, Log, Agent, Templates, Handoff],
+            &[Browse, Contents, Log, Agent, Templates, Handoff, Approve],
             &["?", "f1"],
             A::Help,
         ),
@@ -402,6 +410,9 @@ const DEFAULTS: &[(&[Mode], &[&str], Action)] = {
         (&[Handoff], &["enter"], A::Install),
         (&[Handoff], &["esc"], A::Back),
         (&[Handoff], &["q", "I"], A::Close),
+        // Asking to start the project's servers held back; it scrolls as the help does.
+        (&[Approve], &["y"], A::Approve),
+        (&[Approve], &["n", "esc", "q"], A::KeepStopped),
     ]
 };
 

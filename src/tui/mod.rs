@@ -40,8 +40,8 @@ pub use app::{App, Effect, Msg, ServerEvent, ServerSetup};
 use crate::cli::{ColorChoice, ServerArgs};
 use crate::config::select::{choose_from, gate_system, load_config, remember_recorded};
 use crate::context::{ContextSet, SetFile};
-use crate::mcp::ServerSpec;
 use crate::sanitize;
+use executor::Startable;
 use keymap::Keymap;
 use theme::Theme;
 
@@ -78,7 +78,7 @@ pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> Exi
     // A project's own servers start only once approved (`mcpick trust`); the status line
     // and stderr say which were held back.
     let project = crate::config::Places::system().project;
-    gate_system(
+    let held = gate_system(
         &mut chosen,
         |c| &mut c.selected,
         &project,
@@ -119,9 +119,14 @@ pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> Exi
     };
     let setups = selected
         .iter()
-        .map(|s| ServerSetup {
+        .enumerate()
+        .map(|(position, s)| ServerSetup {
             name: s.spec.name.clone(),
             error: s.error.clone(),
+            held: held
+                .iter()
+                .find(|h| h.position == position)
+                .map(ServerSetup::asks),
         })
         .collect();
     let mut app = App::new(setups, keymap, theme, options.log_lines);
@@ -137,7 +142,14 @@ pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> Exi
     if !notice.is_empty() {
         app.notice = Some(sanitize::line(&notice.join("; "), 300));
     }
-    let specs: Vec<ServerSpec> = selected.into_iter().map(|s| s.spec).collect();
+    let servers: Vec<Startable> = selected
+        .into_iter()
+        .enumerate()
+        .map(|(position, s)| Startable {
+            spec: s.spec,
+            needs_approval: held.iter().find(|h| h.position == position).cloned(),
+        })
+        .collect();
     let first = app.set_context(set, load_error);
     app.context.saving.path = Some(shown_path(&set_path));
     app.context.saving.file = Some(set_path.clone());
@@ -151,7 +163,7 @@ pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> Exi
             return ExitCode::from(1);
         }
     };
-    let result = runtime::event_loop(&mut terminal, app, first, specs, options, set_file).await;
+    let result = runtime::event_loop(&mut terminal, app, first, servers, options, set_file).await;
     drop(guard);
     match result {
         Ok(None) => ExitCode::SUCCESS,

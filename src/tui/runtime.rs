@@ -11,14 +11,14 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::app::{App, Effect, Msg};
-use super::executor::Executor;
+use super::executor::{Executor, Startable};
 use super::keeper::Keeper;
 use super::term::Term;
 use super::trace::{self, Keys as Trace};
 use super::ui;
 use crate::catalog::{Search, SearchResults, SearchWorker};
 use crate::context::SetFile;
-use crate::mcp::{ConnectOptions, ServerSpec};
+use crate::mcp::ConnectOptions;
 
 /// Shortest time between two frames.
 const FRAME: Duration = Duration::from_millis(8);
@@ -166,7 +166,7 @@ pub async fn event_loop(
     terminal: &mut Term,
     mut app: App,
     first: Vec<Effect>,
-    specs: Vec<ServerSpec>,
+    servers: Vec<Startable>,
     options: ConnectOptions,
     set_file: SetFile,
 ) -> std::io::Result<Option<String>> {
@@ -176,7 +176,7 @@ pub async fn event_loop(
         let _ = search_tx.send(generation);
     });
     let keeper = Keeper::spawn(set_file, tx.clone());
-    let mut executor = Executor::new(tx, specs, options, app.theme.color, worker, keeper);
+    let mut executor = Executor::new(tx, servers, options, app.theme.color, worker, keeper);
     let size = terminal.size()?;
     app.size = (size.width, size.height);
     // The first frame, before any server answers.

@@ -106,6 +106,11 @@ impl App {
             return Vec::new();
         };
         let server = index as ServerId;
+        // Held back for approval: ask, never start it unasked.
+        if self.is_held(server) {
+            self.ask_approval();
+            return Vec::new();
+        }
         let state = &mut self.servers[index];
         state.generation += 1;
         state.status = super::Status::Connecting;

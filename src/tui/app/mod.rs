@@ -9,6 +9,7 @@
 //! [`contents`] (the contents pane), [`context`] (marks, policy, the agent view, saves) and
 //! [`servers`] (server states, pages, logs). Geometry comes from [`super::layout`].
 
+mod approve;
 pub mod browse;
 pub mod contents;
 pub mod context;
@@ -63,6 +64,8 @@ pub enum Overlay {
     },
     /// The commands that hand the set to a host (`I`).
     Handoff { scroll: usize },
+    /// Asking to start the project's servers held back for approval.
+    Approve { scroll: usize },
     /// The resource templates (`T`), `cursor` on one.
     Templates { cursor: usize },
     /// The form filling a template ([`App::form`]).
@@ -80,6 +83,7 @@ impl Overlay {
         match self {
             Overlay::Help { .. } => Mode::Help,
             Overlay::Handoff { .. } => Mode::Handoff,
+            Overlay::Approve { .. } => Mode::Approve,
             Overlay::Templates { .. } => Mode::Templates,
             Overlay::Form => Mode::Form,
             Overlay::Log { .. } => Mode::Log,
@@ -151,18 +155,20 @@ impl App {
             tree.add_server(&name);
             states.push(ServerState {
                 name,
-                status: match &setup.error {
-                    Some(e) => Status::Failed(Failure::new(
+                status: match (&setup.error, &setup.held) {
+                    (Some(e), Some(_)) => approve::held_status(e),
+                    (Some(e), None) => Status::Failed(Failure::new(
                         FailureKind::NotStarted,
                         sanitize::line(e, 1000),
                     )),
-                    None => Status::Connecting,
+                    (None, _) => Status::Connecting,
                 },
                 generation: 1,
                 detail: None,
                 info: None,
                 changes: None,
                 reconnecting: false,
+                held: setup.held.clone(),
             });
         }
         tree.refresh();
@@ -334,6 +340,7 @@ impl App {
                 self.on_installed(result);
                 Vec::new()
             }
+            Msg::Approved { servers, result } => self.on_approved(servers, result),
             Msg::Quit => {
                 self.quit = true;
                 Vec::new()
@@ -433,6 +440,7 @@ impl App {
             (Mode::Templates, a) => return self.on_templates_action(a),
             (Mode::Form, a) => return self.on_form_action(a),
             (Mode::Handoff, a) => return self.on_handoff_action(a, page as usize),
+            (Mode::Approve, a) => return self.on_approve_action(a, page as usize),
             (Mode::Log, Action::Close) | (Mode::Log, Action::Log) => self.overlay = None,
             (_, Action::Log) => {
                 self.overlay = Some(Overlay::Log {
@@ -592,7 +600,9 @@ impl App {
                 | Action::PreviousHost
                 | Action::ToggleScope
                 | Action::Install
-                | Action::Back,
+                | Action::Back
+                | Action::Approve
+                | Action::KeepStopped,
             ) => {}
         }
         Vec::new()
@@ -612,7 +622,9 @@ impl App {
             return;
         };
         let (scroll, up_is_more) = match overlay {
-            Overlay::Help { scroll, .. } | Overlay::Handoff { scroll } => (scroll, false),
+            Overlay::Help { scroll, .. }
+            | Overlay::Handoff { scroll }
+            | Overlay::Approve { scroll } => (scroll, false),
             Overlay::Templates { .. } | Overlay::Form => return,
             Overlay::Log { scroll, .. } => (scroll, true),
         };

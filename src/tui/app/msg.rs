@@ -104,6 +104,12 @@ pub enum Msg {
     InstallPlanned(Result<Box<InstallPlan>, String>),
     /// The confirmed install ended: what was done, or why not.
     Installed(Result<Vec<String>, String>),
+    /// The servers the person approved in the browser are remembered (they may start now), or
+    /// why they could not be.
+    Approved {
+        servers: Vec<ServerId>,
+        result: Result<(), String>,
+    },
     /// Ask to quit (a signal).
     Quit,
 }
@@ -254,6 +260,9 @@ pub enum Effect {
         plan: Box<InstallPlan>,
         request: Box<ResolveRequest>,
     },
+    /// Remember the person's approval of these held servers, as `mcpick trust` does; answer
+    /// [`Msg::Approved`].
+    Approve(Vec<ServerId>),
 }
 
 /// A save that worked: the set as saved (with what other processes had saved before).

@@ -160,6 +160,8 @@ pub struct ServerState {
     pub changes: Option<(usize, usize)>,
     /// Connecting again after `R`: when the listing ends, the contents pane reads again.
     pub reconnecting: bool,
+    /// Held back until the person approves what it runs: the lines that show it (cleaned).
+    pub held: Option<Vec<String>>,
 }
 
 /// A server to show: its name and, when its definition is unusable, why.
@@ -167,11 +169,29 @@ pub struct ServerState {
 pub struct ServerSetup {
     pub name: String,
     pub error: Option<String>,
+    /// Held back until approved: what to show when asking ([`ServerSetup::asks`]).
+    pub held: Option<Vec<String>>,
+}
+
+impl ServerSetup {
+    /// How the browser shows a held server when it asks: its name and the file that defines
+    /// it, then what it runs, whole.
+    pub fn asks(held: &crate::config::select::Held) -> Vec<String> {
+        let mut lines = vec![format!(
+            "{}  (defined by {})",
+            sanitize::line(&held.name, 200),
+            sanitize::whole_line(&held.named_by)
+        )];
+        lines.extend(held.runs.iter().map(|l| format!("  {l}")));
+        lines
+    }
 }
 
 impl App {
-    /// The effects to run at start: connect every server whose definition is usable.
+    /// The effects to run at start: connect every server whose definition is usable, and ask
+    /// once about those held back for approval.
     pub fn start(&mut self) -> Vec<Effect> {
+        self.ask_approval();
         self.servers
             .iter()
             .enumerate()

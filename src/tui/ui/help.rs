@@ -119,6 +119,28 @@ pub fn draw_handoff(frame: &mut Frame, body: Rect, lines: &[String], t: &Theme, 
     );
 }
 
+/// Asking to start the project's servers held back: each one whole (cleaned when it was
+/// made), then the answers.
+pub fn draw_approve(frame: &mut Frame, body: Rect, lines: &[String], t: &Theme, scroll: usize) {
+    let lines = lines
+        .iter()
+        .map(|l| match l.strip_prefix("  ") {
+            Some(part) => Line::styled(format!("  {}", crate::sanitize::whole_line(part)), t.text),
+            None => Line::styled(crate::sanitize::whole_line(l), t.title),
+        })
+        .collect();
+    draw_text(
+        frame,
+        body,
+        "Start this project's servers? · y starts them · n keeps them stopped",
+        lines,
+        110,
+        4,
+        t,
+        Scroll::Rows(scroll),
+    );
+}
+
 /// Which rows of an overlay are shown.
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Scroll {

@@ -98,6 +98,9 @@ pub fn render(app: &App, frame: &mut Frame) {
         Some(&Overlay::Handoff { scroll }) => {
             help::draw_handoff(frame, areas.body, &app.handoff_lines(), theme, scroll)
         }
+        Some(&Overlay::Approve { scroll }) => {
+            help::draw_approve(frame, areas.body, &app.approve_lines(), theme, scroll)
+        }
         Some(&Overlay::Templates { cursor }) => {
             templates::draw_list(frame, areas.body, &app.template_rows(), cursor, theme)
         }
@@ -168,6 +171,7 @@ pub fn mode_label(app: &App) -> &'static str {
     match app.overlay {
         Some(Overlay::Help { .. }) => "HELP",
         Some(Overlay::Handoff { .. }) => "HAND-OFF",
+        Some(Overlay::Approve { .. }) => "APPROVE",
         Some(Overlay::Templates { .. }) => "TEMPLATES",
         Some(Overlay::Form) => "TEMPLATE",
         Some(Overlay::Log { .. }) => "LOG",

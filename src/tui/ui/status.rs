@@ -112,6 +112,10 @@ pub fn draw(frame: &mut Frame, area: Rect, v: &StatusView) {
             (Action::Help, "help"),
         ],
         Mode::Handoff => &[(Action::Close, "close"), (Action::Help, "help")],
+        Mode::Approve => &[
+            (Action::Approve, "start them"),
+            (Action::KeepStopped, "keep them stopped"),
+        ],
         Mode::Agent => &[
             (Action::BudgetUp, "budget+"),
             (Action::BudgetDown, "budget-"),
