@@ -434,9 +434,16 @@ fn a_server_with_the_skills_extension_hands_on_the_same() {
 
 fn kept_fresh_and_taken_back(server_flags: &[&str]) {
     let world = World::new(server_flags);
+    // In a git repository the skill folder is kept out of git, as delivered contents are.
+    std::fs::create_dir_all(world.project().join(".git/info")).unwrap();
     world.ok(&["install", "claude-code"]);
     let written = world.project().join(".claude/skills/pdf-forms");
     assert_eq!(tree(&written), tree(&world.root().join("pdf-forms")));
+    let exclude = world.project().join(".git/info/exclude");
+    assert_eq!(
+        std::fs::read_to_string(&exclude).unwrap(),
+        "/.claude/skills/pdf-forms/\n"
+    );
     std::fs::write(
         world.root().join("pdf-forms/reference.md"),
         "# Field names, second edition\n",
@@ -450,6 +457,10 @@ fn kept_fresh_and_taken_back(server_flags: &[&str]) {
     assert_eq!(tree(&written), tree(&world.root().join("pdf-forms")));
     world.mark("exclude", "skill://pdf-forms");
     assert!(!written.exists(), "excluded: taken back");
+    assert!(
+        !exclude.exists(),
+        "its git exclude line too (the file was made for it)"
+    );
 }
 
 /// `ls` and `ls --json` mark a skill's files with the skill they belong to.

@@ -398,6 +398,16 @@ fn verify(d: &Delivery, set: &Path) -> Result<(), String> {
             {
                 return refuse("a skill folder");
             }
+            // Its git exclude line: exactly the one mcpick derives for the folder.
+            if let Some(e) = &s.exclude {
+                match super::skills::exclude_line(&places.project, &s.folder) {
+                    Some((path, line))
+                        if scope == Scope::Project
+                            && e.path == path
+                            && added_forms(&line).contains(&e.text) => {}
+                    _ => return refuse("a skill folder's git exclude line"),
+                }
+            }
         }
     }
     Ok(())
@@ -430,7 +440,7 @@ pub fn record_skills(set: &Path, delivery: &Delivery, skills: Vec<Placed>) -> st
 
 /// The texts appending `block` may add ([`addition`]): nothing (it was there), the block, or
 /// the block after one or two line breaks.
-fn added_forms(block: &str) -> [String; 4] {
+pub(super) fn added_forms(block: &str) -> [String; 4] {
     [
         String::new(),
         block.to_string(),
@@ -641,7 +651,7 @@ fn relative(path: &Path, base: &Path) -> Option<String> {
 
 /// What appending `block` to `path` (whose real file is `real`) adds: a blank line first when
 /// the file has text, and a newline when its last line has none.
-fn addition(path: &Path, real: &Path, block: &str) -> Result<Added, String> {
+pub(super) fn addition(path: &Path, real: &Path, block: &str) -> Result<Added, String> {
     let added = |text: String, created| Added {
         path: path.to_path_buf(),
         text,
@@ -718,7 +728,7 @@ fn ignore_folder(set: &Path, file: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-fn append(added: &Added, real: &Path) -> std::io::Result<()> {
+pub(super) fn append(added: &Added, real: &Path) -> std::io::Result<()> {
     if added.text.is_empty() {
         return Ok(());
     }
@@ -814,7 +824,7 @@ fn forget_folder(set: &Path) {
     }
 }
 
-fn take_back(added: &Added, real: &Path) -> std::io::Result<Option<String>> {
+pub(super) fn take_back(added: &Added, real: &Path) -> std::io::Result<Option<String>> {
     if added.text.is_empty() {
         return Ok(None);
     }

@@ -85,7 +85,14 @@ fn place_skills(
         .filter(|f| f.outcome.is_err())
         .map(|f| (f.server.as_str(), f.name.as_str()))
         .collect();
-    skills::place(&root, &inside, &wanted, &refused, earlier)
+    skills::place(
+        &root,
+        &inside,
+        &wanted,
+        &refused,
+        earlier,
+        scope == Scope::Project,
+    )
 }
 
 /// One line on what a delivery carries: how many resources, tokens, bytes, and what was cut.

@@ -119,6 +119,27 @@ pub struct Placed {
     pub name: String,
     pub folder: PathBuf,
     pub files: Vec<PlacedFile>,
+    /// In a project that is a git repository: the line in `.git/info/exclude` that keeps the
+    /// folder out of git (the server's files are not the project's to commit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exclude: Option<super::pieces::Added>,
+}
+
+/// The `.git/info/exclude` line for skill folder `folder` of `project`, when the project is a
+/// git repository and the folder is in it.
+pub fn exclude_line(project: &Path, folder: &Path) -> Option<(PathBuf, String)> {
+    if !project.join(".git").is_dir() {
+        return None;
+    }
+    let rel = folder.strip_prefix(project).ok()?;
+    let rel: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    Some((
+        project.join(".git").join("info").join("exclude"),
+        format!("/{}/\n", rel.join("/")),
+    ))
 }
 
 /// A skill the host gets as a skill, for the preview and messages.
@@ -229,8 +250,44 @@ pub fn line(s: &AsSkill) -> String {
 /// `earlier` left there: a skill written before and unchanged stays, a changed one is
 /// replaced whole, one no longer wanted is taken back, and one `refused` this time (its
 /// server's files no longer match its manifest, or it could not be read) keeps its earlier
-/// verified copy. What is there now, and what to say (each a warning).
+/// verified copy; in a `project` that is a git repository each skill folder gets a line in
+/// `.git/info/exclude`. What is there now, and what to say (each a warning).
 pub fn place(
+    root: &Path,
+    inside: &Path,
+    wanted: &[&Skill],
+    refused: &[(&str, &str)],
+    earlier: &[Placed],
+    project: bool,
+) -> (Vec<Placed>, Vec<String>) {
+    let (mut now, mut said) = place_files(root, inside, wanted, refused, earlier);
+    // Kept out of git where the project is a repository (a user install's home is not).
+    for placed in &mut now {
+        if !project || placed.exclude.is_some() {
+            continue;
+        }
+        let Some((path, line)) = exclude_line(inside, &placed.folder) else {
+            continue;
+        };
+        let added = fsio::inside(&path, inside)
+            .map_err(|e| e.to_string())
+            .and_then(|real| {
+                let added = super::pieces::addition(&path, &real, &line)?;
+                super::pieces::append(&added, &real).map_err(|e| e.to_string())?;
+                Ok(added)
+            });
+        match added {
+            Ok(added) => placed.exclude = Some(added),
+            Err(why) => said.push(format!(
+                "{} is not kept out of git: {why}",
+                placed.folder.display()
+            )),
+        }
+    }
+    (now, said)
+}
+
+fn place_files(
     root: &Path,
     inside: &Path,
     wanted: &[&Skill],
@@ -301,6 +358,7 @@ fn write_one(
         name: skill.name.clone(),
         folder: folder.clone(),
         files,
+        exclude: old.and_then(|o| o.exclude.clone()),
     };
     // The root and the skill folder are where they were derived, through no link.
     let io = |e: std::io::Error| e.to_string();
@@ -434,6 +492,16 @@ pub fn take_back(placed: &Placed, inside: &Path) -> Vec<String> {
     if let Some(root) = placed.folder.parent() {
         let _ = std::fs::remove_dir(root);
     }
+    if let Some(added) = &placed.exclude {
+        match fsio::inside(&added.path, inside).map_err(|e| e.to_string()) {
+            Ok(real) => match super::pieces::take_back(added, &real) {
+                Ok(Some(note)) => notes.push(note),
+                Ok(None) => {}
+                Err(e) => notes.push(format!("{}: {e}", added.path.display())),
+            },
+            Err(why) => notes.push(why),
+        }
+    }
     if !changed.is_empty() {
         notes.push(format!(
             "{}: {} changed since mcpick wrote {}; left as {}",
@@ -474,7 +542,7 @@ mod tests {
         let project = std::fs::canonicalize(dir.path()).unwrap();
         let root = project.join(".claude/skills");
         let one = skill("one");
-        let (placed, said) = place(&root, &project, &[&one], &[], &[]);
+        let (placed, said) = place(&root, &project, &[&one], &[], &[], false);
         assert!(said.is_empty(), "{said:?}");
         let folder = root.join("pdf-forms");
         assert_eq!(
@@ -492,7 +560,7 @@ mod tests {
         }
         // A new version replaces it whole.
         let two = skill("two");
-        let (placed, said) = place(&root, &project, &[&two], &[], &placed);
+        let (placed, said) = place(&root, &project, &[&two], &[], &placed, false);
         assert!(said.is_empty(), "{said:?}");
         assert!(
             std::fs::read_to_string(folder.join("SKILL.md"))
@@ -505,13 +573,38 @@ mod tests {
             "no staging left"
         );
         // Refused this time: the earlier copy stays.
-        let (placed, said) = place(&root, &project, &[], &[("s", "pdf-forms")], &placed);
+        let (placed, said) = place(&root, &project, &[], &[("s", "pdf-forms")], &placed, false);
         assert_eq!(placed.len(), 1);
         assert!(said[0].contains("kept"), "{said:?}");
         // No longer wanted: taken back, folders and all.
-        let (placed, said) = place(&root, &project, &[], &[], &placed);
+        let (placed, said) = place(&root, &project, &[], &[], &placed, false);
         assert!(placed.is_empty() && said.is_empty(), "{said:?}");
         assert!(!project.join(".claude/skills").exists());
+    }
+
+    #[test]
+    fn in_a_git_repository_a_skill_folder_is_kept_out_of_git_and_the_line_taken_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(project.join(".git/info")).unwrap();
+        let exclude = project.join(".git/info/exclude");
+        std::fs::write(
+            &exclude,
+            "# git ls-files --others --exclude-from=.git/info/exclude\n",
+        )
+        .unwrap();
+        let before = std::fs::read_to_string(&exclude).unwrap();
+        let root = project.join(".claude/skills");
+        let (placed, said) = place(&root, &project, &[&skill("x")], &[], &[], true);
+        assert!(said.is_empty(), "{said:?}");
+        let with = std::fs::read_to_string(&exclude).unwrap();
+        assert!(with.ends_with("\n/.claude/skills/pdf-forms/\n"), "{with:?}");
+        // Written again: no second line.
+        let (placed, _) = place(&root, &project, &[&skill("y")], &[], &placed, true);
+        assert_eq!(std::fs::read_to_string(&exclude).unwrap(), with);
+        let (placed, said) = place(&root, &project, &[], &[], &placed, true);
+        assert!(placed.is_empty() && said.is_empty(), "{said:?}");
+        assert_eq!(std::fs::read_to_string(&exclude).unwrap(), before);
     }
 
     #[test]
@@ -521,7 +614,7 @@ mod tests {
         let root = project.join(".claude/skills");
         std::fs::create_dir_all(root.join("pdf-forms")).unwrap();
         std::fs::write(root.join("pdf-forms/SKILL.md"), "mine").unwrap();
-        let (placed, said) = place(&root, &project, &[&skill("x")], &[], &[]);
+        let (placed, said) = place(&root, &project, &[&skill("x")], &[], &[], false);
         assert!(placed.is_empty());
         assert!(said[0].contains("did not write"), "{said:?}");
         assert_eq!(
@@ -529,7 +622,7 @@ mod tests {
             "mine"
         );
         std::fs::remove_dir_all(&root).unwrap();
-        let (placed, _) = place(&root, &project, &[&skill("x")], &[], &[]);
+        let (placed, _) = place(&root, &project, &[&skill("x")], &[], &[], false);
         std::fs::write(root.join("pdf-forms/scripts/fill.py"), "edited").unwrap();
         let notes = take_back(&placed[0], &project);
         assert!(notes[0].contains("scripts/fill.py"), "{notes:?}");
@@ -554,6 +647,7 @@ mod tests {
             &[&skill("x")],
             &[],
             &[],
+            false,
         );
         assert!(placed.is_empty(), "{said:?}");
         assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
