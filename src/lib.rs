@@ -32,6 +32,7 @@ pub mod say;
 pub mod sched;
 pub mod serve;
 pub mod signals;
+pub mod skills;
 pub mod sync;
 pub mod tui;
 pub mod units;

@@ -3817,3 +3817,29 @@ fn the_budget_meter_says_over_only_on_counted_figures() {
     let after = status(&mut app);
     assert!(after.contains(" !"), "{after}");
 }
+
+/// A skill's folder row reads as one skill: `skill: DESCRIPTION` (its SKILL.md's listed
+/// description, escapes stripped) after its file count; it opens into its files.
+#[test]
+fn a_skill_is_one_row_with_its_description() {
+    let mut app = new_app(&["skills"], Theme::colour());
+    load(
+        &mut app,
+        &[
+            Resource::new("skill://pdf-forms/SKILL.md", "pdf-forms/SKILL.md")
+                .with_description("Fill in PDF forms\u{1b}[31m field by field"),
+            Resource::new("skill://pdf-forms/_manifest", "pdf-forms/_manifest"),
+            Resource::new("file:///notes.md", "notes"),
+        ],
+    );
+    let shown = screen(&mut app, 120, 20);
+    let row = shown
+        .lines()
+        .find(|l| l.contains("skill://pdf-forms"))
+        .unwrap_or_else(|| panic!("{shown}"));
+    // The tree pane is narrow: the description is cut there, with `…`.
+    assert!(row.contains("2  skill: Fill in PDF for"), "{row}");
+    assert!(!shown.contains('\u{1b}'));
+    let notes = shown.lines().find(|l| l.contains("notes")).unwrap_or("");
+    assert!(!notes.contains("skill:"), "{notes}");
+}

@@ -19,6 +19,10 @@ pub struct ResourceEntry {
     pub mime_type: Option<String>,
     pub size: Option<u64>,
     pub annotations: Option<AnnotationsEntry>,
+    /// The skill this resource is a file of (`skill://NAME/…`, [`crate::skills`]): a skill is
+    /// picked and handed on whole. Left out of the JSON for other resources.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skill: Option<String>,
 }
 
 /// One entry of `resources/templates/list`.
@@ -43,10 +47,16 @@ pub struct AnnotationsEntry {
     pub last_modified: Option<String>,
 }
 
+/// The skill `uri` is a file of, if it is one.
+pub fn skill_of(uri: &str) -> Option<String> {
+    crate::skills::split(uri).map(|(name, _)| name.to_string())
+}
+
 impl ResourceEntry {
     pub fn new(server: Arc<str>, r: Resource) -> Self {
         Self {
             server,
+            skill: skill_of(&r.uri),
             uri: r.uri,
             name: r.name,
             title: r.title,

@@ -282,6 +282,7 @@ impl Item {
     pub fn to_entry(&self, server: Arc<str>, mimes: &MimeTable) -> ResourceEntry {
         ResourceEntry {
             server,
+            skill: super::entry::skill_of(self.uri()),
             uri: self.uri().to_string(),
             name: self.name().to_string(),
             title: self.title().map(str::to_string),

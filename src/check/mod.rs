@@ -15,6 +15,7 @@ pub mod observe;
 mod pagination;
 mod reads;
 pub mod rules;
+mod skills;
 mod stable;
 mod templates;
 mod traversal;
@@ -227,6 +228,8 @@ pub async fn audit(target: Target<'_>) -> Vec<Finding> {
     findings.push(templates::completion(conn, &caps, &templates).await);
     findings.push(traversal);
     findings.push(caching::caching(modern, &first, &reads));
+    step("reading the skills whole".into());
+    findings.push(skills::manifest(conn, &first).await);
     grade(&mut findings, modern);
     findings
 }

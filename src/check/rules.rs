@@ -9,7 +9,9 @@
 
 use serde::Serialize;
 
-use super::{annotations, caching, capability, pagination, reads, stable, templates, traversal};
+use super::{
+    annotations, caching, capability, pagination, reads, skills, stable, templates, traversal,
+};
 
 /// How binding a rule is, in the specification's words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -60,7 +62,7 @@ const fn both(id: &'static str, level: Level, words: &'static str) -> Rule {
 use Level::{Must, Should};
 
 /// Every rule, in the order the report shows them.
-pub const RULES: [Rule; 16] = [
+pub const RULES: [Rule; 17] = [
     both(
         capability::RESOURCES,
         Must,
@@ -143,6 +145,11 @@ pub const RULES: [Rule; 16] = [
         caching::CACHING,
         Must,
         "2026-07-28: list and read results carry `ttlMs` and `cacheScope` (required, server/utilities/caching); skipped for legacy servers",
+    ),
+    both(
+        skills::MANIFEST_RULE,
+        Must,
+        "a skill's `_manifest` lists \"every file's path, size and SHA-256\" of the skill, at most 512 files and 16 MiB (the skills convention FastMCP and SkillsDotNet serve, and the MCP Skills extension's limits); skipped when no skill is listed",
     ),
 ];
 

@@ -169,6 +169,9 @@ pub struct Resolved {
     pub texts: crate::context::measured::Texts,
     /// Servers that could not be listed, with why.
     pub failed: Vec<(String, String)>,
+    /// The skills the preview includes (a file of `skill://NAME/`), each read whole and
+    /// verified, when the caller asked for them (those that hand skills to hosts).
+    pub skills: Vec<crate::skills::Fetched>,
 }
 
 impl Resolved {
@@ -187,17 +190,19 @@ pub async fn resolve_file(set: &std::path::Path) -> Result<Resolved, Exit> {
     let loaded = load_set(&crate::cli::SetArgs {
         path: set.to_path_buf(),
     })?;
-    resolve_set(&loaded, &ServerArgs::default(), &loaded.policy, 8).await
+    resolve_set(&loaded, &ServerArgs::default(), &loaded.policy, 8, true).await
 }
 
 /// Chooses, connects and lists the set's servers (expansions added), resolves with
 /// `policy` reading what would be included ([`crate::context::Sources::resolve_reading`],
-/// `jobs` at once), and closes the connections.
+/// `jobs` at once), reads and verifies the skills it includes when `skills` asks for them
+/// ([`crate::skills::fetch`]), and closes the connections.
 pub async fn resolve_set(
     set: &ContextSet,
     servers: &ServerArgs,
     policy: &crate::context::Policy,
     jobs: usize,
+    skills: bool,
 ) -> Result<Resolved, Exit> {
     let Listed {
         sessions,
@@ -206,7 +211,7 @@ pub async fn resolve_set(
         failed,
         expansions,
     } = list_set(servers, set).await?;
-    let (preview, texts) = {
+    let (preview, texts, skills) = {
         let mut cands = crate::context::candidates(&catalogue);
         expansion::tag(&mut cands, &expansions);
         let sources = crate::context::Sources::from_lists(cands, &complete, &failed);
@@ -247,7 +252,12 @@ pub async fn resolve_set(
                 crate::mcp::read::dropped_part(c.uri(), other)
             ));
         }
-        (done.preview, done.texts)
+        let skills = if skills {
+            fetch_skills(&done.preview, &sources.candidates, connections).await
+        } else {
+            Vec::new()
+        };
+        (done.preview, done.texts, skills)
     };
     close_all(sessions).await;
     Ok(Resolved {
@@ -256,7 +266,25 @@ pub async fn resolve_set(
         preview,
         texts,
         failed,
+        skills,
     })
+}
+
+/// Every skill `preview` hands on whole ([`crate::handoff::skills::wanted`]), read whole and
+/// verified, one at a time (a refusal is kept for the hand-off to say).
+async fn fetch_skills(
+    preview: &crate::context::Preview,
+    candidates: &[crate::context::Candidate<'_>],
+    connections: &std::collections::HashMap<&str, &crate::mcp::Connection>,
+) -> Vec<crate::skills::Fetched> {
+    let mut fetched = Vec::new();
+    for (index, name) in crate::handoff::skills::wanted(preview, candidates) {
+        let server = candidates[index].server;
+        if let Some(connection) = connections.get(server) {
+            fetched.push(crate::skills::fetch::fetch(connection, server, name).await);
+        }
+    }
+    fetched
 }
 
 /// What a set resolves against: its servers chosen ([`choose`]; a usage error reported),

@@ -20,6 +20,7 @@ fn contents<'r, 'c>(
         preview: &resolved.preview,
         candidates,
         texts: &resolved.texts,
+        skills: Some(&resolved.skills),
     }
 }
 
@@ -105,7 +106,8 @@ pub async fn run(args: DeliverArgs) -> Exit {
         Ok(s) => s,
         Err(exit) => return exit,
     };
-    let resolved = match resolve_set(&loaded, &args.servers, &loaded.policy, args.jobs).await {
+    let resolved = match resolve_set(&loaded, &args.servers, &loaded.policy, args.jobs, true).await
+    {
         Ok(r) => r,
         Err(exit) => return exit,
     };

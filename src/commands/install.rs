@@ -91,6 +91,7 @@ pub async fn install(args: InstallArgs) -> Exit {
         preview: &resolved.preview,
         candidates: &cands,
         texts: &resolved.texts,
+        skills: Some(&resolved.skills),
     };
     let written: Written = match plan.deliver(contents) {
         Ok(w) => w,
@@ -105,7 +106,8 @@ pub async fn install(args: InstallArgs) -> Exit {
     for line in written.lines {
         println!("{line}");
     }
-    if resolved.failed.is_empty() {
+    // A skill the person pinned and did not get is a failure, said above.
+    if resolved.failed.is_empty() && resolved.skills.iter().all(|s| s.outcome.is_ok()) {
         Exit::Ok
     } else {
         Exit::ServerFailed

@@ -22,7 +22,7 @@ async fn resolve_now(set: &SetArgs, servers: &ServerArgs, jobs: usize) -> Result
 
 /// [`resolve_now`] of a set already loaded.
 async fn resolve_loaded(set: &ContextSet, servers: &ServerArgs, jobs: usize) -> Result<Lock, Exit> {
-    let resolved = resolve_set(set, servers, &set.policy, jobs).await?;
+    let resolved = resolve_set(set, servers, &set.policy, jobs, false).await?;
     let lock = Lock::from_preview(&resolved.preview, &resolved.candidates(), &resolved.texts);
     let failed = resolved.failed;
     if failed.is_empty() {

@@ -395,7 +395,17 @@ fn print_table(listing: &Listing, templates: bool) -> std::io::Result<()> {
             [
                 sanitize::line(&r.server, 30),
                 sanitize::line(&r.uri, MAX_URI_WIDTH),
-                sanitize::line(r.display_name(), MAX_NAME_WIDTH),
+                match &r.skill {
+                    // A skill's file: the skill, then the file (`skill pdf-forms: SKILL.md`).
+                    Some(skill) => sanitize::line(
+                        &format!(
+                            "skill {skill}: {}",
+                            crate::skills::split(&r.uri).map_or("", |(_, path)| path)
+                        ),
+                        MAX_NAME_WIDTH,
+                    ),
+                    None => sanitize::line(r.display_name(), MAX_NAME_WIDTH),
+                },
                 sanitize::line(r.mime_type.as_deref().unwrap_or("-"), 30),
                 r.size.map(human_size).unwrap_or_else(|| "-".into()),
                 a.and_then(|a| a.priority)

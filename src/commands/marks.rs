@@ -21,6 +21,15 @@ use crate::config::select::{Chosen, remember_recorded};
 use crate::context::{ContextSet, Mark, Marks, Pattern, Target};
 use crate::sanitize;
 
+/// What a person typed as a mark's target: a skill (`skill://NAME`, or any file of it) is
+/// marked as a unit, every file of it (`skill://NAME/*`), unless `--exact` says otherwise.
+fn parse_target(text: &str, exact: bool) -> Pattern {
+    match crate::skills::unit_of(text) {
+        Some(prefix) if !exact => Pattern::Prefix(prefix),
+        _ => Pattern::parse(text, exact),
+    }
+}
+
 /// `mcpick pin` / `mcpick exclude`: the targets checked against the servers' listings (or,
 /// offline, taken as given), recorded under the set's lock, then printed.
 pub async fn mark(args: MarkArgs, mark: Mark) -> Exit {
@@ -31,7 +40,7 @@ pub async fn mark(args: MarkArgs, mark: Mark) -> Exit {
     let patterns: Vec<Pattern> = args
         .targets
         .iter()
-        .map(|t| Pattern::parse(t, args.exact))
+        .map(|t| parse_target(t, args.exact))
         .collect();
     let chosen = match choose(&args.servers, &set) {
         Ok(chosen) => chosen,
@@ -241,7 +250,7 @@ pub fn unmark(args: UnmarkArgs) -> Exit {
         let mut removed = Vec::new();
         let mut unknown = Vec::new();
         for text in &args.targets {
-            let pattern = Pattern::parse(text, args.exact);
+            let pattern = parse_target(text, args.exact);
             let targets: Vec<Target> = set
                 .marks
                 .iter()

@@ -20,10 +20,11 @@ pub async fn run(args: PreviewArgs) -> Exit {
         Err(exit) => return exit,
     };
     let policy = args.policy.apply(set.policy);
-    let resolved = match resolve_set(&set, &args.servers, &policy, args.jobs).await {
-        Ok(resolved) => resolved,
-        Err(exit) => return exit,
-    };
+    let resolved =
+        match resolve_set(&set, &args.servers, &policy, args.jobs, args.host.is_some()).await {
+            Ok(resolved) => resolved,
+            Err(exit) => return exit,
+        };
     let cands = resolved.candidates();
     let (preview, texts, failed) = (&resolved.preview, &resolved.texts, &resolved.failed);
 
@@ -89,6 +90,12 @@ pub async fn run(args: PreviewArgs) -> Exit {
             }
             for w in &delivered.warnings {
                 report(&format!("warning: {w}"));
+            }
+            for why in &delivered.refused_skills {
+                report(&format!("warning: {why}"));
+            }
+            for s in &delivered.skills {
+                report(&crate::handoff::skills::line(s));
             }
             report(&format!(
                 "{} receives {} of {} included resource{} at session start through {}",

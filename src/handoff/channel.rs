@@ -119,6 +119,12 @@ pub struct Delivered {
     pub seen: String,
     /// Resources whose text holds the host's own wrapper tags.
     pub warnings: Vec<String>,
+    /// The skills the host gets as skills, in its skills folder, not in `file`
+    /// ([`super::skills`]); their frontmatter counts in `preview.total_tokens`.
+    pub skills: Vec<super::skills::AsSkill>,
+    /// Skills the set includes that were refused (their files do not match the server's
+    /// manifest, or could not be read), and why: they reach the model neither way.
+    pub refused_skills: Vec<String>,
 }
 
 /// The first line of the delivered text: what it is, and that contents are data.
@@ -342,6 +348,8 @@ pub fn deliver(
         file: text,
         seen,
         warnings,
+        skills: Vec::new(),
+        refused_skills: Vec::new(),
     }
 }
 

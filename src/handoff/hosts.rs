@@ -6,6 +6,7 @@
 use super::channel::{self, Channel};
 use super::hooks::{self, HookFile};
 use super::live::{self, PerTurn};
+use super::skills::{self, SkillsFolder};
 use crate::hosts::{self as dialects, Dialect, Host};
 
 /// Where a fact about a host comes from.
@@ -35,6 +36,9 @@ pub struct Row {
     /// How a prompt names one served resource (`NAME` the entry, `URI` the resource), where
     /// the host expands it into the model's request.
     pub mention: Option<&'static str>,
+    /// The folder the host reads skills from, where a pinned skill goes as a skill (and
+    /// not inline); `None`: a skill travels as resources do.
+    pub skills: Option<&'static SkillsFolder>,
 }
 
 /// Every host: first those with a session-start channel, in the order the browser's agent
@@ -48,6 +52,7 @@ pub static ROWS: [Row; 8] = [
         per_turn: Some(&live::CLAUDE),
         hooks: Some(&hooks::CLAUDE),
         mention: Some("@NAME:URI (interactive prompt only)"),
+        skills: Some(&skills::CLAUDE),
     },
     Row {
         host: Host::Gemini,
@@ -57,6 +62,7 @@ pub static ROWS: [Row; 8] = [
         per_turn: Some(&live::GEMINI),
         hooks: Some(&hooks::GEMINI),
         mention: Some("@NAME:URI (also with -p)"),
+        skills: Some(&skills::GEMINI),
     },
     Row {
         host: Host::Codex,
@@ -66,6 +72,7 @@ pub static ROWS: [Row; 8] = [
         per_turn: Some(&live::CODEX),
         hooks: Some(&hooks::CODEX),
         mention: None,
+        skills: Some(&skills::CODEX),
     },
     Row {
         host: Host::ClaudeDesktop,
@@ -75,6 +82,7 @@ pub static ROWS: [Row; 8] = [
         per_turn: None,
         hooks: None,
         mention: None,
+        skills: None,
     },
     Row {
         host: Host::Cursor,
@@ -84,6 +92,7 @@ pub static ROWS: [Row; 8] = [
         per_turn: None,
         hooks: None,
         mention: None,
+        skills: None,
     },
     Row {
         host: Host::VsCode,
@@ -93,6 +102,7 @@ pub static ROWS: [Row; 8] = [
         per_turn: None,
         hooks: None,
         mention: None,
+        skills: None,
     },
     Row {
         host: Host::Windsurf,
@@ -102,6 +112,7 @@ pub static ROWS: [Row; 8] = [
         per_turn: None,
         hooks: None,
         mention: None,
+        skills: None,
     },
     Row {
         host: Host::Zed,
@@ -111,6 +122,7 @@ pub static ROWS: [Row; 8] = [
         per_turn: None,
         hooks: None,
         mention: None,
+        skills: None,
     },
 ];
 
@@ -141,6 +153,13 @@ mod tests {
             );
             let row = row(host);
             assert!(std::ptr::eq(row.entry, host.dialect()), "{host:?}");
+            if let Some(folder) = row.skills {
+                assert_eq!(folder.host, host);
+                assert!(
+                    row.session.is_some(),
+                    "{host:?}: skills are refreshed with the delivery"
+                );
+            }
             if let Some(channel) = row.session {
                 assert_eq!(channel.host, host);
                 assert_eq!(row.entry_known, Known::Measured, "{host:?}");

@@ -10,6 +10,7 @@
 //! - [`channel`]: the session-start text and what fits the host's channel.
 //! - [`pieces`]: the files that text goes in, derived and checked before anything is written.
 //! - [`session`]: session-start delivery planned, written, refreshed and listed.
+//! - [`skills`]: the set's skills written into the host's skills folder, verified.
 //! - [`hooks`]: the per-turn hooks in the host's own settings that run `mcpick turn`
 //!   ([`live`]) on every turn.
 
@@ -20,6 +21,7 @@ pub mod hosts;
 pub mod live;
 pub mod pieces;
 pub mod session;
+pub mod skills;
 
 use std::path::{Path, PathBuf};
 
@@ -52,6 +54,10 @@ pub struct Contents<'r, 'c> {
     /// The candidates `preview` and `texts` index into.
     pub candidates: &'r [Candidate<'c>],
     pub texts: &'r Texts,
+    /// The skills the preview includes, read whole and verified (or refused): what goes to a
+    /// host with a skills folder as skills. `None`: not read (the browser), so every skill
+    /// travels as resources and the skills written earlier stay as they are.
+    pub skills: Option<&'r [crate::skills::Fetched]>,
 }
 
 /// A hand-off planned and not yet made: the entry's edit and, where the host has a channel

@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::channel::{CODEX_MARKER, Channel, Placement};
+use super::skills::{Placed, SkillsFolder};
 use crate::fsio::{self, Perms, write_atomic, write_with};
 use crate::hosts::{Host, Places, Scope};
 
@@ -66,6 +67,9 @@ pub struct Delivery {
     /// Codex in a git repository: the line in `.git/info/exclude`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exclude: Option<Added>,
+    /// The skills written into the host's skills folder, each file with its digest.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skills: Vec<Placed>,
 }
 
 impl Delivery {
@@ -73,7 +77,7 @@ impl Delivery {
         Host::ALL.into_iter().find(|h| h.name() == self.host)
     }
 
-    fn scope(&self) -> Option<Scope> {
+    pub fn scope(&self) -> Option<Scope> {
         [Scope::Project, Scope::User]
             .into_iter()
             .find(|s| s.name() == self.scope)
@@ -120,6 +124,9 @@ impl Delivery {
         }
         if let Some(e) = &self.exclude {
             out.push(("git exclude line", e.path.as_path()));
+        }
+        for s in &self.skills {
+            out.push(("skill", s.folder.as_path()));
         }
         out
     }
@@ -375,12 +382,65 @@ fn verify(d: &Delivery, set: &Path) -> Result<(), String> {
             _ => return refuse(what),
         }
     }
+    if !d.skills.is_empty() {
+        let Some(folder) = SkillsFolder::of(channel.host) else {
+            return refuse("its skills");
+        };
+        let (root, _) = folder
+            .root(scope, &places.project, &places)
+            .map_err(|why| format!("{who}: {why}"))?;
+        for s in &d.skills {
+            if crate::skills::check_name(&s.name).is_err()
+                || s.folder != root.join(&s.name)
+                || s.files
+                    .iter()
+                    .any(|f| crate::skills::check_path(&f.path).is_err())
+            {
+                return refuse("a skill folder");
+            }
+            // Its git exclude line: exactly the one mcpick derives for the folder.
+            if let Some(e) = &s.exclude {
+                match super::skills::exclude_line(&places.project, &s.folder) {
+                    Some((path, line))
+                        if scope == Scope::Project
+                            && e.path == path
+                            && added_forms(&line).contains(&e.text) => {}
+                    _ => return refuse("a skill folder's git exclude line"),
+                }
+            }
+        }
+    }
     Ok(())
+}
+
+/// The skills recorded as written by the delivery of `delivery`'s host, scope and name.
+pub fn recorded_skills(set: &Path, delivery: &Delivery) -> Vec<Placed> {
+    Record::load(set)
+        .deliveries
+        .into_iter()
+        .find(|d| same(d, &delivery.host, &delivery.scope, &delivery.name))
+        .map(|d| d.skills)
+        .unwrap_or_default()
+}
+
+/// Records `skills` as what `delivery` (of `set`) has written into the host's skills folder.
+pub fn record_skills(set: &Path, delivery: &Delivery, skills: Vec<Placed>) -> std::io::Result<()> {
+    let mut record = Record::load(set);
+    let Some(d) = record
+        .deliveries
+        .iter_mut()
+        .find(|d| same(d, &delivery.host, &delivery.scope, &delivery.name))
+    else {
+        return Ok(());
+    };
+    d.skills = skills;
+    verify(d, set).map_err(std::io::Error::other)?;
+    record.save(set)
 }
 
 /// The texts appending `block` may add ([`addition`]): nothing (it was there), the block, or
 /// the block after one or two line breaks.
-fn added_forms(block: &str) -> [String; 4] {
+pub(super) fn added_forms(block: &str) -> [String; 4] {
     [
         String::new(),
         block.to_string(),
@@ -422,6 +482,7 @@ fn layout(
         import: None,
         agents_md: None,
         exclude: None,
+        skills: Vec::new(),
     };
     let import_file = match (host, scope) {
         (Host::ClaudeCode, Scope::Project) => Some(places.project.join("CLAUDE.md")),
@@ -590,7 +651,7 @@ fn relative(path: &Path, base: &Path) -> Option<String> {
 
 /// What appending `block` to `path` (whose real file is `real`) adds: a blank line first when
 /// the file has text, and a newline when its last line has none.
-fn addition(path: &Path, real: &Path, block: &str) -> Result<Added, String> {
+pub(super) fn addition(path: &Path, real: &Path, block: &str) -> Result<Added, String> {
     let added = |text: String, created| Added {
         path: path.to_path_buf(),
         text,
@@ -667,7 +728,7 @@ fn ignore_folder(set: &Path, file: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-fn append(added: &Added, real: &Path) -> std::io::Result<()> {
+pub(super) fn append(added: &Added, real: &Path) -> std::io::Result<()> {
     if added.text.is_empty() {
         return Ok(());
     }
@@ -737,6 +798,10 @@ pub fn remove(
             notes.push(note);
         }
     }
+    for skill in &delivery.skills {
+        let root = delivery.root_of(&skill.folder, set);
+        notes.extend(super::skills::take_back(skill, &root));
+    }
     record.save(set)?;
     if record.deliveries.is_empty() {
         forget_folder(set);
@@ -759,7 +824,7 @@ fn forget_folder(set: &Path) {
     }
 }
 
-fn take_back(added: &Added, real: &Path) -> std::io::Result<Option<String>> {
+pub(super) fn take_back(added: &Added, real: &Path) -> std::io::Result<Option<String>> {
     if added.text.is_empty() {
         return Ok(None);
     }

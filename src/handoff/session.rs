@@ -7,23 +7,91 @@ use std::path::Path;
 
 use super::channel::{Channel, Delivered, deliver};
 use super::pieces::{self, Delivery, Record};
+use super::skills::{self, SkillsFolder};
 use super::{Contents, Written};
 use crate::hosts::{Host, Places, Scope};
 use crate::sanitize;
 
-/// What `channel` delivers of a set read whole.
+/// What `channel` delivers of a set read whole: on a host with a skills folder, the skills
+/// the set includes go there and not into the text ([`skills::partition`]).
 pub fn render(
     channel: &Channel,
     delivery: &Delivery,
     set: &Path,
     contents: Contents<'_, '_>,
 ) -> Delivered {
-    deliver(
+    let (preview, as_skills, refused) = match (SkillsFolder::of(channel.host), contents.skills) {
+        (Some(_), Some(fetched)) if !fetched.is_empty() => {
+            skills::partition(contents.preview, contents.candidates, fetched)
+        }
+        _ => (contents.preview.clone(), Vec::new(), Vec::new()),
+    };
+    let mut delivered = deliver(
         channel,
         &delivery.placement(set),
-        contents.preview,
+        &preview,
         contents.candidates,
         contents.texts,
+    );
+    delivered.preview.total_tokens += as_skills.iter().map(|s| s.tokens).sum::<u64>();
+    delivered.skills = as_skills;
+    delivered.refused_skills = refused;
+    delivered
+}
+
+/// What the per-turn hooks compare each turn against: the set without the files of the skills
+/// that went to skills folders (every host with a per-turn channel has one), so a skill's
+/// body never arrives inline on a next turn. `None`: no skill was read, the set as it is.
+fn for_turns(contents: Contents<'_, '_>) -> Option<crate::context::Preview> {
+    let fetched = contents.skills.filter(|f| !f.is_empty())?;
+    Some(skills::partition(contents.preview, contents.candidates, fetched).0)
+}
+
+/// The skills of `delivered` written into the host's skills folder (and the earlier ones
+/// taken back or kept, [`skills::place`]): what is there now, and the warnings.
+fn place_skills(
+    delivery: &Delivery,
+    earlier: &[skills::Placed],
+    delivered: &Delivered,
+    contents: Contents<'_, '_>,
+) -> (Vec<skills::Placed>, Vec<String>) {
+    let (Some(host), Some(scope)) = (delivery.host(), delivery.scope()) else {
+        return (earlier.to_vec(), Vec::new());
+    };
+    let (Some(folder), Some(fetched)) = (SkillsFolder::of(host), contents.skills) else {
+        return (earlier.to_vec(), Vec::new());
+    };
+    let places = Places::system();
+    let project = delivery
+        .project
+        .clone()
+        .unwrap_or_else(|| places.project.clone());
+    let (root, inside) = match folder.root(scope, &project, &places) {
+        Ok(r) => r,
+        Err(why) => return (earlier.to_vec(), vec![why]),
+    };
+    let wanted: Vec<&crate::skills::Skill> = fetched
+        .iter()
+        .filter_map(|f| f.outcome.as_ref().ok())
+        .filter(|s| {
+            delivered
+                .skills
+                .iter()
+                .any(|a| a.server == s.server && a.name == s.name)
+        })
+        .collect();
+    let refused: Vec<(&str, &str)> = fetched
+        .iter()
+        .filter(|f| f.outcome.is_err())
+        .map(|f| (f.server.as_str(), f.name.as_str()))
+        .collect();
+    skills::place(
+        &root,
+        &inside,
+        &wanted,
+        &refused,
+        earlier,
+        scope == Scope::Project,
     )
 }
 
@@ -97,11 +165,23 @@ pub fn write(
     contents: Contents<'_, '_>,
 ) -> Result<Written, String> {
     let delivered = render(channel, delivery, set, contents);
+    let earlier = pieces::recorded_skills(set, delivery);
+    let (placed, said) = place_skills(delivery, &earlier, &delivered, contents);
+    let mut delivery = delivery.clone();
+    delivery.skills = placed;
+    let delivery = &delivery;
     pieces::write(set, delivery, &delivered.file)
         .map_err(|e| format!("cannot write the session-start delivery: {e}"))?;
-    let mut warnings = delivered.warnings.clone();
+    let mut warnings = delivered.refused_skills.clone();
+    warnings.extend(delivered.warnings.iter().cloned());
+    warnings.extend(said);
     let id = super::live::delivery_id(&delivery.host, &delivery.scope, &delivery.name);
     let holds = super::live::holds(contents, &delivered.preview);
+    let turns = for_turns(contents);
+    let contents = Contents {
+        preview: turns.as_ref().unwrap_or(contents.preview),
+        ..contents
+    };
     if let Err(e) = super::live::record(set, contents, vec![(id, holds)], Vec::new()) {
         warnings.push(format!("the next turns will not see changes: {e}"));
     }
@@ -129,6 +209,12 @@ pub fn write(
             import.path.display()
         ));
     }
+    for s in &delivered.skills {
+        lines.push(format!("  {}", skills::line(s)));
+    }
+    for p in &delivery.skills {
+        lines.push(format!("  skill folder: {}", p.folder.display()));
+    }
     lines.push(
         "  fresh as of the last change: pin, exclude, unmark, policy, the browser and `mcpick serve` write it again; `mcpick deliver` does now".into(),
     );
@@ -153,6 +239,18 @@ pub fn refresh_all(set: &Path, contents: Contents<'_, '_>) -> Vec<Result<String,
         };
         let delivered = render(channel, &delivery, &set_abs, contents);
         let id = super::live::delivery_id(&delivery.host, &delivery.scope, &delivery.name);
+        // Skills first, also while a session runs: a host lists its skills folder when a
+        // session starts, so the next one gets them as they are now.
+        if SkillsFolder::of(channel.host).is_some() && contents.skills.is_some() {
+            let (placed, said) = place_skills(&delivery, &delivery.skills, &delivered, contents);
+            done.extend(delivered.refused_skills.iter().cloned().map(Err));
+            done.extend(said.into_iter().map(Err));
+            if placed != delivery.skills
+                && let Err(e) = pieces::record_skills(&set_abs, &delivery, placed)
+            {
+                done.push(Err(format!("cannot record the skills written: {e}")));
+            }
+        }
         if super::live::defers_rewrite(channel.host, &set_abs) {
             done.push(Ok(format!(
                 "delivered to {}'s running sessions on their next turn; {} is written when they end or compact",
@@ -181,7 +279,15 @@ pub fn refresh_all(set: &Path, contents: Contents<'_, '_>) -> Vec<Result<String,
         );
     }
     if (!written.is_empty() || !held.is_empty())
-        && let Err(e) = super::live::record(&set_abs, contents, written, held)
+        && let Err(e) = super::live::record(
+            &set_abs,
+            Contents {
+                preview: for_turns(contents).as_ref().unwrap_or(contents.preview),
+                ..contents
+            },
+            written,
+            held,
+        )
     {
         done.push(Err(format!(
             "the next turns of running sessions will not see this change: {e}"

@@ -306,6 +306,7 @@ pub fn host_preview(
         preview,
         candidates: cands,
         texts,
+        skills: None,
     };
     let (channel, delivered) = crate::handoff::session::for_host(
         host,

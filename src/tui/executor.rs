@@ -692,10 +692,19 @@ impl Executor {
             };
             if plan.delivery.is_some() {
                 let (preview, texts, cands, _) = read_resolution(&request, &connections).await;
+                // The skills it hands on whole, read through the browser's connections.
+                let mut skills = Vec::new();
+                for (index, name) in crate::handoff::skills::wanted(&preview, &cands) {
+                    let c = &cands[index];
+                    if let Some(connection) = connection_of(&connections, c.id.server) {
+                        skills.push(crate::skills::fetch::fetch(&connection, c.server, name).await);
+                    }
+                }
                 let contents = crate::handoff::Contents {
                     preview: &preview,
                     candidates: &cands,
                     texts: &texts,
+                    skills: Some(&skills),
                 };
                 match plan.deliver(contents) {
                     Ok(written) => lines.extend(said(written)),

@@ -3,6 +3,7 @@
 # $CARGO_TARGET_DIR/peers (default target/peers), from the committed lockfiles:
 #   node/package.json + node/package-lock.json  -> <target>/peers/node  (npm ci)
 #   python/requirements.txt                     -> <target>/peers/py    (venv + pip)
+#   fastmcp/requirements.txt                    -> <target>/peers/fastmcp (venv + pip)
 # Idempotent and safe to run concurrently: work happens under flock on
 # <target>/peers/.lock and is skipped when a stamp matches the inputs' sha256.
 # Progress goes to stderr; the only stdout line is the absolute peers dir.
@@ -59,6 +60,21 @@ else
     -r "$here/python/requirements.txt" >&2 || die "pip install failed into $peers/py"
   echo "$py_stamp" >"$peers/py/.stamp"
   log "python peers installed"
+fi
+
+# --- fastmcp (its own venv: its dependency closure differs from python/'s) ---
+fm_stamp="$(stamp_of python3 "$here/fastmcp/requirements.txt")"
+if [[ -f "$peers/fastmcp/.stamp" && "$(cat "$peers/fastmcp/.stamp")" == "$fm_stamp" ]]; then
+  log "fastmcp peer up to date in $peers/fastmcp"
+else
+  log "creating venv $peers/fastmcp and installing fastmcp/requirements.txt"
+  rm -rf "$peers/fastmcp"
+  python3 -m venv "$peers/fastmcp" >&2 ||
+    die "python3 -m venv failed (on Debian/Ubuntu: apt-get install python3-venv)"
+  "$peers/fastmcp/bin/python" -m pip install --disable-pip-version-check --no-input -q \
+    -r "$here/fastmcp/requirements.txt" >&2 || die "pip install failed into $peers/fastmcp"
+  echo "$fm_stamp" >"$peers/fastmcp/.stamp"
+  log "fastmcp peer installed"
 fi
 
 echo "$peers"

@@ -8,6 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::pane;
+use crate::catalog::tree::{Row, RowView};
 use crate::catalog::{Catalogue, ItemId, SortKey};
 use crate::context::{Mark, Marks};
 use crate::sanitize;
@@ -164,6 +165,9 @@ pub fn draw_tree(frame: &mut Frame, area: Rect, v: &BrowseView) {
                 t.dim,
             ));
         }
+        if let Some(about) = skill_about(v, row, &view) {
+            tail.push(Span::styled(about, t.dim));
+        }
         if view.item.is_some() && view.folder {
             // A resource that is also a folder: the mark column is the resource's; the
             // folder's prefix mark follows the `•`.
@@ -189,6 +193,27 @@ pub fn draw_tree(frame: &mut Frame, area: Rect, v: &BrowseView) {
         lines.push(Line::styled(empty_message(v), t.dim));
     }
     frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// On a skill's folder row (`skill://NAME/`): `  skill: DESCRIPTION` (its `SKILL.md`'s listed
+/// description, cut), so a skill reads as one thing that opens into its files. Only rows on
+/// screen whose label is a skill's are looked at.
+fn skill_about(v: &BrowseView, row: Row, view: &RowView) -> Option<String> {
+    if view.server || !view.folder || !view.label.starts_with(crate::skills::SCHEME) {
+        return None;
+    }
+    let (server, prefix) = v.browse.tree.uri_prefix(v.catalogue, row)?;
+    if crate::skills::unit_of(&prefix).as_deref() != Some(prefix.as_str()) {
+        return None;
+    }
+    let main = v
+        .catalogue
+        .find(server, &format!("{prefix}{}", crate::skills::MAIN))
+        .and_then(|id| v.catalogue.get(id))?;
+    Some(format!(
+        "  skill: {}",
+        sanitize::line(main.description().unwrap_or(""), 80)
+    ))
 }
 
 fn empty_message(v: &BrowseView) -> String {

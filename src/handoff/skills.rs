@@ -1,0 +1,655 @@
+//! Skills handed to a host as skills: a pinned skill's files, read whole and verified against
+//! the server's manifest ([`crate::skills`]), written byte for byte into the host's own skills
+//! folder (Claude Code: `.claude/skills/NAME/`), where the host keeps only the skill's name and
+//! description in the model's context and loads the rest when the model needs it (measured:
+//! `tests/skills.rs`). Such a skill is not also inlined in the session-start text
+//! ([`partition`]); a host without a skills folder gets it as resources, as before.
+//!
+//! Safe by construction: names and paths were checked when the manifest was read
+//! ([`crate::skills::check_name`], [`crate::skills::check_path`]); the folder is derived here
+//! from the host, scope and places alone and checked to stay inside the project (or home)
+//! through no link ([`fsio::inside`]); a skill folder mcpick did not write is never replaced;
+//! a skill is staged whole in a sibling folder and swapped in, so a failure leaves the earlier
+//! one or none, never half of one; files are written without an execute bit, and mcpick
+//! never runs them. What was written (each file's SHA-256) is recorded with the delivery, so
+//! `uninstall` takes back exactly those files and leaves a file changed since.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::hosts::Known;
+use crate::context::{Candidate, Preview};
+use crate::fsio;
+use crate::hosts::{Host, Places, Scope};
+use crate::skills::{self, Fetched, Skill};
+
+/// Where a host reads skills from.
+#[derive(Debug)]
+pub struct SkillsFolder {
+    pub host: Host,
+    /// Under the project, for a project install.
+    pub project: &'static str,
+    /// Under the home folder, for a user install.
+    pub user: &'static str,
+    pub known: Known,
+}
+
+/// Claude Code: `.claude/skills/NAME/SKILL.md`, descriptions in its first model request,
+/// bodies on demand (measured: `tests/skills.rs`).
+pub const CLAUDE: SkillsFolder = SkillsFolder {
+    host: Host::ClaudeCode,
+    project: ".claude/skills",
+    user: ".claude/skills",
+    known: Known::Measured,
+};
+
+/// Gemini CLI 0.61: `.gemini/skills/NAME/SKILL.md` (project skills only in a trusted
+/// folder), listed in `<available_skills>` by description, bodies on demand (measured:
+/// `tests/skills.rs`). It also reads `.agents/skills`, which Codex reads too: each host gets
+/// its own folder, so no two deliveries share one.
+pub const GEMINI: SkillsFolder = SkillsFolder {
+    host: Host::Gemini,
+    project: ".gemini/skills",
+    user: ".gemini/skills",
+    known: Known::Measured,
+};
+
+/// Codex 0.171: `.codex/skills/NAME/SKILL.md` in the project (and `$CODEX_HOME/skills`),
+/// listed under "Available skills" by description, bodies on demand (measured:
+/// `tests/skills.rs`).
+pub const CODEX: SkillsFolder = SkillsFolder {
+    host: Host::Codex,
+    project: ".codex/skills",
+    user: ".codex/skills",
+    known: Known::Measured,
+};
+
+impl SkillsFolder {
+    /// The host's skills folder, if it reads one.
+    pub fn of(host: Host) -> Option<&'static SkillsFolder> {
+        super::hosts::row(host).skills
+    }
+
+    /// The folder for `scope`, and the folder it must stay inside (the project, or home).
+    pub fn root(
+        &self,
+        scope: Scope,
+        project: &Path,
+        places: &Places,
+    ) -> Result<(PathBuf, PathBuf), String> {
+        match scope {
+            Scope::Project => Ok((project.join(self.project), project.to_path_buf())),
+            // Codex's user folder follows `$CODEX_HOME`.
+            Scope::User if self.host == Host::Codex && places.codex_home.is_some() => {
+                let codex_home = places.codex_home.clone().unwrap_or_default();
+                let inside = places.home.clone().unwrap_or_else(|| codex_home.clone());
+                let inside = if codex_home.starts_with(&inside) {
+                    inside
+                } else {
+                    codex_home.clone()
+                };
+                Ok((codex_home.join("skills"), inside))
+            }
+            Scope::User => {
+                let home = places
+                    .home
+                    .clone()
+                    .ok_or_else(|| "cannot tell where the home directory is".to_string())?;
+                Ok((home.join(self.user), home))
+            }
+        }
+    }
+}
+
+/// One file mcpick wrote into a skill folder.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct PlacedFile {
+    pub path: String,
+    /// Its SHA-256, lowercase hex: `uninstall` removes it only while it still has it.
+    pub sha256: String,
+}
+
+/// One skill mcpick wrote into a host's skills folder.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Placed {
+    pub server: String,
+    pub name: String,
+    pub folder: PathBuf,
+    pub files: Vec<PlacedFile>,
+    /// In a project that is a git repository: the line in `.git/info/exclude` that keeps the
+    /// folder out of git (the server's files are not the project's to commit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exclude: Option<super::pieces::Added>,
+}
+
+/// The `.git/info/exclude` line for skill folder `folder` of `project`, when the project is a
+/// git repository and the folder is in it.
+pub fn exclude_line(project: &Path, folder: &Path) -> Option<(PathBuf, String)> {
+    if !project.join(".git").is_dir() {
+        return None;
+    }
+    let rel = folder.strip_prefix(project).ok()?;
+    let rel: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    Some((
+        project.join(".git").join("info").join("exclude"),
+        format!("/{}/\n", rel.join("/")),
+    ))
+}
+
+/// A skill the host gets as a skill, for the preview and messages.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AsSkill {
+    pub server: String,
+    pub name: String,
+    pub description: String,
+    /// What the model's context holds of it: its frontmatter, counted.
+    pub tokens: u64,
+    pub files: usize,
+    pub bytes: usize,
+}
+
+/// The skills `preview` hands on whole: each skill it includes a file of and excludes none
+/// of (a skill with a file excluded by hand travels as resources), as (the index of one of
+/// its included candidates, its name), once each.
+pub fn wanted<'c>(preview: &Preview, candidates: &[Candidate<'c>]) -> Vec<(usize, &'c str)> {
+    let mut excluded: Vec<(&str, &str)> = Vec::new();
+    for l in &preview.left_out {
+        let c = &candidates[l.index as usize];
+        if l.reason == crate::context::Reason::Excluded
+            && let Some((name, _)) = skills::split(c.uri())
+        {
+            excluded.push((c.server, name));
+        }
+    }
+    let mut wanted: Vec<(usize, &'c str)> = Vec::new();
+    for i in &preview.included {
+        let c = &candidates[i.index];
+        if let Some((name, _)) = skills::split(c.uri())
+            && !excluded.contains(&(c.server, name))
+            && !wanted
+                .iter()
+                .any(|&(w, n)| n == name && candidates[w].server == c.server)
+        {
+            wanted.push((i.index, name));
+        }
+    }
+    wanted
+}
+
+/// `preview` without the files of the skills that go to the host as skills (verified, or
+/// refused: a refused skill reaches the model neither way), what goes as a skill, and why a
+/// skill was refused (a warning each).
+pub fn partition(
+    preview: &Preview,
+    candidates: &[Candidate],
+    fetched: &[Fetched],
+) -> (Preview, Vec<AsSkill>, Vec<String>) {
+    let handled = |c: &Candidate| {
+        skills::split(c.uri()).and_then(|(name, _)| {
+            fetched
+                .iter()
+                .find(|f| f.server == c.server && f.name == name)
+        })
+    };
+    let mut inline = preview.clone();
+    inline
+        .included
+        .retain(|i| handled(&candidates[i.index]).is_none());
+    let mut as_skills = Vec::new();
+    let mut refused = Vec::new();
+    for f in fetched {
+        let included = preview
+            .included
+            .iter()
+            .any(|i| handled(&candidates[i.index]).is_some_and(|h| std::ptr::eq(h, f)));
+        if !included {
+            continue;
+        }
+        match &f.outcome {
+            Ok(skill) => as_skills.push(AsSkill {
+                server: skill.server.clone(),
+                name: skill.name.clone(),
+                description: crate::sanitize::line(&skill.frontmatter.description, 1024),
+                tokens: preview.tokenizer.count(&skill.frontmatter.text),
+                files: skill.files.len(),
+                bytes: skill.total(),
+            }),
+            Err(why) => refused.push(format!(
+                "skill `{}` of `{}` refused, not delivered: {why}",
+                f.name,
+                crate::sanitize::line(&f.server, 200)
+            )),
+        }
+    }
+    inline.total_tokens = inline.included.iter().map(|i| i.tokens).sum::<u64>()
+        + as_skills.iter().map(|s| s.tokens).sum::<u64>();
+    (inline, as_skills, refused)
+}
+
+/// One line per skill a host gets as a skill (`preview --host`, `install`).
+pub fn line(s: &AsSkill) -> String {
+    format!(
+        "as a skill: {} ({}): {} ({} file{}, {} bytes, verified against the server's manifest; {} tokens of frontmatter in context)",
+        s.name,
+        crate::sanitize::line(&s.server, 200),
+        s.description,
+        s.files,
+        if s.files == 1 { "" } else { "s" },
+        s.bytes,
+        s.tokens
+    )
+}
+
+/// Puts `wanted` into `root` (which must stay inside `inside`), given what an earlier write
+/// `earlier` left there: a skill written before and unchanged stays, a changed one is
+/// replaced whole, one no longer wanted is taken back, and one `refused` this time (its
+/// server's files no longer match its manifest, or it could not be read) keeps its earlier
+/// verified copy; in a `project` that is a git repository each skill folder gets a line in
+/// `.git/info/exclude`. What is there now, and what to say (each a warning).
+pub fn place(
+    root: &Path,
+    inside: &Path,
+    wanted: &[&Skill],
+    refused: &[(&str, &str)],
+    earlier: &[Placed],
+    project: bool,
+) -> (Vec<Placed>, Vec<String>) {
+    let (mut now, mut said) = place_files(root, inside, wanted, refused, earlier);
+    // Kept out of git where the project is a repository (a user install's home is not).
+    for placed in &mut now {
+        if !project || placed.exclude.is_some() {
+            continue;
+        }
+        let Some((path, line)) = exclude_line(inside, &placed.folder) else {
+            continue;
+        };
+        let added = fsio::inside(&path, inside)
+            .map_err(|e| e.to_string())
+            .and_then(|real| {
+                let added = super::pieces::addition(&path, &real, &line)?;
+                super::pieces::append(&added, &real).map_err(|e| e.to_string())?;
+                Ok(added)
+            });
+        match added {
+            Ok(added) => placed.exclude = Some(added),
+            Err(why) => said.push(format!(
+                "{} is not kept out of git: {why}",
+                placed.folder.display()
+            )),
+        }
+    }
+    (now, said)
+}
+
+fn place_files(
+    root: &Path,
+    inside: &Path,
+    wanted: &[&Skill],
+    refused: &[(&str, &str)],
+    earlier: &[Placed],
+) -> (Vec<Placed>, Vec<String>) {
+    let mut now = Vec::new();
+    let mut said = Vec::new();
+    for old in earlier {
+        let still = wanted
+            .iter()
+            .any(|s| s.server == old.server && s.name == old.name)
+            || refused.contains(&(old.server.as_str(), old.name.as_str()));
+        if !still {
+            said.extend(take_back(old, inside));
+        }
+    }
+    for old in earlier {
+        if refused.contains(&(old.server.as_str(), old.name.as_str())) {
+            said.push(format!(
+                "skill `{}`: the earlier verified copy in {} is kept",
+                old.name,
+                old.folder.display()
+            ));
+            now.push(old.clone());
+        }
+    }
+    for skill in wanted {
+        let old = earlier
+            .iter()
+            .find(|p| p.server == skill.server && p.name == skill.name);
+        match write_one(root, inside, skill, old) {
+            Ok(placed) => now.push(placed),
+            Err(why) => {
+                said.push(format!("skill `{}` not written: {why}", skill.name));
+                if let Some(old) = old {
+                    now.push(old.clone());
+                }
+            }
+        }
+    }
+    (now, said)
+}
+
+fn digest_hex(bytes: &[u8]) -> String {
+    skills::hex(&Sha256::digest(bytes))
+}
+
+/// Writes one skill whole into `root/NAME`: staged in `root/.NAME.mcpick-new`, then swapped in.
+fn write_one(
+    root: &Path,
+    inside: &Path,
+    skill: &Skill,
+    old: Option<&Placed>,
+) -> Result<Placed, String> {
+    skills::check_name(&skill.name)?;
+    let folder = root.join(&skill.name);
+    let files: Vec<PlacedFile> = skill
+        .files
+        .iter()
+        .map(|(path, bytes)| PlacedFile {
+            path: path.clone(),
+            sha256: digest_hex(bytes),
+        })
+        .collect();
+    let placed = Placed {
+        server: skill.server.clone(),
+        name: skill.name.clone(),
+        folder: folder.clone(),
+        files,
+        exclude: old.and_then(|o| o.exclude.clone()),
+    };
+    // The root and the skill folder are where they were derived, through no link.
+    let io = |e: std::io::Error| e.to_string();
+    fsio::inside(&folder.join(skills::MAIN), inside).map_err(io)?;
+    let exists = std::fs::symlink_metadata(&folder).is_ok();
+    match old {
+        Some(old) if exists && old.files == placed.files && unchanged(old, inside).is_empty() => {
+            return Ok(placed);
+        }
+        Some(_) => {}
+        None if exists => {
+            return Err(format!(
+                "{} exists and mcpick did not write it: it is left as it is",
+                folder.display()
+            ));
+        }
+        None => {}
+    }
+    if let Some(old) = old
+        && exists
+    {
+        let changed = unchanged(old, inside);
+        if !changed.is_empty() {
+            return Err(format!(
+                "{} was changed since mcpick wrote it ({}): it is left as it is",
+                folder.display(),
+                changed.join(", ")
+            ));
+        }
+    }
+    std::fs::create_dir_all(root).map_err(io)?;
+    let root_real = fsio::inside(&root.join(skills::MAIN), inside)
+        .map_err(io)?
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let staged = root_real.join(format!(".{}.mcpick-new", skill.name));
+    let _ = std::fs::remove_dir_all(&staged);
+    let written = (|| -> std::io::Result<()> {
+        std::fs::create_dir(&staged)?;
+        for (path, bytes) in &skill.files {
+            skills::check_path(path).map_err(std::io::Error::other)?;
+            let target = staged.join(path);
+            if let Some(parent) = target.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            let mut options = std::fs::OpenOptions::new();
+            options.write(true).create_new(true);
+            #[cfg(unix)]
+            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o644);
+            let mut file = options.open(&target)?;
+            file.write_all(bytes)?;
+            file.sync_all()?;
+        }
+        Ok(())
+    })();
+    if let Err(e) = written {
+        let _ = std::fs::remove_dir_all(&staged);
+        return Err(format!("cannot write {}: {e}", folder.display()));
+    }
+    let real_folder = root_real.join(&skill.name);
+    let swapped = (|| -> std::io::Result<()> {
+        if exists {
+            let gone = root_real.join(format!(".{}.mcpick-old", skill.name));
+            let _ = std::fs::remove_dir_all(&gone);
+            std::fs::rename(&real_folder, &gone)?;
+            std::fs::rename(&staged, &real_folder)?;
+            let _ = std::fs::remove_dir_all(&gone);
+        } else {
+            std::fs::rename(&staged, &real_folder)?;
+        }
+        Ok(())
+    })();
+    if let Err(e) = swapped {
+        let _ = std::fs::remove_dir_all(&staged);
+        return Err(format!("cannot put {} in place: {e}", folder.display()));
+    }
+    Ok(placed)
+}
+
+/// The files of `placed` that are no longer as mcpick wrote them (changed, gone, or a link).
+fn unchanged(placed: &Placed, inside: &Path) -> Vec<String> {
+    placed
+        .files
+        .iter()
+        .filter(|f| {
+            let path = placed.folder.join(&f.path);
+            let same = skills::check_path(&f.path).is_ok()
+                && std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file())
+                && fsio::inside(&path, inside).is_ok()
+                && std::fs::read(&path).is_ok_and(|b| digest_hex(&b) == f.sha256);
+            !same
+        })
+        .map(|f| crate::sanitize::line(&f.path, 200))
+        .collect()
+}
+
+/// Takes back one skill as it was written: each file still as mcpick wrote it is removed, then
+/// the folders left empty (the skills folder too when nothing else is in it). What is left,
+/// and why (each a note).
+pub fn take_back(placed: &Placed, inside: &Path) -> Vec<String> {
+    let mut notes = Vec::new();
+    if skills::check_name(&placed.name).is_err()
+        || placed.folder.file_name().and_then(|n| n.to_str()) != Some(placed.name.as_str())
+    {
+        return vec![format!(
+            "{}: not a skill folder mcpick records; left as it is",
+            placed.folder.display()
+        )];
+    }
+    let changed = unchanged(placed, inside);
+    for f in &placed.files {
+        if changed.contains(&crate::sanitize::line(&f.path, 200)) {
+            continue;
+        }
+        let path = placed.folder.join(&f.path);
+        if let Err(e) = std::fs::remove_file(&path)
+            && e.kind() != std::io::ErrorKind::NotFound
+        {
+            notes.push(format!("cannot remove {}: {e}", path.display()));
+        }
+        // The folders on its way, deepest first, while empty.
+        let mut dir = path.parent();
+        while let Some(d) = dir {
+            if !d.starts_with(&placed.folder) || std::fs::remove_dir(d).is_err() {
+                break;
+            }
+            dir = d.parent();
+        }
+    }
+    if let Some(root) = placed.folder.parent() {
+        let _ = std::fs::remove_dir(root);
+    }
+    if let Some(added) = &placed.exclude {
+        match fsio::inside(&added.path, inside).map_err(|e| e.to_string()) {
+            Ok(real) => match super::pieces::take_back(added, &real) {
+                Ok(Some(note)) => notes.push(note),
+                Ok(None) => {}
+                Err(e) => notes.push(format!("{}: {e}", added.path.display())),
+            },
+            Err(why) => notes.push(why),
+        }
+    }
+    if !changed.is_empty() {
+        notes.push(format!(
+            "{}: {} changed since mcpick wrote {}; left as {}",
+            placed.folder.display(),
+            changed.join(", "),
+            if changed.len() == 1 { "it" } else { "them" },
+            if changed.len() == 1 {
+                "it is"
+            } else {
+                "they are"
+            },
+        ));
+    }
+    notes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::skills::{Frontmatter, Skill};
+
+    fn skill(body: &str) -> Skill {
+        let main = format!("---\nname: pdf-forms\ndescription: d\n---\n{body}");
+        Skill {
+            server: "s".into(),
+            name: "pdf-forms".into(),
+            frontmatter: Frontmatter::parse(&main).unwrap(),
+            files: vec![
+                ("SKILL.md".into(), main.into_bytes()),
+                ("scripts/fill.py".into(), b"\x00\xffbinary".to_vec()),
+            ],
+        }
+    }
+
+    #[test]
+    fn a_skill_is_written_byte_for_byte_kept_fresh_and_taken_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = std::fs::canonicalize(dir.path()).unwrap();
+        let root = project.join(".claude/skills");
+        let one = skill("one");
+        let (placed, said) = place(&root, &project, &[&one], &[], &[], false);
+        assert!(said.is_empty(), "{said:?}");
+        let folder = root.join("pdf-forms");
+        assert_eq!(
+            std::fs::read(folder.join("scripts/fill.py")).unwrap(),
+            b"\x00\xffbinary"
+        );
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(folder.join("scripts/fill.py"))
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o111, 0, "never executable");
+        }
+        // A new version replaces it whole.
+        let two = skill("two");
+        let (placed, said) = place(&root, &project, &[&two], &[], &placed, false);
+        assert!(said.is_empty(), "{said:?}");
+        assert!(
+            std::fs::read_to_string(folder.join("SKILL.md"))
+                .unwrap()
+                .ends_with("two")
+        );
+        assert_eq!(
+            std::fs::read_dir(&root).unwrap().count(),
+            1,
+            "no staging left"
+        );
+        // Refused this time: the earlier copy stays.
+        let (placed, said) = place(&root, &project, &[], &[("s", "pdf-forms")], &placed, false);
+        assert_eq!(placed.len(), 1);
+        assert!(said[0].contains("kept"), "{said:?}");
+        // No longer wanted: taken back, folders and all.
+        let (placed, said) = place(&root, &project, &[], &[], &placed, false);
+        assert!(placed.is_empty() && said.is_empty(), "{said:?}");
+        assert!(!project.join(".claude/skills").exists());
+    }
+
+    #[test]
+    fn in_a_git_repository_a_skill_folder_is_kept_out_of_git_and_the_line_taken_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(project.join(".git/info")).unwrap();
+        let exclude = project.join(".git/info/exclude");
+        std::fs::write(
+            &exclude,
+            "# git ls-files --others --exclude-from=.git/info/exclude\n",
+        )
+        .unwrap();
+        let before = std::fs::read_to_string(&exclude).unwrap();
+        let root = project.join(".claude/skills");
+        let (placed, said) = place(&root, &project, &[&skill("x")], &[], &[], true);
+        assert!(said.is_empty(), "{said:?}");
+        let with = std::fs::read_to_string(&exclude).unwrap();
+        assert!(with.ends_with("\n/.claude/skills/pdf-forms/\n"), "{with:?}");
+        // Written again: no second line.
+        let (placed, _) = place(&root, &project, &[&skill("y")], &[], &placed, true);
+        assert_eq!(std::fs::read_to_string(&exclude).unwrap(), with);
+        let (placed, said) = place(&root, &project, &[], &[], &placed, true);
+        assert!(placed.is_empty() && said.is_empty(), "{said:?}");
+        assert_eq!(std::fs::read_to_string(&exclude).unwrap(), before);
+    }
+
+    #[test]
+    fn a_folder_mcpick_did_not_write_or_a_changed_file_is_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = std::fs::canonicalize(dir.path()).unwrap();
+        let root = project.join(".claude/skills");
+        std::fs::create_dir_all(root.join("pdf-forms")).unwrap();
+        std::fs::write(root.join("pdf-forms/SKILL.md"), "mine").unwrap();
+        let (placed, said) = place(&root, &project, &[&skill("x")], &[], &[], false);
+        assert!(placed.is_empty());
+        assert!(said[0].contains("did not write"), "{said:?}");
+        assert_eq!(
+            std::fs::read_to_string(root.join("pdf-forms/SKILL.md")).unwrap(),
+            "mine"
+        );
+        std::fs::remove_dir_all(&root).unwrap();
+        let (placed, _) = place(&root, &project, &[&skill("x")], &[], &[], false);
+        std::fs::write(root.join("pdf-forms/scripts/fill.py"), "edited").unwrap();
+        let notes = take_back(&placed[0], &project);
+        assert!(notes[0].contains("scripts/fill.py"), "{notes:?}");
+        assert_eq!(
+            std::fs::read_to_string(root.join("pdf-forms/scripts/fill.py")).unwrap(),
+            "edited"
+        );
+        assert!(!root.join("pdf-forms/SKILL.md").exists());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_out_of_the_project_is_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let project = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(project.join(".claude")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), project.join(".claude/skills")).unwrap();
+        let (placed, said) = place(
+            &project.join(".claude/skills"),
+            &project,
+            &[&skill("x")],
+            &[],
+            &[],
+            false,
+        );
+        assert!(placed.is_empty(), "{said:?}");
+        assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
+    }
+}
