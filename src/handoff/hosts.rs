@@ -6,7 +6,7 @@
 use super::channel::{self, Channel};
 use super::hooks::{self, HookFile};
 use super::live::{self, PerTurn};
-use crate::hosts::{self as dialects, Dialect, Host};
+use crate::hosts::{self as dialects, Dialect, Host, Scope};
 
 /// Where a fact about a host comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,11 +35,15 @@ pub struct Row {
     /// How a prompt names one served resource (`NAME` the entry, `URI` the resource), where
     /// the host expands it into the model's request.
     pub mention: Option<&'static str>,
+    /// Other hosts' session-start deliveries (host, scope) this host's model reads too:
+    /// where one of the set is installed, this host gets the set through it, and a delivery of
+    /// its own would put the set into its model twice.
+    pub reads_also: &'static [(Host, Scope)],
 }
 
 /// Every host: first those with a session-start channel, in the order the browser's agent
 /// view steps through them.
-pub static ROWS: [Row; 8] = [
+pub static ROWS: [Row; 11] = [
     Row {
         host: Host::ClaudeCode,
         entry: &dialects::claude_code::DIALECT,
@@ -48,6 +52,7 @@ pub static ROWS: [Row; 8] = [
         per_turn: Some(&live::CLAUDE),
         hooks: Some(&hooks::CLAUDE),
         mention: Some("@NAME:URI (interactive prompt only)"),
+        reads_also: &[],
     },
     Row {
         host: Host::Gemini,
@@ -57,6 +62,7 @@ pub static ROWS: [Row; 8] = [
         per_turn: Some(&live::GEMINI),
         hooks: Some(&hooks::GEMINI),
         mention: Some("@NAME:URI (also with -p)"),
+        reads_also: &[],
     },
     Row {
         host: Host::Codex,
@@ -66,6 +72,43 @@ pub static ROWS: [Row; 8] = [
         per_turn: Some(&live::CODEX),
         hooks: Some(&hooks::CODEX),
         mention: None,
+        reads_also: &[],
+    },
+    Row {
+        host: Host::OpenCode,
+        entry: &dialects::opencode::DIALECT,
+        entry_known: Known::Measured,
+        session: Some(&channel::OPENCODE),
+        per_turn: None,
+        hooks: None,
+        mention: None,
+        // It reads the first of AGENTS.md and CLAUDE.md, without following imports: a
+        // Claude Code delivery gives it two lines, not the set.
+        reads_also: &[],
+    },
+    Row {
+        host: Host::CopilotCli,
+        entry: &dialects::copilot_cli::DIALECT,
+        entry_known: Known::Measured,
+        session: Some(&channel::COPILOT),
+        per_turn: None,
+        hooks: None,
+        mention: None,
+        // It reads the project's CLAUDE.md and GEMINI.md with their imports (measured).
+        reads_also: &[
+            (Host::ClaudeCode, Scope::Project),
+            (Host::Gemini, Scope::Project),
+        ],
+    },
+    Row {
+        host: Host::QwenCode,
+        entry: &dialects::qwen_code::DIALECT,
+        entry_known: Known::Measured,
+        session: Some(&channel::QWEN),
+        per_turn: None,
+        hooks: None,
+        mention: Some("@NAME:URI (also headless)"),
+        reads_also: &[],
     },
     Row {
         host: Host::ClaudeDesktop,
@@ -75,6 +118,7 @@ pub static ROWS: [Row; 8] = [
         per_turn: None,
         hooks: None,
         mention: None,
+        reads_also: &[],
     },
     Row {
         host: Host::Cursor,
@@ -84,6 +128,7 @@ pub static ROWS: [Row; 8] = [
         per_turn: None,
         hooks: None,
         mention: None,
+        reads_also: &[],
     },
     Row {
         host: Host::VsCode,
@@ -93,6 +138,7 @@ pub static ROWS: [Row; 8] = [
         per_turn: None,
         hooks: None,
         mention: None,
+        reads_also: &[],
     },
     Row {
         host: Host::Windsurf,
@@ -102,6 +148,7 @@ pub static ROWS: [Row; 8] = [
         per_turn: None,
         hooks: None,
         mention: None,
+        reads_also: &[],
     },
     Row {
         host: Host::Zed,
@@ -111,6 +158,7 @@ pub static ROWS: [Row; 8] = [
         per_turn: None,
         hooks: None,
         mention: None,
+        reads_also: &[],
     },
 ];
 
@@ -158,7 +206,17 @@ mod tests {
     #[test]
     fn the_hosts_with_a_channel_come_first() {
         let with: Vec<Host> = with_session_channel().collect();
-        assert_eq!(with, [Host::ClaudeCode, Host::Gemini, Host::Codex]);
+        assert_eq!(
+            with,
+            [
+                Host::ClaudeCode,
+                Host::Gemini,
+                Host::Codex,
+                Host::OpenCode,
+                Host::CopilotCli,
+                Host::QwenCode
+            ]
+        );
         assert!(ROWS[..with.len()].iter().all(|r| r.session.is_some()));
     }
 }
