@@ -279,6 +279,20 @@ fn walk(dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
         {
             continue;
         }
+        // Copilot CLI and Qwen Code keep their state beside their settings: only the files
+        // mcpick may write there are compared.
+        if (dir.ends_with("home/.copilot") || dir.ends_with("home/.qwen"))
+            && !matches!(
+                name.as_str(),
+                "mcp-config.json"
+                    | "copilot-instructions.md"
+                    | "settings.json"
+                    | "QWEN.md"
+                    | "mcpick"
+            )
+        {
+            continue;
+        }
         if path.is_dir() {
             walk(&path, out);
         } else {
@@ -546,6 +560,210 @@ fn codex_gets_what_preview_host_promises_within_its_limit() {
             .collect()
     };
     assert_same_files(&strip_git(&before), &strip_git(&after));
+}
+
+/// The text of the first request to the Anthropic API that carries `prompt` (hosts send a
+/// title request of their own first).
+fn conversation(stub: &Stub, prompt: &str, out: &str) -> String {
+    stub.requests("anthropic")
+        .iter()
+        .map(|r| {
+            let mut text = String::new();
+            all_text(&r["system"], &mut text);
+            all_text(&r["messages"], &mut text);
+            text
+        })
+        .find(|t| t.contains(prompt) && t.contains("The context set"))
+        .unwrap_or_else(|| panic!("no model request carried the prompt and the set: {out}"))
+}
+
+/// opencode: a plain `install opencode` lists mcpick's file in `opencode.json`'s
+/// `instructions`; `opencode run` sends the user's `AGENTS.md` and then the set, verbatim.
+#[test]
+fn opencode_gets_the_set_in_its_first_model_request() {
+    let world = World::python_set();
+    let project = world.project();
+    std::fs::write(project.join("AGENTS.md"), "Always run the tests.\n").unwrap();
+    std::fs::write(
+        project.join("opencode.json"),
+        // With the schema opencode adds to a project file it reads, as it would be.
+        "{\n  \"$schema\": \"https://opencode.ai/config.json\",\n  // the user's own\n  \"autoupdate\": false\n}\n",
+    )
+    .unwrap();
+    let before = world.files();
+    let absent = world.excluded_texts();
+    let said = world.ok(&["install", "opencode"]);
+    assert!(said.contains("delivered at session start"), "{said}");
+    let config = std::fs::read_to_string(project.join("opencode.json")).unwrap();
+    assert!(config.contains("// the user's own"), "{config}");
+    assert!(config.contains(".mcpick/mcpick.opencode.md"), "{config}");
+    let promised = world.promised("opencode");
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = Stub::start(stub_dir.path());
+    let out = world.host(
+        &stub,
+        "opencode",
+        &["run", "--format", "json", "hello"],
+        &stub.opencode_env(),
+    );
+    let text = conversation(&stub, "hello", &out);
+    let agents = text
+        .find("Always run the tests.")
+        .expect("the user's AGENTS.md is still read");
+    assert!(
+        agents < text.find("The context set").unwrap(),
+        "the user's file first"
+    );
+    assert_delivered("opencode", &promised, &text, &absent);
+    world.ok(&["uninstall", "opencode"]);
+    assert_same_files(&before, &world.files());
+}
+
+/// GitHub Copilot CLI: `install copilot-cli` (its entry is the user's) imports the set from
+/// `~/.copilot/copilot-instructions.md`; `copilot -p` sends it verbatim.
+#[test]
+fn copilot_cli_gets_the_set_in_its_first_model_request() {
+    let world = World::python_set();
+    let copilot = world.home().join(".copilot");
+    std::fs::create_dir_all(&copilot).unwrap();
+    std::fs::write(
+        copilot.join("copilot-instructions.md"),
+        "Answer in English.\n",
+    )
+    .unwrap();
+    let before = world.files();
+    let absent = world.excluded_texts();
+    let said = world.ok(&["install", "copilot-cli"]);
+    assert!(said.contains("delivered at session start"), "{said}");
+    let config: Value =
+        serde_json::from_str(&std::fs::read_to_string(copilot.join("mcp-config.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        config["mcpServers"]["mcpick"]["tools"],
+        serde_json::json!(["*"])
+    );
+    let promised = world.promised("copilot-cli");
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = Stub::start(stub_dir.path());
+    let out = world.host(
+        &stub,
+        "copilot",
+        &[
+            "-p",
+            "hello",
+            "--output-format",
+            "json",
+            "--no-auto-update",
+            "--no-ask-user",
+        ],
+        &stub.copilot_env(),
+    );
+    let text = conversation(&stub, "hello", &out);
+    assert!(
+        text.contains("Answer in English."),
+        "the user's instructions are still read"
+    );
+    assert_delivered("copilot-cli", &promised, &text, &absent);
+    assert_eq!(text.matches("The context set `").count(), 1, "the set once");
+    world.ok(&["uninstall", "copilot-cli"]);
+    assert_same_files(&before, &world.files());
+}
+
+/// Copilot CLI reads the project's `CLAUDE.md` and its imports: with Claude Code's delivery
+/// installed, `install copilot-cli` writes no second copy, `preview --host copilot-cli` says
+/// which delivery it picks up, and its model gets the set once.
+#[test]
+fn copilot_cli_picks_up_claude_codes_delivery_and_gets_the_set_once() {
+    let world = World::python_set();
+    let before = world.files();
+    world.ok(&["install", "claude-code"]);
+    let out = world.run(&["install", "copilot-cli"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(stderr(&out).contains("no second copy"), "{}", stderr(&out));
+    assert!(
+        !world
+            .home()
+            .join(".copilot/copilot-instructions.md")
+            .exists()
+    );
+    let shown = world.run(&["preview", "--host", "copilot-cli", "--format", "json"]);
+    assert!(
+        stderr(&shown)
+            .contains("picks up the installed delivery of this set: claude-code (project)"),
+        "{}",
+        stderr(&shown)
+    );
+    let promised: Value = serde_json::from_slice(&shown.stdout).unwrap();
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = Stub::start(stub_dir.path());
+    let out = world.host(
+        &stub,
+        "copilot",
+        &[
+            "-p",
+            "hello",
+            "--output-format",
+            "json",
+            "--no-auto-update",
+            "--no-ask-user",
+        ],
+        &stub.copilot_env(),
+    );
+    let text = conversation(&stub, "hello", &out);
+    assert_delivered("copilot-cli", &promised, &text, &[]);
+    assert_eq!(text.matches("The context set `").count(), 1, "the set once");
+    world.ok(&["uninstall", "copilot-cli"]);
+    world.ok(&["uninstall", "claude-code"]);
+    assert_same_files(&before, &world.files());
+}
+
+/// Qwen Code: the `QWEN.md` import (project), in `qwen`'s first model request; the project
+/// entry waits for `qwen mcp approve`, the delivery does not.
+#[test]
+fn qwen_code_gets_the_set_in_its_first_model_request() {
+    let world = World::python_set();
+    let qwen = world.home().join(".qwen");
+    std::fs::create_dir_all(&qwen).unwrap();
+    std::fs::write(
+        qwen.join("settings.json"),
+        // As Qwen Code leaves it (it adds its `$version` to every settings file it reads).
+        "{\n  \"privacy\": {\n    \"usageStatisticsEnabled\": false\n  },\n  \"telemetry\": {\n    \"enabled\": false\n  },\n  \"$version\": 4\n}",
+    )
+    .unwrap();
+    std::fs::write(
+        world.project().join("QWEN.md"),
+        "# House rules\n\nBe brief.\n",
+    )
+    .unwrap();
+    let before = world.files();
+    let absent = world.excluded_texts();
+    let out = world.run(&["install", "qwen-code"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("qwen mcp approve"),
+        "{}",
+        stderr(&out)
+    );
+    let promised = world.promised("qwen-code");
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = Stub::start(stub_dir.path());
+    let out = world.host(
+        &stub,
+        "qwen",
+        &["--auth-type", "anthropic", "-o", "json", "hello"],
+        &stub.qwen_env(),
+    );
+    let text = conversation(&stub, "hello", &out);
+    assert!(
+        text.contains("Be brief."),
+        "the user's QWEN.md is still read"
+    );
+    assert_delivered("qwen-code", &promised, &text, &absent);
+    // Qwen Code marked the settings file install created with its `$version`: it goes whole.
+    let settings = std::fs::read_to_string(world.project().join(".qwen/settings.json")).unwrap();
+    assert!(settings.contains("$version"), "{settings}");
+    world.ok(&["uninstall", "qwen-code"]);
+    assert_same_files(&before, &world.files());
 }
 
 /// `preview --host` names what a channel cannot carry, and `pin` writes the delivery again.

@@ -14,8 +14,9 @@
 //!
 //! - opencode: the files its config's `instructions` lists, verbatim, after the user's own
 //!   `AGENTS.md` (1 MB seen whole); no imports, so mcpick's file is listed there.
-//! - GitHub Copilot CLI: `copilot-instructions.md` (the project's `.github/` or `~/.copilot/`)
-//!   and its `@` imports, verbatim, all imports together up to 512 KiB (over it, skipped whole).
+//! - GitHub Copilot CLI: `~/.copilot/copilot-instructions.md` and its `@` imports from under
+//!   its folder, verbatim, all imports together up to 512 KiB (over it, skipped whole); not
+//!   inside code spans or fences (measured).
 //!   It also reads `CLAUDE.md` and `GEMINI.md`: a Claude Code or Gemini CLI delivery reaches it
 //!   ([`super::hosts::Row::reads_also`]).
 //! - Qwen Code: `QWEN.md` and its `@` imports, as Gemini CLI, its origin.

@@ -90,6 +90,11 @@ impl Delivery {
         Host::ALL.into_iter().find(|h| h.name() == self.host)
     }
 
+    /// The scope, as recorded.
+    pub fn scope_of(&self) -> Option<Scope> {
+        self.scope()
+    }
+
     fn scope(&self) -> Option<Scope> {
         [Scope::Project, Scope::User]
             .into_iter()
@@ -458,22 +463,17 @@ fn layout(
         (Host::Gemini, Scope::User) => Some(home()?.join(".gemini").join("GEMINI.md")),
         (Host::QwenCode, Scope::Project) => Some(places.project.join("QWEN.md")),
         (Host::QwenCode, Scope::User) => Some(home()?.join(".qwen").join("QWEN.md")),
-        (Host::CopilotCli, Scope::Project) => Some(
-            places
-                .project
-                .join(".github")
-                .join("copilot-instructions.md"),
-        ),
-        (Host::CopilotCli, Scope::User) => {
-            Some(home()?.join(".copilot").join("copilot-instructions.md"))
-        }
+        // Copilot CLI's entry is the user's only.
+        (Host::CopilotCli, _) => Some(home()?.join(".copilot").join("copilot-instructions.md")),
         _ => None,
     };
     if let Some(import_file) = import_file {
-        // Gemini CLI (and Qwen Code, its fork) imports only from under the importing file's
-        // folder (an absolute path elsewhere is dropped silently, measured): a user delivery
-        // lives in `~/.gemini/mcpick/` (`~/.qwen/mcpick/`).
-        if scope == Scope::User && matches!(host, Host::Gemini | Host::QwenCode) {
+        // Gemini CLI, Qwen Code (its fork) and Copilot CLI import only from under the
+        // importing file's folder (an absolute path, or one up and out, is dropped silently,
+        // measured): a user delivery lives in `~/.gemini/mcpick/` (`~/.qwen/mcpick/`,
+        // `~/.copilot/mcpick/`).
+        if scope == Scope::User && matches!(host, Host::Gemini | Host::QwenCode | Host::CopilotCli)
+        {
             let folder = import_file
                 .parent()
                 .unwrap_or(Path::new("."))

@@ -21,6 +21,7 @@ pub static DIALECT: Dialect = Dialect {
     entry,
     read,
     cwd_note: "runs servers in the folder it was started in; user scope only",
+    host_keys: &[],
 };
 
 pub fn user_file(places: &Places) -> Option<PathBuf> {

@@ -23,6 +23,7 @@ pub static DIALECT: Dialect = Dialect {
     entry,
     read,
     cwd_note: "runs servers in the folder it was started in (the project), in trusted folders",
+    host_keys: &[],
 };
 
 /// `trust: true`, said explicitly: Gemini CLI then calls the server's tools without asking,

@@ -144,6 +144,10 @@ pub struct Dialect {
     pub read: fn(&Value) -> Option<Value>,
     /// Where the host runs a project server, for the README and `--list`.
     pub cwd_note: &'static str,
+    /// Top-level keys the host adds to a settings file by itself when it reads it (a format
+    /// version, a schema): a file `install` created and the host only marked so is still
+    /// removed whole by `uninstall`.
+    pub host_keys: &'static [&'static str],
 }
 
 impl Dialect {

@@ -20,6 +20,8 @@ pub static DIALECT: Dialect = Dialect {
     entry: super::gemini::entry,
     read: super::gemini::read,
     cwd_note: "runs servers in the folder it was started in; a project entry after `qwen mcp approve NAME`",
+    // Qwen Code marks every settings file it reads with its format version.
+    host_keys: &["$version"],
 };
 
 pub fn user_file(places: &Places) -> Option<PathBuf> {
