@@ -86,6 +86,15 @@ pub static CODEX: HookFile = HookFile {
     approval: "Codex runs a hook only after you trust it, and asks again after every change to it: start `codex` (the interactive TUI) in the project, where \"Hooks need review\" lists them, and choose \"Trust all and continue\"; until then `codex exec` skips them silently. A project's .codex/ files are read only in a trusted project",
 };
 
+pub static QWEN: HookFile = HookFile {
+    host: Host::QwenCode,
+    project_file: ".qwen/settings.json",
+    user_file: |places| places.home.as_ref().map(|h| h.join(".qwen/settings.json")),
+    // The one event measured (Claude Code's format); a session starts on its first turn.
+    events: &["UserPromptSubmit"],
+    approval: "Qwen Code runs the project's and the user's hooks without asking (measured with `qwen` headless, Qwen Code 0.24.4); `/hooks` lists them",
+};
+
 impl HookFile {
     /// The file of `scope`.
     pub fn file(&self, scope: Scope, places: &Places) -> Option<PathBuf> {

@@ -374,6 +374,14 @@ pub const CODEX: PerTurn = PerTurn {
     escapes_angles: false,
 };
 
+pub const QWEN: PerTurn = PerTurn {
+    host: Host::QwenCode,
+    what: "a `UserPromptSubmit` hook's additional context (`<` and `>` arrive escaped)",
+    // No cut measured; Qwen Code sends it again after every tool result of the turn.
+    cap: None,
+    escapes_angles: true,
+};
+
 /// What one turn hands on: the text (empty when nothing changed) and the keys it gave, with
 /// what was given of each (what did not fit is not among them).
 #[derive(Debug, Default, PartialEq)]
@@ -513,6 +521,7 @@ pub fn channel_of(host: Host) -> Option<&'static PerTurn> {
         Host::ClaudeCode => Some(&CLAUDE),
         Host::Gemini => Some(&GEMINI),
         Host::Codex => Some(&CODEX),
+        Host::QwenCode => Some(&QWEN),
         _ => None,
     }
 }
@@ -616,6 +625,10 @@ pub fn in_wrapper(channel: &PerTurn, text: &str) -> String {
         Host::ClaudeCode => format!("UserPromptSubmit hook additional context: {text}"),
         Host::Gemini => format!(
             "<hook_context>{}</hook_context>",
+            as_received(channel, text)
+        ),
+        Host::QwenCode => format!(
+            "<qwen:user-prompt-submit-context>\n{}\n</qwen:user-prompt-submit-context>",
             as_received(channel, text)
         ),
         _ => text.to_string(),
