@@ -669,6 +669,77 @@ fn copilot_cli_gets_the_set_in_its_first_model_request() {
     assert_same_files(&before, &world.files());
 }
 
+/// A set over Copilot CLI's channel: `install copilot-cli` cuts it at whole resources to 256 KiB
+/// (past ~400 KB of instructions Copilot sends no request at all), each resource delivered or
+/// named by `preview --host`; the cut set reaches the model and what it leaves out does not.
+#[test]
+fn copilot_cli_gets_what_preview_host_promises_within_its_limit() {
+    let world = World::new();
+    world.ok(&["policy", "--budget", "none"]);
+    world.ok(&["install", "copilot-cli"]);
+    let file = world.home().join(".copilot/mcpick/mcpick.copilot-cli.md");
+    let delivered = std::fs::read_to_string(&file).unwrap();
+    assert!(delivered.len() <= 256 * 1024, "{} bytes", delivered.len());
+    let promised = world.promised("copilot-cli");
+    let plain: Value =
+        serde_json::from_slice(&world.run(&["preview", "--format", "json"]).stdout).unwrap();
+    let cut: Vec<&Value> = promised["leftOut"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["reason"] == "host limit")
+        .collect();
+    let (kept, all) = (
+        promised["included"].as_array().unwrap().len(),
+        plain["included"].as_array().unwrap().len(),
+    );
+    assert!(!cut.is_empty(), "this set is larger than the channel");
+    assert_eq!(
+        kept + cut.len(),
+        all,
+        "every included resource is delivered or named"
+    );
+    assert!(
+        delivered.len() > 200 * 1024,
+        "the channel is used: {} bytes",
+        delivered.len()
+    );
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = Stub::start(stub_dir.path());
+    let out = world.host(
+        &stub,
+        "copilot",
+        &[
+            "-p",
+            "hello",
+            "--output-format",
+            "json",
+            "--no-auto-update",
+            "--no-ask-user",
+        ],
+        &stub.copilot_env(),
+    );
+    let text = conversation(&stub, "hello", &out);
+    // The demo serves some texts under two URIs: only those no delivered resource shares.
+    let delivered_texts: Vec<&str> = promised["included"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|i| i["contents"].as_str())
+        .collect();
+    let left: Vec<String> = cut
+        .iter()
+        .map(|l| world.read(l["uri"].as_str().unwrap()))
+        .filter(|t| {
+            let probe: String = t.chars().take(200).collect();
+            !delivered_texts.iter().any(|d| d.contains(&probe))
+        })
+        .take(6)
+        .collect();
+    assert!(!left.is_empty());
+    assert_delivered("copilot-cli", &promised, &text, &left);
+}
+
 /// Copilot CLI reads the project's `CLAUDE.md` and its imports: with Claude Code's delivery
 /// installed, `install copilot-cli` writes no second copy, `preview --host copilot-cli` says
 /// which delivery it picks up, and its model gets the set once.

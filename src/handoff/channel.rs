@@ -101,14 +101,21 @@ pub const OPENCODE: Channel = Channel {
 };
 
 /// What Copilot CLI follows of `@` imports, all together: over it, it skips them whole and
-/// says nothing (measured).
+/// says nothing (measured), the user's own imports with them.
 pub const COPILOT_IMPORTS_LIMIT: usize = 512 * 1024;
+
+/// What mcpick's import takes. Before that limit comes the model's: when its instructions and
+/// tools exceed the model's usable context, Copilot CLI sends no request at all ("Static system
+/// messages and tool definitions exceed the model's usable context budget"; measured with
+/// `claude-sonnet-4-5`: an import of 400 KB passed, 440 KB was blocked). 256 KiB leaves room
+/// for Copilot's own prompt and tools, the user's imports and the conversation.
+pub const COPILOT_LIMIT: usize = 256 * 1024;
 
 pub const COPILOT: Channel = Channel {
     host: Host::CopilotCli,
     what: "a `copilot-instructions.md` import",
-    limit: Some(COPILOT_IMPORTS_LIMIT),
-    limit_words: "Copilot CLI's 512 KiB limit on imported instructions",
+    limit: Some(COPILOT_LIMIT),
+    limit_words: "256 KiB (past ~400 KB of instructions Copilot CLI sends its model nothing)",
     wrapper_tags: &["</imported_custom_instruction>", "</custom_instruction>"],
     tool_limit: None,
 };
