@@ -118,6 +118,12 @@ pub async fn run(args: PreviewArgs) -> Exit {
                     if names.len() == 1 { "y" } else { "ies" },
                     names.join(", ")
                 ));
+                if let Some(through) =
+                    crate::handoff::session::reached_through(host, &project, &set_abs)
+                    && through.contains("warning:")
+                {
+                    report(&through);
+                }
                 if installed.len() > 1 {
                     report(&format!(
                         "warning: {} gets the set {} times at session start",

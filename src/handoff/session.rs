@@ -95,7 +95,7 @@ pub fn reached_through(host: Host, project: &Path, set: &Path) -> Option<String>
     let other = picked_up(host, project, set)
         .into_iter()
         .find(|d| d.host() != Some(host))?;
-    Some(format!(
+    let mut said = format!(
         "{} reads the {} delivery of this set ({}) at session start: mcpick writes no second copy for it (`mcpick preview --host {}` shows what its model gets)",
         host.dialect().host_name,
         crate::sanitize::line(&other.host, 100),
@@ -104,7 +104,19 @@ pub fn reached_through(host: Host, project: &Path, set: &Path) -> Option<String>
             |i| i.path.display().to_string()
         ),
         host.name()
-    ))
+    );
+    // It reads that file whole, under its own limit or not.
+    let size = std::fs::metadata(&other.file).map_or(0, |m| m.len() as usize);
+    if let Some(channel) = Channel::of(host)
+        && let Some(limit) = channel.limit
+        && size > limit
+    {
+        said.push_str(&format!(
+            "; warning: that file is {size} bytes, over {}: give the set a budget (`mcpick policy --budget`)",
+            channel.limit_words,
+        ));
+    }
+    Some(said)
 }
 
 /// Every other host whose model reads `host`'s delivery of `set` in `project` and already
