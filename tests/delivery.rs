@@ -837,6 +837,68 @@ fn qwen_code_gets_the_set_in_its_first_model_request() {
     assert_same_files(&before, &world.files());
 }
 
+/// Qwen Code expands `@server:uri` mentions headless: `export --mentions` names the set's
+/// resources as the served entry (user scope: it runs without `qwen mcp approve`), and each
+/// arrives verbatim, in mention order, in the model request.
+#[test]
+fn qwen_code_expands_the_sets_mentions_headless() {
+    let world = World::new();
+    let qwen = world.home().join(".qwen");
+    std::fs::create_dir_all(&qwen).unwrap();
+    std::fs::write(
+        qwen.join("settings.json"),
+        "{\n  \"privacy\": {\n    \"usageStatisticsEnabled\": false\n  },\n  \"$version\": 4\n}",
+    )
+    .unwrap();
+    let before = world.files();
+    world.ok(&[
+        "install",
+        "qwen-code",
+        "--scope",
+        "user",
+        "--deliver",
+        "on-demand",
+    ]);
+    let mentions: Vec<String> = world
+        .ok(&["export", "--mentions"])
+        .lines()
+        .take(3)
+        .map(str::to_string)
+        .collect();
+    assert_eq!(mentions.len(), 3);
+    assert!(
+        mentions.iter().all(|m| m.starts_with("@mcpick:")),
+        "{mentions:?}"
+    );
+    let prompt = format!("{} summarize", mentions.join(" "));
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = Stub::start(stub_dir.path());
+    let out = world.host(
+        &stub,
+        "qwen",
+        &["--auth-type", "anthropic", "-o", "json", &prompt],
+        &stub.qwen_env(),
+    );
+    let request = stub
+        .requests("anthropic")
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| panic!("qwen sent no model request: {out}"));
+    let mut text = String::new();
+    all_text(&request["messages"], &mut text);
+    let mut at = 0;
+    for m in &mentions {
+        let uri = m.trim_start_matches("@mcpick:");
+        let body = world.read(uri);
+        let found = text[at..]
+            .find(body.trim_end())
+            .unwrap_or_else(|| panic!("{uri} is not in the request after the ones before it"));
+        at += found + body.trim_end().len();
+    }
+    world.ok(&["uninstall", "qwen-code", "--scope", "user"]);
+    assert_same_files(&before, &world.files());
+}
+
 /// `preview --host` names what a channel cannot carry, and `pin` writes the delivery again.
 #[test]
 fn a_change_of_the_set_reaches_the_delivered_text() {
