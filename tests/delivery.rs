@@ -1442,3 +1442,79 @@ fn gemini_cli_gets_a_change_of_the_set_on_the_next_turn() {
         "turn 3, with nothing changed, adds nothing"
     );
 }
+
+/// Qwen Code, two turns of one session (`qwen` then `qwen --continue`, headless) with install's
+/// `UserPromptSubmit` hook: turn 2 gets the pin and the exclude made in between, in
+/// `<qwen:user-prompt-submit-context>` with `<` `>` escaped, exactly as `--next-turn`
+/// predicted; turn 1 gets nothing of it.
+#[test]
+fn qwen_code_gets_a_change_of_the_set_on_the_next_turn() {
+    let world = World::new();
+    world.ok(&["exclude", "--demo", "demo://clock/*"]);
+    let qwen = world.home().join(".qwen");
+    std::fs::create_dir_all(&qwen).unwrap();
+    std::fs::write(
+        qwen.join("settings.json"),
+        r#"{"privacy":{"usageStatisticsEnabled":false},"telemetry":{"enabled":false}}"#,
+    )
+    .unwrap();
+    world.ok(&["install", "qwen-code"]);
+    let promised = world.promised("qwen-code");
+    let withdrawn = promised["included"].as_array().unwrap().last().unwrap()["uri"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let pinned = promised["leftOut"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["reason"] == "over budget")
+        .expect("a resource left out by the budget")["uri"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = Stub::start(stub_dir.path());
+    let turn = |args: &[&str], prompt: &str| -> String {
+        let before = stub.requests("anthropic").len();
+        let mut all: Vec<&str> = vec!["--auth-type", "anthropic", "-o", "json"];
+        all.extend(args);
+        all.push(prompt);
+        let out = world.host(&stub, "qwen", &all, &stub.qwen_env());
+        let requests = stub.requests("anthropic");
+        let request = requests
+            .get(before)
+            .unwrap_or_else(|| panic!("{prompt}: no model request: {out}"));
+        let mut text = String::new();
+        all_text(&request["messages"], &mut text);
+        assert!(text.contains(prompt), "{prompt}: {out}");
+        text
+    };
+    const CHANGED: &str = "changed since your last turn";
+    let first = turn(&[], "first turn please");
+    assert!(!first.contains(CHANGED), "nothing changed before turn 1");
+    world.ok(&["pin", "--demo", &pinned]);
+    world.ok(&["exclude", "--demo", &withdrawn]);
+    let predicted = world.run(&["preview", "--host", "qwen-code", "--next-turn"]);
+    let second = turn(&["--continue"], "second turn please");
+    let told = stderr(&predicted);
+    assert!(told.contains("next turn: +1 −1"), "{told}");
+    let predicted = stdout(&predicted);
+    assert!(
+        predicted.starts_with("<qwen:user-prompt-submit-context>"),
+        "{predicted}"
+    );
+    assert!(
+        second.contains(predicted.trim_end()),
+        "what --next-turn predicted (escaped as Qwen Code escapes) is what arrived:\n{predicted}"
+    );
+    assert!(second.contains(&withdrawn) && second.contains("disregard what it said"));
+    let escaped = world
+        .read(&pinned)
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
+    assert!(
+        second.contains(escaped.trim_end()),
+        "the newly pinned resource, as Qwen Code passes it"
+    );
+}
