@@ -1518,3 +1518,78 @@ fn qwen_code_gets_a_change_of_the_set_on_the_next_turn() {
         "the newly pinned resource, as Qwen Code passes it"
     );
 }
+
+/// Copilot CLI, two turns of one session (`copilot -p`, then `copilot --continue -p`) with
+/// install's `UserPromptSubmit` hook in `~/.copilot/hooks/`: turn 2 gets the pin and the exclude
+/// made in between, raw in `<system_reminder>`, exactly as `--next-turn` predicted.
+#[test]
+fn copilot_cli_gets_a_change_of_the_set_on_the_next_turn() {
+    let world = World::new();
+    world.ok(&["exclude", "--demo", "demo://clock/*"]);
+    let before = world.files();
+    world.ok(&["install", "copilot-cli"]);
+    assert!(world.home().join(".copilot/hooks/mcpick.json").exists());
+    let promised = world.promised("copilot-cli");
+    let withdrawn = promised["included"].as_array().unwrap().last().unwrap()["uri"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let pinned = promised["leftOut"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["reason"] == "over budget")
+        .expect("a resource left out by the budget")["uri"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = Stub::start(stub_dir.path());
+    let turn = |args: &[&str], prompt: &str| -> String {
+        let before = stub.requests("anthropic").len();
+        let mut all: Vec<&str> = args.to_vec();
+        all.extend([
+            "-p",
+            prompt,
+            "--output-format",
+            "json",
+            "--no-auto-update",
+            "--no-ask-user",
+        ]);
+        let out = world.host(&stub, "copilot", &all, &stub.copilot_env());
+        let requests = stub.requests("anthropic");
+        let request = requests
+            .get(before)
+            .unwrap_or_else(|| panic!("{prompt}: no model request: {out}"));
+        let mut text = String::new();
+        all_text(&request["messages"], &mut text);
+        assert!(text.contains(prompt), "{prompt}: {out}");
+        text
+    };
+    const CHANGED: &str = "changed since your last turn";
+    let first = turn(&[], "first turn please");
+    assert!(!first.contains(CHANGED), "nothing changed before turn 1");
+    world.ok(&["pin", "--demo", &pinned]);
+    world.ok(&["exclude", "--demo", &withdrawn]);
+    let predicted = world.run(&["preview", "--host", "copilot-cli", "--next-turn"]);
+    let second = turn(&["--continue"], "second turn please");
+    let told = stderr(&predicted);
+    assert!(told.contains("next turn: +1 −1"), "{told}");
+    let predicted = stdout(&predicted);
+    assert!(predicted.starts_with("<system_reminder>"), "{predicted}");
+    assert!(
+        second.contains(predicted.trim_end()),
+        "what --next-turn predicted is what arrived:\n{predicted}"
+    );
+    assert!(second.contains(&withdrawn) && second.contains("disregard what it said"));
+    assert!(
+        second.contains(world.read(&pinned).trim_end()),
+        "the pinned one, raw"
+    );
+    world.ok(&["uninstall", "copilot-cli"]);
+    // The set file holds the test's own pin and exclude; everything else is as it was.
+    let mut after = world.files();
+    let set = world.project().join("mcpick.context.json");
+    after.insert(set.clone(), before[&set].clone());
+    assert_same_files(&before, &after);
+}

@@ -91,8 +91,8 @@ pub static ROWS: [Row; 11] = [
         entry: &dialects::copilot_cli::DIALECT,
         entry_known: Known::Measured,
         session: Some(&channel::COPILOT),
-        per_turn: None,
-        hooks: None,
+        per_turn: Some(&live::COPILOT),
+        hooks: Some(&hooks::COPILOT),
         mention: None,
         // It reads the project's CLAUDE.md and GEMINI.md with their imports (measured).
         reads_also: &[

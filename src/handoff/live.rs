@@ -349,6 +349,9 @@ pub struct PerTurn {
     pub cap: Option<usize>,
     /// The channel escapes `<` and `>` (Gemini CLI): the model reads `&lt;` `&gt;`.
     pub escapes_angles: bool,
+    /// The hook answers with a top-level `additionalContext` (Copilot CLI), not Claude Code's
+    /// `hookSpecificOutput`.
+    pub top_level: bool,
 }
 
 pub const CLAUDE: PerTurn = PerTurn {
@@ -357,6 +360,7 @@ pub const CLAUDE: PerTurn = PerTurn {
     // Whole to ~10,000 characters; over it the model gets a 2 KB preview.
     cap: Some(9_500),
     escapes_angles: false,
+    top_level: false,
 };
 
 pub const GEMINI: PerTurn = PerTurn {
@@ -364,6 +368,7 @@ pub const GEMINI: PerTurn = PerTurn {
     what: "a `BeforeAgent` hook's additional context (`<` and `>` arrive escaped)",
     cap: None,
     escapes_angles: true,
+    top_level: false,
 };
 
 pub const CODEX: PerTurn = PerTurn {
@@ -372,6 +377,7 @@ pub const CODEX: PerTurn = PerTurn {
     // Head and tail kept around a cut near 2,500 tokens (~10 KB).
     cap: Some(9_000),
     escapes_angles: false,
+    top_level: false,
 };
 
 pub const QWEN: PerTurn = PerTurn {
@@ -380,6 +386,16 @@ pub const QWEN: PerTurn = PerTurn {
     // No cut measured; Qwen Code sends it again after every tool result of the turn.
     cap: None,
     escapes_angles: true,
+    top_level: false,
+};
+
+pub const COPILOT: PerTurn = PerTurn {
+    host: Host::CopilotCli,
+    what: "a `UserPromptSubmit` hook's additional context",
+    // No cut measured.
+    cap: None,
+    escapes_angles: false,
+    top_level: true,
 };
 
 /// What one turn hands on: the text (empty when nothing changed) and the keys it gave, with
@@ -522,6 +538,7 @@ pub fn channel_of(host: Host) -> Option<&'static PerTurn> {
         Host::Gemini => Some(&GEMINI),
         Host::Codex => Some(&CODEX),
         Host::QwenCode => Some(&QWEN),
+        Host::CopilotCli => Some(&COPILOT),
         _ => None,
     }
 }
@@ -604,15 +621,17 @@ pub fn hook(host: Host, set: &Path, name: &str, input: &str) -> Result<Option<St
                 return Ok(None);
             }
             let event = input.hook_event_name.as_str();
-            Ok(Some(
+            let answer = if channel.top_level {
+                serde_json::json!({ "additionalContext": text })
+            } else {
                 serde_json::json!({
                     "hookSpecificOutput": {
                         "hookEventName": event,
                         "additionalContext": text,
                     }
                 })
-                .to_string(),
-            ))
+            };
+            Ok(Some(answer.to_string()))
         }
         _ => Ok(None),
     }
@@ -631,6 +650,8 @@ pub fn in_wrapper(channel: &PerTurn, text: &str) -> String {
             "<qwen:user-prompt-submit-context>\n{}\n</qwen:user-prompt-submit-context>",
             as_received(channel, text)
         ),
+        // Trimmed (measured); also sent as a part of its own before the prompt.
+        Host::CopilotCli => format!("<system_reminder>\n{}\n</system_reminder>", text.trim_end()),
         _ => text.to_string(),
     }
 }
