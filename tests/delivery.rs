@@ -286,6 +286,7 @@ fn walk(dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
                 name.as_str(),
                 "mcp-config.json"
                     | "copilot-instructions.md"
+                    | "hooks"
                     | "settings.json"
                     | "QWEN.md"
                     | "mcpick"
