@@ -187,8 +187,14 @@ pub fn write(
                     Some(e) => format!("kept out of git by {}", e.path.display()),
                     None => "not in a git repository here: keep it out of version control".into(),
                 }
-            } else {
+            } else if delivery
+                .file
+                .starts_with(set.parent().unwrap_or(Path::new(".")).join(pieces::FOLDER))
+            {
                 "kept out of version control by its folder's .gitignore".into()
+            } else {
+                // A user delivery beside the host's own files (`~/.gemini/mcpick/`, …).
+                "in your home folder, outside the project".into()
             }
         ),
     ];
