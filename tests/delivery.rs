@@ -279,6 +279,21 @@ fn walk(dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
         {
             continue;
         }
+        // Copilot CLI and Qwen Code keep their state beside their settings: only the files
+        // mcpick may write there are compared.
+        if (dir.ends_with("home/.copilot") || dir.ends_with("home/.qwen"))
+            && !matches!(
+                name.as_str(),
+                "mcp-config.json"
+                    | "copilot-instructions.md"
+                    | "hooks"
+                    | "settings.json"
+                    | "QWEN.md"
+                    | "mcpick"
+            )
+        {
+            continue;
+        }
         if path.is_dir() {
             walk(&path, out);
         } else {
@@ -546,6 +561,343 @@ fn codex_gets_what_preview_host_promises_within_its_limit() {
             .collect()
     };
     assert_same_files(&strip_git(&before), &strip_git(&after));
+}
+
+/// The text of the first request to the Anthropic API that carries `prompt` (hosts send a
+/// title request of their own first).
+fn conversation(stub: &Stub, prompt: &str, out: &str) -> String {
+    stub.requests("anthropic")
+        .iter()
+        .map(|r| {
+            let mut text = String::new();
+            all_text(&r["system"], &mut text);
+            all_text(&r["messages"], &mut text);
+            text
+        })
+        .find(|t| t.contains(prompt) && t.contains("The context set"))
+        .unwrap_or_else(|| panic!("no model request carried the prompt and the set: {out}"))
+}
+
+/// opencode: a plain `install opencode` lists mcpick's file in `opencode.json`'s
+/// `instructions`; `opencode run` sends the user's `AGENTS.md` and then the set, verbatim.
+#[test]
+fn opencode_gets_the_set_in_its_first_model_request() {
+    let world = World::python_set();
+    let project = world.project();
+    std::fs::write(project.join("AGENTS.md"), "Always run the tests.\n").unwrap();
+    std::fs::write(
+        project.join("opencode.json"),
+        // With the schema opencode adds to a project file it reads, as it would be.
+        "{\n  \"$schema\": \"https://opencode.ai/config.json\",\n  // the user's own\n  \"autoupdate\": false\n}\n",
+    )
+    .unwrap();
+    let before = world.files();
+    let absent = world.excluded_texts();
+    let said = world.ok(&["install", "opencode"]);
+    assert!(said.contains("delivered at session start"), "{said}");
+    let config = std::fs::read_to_string(project.join("opencode.json")).unwrap();
+    assert!(config.contains("// the user's own"), "{config}");
+    assert!(config.contains(".mcpick/mcpick.opencode.md"), "{config}");
+    let promised = world.promised("opencode");
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = Stub::start(stub_dir.path());
+    let out = world.host(
+        &stub,
+        "opencode",
+        &["run", "--format", "json", "hello"],
+        &stub.opencode_env(),
+    );
+    let text = conversation(&stub, "hello", &out);
+    let agents = text
+        .find("Always run the tests.")
+        .expect("the user's AGENTS.md is still read");
+    assert!(
+        agents < text.find("The context set").unwrap(),
+        "the user's file first"
+    );
+    assert_delivered("opencode", &promised, &text, &absent);
+    world.ok(&["uninstall", "opencode"]);
+    assert_same_files(&before, &world.files());
+}
+
+/// GitHub Copilot CLI: `install copilot-cli` (its entry is the user's) imports the set from
+/// `~/.copilot/copilot-instructions.md`; `copilot -p` sends it verbatim.
+#[test]
+fn copilot_cli_gets_the_set_in_its_first_model_request() {
+    let world = World::python_set();
+    let copilot = world.home().join(".copilot");
+    std::fs::create_dir_all(&copilot).unwrap();
+    std::fs::write(
+        copilot.join("copilot-instructions.md"),
+        "Answer in English.\n",
+    )
+    .unwrap();
+    let before = world.files();
+    let absent = world.excluded_texts();
+    let said = world.ok(&["install", "copilot-cli"]);
+    assert!(said.contains("delivered at session start"), "{said}");
+    let config: Value =
+        serde_json::from_str(&std::fs::read_to_string(copilot.join("mcp-config.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        config["mcpServers"]["mcpick"]["tools"],
+        serde_json::json!(["*"])
+    );
+    let promised = world.promised("copilot-cli");
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = Stub::start(stub_dir.path());
+    let out = world.host(
+        &stub,
+        "copilot",
+        &[
+            "-p",
+            "hello",
+            "--output-format",
+            "json",
+            "--no-auto-update",
+            "--no-ask-user",
+        ],
+        &stub.copilot_env(),
+    );
+    let text = conversation(&stub, "hello", &out);
+    assert!(
+        text.contains("Answer in English."),
+        "the user's instructions are still read"
+    );
+    assert_delivered("copilot-cli", &promised, &text, &absent);
+    assert_eq!(text.matches("The context set `").count(), 1, "the set once");
+    world.ok(&["uninstall", "copilot-cli"]);
+    assert_same_files(&before, &world.files());
+}
+
+/// A set over Copilot CLI's channel: `install copilot-cli` cuts it at whole resources to 256 KiB
+/// (past ~400 KB of instructions Copilot sends no request at all), each resource delivered or
+/// named by `preview --host`; the cut set reaches the model and what it leaves out does not.
+#[test]
+fn copilot_cli_gets_what_preview_host_promises_within_its_limit() {
+    let world = World::new();
+    world.ok(&["policy", "--budget", "none"]);
+    world.ok(&["install", "copilot-cli"]);
+    let file = world.home().join(".copilot/mcpick/mcpick.copilot-cli.md");
+    let delivered = std::fs::read_to_string(&file).unwrap();
+    assert!(delivered.len() <= 256 * 1024, "{} bytes", delivered.len());
+    let promised = world.promised("copilot-cli");
+    let plain: Value =
+        serde_json::from_slice(&world.run(&["preview", "--format", "json"]).stdout).unwrap();
+    let cut: Vec<&Value> = promised["leftOut"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["reason"] == "host limit")
+        .collect();
+    let (kept, all) = (
+        promised["included"].as_array().unwrap().len(),
+        plain["included"].as_array().unwrap().len(),
+    );
+    assert!(!cut.is_empty(), "this set is larger than the channel");
+    assert_eq!(
+        kept + cut.len(),
+        all,
+        "every included resource is delivered or named"
+    );
+    assert!(
+        delivered.len() > 200 * 1024,
+        "the channel is used: {} bytes",
+        delivered.len()
+    );
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = Stub::start(stub_dir.path());
+    let out = world.host(
+        &stub,
+        "copilot",
+        &[
+            "-p",
+            "hello",
+            "--output-format",
+            "json",
+            "--no-auto-update",
+            "--no-ask-user",
+        ],
+        &stub.copilot_env(),
+    );
+    let text = conversation(&stub, "hello", &out);
+    // The demo serves some texts under two URIs: only those no delivered resource shares.
+    let delivered_texts: Vec<&str> = promised["included"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|i| i["contents"].as_str())
+        .collect();
+    let left: Vec<String> = cut
+        .iter()
+        .map(|l| world.read(l["uri"].as_str().unwrap()))
+        .filter(|t| {
+            let probe: String = t.chars().take(200).collect();
+            !delivered_texts.iter().any(|d| d.contains(&probe))
+        })
+        .take(6)
+        .collect();
+    assert!(!left.is_empty());
+    assert_delivered("copilot-cli", &promised, &text, &left);
+}
+
+/// Copilot CLI reads the project's `CLAUDE.md` and its imports: with Claude Code's delivery
+/// installed, `install copilot-cli` writes no second copy, `preview --host copilot-cli` says
+/// which delivery it picks up, and its model gets the set once.
+#[test]
+fn copilot_cli_picks_up_claude_codes_delivery_and_gets_the_set_once() {
+    let world = World::python_set();
+    let before = world.files();
+    world.ok(&["install", "claude-code"]);
+    let out = world.run(&["install", "copilot-cli"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(stderr(&out).contains("no second copy"), "{}", stderr(&out));
+    assert!(
+        !world
+            .home()
+            .join(".copilot/copilot-instructions.md")
+            .exists()
+    );
+    let shown = world.run(&["preview", "--host", "copilot-cli", "--format", "json"]);
+    assert!(
+        stderr(&shown)
+            .contains("picks up the installed delivery of this set: claude-code (project)"),
+        "{}",
+        stderr(&shown)
+    );
+    let promised: Value = serde_json::from_slice(&shown.stdout).unwrap();
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = Stub::start(stub_dir.path());
+    let out = world.host(
+        &stub,
+        "copilot",
+        &[
+            "-p",
+            "hello",
+            "--output-format",
+            "json",
+            "--no-auto-update",
+            "--no-ask-user",
+        ],
+        &stub.copilot_env(),
+    );
+    let text = conversation(&stub, "hello", &out);
+    assert_delivered("copilot-cli", &promised, &text, &[]);
+    assert_eq!(text.matches("The context set `").count(), 1, "the set once");
+    world.ok(&["uninstall", "copilot-cli"]);
+    world.ok(&["uninstall", "claude-code"]);
+    assert_same_files(&before, &world.files());
+}
+
+/// Qwen Code: the `QWEN.md` import (project), in `qwen`'s first model request; the project
+/// entry waits for `qwen mcp approve`, the delivery does not.
+#[test]
+fn qwen_code_gets_the_set_in_its_first_model_request() {
+    let world = World::python_set();
+    let qwen = world.home().join(".qwen");
+    std::fs::create_dir_all(&qwen).unwrap();
+    std::fs::write(
+        qwen.join("settings.json"),
+        // As Qwen Code leaves it (it adds its `$version` to every settings file it reads).
+        "{\n  \"privacy\": {\n    \"usageStatisticsEnabled\": false\n  },\n  \"telemetry\": {\n    \"enabled\": false\n  },\n  \"$version\": 4\n}",
+    )
+    .unwrap();
+    std::fs::write(
+        world.project().join("QWEN.md"),
+        "# House rules\n\nBe brief.\n",
+    )
+    .unwrap();
+    let before = world.files();
+    let absent = world.excluded_texts();
+    let out = world.run(&["install", "qwen-code"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("qwen mcp approve"),
+        "{}",
+        stderr(&out)
+    );
+    let promised = world.promised("qwen-code");
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = Stub::start(stub_dir.path());
+    let out = world.host(
+        &stub,
+        "qwen",
+        &["--auth-type", "anthropic", "-o", "json", "hello"],
+        &stub.qwen_env(),
+    );
+    let text = conversation(&stub, "hello", &out);
+    assert!(
+        text.contains("Be brief."),
+        "the user's QWEN.md is still read"
+    );
+    assert_delivered("qwen-code", &promised, &text, &absent);
+    // Qwen Code marked the settings file install created with its `$version`: it goes whole.
+    let settings = std::fs::read_to_string(world.project().join(".qwen/settings.json")).unwrap();
+    assert!(settings.contains("$version"), "{settings}");
+    world.ok(&["uninstall", "qwen-code"]);
+    assert_same_files(&before, &world.files());
+}
+
+/// Qwen Code expands `@server:uri` mentions headless: `export --mentions` names the set's
+/// resources as the served entry (user scope: it runs without `qwen mcp approve`), and each
+/// arrives verbatim, in mention order, in the model request.
+#[test]
+fn qwen_code_expands_the_sets_mentions_headless() {
+    let world = World::new();
+    let qwen = world.home().join(".qwen");
+    std::fs::create_dir_all(&qwen).unwrap();
+    std::fs::write(
+        qwen.join("settings.json"),
+        "{\n  \"privacy\": {\n    \"usageStatisticsEnabled\": false\n  },\n  \"$version\": 4\n}",
+    )
+    .unwrap();
+    let before = world.files();
+    world.ok(&[
+        "install",
+        "qwen-code",
+        "--scope",
+        "user",
+        "--deliver",
+        "on-demand",
+    ]);
+    let mentions: Vec<String> = world
+        .ok(&["export", "--mentions"])
+        .lines()
+        .take(3)
+        .map(str::to_string)
+        .collect();
+    assert_eq!(mentions.len(), 3);
+    assert!(
+        mentions.iter().all(|m| m.starts_with("@mcpick:")),
+        "{mentions:?}"
+    );
+    let prompt = format!("{} summarize", mentions.join(" "));
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = Stub::start(stub_dir.path());
+    let out = world.host(
+        &stub,
+        "qwen",
+        &["--auth-type", "anthropic", "-o", "json", &prompt],
+        &stub.qwen_env(),
+    );
+    let request = stub
+        .requests("anthropic")
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| panic!("qwen sent no model request: {out}"));
+    let mut text = String::new();
+    all_text(&request["messages"], &mut text);
+    let mut at = 0;
+    for m in &mentions {
+        let uri = m.trim_start_matches("@mcpick:");
+        let body = world.read(uri);
+        let found = text[at..]
+            .find(body.trim_end())
+            .unwrap_or_else(|| panic!("{uri} is not in the request after the ones before it"));
+        at += found + body.trim_end().len();
+    }
+    world.ok(&["uninstall", "qwen-code", "--scope", "user"]);
+    assert_same_files(&before, &world.files());
 }
 
 /// `preview --host` names what a channel cannot carry, and `pin` writes the delivery again.
@@ -1350,4 +1702,155 @@ fn codex_gets_a_change_of_the_set_on_the_next_turn() {
         after.last().is_some_and(String::is_empty),
         "a steady turn adds nothing: {after:#?}"
     );
+}
+
+/// Qwen Code, two turns of one session (`qwen` then `qwen --continue`, headless) with install's
+/// `UserPromptSubmit` hook: turn 2 gets the pin and the exclude made in between, in
+/// `<qwen:user-prompt-submit-context>` with `<` `>` escaped, exactly as `--next-turn`
+/// predicted; turn 1 gets nothing of it.
+#[test]
+fn qwen_code_gets_a_change_of_the_set_on_the_next_turn() {
+    let world = World::new();
+    world.ok(&["exclude", "--demo", "demo://clock/*"]);
+    let qwen = world.home().join(".qwen");
+    std::fs::create_dir_all(&qwen).unwrap();
+    std::fs::write(
+        qwen.join("settings.json"),
+        r#"{"privacy":{"usageStatisticsEnabled":false},"telemetry":{"enabled":false}}"#,
+    )
+    .unwrap();
+    world.ok(&["install", "qwen-code"]);
+    let promised = world.promised("qwen-code");
+    let withdrawn = promised["included"].as_array().unwrap().last().unwrap()["uri"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let pinned = promised["leftOut"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["reason"] == "over budget")
+        .expect("a resource left out by the budget")["uri"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = Stub::start(stub_dir.path());
+    let turn = |args: &[&str], prompt: &str| -> String {
+        let before = stub.requests("anthropic").len();
+        let mut all: Vec<&str> = vec!["--auth-type", "anthropic", "-o", "json"];
+        all.extend(args);
+        all.push(prompt);
+        let out = world.host(&stub, "qwen", &all, &stub.qwen_env());
+        let requests = stub.requests("anthropic");
+        let request = requests
+            .get(before)
+            .unwrap_or_else(|| panic!("{prompt}: no model request: {out}"));
+        let mut text = String::new();
+        all_text(&request["messages"], &mut text);
+        assert!(text.contains(prompt), "{prompt}: {out}");
+        text
+    };
+    const CHANGED: &str = "changed since your last turn";
+    let first = turn(&[], "first turn please");
+    assert!(!first.contains(CHANGED), "nothing changed before turn 1");
+    world.ok(&["pin", "--demo", &pinned]);
+    world.ok(&["exclude", "--demo", &withdrawn]);
+    let predicted = world.run(&["preview", "--host", "qwen-code", "--next-turn"]);
+    let second = turn(&["--continue"], "second turn please");
+    let told = stderr(&predicted);
+    assert!(told.contains("next turn: +1 −1"), "{told}");
+    let predicted = stdout(&predicted);
+    assert!(
+        predicted.starts_with("<qwen:user-prompt-submit-context>"),
+        "{predicted}"
+    );
+    assert!(
+        second.contains(predicted.trim_end()),
+        "what --next-turn predicted (escaped as Qwen Code escapes) is what arrived:\n{predicted}"
+    );
+    assert!(second.contains(&withdrawn) && second.contains("disregard what it said"));
+    let escaped = world
+        .read(&pinned)
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
+    assert!(
+        second.contains(escaped.trim_end()),
+        "the newly pinned resource, as Qwen Code passes it"
+    );
+}
+
+/// Copilot CLI, two turns of one session (`copilot -p`, then `copilot --continue -p`) with
+/// install's `UserPromptSubmit` hook in `~/.copilot/hooks/`: turn 2 gets the pin and the exclude
+/// made in between, raw in `<system_reminder>`, exactly as `--next-turn` predicted.
+#[test]
+fn copilot_cli_gets_a_change_of_the_set_on_the_next_turn() {
+    let world = World::new();
+    world.ok(&["exclude", "--demo", "demo://clock/*"]);
+    let before = world.files();
+    world.ok(&["install", "copilot-cli"]);
+    assert!(world.home().join(".copilot/hooks/mcpick.json").exists());
+    let promised = world.promised("copilot-cli");
+    let withdrawn = promised["included"].as_array().unwrap().last().unwrap()["uri"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let pinned = promised["leftOut"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["reason"] == "over budget")
+        .expect("a resource left out by the budget")["uri"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = Stub::start(stub_dir.path());
+    let turn = |args: &[&str], prompt: &str| -> String {
+        let before = stub.requests("anthropic").len();
+        let mut all: Vec<&str> = args.to_vec();
+        all.extend([
+            "-p",
+            prompt,
+            "--output-format",
+            "json",
+            "--no-auto-update",
+            "--no-ask-user",
+        ]);
+        let out = world.host(&stub, "copilot", &all, &stub.copilot_env());
+        let requests = stub.requests("anthropic");
+        let request = requests
+            .get(before)
+            .unwrap_or_else(|| panic!("{prompt}: no model request: {out}"));
+        let mut text = String::new();
+        all_text(&request["messages"], &mut text);
+        assert!(text.contains(prompt), "{prompt}: {out}");
+        text
+    };
+    const CHANGED: &str = "changed since your last turn";
+    let first = turn(&[], "first turn please");
+    assert!(!first.contains(CHANGED), "nothing changed before turn 1");
+    world.ok(&["pin", "--demo", &pinned]);
+    world.ok(&["exclude", "--demo", &withdrawn]);
+    let predicted = world.run(&["preview", "--host", "copilot-cli", "--next-turn"]);
+    let second = turn(&["--continue"], "second turn please");
+    let told = stderr(&predicted);
+    assert!(told.contains("next turn: +1 −1"), "{told}");
+    let predicted = stdout(&predicted);
+    assert!(predicted.starts_with("<system_reminder>"), "{predicted}");
+    assert!(
+        second.contains(predicted.trim_end()),
+        "what --next-turn predicted is what arrived:\n{predicted}"
+    );
+    assert!(second.contains(&withdrawn) && second.contains("disregard what it said"));
+    assert!(
+        second.contains(world.read(&pinned).trim_end()),
+        "the pinned one, raw"
+    );
+    world.ok(&["uninstall", "copilot-cli"]);
+    // The set file holds the test's own pin and exclude; everything else is as it was.
+    let mut after = world.files();
+    let set = world.project().join("mcpick.context.json");
+    after.insert(set.clone(), before[&set].clone());
+    assert_same_files(&before, &after);
 }

@@ -114,6 +114,15 @@ fn without(host: Host, mut doc: Value, name: &str) -> Value {
     if let Some(servers) = at.as_object_mut() {
         servers.remove(name);
     }
+    // opencode's session-start delivery: mcpick's file in its `instructions`.
+    if host == Host::OpenCode
+        && let Some(list) = doc.get_mut("instructions").and_then(Value::as_array_mut)
+    {
+        list.retain(|i| !i.as_str().is_some_and(|i| i.contains(".mcpick/")));
+        if list.is_empty() {
+            doc.as_object_mut().unwrap().remove("instructions");
+        }
+    }
     without_our_hooks(doc)
 }
 
@@ -143,11 +152,14 @@ fn without_our_hooks(mut doc: Value) -> Value {
 
 fn entry(host: Host, text: &str, name: &str) -> Value {
     let doc = parse(host, text);
-    host.dialect()
+    let raw = host
+        .dialect()
         .servers(&doc)
         .and_then(|s| s.get(name))
         .cloned()
-        .unwrap_or_else(|| panic!("no entry `{name}` in {text}"))
+        .unwrap_or_else(|| panic!("no entry `{name}` in {text}"));
+    // In mcpick's fields (opencode's `command` holds the arguments too).
+    (host.dialect().read)(&raw).unwrap()
 }
 
 /// Starts the entry as a stdio server, as a host would (in the project, `${workspaceFolder}`
@@ -666,6 +678,70 @@ fn gemini_project_and_user() {
     );
 }
 
+const OPENCODE: &str = r#"{
+  "$schema": "https://opencode.ai/config.json",
+  // the team's model
+  "model": "anthropic/claude-sonnet-4-5",
+  "mcp": {
+    "jira": { "type": "local", "command": ["npx", "-y", "jira-mcp"], "enabled": true }, // ours
+    "docs": { "type": "remote", "url": "https://example.com/mcp" }
+  },
+  "instructions": ["CONTRIBUTING.md"],
+}
+"#;
+
+#[test]
+fn opencode_project_and_user_keep_comments() {
+    let kept = ["// the team's model", "// ours", "\"CONTRIBUTING.md\""];
+    round(
+        Host::OpenCode,
+        Scope::Project,
+        Some(OPENCODE),
+        &kept,
+        "jira",
+    );
+    round(Host::OpenCode, Scope::User, Some(OPENCODE), &kept, "docs");
+    round(Host::OpenCode, Scope::Project, None, &[], "");
+}
+
+const COPILOT: &str = r#"{
+  "mcpServers": {
+    "github": { "type": "http", "url": "https://api.githubcopilot.com/mcp/", "tools": ["*"] },
+    "fs": { "type": "local", "command": "npx", "args": ["-y", "fs-mcp"], "tools": ["read"] }
+  }
+}
+"#;
+
+#[test]
+fn copilot_cli_user() {
+    round(
+        Host::CopilotCli,
+        Scope::User,
+        Some(COPILOT),
+        &["\"read\""],
+        "fs",
+    );
+    round(Host::CopilotCli, Scope::User, None, &[], "");
+}
+
+#[test]
+fn qwen_code_project_and_user() {
+    round(
+        Host::QwenCode,
+        Scope::Project,
+        Some(GEMINI),
+        &["selectedAuthType"],
+        "git",
+    );
+    round(
+        Host::QwenCode,
+        Scope::User,
+        Some(GEMINI),
+        &["\"allowed\""],
+        "git",
+    );
+}
+
 #[test]
 fn windsurf_user() {
     round(
@@ -791,10 +867,12 @@ fn every_installed_entry_is_read_back_by_servers_as_written() {
                 &name,
             ]);
             let written = entry(host, &std::fs::read_to_string(&file).unwrap(), &name);
+            // In mcpick's fields (opencode's `command` holds the arguments too).
+            let written = (host.dialect().read)(&written).unwrap();
             installed.push((host, scope, name, file, written));
         }
     }
-    assert_eq!(installed.len(), 14, "6 hosts with both scopes, 2 user-only");
+    assert_eq!(installed.len(), 19, "8 hosts with both scopes, 3 user-only");
     let out = world.run(&["servers", "--json"]);
     assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();

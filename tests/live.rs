@@ -165,6 +165,66 @@ fn each_turn_carries_only_what_changed_in_each_hosts_event() {
     }
 }
 
+/// Qwen Code's one hook event is `UserPromptSubmit` (no session start): a session's first turn
+/// starts it from what the file holds, and `--next-turn` shows the text as Qwen Code wraps and
+/// escapes it.
+#[test]
+fn qwen_codes_turns_start_a_session_on_its_first_prompt() {
+    let host = "qwen-code";
+    let p = Project::new(host);
+    let (included, left) = p.included_and_left_out();
+    let prompt = "UserPromptSubmit";
+    assert_eq!(p.turn(host, &event(prompt, "s1")), "", "nothing changed");
+    p.ok(&["pin", "--demo", &left]);
+    p.ok(&["exclude", "--demo", &included]);
+    let predicted = p.ok(&["preview", "--host", host, "--next-turn"]);
+    let said = context(&p.turn(host, &event(prompt, "s1")), prompt);
+    let text = p.ok(&["read", "--demo", &left]);
+    assert!(said.contains(text.trim_end()), "the pinned one verbatim");
+    assert!(
+        said.contains(&included),
+        "the excluded one withdrawn:\n{said}"
+    );
+    assert_eq!(
+        predicted.trim_end(),
+        format!(
+            "<qwen:user-prompt-submit-context>\n{}\n</qwen:user-prompt-submit-context>",
+            said.replace('<', "&lt;").replace('>', "&gt;")
+        )
+        .trim_end(),
+        "Qwen Code escapes < and >: the prediction shows what its model reads"
+    );
+    assert_eq!(p.turn(host, &event(prompt, "s1")), "", "said once");
+    // A session starting now reads the file as it is: nothing to add on its first turn.
+    assert_eq!(p.turn(host, &event(prompt, "s3")), "");
+    assert_eq!(p.log(), "", "nothing failed");
+}
+
+/// Copilot CLI reads a top-level `additionalContext` (Claude Code's `hookSpecificOutput` it
+/// ignores, measured): the answer is in that shape, and `--next-turn` shows it trimmed in
+/// `<system_reminder>`, as Copilot sends it.
+#[test]
+fn copilot_clis_turn_answers_at_the_top_level() {
+    let host = "copilot-cli";
+    let p = Project::new(host);
+    let (included, left) = p.included_and_left_out();
+    let prompt = "UserPromptSubmit";
+    assert_eq!(p.turn(host, &event(prompt, "s1")), "", "nothing changed");
+    p.ok(&["pin", "--demo", &left]);
+    p.ok(&["exclude", "--demo", &included]);
+    let predicted = p.ok(&["preview", "--host", host, "--next-turn"]);
+    let answer: Value = serde_json::from_str(p.turn(host, &event(prompt, "s1")).trim()).unwrap();
+    assert!(answer.get("hookSpecificOutput").is_none(), "{answer}");
+    let said = answer["additionalContext"].as_str().unwrap();
+    assert!(said.contains(p.ok(&["read", "--demo", &left]).trim_end()));
+    assert_eq!(
+        predicted.trim_end(),
+        format!("<system_reminder>\n{}\n</system_reminder>", said.trim_end())
+    );
+    assert_eq!(p.turn(host, &event(prompt, "s1")), "", "said once");
+    assert_eq!(p.log(), "", "nothing failed");
+}
+
 #[test]
 fn next_turn_predicts_what_the_hook_hands_on_in_the_hosts_wrapper() {
     let p = Project::new("gemini");

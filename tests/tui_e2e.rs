@@ -1102,6 +1102,9 @@ fn the_agent_view_shows_what_each_host_receives_as_preview_host_does() {
         ("claude-code", "Claude Code"),
         ("gemini", "Gemini CLI"),
         ("codex", "Codex"),
+        ("opencode", "opencode"),
+        ("copilot-cli", "GitHub Copilot CLI"),
+        ("qwen-code", "Qwen Code"),
     ] {
         pane.keys(&["H"]);
         // tmux may capture a frame half drawn: for Codex, wait for its cut rows too.

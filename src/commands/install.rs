@@ -150,7 +150,8 @@ fn report_variables(set: &std::path::Path) {
     }
 }
 
-/// `mcpick uninstall HOST`: the per-turn hooks, the entry, then every piece of its delivery.
+/// `mcpick uninstall HOST`: every piece of its delivery, then the per-turn hooks and the entry
+/// (all planned first: a refusal changes nothing).
 pub fn uninstall(args: UninstallArgs) -> Exit {
     let places = Places::system();
     let scope = match handoff::entry::scope_of(args.host.dialect(), args.scope) {
@@ -159,26 +160,37 @@ pub fn uninstall(args: UninstallArgs) -> Exit {
     };
     // The hooks first: in Gemini CLI's settings they share the file with the entry, whose
     // removal is planned on what taking the hooks out leaves.
-    let hooks = match hooks::plan_removal(args.host, scope, &places, &args.name) {
-        Ok(hooks) => hooks,
+    let planned = || {
+        let hooks = hooks::plan_removal(args.host, scope, &places, &args.name)?;
+        let edit = handoff::entry::plan_removal(
+            args.host,
+            args.scope,
+            &places,
+            &args.name,
+            hooks.as_ref(),
+        )?;
+        Ok::<_, handoff::NotPlanned>((hooks, edit))
+    };
+    let (mut hooks, mut edit) = match planned() {
+        Ok(planned) => planned,
         Err((message, exit)) => {
             report(&message);
             return exit;
         }
     };
-    let edit = match handoff::entry::plan_removal(
-        args.host,
-        args.scope,
-        &places,
-        &args.name,
-        hooks.as_ref(),
-    ) {
-        Ok(edit) => edit,
-        Err((message, exit)) => {
-            report(&message);
-            return exit;
+    // Then the delivery, before the entry is written: opencode lists the delivered file in the
+    // config that holds the entry, and a file `install` created goes only once both are out.
+    let mut delivery_exit = Exit::Ok;
+    if !args.dry_run {
+        delivery_exit = take_back_delivery(&args.set.path, args.host, scope, &args.name);
+        match planned() {
+            Ok(again) => (hooks, edit) = again,
+            Err((message, exit)) => {
+                report(&message);
+                return exit;
+            }
         }
-    };
+    }
     let path = edit.path.clone();
     if args.dry_run {
         let hooks_diff = hooks.as_ref().map(|h| h.diff()).unwrap_or_default();
@@ -229,10 +241,7 @@ pub fn uninstall(args: UninstallArgs) -> Exit {
             );
         }
     }
-    if args.dry_run {
-        return Exit::Ok;
-    }
-    take_back_delivery(&args.set.path, args.host, scope, &args.name)
+    delivery_exit
 }
 
 /// Removes every piece of the set's delivery to `host`, `scope`, `name` (none: nothing to do).

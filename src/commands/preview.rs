@@ -105,6 +105,40 @@ pub async fn run(args: PreviewArgs) -> Exit {
                 if preview.included.len() == 1 { "" } else { "s" },
                 channel.what
             ));
+            let project = crate::places::Places::system().project;
+            let set_abs = crate::handoff::absolute(&args.set.path);
+            let installed = crate::handoff::session::picked_up(host, &project, &set_abs);
+            if !installed.is_empty() {
+                let names: Vec<String> = installed
+                    .iter()
+                    .map(|d| {
+                        format!(
+                            "{} ({})",
+                            sanitize::line(&d.host, 100),
+                            sanitize::line(&d.scope, 20)
+                        )
+                    })
+                    .collect();
+                report(&format!(
+                    "{} picks up the installed deliver{} of this set: {}",
+                    host.name(),
+                    if names.len() == 1 { "y" } else { "ies" },
+                    names.join(", ")
+                ));
+                if let Some(through) =
+                    crate::handoff::session::reached_through(host, &project, &set_abs)
+                    && through.contains("warning:")
+                {
+                    report(&through);
+                }
+                if installed.len() > 1 {
+                    report(&format!(
+                        "warning: {} gets the set {} times at session start",
+                        host.name(),
+                        installed.len()
+                    ));
+                }
+            }
             match args.format {
                 export::Format::Markdown => delivered.seen,
                 format => export::render(format, &delivered.preview, &cands, texts),

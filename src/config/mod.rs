@@ -10,7 +10,8 @@
 //! 1. `--config FILE` (mcpick TOML, or a host-style JSON file when it ends in `.json`)
 //! 2. the project, in the working directory: `mcpick.toml`, then every host's project file in
 //!    [`Host::ALL`] order: `.mcp.json` (Claude Code), `.cursor/mcp.json`, `.vscode/mcp.json`,
-//!    `.codex/config.toml`, `.gemini/settings.json`, `.zed/settings.json`
+//!    `.codex/config.toml`, `.gemini/settings.json`, `.zed/settings.json`, `opencode.json`,
+//!    `.qwen/settings.json`
 //! 3. the user's mcpick config: `config.toml` in the user config directory
 //!    (`~/.config/mcpick/` on Linux, `~/Library/Application Support/mcpick/` on macOS,
 //!    `%APPDATA%\mcpick\config\` on Windows)
@@ -18,7 +19,8 @@
 //!    section, then its top-level `mcpServers`), Claude Desktop's
 //!    `claude_desktop_config.json`, `~/.cursor/mcp.json`, VS Code's user `mcp.json`,
 //!    `~/.codex/config.toml`, `~/.gemini/settings.json`, Windsurf's `mcp_config.json`, Zed's
-//!    `settings.json`
+//!    `settings.json`, opencode's `opencode.json`, `~/.copilot/mcp-config.json`,
+//!    `~/.qwen/settings.json`
 //!
 //! A definition that fails (an unset variable, a bad field) still wins over lower sources: it
 //! is shown as failed rather than silently replaced by another definition.

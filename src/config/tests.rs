@@ -129,6 +129,8 @@ fn sources_are_listed_in_precedence_order() {
         ("/w/app/.codex/config.toml", Scope::Project, "codex"),
         ("/w/app/.gemini/settings.json", Scope::Project, "gemini"),
         ("/w/app/.zed/settings.json", Scope::Project, "zed"),
+        ("/w/app/opencode.json", Scope::Project, "opencode"),
+        ("/w/app/.qwen/settings.json", Scope::Project, "qwen-code"),
         ("/h/.config/mcpick/config.toml", Scope::User, "mcpick"),
         ("/h/.claude.json", Scope::Host, "claude-code"),
         ("/h/.claude.json", Scope::Host, "claude-code"),
@@ -147,16 +149,21 @@ fn sources_are_listed_in_precedence_order() {
             "windsurf",
         ),
         ("ZED", Scope::Host, "zed"),
+        ("OPENCODE", Scope::Host, "opencode"),
+        ("/h/.copilot/mcp-config.json", Scope::Host, "copilot-cli"),
+        ("/h/.qwen/settings.json", Scope::Host, "qwen-code"),
     ];
-    // Codex's user file follows `$CODEX_HOME`, Zed's the OS.
+    // Codex's user file follows `$CODEX_HOME`, Zed's and opencode's the OS.
     let codex = crate::hosts::codex::user_file(&places).unwrap();
     let zed = crate::hosts::zed::user_file(&places).unwrap();
+    let opencode = crate::hosts::opencode::user_file(&places).unwrap();
     let expected: Vec<(String, Scope, &str)> = expected
         .iter()
         .map(|(p, s, f)| {
             let p = match *p {
                 "CODEX" => codex.display().to_string(),
                 "ZED" => zed.display().to_string(),
+                "OPENCODE" => opencode.display().to_string(),
                 p => p.to_string(),
             };
             (p, *s, *f)
@@ -165,12 +172,12 @@ fn sources_are_listed_in_precedence_order() {
     assert_eq!(shown, expected);
     // `~/.claude.json`: the project's section first, then the top level.
     assert_eq!(
-        list[9].format,
+        list[11].format,
         Format::ClaudeCodeUser {
             project: Some(PathBuf::from("/w/app"))
         }
     );
-    assert_eq!(list[10].format, Format::ClaudeCodeUser { project: None });
+    assert_eq!(list[12].format, Format::ClaudeCodeUser { project: None });
     // A --config file not ending in .json is mcpick TOML; absolute paths stay as they are.
     let list = sources(&places, Some(Path::new("/etc/mcpick.conf")));
     assert_eq!(list[0].path, Path::new("/etc/mcpick.conf"));

@@ -12,7 +12,16 @@
 //!   `AGENTS.override.md` is read in its place. mcpick writes the override as the user's
 //!   `AGENTS.md` followed by the set, cut at resource boundaries to fit.
 //!
-//! Both Markdown hosts skip `@path` inside code spans and fences, and every resource sits in a
+//! - opencode: the files its config's `instructions` lists, verbatim, after the user's own
+//!   `AGENTS.md` (1 MB seen whole); no imports, so mcpick's file is listed there.
+//! - GitHub Copilot CLI: `~/.copilot/copilot-instructions.md` and its `@` imports from under
+//!   its folder, verbatim, all imports together up to 512 KiB (over it, skipped whole); not
+//!   inside code spans or fences (measured).
+//!   It also reads `CLAUDE.md` and `GEMINI.md`: a Claude Code or Gemini CLI delivery reaches it
+//!   ([`super::hosts::Row::reads_also`]).
+//! - Qwen Code: `QWEN.md` and its `@` imports, as Gemini CLI, its origin.
+//!
+//! The Markdown hosts skip `@path` inside code spans and fences, and every resource sits in a
 //! fence longer than any backtick run in its text, so a resource can neither import a file
 //! nor close its own block. Here: which channel, what fits, and the text; [`super::pieces`]
 //! puts it on disk.
@@ -80,6 +89,44 @@ pub const CODEX: Channel = Channel {
         12_000,
         "Codex's cut of tool results near ~12,000 characters",
     )),
+};
+
+pub const OPENCODE: Channel = Channel {
+    host: Host::OpenCode,
+    what: "a file in opencode's `instructions`",
+    limit: None,
+    limit_words: "",
+    wrapper_tags: &["Instructions from: "],
+    tool_limit: None,
+};
+
+/// What Copilot CLI follows of `@` imports, all together: over it, it skips them whole and
+/// says nothing (measured), the user's own imports with them.
+pub const COPILOT_IMPORTS_LIMIT: usize = 512 * 1024;
+
+/// What mcpick's import takes. Before that limit comes the model's: when its instructions and
+/// tools exceed the model's usable context, Copilot CLI sends no request at all ("Static system
+/// messages and tool definitions exceed the model's usable context budget"; measured with
+/// `claude-sonnet-4-5`: an import of 400 KB passed, 440 KB was blocked). 256 KiB leaves room
+/// for Copilot's own prompt and tools, the user's imports and the conversation.
+pub const COPILOT_LIMIT: usize = 256 * 1024;
+
+pub const COPILOT: Channel = Channel {
+    host: Host::CopilotCli,
+    what: "a `copilot-instructions.md` import",
+    limit: Some(COPILOT_LIMIT),
+    limit_words: "256 KiB (past ~400 KB of instructions Copilot CLI sends its model nothing)",
+    wrapper_tags: &["</imported_custom_instruction>", "</custom_instruction>"],
+    tool_limit: None,
+};
+
+pub const QWEN: Channel = Channel {
+    host: Host::QwenCode,
+    what: "a `QWEN.md` import",
+    limit: None,
+    limit_words: "",
+    wrapper_tags: &["<!-- End of import from:", "--- End of Context from:"],
+    tool_limit: None,
 };
 
 impl Channel {
@@ -189,9 +236,15 @@ fn wrap(channel: &Channel, placement: &Placement, file: &str) -> String {
             "Contents of {} (project instructions, checked into the codebase):\n\n{file}",
             placement.shown_path
         ),
-        Host::Gemini => format!(
+        Host::Gemini | Host::QwenCode => format!(
             "<!-- Imported from: {0} -->\n{file}\n<!-- End of import from: {0} -->",
             placement.shown_path
+        ),
+        Host::OpenCode => format!("Instructions from: {}\n{file}", placement.shown_path),
+        Host::CopilotCli => format!(
+            "<imported_custom_instruction source=\"{}\">\n{}\n</imported_custom_instruction>",
+            placement.shown_path,
+            file.trim_end()
         ),
         _ => format!(
             "# AGENTS.md instructions for {}\n\n<INSTRUCTIONS>\n{file}\n</INSTRUCTIONS>",

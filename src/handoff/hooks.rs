@@ -2,7 +2,8 @@
 //! session runs `mcpick turn` ([`super::live`]): Claude Code's `.claude/settings.json`, Gemini
 //! CLI's `.gemini/settings.json` (the file its served entry is in too) and Codex's
 //! `.codex/hooks.json` (user scope: the same names in the home folder, `$CODEX_HOME` for
-//! Codex).
+//! Codex), Qwen Code's `.qwen/settings.json`, and a file of mcpick's own among Copilot CLI's
+//! user hooks (`~/.copilot/hooks/mcpick.json`, handlers straight in each event's array).
 //!
 //! Each event gets one matcher group of mcpick's, `{"hooks": [{"type": "command", "command":
 //! CMD}]}`, appended after the user's own; nothing else in the file moves (the edit goes through
@@ -42,6 +43,9 @@ pub struct HookFile {
     pub events: &'static [&'static str],
     /// The approval the host needs before the hooks run, and the exact step.
     pub approval: &'static str,
+    /// Each event's array holds the handlers themselves (`{"type": "command", "bash": CMD}`,
+    /// Copilot CLI's `version: 1` files), not matcher groups of them.
+    pub flat: bool,
 }
 
 pub static CLAUDE: HookFile = HookFile {
@@ -59,6 +63,7 @@ pub static CLAUDE: HookFile = HookFile {
         "PreCompact",
         "SessionEnd",
     ],
+    flat: false,
     approval: "Claude Code runs a project's hooks once the project is trusted: start `claude` in the project once and answer \"Yes, I trust this folder\" (kept in ~/.claude.json as `hasTrustDialogAccepted`); `claude -p` runs them without asking; `/hooks` lists them",
 };
 
@@ -72,6 +77,7 @@ pub static GEMINI: HookFile = HookFile {
             .map(|h| h.join(".gemini/settings.json"))
     },
     events: &["BeforeAgent", "SessionStart", "PreCompress", "SessionEnd"],
+    flat: false,
     approval: "Gemini CLI runs hooks, the project's and the user's alike, only in a trusted folder: start `gemini` in the project once and choose \"Trust folder\" (kept in ~/.gemini/trustedFolders.json; `/permissions` changes it), with `hooksConfig.enabled` unset or true; the first session names the new project hooks in a warning",
 };
 
@@ -83,7 +89,35 @@ pub static CODEX: HookFile = HookFile {
         None => places.home.as_ref().map(|h| h.join(".codex/hooks.json")),
     },
     events: &["UserPromptSubmit", "SessionStart"],
+    flat: false,
     approval: "Codex runs a hook only after you trust it, and asks again after every change to it: start `codex` (the interactive TUI) in the project, where \"Hooks need review\" lists them, and choose \"Trust all and continue\"; until then `codex exec` skips them silently. A project's .codex/ files are read only in a trusted project",
+};
+
+pub static QWEN: HookFile = HookFile {
+    host: Host::QwenCode,
+    project_file: ".qwen/settings.json",
+    user_file: |places| places.home.as_ref().map(|h| h.join(".qwen/settings.json")),
+    // The one event measured (Claude Code's format); a session starts on its first turn.
+    events: &["UserPromptSubmit"],
+    flat: false,
+    approval: "Qwen Code runs the project's and the user's hooks without asking (measured with `qwen` headless, Qwen Code 0.24.4); `/hooks` lists them",
+};
+
+/// Copilot CLI: a hooks file of mcpick's own among the user's (`~/.copilot/hooks/*.json`, all
+/// of which it runs), `UserPromptSubmit` in Claude Code's event format (measured, Copilot CLI
+/// 1.0.102: its camel-case events send another payload).
+pub static COPILOT: HookFile = HookFile {
+    host: Host::CopilotCli,
+    project_file: ".github/hooks/mcpick.json",
+    user_file: |places| {
+        places
+            .home
+            .as_ref()
+            .map(|h| h.join(".copilot/hooks/mcpick.json"))
+    },
+    events: &["UserPromptSubmit"],
+    flat: true,
+    approval: "Copilot CLI runs the hooks in ~/.copilot/hooks/ without asking (measured with `copilot -p`); /hooks lists them",
 };
 
 impl HookFile {
@@ -142,6 +176,23 @@ fn handler(command: &str) -> Value {
     json!({ "type": "command", "command": command })
 }
 
+/// What mcpick adds to each event of `file`: its group, or (a flat file) its handler.
+fn wanted(file: &HookFile, command: &str) -> Value {
+    if file.flat {
+        json!({ "type": "command", "bash": command })
+    } else {
+        group(command)
+    }
+}
+
+/// The command a handler runs (`bash` in Copilot CLI's files).
+fn command_of(handler: &Value) -> Option<&str> {
+    handler
+        .get("command")
+        .or_else(|| handler.get("bash"))?
+        .as_str()
+}
+
 /// Whose a hook handler is when mcpick wrote it: the host and the served name its command
 /// names (`mcpick turn HOST … [--as NAME]`, `mcpick` from any folder).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -152,8 +203,7 @@ pub struct Owner {
 
 /// The owner of `handler` when it runs `mcpick turn`; `None` for any other hook.
 pub fn owner(handler: &Value) -> Option<Owner> {
-    let command = handler.get("command")?.as_str()?;
-    let words = shell_words(command)?;
+    let words = shell_words(command_of(handler)?)?;
     let program = Path::new(words.first()?).file_stem()?.to_str()?;
     if program != "mcpick" || words.get(1).map(String::as_str) != Some("turn") {
         return None;
@@ -174,8 +224,11 @@ pub fn owner(handler: &Value) -> Option<Owner> {
     Some(Owner { host, name })
 }
 
-/// The handlers of a matcher group (none when it is not one).
-fn handlers(group: &Value) -> &[Value] {
+/// The handlers of a matcher group (none when it is not one); in a flat file, the element.
+fn handlers<'a>(file: &HookFile, group: &'a Value) -> &'a [Value] {
+    if file.flat {
+        return std::slice::from_ref(group);
+    }
     group
         .get("hooks")
         .and_then(Value::as_array)
@@ -194,9 +247,9 @@ enum Stand {
     Mixed,
 }
 
-fn stand(group: &Value, host: Host, name: &str) -> Stand {
-    let handlers = handlers(group);
-    let mine = |h: &Value| owner(h).is_some_and(|o| o.host == host.name() && o.name == name);
+fn stand(file: &HookFile, group: &Value, name: &str) -> Stand {
+    let handlers = handlers(file, group);
+    let mine = |h: &Value| owner(h).is_some_and(|o| o.host == file.host.name() && o.name == name);
     match handlers.iter().filter(|h| mine(h)).count() {
         0 => Stand::Other,
         n if n == handlers.len() => Stand::Ours,
@@ -233,7 +286,7 @@ pub fn plan_install(
     let mut doc =
         Doc::parse(FileFormat::Json, before.unwrap_or("")).map_err(Refused::Unreadable)?;
     read_events(&doc, file)?;
-    let wanted = group(command);
+    let wanted = wanted(file, command);
     let mut changed = false;
     let mut replaced = false;
     for event in file.events {
@@ -244,7 +297,7 @@ pub fn plan_install(
             .unwrap_or_default();
         let mut ours = Vec::new();
         for (i, g) in groups.iter().enumerate() {
-            match stand(g, file.host, name) {
+            match stand(file, g, name) {
                 Stand::Other => {}
                 Stand::Ours => ours.push(i),
                 Stand::Mixed => return Err(mixed(event, name)),
@@ -261,7 +314,7 @@ pub fn plan_install(
             doc.remove_element(&key, i).map_err(Refused::Unreadable)?;
             changed = true;
         }
-        if handlers(&groups[first]) != handlers(&wanted) {
+        if handlers(file, &groups[first]) != handlers(file, &wanted) {
             doc.replace_element(&key, first, &wanted)
                 .map_err(Refused::Unreadable)?;
             changed = true;
@@ -270,6 +323,17 @@ pub fn plan_install(
     }
     if !changed {
         return Ok(Plan::Unchanged);
+    }
+    // Copilot CLI reads a hooks file only with its format's version.
+    if file.flat
+        && doc
+            .entries(&[])
+            .map_err(Refused::Unreadable)?
+            .get(VERSION)
+            .is_none()
+    {
+        doc.set(&[], VERSION, &json!(1))
+            .map_err(Refused::Unreadable)?;
     }
     Ok(Plan::Change {
         text: doc.text(),
@@ -307,7 +371,7 @@ pub fn plan_uninstall(
         };
         let mut removed = 0;
         for (i, g) in groups.iter().enumerate().rev() {
-            match stand(g, file.host, name) {
+            match stand(file, g, name) {
                 Stand::Other => {}
                 Stand::Ours => {
                     doc.remove_element(&key, i).map_err(Refused::Unreadable)?;
@@ -332,7 +396,13 @@ pub fn plan_uninstall(
         doc.remove(&[], "hooks").map_err(Refused::Unreadable)?;
     }
     let text = doc.text();
-    if text == empty_file()? {
+    // A flat file holding nothing but the version install wrote goes whole.
+    let only_version = file.flat
+        && !had(&[VERSION])
+        && doc
+            .entries(&[])
+            .is_ok_and(|root| root.keys().all(|k| k == VERSION));
+    if text == empty_file()? || only_version {
         return Ok(Plan::Delete { text });
     }
     Ok(Plan::Change {
@@ -340,6 +410,9 @@ pub fn plan_uninstall(
         replaced: true,
     })
 }
+
+/// The format version of Copilot CLI's hooks files.
+const VERSION: &str = "version";
 
 /// What is left of a file `install` created once mcpick's hooks are out of it.
 fn empty_file() -> Result<String, Refused> {
@@ -359,11 +432,11 @@ pub fn ours(file: &HookFile, text: &str) -> Result<Vec<Installed>, String> {
         let Some(groups) = groups.as_array() else {
             continue;
         };
-        for handler in groups.iter().flat_map(handlers) {
+        for handler in groups.iter().flat_map(|g| handlers(file, g)) {
             let Some(owner) = owner(handler).filter(|o| o.host == file.host.name()) else {
                 continue;
             };
-            let command = handler["command"].as_str().unwrap_or_default().to_string();
+            let command = command_of(handler).unwrap_or_default().to_string();
             match found
                 .iter_mut()
                 .find(|f| f.name == owner.name && f.command == command)

@@ -7,7 +7,7 @@ use super::channel::{self, Channel};
 use super::hooks::{self, HookFile};
 use super::live::{self, PerTurn};
 use super::skills::{self, SkillsFolder};
-use crate::hosts::{self as dialects, Dialect, Host};
+use crate::hosts::{self as dialects, Dialect, Host, Scope};
 
 /// Where a fact about a host comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,11 +39,15 @@ pub struct Row {
     /// The folder the host reads skills from, where a pinned skill goes as a skill (and
     /// not inline); `None`: a skill travels as resources do.
     pub skills: Option<&'static SkillsFolder>,
+    /// Other hosts' session-start deliveries (host, scope) this host's model reads too:
+    /// where one of the set is installed, this host gets the set through it, and a delivery of
+    /// its own would put the set into its model twice.
+    pub reads_also: &'static [(Host, Scope)],
 }
 
 /// Every host: first those with a session-start channel, in the order the browser's agent
 /// view steps through them.
-pub static ROWS: [Row; 8] = [
+pub static ROWS: [Row; 11] = [
     Row {
         host: Host::ClaudeCode,
         entry: &dialects::claude_code::DIALECT,
@@ -53,6 +57,7 @@ pub static ROWS: [Row; 8] = [
         hooks: Some(&hooks::CLAUDE),
         mention: Some("@NAME:URI (interactive prompt only)"),
         skills: Some(&skills::CLAUDE),
+        reads_also: &[],
     },
     Row {
         host: Host::Gemini,
@@ -63,6 +68,7 @@ pub static ROWS: [Row; 8] = [
         hooks: Some(&hooks::GEMINI),
         mention: Some("@NAME:URI (also with -p)"),
         skills: Some(&skills::GEMINI),
+        reads_also: &[],
     },
     Row {
         host: Host::Codex,
@@ -73,6 +79,46 @@ pub static ROWS: [Row; 8] = [
         hooks: Some(&hooks::CODEX),
         mention: None,
         skills: Some(&skills::CODEX),
+        reads_also: &[],
+    },
+    Row {
+        host: Host::OpenCode,
+        entry: &dialects::opencode::DIALECT,
+        entry_known: Known::Measured,
+        session: Some(&channel::OPENCODE),
+        per_turn: None,
+        hooks: None,
+        mention: None,
+        // It reads the first of AGENTS.md and CLAUDE.md, without following imports: a
+        // Claude Code delivery gives it two lines, not the set.
+        skills: None,
+        reads_also: &[],
+    },
+    Row {
+        host: Host::CopilotCli,
+        entry: &dialects::copilot_cli::DIALECT,
+        entry_known: Known::Measured,
+        session: Some(&channel::COPILOT),
+        per_turn: Some(&live::COPILOT),
+        hooks: Some(&hooks::COPILOT),
+        mention: None,
+        // It reads the project's CLAUDE.md and GEMINI.md with their imports (measured).
+        skills: None,
+        reads_also: &[
+            (Host::ClaudeCode, Scope::Project),
+            (Host::Gemini, Scope::Project),
+        ],
+    },
+    Row {
+        host: Host::QwenCode,
+        entry: &dialects::qwen_code::DIALECT,
+        entry_known: Known::Measured,
+        session: Some(&channel::QWEN),
+        per_turn: Some(&live::QWEN),
+        hooks: Some(&hooks::QWEN),
+        mention: Some("@NAME:URI (also headless)"),
+        skills: None,
+        reads_also: &[],
     },
     Row {
         host: Host::ClaudeDesktop,
@@ -83,6 +129,7 @@ pub static ROWS: [Row; 8] = [
         hooks: None,
         mention: None,
         skills: None,
+        reads_also: &[],
     },
     Row {
         host: Host::Cursor,
@@ -93,6 +140,7 @@ pub static ROWS: [Row; 8] = [
         hooks: None,
         mention: None,
         skills: None,
+        reads_also: &[],
     },
     Row {
         host: Host::VsCode,
@@ -103,6 +151,7 @@ pub static ROWS: [Row; 8] = [
         hooks: None,
         mention: None,
         skills: None,
+        reads_also: &[],
     },
     Row {
         host: Host::Windsurf,
@@ -113,6 +162,7 @@ pub static ROWS: [Row; 8] = [
         hooks: None,
         mention: None,
         skills: None,
+        reads_also: &[],
     },
     Row {
         host: Host::Zed,
@@ -123,6 +173,7 @@ pub static ROWS: [Row; 8] = [
         hooks: None,
         mention: None,
         skills: None,
+        reads_also: &[],
     },
 ];
 
@@ -177,7 +228,17 @@ mod tests {
     #[test]
     fn the_hosts_with_a_channel_come_first() {
         let with: Vec<Host> = with_session_channel().collect();
-        assert_eq!(with, [Host::ClaudeCode, Host::Gemini, Host::Codex]);
+        assert_eq!(
+            with,
+            [
+                Host::ClaudeCode,
+                Host::Gemini,
+                Host::Codex,
+                Host::OpenCode,
+                Host::CopilotCli,
+                Host::QwenCode
+            ]
+        );
         assert!(ROWS[..with.len()].iter().all(|r| r.session.is_some()));
     }
 }

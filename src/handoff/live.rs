@@ -363,6 +363,9 @@ pub struct PerTurn {
     pub cap: Option<usize>,
     /// The channel escapes `<` and `>` (Gemini CLI): the model reads `&lt;` `&gt;`.
     pub escapes_angles: bool,
+    /// The hook answers with a top-level `additionalContext` (Copilot CLI), not Claude Code's
+    /// `hookSpecificOutput`.
+    pub top_level: bool,
 }
 
 pub const CLAUDE: PerTurn = PerTurn {
@@ -371,6 +374,7 @@ pub const CLAUDE: PerTurn = PerTurn {
     // Whole to ~10,000 characters; over it the model gets a 2 KB preview.
     cap: Some(9_500),
     escapes_angles: false,
+    top_level: false,
 };
 
 pub const GEMINI: PerTurn = PerTurn {
@@ -378,6 +382,7 @@ pub const GEMINI: PerTurn = PerTurn {
     what: "a `BeforeAgent` hook's additional context (`<` and `>` arrive escaped)",
     cap: None,
     escapes_angles: true,
+    top_level: false,
 };
 
 pub const CODEX: PerTurn = PerTurn {
@@ -386,6 +391,25 @@ pub const CODEX: PerTurn = PerTurn {
     // Head and tail kept around a cut near 2,500 tokens (~10 KB).
     cap: Some(9_000),
     escapes_angles: false,
+    top_level: false,
+};
+
+pub const QWEN: PerTurn = PerTurn {
+    host: Host::QwenCode,
+    what: "a `UserPromptSubmit` hook's additional context (`<` and `>` arrive escaped)",
+    // No cut measured; Qwen Code sends it again after every tool result of the turn.
+    cap: None,
+    escapes_angles: true,
+    top_level: false,
+};
+
+pub const COPILOT: PerTurn = PerTurn {
+    host: Host::CopilotCli,
+    what: "a `UserPromptSubmit` hook's additional context",
+    // No cut measured.
+    cap: None,
+    escapes_angles: false,
+    top_level: true,
 };
 
 /// What one turn hands on: the text (empty when nothing changed) and the keys it gave, with
@@ -604,15 +628,17 @@ pub fn hook(host: Host, set: &Path, name: &str, input: &str) -> Result<Option<St
                 return Ok(None);
             }
             let event = input.hook_event_name.as_str();
-            Ok(Some(
+            let answer = if channel.top_level {
+                serde_json::json!({ "additionalContext": text })
+            } else {
                 serde_json::json!({
                     "hookSpecificOutput": {
                         "hookEventName": event,
                         "additionalContext": text,
                     }
                 })
-                .to_string(),
-            ))
+            };
+            Ok(Some(answer.to_string()))
         }
         _ => Ok(None),
     }
@@ -627,6 +653,12 @@ pub fn in_wrapper(channel: &PerTurn, text: &str) -> String {
             "<hook_context>{}</hook_context>",
             as_received(channel, text)
         ),
+        Host::QwenCode => format!(
+            "<qwen:user-prompt-submit-context>\n{}\n</qwen:user-prompt-submit-context>",
+            as_received(channel, text)
+        ),
+        // Trimmed (measured); also sent as a part of its own before the prompt.
+        Host::CopilotCli => format!("<system_reminder>\n{}\n</system_reminder>", text.trim_end()),
         _ => text.to_string(),
     }
 }

@@ -92,9 +92,13 @@ pub fn plan(
     let set_abs = absolute(set);
     let at_start = deliver != Deliver::OnDemand;
     let scope_of = entry::scope_of(host.dialect(), scope);
+    // A host that reads another host's delivery of the set already installed gets it there.
+    let reached = session::reached_through(host, &places.project, &set_abs);
     let delivery = match &scope_of {
-        Ok(scope) if at_start => session::plan(host, *scope, places, &set_abs, name)
-            .map_err(|why| (why, Exit::ServerFailed))?,
+        Ok(scope) if at_start && reached.is_none() => {
+            session::plan(host, *scope, places, &set_abs, name)
+                .map_err(|why| (why, Exit::ServerFailed))?
+        }
         _ => None,
     };
     let entry = entry::plan_entry(host, scope, places, set, name, force)?;
@@ -103,10 +107,20 @@ pub fn plan(
         _ => None,
     };
     let mut notes = Vec::new();
-    if at_start && delivery.is_none() {
+    if let (Some(reached), true) = (reached, at_start) {
+        notes.push(reached);
+    } else if at_start && delivery.is_none() {
         notes.push(session::no_channel(host));
     } else if deliver == Deliver::Live && hooks.is_none() {
         notes.push(hooks::no_per_turn(host));
+    }
+    if let (Some((channel, _)), Ok(scope)) = (&delivery, &scope_of) {
+        notes.extend(session::read_twice(
+            channel.host,
+            *scope,
+            &places.project,
+            &set_abs,
+        ));
     }
     if deliver != Deliver::Live
         && let Ok(Some(earlier)) = hooks::plan_removal(host, entry.scope, places, name)
@@ -162,6 +176,12 @@ impl Plan {
         let mut notes = Vec::new();
         if self.entry.host == Host::Gemini {
             notes.push(crate::hosts::gemini::TRUST_NOTE.to_string());
+        }
+        if self.entry.host == Host::QwenCode && self.entry.scope == crate::hosts::Scope::Project {
+            notes.push(
+                crate::hosts::qwen_code::APPROVE_NOTE
+                    .replace("NAME", &crate::sanitize::line(&self.entry.name, 200)),
+            );
         }
         Ok(Written {
             lines,

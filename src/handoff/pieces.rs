@@ -30,6 +30,9 @@ use super::skills::{Placed, SkillsFolder};
 use crate::fsio::{self, Perms, write_atomic, write_with};
 use crate::hosts::{Host, Places, Scope};
 
+/// opencode's list of instruction files, in its config.
+const OPENCODE_LIST: &str = "instructions";
+
 /// The folder beside a set that holds its deliveries.
 pub const FOLDER: &str = ".mcpick";
 /// Where deliveries were recorded before they moved to the user's data folder.
@@ -42,6 +45,17 @@ const IGNORE: &str =
 pub struct Added {
     pub path: PathBuf,
     pub text: String,
+    pub created: bool,
+}
+
+/// A path added to a list in a host's JSON config (opencode's `instructions`), and whether the
+/// list was created for it: taken back, the list is as it was (gone when mcpick made it).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Listed {
+    pub path: PathBuf,
+    /// The keys leading to the list.
+    pub key: Vec<String>,
+    pub value: String,
     pub created: bool,
 }
 
@@ -70,6 +84,9 @@ pub struct Delivery {
     /// The skills written into the host's skills folder, each file with its digest.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skills: Vec<Placed>,
+    /// opencode: the delivered file's path in its config's `instructions`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub listed: Option<Listed>,
 }
 
 impl Delivery {
@@ -77,6 +94,7 @@ impl Delivery {
         Host::ALL.into_iter().find(|h| h.name() == self.host)
     }
 
+    /// The scope, as recorded.
     pub fn scope(&self) -> Option<Scope> {
         [Scope::Project, Scope::User]
             .into_iter()
@@ -87,7 +105,7 @@ impl Delivery {
     pub fn placement(&self, set: &Path) -> Placement {
         // Claude Code names an imported file by its absolute path, Gemini CLI as imported.
         let shown_path = match (self.host(), &self.import) {
-            (Some(Host::Gemini), Some(import)) => import
+            (Some(Host::Gemini | Host::QwenCode), Some(import)) => import
                 .path
                 .parent()
                 .and_then(|base| relative(&self.file, base)),
@@ -124,6 +142,9 @@ impl Delivery {
         }
         if let Some(e) = &self.exclude {
             out.push(("git exclude line", e.path.as_path()));
+        }
+        if let Some(l) = &self.listed {
+            out.push(("instructions entry", l.path.as_path()));
         }
         for s in &self.skills {
             out.push(("skill", s.folder.as_path()));
@@ -171,6 +192,7 @@ impl Delivery {
             file: check(&self.file)?,
             import: self.import.as_ref().map(|a| check(&a.path)).transpose()?,
             exclude: self.exclude.as_ref().map(|a| check(&a.path)).transpose()?,
+            listed: self.listed.as_ref().map(|l| check(&l.path)).transpose()?,
         })
     }
 }
@@ -180,6 +202,7 @@ struct Checked {
     file: PathBuf,
     import: Option<PathBuf>,
     exclude: Option<PathBuf>,
+    listed: Option<PathBuf>,
 }
 
 /// The deliveries recorded for a set.
@@ -372,6 +395,11 @@ fn verify(d: &Delivery, set: &Path) -> Result<(), String> {
     if d.agents_md != planned.agents_md {
         return refuse("its AGENTS.md");
     }
+    match (&d.listed, &planned.listed) {
+        (None, _) => {}
+        (Some(r), Some(p)) if (&r.path, &r.key, &r.value) == (&p.path, &p.key, &p.value) => {}
+        _ => return refuse("its instructions entry"),
+    }
     for (recorded, planned, what) in [
         (&d.import, &planned.import, "its import"),
         (&d.exclude, &planned.exclude, "its git exclude line"),
@@ -483,23 +511,31 @@ fn layout(
         agents_md: None,
         exclude: None,
         skills: Vec::new(),
+        listed: None,
     };
     let import_file = match (host, scope) {
         (Host::ClaudeCode, Scope::Project) => Some(places.project.join("CLAUDE.md")),
         (Host::ClaudeCode, Scope::User) => Some(home()?.join(".claude").join("CLAUDE.md")),
         (Host::Gemini, Scope::Project) => Some(places.project.join("GEMINI.md")),
         (Host::Gemini, Scope::User) => Some(home()?.join(".gemini").join("GEMINI.md")),
+        (Host::QwenCode, Scope::Project) => Some(places.project.join("QWEN.md")),
+        (Host::QwenCode, Scope::User) => Some(home()?.join(".qwen").join("QWEN.md")),
+        // Copilot CLI's entry is the user's only.
+        (Host::CopilotCli, _) => Some(home()?.join(".copilot").join("copilot-instructions.md")),
         _ => None,
     };
     if let Some(import_file) = import_file {
-        // Gemini CLI imports only from under the importing file's folder (an absolute path
-        // elsewhere is dropped silently, measured): a user delivery lives in `~/.gemini/mcpick/`.
-        if (host, scope) == (Host::Gemini, Scope::User) {
+        // Gemini CLI, Qwen Code (its fork) and Copilot CLI import only from under the
+        // importing file's folder (an absolute path, or one up and out, is dropped silently,
+        // measured): a user delivery lives in `~/.gemini/mcpick/` (`~/.qwen/mcpick/`,
+        // `~/.copilot/mcpick/`).
+        if scope == Scope::User && matches!(host, Host::Gemini | Host::QwenCode | Host::CopilotCli)
+        {
             let folder = import_file
                 .parent()
                 .unwrap_or(Path::new("."))
                 .join("mcpick");
-            delivery.file = folder.join(format!("{}.gemini.md", file_safe(name)));
+            delivery.file = folder.join(format!("{}.{}.md", file_safe(name), host.name()));
         }
         // Imports are relative to the importing file where they can be (what a project
         // commits); Claude Code's user file imports a set elsewhere by its absolute path.
@@ -522,6 +558,26 @@ fn layout(
         delivery.import = Some(Added {
             path: import_file,
             text: block,
+            created: false,
+        });
+    }
+    if host == Host::OpenCode {
+        // opencode reads the files its config's `instructions` names, after the user's own
+        // `AGENTS.md` (or `CLAUDE.md`), never in place of it: the project's `opencode.json`
+        // names the file relative to the project, the user's config by its absolute path.
+        let config = Host::OpenCode
+            .dialect()
+            .file(scope, places)
+            .ok_or_else(|| "cannot tell where opencode's config is".to_string())?;
+        let value = match (scope, relative(&delivery.file, &places.project)) {
+            (Scope::Project, Some(rel)) => rel,
+            (Scope::Project, None) => return Err("the set is outside the project".into()),
+            (Scope::User, _) => delivery.file.display().to_string(),
+        };
+        delivery.listed = Some(Listed {
+            path: config,
+            key: vec![OPENCODE_LIST.into()],
+            value,
             created: false,
         });
     }
@@ -580,6 +636,11 @@ pub fn plan(
         if let (Some(added), Some(real)) = (added.as_mut(), real) {
             *added = addition(&added.path, real, &added.text)?;
         }
+    }
+    if let (Some(listed), Some(real)) = (delivery.listed.as_mut(), &checked.listed) {
+        let doc = list_doc(&listed.path, real)?;
+        let key: Vec<&str> = listed.key.iter().map(String::as_str).collect();
+        listed.created = doc.elements(&key)?.is_none();
     }
     Ok(delivery)
 }
@@ -683,6 +744,7 @@ pub fn write(set: &Path, delivery: &Delivery, text: &str) -> std::io::Result<()>
         let old = record.deliveries.remove(at);
         delivery.import = old.import.or(delivery.import);
         delivery.exclude = old.exclude.or(delivery.exclude);
+        delivery.listed = old.listed.or(delivery.listed);
     }
     verify(&delivery, set).map_err(std::io::Error::other)?;
     let checked = delivery.checked(set).map_err(std::io::Error::other)?;
@@ -704,7 +766,63 @@ pub fn write(set: &Path, delivery: &Delivery, text: &str) -> std::io::Result<()>
     if let (Some(i), Some(real)) = (&delivery.import, &checked.import) {
         append(i, real)?;
     }
+    if let (Some(l), Some(real)) = (&delivery.listed, &checked.listed) {
+        list(l, real).map_err(std::io::Error::other)?;
+    }
     Ok(())
+}
+
+/// The JSON (with comments) config a [`Listed`] path goes in, parsed (no file: empty).
+fn list_doc(path: &Path, real: &Path) -> Result<crate::hosts::doc::Doc, String> {
+    let text = fsio::read_capped(real)
+        .map_err(|e| e.to_string())?
+        .unwrap_or_default();
+    crate::hosts::doc::Doc::parse(crate::hosts::FileFormat::Jsonc, &text)
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Adds `listed`'s value to its list (nothing when it is there), the rest of the file as it is.
+fn list(listed: &Listed, real: &Path) -> Result<(), String> {
+    let mut doc = list_doc(&listed.path, real)?;
+    let key: Vec<&str> = listed.key.iter().map(String::as_str).collect();
+    let value = serde_json::Value::String(listed.value.clone());
+    if doc.elements(&key)?.is_some_and(|e| e.contains(&value)) {
+        return Ok(());
+    }
+    doc.push(&key, &value)?;
+    write_atomic(real, doc.text().as_bytes()).map_err(|e| e.to_string())
+}
+
+/// Takes `listed`'s value out of its list again (the list too when mcpick made it and nothing
+/// else is in it); a note when the value is no longer there.
+fn unlist(listed: &Listed, real: &Path) -> Result<Option<String>, String> {
+    if fsio::read_capped(real)
+        .map_err(|e| e.to_string())?
+        .is_none()
+    {
+        return Ok(None);
+    }
+    let mut doc = list_doc(&listed.path, real)?;
+    let key: Vec<&str> = listed.key.iter().map(String::as_str).collect();
+    let value = serde_json::Value::String(listed.value.clone());
+    let elements = doc.elements(&key)?.unwrap_or_default();
+    let Some(at) = elements.iter().rposition(|e| *e == value) else {
+        return Ok(Some(format!(
+            "{}: `{}` was taken out of `{}` since; left as it is",
+            listed.path.display(),
+            listed.value,
+            listed.key.join(".")
+        )));
+    };
+    doc.remove_element(&key, at)?;
+    if listed.created
+        && elements.len() == 1
+        && let Some((last, parents)) = key.split_last()
+    {
+        doc.remove(parents, last)?;
+    }
+    write_atomic(real, doc.text().as_bytes()).map_err(|e| e.to_string())?;
+    Ok(None)
 }
 
 /// When `file` is in the set's `.mcpick` folder: the folder, and its `.gitignore` ignoring
@@ -797,6 +915,11 @@ pub fn remove(
         {
             notes.push(note);
         }
+    }
+    if let (Some(listed), Some(real)) = (&delivery.listed, &checked.listed)
+        && let Some(note) = unlist(listed, real).map_err(std::io::Error::other)?
+    {
+        notes.push(note);
     }
     for skill in &delivery.skills {
         let root = delivery.root_of(&skill.folder, set);

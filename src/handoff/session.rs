@@ -140,6 +140,76 @@ pub fn plan(
         .map_err(|why| format!("not delivering at session start: {why}"))
 }
 
+/// The recorded deliveries of `set` (absolute) that `host`'s model reads at session start in
+/// `project`: its own, and the other hosts' it reads too ([`super::hosts::Row::reads_also`]).
+pub fn picked_up(host: Host, project: &Path, set: &Path) -> Vec<Delivery> {
+    let row = super::hosts::row(host);
+    Record::load(set)
+        .deliveries
+        .into_iter()
+        .filter(|d| {
+            let (Some(h), Some(scope)) = (d.host(), d.scope()) else {
+                return false;
+            };
+            let here = scope == Scope::User || d.project.as_deref() == Some(project);
+            here && (h == host || row.reads_also.contains(&(h, scope)))
+        })
+        .collect()
+}
+
+/// When another host's delivery of `set` already reaches `host`'s model in `project`: why
+/// `install` writes no delivery of its own (the set would be in that model twice).
+pub fn reached_through(host: Host, project: &Path, set: &Path) -> Option<String> {
+    let other = picked_up(host, project, set)
+        .into_iter()
+        .find(|d| d.host() != Some(host))?;
+    let mut said = format!(
+        "{} reads the {} delivery of this set ({}) at session start: mcpick writes no second copy for it (`mcpick preview --host {}` shows what its model gets)",
+        host.dialect().host_name,
+        crate::sanitize::line(&other.host, 100),
+        other.import.as_ref().map_or_else(
+            || other.file.display().to_string(),
+            |i| i.path.display().to_string()
+        ),
+        host.name()
+    );
+    // It reads that file whole, under its own limit or not.
+    let size = std::fs::metadata(&other.file).map_or(0, |m| m.len() as usize);
+    if let Some(channel) = Channel::of(host)
+        && let Some(limit) = channel.limit
+        && size > limit
+    {
+        said.push_str(&format!(
+            "; warning: that file is {size} bytes, over {}: give the set a budget (`mcpick policy --budget`)",
+            channel.limit_words,
+        ));
+    }
+    Some(said)
+}
+
+/// Every other host whose model reads `host`'s delivery of `set` in `project` and already
+/// gets the set through a delivery of its own: a warning each (the set twice in one model).
+pub fn read_twice(host: Host, scope: Scope, project: &Path, set: &Path) -> Vec<String> {
+    super::hosts::ROWS
+        .iter()
+        .filter(|r| r.reads_also.contains(&(host, scope)))
+        .filter(|r| {
+            picked_up(r.host, project, set)
+                .iter()
+                .any(|d| d.host() == Some(r.host))
+        })
+        .map(|r| {
+            format!(
+                "{} reads this {} delivery too and has its own: its model gets the set twice; `mcpick uninstall {}` then `mcpick install {}` leaves it this one",
+                r.host.dialect().host_name,
+                host.name(),
+                r.host.name(),
+                r.host.name()
+            )
+        })
+        .collect()
+}
+
 /// Why a host gets the set on demand only.
 pub fn no_channel(host: Host) -> String {
     format!(
@@ -198,8 +268,14 @@ pub fn write(
                     Some(e) => format!("kept out of git by {}", e.path.display()),
                     None => "not in a git repository here: keep it out of version control".into(),
                 }
-            } else {
+            } else if delivery
+                .file
+                .starts_with(set.parent().unwrap_or(Path::new(".")).join(pieces::FOLDER))
+            {
                 "kept out of version control by its folder's .gitignore".into()
+            } else {
+                // A user delivery beside the host's own files (`~/.gemini/mcpick/`, …).
+                "in your home folder, outside the project".into()
             }
         ),
     ];
@@ -347,7 +423,7 @@ pub fn for_host(
             host.name()
         )
     })?;
-    let scope = scope.unwrap_or(Scope::Project);
+    let scope = super::entry::scope_of(host.dialect(), scope)?;
     let set_abs = pieces::absolute(set);
     let recorded = Record::load(&set_abs)
         .deliveries

@@ -23,6 +23,7 @@ pub static DIALECT: Dialect = Dialect {
     entry,
     read: super::plain_read,
     cwd_note: "runs servers in the folder it was started in (the project)",
+    host_keys: &[],
 };
 
 pub fn user_file(places: &Places) -> Option<std::path::PathBuf> {

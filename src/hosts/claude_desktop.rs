@@ -16,6 +16,7 @@ pub static DIALECT: Dialect = Dialect {
     entry: plain_entry,
     read: super::plain_read,
     cwd_note: "user scope only",
+    host_keys: &[],
 };
 
 /// `~/Library/Application Support/Claude/…` on macOS, `%APPDATA%\Claude\…` on Windows,

@@ -23,6 +23,7 @@ pub static DIALECT: Dialect = Dialect {
     entry: plain_entry,
     read,
     cwd_note: "runs servers in the session's folder (the project); project files are read in trusted projects",
+    host_keys: &[],
 };
 
 pub fn user_file(places: &Places) -> Option<PathBuf> {

@@ -19,6 +19,7 @@ pub static DIALECT: Dialect = Dialect {
     entry: plain_entry,
     read: super::plain_read,
     cwd_note: "expands ${workspaceFolder}",
+    host_keys: &[],
 };
 
 pub fn user_file(places: &Places) -> Option<PathBuf> {

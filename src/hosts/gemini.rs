@@ -23,12 +23,13 @@ pub static DIALECT: Dialect = Dialect {
     entry,
     read,
     cwd_note: "runs servers in the folder it was started in (the project), in trusted folders",
+    host_keys: &[],
 };
 
 /// `trust: true`, said explicitly: Gemini CLI then calls the server's tools without asking,
 /// and without it `gemini -p` does not offer them at all. `mcpick serve` has one tool,
 /// `context`, read-only, which hands out the set and nothing else.
-fn entry(launch: &Launch) -> Value {
+pub(crate) fn entry(launch: &Launch) -> Value {
     let mut entry = plain_entry(launch);
     entry["trust"] = Value::Bool(true);
     entry
@@ -43,7 +44,7 @@ pub fn user_file(places: &Places) -> Option<PathBuf> {
 
 /// `httpUrl` is a Streamable HTTP server, a `url` without `type` an SSE one; `$VAR` in `env`
 /// and `headers` values becomes `${VAR}`.
-fn read(entry: &Value) -> Option<Value> {
+pub(crate) fn read(entry: &Value) -> Option<Value> {
     let Some(object) = entry.as_object() else {
         return Some(entry.clone());
     };

@@ -113,7 +113,7 @@ pub fn plan_uninstall(
                 doc.remove(parents, last).map_err(Refused::Unreadable)?;
             }
             let text = doc.text();
-            if text == empty_file(dialect)? {
+            if text == empty_file(dialect)? || (original.is_none() && only_marked(dialect, &doc)) {
                 return Ok(Plan::Delete { text });
             }
             Ok(Plan::Change {
@@ -122,6 +122,23 @@ pub fn plan_uninstall(
             })
         }
     }
+}
+
+/// True when `doc` holds nothing but an empty servers object and the keys the host adds by
+/// itself ([`Dialect::host_keys`]).
+fn only_marked(dialect: &Dialect, doc: &Doc) -> bool {
+    if dialect.host_keys.is_empty() {
+        return false;
+    }
+    let [servers] = dialect.servers_key else {
+        return false;
+    };
+    doc.entries(&[]).is_ok_and(|root| {
+        root.iter().all(|(key, value)| {
+            dialect.host_keys.contains(&key.as_str())
+                || (key == servers && value.as_object().is_some_and(|o| o.is_empty()))
+        })
+    })
 }
 
 /// What is left of a file `install` created once its entry is removed: an empty servers

@@ -9,11 +9,14 @@
 pub mod claude_code;
 pub mod claude_desktop;
 pub mod codex;
+pub mod copilot_cli;
 pub mod cursor;
 pub mod doc;
 pub mod gemini;
 pub mod install;
 pub mod json;
+pub mod opencode;
+pub mod qwen_code;
 pub mod vscode;
 pub mod windsurf;
 pub mod wrap;
@@ -38,10 +41,14 @@ pub enum Host {
     Gemini,
     Windsurf,
     Zed,
+    #[value(name = "opencode")]
+    OpenCode,
+    CopilotCli,
+    QwenCode,
 }
 
 impl Host {
-    pub const ALL: [Host; 8] = [
+    pub const ALL: [Host; 11] = [
         Host::ClaudeCode,
         Host::ClaudeDesktop,
         Host::Cursor,
@@ -50,6 +57,9 @@ impl Host {
         Host::Gemini,
         Host::Windsurf,
         Host::Zed,
+        Host::OpenCode,
+        Host::CopilotCli,
+        Host::QwenCode,
     ];
 
     /// The name on the command line: `claude-code`, `vscode`, ….
@@ -67,6 +77,9 @@ impl Host {
             Host::Gemini => &gemini::DIALECT,
             Host::Windsurf => &windsurf::DIALECT,
             Host::Zed => &zed::DIALECT,
+            Host::OpenCode => &opencode::DIALECT,
+            Host::CopilotCli => &copilot_cli::DIALECT,
+            Host::QwenCode => &qwen_code::DIALECT,
         }
     }
 }
@@ -131,6 +144,10 @@ pub struct Dialect {
     pub read: fn(&Value) -> Option<Value>,
     /// Where the host runs a project server, for the README and `--list`.
     pub cwd_note: &'static str,
+    /// Top-level keys the host adds to a settings file by itself when it reads it (a format
+    /// version, a schema): a file `install` created and the host only marked so is still
+    /// removed whole by `uninstall`.
+    pub host_keys: &'static [&'static str],
 }
 
 impl Dialect {
@@ -168,6 +185,15 @@ pub fn is_ours(entry: &Value) -> bool {
 
 /// True when `entry` runs `mcpick` (any folder) with `subcommand` as its first argument.
 pub(crate) fn runs_mcpick(entry: &Value, subcommand: &str) -> bool {
+    // opencode's `command` is the program and its arguments in one array.
+    if let Some([program, args @ ..]) = entry
+        .get("command")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+    {
+        let flat = json!({ "command": program, "args": args });
+        return runs_mcpick(&flat, subcommand);
+    }
     let command = entry.get("command").and_then(Value::as_str).unwrap_or("");
     let stem = Path::new(command)
         .file_stem()

@@ -22,6 +22,7 @@ pub static DIALECT: Dialect = Dialect {
     entry,
     read: super::plain_read,
     cwd_note: "expands ${workspaceFolder}",
+    host_keys: &[],
 };
 
 /// The default profile's `mcp.json`.

@@ -19,6 +19,7 @@ pub static DIALECT: Dialect = Dialect {
     entry: plain_entry,
     read,
     cwd_note: "user scope only",
+    host_keys: &[],
 };
 
 pub fn user_file(places: &Places) -> Option<PathBuf> {

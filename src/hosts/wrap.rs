@@ -164,6 +164,7 @@ const LAUNCH_FIELDS: &[&str] = &[
     "command",
     "args",
     "env",
+    "environment",
     "cwd",
     "url",
     "httpUrl",

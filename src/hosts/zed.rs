@@ -28,6 +28,7 @@ pub static DIALECT: Dialect = Dialect {
     entry: plain_entry,
     read,
     cwd_note: "runs servers in the project root; the set path is relative to it",
+    host_keys: &[],
 };
 
 /// `~/.config/zed/settings.json` on Linux and macOS (`$XDG_CONFIG_HOME/zed` when set),

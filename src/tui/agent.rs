@@ -444,7 +444,17 @@ mod tests {
             seen.push(host);
             h = next_host(Some(host));
         }
-        assert_eq!(seen, [Host::ClaudeCode, Host::Gemini, Host::Codex]);
+        assert_eq!(
+            seen,
+            [
+                Host::ClaudeCode,
+                Host::Gemini,
+                Host::Codex,
+                Host::OpenCode,
+                Host::CopilotCli,
+                Host::QwenCode
+            ]
+        );
         for &host in &seen {
             assert!(crate::handoff::Channel::of(host).is_some(), "{host:?}");
         }

@@ -101,6 +101,60 @@ impl Stub {
     }
 }
 
+impl Stub {
+    /// opencode (`opencode run`): the Anthropic provider at the stub, no models list fetched,
+    /// no update, and npm offline (else it installs a plugin package first, or waits ~70 s
+    /// for that to fail).
+    pub fn opencode_env(&self) -> Vec<(&'static str, String)> {
+        vec![
+            (
+                "OPENCODE_CONFIG_CONTENT",
+                serde_json::json!({
+                    "provider": {"anthropic": {"options": {
+                        "baseURL": format!("http://127.0.0.1:{}/v1", self.port),
+                        "apiKey": "dummy"
+                    }}},
+                    "model": "anthropic/claude-sonnet-4-5",
+                    "autoupdate": false,
+                    "share": "disabled"
+                })
+                .to_string(),
+            ),
+            ("OPENCODE_DISABLE_MODELS_FETCH", "1".into()),
+            ("OPENCODE_DISABLE_AUTOUPDATE", "1".into()),
+            ("npm_config_offline", "true".into()),
+        ]
+    }
+
+    /// GitHub Copilot CLI (`copilot -p`): bring-your-own-key with the Anthropic API at the
+    /// stub, offline, no GitHub sign-in.
+    pub fn copilot_env(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("COPILOT_OFFLINE", "true".into()),
+            (
+                "COPILOT_PROVIDER_BASE_URL",
+                format!("http://127.0.0.1:{}", self.port),
+            ),
+            ("COPILOT_PROVIDER_TYPE", "anthropic".into()),
+            ("COPILOT_PROVIDER_API_KEY", "dummy".into()),
+            ("COPILOT_MODEL", "claude-sonnet-4-5".into()),
+        ]
+    }
+
+    /// Qwen Code (`qwen --auth-type anthropic`); its usage statistics are turned off in
+    /// `~/.qwen/settings.json`.
+    pub fn qwen_env(&self) -> Vec<(&'static str, String)> {
+        vec![
+            (
+                "ANTHROPIC_BASE_URL",
+                format!("http://127.0.0.1:{}", self.port),
+            ),
+            ("ANTHROPIC_API_KEY", "dummy".into()),
+            ("ANTHROPIC_MODEL", "claude-sonnet-4-5".into()),
+        ]
+    }
+}
+
 impl Drop for Stub {
     fn drop(&mut self) {
         let _ = self.child.kill();
