@@ -89,6 +89,20 @@ pub struct Pending {
 pub struct Given {
     pub name: String,
     pub digest: String,
+    /// False for a resource of the set the session-start file could not carry (its channel's
+    /// limit): the model never had it, so it is never named as withdrawn or sent as changed,
+    /// and on a channel without a cap it is not sent at all (it would carry what the limit
+    /// kept out in one turn).
+    #[serde(default = "yes", skip_serializing_if = "is_yes")]
+    pub held: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_yes(b: &bool) -> bool {
+    *b
 }
 
 impl Snapshot {
@@ -121,17 +135,18 @@ impl Snapshot {
         self.given_of(&self.resources.iter().map(Resource::key).collect())
     }
 
-    /// What a file holding the resources keyed `holds` gives a model now.
+    /// What a file holding the resources keyed `holds` gives a model now: every resource of
+    /// the set, those it does not hold marked so ([`Given::held`]).
     pub fn given_of(&self, holds: &BTreeSet<String>) -> BTreeMap<String, Given> {
         self.resources
             .iter()
-            .filter(|r| holds.contains(&r.key()))
             .map(|r| {
                 (
                     r.key(),
                     Given {
                         name: r.name.clone(),
                         digest: r.digest.clone(),
+                        held: holds.contains(&r.key()),
                     },
                 )
             })
@@ -324,6 +339,9 @@ pub struct Turn<'s> {
     pub changed: Vec<&'s Resource>,
     /// No longer part of it: (key, what it was given as).
     pub withdrawn: Vec<(String, Given)>,
+    /// No longer part of it, and never held by the model: dropped from the session's state
+    /// without a word (if it comes back, it is new).
+    pub forgotten: Vec<String>,
 }
 
 impl Turn<'_> {
@@ -340,14 +358,19 @@ pub fn diff<'s>(given: &BTreeMap<String, Given>, now: &'s Snapshot) -> Turn<'s> 
         let k = r.key();
         match given.get(&k) {
             None => turn.added.push(r),
-            Some(g) if g.digest != r.digest => turn.changed.push(r),
+            Some(g) if g.held && g.digest != r.digest => turn.changed.push(r),
             Some(_) => {}
         }
         present.insert(k);
     }
     for (k, g) in given {
-        if !present.contains(k) {
+        if present.contains(k) {
+            continue;
+        }
+        if g.held {
             turn.withdrawn.push((k.clone(), g.clone()));
+        } else {
+            turn.forgotten.push(k.clone());
         }
     }
     turn
@@ -427,6 +450,9 @@ pub struct Said {
 /// order, each whole while it fits the cap; the rest named with where to reach them.
 pub fn say(turn: &Turn<'_>, channel: &PerTurn, set_name: &str, served_as: &str) -> Said {
     let mut said = Said::default();
+    for k in &turn.forgotten {
+        said.gave.insert(k.clone(), None);
+    }
     if turn.is_empty() {
         return said;
     }
@@ -482,6 +508,7 @@ pub fn say(turn: &Turn<'_>, channel: &PerTurn, set_name: &str, served_as: &str) 
             Some(Given {
                 name: r.name.clone(),
                 digest: r.digest.clone(),
+                held: true,
             }),
         );
     }
@@ -545,6 +572,21 @@ struct HookEvent {
     hook_event_name: String,
 }
 
+/// What a session holds when it starts: what its session-start file holds. On a channel with
+/// a cap, what the file could not carry is not held, so the first turns hand it on, a capful
+/// at a time; on one without, it is kept as given-but-not-held, never sent in one piece.
+fn at_start(
+    file: Option<BTreeMap<String, Given>>,
+    snapshot: &Snapshot,
+    channel: &PerTurn,
+) -> BTreeMap<String, Given> {
+    let mut given = file.unwrap_or_else(|| snapshot.given());
+    if channel.cap.is_some() {
+        given.retain(|_, g| g.held);
+    }
+    given
+}
+
 /// The per-turn channel of `host`, if it has one.
 pub fn channel_of(host: Host) -> Option<&'static PerTurn> {
     super::hosts::row(host).per_turn
@@ -585,7 +627,7 @@ pub fn hook(host: Host, set: &Path, name: &str, input: &str) -> Result<Option<St
         // The host has just read the session-start file: the model holds what it holds.
         "SessionStart" => {
             store.change_with(|session| {
-                session.given = file_given.unwrap_or_else(|| snapshot.given());
+                session.given = at_start(file_given, &snapshot, channel);
                 session.started = true;
                 mark(session);
                 ((), true)
@@ -612,7 +654,7 @@ pub fn hook(host: Host, set: &Path, name: &str, input: &str) -> Result<Option<St
         "UserPromptSubmit" | "BeforeAgent" => {
             let text = store.change_with(|session| {
                 if !session.started {
-                    session.given = file_given.unwrap_or_else(|| snapshot.given());
+                    session.given = at_start(file_given, &snapshot, channel);
                     session.started = true;
                 }
                 mark(session);
@@ -691,8 +733,8 @@ pub fn next_turns(host: Host, set: &Path, name: &str) -> Result<Vec<NextTurn>, S
         .iter()
         .find(|d| d.host == host.name() && d.name == name)
         .and_then(|d| snapshot.files.get(&delivery_id(&d.host, &d.scope, &d.name)))
-        .cloned()
-        .unwrap_or_else(|| snapshot.given());
+        .cloned();
+    let file_given = at_start(file_given, &snapshot, channel);
     let set_name = set
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -812,6 +854,37 @@ mod tests {
             diff(&session.given, &now).is_empty(),
             "the next turn adds nothing"
         );
+    }
+
+    /// A session-start file that could hold only part of the set: on a channel with a cap the
+    /// rest comes on the first turns; on one without, it is never sent in one piece; either
+    /// way what the model never had is never named as withdrawn.
+    #[test]
+    fn what_the_session_start_file_could_not_carry() {
+        let now = snapshot(vec![r("a://1", "one"), r("a://2", "two")]);
+        let held: BTreeSet<String> = [now.resources[0].key()].into();
+        let file = now.given_of(&held);
+        assert!(file[&now.resources[0].key()].held && !file[&now.resources[1].key()].held);
+
+        let capped = at_start(Some(file.clone()), &now, &CODEX);
+        assert_eq!(diff(&capped, &now).added, vec![&now.resources[1]]);
+
+        let uncapped = at_start(Some(file), &now, &COPILOT);
+        let turn = diff(&uncapped, &now);
+        assert!(turn.is_empty(), "nothing sent in one piece");
+        // It leaves the set: not named as withdrawn (the model never had it), and forgotten,
+        // so if it comes back it is new.
+        let later = snapshot(vec![r("a://1", "one")]);
+        let mut session = Session {
+            given: uncapped,
+            ..Session::default()
+        };
+        let turn = diff(&session.given, &later);
+        assert!(turn.withdrawn.is_empty() && turn.forgotten.len() == 1);
+        let said = say(&turn, &COPILOT, "set.json", "mcpick");
+        assert!(said.text.is_empty());
+        apply(&mut session, &said);
+        assert_eq!(diff(&session.given, &now).added, vec![&now.resources[1]]);
     }
 
     #[test]
