@@ -214,20 +214,11 @@ impl World {
             ("DISABLE_TELEMETRY".into(), "1".into()),
             ("DISABLE_AUTOUPDATER".into(), "1".into()),
         ]);
-        let mut command = vec!["env".to_string()];
-        command.extend(env.iter().map(|(k, v)| format!("{k}={v}")));
-        command.push(
-            peers()
-                .join("node/node_modules/.bin/claude")
-                .display()
-                .to_string(),
-        );
-        let shell = command
-            .iter()
-            .map(|w| format!("'{}'", w.replace('\'', "'\\''")))
-            .collect::<Vec<_>>()
-            .join(" ");
-        Tmux::start(160, 40, Some(&project), &[shell])
+        Tmux::program(
+            &project,
+            &env,
+            &peers().join("node/node_modules/.bin/claude"),
+        )
     }
 
     /// Runs a host CLI in the project with the stub as its model API.
@@ -1381,20 +1372,11 @@ fn gemini_cli_gets_a_change_of_the_set_on_the_next_turn() {
             .into_iter()
             .map(|(k, v)| (k.to_string(), v)),
     );
-    let mut command = vec!["env".to_string()];
-    command.extend(env.iter().map(|(k, v)| format!("{k}={v}")));
-    command.push(
-        peers()
-            .join("node/node_modules/.bin/gemini")
-            .display()
-            .to_string(),
+    let tmux = Tmux::program(
+        &world.project(),
+        &env,
+        &peers().join("node/node_modules/.bin/gemini"),
     );
-    let shell = command
-        .iter()
-        .map(|w| format!("'{}'", w.replace('\'', "'\\''")))
-        .collect::<Vec<_>>()
-        .join(" ");
-    let tmux = Tmux::start(160, 40, Some(&world.project()), &[shell]);
     let ready = tmux
         .wait(Duration::from_secs(60), |s| s.contains("Type your message"))
         .is_ok();
@@ -1543,21 +1525,13 @@ fn codex_gets_a_change_of_the_set_on_the_next_turn() {
         ),
     )
     .unwrap();
-    let mut command = vec!["env".to_string()];
-    command.extend(world.env().iter().map(|(k, v)| format!("{k}={v}")));
-    command.push("STUB_API_KEY=dummy".into());
-    command.push(
-        peers()
-            .join("node/node_modules/.bin/codex")
-            .display()
-            .to_string(),
+    let mut env = world.env();
+    env.push(("STUB_API_KEY".into(), "dummy".into()));
+    let tmux = Tmux::program(
+        &project,
+        &env,
+        &peers().join("node/node_modules/.bin/codex"),
     );
-    let shell = command
-        .iter()
-        .map(|w| format!("'{}'", w.replace('\'', "'\\''")))
-        .collect::<Vec<_>>()
-        .join(" ");
-    let tmux = Tmux::start(160, 40, Some(&project), &[shell]);
     // Codex asks the user to trust new hooks before they run.
     let asked = tmux
         .wait(Duration::from_secs(60), |s| s.contains("Hooks need review"))

@@ -1498,24 +1498,20 @@ fn claude_codes_mention_completion_offers_what_the_set_allows() {
     // A model API that answers, should anything be sent (nothing is: no prompt is submitted).
     let stub_dir = tempfile::tempdir().unwrap();
     let stub = common::model_stub::Stub::start(stub_dir.path());
-    let mut command = vec![
-        "env".to_string(),
-        format!("HOME={}", world.home().display()),
-        format!("PATH={}", World::path_var()),
+    let mut env = vec![
+        ("HOME".to_string(), world.home().display().to_string()),
+        ("PATH".to_string(), World::path_var()),
     ];
-    command.extend(stub.claude_env().iter().map(|(k, v)| format!("{k}={v}")));
-    command.push(
-        peers()
-            .join("node/node_modules/.bin/claude")
-            .display()
-            .to_string(),
+    env.extend(
+        stub.claude_env()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v)),
     );
-    let shell = command
-        .iter()
-        .map(|w| format!("'{}'", w.replace('\'', "'\\''")))
-        .collect::<Vec<_>>()
-        .join(" ");
-    let tmux = Tmux::start(160, 40, Some(&project), &[shell]);
+    let tmux = Tmux::program(
+        &project,
+        &env,
+        &peers().join("node/node_modules/.bin/claude"),
+    );
     let screen = || tmux.screen();
     let wait_for = |what: &dyn Fn(&str) -> bool, secs: u64| {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);

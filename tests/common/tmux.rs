@@ -53,6 +53,23 @@ impl Tmux {
         tmux
     }
 
+    /// `program` in a 160×40 session in `dir`, with `env` on top of the test's environment,
+    /// as a user starts it in a terminal of their own: the CI markers (`CI`, `GITHUB_ACTIONS`)
+    /// are removed, because a host that sees them (Gemini CLI) runs headless even on a terminal.
+    pub fn program(dir: &Path, env: &[(String, String)], program: &Path) -> Tmux {
+        let mut command: Vec<String> = ["env", "-u", "CI", "-u", "GITHUB_ACTIONS"]
+            .map(String::from)
+            .into();
+        command.extend(env.iter().map(|(k, v)| format!("{k}={v}")));
+        command.push(program.display().to_string());
+        let shell = command
+            .iter()
+            .map(|w| format!("'{}'", w.replace('\'', "'\\''")))
+            .collect::<Vec<_>>()
+            .join(" ");
+        Tmux::start(160, 40, Some(dir), &[shell])
+    }
+
     /// A 120×40 interactive bash with nothing of the user's: a clean environment (plus `env`),
     /// the isolated home ([`super::isolated_home`]), `$ ` as its prompt; returns once the prompt
     /// shows.
