@@ -1426,6 +1426,104 @@ fn gemini_cli_gets_a_change_of_the_set_on_the_next_turn() {
     );
 }
 
+/// Live delivery in opencode, over two turns of one interactive session (its TUI) after a
+/// plain `mcpick install opencode`: opencode reads its `instructions` files again before every
+/// model call (measured), so the file mcpick rewrites after a pin and an exclude is its
+/// per-turn channel. Turn 2 carries the set as `preview --host opencode` shows it after the
+/// change: the newly pinned resource verbatim, the excluded one gone; no hook is installed.
+#[test]
+fn opencode_gets_a_change_of_the_set_on_the_next_turn() {
+    let world = World::new();
+    world.ok(&["exclude", "--demo", "demo://clock/*"]);
+    let said = world.ok(&["install", "opencode"]);
+    assert!(!said.contains("hook"), "no hook for opencode: {said}");
+    let promised = world.promised("opencode");
+    let withdrawn = promised["included"].as_array().unwrap().last().unwrap()["uri"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let pinned = promised["leftOut"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["reason"] == "over budget")
+        .expect("a resource left out by the budget")["uri"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (withdrawn_text, pinned_text) = (world.read(&withdrawn), world.read(&pinned));
+
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = Stub::start(stub_dir.path());
+    let mut env = world.env();
+    env.extend(
+        stub.opencode_env()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v)),
+    );
+    let tmux = Tmux::program(
+        &world.project(),
+        &env,
+        &peers().join("node/node_modules/.bin/opencode"),
+    );
+    // The turn's conversation request (not its title request): the prompt, with the system
+    // prompt that holds the instructions.
+    let turn = |prompt: &str| -> Option<String> {
+        tmux.type_text(prompt);
+        std::thread::sleep(Duration::from_millis(500));
+        tmux.keys(&["Enter"]);
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while std::time::Instant::now() < deadline {
+            let found = stub.requests("anthropic").iter().rev().find_map(|r| {
+                let mut text = String::new();
+                all_text(&r["system"], &mut text);
+                all_text(&r["messages"], &mut text);
+                (text.contains(prompt) && text.contains("Instructions from: ")).then_some(text)
+            });
+            if found.is_some() {
+                return found;
+            }
+            std::thread::sleep(Duration::from_millis(300));
+        }
+        None
+    };
+    let ready = tmux
+        .wait(Duration::from_secs(60), |s| s.contains("Ask anything"))
+        .is_ok();
+    let first = ready.then(|| turn("first turn please")).flatten();
+    world.ok(&["pin", "--demo", &pinned]);
+    world.ok(&["exclude", "--demo", &withdrawn]);
+    let predicted = world.run(&["preview", "--host", "opencode", "--next-turn"]);
+    let promised = world.promised("opencode");
+    let second = first.as_ref().and_then(|_| turn("second turn please"));
+    let shown = tmux.screen();
+    drop(tmux);
+    let first = first.unwrap_or_else(|| panic!("turn 1 never reached the model:\n{shown}"));
+    let second = second.unwrap_or_else(|| panic!("turn 2 never reached the model:\n{shown}"));
+
+    assert!(
+        first.contains(withdrawn_text.trim_end()),
+        "turn 1 has the set as it was"
+    );
+    assert!(!first.contains(pinned_text.trim_end()));
+    assert_eq!(exit_code(&predicted), 0, "{}", stderr(&predicted));
+    assert!(
+        stderr(&predicted).contains("reads")
+            && stderr(&predicted).contains("before every model call"),
+        "{}",
+        stderr(&predicted)
+    );
+    assert!(
+        stdout(&predicted).contains(pinned_text.trim_end()),
+        "--next-turn shows the set the next turn gets"
+    );
+    assert_delivered("opencode", &promised, &second, &[withdrawn_text]);
+    assert!(
+        second.contains(pinned_text.trim_end()),
+        "the newly pinned resource, verbatim"
+    );
+}
+
 /// Codex's request of the turn whose prompt was exactly `prompt`: its whole text, and what
 /// the per-turn hook added after the prompt (its bare developer message; empty when none).
 fn codex_turn(stub: &Stub, prompt: &str) -> Option<(String, String)> {

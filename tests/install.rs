@@ -1379,15 +1379,17 @@ fn a_backup_that_copies_literal_secrets_is_warned_about() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let said = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    // A warning, on stderr with the others, not a line of the report on stdout.
+    let said = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(
-        said.contains("warning: ")
+        said.contains("mcpick: warning: ")
             && said.contains(".mcp.json.mcpick-backup copies literal values"),
         "{said}"
+    );
+    assert!(
+        !String::from_utf8_lossy(&out.stdout).contains("copies literal values"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
     );
     assert!(said.contains("`gh`: env `GITHUB_TOKEN`") && said.contains("`db`: an argument"));
     assert!(!said.contains("NODE_ENV") && !said.contains(token) && !said.contains("hunter2"));

@@ -73,9 +73,28 @@ fn a_missing_cwd_is_named_not_the_command() {
 /// Runs `mcpick ls --json` on the demo server behind the era proxy, with the era memory in
 /// `cache`; returns the document and the methods the proxy received.
 fn ls_through_proxy(dir: &Path, cache: &Path, mode: &str) -> (Value, Vec<String>) {
+    ls_through_proxy_with(dir, cache, mode, &[])
+}
+
+/// [`ls_through_proxy`] with more of `ls`'s options.
+fn ls_through_proxy_with(
+    dir: &Path,
+    cache: &Path,
+    mode: &str,
+    options: &[&str],
+) -> (Value, Vec<String>) {
     let log = dir.join(format!("methods-{mode}.log"));
     let _ = std::fs::remove_file(&log);
     let proxy = repo_root().join("tests/fixtures/era_proxy.py");
+    let mut args = vec!["ls", "--json", "--name", "proxied"];
+    args.extend_from_slice(options);
+    args.extend([
+        "--",
+        "python3",
+        proxy.to_str().unwrap(),
+        common::mcpick_bin(),
+        "demo-server",
+    ]);
     let (code, doc, err) = mcpick_json_in(
         dir,
         &[
@@ -83,17 +102,7 @@ fn ls_through_proxy(dir: &Path, cache: &Path, mode: &str) -> (Value, Vec<String>
             ("ERA_PROXY_MODE", mode),
             ("ERA_PROXY_LOG", log.to_str().unwrap()),
         ],
-        &[
-            "ls",
-            "--json",
-            "--name",
-            "proxied",
-            "--",
-            "python3",
-            proxy.to_str().unwrap(),
-            common::mcpick_bin(),
-            "demo-server",
-        ],
+        &args,
     );
     assert_eq!(code, 0, "{err}");
     assert_eq!(doc["resources"].as_array().unwrap().len(), 300, "{err}");
@@ -175,6 +184,59 @@ fn a_remembered_era_that_fails_is_probed_again_and_updated() {
         remembered(&cache),
         [("modern".to_string(), "2026-07-28".to_string())]
     );
+}
+
+/// A modern server slow to start answers the probe only after rmcp fell back to `initialize`,
+/// and refuses that (FastMCP 4 on a busy machine): mcpick connects again with
+/// `server/discover` alone, and, remembering the era, goes straight to it next time (the
+/// probe's 10 s fallback would lose the server again).
+// Takes three slow starts of 10.5 s; nothing here is timed.
+#[test]
+fn a_slow_modern_server_that_answers_the_probe_late_is_connected_with_discover() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let (doc, methods) = ls_through_proxy(dir.path(), &cache, "slow-start");
+    assert_eq!(
+        methods[..3],
+        ["server/discover", "initialize", "server/discover"],
+        "{methods:?}"
+    );
+    assert!(
+        !methods[3..].contains(&"initialize".to_string()),
+        "{methods:?}"
+    );
+    assert_eq!(doc["servers"][0]["protocolVersion"], "2026-07-28");
+    assert_eq!(
+        remembered(&cache),
+        [("modern".to_string(), "2026-07-28".to_string())]
+    );
+
+    let (doc, methods) = ls_through_proxy(dir.path(), &cache, "slow-start");
+    assert_eq!(methods.first().map(String::as_str), Some("server/discover"));
+    assert!(!methods.contains(&"initialize".to_string()), "{methods:?}");
+    assert_eq!(doc["servers"][0]["protocolVersion"], "2026-07-28");
+}
+
+/// A server remembered as modern that now stays silent on `server/discover` (it became a
+/// legacy server like FastMCP 1.x): the handshake it was remembered with times out, the probe
+/// follows, falls back to `initialize`, and the memory follows.
+// Takes a 3 s limit and rmcp's 10 s probe wait; nothing here is timed.
+#[test]
+fn a_remembered_modern_server_that_went_silent_is_probed_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    ls_through_proxy(dir.path(), &cache, "");
+    assert_eq!(remembered(&cache)[0].0, "modern");
+
+    let (doc, methods) =
+        ls_through_proxy_with(dir.path(), &cache, "no-discover", &["--timeout", "3"]);
+    assert_eq!(
+        methods[..3],
+        ["server/discover", "server/discover", "initialize"],
+        "{methods:?}"
+    );
+    assert_eq!(doc["servers"][0]["protocolVersion"], "2025-11-25");
+    assert_eq!(remembered(&cache)[0].0, "legacy");
 }
 
 #[test]

@@ -13,7 +13,16 @@ use crate::sanitize;
 
 pub async fn run(args: PreviewArgs) -> Exit {
     if let (true, Some(host)) = (args.next_turn, args.host) {
-        return next_turn(host, &args);
+        let row = crate::handoff::hosts::row(host);
+        match row.session {
+            // Its session-start file is its per-turn channel: the next turn gets it whole.
+            Some(channel) if row.per_turn.is_none() && channel.every_call => report(&format!(
+                "{}; its next turn gets what `preview --host {}` shows (below)",
+                crate::handoff::session::read_every_call(channel, None),
+                host.name()
+            )),
+            _ => return next_turn(host, &args),
+        }
     }
     let set = match load_set_to_hand_on(&args.set, &args.servers) {
         Ok(set) => set,

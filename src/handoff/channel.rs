@@ -47,6 +47,11 @@ pub struct Channel {
     /// Where the host stops passing an MCP tool's result whole (characters, measured; see
     /// `docs/hand-off.md`): the `context` tool is the way to what the channel cannot carry.
     pub tool_limit: Option<(usize, &'static str)>,
+    /// The host reads the file again before every model call (measured: opencode): a
+    /// rewrite (after every change of the set, and `serve`'s after a server's change)
+    /// reaches a running session's next turn, whole. Elsewhere the file is read once, at the
+    /// session's start.
+    pub every_call: bool,
 }
 
 pub const CLAUDE: Channel = Channel {
@@ -59,6 +64,7 @@ pub const CLAUDE: Channel = Channel {
         50_000,
         "Claude Code's ~50,000-character cut of tool results (past it the model gets a preview)",
     )),
+    every_call: false,
 };
 
 pub const GEMINI: Channel = Channel {
@@ -74,6 +80,7 @@ pub const GEMINI: Channel = Channel {
         "</session_context>",
     ],
     tool_limit: None,
+    every_call: false,
 };
 
 /// Codex's `project_doc_max_bytes` default.
@@ -89,6 +96,7 @@ pub const CODEX: Channel = Channel {
         12_000,
         "Codex's cut of tool results near ~12,000 characters",
     )),
+    every_call: false,
 };
 
 pub const OPENCODE: Channel = Channel {
@@ -98,6 +106,7 @@ pub const OPENCODE: Channel = Channel {
     limit_words: "",
     wrapper_tags: &["Instructions from: "],
     tool_limit: None,
+    every_call: true,
 };
 
 /// What Copilot CLI follows of `@` imports, all together: over it, it skips them whole and
@@ -118,6 +127,7 @@ pub const COPILOT: Channel = Channel {
     limit_words: "256 KiB (past ~400 KB of instructions Copilot CLI sends its model nothing)",
     wrapper_tags: &["</imported_custom_instruction>", "</custom_instruction>"],
     tool_limit: None,
+    every_call: false,
 };
 
 pub const QWEN: Channel = Channel {
@@ -127,6 +137,7 @@ pub const QWEN: Channel = Channel {
     limit_words: "",
     wrapper_tags: &["<!-- End of import from:", "--- End of Context from:"],
     tool_limit: None,
+    every_call: false,
 };
 
 impl Channel {

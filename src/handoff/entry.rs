@@ -89,14 +89,18 @@ pub fn plan_entry(
 }
 
 impl EntryPlan {
-    /// Writes the entry; the line that says what was done (and where the original is kept).
-    pub fn commit(&self) -> Result<Vec<String>, String> {
+    /// Writes the entry; the line that says what was done, where the original is kept, and a
+    /// warning when that copy holds literal secrets.
+    pub fn commit(&self) -> Result<super::Written, String> {
         let path = self.edit.path.display();
         match self.edit.commit()? {
-            Committed::Unchanged | Committed::Removed => Ok(vec![format!(
-                "{path} already has `{}`; nothing changed",
-                shown(&self.name)
-            )]),
+            Committed::Unchanged | Committed::Removed => Ok(super::Written {
+                lines: vec![format!(
+                    "{path} already has `{}`; nothing changed",
+                    shown(&self.name)
+                )],
+                ..Default::default()
+            }),
             Committed::Written(backup) => {
                 let mut lines = vec![crate::sanitize::line(
                     &format!(
@@ -114,6 +118,7 @@ impl EntryPlan {
                     ),
                     4000,
                 )];
+                let mut warnings = Vec::new();
                 if let Some(backup) = backup {
                     lines.push(format!(
                         "the file as it was is kept in {}",
@@ -123,14 +128,18 @@ impl EntryPlan {
                         install::literal_secrets(self.host.dialect(), text)
                     });
                     if !secrets.is_empty() {
-                        lines.push(format!(
-                            "warning: {} copies literal values that may be secrets ({}): keep it out of version control, and write them as `${{VAR}}` in the host file",
+                        warnings.push(format!(
+                            "{} copies literal values that may be secrets ({}): keep it out of version control, and write them as `${{VAR}}` in the host file",
                             backup.display(),
                             secrets.join(", ")
                         ));
                     }
                 }
-                Ok(lines)
+                Ok(super::Written {
+                    lines,
+                    warnings,
+                    notes: Vec::new(),
+                })
             }
         }
     }

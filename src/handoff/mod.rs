@@ -112,7 +112,12 @@ pub fn plan(
     } else if at_start && delivery.is_none() {
         notes.push(session::no_channel(host));
     } else if deliver == Deliver::Live && hooks.is_none() {
-        notes.push(hooks::no_per_turn(host));
+        notes.push(match &delivery {
+            Some((channel, delivery)) if channel.every_call => {
+                session::read_every_call(channel, delivery.files().first().map(|(_, path)| *path))
+            }
+            _ => hooks::no_per_turn(host),
+        });
     }
     if let (Some((channel, _)), Ok(scope)) = (&delivery, &scope_of) {
         notes.extend(session::read_twice(
@@ -168,8 +173,11 @@ impl Plan {
     /// Writes the entry and approves it for the project (the person asked for it): the
     /// lines that say what was done, and the warnings.
     pub fn write_entry(&self, places: &Places) -> Result<Written, String> {
-        let lines = self.entry.commit()?;
-        let mut warnings = Vec::new();
+        let Written {
+            lines,
+            mut warnings,
+            ..
+        } = self.entry.commit()?;
         if !self.entry.edit.is_unchanged() {
             warnings.extend(entry::approve_entry(places, &self.entry.name));
         }

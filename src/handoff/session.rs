@@ -218,6 +218,16 @@ pub fn no_channel(host: Host) -> String {
     )
 }
 
+/// Why a host whose session-start file is read before every model call needs no per-turn
+/// hook: the file is its live channel.
+pub fn read_every_call(channel: &Channel, file: Option<&Path>) -> String {
+    format!(
+        "{} reads {} again before every model call: each change of the set (and `mcpick serve`'s refresh after a server's change) reaches a running session's next turn, whole, with no hook",
+        channel.host.dialect().host_name,
+        file.map_or_else(|| channel.what.to_string(), |f| f.display().to_string())
+    )
+}
+
 /// What a planned delivery will touch (`install --dry-run`, the browser's hand-off).
 pub fn planned_lines(channel: &Channel, delivery: &Delivery) -> Vec<String> {
     let mut lines = vec![format!("and at session start, through {}:", channel.what)];

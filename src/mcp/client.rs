@@ -20,6 +20,8 @@ pub(crate) struct ClientState {
     pub(crate) handshake: super::era::Handshake,
     /// Where legacy-era change notifications go (see [`super::events`]).
     pub(crate) events: tokio::sync::broadcast::Sender<ServerEvent>,
+    /// Noted when the server answers the probe too late (see [`super::era::LateAnswer`]).
+    pub(crate) late_answer: super::era::LateAnswer,
 }
 
 impl ClientHandler for ClientState {

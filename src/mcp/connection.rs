@@ -142,15 +142,27 @@ impl Connection {
         let handshake = remembered.map(era::Era::handshake).unwrap_or_default();
         let started = std::time::Instant::now();
         let mut result = Self::connect_with(spec, options, log.clone(), handshake).await;
-        // The remembered era no longer works (the server changed): probe again. Not after a
-        // timeout (the server hangs either way) or a failed start.
-        if handshake == era::Handshake::Legacy
-            && matches!(result, Err(McpError::Connect { .. }))
-            && started.elapsed() < options.timeout
-        {
+        // The remembered era no longer works (the server changed): probe again. Never after
+        // a failed start; for a legacy server not after a timeout either (it hangs either
+        // way), but a modern one that times out may have become a legacy server that stays
+        // silent on `server/discover` (FastMCP 1.x), which only the probe's fallback reaches.
+        let failed = matches!(result, Err(McpError::Connect { .. }));
+        let probe_again = match handshake {
+            era::Handshake::Probe => false,
+            era::Handshake::Legacy => failed && started.elapsed() < options.timeout,
+            era::Handshake::Discover => failed,
+        };
+        if probe_again {
+            let remembered = match handshake {
+                era::Handshake::Legacy => "legacy",
+                _ => "2026-07-28",
+            };
             log.push(
                 LogSource::Client,
-                "era: the legacy handshake remembered for this server failed; probing again",
+                &format!(
+                    "era: the {remembered} handshake remembered for this server failed; \
+                     probing again"
+                ),
             );
             result = Self::connect_with(spec, options, log.clone(), era::Handshake::Probe).await;
         }
@@ -183,18 +195,45 @@ impl Connection {
         result
     }
 
-    /// Opens the session `spec` names over its transport and wraps it as a connection.
+    /// Opens the session `spec` names over its transport and wraps it as a connection; a
+    /// server that answered the probe as modern only after the fallback (slow to start) and
+    /// then refused `initialize` is opened again with `server/discover` alone.
     async fn connect_with(
         spec: &ServerSpec,
         options: &ConnectOptions,
         log: ServerLog,
         start_with: era::Handshake,
     ) -> Result<Connection, McpError> {
+        let late_answer = era::LateAnswer::default();
+        let result = Self::open(spec, options, log.clone(), start_with, late_answer.clone()).await;
+        if result.is_err() && late_answer.seen() {
+            log.push(
+                LogSource::Note,
+                "era: the server answered mcpick's `server/discover` probe (the 2026-07-28 \
+                 handshake) only after the fallback to `initialize` had gone out (it was slow \
+                 to start), and the fallback failed; connecting again with `server/discover` \
+                 alone",
+            );
+            let again = era::LateAnswer::default();
+            return Self::open(spec, options, log, era::Handshake::Discover, again).await;
+        }
+        result
+    }
+
+    /// One attempt at [`Connection::connect_with`].
+    async fn open(
+        spec: &ServerSpec,
+        options: &ConnectOptions,
+        log: ServerLog,
+        start_with: era::Handshake,
+        late_answer: era::LateAnswer,
+    ) -> Result<Connection, McpError> {
         let events = super::events::channel();
         let state = ClientState {
             log: log.clone(),
             handshake: start_with,
             events: events.clone(),
+            late_answer,
         };
         let opened = match &spec.transport {
             TransportSpec::Stdio { .. } => open_stdio(spec, options, state, &log).await?,
@@ -622,6 +661,9 @@ fn lifecycle(handshake: era::Handshake) -> ClientLifecycleMode {
         },
         // Offers the version in `ClientState::get_info`: 2025-11-25, as `Auto` does.
         era::Handshake::Legacy => ClientLifecycleMode::Initialize,
+        era::Handshake::Discover => ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        },
     }
 }
 
@@ -635,17 +677,23 @@ where
     E: std::error::Error + Send + Sync + 'static,
 {
     let mode = lifecycle(state.handshake);
-    let (transport, probe) = era::ProbeWatch::new(transport.into_transport(), state.log.clone());
+    let probing = state.handshake == era::Handshake::Probe;
+    let (transport, probe) = era::ProbeWatch::new(
+        transport.into_transport(),
+        state.log.clone(),
+        state.late_answer.clone(),
+    );
     let serve = state.serve_with_lifecycle(transport, mode);
     tokio::pin!(serve);
-    // The limit is the server's to answer in; rmcp's fixed probe wait is not counted in it.
+    // The limit is the server's to answer in; rmcp's fixed probe wait is not counted in it
+    // (and there is none without the probe).
     let started = tokio::time::Instant::now();
     let mut deadline = started + timeout;
     let result = loop {
         tokio::select! {
             result = &mut serve => break Some(result),
             _ = tokio::time::sleep_until(deadline) => match probe.deadline(timeout) {
-                Some(later) if later > deadline => deadline = later,
+                Some(later) if probing && later > deadline => deadline = later,
                 _ => break None,
             },
         }

@@ -4,8 +4,14 @@
 //! rmcp's `Auto` lifecycle probes with `server/discover` (the 2026-07-28 era) and falls back to
 //! `initialize` when the server says it is legacy, or after a fixed 10 s when it says nothing
 //! (FastMCP 1.x only logs "31 validation errors" on stderr). A server remembered as legacy is
-//! greeted with `initialize` at once; if that fails, the probe runs again and the memory is
-//! updated.
+//! greeted with `initialize` at once, one remembered as modern with `server/discover` alone
+//! (no 10 s fallback to lose it to, see below); if that fails, the probe runs again and the
+//! memory is updated.
+//!
+//! A server slow to start (a Python server's first imports on a busy machine) can answer the
+//! probe after rmcp has already fallen back to `initialize`, and then refuse `initialize`
+//! (FastMCP 4 does). [`ProbeWatch`] keeps that late answer from crossing the handshake and
+//! notes it ([`LateAnswer`]); the connection then tries again with `server/discover` alone.
 //!
 //! The file (`eras.json`) holds no secret and no plaintext definition: each server is keyed by
 //! a hash of its identity, the command, arguments and cwd of a stdio server (never its
@@ -51,6 +57,9 @@ pub(crate) enum Handshake {
     Probe,
     /// `initialize` only: the server was legacy last time.
     Legacy,
+    /// `server/discover` only, waiting the whole limit for it: the server was modern last
+    /// time, or answered the probe late.
+    Discover,
 }
 
 /// The protocol era a server spoke.
@@ -67,8 +76,23 @@ impl Era {
     pub(crate) fn handshake(self) -> Handshake {
         match self {
             Era::Legacy => Handshake::Legacy,
-            Era::Modern => Handshake::Probe,
+            Era::Modern => Handshake::Discover,
         }
+    }
+}
+
+/// Set when a server answered the probe as a modern server only after the fallback
+/// `initialize` went out: it speaks the 2026-07-28 handshake, just slowly.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct LateAnswer(Arc<std::sync::atomic::AtomicBool>);
+
+impl LateAnswer {
+    pub(crate) fn seen(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    fn see(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
     }
 }
 
@@ -380,10 +404,11 @@ impl Probe {
 pub(crate) struct ProbeWatch<T> {
     inner: T,
     probe: Probe,
+    late: LateAnswer,
 }
 
 impl<T> ProbeWatch<T> {
-    pub(crate) fn new(inner: T, log: ServerLog) -> (Self, Probe) {
+    pub(crate) fn new(inner: T, log: ServerLog, late: LateAnswer) -> (Self, Probe) {
         let probe = Probe {
             window: Arc::default(),
             log,
@@ -392,6 +417,7 @@ impl<T> ProbeWatch<T> {
             ProbeWatch {
                 inner,
                 probe: probe.clone(),
+                late,
             },
             probe,
         )
@@ -431,9 +457,11 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for ProbeWatch<T> {
     /// The server's messages, less a late answer to the probe: one that comes after the
     /// fallback `initialize` went out (a slow server under load answers `server/discover`
     /// after rmcp's 10 s) would be taken for the handshake's answer ("conflict initialized
-    /// response id"), so the probe and the handshake cannot cross.
+    /// response id"), so the probe and the handshake cannot cross. A late result (not an
+    /// error) is noted in [`LateAnswer`].
     fn receive(&mut self) -> impl Future<Output = Option<RxJsonRpcMessage<RoleClient>>> + Send {
         let window = self.probe.window.clone();
+        let late_answer = self.late.clone();
         let inner = &mut self.inner;
         async move {
             loop {
@@ -441,21 +469,26 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for ProbeWatch<T> {
                 let late = {
                     let mut window = window.locked();
                     let probe_id = window.start.as_ref().map(|(_, _, id)| id.clone());
-                    let answered = match &message {
+                    let (answered, modern) = match &message {
                         Some(JsonRpcMessage::Error(error))
                             if error.id.is_some() && error.id == probe_id =>
                         {
                             if window.answer.is_none() {
                                 window.answer = Some(error.error.code);
                             }
-                            true
+                            (true, false)
                         }
                         Some(JsonRpcMessage::Response(response)) => {
-                            Some(&response.id) == probe_id.as_ref()
+                            let ours = Some(&response.id) == probe_id.as_ref();
+                            (ours, ours)
                         }
-                        _ => false,
+                        _ => (false, false),
                     };
-                    answered && window.end.is_some()
+                    let late = answered && window.end.is_some();
+                    if late && modern {
+                        late_answer.see();
+                    }
+                    late
                 };
                 if !late {
                     return message;
@@ -502,18 +535,29 @@ mod tests {
     /// A slow server answers `server/discover` (id 0) after the fallback `initialize` (id 1)
     /// went out: the late answer is not passed on, so rmcp takes the next message, the
     /// `initialize` result, for the handshake's answer. An answer before the fallback passes.
+    /// Only a late result (the server is modern, and slow) is noted as a late answer.
     #[tokio::test]
     async fn a_late_answer_to_the_probe_cannot_cross_the_handshake() {
         let init_result = serde_json::json!({"jsonrpc": "2.0", "id": 1, "result": {
             "protocolVersion": "2025-06-18", "capabilities": {},
             "serverInfo": {"name": "slow", "version": "1"}}});
-        for late in [
-            serde_json::json!({"jsonrpc": "2.0", "id": 0, "error": {"code": -32601, "message": "no"}}),
-            serde_json::json!({"jsonrpc": "2.0", "id": 0, "result": {}}),
+        for (late, modern) in [
+            (
+                serde_json::json!({"jsonrpc": "2.0", "id": 0, "error": {"code": -32601, "message": "no"}}),
+                false,
+            ),
+            (
+                serde_json::json!({"jsonrpc": "2.0", "id": 0, "result": {}}),
+                true,
+            ),
         ] {
             let script = [message(late.clone()), message(init_result.clone())];
-            let (mut watch, _probe) =
-                ProbeWatch::new(Scripted(script.into_iter().collect()), ServerLog::new(3));
+            let noted = LateAnswer::default();
+            let (mut watch, _probe) = ProbeWatch::new(
+                Scripted(script.into_iter().collect()),
+                ServerLog::new(3),
+                noted.clone(),
+            );
             let discover = serde_json::json!({"jsonrpc": "2.0", "id": 0,
                 "method": "server/discover", "params": {}});
             let initialize = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -523,14 +567,20 @@ mod tests {
             watch.send(message(initialize.clone())).await.unwrap();
             let first = serde_json::to_value(watch.receive().await.unwrap()).unwrap();
             assert_eq!(first["id"], 1, "{late}: {first}");
+            assert_eq!(noted.seen(), modern, "{late}");
 
-            // Before the fallback, the probe's answer is rmcp's to see.
+            // Before the fallback, the probe's answer is rmcp's to see, and not late.
             let script = [message(late.clone())];
-            let (mut watch, _probe) =
-                ProbeWatch::new(Scripted(script.into_iter().collect()), ServerLog::new(3));
+            let noted = LateAnswer::default();
+            let (mut watch, _probe) = ProbeWatch::new(
+                Scripted(script.into_iter().collect()),
+                ServerLog::new(3),
+                noted.clone(),
+            );
             watch.send(message(discover)).await.unwrap();
             let first = serde_json::to_value(watch.receive().await.unwrap()).unwrap();
             assert_eq!(first["id"], 0, "{late}: {first}");
+            assert!(!noted.seen(), "{late}");
         }
     }
 
@@ -722,6 +772,7 @@ mod tests {
             log: log.clone(),
             handshake,
             events: super::super::events::channel(),
+            late_answer: LateAnswer::default(),
         };
         let service = super::super::connection::handshake(state, tokio::io::split(client), timeout)
             .await
@@ -818,7 +869,7 @@ mod tests {
     #[test]
     fn eras_map_to_handshakes() {
         assert_eq!(Era::Legacy.handshake(), Handshake::Legacy);
-        assert_eq!(Era::Modern.handshake(), Handshake::Probe);
+        assert_eq!(Era::Modern.handshake(), Handshake::Discover);
         assert_eq!(Handshake::default(), Handshake::Probe);
     }
 }

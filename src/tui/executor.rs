@@ -159,10 +159,13 @@ pub struct Startable {
 
 /// Whether the person has approved `spec` for `project` by now (`mcpick trust`): a server held
 /// at start is never started otherwise, whatever key asks for it.
-fn approved(project: &std::path::Path, spec: &ServerSpec) -> Result<(), Failure> {
+fn approved(
+    store: Option<crate::config::trust::Store>,
+    project: &std::path::Path,
+    spec: &ServerSpec,
+) -> Result<(), Failure> {
     let not = |why: String| Failure::new(FailureKind::NotApproved, why);
-    let store = crate::config::trust::Store::system()
-        .ok_or_else(|| not("no user data directory to keep approvals in".into()))?;
+    let store = store.ok_or_else(|| not("no user data directory to keep approvals in".into()))?;
     let approvals = store
         .load()
         .map_err(|e| not(format!("approvals cannot be read: {e}")))?;
@@ -354,7 +357,8 @@ impl Executor {
             return;
         };
         if let Some(Some(held)) = self.needs_approval.get(server as usize) {
-            if let Err(why) = approved(&held.project, &spec) {
+            let store = crate::config::trust::Store::system();
+            if let Err(why) = approved(store, &held.project, &spec) {
                 let _ = self.tx.send(Msg::Server {
                     server,
                     generation,
@@ -807,5 +811,60 @@ impl Drop for Executor {
         for t in self.tasks.iter().chain(self.servers.values()) {
             t.abort();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::TransportSpec;
+
+    /// The check every connect of a held server passes through: whatever key asked for the
+    /// start, an unapproved command is not started, and once `mcpick trust` approved this
+    /// exact command it is. A changed command is held again.
+    #[test]
+    fn a_held_server_starts_only_once_its_exact_command_is_approved() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = || {
+            Some(crate::config::trust::Store::at(
+                dir.path().join("approvals.json"),
+            ))
+        };
+        let project = dir.path().join("project");
+        let spec = |arg: &str| ServerSpec {
+            name: "repo-server".into(),
+            transport: TransportSpec::Stdio {
+                command: "node".into(),
+                args: vec![arg.into()],
+                env: Default::default(),
+                cwd: None,
+            },
+        };
+
+        let held = approved(store(), &project, &spec("server.js")).unwrap_err();
+        assert_eq!(held.kind, FailureKind::NotApproved);
+        assert!(held.why.contains("mcpick trust"), "{}", held.why);
+        let nowhere = approved(None, &project, &spec("server.js")).unwrap_err();
+        assert_eq!(nowhere.kind, FailureKind::NotApproved);
+
+        store()
+            .unwrap()
+            .update(|a| {
+                a.approve(
+                    &project,
+                    "repo-server",
+                    &spec("server.js").transport,
+                    "node server.js",
+                )
+            })
+            .unwrap();
+        assert!(approved(store(), &project, &spec("server.js")).is_ok());
+        assert_eq!(
+            approved(store(), &project, &spec("evil.js"))
+                .unwrap_err()
+                .kind,
+            FailureKind::NotApproved
+        );
+        assert!(approved(store(), &dir.path().join("other"), &spec("server.js")).is_err());
     }
 }
