@@ -611,6 +611,47 @@ fn opencode_gets_the_set_in_its_first_model_request() {
     assert_same_files(&before, &world.files());
 }
 
+/// opencode runs an MCP server's prompt as a command: after `install opencode --deliver
+/// on-demand` (no session-start file, so only the prompt can carry the set),
+/// `opencode run --command mcpick:context` sends the `context` prompt's text to its model,
+/// the set verbatim, nothing excluded.
+#[test]
+fn opencode_runs_the_context_prompt_as_a_command() {
+    let world = World::python_set();
+    let absent = world.excluded_texts();
+    world.ok(&["install", "opencode", "--deliver", "on-demand"]);
+    let promised = world.promised("opencode");
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = Stub::start(stub_dir.path());
+    let out = world.host(
+        &stub,
+        "opencode",
+        &["run", "--format", "json", "--command", "mcpick:context"],
+        &stub.opencode_env(),
+    );
+    let first = promised["included"][0]["contents"].as_str().unwrap();
+    let conversations: Vec<String> = stub
+        .requests("anthropic")
+        .iter()
+        .map(|r| {
+            let mut text = String::new();
+            all_text(&r["messages"], &mut text);
+            text
+        })
+        .collect();
+    let text = conversations
+        .iter()
+        .find(|t| t.contains(first))
+        .unwrap_or_else(|| {
+            panic!("no model request carried the prompt: {out}\n{conversations:#?}")
+        });
+    assert!(
+        !text.contains("Instructions from: "),
+        "the set came through the prompt, in the conversation"
+    );
+    assert_delivered("opencode", &promised, &text, &absent);
+}
+
 /// GitHub Copilot CLI: `install copilot-cli` (its entry is the user's) imports the set from
 /// `~/.copilot/copilot-instructions.md`; `copilot -p` sends it verbatim.
 #[test]
