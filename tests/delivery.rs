@@ -649,7 +649,7 @@ fn opencode_runs_the_context_prompt_as_a_command() {
         !text.contains("Instructions from: "),
         "the set came through the prompt, in the conversation"
     );
-    assert_delivered("opencode", &promised, &text, &absent);
+    assert_delivered("opencode", &promised, text, &absent);
 }
 
 /// GitHub Copilot CLI: `install copilot-cli` (its entry is the user's) imports the set from

@@ -1427,3 +1427,54 @@ fn a_session_start_delivery_near_the_models_context_is_warned_about() {
     let out = world.run(&["preview", "--host", "claude-code"]);
     assert!(!String::from_utf8_lossy(&out.stderr).contains(warning));
 }
+
+/// Every folder (and file) under `root`, relative, sorted.
+fn tree(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![root.to_path_buf()];
+    while let Some(dir) = todo.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            out.push(path.strip_prefix(root).unwrap().to_path_buf());
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                todo.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Installing into every host that takes a delivery and uninstalling again leaves the project
+/// and the home as they were: no file, and no empty host folder (`.codex/`, `.qwen/`,
+/// `~/.copilot/hooks/`) behind. A host folder with something of the user's in it stays.
+/// (mcpick's own data folder in the home keeps its records.)
+#[test]
+fn uninstall_leaves_no_empty_host_folders() {
+    let world = World::new();
+    std::fs::create_dir_all(world.project().join(".gemini")).unwrap();
+    std::fs::write(world.project().join(".gemini/notes.md"), "mine\n").unwrap();
+    let home = || {
+        tree(&world.home())
+            .into_iter()
+            .filter(|p| !p.starts_with(".local"))
+            .collect::<Vec<_>>()
+    };
+    let before = (tree(&world.project()), home());
+    let hosts = [
+        "claude-code",
+        "gemini",
+        "codex",
+        "opencode",
+        "copilot-cli",
+        "qwen-code",
+    ];
+    for host in hosts {
+        world.ok(&["install", host]);
+    }
+    assert!(world.project().join(".codex").is_dir());
+    for host in hosts {
+        world.ok(&["uninstall", host]);
+    }
+    assert_eq!((tree(&world.project()), home()), before);
+}

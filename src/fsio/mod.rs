@@ -164,6 +164,24 @@ fn kind_of(meta: &std::fs::Metadata) -> &'static str {
     }
 }
 
+/// After mcpick removed a file it had created: the host folders that file's creation left
+/// behind go too, while empty (`.codex/`, `~/.copilot/hooks/` and `~/.copilot/`), so an
+/// uninstall leaves no empty folders in a project or home. Only hidden folders and folders
+/// directly inside one are touched, two levels at most: never a project or a home.
+pub fn remove_left_empty(file: &Path) {
+    let hidden = |p: &Path| {
+        p.file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+    };
+    let Some(dir) = file.parent() else { return };
+    if !(hidden(dir) || dir.parent().is_some_and(hidden)) || std::fs::remove_dir(dir).is_err() {
+        return;
+    }
+    if let Some(up) = dir.parent().filter(|p| hidden(p)) {
+        let _ = std::fs::remove_dir(up);
+    }
+}
+
 /// The file `path` names, checked to stay inside the folder `root`: every folder on the way
 /// and, when `path` is a symbolic link, the file it leads to resolve (canonically) under
 /// `root`, the folders that exist are folders, and what is at the end is a regular file or

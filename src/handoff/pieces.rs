@@ -480,7 +480,11 @@ pub(super) fn added_forms(block: &str) -> [String; 4] {
 fn remove_if_exists(path: &Path) -> std::io::Result<()> {
     match std::fs::remove_file(path) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
-        _ => Ok(()),
+        Err(_) => Ok(()),
+        Ok(()) => {
+            fsio::remove_left_empty(path);
+            Ok(())
+        }
     }
 }
 

@@ -282,6 +282,7 @@ pub fn commit(
     }
     let Some(after) = after else {
         std::fs::remove_file(&target)?;
+        crate::fsio::remove_left_empty(&target);
         return Ok(None);
     };
     let mut made = None;
