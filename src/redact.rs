@@ -235,6 +235,19 @@ pub fn command_line(command: &str, arguments: &[String]) -> String {
         .join(" ")
 }
 
+/// A word (`production`) or a media type (`application/json`, `text/event-stream`).
+fn plain_setting(value: &str) -> bool {
+    let word = |w: &str| {
+        !w.is_empty()
+            && w.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-+.".contains(c))
+    };
+    value.chars().all(|c| c.is_ascii_alphabetic())
+        || value
+            .split_once('/')
+            .is_some_and(|(kind, sub)| word(kind) && word(sub))
+}
+
 /// Whether a flag, variable or header name suggests its value is a secret.
 pub fn secret_name(name: &str) -> bool {
     const WORDS: [&str; 13] = [
@@ -356,6 +369,20 @@ impl Secrets {
         self.add(secret, MASK);
     }
 
+    /// Adds `value` (shown as [`MASK`]) unless it is a plain setting: a word (letters only)
+    /// or a media type whose name (`name`: a variable, header or query key; may be empty)
+    /// does not say credential (`NODE_ENV=production`, `Accept: application/json`,
+    /// `mode=read`). Masking those would replace mcpick's own words in messages and hide
+    /// nothing. A URL's secrets are added when it is one.
+    pub fn add_if_secret(&mut self, name: &str, value: &str) {
+        if value.contains("://") {
+            self.add_url(value);
+        }
+        if secret_name(name) || looks_like_secret(value) || !plain_setting(value) {
+            self.add_value(value);
+        }
+    }
+
     /// The secrets of a URL: the URL itself (as written and as a URL parser prints it),
     /// its userinfo (also decoded, and as the `Authorization: Basic` value made of it), query
     /// and fragment values, and key-like path segments.
@@ -365,23 +392,31 @@ impl Secrets {
             let normal = parsed.to_string();
             self.add(&normal, &url(&normal));
             self.add_value(parsed.password().unwrap_or(""));
-            self.add_value(parsed.username());
             self.add_value(&percent_decode(parsed.password().unwrap_or("")));
-            self.add_value(&percent_decode(parsed.username()));
+            // A user name is masked in the URL; in free text only when it is a token
+            // (`https://TOKEN@host`): `user` or `admin` would mask mcpick's own words.
+            for name in [
+                parsed.username().to_string(),
+                percent_decode(parsed.username()),
+            ] {
+                self.add_if_secret("", &name);
+            }
             // The header a client makes of the userinfo, whole and its base64 alone.
             if let Some(basic) = basic_of_userinfo(raw) {
                 self.add_value(&basic);
                 self.add_value(basic.trim_start_matches("Basic "));
             }
-            for (_, v) in parsed.query_pairs() {
-                self.add_value(&v);
+            for (k, v) in parsed.query_pairs() {
+                self.add_if_secret(&k, &v);
             }
             if let Some(query) = parsed.query() {
                 for item in query.split('&') {
-                    self.add_value(item.split_once('=').map_or("", |(_, v)| v));
+                    if let Some((k, v)) = item.split_once('=') {
+                        self.add_if_secret(k, v);
+                    }
                 }
             }
-            self.add_value(parsed.fragment().unwrap_or(""));
+            self.add_if_secret("", parsed.fragment().unwrap_or(""));
             for segment in parsed.path_segments().into_iter().flatten() {
                 if looks_like_secret(segment) {
                     self.add_value(segment);

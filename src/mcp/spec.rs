@@ -107,17 +107,17 @@ impl TransportSpec {
             } => {
                 secrets.add_args(std::slice::from_ref(command));
                 secrets.add_args(args);
-                for value in env.values() {
-                    secrets.add_value(value);
+                for (name, value) in env {
+                    secrets.add_if_secret(name, value);
                 }
             }
             TransportSpec::Http { url, headers } | TransportSpec::Sse { url, headers } => {
                 secrets.add_url(url);
-                for value in headers.values() {
-                    secrets.add_value(value);
+                for (name, value) in headers {
+                    secrets.add_if_secret(name, value);
                     // `Bearer X`: X alone may be quoted too.
                     if let Some((_, rest)) = value.split_once(' ') {
-                        secrets.add_value(rest.trim());
+                        secrets.add_if_secret(name, rest.trim());
                     }
                 }
             }
@@ -171,6 +171,53 @@ pub fn parse_header(s: &str) -> Result<(String, String), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Masking replaces secrets, never mcpick's own words: a definition's plain settings
+    /// (`NODE_ENV=production`, `Accept: application/json`, a user name, `mode=read`) are not
+    /// searched for in messages; its credentials are, by name or by shape.
+    #[test]
+    fn masking_replaces_secrets_not_plain_settings() {
+        let stdio = TransportSpec::Stdio {
+            command: "node".into(),
+            args: vec!["server.js".into()],
+            env: BTreeMap::from([
+                ("NODE_ENV".into(), "production".into()),
+                ("LOG_LEVEL".into(), "debug".into()),
+                ("GITHUB_TOKEN".into(), "plainword".into()),
+                ("DATABASE_URL".into(), "postgres://app:hunter22@db/x".into()),
+            ]),
+            cwd: None,
+        };
+        let said = "could not read the user data in production at debug level: \
+                    plainword hunter22 postgres://app:hunter22@db/x";
+        let clean = stdio.secrets().scrub(said);
+        assert!(
+            clean.starts_with("could not read the user data in production at debug level: "),
+            "{clean}"
+        );
+        assert!(
+            !clean.contains("plainword") && !clean.contains("hunter22"),
+            "{clean}"
+        );
+
+        let http = TransportSpec::Http {
+            url: "https://user:s3cretpass@h/mcp?mode=read&api_key=PLANTEDVALUE".into(),
+            headers: BTreeMap::from([
+                ("Accept".into(), "application/json".into()),
+                ("X-Api-Key".into(), "keyvalue".into()),
+            ]),
+        };
+        let said = "could not read the user's application/json answer in mode read: \
+                    s3cretpass PLANTEDVALUE keyvalue";
+        let clean = http.secrets().scrub(said);
+        assert!(
+            clean.starts_with("could not read the user's application/json answer in mode read: "),
+            "{clean}"
+        );
+        for secret in ["s3cretpass", "PLANTEDVALUE", "keyvalue"] {
+            assert!(!clean.contains(secret), "{clean}");
+        }
+    }
 
     #[test]
     fn parses_headers() {
@@ -238,13 +285,17 @@ mod tests {
         let stdio = TransportSpec::Stdio {
             command: "srv".into(),
             args: vec!["--token".into(), "PLANTED2".into()],
-            env: [("K".to_string(), "ENVSECRET".to_string())].into(),
+            env: [
+                ("API_TOKEN".to_string(), "ENVSECRET".to_string()),
+                ("K".to_string(), "Pass=word;42".to_string()),
+            ]
+            .into(),
             cwd: None,
         };
         assert_eq!(stdio.target(), "srv --token ***");
         let scrubbed = stdio
             .secrets()
-            .scrub("srv --token PLANTED2 failed; ENVSECRET");
-        assert_eq!(scrubbed, "srv --token *** failed; ***");
+            .scrub("srv --token PLANTED2 failed; ENVSECRET Pass=word;42");
+        assert_eq!(scrubbed, "srv --token *** failed; *** ***");
     }
 }
