@@ -370,11 +370,12 @@ fn host_lines(v: &AgentView, width: usize) -> Vec<Line<'static>> {
     let cut = h.cut();
     let mut spans = vec![Span::styled(
         format!(
-            "{name} receives {stale}{} of {stale}{} included resource{} at session start through {} · {} bytes",
+            "{name} receives {stale}{} of {stale}{} included resource{} at session start through {}{} · {} bytes",
             thousands(n),
             thousands(n + cut),
             if n + cut == 1 { "" } else { "s" },
             h.what,
+            h.provenance,
             thousands(h.bytes),
         ),
         t.text,
