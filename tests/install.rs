@@ -1688,3 +1688,24 @@ fn ide_user_entries_get_the_set_on_demand_and_are_told_so() {
         assert_eq!(tree(&world), before, "{host}");
     }
 }
+
+/// Copilot CLI reads VS Code's project delivery (measured in `tests/delivery.rs`): installed
+/// after Copilot CLI's own, `install vscode` warns that Copilot's model gets the set twice.
+#[test]
+fn a_vscode_delivery_warns_when_copilot_cli_then_reads_the_set_twice() {
+    let world = World::new();
+    world.ok(&["install", "copilot-cli"]);
+    let out = world.run(&["install", "vscode"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("reads this vscode delivery too and has its own"),
+        "{}",
+        stderr(&out)
+    );
+    let shown = world.run(&["preview", "--host", "copilot-cli"]);
+    assert!(
+        stderr(&shown).contains("gets the set 2 times at session start"),
+        "{}",
+        stderr(&shown)
+    );
+}
