@@ -1116,6 +1116,44 @@ mod tests {
         assert!(import_path(Host::ClaudeCode, "a\nb/.mcpick/a.md").is_err());
     }
 
+    /// A record's folders are taken back by `uninstall`: only folders on the way from the
+    /// project to the delivered file pass, so an edited or planted record cannot name another.
+    #[test]
+    fn recorded_folders_must_lie_between_the_project_and_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = std::fs::canonicalize(dir.path()).unwrap().join("p");
+        std::fs::create_dir_all(&project).unwrap();
+        let set = project.join("mcpick.context.json");
+        let mut places = Places::system();
+        places.project = project.clone();
+        let mut d = layout(
+            &super::super::channel::VSCODE,
+            Scope::Project,
+            &places,
+            &set,
+            "mcpick",
+        )
+        .unwrap();
+        assert_eq!(
+            d.file,
+            project.join(".github/instructions/mcpick.instructions.md")
+        );
+        d.folders = vec![
+            project.join(".github"),
+            project.join(".github/instructions"),
+        ];
+        assert_eq!(verify(&d, &set), Ok(()));
+        for bad in [
+            project.clone(),
+            project.join("src"),
+            project.parent().unwrap().to_path_buf(),
+            d.file.clone(),
+        ] {
+            d.folders = vec![bad.clone()];
+            assert!(verify(&d, &set).is_err(), "{}", bad.display());
+        }
+    }
+
     /// A user who edited the added lines keeps the file as it is, and is told.
     #[test]
     fn changed_lines_are_left_alone_and_said() {
