@@ -44,7 +44,7 @@ pub struct Channel {
     pub host: Host,
     /// What carries the text, for messages: "a `CLAUDE.md` import".
     pub what: &'static str,
-    /// The most bytes the host takes from the file(s), when it cuts.
+    /// The most the host takes from the file(s), when it cuts (in [`Channel::measure`]).
     pub limit: Option<usize>,
     /// The limit in words, for the reason a resource is left out.
     pub limit_words: &'static str,
