@@ -821,6 +821,76 @@ fn copilot_cli_picks_up_claude_codes_delivery_and_gets_the_set_once() {
     assert_same_files(&before, &world.files());
 }
 
+/// VS Code cannot run here; its channel, `.github/instructions/NAME.instructions.md` with
+/// `applyTo: "**"`, comes from its docs. Copilot CLI reads the same files, raw: in a git
+/// repository (mcpick's file kept out of git), `install vscode`'s delivery reaches Copilot
+/// CLI's model, measured, front matter and all; `install copilot-cli` writes no second copy,
+/// `preview --host copilot-cli` names the VS Code delivery, and the model gets the set once.
+#[test]
+fn copilot_cli_reads_vscodes_delivery_and_gets_the_set_once() {
+    let world = World::python_set();
+    let project = world.project();
+    let git = Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&project)
+        .status()
+        .unwrap();
+    assert!(git.success());
+    let before = world.files();
+    let absent = world.excluded_texts();
+    let said = world.ok(&["install", "vscode"]);
+    assert!(said.contains("(from docs, not measured)"), "{said}");
+    let file = project.join(".github/instructions/mcpick.instructions.md");
+    let delivered = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        std::fs::read_to_string(project.join(".git/info/exclude"))
+            .unwrap()
+            .ends_with("/.github/instructions/mcpick.instructions.md\n")
+    );
+    let out = world.run(&["install", "copilot-cli"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(stderr(&out).contains("no second copy"), "{}", stderr(&out));
+    assert!(
+        !world
+            .home()
+            .join(".copilot/copilot-instructions.md")
+            .exists()
+    );
+    let shown = world.run(&["preview", "--host", "copilot-cli", "--format", "json"]);
+    assert!(
+        stderr(&shown).contains("picks up the installed delivery of this set: vscode (project)"),
+        "{}",
+        stderr(&shown)
+    );
+    let promised: Value = serde_json::from_slice(&shown.stdout).unwrap();
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = Stub::start(stub_dir.path());
+    let out = world.host(
+        &stub,
+        "copilot",
+        &[
+            "-p",
+            "hello",
+            "--output-format",
+            "json",
+            "--no-auto-update",
+            "--no-ask-user",
+        ],
+        &stub.copilot_env(),
+    );
+    let text = conversation(&stub, "hello", &out);
+    assert_delivered("copilot-cli", &promised, &text, &absent);
+    assert_eq!(text.matches("The context set `").count(), 1, "the set once");
+    // Raw: the file whole, its front matter and mcpick's mark included.
+    assert!(
+        text.contains(delivered.trim_end()),
+        "the file is not in the request whole"
+    );
+    world.ok(&["uninstall", "copilot-cli"]);
+    world.ok(&["uninstall", "vscode"]);
+    assert_same_files(&before, &world.files());
+}
+
 /// Qwen Code: the `QWEN.md` import (project), in `qwen`'s first model request; the project
 /// entry waits for `qwen mcp approve`, the delivery does not.
 #[test]

@@ -1429,7 +1429,7 @@ fn a_session_start_delivery_near_the_models_context_is_warned_about() {
 }
 
 /// Every folder (and file) under `root`, relative, sorted.
-fn tree(root: &Path) -> Vec<PathBuf> {
+fn folders(root: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut todo = vec![root.to_path_buf()];
     while let Some(dir) = todo.pop() {
@@ -1455,12 +1455,12 @@ fn uninstall_leaves_no_empty_host_folders() {
     std::fs::create_dir_all(world.project().join(".gemini")).unwrap();
     std::fs::write(world.project().join(".gemini/notes.md"), "mine\n").unwrap();
     let home = || {
-        tree(&world.home())
+        folders(&world.home())
             .into_iter()
             .filter(|p| !p.starts_with(".local"))
             .collect::<Vec<_>>()
     };
-    let before = (tree(&world.project()), home());
+    let before = (folders(&world.project()), home());
     let hosts = [
         "claude-code",
         "gemini",
@@ -1468,6 +1468,11 @@ fn uninstall_leaves_no_empty_host_folders() {
         "opencode",
         "copilot-cli",
         "qwen-code",
+        "vscode",
+        "cursor",
+        "windsurf",
+        "zed",
+        "claude-desktop",
     ];
     for host in hosts {
         world.ok(&["install", host]);
@@ -1476,5 +1481,289 @@ fn uninstall_leaves_no_empty_host_folders() {
     for host in hosts {
         world.ok(&["uninstall", host]);
     }
-    assert_eq!((tree(&world.project()), home()), before);
+    assert_eq!((folders(&world.project()), home()), before);
+}
+
+/// Every file under the project and the home, by path (the home's `.local` and `.cache`,
+/// mcpick's and others' state, left out): for "as it was, byte for byte".
+fn tree(world: &World) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+    fn walk(dir: &Path, out: &mut std::collections::BTreeMap<PathBuf, Vec<u8>>) {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.ends_with(".local") || path.ends_with(".cache") {
+                continue;
+            }
+            if path.is_dir() {
+                walk(&path, out);
+            } else {
+                out.insert(path, std::fs::read(entry.path()).unwrap_or_default());
+            }
+        }
+    }
+    let mut out = std::collections::BTreeMap::new();
+    walk(&world.project(), &mut out);
+    walk(&world.home(), &mut out);
+    out
+}
+
+/// The IDE hosts' channels, one per host: (host, its rules file, the front matter its docs
+/// ask for, a rule of the user's own in the same folder).
+const IDE_CHANNELS: [(&str, &str, &str, &str); 3] = [
+    (
+        "vscode",
+        ".github/instructions/mcpick.instructions.md",
+        "---\napplyTo: \"**\"\n---\n",
+        ".github/instructions/team.instructions.md",
+    ),
+    (
+        "cursor",
+        ".cursor/rules/mcpick.mdc",
+        "---\ndescription: The context set chosen with mcpick, delivered at session start\nalwaysApply: true\n---\n",
+        ".cursor/rules/style.mdc",
+    ),
+    (
+        "windsurf",
+        ".windsurf/rules/mcpick.md",
+        "---\ntrigger: always_on\n---\n",
+        ".windsurf/rules/style.md",
+    ),
+];
+
+/// VS Code, Cursor and Windsurf cannot run here: their channels come from their docs. `install`
+/// writes a rules file of mcpick's own in the project's rules folder: the front matter the
+/// docs ask for, mcpick's mark, then the set exactly as `preview --host` shows it; the file is
+/// kept out of git; every place that shows the channel says it is from docs, not measured;
+/// `uninstall` leaves the project and home as they were, byte for byte, the user's own rule
+/// beside it untouched.
+#[test]
+fn ide_hosts_get_a_rules_file_as_their_docs_describe() {
+    const FROM_DOCS: &str = "(from docs, not measured)";
+    for (host, rel, front_matter, user_rule) in IDE_CHANNELS {
+        let world = World::new();
+        let project = world.project();
+        std::fs::create_dir_all(project.join(".git/info")).unwrap();
+        std::fs::write(project.join(".git/info/exclude"), "# mine\n").unwrap();
+        let rule = project.join(user_rule);
+        std::fs::create_dir_all(rule.parent().unwrap()).unwrap();
+        std::fs::write(&rule, "---\nalwaysApply: true\n---\nUse tabs.\n").unwrap();
+        let before = tree(&world);
+        let file = project.join(rel);
+
+        let dry = world.ok(&["install", host, "--dry-run"]);
+        assert!(
+            dry.contains(FROM_DOCS) && dry.contains(rel),
+            "{host}: {dry}"
+        );
+        assert_eq!(tree(&world), before, "{host}: --dry-run wrote something");
+
+        let said = world.ok(&["install", host]);
+        assert!(
+            said.lines()
+                .any(|l| l.starts_with("delivered at session start") && l.contains(FROM_DOCS)),
+            "{host}: {said}"
+        );
+        let text = std::fs::read_to_string(&file).unwrap();
+        let mark = format!(
+            "<!-- Written by mcpick: the context set, delivered at session start. Edit the set, not this file; `mcpick uninstall {host}` removes it. -->\n\nThe context set `mcpick.context.json`"
+        );
+        assert!(
+            text.starts_with(&format!("{front_matter}{mark}")),
+            "{host}: {text}"
+        );
+        // The file is what the host reads: `preview --host` prints it, byte for byte.
+        let shown = world.run(&["preview", "--host", host]);
+        assert_eq!(exit_code(&shown), 0, "{}", stderr(&shown));
+        assert_eq!(stdout(&shown), text, "{host}");
+        assert!(
+            stderr(&shown).contains(&format!("at session start through a `{}", &rel[..8]))
+                && stderr(&shown).contains(FROM_DOCS),
+            "{host}: {}",
+            stderr(&shown)
+        );
+        for uri in world.preview_included() {
+            assert!(
+                text.contains(&format!("`demo` · `{uri}`")),
+                "{host}: {uri} missing"
+            );
+        }
+        let list = world.ok(&["install", "--list"]);
+        let line = list
+            .lines()
+            .find(|l| l.starts_with(host) && l.contains(rel))
+            .unwrap_or_else(|| panic!("{host}: {list}"));
+        assert!(line.contains(FROM_DOCS), "{line}");
+        assert_eq!(
+            std::fs::read_to_string(project.join(".git/info/exclude")).unwrap(),
+            format!("# mine\n\n/{rel}\n"),
+            "{host}: the file holds resource contents: kept out of git"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&rule).unwrap(),
+            "---\nalwaysApply: true\n---\nUse tabs.\n"
+        );
+        // Again: the same file.
+        world.ok(&["install", host]);
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), text, "{host}");
+
+        world.ok(&["uninstall", host]);
+        assert_eq!(
+            tree(&world),
+            before,
+            "{host}: uninstall left the files changed"
+        );
+    }
+}
+
+/// Folders a rules file needed are made for it and taken back with it; a folder of the
+/// user's that was there stays, also when mcpick's file was the only thing in it.
+#[test]
+fn ide_rules_folders_made_for_the_file_go_with_it() {
+    let world = World::new();
+    let project = world.project();
+    // `.github` is the user's (workflows); `.github/instructions` is not there yet.
+    std::fs::create_dir_all(project.join(".github/workflows")).unwrap();
+    // `.windsurf/rules` is there, empty.
+    std::fs::create_dir_all(project.join(".windsurf/rules")).unwrap();
+    // Cursor's `.cursor` is made for both the rule and the entry (`.cursor/mcp.json`).
+    for host in ["vscode", "windsurf", "cursor"] {
+        world.ok(&["install", host]);
+    }
+    assert!(project.join(".github/instructions").is_dir());
+    for host in ["vscode", "windsurf", "cursor"] {
+        world.ok(&["uninstall", host]);
+    }
+    assert!(
+        !project.join(".github/instructions").exists(),
+        "made for it"
+    );
+    assert!(project.join(".github/workflows").is_dir(), "the user's");
+    assert!(project.join(".windsurf/rules").is_dir(), "there before");
+    assert!(!project.join(".cursor/rules").exists(), "made for it");
+}
+
+/// A rules file of that name that mcpick did not write is the user's: `install` refuses before
+/// writing anything (entry included), and `--as` gives mcpick a file of its own.
+#[test]
+fn an_ide_rules_file_mcpick_did_not_write_is_never_replaced() {
+    for (host, rel, _, _) in IDE_CHANNELS {
+        let world = World::new();
+        let project = world.project();
+        let file = project.join(rel);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        let mine = "---\nalwaysApply: true\n---\nMy own rule, named like mcpick's.\n";
+        std::fs::write(&file, mine).unwrap();
+        let before = tree(&world);
+        let out = world.run(&["install", host]);
+        assert_eq!(exit_code(&out), 1, "{host}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("is not mcpick's"),
+            "{host}: {}",
+            stderr(&out)
+        );
+        assert_eq!(tree(&world), before, "{host}: a refused install wrote");
+        // Uninstalling an entry it never wrote leaves the file too.
+        world.run(&["uninstall", host]);
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), mine);
+        world.ok(&["install", host, "--as", "ctx"]);
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), mine);
+        let ours = file.with_file_name(
+            file.file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .replacen("mcpick", "ctx", 1),
+        );
+        assert!(ours.exists(), "{host}: {}", ours.display());
+        world.ok(&["uninstall", host, "--as", "ctx"]);
+        assert!(!ours.exists());
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), mine);
+    }
+}
+
+/// Windsurf's 12,000 characters per rule file (its docs): the set is cut at whole resources
+/// under it, counted in characters; each resource is delivered whole or named as left out by
+/// `preview --host`, and what is left out is not in the file.
+#[test]
+fn windsurf_rules_are_cut_at_whole_resources_under_its_limit() {
+    let world = World::new();
+    world.ok(&["policy", "--budget", "none"]);
+    world.ok(&["install", "windsurf"]);
+    let text = std::fs::read_to_string(world.project().join(".windsurf/rules/mcpick.md")).unwrap();
+    let chars = text.chars().count();
+    assert!(chars <= 12_000, "{chars} characters");
+    assert!(chars > 9_000, "the channel is used: {chars} characters");
+    let out = world.run(&["preview", "--host", "windsurf", "--format", "json"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stderr(&out)
+            .contains("over Windsurf's 12,000-character limit per rule file (from its docs)"),
+        "{}",
+        stderr(&out)
+    );
+    let promised: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let included = promised["included"].as_array().unwrap();
+    let cut: Vec<&Value> = promised["leftOut"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["reason"] == "host limit")
+        .collect();
+    assert!(!cut.is_empty(), "this set is larger than the channel");
+    assert_eq!(included.len() + cut.len(), world.preview_included().len());
+    for i in included {
+        let body = i["contents"].as_str().unwrap();
+        assert!(text.contains(body), "{} not whole", i["uri"]);
+    }
+    for l in cut {
+        let uri = l["uri"].as_str().unwrap();
+        // Each resource's block names it: "server `demo` · `URI` · …".
+        assert!(
+            !text.contains(&format!("`demo` · `{uri}`")),
+            "{uri} is in the file"
+        );
+    }
+    assert!(text.contains("## Not delivered here"), "{text}");
+}
+
+/// VS Code's and Cursor's user-level instructions are not files mcpick writes: a user entry
+/// gets no delivery, and `install` says why; nothing lands in the project.
+#[test]
+fn ide_user_entries_get_the_set_on_demand_and_are_told_so() {
+    for host in ["vscode", "cursor"] {
+        let world = World::new();
+        let before = tree(&world);
+        let out = world.run(&["install", host, "--scope", "user"]);
+        assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("reads the set at session start only from a project file"),
+            "{host}: {}",
+            stderr(&out)
+        );
+        assert!(!stdout(&out).contains("delivered at session start"));
+        let shown = world.run(&["preview", "--host", host, "--scope", "user"]);
+        assert_eq!(exit_code(&shown), 2, "{}", stderr(&shown));
+        world.ok(&["uninstall", host, "--scope", "user"]);
+        assert_eq!(tree(&world), before, "{host}");
+    }
+}
+
+/// Copilot CLI reads VS Code's project delivery (measured in `tests/delivery.rs`): installed
+/// after Copilot CLI's own, `install vscode` warns that Copilot's model gets the set twice.
+#[test]
+fn a_vscode_delivery_warns_when_copilot_cli_then_reads_the_set_twice() {
+    let world = World::new();
+    world.ok(&["install", "copilot-cli"]);
+    let out = world.run(&["install", "vscode"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("reads this vscode delivery too and has its own"),
+        "{}",
+        stderr(&out)
+    );
+    let shown = world.run(&["preview", "--host", "copilot-cli"]);
+    assert!(
+        stderr(&shown).contains("gets the set 2 times at session start"),
+        "{}",
+        stderr(&shown)
+    );
 }

@@ -142,12 +142,12 @@ host model's tokenizer.\n\nExamples:\n  mcpick preview --demo --budget 4000\n  m
     /// Write an entry that runs `mcpick serve --set …` into a host's config file (keeping
     /// every other entry, field and comment), or show with --list where mcpick is installed.
     #[command(
-        after_help = "Hosts: claude-code, claude-desktop, cursor, vscode, codex, gemini, windsurf, zed. \
+        after_help = "Hosts: claude-code, claude-desktop, cursor, vscode, codex, gemini, opencode, copilot-cli, qwen-code, windsurf, zed. \
 A project entry (the default where the host has a project file) runs `mcpick` from PATH with the set \
 relative to the project, so it can be committed; a user entry runs this binary with the set's absolute \
 path. The file as it was is kept as NAME.mcpick-backup before install first changes it. By default the \
-set is also delivered into the model's context at every session start (Claude Code, Gemini CLI, Codex; \
---deliver on-demand to skip).\n\nExamples:\n  \
+set is also delivered into the model's context at every session start (every host but Claude Desktop and Zed; \
+VS Code, Cursor and Windsurf from their docs, not measured; --deliver on-demand to skip).\n\nExamples:\n  \
 mcpick install claude-code\n  mcpick install vscode --dry-run\n  mcpick install codex --scope user --set team.context.json\n  mcpick install --list"
     )]
     Install(handoff::InstallArgs),

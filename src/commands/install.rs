@@ -244,8 +244,12 @@ pub fn uninstall(args: UninstallArgs) -> Exit {
     delivery_exit
 }
 
-/// Removes every piece of the set's delivery to `host`, `scope`, `name` (none: nothing to do).
+/// Removes every piece of the set's delivery that goes with `host`'s entry of `scope` and
+/// `name` (none: nothing to do).
 fn take_back_delivery(set: &Path, host: Host, scope: Scope, name: &str) -> Exit {
+    let Some(scope) = handoff::Channel::of(host).and_then(|c| c.scope_for(scope)) else {
+        return Exit::Ok;
+    };
     match pieces::remove(&handoff::absolute(set), host, scope, name) {
         Ok(None) => Exit::Ok,
         Ok(Some((delivery, notes))) => {

@@ -107,12 +107,13 @@ pub async fn run(args: PreviewArgs) -> Exit {
                 report(&crate::handoff::skills::line(s));
             }
             report(&format!(
-                "{} receives {} of {} included resource{} at session start through {}",
+                "{} receives {} of {} included resource{} at session start through {}{}",
                 host.name(),
                 delivered.preview.included.len(),
                 preview.included.len(),
                 if preview.included.len() == 1 { "" } else { "s" },
-                channel.what
+                channel.what,
+                channel.provenance()
             ));
             let project = crate::places::Places::system().project;
             let set_abs = crate::handoff::absolute(&args.set.path);

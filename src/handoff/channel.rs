@@ -20,15 +20,22 @@
 //!   It also reads `CLAUDE.md` and `GEMINI.md`: a Claude Code or Gemini CLI delivery reaches it
 //!   ([`super::hosts::Row::reads_also`]).
 //! - Qwen Code: `QWEN.md` and its `@` imports, as Gemini CLI, its origin.
+//! - VS Code, Cursor, Windsurf: a rules file of their own in the project
+//!   (`.github/instructions/`, `.cursor/rules/`, `.windsurf/rules/`) with the front matter
+//!   that puts it into every request. These apps cannot run here: the channels, their front
+//!   matter and Windsurf's 12,000-character limit come from their docs (as issue 35 gives
+//!   them), and every place that shows one says so ([`Channel::provenance`]). VS Code's file
+//!   is also read by Copilot CLI, whose model request the tests do record.
 //!
 //! The Markdown hosts skip `@path` inside code spans and fences, and every resource sits in a
 //! fence longer than any backtick run in its text, so a resource can neither import a file
 //! nor close its own block. Here: which channel, what fits, and the text; [`super::pieces`]
 //! puts it on disk.
 
+use super::hosts::Known;
 use crate::context::{Candidate, Included, LeftOut, Preview, Reason};
 use crate::export::{self, Texts};
-use crate::hosts::Host;
+use crate::hosts::{Host, Scope};
 use crate::sanitize;
 
 /// How one host takes the set at session start.
@@ -37,7 +44,7 @@ pub struct Channel {
     pub host: Host,
     /// What carries the text, for messages: "a `CLAUDE.md` import".
     pub what: &'static str,
-    /// The most bytes the host takes from the file(s), when it cuts.
+    /// The most the host takes from the file(s), when it cuts (in [`Channel::measure`]).
     pub limit: Option<usize>,
     /// The limit in words, for the reason a resource is left out.
     pub limit_words: &'static str,
@@ -52,6 +59,82 @@ pub struct Channel {
     /// reaches a running session's next turn, whole. Elsewhere the file is read once, at the
     /// session's start.
     pub every_call: bool,
+    /// Whether the channel was seen reaching the host's model ([`Known::Measured`]) or is
+    /// taken from the host's docs ([`Known::FromDocs`]): every place that shows a channel says
+    /// which ([`Channel::provenance`]), so a figure from docs is never read as a measured one.
+    pub known: Known,
+    /// What `limit` counts.
+    pub measure: Measure,
+    /// Which delivery goes with an entry of each scope.
+    pub scopes: Scopes,
+    /// A file the host reads whole from a project folder of rules (the IDE hosts), which
+    /// mcpick writes wholly; `None`: the channel's files are laid out in [`super::pieces`].
+    pub rules: Option<RulesFile>,
+}
+
+/// What a channel's limit counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Measure {
+    Bytes,
+    /// Characters (Windsurf's docs give its limit in characters).
+    Chars,
+}
+
+impl Measure {
+    /// `text`'s size in this unit.
+    pub fn of(self, text: &str) -> usize {
+        match self {
+            Measure::Bytes => text.len(),
+            Measure::Chars => text.chars().count(),
+        }
+    }
+}
+
+/// Which scope of delivery goes with an entry of each scope.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scopes {
+    /// The entry's own scope: a project entry, the project's file; a user entry, the user's.
+    AsEntry,
+    /// A project entry only: the host's user-level instructions are not a file mcpick writes
+    /// (VS Code keeps them in its profile, Cursor in its settings), so a user entry gets the
+    /// set on demand.
+    ProjectOnly,
+    /// Always the project's file, whatever the entry's scope: the host's entry is user-wide
+    /// only (Windsurf's `mcp_config.json`) and its rules are the workspace's.
+    Project,
+}
+
+/// A rules file the host reads whole, every session, from a folder of the project: mcpick
+/// owns it wholly (`FOLDER/NAME.EXTENSION`), its front matter first, as the host's docs ask.
+#[derive(Debug)]
+pub struct RulesFile {
+    /// The folder, relative to the project.
+    pub folder: &'static str,
+    /// What the file name ends with, after `NAME.`.
+    pub extension: &'static str,
+    /// The front matter that makes the host read the file into every request.
+    pub front_matter: &'static str,
+}
+
+/// What a rules file mcpick wrote holds right after its front matter: a file without it is
+/// the user's, never replaced or removed.
+pub const RULES_MARK: &str = "<!-- Written by mcpick";
+
+impl RulesFile {
+    /// Whether `text` is a rules file mcpick wrote: its front matter, then mcpick's mark.
+    pub fn is_ours(&self, text: &str) -> bool {
+        text.strip_prefix(self.front_matter)
+            .is_some_and(|rest| rest.starts_with(RULES_MARK))
+    }
+
+    /// The file's head: the front matter and the line that says who wrote it.
+    fn head(&self, host: Host) -> String {
+        format!(
+            "{}{RULES_MARK}: the context set, delivered at session start. Edit the set, not this file; `mcpick uninstall {}` removes it. -->\n\n",
+            self.front_matter,
+            host.name()
+        )
+    }
 }
 
 pub const CLAUDE: Channel = Channel {
@@ -64,6 +147,10 @@ pub const CLAUDE: Channel = Channel {
         50_000,
         "Claude Code's ~50,000-character cut of tool results (past it the model gets a preview)",
     )),
+    known: Known::Measured,
+    measure: Measure::Bytes,
+    scopes: Scopes::AsEntry,
+    rules: None,
     every_call: false,
 };
 
@@ -80,6 +167,10 @@ pub const GEMINI: Channel = Channel {
         "</session_context>",
     ],
     tool_limit: None,
+    known: Known::Measured,
+    measure: Measure::Bytes,
+    scopes: Scopes::AsEntry,
+    rules: None,
     every_call: false,
 };
 
@@ -96,6 +187,10 @@ pub const CODEX: Channel = Channel {
         12_000,
         "Codex's cut of tool results near ~12,000 characters",
     )),
+    known: Known::Measured,
+    measure: Measure::Bytes,
+    scopes: Scopes::AsEntry,
+    rules: None,
     every_call: false,
 };
 
@@ -106,6 +201,10 @@ pub const OPENCODE: Channel = Channel {
     limit_words: "",
     wrapper_tags: &["Instructions from: "],
     tool_limit: None,
+    known: Known::Measured,
+    measure: Measure::Bytes,
+    scopes: Scopes::AsEntry,
+    rules: None,
     every_call: true,
 };
 
@@ -127,6 +226,10 @@ pub const COPILOT: Channel = Channel {
     limit_words: "256 KiB (past ~400 KB of instructions Copilot CLI sends its model nothing)",
     wrapper_tags: &["</imported_custom_instruction>", "</custom_instruction>"],
     tool_limit: None,
+    known: Known::Measured,
+    measure: Measure::Bytes,
+    scopes: Scopes::AsEntry,
+    rules: None,
     every_call: false,
 };
 
@@ -137,6 +240,83 @@ pub const QWEN: Channel = Channel {
     limit_words: "",
     wrapper_tags: &["<!-- End of import from:", "--- End of Context from:"],
     tool_limit: None,
+    known: Known::Measured,
+    measure: Measure::Bytes,
+    scopes: Scopes::AsEntry,
+    rules: None,
+    every_call: false,
+};
+
+/// What the IDE channels without a documented size limit take: their docs (as issue 35 gives
+/// them) state none, and a model's context is the limit that remains. The figure is Copilot
+/// CLI's, the one host of this kind measured ([`COPILOT_LIMIT`]): room for the host's own
+/// prompt, tools and the conversation.
+pub const IDE_LIMIT: usize = COPILOT_LIMIT;
+
+/// VS Code (its docs): every `.github/instructions/*.instructions.md` whose `applyTo` matches
+/// goes into the chat's requests; `applyTo: "**"` matches every request. It also reads
+/// `CLAUDE.md`, without following `@` imports, so a Claude Code delivery gives it two lines,
+/// not the set. Copilot CLI reads these files too, raw, front matter included (measured):
+/// the delivery reaches Copilot CLI's model ([`super::hosts::Row::reads_also`]), which is
+/// why the file stays under Copilot CLI's limit.
+pub const VSCODE: Channel = Channel {
+    host: Host::VsCode,
+    what: "a `.github/instructions/*.instructions.md` file",
+    limit: Some(IDE_LIMIT),
+    limit_words: "256 KiB (VS Code's docs give no limit; Copilot CLI reads this file too, and past ~400 KB of instructions it sends its model nothing)",
+    wrapper_tags: &[],
+    tool_limit: None,
+    known: Known::FromDocs,
+    measure: Measure::Bytes,
+    scopes: Scopes::ProjectOnly,
+    rules: Some(RulesFile {
+        folder: ".github/instructions",
+        extension: "instructions.md",
+        front_matter: "---\napplyTo: \"**\"\n---\n",
+    }),
+    every_call: false,
+};
+
+/// Cursor (its docs): a project rule `.cursor/rules/*.mdc` with `alwaysApply: true` is in
+/// the model's context on every request.
+pub const CURSOR: Channel = Channel {
+    host: Host::Cursor,
+    what: "a `.cursor/rules/*.mdc` rule",
+    limit: Some(IDE_LIMIT),
+    limit_words: "256 KiB (Cursor's docs give no limit; the figure leaves room in a model's context, as for Copilot CLI)",
+    wrapper_tags: &[],
+    tool_limit: None,
+    known: Known::FromDocs,
+    measure: Measure::Bytes,
+    scopes: Scopes::ProjectOnly,
+    rules: Some(RulesFile {
+        folder: ".cursor/rules",
+        extension: "mdc",
+        front_matter: "---\ndescription: The context set chosen with mcpick, delivered at session start\nalwaysApply: true\n---\n",
+    }),
+    every_call: false,
+};
+
+/// Windsurf's limit per rule file, in characters (its docs).
+pub const WINDSURF_RULE_LIMIT: usize = 12_000;
+
+/// Windsurf (its docs): a workspace rule `.windsurf/rules/*.md` with `trigger: always_on` is
+/// in Cascade's context on every request, up to 12,000 characters per file.
+pub const WINDSURF: Channel = Channel {
+    host: Host::Windsurf,
+    what: "a `.windsurf/rules/*.md` rule",
+    limit: Some(WINDSURF_RULE_LIMIT),
+    limit_words: "Windsurf's 12,000-character limit per rule file (from its docs)",
+    wrapper_tags: &[],
+    tool_limit: None,
+    known: Known::FromDocs,
+    measure: Measure::Chars,
+    scopes: Scopes::Project,
+    rules: Some(RulesFile {
+        folder: ".windsurf/rules",
+        extension: "md",
+        front_matter: "---\ntrigger: always_on\n---\n",
+    }),
     every_call: false,
 };
 
@@ -144,6 +324,25 @@ impl Channel {
     /// The host's session-start channel, for the hosts that have one mcpick can write.
     pub fn of(host: Host) -> Option<&'static Channel> {
         super::hosts::row(host).session
+    }
+
+    /// The scope of the delivery that goes with an entry of `entry`'s scope; `None`: none
+    /// does (the set reaches the model on demand).
+    pub fn scope_for(&self, entry: Scope) -> Option<Scope> {
+        match (self.scopes, entry) {
+            (Scopes::AsEntry, scope) => Some(scope),
+            (Scopes::ProjectOnly, Scope::Project) | (Scopes::Project, _) => Some(Scope::Project),
+            (Scopes::ProjectOnly, Scope::User) => None,
+        }
+    }
+
+    /// Said after the channel wherever it is shown: nothing when it was measured, else that
+    /// its figures come from the host's docs.
+    pub fn provenance(&self) -> &'static str {
+        match self.known {
+            Known::Measured => "",
+            Known::FromDocs => " (from docs, not measured)",
+        }
     }
 }
 
@@ -223,6 +422,9 @@ fn file_text(
             sanitize::line(&placement.served_as, 200),
         ));
     }
+    if let Some(rules) = &channel.rules {
+        return format!("{}{delivered}", rules.head(channel.host));
+    }
     match channel.host {
         Host::Codex => {
             let mut out = String::from(CODEX_MARKER);
@@ -257,10 +459,12 @@ fn wrap(channel: &Channel, placement: &Placement, file: &str) -> String {
             placement.shown_path,
             file.trim_end()
         ),
-        _ => format!(
+        Host::Codex => format!(
             "# AGENTS.md instructions for {}\n\n<INSTRUCTIONS>\n{file}\n</INSTRUCTIONS>",
             placement.folder
         ),
+        // Not measured (VS Code, Cursor, Windsurf): the file as it is, its wrapper unknown.
+        _ => file.to_string(),
     }
 }
 
@@ -349,12 +553,13 @@ pub fn deliver(
     // Bytes a resource's block holds at least (its text and URI), less what including it can
     // take off the rest (the "not delivered" line): one that cannot fit is skipped unrendered,
     // so a big set costs a render per resource that might fit, not per resource.
+    let size = |text: &str| channel.measure.of(text);
     let least = |n: usize| {
         let i = &preview.included[n];
-        let text = texts.get(&i.index).map_or(0, String::len);
-        (text + candidates[i.index].uri().len()).saturating_sub(400)
+        let text = texts.get(&i.index).map_or(0, |t| size(t));
+        (text + size(candidates[i.index].uri())).saturating_sub(400)
     };
-    let fits = |text: &str| channel.limit.is_none_or(|limit| text.len() <= limit);
+    let fits = |text: &str| channel.limit.is_none_or(|limit| size(text) <= limit);
     // In the agent's order, each resource that still fits whole goes in; one that does not
     // is left out and the next ones are still tried, so one big resource costs only itself.
     let all: Vec<usize> = (0..preview.included.len()).collect();
@@ -365,12 +570,12 @@ pub fn deliver(
         text = render(&kept);
         for n in all {
             // No resource block is this small: nothing more can fit.
-            if channel.limit.is_some_and(|limit| text.len() + 64 > limit) {
+            if channel.limit.is_some_and(|limit| size(&text) + 64 > limit) {
                 break;
             }
             if channel
                 .limit
-                .is_some_and(|limit| text.len() + least(n) > limit)
+                .is_some_and(|limit| size(&text) + least(n) > limit)
             {
                 continue;
             }
@@ -457,4 +662,114 @@ fn tool_warning(
             "the `context` tool's answer is about {chars} characters, over {words}: through the tool the model sees the start of the set only"
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{Item, ItemId};
+    use crate::context::TokenizerKind;
+
+    /// Windsurf counts its 12,000 per rule file in characters: a set of two-byte characters
+    /// fills it by characters (the file is over 12,000 bytes), cut at whole resources, each
+    /// one left out named; the file starts with the front matter its docs ask for.
+    #[test]
+    fn windsurfs_limit_counts_characters_and_cuts_at_whole_resources() {
+        let uris: Vec<String> = (0..4).map(|n| format!("a://{n}")).collect();
+        let items: Vec<Item> = uris
+            .iter()
+            .map(|u| Item::ranked(u, u, None, None, None, Some(1)))
+            .collect();
+        let cands: Vec<Candidate> = items
+            .iter()
+            .enumerate()
+            .map(|(n, item)| {
+                let id = ItemId {
+                    server: 0,
+                    index: n as u32,
+                };
+                Candidate::from_item(id, "s", item)
+            })
+            .collect();
+        // 3,000 characters, 6,000 bytes each: three fit in 12,000 characters, one in bytes.
+        let texts: Texts = (0..4).map(|n| (n, "é".repeat(3_000))).collect();
+        let preview = Preview {
+            budget: None,
+            tokenizer: TokenizerKind::Cl100kBase,
+            included: (0..4)
+                .map(|index| Included {
+                    index,
+                    tokens: 1,
+                    estimated: false,
+                    running_total: index as u64 + 1,
+                    pinned: false,
+                    priority: 0.5,
+                    priority_defaulted: true,
+                })
+                .collect(),
+            total_tokens: 4,
+            left_out: Vec::new(),
+            pins_over_budget: false,
+            missing: Vec::new(),
+            unavailable: Vec::new(),
+        };
+        let placement = Placement {
+            shown_path: ".windsurf/rules/mcpick.md".into(),
+            folder: String::new(),
+            agents_md: None,
+            served_as: "mcpick".into(),
+            set_name: "mcpick.context.json".into(),
+        };
+        let d = deliver(&WINDSURF, &placement, &preview, &cands, &texts);
+        assert_eq!(d.preview.included.len(), 3);
+        let cut: Vec<u32> = d
+            .preview
+            .left_out
+            .iter()
+            .filter(|l| matches!(l.reason, Reason::HostLimit(_)))
+            .map(|l| l.index)
+            .collect();
+        assert_eq!(cut, [3]);
+        assert!(d.file.chars().count() <= WINDSURF_RULE_LIMIT);
+        assert!(d.file.len() > WINDSURF_RULE_LIMIT, "{} bytes", d.file.len());
+        assert_eq!(d.file.matches(&"é".repeat(3_000)).count(), 3, "whole");
+        assert!(
+            d.file
+                .starts_with("---\ntrigger: always_on\n---\n<!-- Written by mcpick")
+        );
+        assert!(WINDSURF.rules.as_ref().unwrap().is_ours(&d.file));
+        assert_eq!(
+            d.seen, d.file,
+            "the wrapper is not known: the file as it is"
+        );
+    }
+
+    /// A rules file is mcpick's only with its front matter and mark first: a user's rule of
+    /// the same name, or one whose front matter was edited, is not.
+    #[test]
+    fn a_rules_file_is_ours_only_as_mcpick_wrote_it() {
+        let rules = VSCODE.rules.as_ref().unwrap();
+        let ours = format!("{}the set", rules.head(Host::VsCode));
+        assert!(rules.is_ours(&ours));
+        assert!(!rules.is_ours("---\napplyTo: \"**\"\n---\nMy own rule.\n"));
+        assert!(!rules.is_ours(&ours.replace("\"**\"", "\"src/**\"")));
+        assert!(!rules.is_ours(&format!("\n{ours}")));
+        assert!(!CURSOR.rules.as_ref().unwrap().is_ours(&ours));
+    }
+
+    /// The IDE hosts' channels say they come from docs; a VS Code or Cursor user entry gets
+    /// none, and Windsurf's (user-only) entry gets the project's.
+    #[test]
+    fn ide_channels_are_from_docs_and_project_files() {
+        for channel in [&VSCODE, &CURSOR, &WINDSURF] {
+            assert_eq!(channel.known, Known::FromDocs);
+            assert_eq!(channel.provenance(), " (from docs, not measured)");
+            assert_eq!(channel.scope_for(Scope::Project), Some(Scope::Project));
+        }
+        assert_eq!(VSCODE.scope_for(Scope::User), None);
+        assert_eq!(CURSOR.scope_for(Scope::User), None);
+        assert_eq!(WINDSURF.scope_for(Scope::User), Some(Scope::Project));
+        assert_eq!(CLAUDE.provenance(), "");
+        assert_eq!(CLAUDE.scope_for(Scope::User), Some(Scope::User));
+    }
 }

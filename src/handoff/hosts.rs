@@ -25,8 +25,10 @@ pub struct Row {
     pub entry: &'static Dialect,
     /// How the entry is known to work.
     pub entry_known: Known,
-    /// The channel read verbatim at every session's start, if mcpick can write one (always
-    /// measured: a channel from docs alone is not trusted to reach the model).
+    /// The channel read verbatim at every session's start, if mcpick can write one. Most
+    /// are measured; the IDE hosts' (VS Code, Cursor, Windsurf), which cannot run here, come
+    /// from their docs and say so wherever they are shown ([`Channel::known`]): a delivery
+    /// from docs is still better than none, and the person is told what it rests on.
     pub session: Option<&'static Channel>,
     /// The channel read on every turn of a running session (a hook's additional context), if
     /// mcpick can write one (measured, as `session`).
@@ -102,11 +104,14 @@ pub static ROWS: [Row; 11] = [
         per_turn: Some(&live::COPILOT),
         hooks: Some(&hooks::COPILOT),
         mention: None,
-        // It reads the project's CLAUDE.md and GEMINI.md with their imports (measured).
+        // It reads the project's CLAUDE.md and GEMINI.md with their imports, and
+        // `.github/instructions/*.instructions.md` with `applyTo: "**"`: VS Code's file
+        // (measured).
         skills: None,
         reads_also: &[
             (Host::ClaudeCode, Scope::Project),
             (Host::Gemini, Scope::Project),
+            (Host::VsCode, Scope::Project),
         ],
     },
     Row {
@@ -121,32 +126,24 @@ pub static ROWS: [Row; 11] = [
         reads_also: &[],
     },
     Row {
-        host: Host::ClaudeDesktop,
-        entry: &dialects::claude_desktop::DIALECT,
+        host: Host::VsCode,
+        entry: &dialects::vscode::DIALECT,
         entry_known: Known::FromDocs,
-        session: None,
+        // From its docs; Copilot CLI reads the same file, measured.
+        session: Some(&channel::VSCODE),
         per_turn: None,
         hooks: None,
         mention: None,
         skills: None,
+        // It reads `CLAUDE.md` without its `@` imports: a Claude Code delivery gives it two
+        // lines, not the set.
         reads_also: &[],
     },
     Row {
         host: Host::Cursor,
         entry: &dialects::cursor::DIALECT,
         entry_known: Known::FromDocs,
-        session: None,
-        per_turn: None,
-        hooks: None,
-        mention: None,
-        skills: None,
-        reads_also: &[],
-    },
-    Row {
-        host: Host::VsCode,
-        entry: &dialects::vscode::DIALECT,
-        entry_known: Known::FromDocs,
-        session: None,
+        session: Some(&channel::CURSOR),
         per_turn: None,
         hooks: None,
         mention: None,
@@ -156,6 +153,17 @@ pub static ROWS: [Row; 11] = [
     Row {
         host: Host::Windsurf,
         entry: &dialects::windsurf::DIALECT,
+        entry_known: Known::FromDocs,
+        session: Some(&channel::WINDSURF),
+        per_turn: None,
+        hooks: None,
+        mention: None,
+        skills: None,
+        reads_also: &[],
+    },
+    Row {
+        host: Host::ClaudeDesktop,
+        entry: &dialects::claude_desktop::DIALECT,
         entry_known: Known::FromDocs,
         session: None,
         per_turn: None,
@@ -213,7 +221,12 @@ mod tests {
             }
             if let Some(channel) = row.session {
                 assert_eq!(channel.host, host);
-                assert_eq!(row.entry_known, Known::Measured, "{host:?}");
+                // A channel measured at the model went through a measured entry's host.
+                if channel.known == Known::Measured {
+                    assert_eq!(row.entry_known, Known::Measured, "{host:?}");
+                } else {
+                    assert!(row.per_turn.is_none() && row.skills.is_none(), "{host:?}");
+                }
             }
             // A per-turn channel comes with its hooks, on a host read at session start too.
             assert_eq!(row.per_turn.is_some(), row.hooks.is_some(), "{host:?}");
@@ -236,7 +249,10 @@ mod tests {
                 Host::Codex,
                 Host::OpenCode,
                 Host::CopilotCli,
-                Host::QwenCode
+                Host::QwenCode,
+                Host::VsCode,
+                Host::Cursor,
+                Host::Windsurf
             ]
         );
         assert!(ROWS[..with.len()].iter().all(|r| r.session.is_some()));

@@ -110,7 +110,10 @@ pub fn plan(
     if let (Some(reached), true) = (reached, at_start) {
         notes.push(reached);
     } else if at_start && delivery.is_none() {
-        notes.push(session::no_channel(host));
+        notes.push(session::no_channel(
+            host,
+            scope_of.as_ref().copied().unwrap_or(Scope::User),
+        ));
     } else if deliver == Deliver::Live && hooks.is_none() {
         notes.push(match &delivery {
             Some((channel, delivery)) if channel.every_call => {
@@ -119,10 +122,10 @@ pub fn plan(
             _ => hooks::no_per_turn(host),
         });
     }
-    if let (Some((channel, _)), Ok(scope)) = (&delivery, &scope_of) {
+    if let Some((channel, scope)) = delivery.as_ref().and_then(|(c, d)| Some((c, d.scope()?))) {
         notes.extend(session::read_twice(
             channel.host,
-            *scope,
+            scope,
             &places.project,
             &set_abs,
         ));

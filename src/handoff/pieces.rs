@@ -4,7 +4,10 @@
 //!   folder whose own `.gitignore` ignores it whole, so resource contents are never committed
 //!   (Gemini CLI's user scope: `~/.gemini/mcpick/`, the only place its user file imports from);
 //!   for Codex, `AGENTS.override.md` in the project (or `$CODEX_HOME`), kept out of git through
-//!   the repository's local `.git/info/exclude`.
+//!   the repository's local `.git/info/exclude`; for VS Code, Cursor and Windsurf, a rules file
+//!   of mcpick's own in the project's rules folder (`.github/instructions/NAME.instructions.md`,
+//!   `.cursor/rules/NAME.mdc`, `.windsurf/rules/NAME.md`), kept out of git the same way, the
+//!   folders it had to make recorded so that `uninstall` leaves the project as it was.
 //! - The import: two lines appended to `CLAUDE.md` / `GEMINI.md` (a comment and `@PATH`);
 //!   they hold no contents and are what a project commits.
 //! - The record: which deliveries a set has, with the exact bytes added, so that `uninstall`
@@ -87,6 +90,10 @@ pub struct Delivery {
     /// opencode: the delivered file's path in its config's `instructions`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub listed: Option<Listed>,
+    /// The folders made for `file` (a rules folder the project did not have), outermost
+    /// first: taken back with it when nothing else is in them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub folders: Vec<PathBuf>,
 }
 
 impl Delivery {
@@ -395,6 +402,17 @@ fn verify(d: &Delivery, set: &Path) -> Result<(), String> {
     if d.agents_md != planned.agents_md {
         return refuse("its AGENTS.md");
     }
+    // Only folders on the way to the file, inside the project: a planted record cannot have
+    // `uninstall` remove any other (and `remove_dir` takes only empty ones).
+    let project = &places.project;
+    if d.folders.iter().any(|f| {
+        f == project
+            || !f.starts_with(project)
+            || !planned.file.starts_with(f)
+            || f == &planned.file
+    }) {
+        return refuse("its folders");
+    }
     match (&d.listed, &planned.listed) {
         (None, _) => {}
         (Some(r), Some(p)) if (&r.path, &r.key, &r.value) == (&p.path, &p.key, &p.value) => {}
@@ -516,7 +534,22 @@ fn layout(
         exclude: None,
         skills: Vec::new(),
         listed: None,
+        folders: Vec::new(),
     };
+    if let Some(rules) = &channel.rules {
+        // A file of mcpick's own in the project's rules folder, out of git like Codex's
+        // override: it holds resource contents.
+        if scope != Scope::Project {
+            return Err(format!(
+                "{} reads the set only from the project",
+                host.dialect().host_name
+            ));
+        }
+        let rel = format!("{}/{}.{}", rules.folder, file_safe(name), rules.extension);
+        delivery.file = places.project.join(&rel);
+        delivery.exclude = git_exclude(&places.project, &format!("/{rel}\n"));
+        return Ok(delivery);
+    }
     let import_file = match (host, scope) {
         (Host::ClaudeCode, Scope::Project) => Some(places.project.join("CLAUDE.md")),
         (Host::ClaudeCode, Scope::User) => Some(home()?.join(".claude").join("CLAUDE.md")),
@@ -595,16 +628,33 @@ fn layout(
         };
         delivery.file = dir.join("AGENTS.override.md");
         delivery.agents_md = Some(dir.join("AGENTS.md"));
-        if scope == Scope::Project && places.project.join(".git").is_dir() {
-            let exclude = places.project.join(".git").join("info").join("exclude");
-            delivery.exclude = Some(Added {
-                path: exclude,
-                text: "/AGENTS.override.md\n".into(),
-                created: false,
-            });
+        if scope == Scope::Project {
+            delivery.exclude = git_exclude(&places.project, "/AGENTS.override.md\n");
         }
     }
     Ok(delivery)
+}
+
+/// The `line` for the git repository's local exclude file, where `project` is one.
+fn git_exclude(project: &Path, line: &str) -> Option<Added> {
+    project.join(".git").is_dir().then(|| Added {
+        path: project.join(".git").join("info").join("exclude"),
+        text: line.into(),
+        created: false,
+    })
+}
+
+/// The folders between `project` and `file` that do not exist yet, outermost first.
+fn missing_folders(project: &Path, file: &Path) -> Vec<PathBuf> {
+    let mut missing: Vec<PathBuf> = file
+        .ancestors()
+        .skip(1)
+        .take_while(|f| f.starts_with(project) && *f != project)
+        .filter(|f| std::fs::symlink_metadata(f).is_err())
+        .map(Path::to_path_buf)
+        .collect();
+    missing.reverse();
+    missing
 }
 
 /// Where `host`'s delivery of `set` goes, before anything is written. `set` is absolute.
@@ -619,8 +669,11 @@ pub fn plan(
 ) -> Result<Delivery, String> {
     let mut delivery = layout(channel, scope, places, set, name)?;
     let checked = delivery.checked(set)?;
+    owned_file_is_ours(&delivery, &checked.file)?;
+    if channel.rules.is_some() {
+        delivery.folders = missing_folders(&places.project, &delivery.file);
+    }
     if channel.host == Host::Codex {
-        codex_override_is_ours(&checked.file, &delivery.file)?;
         // The override carries the user's `AGENTS.md`: one mcpick cannot read where it is
         // would vanish from Codex's context unsaid.
         if let Some(agents) = &delivery.agents_md
@@ -649,14 +702,34 @@ pub fn plan(
     Ok(delivery)
 }
 
-/// Codex reads `AGENTS.override.md` in place of `AGENTS.md`: one mcpick did not write is the
-/// user's, and is never replaced.
-fn codex_override_is_ours(real: &Path, shown: &Path) -> Result<(), String> {
+/// Whether `text`, the delivered file of a delivery to `host`, is one mcpick wrote: Codex's
+/// override and the IDE hosts' rules files sit where the user's own files go, and carry
+/// mcpick's mark; the files in `.mcpick/` are mcpick's by their place.
+fn written_by_mcpick(host: Host, text: &str) -> bool {
+    match Channel::of(host).and_then(|c| c.rules.as_ref()) {
+        Some(rules) => rules.is_ours(text),
+        None => host != Host::Codex || text.starts_with(CODEX_MARKER),
+    }
+}
+
+/// A delivered file there (`real`) that mcpick did not write is the user's, and is never
+/// replaced: Codex reads `AGENTS.override.md` in place of `AGENTS.md`; a rules file of the
+/// same name is the user's rule.
+fn owned_file_is_ours(delivery: &Delivery, real: &Path) -> Result<(), String> {
+    let Some(host) = delivery.host() else {
+        return Ok(());
+    };
     match fsio::read_capped(real) {
-        Ok(Some(existing)) if !existing.starts_with(CODEX_MARKER) => Err(format!(
-            "{} exists and is not mcpick's: Codex reads it in place of AGENTS.md, so mcpick cannot deliver there (use --deliver on-demand)",
-            shown.display()
-        )),
+        Ok(Some(existing)) if !written_by_mcpick(host, &existing) => Err(match host {
+            Host::Codex => format!(
+                "{} exists and is not mcpick's: Codex reads it in place of AGENTS.md, so mcpick cannot deliver there (use --deliver on-demand)",
+                delivery.file.display()
+            ),
+            _ => format!(
+                "{} exists and is not mcpick's: mcpick never replaces it (install under another name with --as, or use --deliver on-demand)",
+                delivery.file.display()
+            ),
+        }),
         Ok(_) => Ok(()),
         Err(e) => Err(e.to_string()),
     }
@@ -749,12 +822,13 @@ pub fn write(set: &Path, delivery: &Delivery, text: &str) -> std::io::Result<()>
         delivery.import = old.import.or(delivery.import);
         delivery.exclude = old.exclude.or(delivery.exclude);
         delivery.listed = old.listed.or(delivery.listed);
+        if !old.folders.is_empty() {
+            delivery.folders = old.folders;
+        }
     }
     verify(&delivery, set).map_err(std::io::Error::other)?;
     let checked = delivery.checked(set).map_err(std::io::Error::other)?;
-    if delivery.host() == Some(Host::Codex) {
-        codex_override_is_ours(&checked.file, &delivery.file).map_err(std::io::Error::other)?;
-    }
+    owned_file_is_ours(&delivery, &checked.file).map_err(std::io::Error::other)?;
     record.version = 2;
     record.deliveries.push(delivery.clone());
     record.save(set)?;
@@ -870,9 +944,7 @@ pub(super) fn append(added: &Added, real: &Path) -> std::io::Result<()> {
 pub fn refresh(delivery: &Delivery, set: &Path, text: &str) -> std::io::Result<()> {
     verify(delivery, set).map_err(std::io::Error::other)?;
     let checked = delivery.checked(set).map_err(std::io::Error::other)?;
-    if delivery.host() == Some(Host::Codex) {
-        codex_override_is_ours(&checked.file, &delivery.file).map_err(std::io::Error::other)?;
-    }
+    owned_file_is_ours(delivery, &checked.file).map_err(std::io::Error::other)?;
     ignore_folder(set, &checked.file)?;
     if let Some(parent) = checked.file.parent() {
         std::fs::create_dir_all(parent)?;
@@ -904,11 +976,20 @@ pub fn remove(
     let checked = delivery.checked(set).map_err(std::io::Error::other)?;
     let mut notes = Vec::new();
     let ours = match fsio::read_capped(&checked.file) {
-        Ok(Some(text)) => host != Host::Codex || text.starts_with(CODEX_MARKER),
+        Ok(Some(text)) => written_by_mcpick(host, &text),
         _ => false,
     };
     if ours {
         remove_if_exists(&checked.file)?;
+    }
+    // The folders made for it, deepest first, while nothing else is in them; each checked
+    // as a file in it would be, so a link planted since leads nowhere else.
+    for folder in delivery.folders.iter().rev() {
+        let real = fsio::inside(&folder.join("file"), &delivery.root_of(folder, set));
+        match real.as_deref().map(Path::parent) {
+            Ok(Some(real)) if std::fs::remove_dir(real).is_ok() => {}
+            _ => break,
+        }
     }
     for (added, real) in [
         (&delivery.import, &checked.import),
@@ -1037,6 +1118,44 @@ mod tests {
         assert!(import_path(Host::Gemini, "my set/.mcpick/a.md").is_err());
         assert!(import_path(Host::ClaudeCode, "a#b/.mcpick/a.md").is_err());
         assert!(import_path(Host::ClaudeCode, "a\nb/.mcpick/a.md").is_err());
+    }
+
+    /// A record's folders are taken back by `uninstall`: only folders on the way from the
+    /// project to the delivered file pass, so an edited or planted record cannot name another.
+    #[test]
+    fn recorded_folders_must_lie_between_the_project_and_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = std::fs::canonicalize(dir.path()).unwrap().join("p");
+        std::fs::create_dir_all(&project).unwrap();
+        let set = project.join("mcpick.context.json");
+        let mut places = Places::system();
+        places.project = project.clone();
+        let mut d = layout(
+            &super::super::channel::VSCODE,
+            Scope::Project,
+            &places,
+            &set,
+            "mcpick",
+        )
+        .unwrap();
+        assert_eq!(
+            d.file,
+            project.join(".github/instructions/mcpick.instructions.md")
+        );
+        d.folders = vec![
+            project.join(".github"),
+            project.join(".github/instructions"),
+        ];
+        assert_eq!(verify(&d, &set), Ok(()));
+        for bad in [
+            project.clone(),
+            project.join("src"),
+            project.parent().unwrap().to_path_buf(),
+            d.file.clone(),
+        ] {
+            d.folders = vec![bad.clone()];
+            assert!(verify(&d, &set).is_err(), "{}", bad.display());
+        }
     }
 
     /// A user who edited the added lines keeps the file as it is, and is told.

@@ -105,12 +105,13 @@ fn summary(channel: &Channel, d: &Delivered) -> String {
         .count();
     let n = d.preview.included.len();
     format!(
-        "{n} of {} resource{} ({} tokens, {} bytes) through {}{}",
+        "{n} of {} resource{} ({} tokens, {} bytes) through {}{}{}",
         n + cut,
         if n + cut == 1 { "" } else { "s" },
         d.preview.total_tokens,
         d.file.len(),
         channel.what,
+        channel.provenance(),
         if cut > 0 {
             format!(
                 "; {cut} over {} (`mcpick preview --host {}` names them)",
@@ -123,8 +124,8 @@ fn summary(channel: &Channel, d: &Delivered) -> String {
     )
 }
 
-/// Where `host`'s session-start delivery of `set` (absolute) goes, nothing written yet;
-/// `Ok(None)` when the host has no channel mcpick can write.
+/// Where `host`'s session-start delivery of `set` (absolute) with an entry of `scope` goes,
+/// nothing written yet; `Ok(None)` when the host has no channel mcpick can write there.
 pub fn plan(
     host: Host,
     scope: Scope,
@@ -132,7 +133,8 @@ pub fn plan(
     set: &Path,
     name: &str,
 ) -> Result<Option<(&'static Channel, Delivery)>, String> {
-    let Some(channel) = Channel::of(host) else {
+    let Some((channel, scope)) = Channel::of(host).and_then(|c| Some((c, c.scope_for(scope)?)))
+    else {
         return Ok(None);
     };
     pieces::plan(channel, scope, places, set, name)
@@ -210,12 +212,21 @@ pub fn read_twice(host: Host, scope: Scope, project: &Path, set: &Path) -> Vec<S
         .collect()
 }
 
-/// Why a host gets the set on demand only.
-pub fn no_channel(host: Host) -> String {
-    format!(
-        "{} has no session-start channel mcpick can write: the set reaches the model on demand (resources to attach or mention, the `context` prompt and tool)",
-        host.name()
-    )
+/// Why a host with an entry of `scope` gets the set on demand only.
+pub fn no_channel(host: Host, scope: Scope) -> String {
+    let on_demand = "the set reaches the model on demand (resources to attach or mention, the `context` prompt and tool)";
+    match Channel::of(host) {
+        Some(channel) if channel.scope_for(scope).is_none() => format!(
+            "{} reads the set at session start only from a project file ({}); for a {} entry {on_demand}",
+            host.name(),
+            channel.what,
+            scope.name()
+        ),
+        _ => format!(
+            "{} has no session-start channel mcpick can write: {on_demand}",
+            host.name()
+        ),
+    }
 }
 
 /// Why a host whose session-start file is read before every model call needs no per-turn
@@ -230,7 +241,11 @@ pub fn read_every_call(channel: &Channel, file: Option<&Path>) -> String {
 
 /// What a planned delivery will touch (`install --dry-run`, the browser's hand-off).
 pub fn planned_lines(channel: &Channel, delivery: &Delivery) -> Vec<String> {
-    let mut lines = vec![format!("and at session start, through {}:", channel.what)];
+    let mut lines = vec![format!(
+        "and at session start, through {}{}:",
+        channel.what,
+        channel.provenance()
+    )];
     for (what, path) in delivery.files() {
         lines.push(format!("  {what}: {}", path.display()));
     }
@@ -273,7 +288,7 @@ pub fn write(
         format!(
             "  the text: {} ({}; holds resource contents)",
             delivery.file.display(),
-            if channel.host == Host::Codex {
+            if channel.host == Host::Codex || channel.rules.is_some() {
                 match &delivery.exclude {
                     Some(e) => format!("kept out of git by {}", e.path.display()),
                     None => "not in a git repository here: keep it out of version control".into(),
@@ -405,8 +420,12 @@ pub fn listed(record: &Record) -> Vec<String> {
                     format!("{what} {}{state}", path.display())
                 })
                 .collect();
+            let provenance = d
+                .host()
+                .and_then(Channel::of)
+                .map_or("", Channel::provenance);
             format!(
-                "{:<15} {:<8} `{}`: {}",
+                "{:<15} {:<8} `{}`: {}{provenance}",
                 d.host,
                 d.scope,
                 sanitize::line(&d.name, 200),
@@ -433,7 +452,10 @@ pub fn for_host(
             host.name()
         )
     })?;
-    let scope = super::entry::scope_of(host.dialect(), scope)?;
+    let entry_scope = super::entry::scope_of(host.dialect(), scope)?;
+    let scope = channel
+        .scope_for(entry_scope)
+        .ok_or_else(|| no_channel(host, entry_scope))?;
     let set_abs = pieces::absolute(set);
     let recorded = Record::load(&set_abs)
         .deliveries

@@ -269,6 +269,10 @@ pub struct HostPreview {
     pub agent: AgentPreview,
     /// What carries the text ("a `CLAUDE.md` import").
     pub what: &'static str,
+    /// Where the channel's figures come from, when not measured ([`Channel::provenance`]).
+    ///
+    /// [`Channel::provenance`]: crate::handoff::Channel::provenance
+    pub provenance: &'static str,
     /// Bytes of the file the host reads.
     pub bytes: usize,
     /// Resources holding the host's wrapper tags; a `context` tool answer over the host's cut.
@@ -323,6 +327,7 @@ pub fn host_preview(
             ids: CandidateIds::Ranked(order),
         },
         what: channel.what,
+        provenance: channel.provenance(),
         bytes: delivered.file.len(),
         warnings: delivered.warnings,
         next_turn: next_turn(host, set),
@@ -452,7 +457,10 @@ mod tests {
                 Host::Codex,
                 Host::OpenCode,
                 Host::CopilotCli,
-                Host::QwenCode
+                Host::QwenCode,
+                Host::VsCode,
+                Host::Cursor,
+                Host::Windsurf
             ]
         );
         for &host in &seen {

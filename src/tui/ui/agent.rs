@@ -370,11 +370,12 @@ fn host_lines(v: &AgentView, width: usize) -> Vec<Line<'static>> {
     let cut = h.cut();
     let mut spans = vec![Span::styled(
         format!(
-            "{name} receives {stale}{} of {stale}{} included resource{} at session start through {} · {} bytes",
+            "{name} receives {stale}{} of {stale}{} included resource{} at session start through {}{} · {} bytes",
             thousands(n),
             thousands(n + cut),
             if n + cut == 1 { "" } else { "s" },
             h.what,
+            h.provenance,
             thousands(h.bytes),
         ),
         t.text,
@@ -391,7 +392,9 @@ fn host_lines(v: &AgentView, width: usize) -> Vec<Line<'static>> {
     if stale == "~" {
         spans.push(Span::styled(" · reading the set again…", t.busy));
     }
-    lines.push(Line::from(spans));
+    // Wrapped, not cut at the pane's edge: the end says where the channel's figures come from
+    // when they are not measured.
+    crate::tui::text::wrap(Line::from(spans), width.max(20), 2, &mut lines);
     const SHOWN: usize = 2;
     for w in h.warnings.iter().take(SHOWN) {
         let line = Line::styled(format!("warning: {}", sanitize::line(w, 1000)), t.error);
