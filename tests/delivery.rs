@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::model_stub::{Stub, all_text};
+use common::model_stub::{Stub, all_text, run_host};
+use common::snapshot::{Files, assert_same_files, files};
 use common::tmux::Tmux;
 use common::*;
 use serde_json::Value;
@@ -158,12 +159,8 @@ impl World {
     }
 
     /// Every file in the project and home, by path, for comparing before and after.
-    fn files(&self) -> BTreeMap<PathBuf, Vec<u8>> {
-        let mut out = BTreeMap::new();
-        for root in [self.project(), self.home()] {
-            walk(&root, &mut out);
-        }
-        out
+    fn files(&self) -> Files {
+        files(&[self.project(), self.home()])
     }
 
     /// `claude -p hello` in the project against the recording stub: the text of its first
@@ -222,100 +219,9 @@ impl World {
     }
 
     /// Runs a host CLI in the project with the stub as its model API.
-    fn host(&self, stub: &Stub, program: &str, args: &[&str], env: &[(&str, String)]) -> String {
-        let bin = peers().join("node/node_modules/.bin").join(program);
-        let mut command = Command::new(&bin);
-        command
-            .args(args)
-            .current_dir(self.project())
-            .stdin(Stdio::null())
-            .env_clear()
-            .env("LANG", "C.UTF-8")
-            .env("TERM", "dumb");
-        for (k, v) in self.env() {
-            command.env(k, v);
-        }
-        for (k, v) in env {
-            command.env(k, v);
-        }
-        let _ = stub.port;
-        let out = run_with_timeout(command, Duration::from_secs(120));
-        format!(
-            "{}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
+    fn host(&self, _stub: &Stub, program: &str, args: &[&str], env: &[(&str, String)]) -> String {
+        run_host(program, args, &self.project(), &self.env(), env)
     }
-}
-
-fn walk(dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let name = entry.file_name().to_string_lossy().into_owned();
-        // The hosts' own state (sessions, caches, logs) is theirs, not mcpick's.
-        if matches!(
-            name.as_str(),
-            ".claude"
-                | ".claude.json"
-                | ".gemini"
-                | ".codex"
-                | ".cache"
-                | ".config"
-                | ".npm"
-                | ".local"
-        ) && dir.ends_with("home")
-        {
-            continue;
-        }
-        // Copilot CLI and Qwen Code keep their state beside their settings: only the files
-        // mcpick may write there are compared.
-        if (dir.ends_with("home/.copilot") || dir.ends_with("home/.qwen"))
-            && !matches!(
-                name.as_str(),
-                "mcp-config.json"
-                    | "copilot-instructions.md"
-                    | "hooks"
-                    | "settings.json"
-                    | "QWEN.md"
-                    | "mcpick"
-            )
-        {
-            continue;
-        }
-        if path.is_dir() {
-            walk(&path, out);
-        } else {
-            out.insert(path, std::fs::read(entry.path()).unwrap_or_default());
-        }
-    }
-}
-
-/// The files that differ between two snapshots, by path (not their bytes, for a readable failure).
-fn assert_same_files(before: &BTreeMap<PathBuf, Vec<u8>>, after: &BTreeMap<PathBuf, Vec<u8>>) {
-    let differ: Vec<String> = before
-        .keys()
-        .chain(after.keys())
-        .filter(|p| before.get(*p) != after.get(*p))
-        .map(|p| {
-            format!(
-                "{} ({})",
-                p.display(),
-                match (before.get(p), after.get(p)) {
-                    (None, _) => "left behind".to_string(),
-                    (_, None) => "removed".to_string(),
-                    (_, Some(now)) => format!("changed: now {:?}", String::from_utf8_lossy(now)),
-                }
-            )
-        })
-        .collect();
-    assert!(
-        differ.is_empty(),
-        "uninstall did not leave the files as they were:\n{}",
-        differ.join("\n")
-    );
 }
 
 /// Each `included` text found in `request`, in order; none of `absent`.

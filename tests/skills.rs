@@ -10,12 +10,10 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::Duration;
 
-use common::model_stub::{Stub, all_text};
+use common::model_stub::{QWEN_SETTINGS, Stub, all_text, run_host};
+use common::snapshot::{Files, assert_same_files, files, tree};
 use common::*;
 use serde_json::Value;
 
@@ -128,93 +126,42 @@ impl World {
     }
 
     /// Every file in the project and home (the host's own state left out).
-    fn files(&self) -> BTreeMap<PathBuf, Vec<u8>> {
-        let mut out = BTreeMap::new();
-        walk(&self.project(), &mut out, true);
-        walk(&self.home(), &mut out, true);
-        out
+    fn files(&self) -> Files {
+        files(&[self.project(), self.home()])
+    }
+
+    /// `path` in the project, or in the home when it starts `~/`.
+    fn at(&self, path: &str) -> PathBuf {
+        match path.strip_prefix("~/") {
+            Some(rest) => self.home().join(rest),
+            None => self.project().join(path),
+        }
     }
 
     /// `host` run once in the project against the recording stub (`claude -p`, `gemini -p`,
-    /// `codex exec`): every string of every model request it sent (system prompt, tools,
-    /// messages).
+    /// `codex exec`, `opencode run`, `copilot -p`, `qwen`): every string of every model
+    /// request it sent (system prompt, tools, messages).
     fn first_requests(&self, host: &str) -> String {
+        self.requests(host).concat()
+    }
+
+    /// [`World::first_requests`], one text per request.
+    fn requests(&self, host: &str) -> Vec<String> {
         let stub_dir = tempfile::tempdir().unwrap();
         let stub = Stub::start(stub_dir.path());
-        let (program, args, env, api): (&str, &[&str], Vec<(&str, String)>, &str) = match host {
-            "claude-code" => (
-                "claude",
-                &["-p", "hello", "--output-format", "json"],
-                stub.claude_env(),
-                "anthropic",
-            ),
-            "gemini" => {
-                std::fs::create_dir_all(self.home().join(".gemini")).unwrap();
-                std::fs::write(
-                    self.home().join(".gemini/settings.json"),
-                    r#"{"security":{"auth":{"selectedType":"gemini-api-key"}}}"#,
-                )
-                .unwrap();
-                (
-                    "gemini",
-                    &["-p", "hello", "--output-format", "json"],
-                    stub.gemini_env(),
-                    "gemini",
-                )
-            }
-            _ => {
-                let codex_home = self.home().join(".codex");
-                std::fs::create_dir_all(&codex_home).unwrap();
-                std::fs::write(
-                    codex_home.join("config.toml"),
-                    format!(
-                        "model_provider = \"stub\"\nmodel = \"gpt-5\"\napproval_policy = \"never\"\nsandbox_mode = \"read-only\"\n\
-                         [model_providers.stub]\nname = \"stub\"\nbase_url = \"http://127.0.0.1:{}/v1\"\nenv_key = \"STUB_API_KEY\"\nwire_api = \"responses\"\n\
-                         [projects.\"{}\"]\ntrust_level = \"trusted\"\n",
-                        stub.port,
-                        self.project().display()
-                    ),
-                )
-                .unwrap();
-                (
-                    "codex",
-                    &["exec", "--skip-git-repo-check", "hello"],
-                    vec![
-                        ("STUB_API_KEY", "dummy".into()),
-                        ("CODEX_HOME", codex_home.display().to_string()),
-                    ],
-                    "openai",
-                )
-            }
-        };
-        let bin = peers().join("node/node_modules/.bin").join(program);
-        let mut command = Command::new(&bin);
-        command
-            .args(args)
-            .current_dir(self.project())
-            .stdin(Stdio::null())
-            .env_clear()
-            .env("LANG", "C.UTF-8")
-            .env("TERM", "dumb");
-        for (k, v) in self.env() {
-            command.env(k, v);
-        }
-        for (k, v) in env {
-            command.env(k, v);
-        }
-        let out = run_with_timeout(command, Duration::from_secs(120));
-        let requests = stub.requests(api);
-        assert!(
-            !requests.is_empty(),
-            "{host} sent no model request: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let mut text = String::new();
-        for r in &requests {
-            all_text(r, &mut text);
-        }
-        text
+        let run = stub.headless(host, "hello", &self.home(), &self.project());
+        let args: Vec<&str> = run.args.iter().map(String::as_str).collect();
+        let out = run_host(run.program, &args, &self.project(), &self.env(), &run.env);
+        let requests = stub.requests(run.api);
+        assert!(!requests.is_empty(), "{host} sent no model request: {out}");
+        requests
+            .iter()
+            .map(|r| {
+                let mut text = String::new();
+                all_text(r, &mut text);
+                text
+            })
+            .collect()
     }
 }
 
@@ -231,76 +178,27 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// Files under `dir` by path; `skip_host_state`: the hosts' own state in a home is theirs.
-fn walk(dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>, skip_host_state: bool) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if skip_host_state
-            && dir.ends_with("home")
-            && matches!(
-                name.as_str(),
-                ".claude"
-                    | ".claude.json"
-                    | ".gemini"
-                    | ".codex"
-                    | ".cache"
-                    | ".config"
-                    | ".npm"
-                    | ".local"
-            )
-        {
-            continue;
-        }
-        if path.is_dir() {
-            walk(&path, out, skip_host_state);
-        } else {
-            let bytes = std::fs::read(&path).unwrap_or_default();
-            out.insert(path, bytes);
-        }
-    }
-}
-
-/// The files of folder `dir`, by path relative to it.
-fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    let mut all = BTreeMap::new();
-    walk(dir, &mut all, false);
-    all.into_iter()
-        .map(|(p, b)| (p.strip_prefix(dir).unwrap().to_path_buf(), b))
-        .collect()
-}
-
-fn assert_same_files(before: &BTreeMap<PathBuf, Vec<u8>>, after: &BTreeMap<PathBuf, Vec<u8>>) {
-    let differ: Vec<String> = before
-        .keys()
-        .chain(after.keys())
-        .filter(|p| before.get(*p) != after.get(*p))
-        .map(|p| p.display().to_string())
-        .collect();
-    assert!(
-        differ.is_empty(),
-        "uninstall did not leave the files as they were: {differ:#?}"
-    );
-}
-
 /// The Done-when path, for `host`: pinned skill written byte for byte into the host's skills
-/// folder `folder`, not inlined in `delivered` (the session-start text), named in the host's
-/// model request by its description (`listed`: the host's own line for it) without its body;
-/// the excluded one nowhere; uninstall exact.
+/// folder `folder`, not inlined in `delivered` (the session-start text; both in the project,
+/// or in the home when they start `~/`), named in the host's model request by its
+/// description (`listed`: the host's own line for it) without its body; the excluded one
+/// nowhere; uninstall exact.
 fn a_pinned_skill_reaches(host: &str, folder: &str, delivered: &str, listed: &str) {
     let world = World::new(&[]);
     if host == "codex" {
         // Codex reads the project's `.codex/` in a git repository.
         std::fs::create_dir_all(world.project().join(".git")).unwrap();
     }
+    if host == "qwen-code" {
+        // The user's own settings, there before install (Qwen Code reports usage otherwise).
+        std::fs::create_dir_all(world.home().join(".qwen")).unwrap();
+        std::fs::write(world.home().join(".qwen/settings.json"), QWEN_SETTINGS).unwrap();
+    }
     let before = world.files();
     let said = world.ok(&["install", host]);
     assert!(said.contains("as a skill: pdf-forms"), "{said}");
 
-    let written = world.project().join(folder);
+    let written = world.at(folder);
     let pinned = tree(&world.root().join("pdf-forms"));
     assert_eq!(
         pinned.len(),
@@ -316,7 +214,7 @@ fn a_pinned_skill_reaches(host: &str, folder: &str, delivered: &str, listed: &st
     assert_eq!(names, ["pdf-forms"], "nothing else in the skills folder");
 
     // Not also inlined in the session-start text, and `preview --host` says "as a skill".
-    let text = std::fs::read_to_string(world.project().join(delivered)).unwrap();
+    let text = std::fs::read_to_string(world.at(delivered)).unwrap();
     for absent in [PINNED_BODY, EXCLUDED_DESCRIPTION, EXCLUDED_BODY] {
         assert!(!text.contains(absent), "{absent} inlined: {text}");
     }
@@ -345,7 +243,8 @@ fn a_pinned_skill_reaches(host: &str, folder: &str, delivered: &str, listed: &st
     let request = world.first_requests(host);
     assert!(
         request.contains(listed),
-        "{host}: the pinned skill is listed as a skill, by its description"
+        "{host}: the pinned skill is listed as a skill, by its description: {}",
+        around(&request, PINNED_DESCRIPTION)
     );
     for absent in [PINNED_BODY, EXCLUDED_DESCRIPTION, EXCLUDED_BODY] {
         assert!(
@@ -357,6 +256,16 @@ fn a_pinned_skill_reaches(host: &str, folder: &str, delivered: &str, listed: &st
     world.ok(&["uninstall", host]);
     assert!(!written.join("pdf-forms").exists());
     assert_same_files(&before, &world.files());
+}
+
+/// The text around the first `marker` in `text`, for a failure message.
+fn around(text: &str, marker: &str) -> String {
+    let Some(at) = text.find(marker) else {
+        return format!("({marker} is nowhere)");
+    };
+    let before: String = text[..at].chars().rev().take(300).collect();
+    let after: String = text[at..].chars().take(200).collect();
+    format!("{:?}", before.chars().rev().collect::<String>() + &after)
 }
 
 /// Claude Code 2.1.328: "The following skills are available for use with the Skill tool:",
@@ -393,6 +302,121 @@ fn a_pinned_skill_reaches_codex_as_a_skill_and_an_excluded_one_nowhere() {
         ".codex/skills",
         "AGENTS.override.md",
         &format!("- pdf-forms: Fill in PDF forms field by field ({PINNED_DESCRIPTION})"),
+    );
+}
+
+/// opencode 1.18.33: `.opencode/skills/`, listed in `<available_skills>` with `<name>` and
+/// `<description>` per skill.
+#[test]
+fn a_pinned_skill_reaches_opencode_as_a_skill_and_an_excluded_one_nowhere() {
+    a_pinned_skill_reaches(
+        "opencode",
+        ".opencode/skills",
+        ".mcpick/mcpick.opencode.md",
+        &format!(
+            "<name>pdf-forms</name>\n    <description>Fill in PDF forms field by field ({PINNED_DESCRIPTION})"
+        ),
+    );
+}
+
+/// GitHub Copilot CLI 1.0.102 (its install is the user's): `~/.copilot/skills/`, listed in
+/// `<available_skills>`, each with its `<location>` (`user`).
+#[test]
+fn a_pinned_skill_reaches_copilot_cli_as_a_skill_and_an_excluded_one_nowhere() {
+    a_pinned_skill_reaches(
+        "copilot-cli",
+        "~/.copilot/skills",
+        "~/.copilot/mcpick/mcpick.copilot-cli.md",
+        &format!(
+            "<name>pdf-forms</name>\n  <description>Fill in PDF forms field by field ({PINNED_DESCRIPTION})"
+        ),
+    );
+}
+
+/// Qwen Code 0.24.4: `.qwen/skills/`, listed in `<available_skills>`, each tag on lines of its
+/// own, the description ending with where the skill is from (`(project)`).
+#[test]
+fn a_pinned_skill_reaches_qwen_code_as_a_skill_and_an_excluded_one_nowhere() {
+    a_pinned_skill_reaches(
+        "qwen-code",
+        ".qwen/skills",
+        ".mcpick/mcpick.qwen-code.md",
+        &format!(
+            "<name>\npdf-forms\n</name>\n<description>\nFill in PDF forms field by field ({PINNED_DESCRIPTION})"
+        ),
+    );
+}
+
+/// opencode and Copilot CLI also read a project's `.claude/skills/`: with Claude Code's
+/// delivery installed beside theirs (in either order), each still lists the pinned skill
+/// once (they list a skill by name once, measured here), `preview --host` names both folders,
+/// and uninstalling both leaves the files as they were.
+#[test]
+fn a_host_that_reads_claude_codes_skills_too_lists_a_skill_once() {
+    for (first, then) in [("opencode", "claude-code"), ("claude-code", "copilot-cli")] {
+        let world = World::new(&[]);
+        let before = world.files();
+        world.ok(&["install", first]);
+        let out = world.run(&["install", then]);
+        assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+        let host = if first == "claude-code" { then } else { first };
+        let claude = world.project().join(".claude/skills/pdf-forms");
+        assert_eq!(tree(&claude), tree(&world.root().join("pdf-forms")));
+        let shown = world.run(&["preview", "--host", host, "--format", "json"]);
+        let told = stderr(&shown);
+        assert!(
+            told.contains(&format!("{host} lists the set's skills from"))
+                && told.contains(".claude/skills (the claude-code delivery)"),
+            "{told}"
+        );
+        if host == "opencode" {
+            // Its own folder too, installed first.
+            let own = world.project().join(".opencode/skills/pdf-forms");
+            assert_eq!(tree(&own), tree(&world.root().join("pdf-forms")));
+            assert!(told.contains("listed once"), "{told}");
+        } else {
+            // Copilot CLI picks up Claude Code's delivery whole: no folder of its own.
+            assert!(!world.home().join(".copilot/skills").exists());
+        }
+        let requests = world.requests(host);
+        let listed: Vec<usize> = requests
+            .iter()
+            .map(|r| r.matches(PINNED_DESCRIPTION).count())
+            .collect();
+        assert!(
+            listed.contains(&1) && listed.iter().all(|&n| n <= 1),
+            "{host}: the pinned skill is listed once in a request, listed {listed:?}: {}",
+            around(&requests.concat(), PINNED_DESCRIPTION)
+        );
+        let all = requests.concat();
+        for absent in [PINNED_BODY, EXCLUDED_DESCRIPTION, EXCLUDED_BODY] {
+            assert!(!all.contains(absent), "{host}: {absent} reached the model");
+        }
+        world.ok(&["uninstall", then]);
+        world.ok(&["uninstall", first]);
+        assert_same_files(&before, &world.files());
+    }
+}
+
+/// Copilot CLI picks up Gemini CLI's project delivery (it reads `GEMINI.md`) but not its
+/// skills folder: `install` and `preview --host` say that the set's skills do not reach it.
+#[test]
+fn a_host_that_picks_up_a_delivery_without_its_skills_is_told_so() {
+    let world = World::new(&[]);
+    world.ok(&["install", "gemini"]);
+    let out = world.run(&["install", "copilot-cli"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stderr(&out)
+            .contains("its skills go to .gemini/skills, which GitHub Copilot CLI does not read"),
+        "{}",
+        stderr(&out)
+    );
+    let shown = world.run(&["preview", "--host", "copilot-cli"]);
+    assert!(
+        stderr(&shown).contains("warning: none of the installed deliveries copilot-cli picks up wrote the set's skills into a folder it reads"),
+        "{}",
+        stderr(&shown)
     );
 }
 

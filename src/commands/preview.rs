@@ -141,6 +141,9 @@ pub async fn run(args: PreviewArgs) -> Exit {
                 {
                     report(&through);
                 }
+                if !delivered.skills.is_empty() {
+                    skills_read(host, &project, &set_abs);
+                }
                 if installed.len() > 1 {
                     report(&format!(
                         "warning: {} gets the set {} times at session start",
@@ -173,6 +176,33 @@ pub async fn run(args: PreviewArgs) -> Exit {
     } else {
         Exit::ServerFailed
     }
+}
+
+/// Which installed deliveries' skills folders `host` lists the set's skills from, or a
+/// warning that none does.
+fn skills_read(host: crate::hosts::Host, project: &std::path::Path, set: &std::path::Path) {
+    let folders = crate::handoff::session::skills_read(host, project, set);
+    if folders.is_empty() {
+        report(&format!(
+            "warning: none of the installed deliveries {} picks up wrote the set's skills into a folder it reads: its model gets none of them",
+            host.name()
+        ));
+        return;
+    }
+    let named: Vec<String> = folders
+        .iter()
+        .map(|(h, folder)| format!("{} (the {} delivery)", folder.display(), h.name()))
+        .collect();
+    report(&format!(
+        "{} lists the set's skills from {}{}",
+        host.name(),
+        named.join(" and "),
+        if folders.len() > 1 {
+            "; a skill in both is listed once (measured)"
+        } else {
+            ""
+        }
+    ));
 }
 
 /// `preview --host HOST --next-turn`: what each running session's next turn will be given.

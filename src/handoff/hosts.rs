@@ -91,9 +91,9 @@ pub static ROWS: [Row; 11] = [
         per_turn: None,
         hooks: None,
         mention: None,
+        skills: Some(&skills::OPENCODE),
         // It reads the first of AGENTS.md and CLAUDE.md, without following imports: a
         // Claude Code delivery gives it two lines, not the set.
-        skills: None,
         reads_also: &[],
     },
     Row {
@@ -104,10 +104,10 @@ pub static ROWS: [Row; 11] = [
         per_turn: Some(&live::COPILOT),
         hooks: Some(&hooks::COPILOT),
         mention: None,
+        skills: Some(&skills::COPILOT),
         // It reads the project's CLAUDE.md and GEMINI.md with their imports, and
         // `.github/instructions/*.instructions.md` with `applyTo: "**"`: VS Code's file
         // (measured).
-        skills: None,
         reads_also: &[
             (Host::ClaudeCode, Scope::Project),
             (Host::Gemini, Scope::Project),
@@ -122,7 +122,7 @@ pub static ROWS: [Row; 11] = [
         per_turn: Some(&live::QWEN),
         hooks: Some(&hooks::QWEN),
         mention: Some("@NAME:URI (also headless)"),
-        skills: None,
+        skills: Some(&skills::QWEN),
         reads_also: &[],
     },
     Row {

@@ -175,6 +175,17 @@ pub fn reached_through(host: Host, project: &Path, set: &Path) -> Option<String>
         ),
         host.name()
     );
+    // Skills are not in that file: they reach it only from a skills folder it reads.
+    if let (Some(h), Some(scope)) = (other.host(), other.scope())
+        && let Some(folder) = SkillsFolder::of(h)
+        && !reads_skills_of(host, h, scope)
+    {
+        said.push_str(&format!(
+            "; warning: its skills go to {}, which {} does not read: a skill the set includes does not reach its model",
+            folder.project,
+            host.dialect().host_name
+        ));
+    }
     // It reads that file whole, under its own limit or not.
     let size = std::fs::metadata(&other.file).map_or(0, |m| m.len() as usize);
     if let Some(channel) = Channel::of(host)
@@ -187,6 +198,36 @@ pub fn reached_through(host: Host, project: &Path, set: &Path) -> Option<String>
         ));
     }
     Some(said)
+}
+
+/// Whether `host` lists the skills in `other`'s skills folder of `scope`: its own, or one it
+/// reads too ([`SkillsFolder::reads_also`]).
+fn reads_skills_of(host: Host, other: Host, scope: Scope) -> bool {
+    other == host || SkillsFolder::of(host).is_some_and(|f| f.reads_also.contains(&(other, scope)))
+}
+
+/// The skills folders, written by installed deliveries of `set` (absolute), that `host`'s
+/// model lists in `project`: its own, and other hosts' it reads too; with the host whose
+/// delivery wrote each. `preview --host` names them.
+pub fn skills_read(host: Host, project: &Path, set: &Path) -> Vec<(Host, std::path::PathBuf)> {
+    let mut out: Vec<(Host, std::path::PathBuf)> = Vec::new();
+    for d in Record::load(set).deliveries {
+        let (Some(h), Some(scope)) = (d.host(), d.scope()) else {
+            continue;
+        };
+        let here = scope == Scope::User || d.project.as_deref() == Some(project);
+        if !here || !reads_skills_of(host, h, scope) {
+            continue;
+        }
+        for placed in &d.skills {
+            if let Some(root) = placed.folder.parent()
+                && !out.iter().any(|(_, r)| r == root)
+            {
+                out.push((h, root.to_path_buf()));
+            }
+        }
+    }
+    out
 }
 
 /// Every other host whose model reads `host`'s delivery of `set` in `project` and already

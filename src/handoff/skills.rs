@@ -32,9 +32,18 @@ pub struct SkillsFolder {
     pub host: Host,
     /// Under the project, for a project install.
     pub project: &'static str,
-    /// Under the home folder, for a user install.
-    pub user: &'static str,
+    /// For a user install (`None`: no home folder to put it in).
+    pub user: fn(&Places) -> Option<PathBuf>,
+    /// Other hosts' skills folders (host, scope) this host lists too (measured). A skill of
+    /// the same name in two of the folders it reads is listed once (measured:
+    /// `tests/skills.rs`), so its own folder beside another host's lists nothing twice; both
+    /// copies are of the same set, verified and refreshed together.
+    pub reads_also: &'static [(Host, Scope)],
     pub known: Known,
+}
+
+fn in_home(places: &Places, rest: &str) -> Option<PathBuf> {
+    places.home.as_ref().map(|h| h.join(rest))
 }
 
 /// Claude Code: `.claude/skills/NAME/SKILL.md`, descriptions in its first model request,
@@ -42,7 +51,8 @@ pub struct SkillsFolder {
 pub const CLAUDE: SkillsFolder = SkillsFolder {
     host: Host::ClaudeCode,
     project: ".claude/skills",
-    user: ".claude/skills",
+    user: |p| in_home(p, ".claude/skills"),
+    reads_also: &[],
     known: Known::Measured,
 };
 
@@ -53,7 +63,8 @@ pub const CLAUDE: SkillsFolder = SkillsFolder {
 pub const GEMINI: SkillsFolder = SkillsFolder {
     host: Host::Gemini,
     project: ".gemini/skills",
-    user: ".gemini/skills",
+    user: |p| in_home(p, ".gemini/skills"),
+    reads_also: &[],
     known: Known::Measured,
 };
 
@@ -63,7 +74,53 @@ pub const GEMINI: SkillsFolder = SkillsFolder {
 pub const CODEX: SkillsFolder = SkillsFolder {
     host: Host::Codex,
     project: ".codex/skills",
-    user: ".codex/skills",
+    user: |p| match &p.codex_home {
+        Some(codex_home) => Some(codex_home.join("skills")),
+        None => in_home(p, ".codex/skills"),
+    },
+    reads_also: &[],
+    known: Known::Measured,
+};
+
+/// opencode 1.18: `.opencode/skills/NAME/SKILL.md` (user: `skills` beside its user config,
+/// `~/.config/opencode/skills`), listed by description, bodies on demand (measured:
+/// `tests/skills.rs`). It reads Claude Code's folders too (project and user).
+pub const OPENCODE: SkillsFolder = SkillsFolder {
+    host: Host::OpenCode,
+    project: ".opencode/skills",
+    user: |p| {
+        Some(
+            crate::hosts::opencode::user_file(p)?
+                .parent()?
+                .join("skills"),
+        )
+    },
+    reads_also: &[
+        (Host::ClaudeCode, Scope::Project),
+        (Host::ClaudeCode, Scope::User),
+    ],
+    known: Known::Measured,
+};
+
+/// GitHub Copilot CLI 1.0.102: `~/.copilot/skills/NAME/SKILL.md` (its entry and delivery
+/// are the user's; a project's is `.github/skills`), listed by description, bodies on
+/// demand (measured: `tests/skills.rs`). It reads a project's `.claude/skills` too (not
+/// `~/.claude/skills`).
+pub const COPILOT: SkillsFolder = SkillsFolder {
+    host: Host::CopilotCli,
+    project: ".github/skills",
+    user: |p| in_home(p, ".copilot/skills"),
+    reads_also: &[(Host::ClaudeCode, Scope::Project)],
+    known: Known::Measured,
+};
+
+/// Qwen Code 0.24: `.qwen/skills/NAME/SKILL.md` (user: `~/.qwen/skills`), listed by
+/// description, bodies on demand (measured: `tests/skills.rs`).
+pub const QWEN: SkillsFolder = SkillsFolder {
+    host: Host::QwenCode,
+    project: ".qwen/skills",
+    user: |p| in_home(p, ".qwen/skills"),
+    reads_also: &[],
     known: Known::Measured,
 };
 
@@ -73,7 +130,9 @@ impl SkillsFolder {
         super::hosts::row(host).skills
     }
 
-    /// The folder for `scope`, and the folder it must stay inside (the project, or home).
+    /// The folder for `scope`, and the folder it must stay inside: the project; for a user
+    /// install the home folder, or the host's own folder when it lives elsewhere
+    /// (`$CODEX_HOME`, `$XDG_CONFIG_HOME`).
     pub fn root(
         &self,
         scope: Scope,
@@ -82,23 +141,14 @@ impl SkillsFolder {
     ) -> Result<(PathBuf, PathBuf), String> {
         match scope {
             Scope::Project => Ok((project.join(self.project), project.to_path_buf())),
-            // Codex's user folder follows `$CODEX_HOME`.
-            Scope::User if self.host == Host::Codex && places.codex_home.is_some() => {
-                let codex_home = places.codex_home.clone().unwrap_or_default();
-                let inside = places.home.clone().unwrap_or_else(|| codex_home.clone());
-                let inside = if codex_home.starts_with(&inside) {
-                    inside
-                } else {
-                    codex_home.clone()
-                };
-                Ok((codex_home.join("skills"), inside))
-            }
             Scope::User => {
-                let home = places
-                    .home
-                    .clone()
+                let folder = (self.user)(places)
                     .ok_or_else(|| "cannot tell where the home directory is".to_string())?;
-                Ok((home.join(self.user), home))
+                let inside = match &places.home {
+                    Some(home) if folder.starts_with(home) => home.clone(),
+                    _ => folder.parent().unwrap_or(&folder).to_path_buf(),
+                };
+                Ok((folder, inside))
             }
         }
     }
@@ -534,6 +584,33 @@ mod tests {
                 ("scripts/fill.py".into(), b"\x00\xffbinary".to_vec()),
             ],
         }
+    }
+
+    #[test]
+    fn a_user_folder_is_the_hosts_own_and_stays_inside_home_or_the_hosts_folder() {
+        let mut places = Places::linux_like("/p", "/h");
+        let root = |folder: &SkillsFolder, places: &Places| {
+            let (folder, inside) = folder.root(Scope::User, Path::new("/p"), places).unwrap();
+            (folder.display().to_string(), inside.display().to_string())
+        };
+        let at = |a: &str, b: &str| (a.to_string(), b.to_string());
+        assert_eq!(root(&COPILOT, &places), at("/h/.copilot/skills", "/h"));
+        assert_eq!(root(&QWEN, &places), at("/h/.qwen/skills", "/h"));
+        assert_eq!(root(&CODEX, &places), at("/h/.codex/skills", "/h"));
+        #[cfg(target_os = "linux")]
+        {
+            assert_eq!(
+                root(&OPENCODE, &places),
+                at("/h/.config/opencode/skills", "/h")
+            );
+            places.config_dir = Some("/x/config".into());
+            assert_eq!(
+                root(&OPENCODE, &places),
+                at("/x/config/opencode/skills", "/x/config/opencode")
+            );
+        }
+        places.codex_home = Some("/c".into());
+        assert_eq!(root(&CODEX, &places), at("/c/skills", "/c"));
     }
 
     #[test]

@@ -5,6 +5,7 @@
 
 pub mod model_stub;
 pub mod rpc;
+pub mod snapshot;
 pub mod tmux;
 
 use std::io::{BufRead, BufReader};

@@ -155,6 +155,142 @@ impl Stub {
     }
 }
 
+/// How to run one host headless against a [`Stub`]: its program in `tests/peers`, its
+/// arguments and environment, and the API its requests are recorded under.
+pub struct Headless {
+    pub program: &'static str,
+    pub args: Vec<String>,
+    pub env: Vec<(&'static str, String)>,
+    pub api: &'static str,
+}
+
+impl Stub {
+    /// `host` (its command-line name, `claude-code`, …) asked `prompt` once, headless, in
+    /// `project` with home `home`: what each host needs to reach this stub and nothing else
+    /// (Gemini CLI's auth choice, Codex's provider and trusted project, Qwen Code's telemetry
+    /// off: written into `home` where the host reads them; a Qwen Code `settings.json`
+    /// already there is kept).
+    pub fn headless(&self, host: &str, prompt: &str, home: &Path, project: &Path) -> Headless {
+        let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<String>>();
+        match host {
+            "claude-code" => Headless {
+                program: "claude",
+                args: args(&["-p", prompt, "--output-format", "json"]),
+                env: self.claude_env(),
+                api: "anthropic",
+            },
+            "gemini" => {
+                std::fs::create_dir_all(home.join(".gemini")).unwrap();
+                std::fs::write(
+                    home.join(".gemini/settings.json"),
+                    r#"{"security":{"auth":{"selectedType":"gemini-api-key"}}}"#,
+                )
+                .unwrap();
+                Headless {
+                    program: "gemini",
+                    args: args(&["-p", prompt, "--output-format", "json"]),
+                    env: self.gemini_env(),
+                    api: "gemini",
+                }
+            }
+            "codex" => {
+                let codex_home = home.join(".codex");
+                std::fs::create_dir_all(&codex_home).unwrap();
+                std::fs::write(
+                    codex_home.join("config.toml"),
+                    format!(
+                        "model_provider = \"stub\"\nmodel = \"gpt-5\"\napproval_policy = \"never\"\nsandbox_mode = \"read-only\"\n\
+                         [model_providers.stub]\nname = \"stub\"\nbase_url = \"http://127.0.0.1:{}/v1\"\nenv_key = \"STUB_API_KEY\"\nwire_api = \"responses\"\n\
+                         [projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+                        self.port,
+                        project.display()
+                    ),
+                )
+                .unwrap();
+                Headless {
+                    program: "codex",
+                    args: args(&["exec", "--skip-git-repo-check", prompt]),
+                    env: vec![
+                        ("STUB_API_KEY", "dummy".into()),
+                        ("CODEX_HOME", codex_home.display().to_string()),
+                    ],
+                    api: "openai",
+                }
+            }
+            "opencode" => Headless {
+                program: "opencode",
+                args: args(&["run", "--format", "json", prompt]),
+                env: self.opencode_env(),
+                api: "anthropic",
+            },
+            "copilot-cli" => Headless {
+                program: "copilot",
+                args: args(&[
+                    "-p",
+                    prompt,
+                    "--output-format",
+                    "json",
+                    "--no-auto-update",
+                    "--no-ask-user",
+                ]),
+                env: self.copilot_env(),
+                api: "anthropic",
+            },
+            "qwen-code" => {
+                let settings = home.join(".qwen/settings.json");
+                if !settings.exists() {
+                    std::fs::create_dir_all(home.join(".qwen")).unwrap();
+                    std::fs::write(&settings, QWEN_SETTINGS).unwrap();
+                }
+                Headless {
+                    program: "qwen",
+                    args: args(&["--auth-type", "anthropic", "-o", "json", prompt]),
+                    env: self.qwen_env(),
+                    api: "anthropic",
+                }
+            }
+            other => panic!("no headless run for {other}"),
+        }
+    }
+}
+
+/// Qwen Code's user settings with usage statistics and telemetry off, as Qwen Code leaves
+/// them (it rewrites a settings file it reads in this form, with its `$version`).
+pub const QWEN_SETTINGS: &str = "{\n  \"privacy\": {\n    \"usageStatisticsEnabled\": false\n  },\n  \"telemetry\": {\n    \"enabled\": false\n  },\n  \"$version\": 4\n}";
+
+/// Runs host CLI `program` (from `tests/peers`) with `args` in `project`, with nothing of the
+/// test's environment but `env` (HOME, PATH, …) and the host's own `host_env`: its stdout and
+/// stderr, joined.
+pub fn run_host(
+    program: &str,
+    args: &[&str],
+    project: &Path,
+    env: &[(String, String)],
+    host_env: &[(&str, String)],
+) -> String {
+    let bin = super::peers().join("node/node_modules/.bin").join(program);
+    let mut command = Command::new(&bin);
+    command
+        .args(args)
+        .current_dir(project)
+        .stdin(Stdio::null())
+        .env_clear()
+        .env("LANG", "C.UTF-8")
+        .env("TERM", "dumb");
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    for (k, v) in host_env {
+        command.env(k, v);
+    }
+    let out = super::run_with_timeout(command, std::time::Duration::from_secs(120));
+    format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
 impl Drop for Stub {
     fn drop(&mut self) {
         let _ = self.child.kill();
