@@ -566,3 +566,27 @@ fn a_skill_with_an_excluded_file_travels_as_resources() {
     assert!(text.contains(PINNED_BODY), "SKILL.md inline, as a resource");
     assert!(!text.contains("# Field names"), "the excluded file nowhere");
 }
+
+/// The browser's host view (`a`, then `H`) shows what `preview --host claude-code` does: the
+/// pinned skill as a skill (read and verified through the browser's connection), not its files
+/// inline among the resources.
+#[test]
+fn the_browsers_host_view_shows_a_pinned_skill_as_a_skill() {
+    let world = World::new(&[]);
+    let tmux = common::tmux::Tmux::program(&world.project(), &world.env(), Path::new(mcpick_bin()));
+    tmux.wait_for("the browser, the skills listed", |s| {
+        s.contains("press / to search") && s.contains("skills")
+    });
+    tmux.keys(&["a"]);
+    tmux.wait_for("the agent view", |s| s.contains("tok"));
+    tmux.keys(&["H"]);
+    let screen = tmux
+        .wait(std::time::Duration::from_secs(90), |s| {
+            s.contains("Claude Code receives") && s.contains("as a skill: pdf-forms")
+        })
+        .unwrap_or_else(|s| panic!("no skill in the host view:\n{s}"));
+    assert!(
+        !screen.contains("skill://pdf-forms/"),
+        "the skill's files are not inline:\n{screen}"
+    );
+}

@@ -384,17 +384,36 @@ impl Preview {
             .collect()
     }
 
-    /// The pinned included resources whose count is still an estimate, when there is a budget
-    /// (whether pins alone are over it rests on them); nothing without one.
-    pub fn pins_to_measure(&self) -> Vec<usize> {
-        if self.budget.is_none() {
+    /// Up to `at_most` pinned included resources whose count is still an estimate, when
+    /// there is a budget (whether pins alone are over it rests on them); nothing without one,
+    /// and nothing more once the pins counted already pass it ([`Preview::counted_over_budget`]:
+    /// the rest cannot change that verdict). A batch at a time, so a folder of 100,000 pins
+    /// is not read whole in one job behind a closed view.
+    pub fn pins_to_measure(&self, at_most: usize) -> Vec<usize> {
+        if self.budget.is_none() || self.counted_over_budget() {
             return Vec::new();
         }
         self.included
             .iter()
             .filter(|i| i.pinned && i.estimated)
+            .take(at_most)
             .map(|i| i.index)
             .collect()
+    }
+
+    /// True when the pins counted so far (not estimated) pass the budget on their own: over
+    /// budget for certain, whatever the estimates still turn out to be.
+    pub fn counted_over_budget(&self) -> bool {
+        let Some(budget) = self.budget else {
+            return false;
+        };
+        let counted: u64 = self
+            .included
+            .iter()
+            .filter(|i| i.pinned && !i.estimated)
+            .map(|i| i.tokens)
+            .sum();
+        counted > budget
     }
 
     /// (tokens used, budget) for a budget meter.
@@ -933,6 +952,55 @@ mod tests {
         assert!(p.pins_over_budget);
         assert_eq!(p.total_tokens, 150);
         assert_eq!(p.left_out.len(), 2);
+        assert!(p.counted_over_budget());
+    }
+
+    /// Pins are counted a batch at a time, and no more once the counted ones alone pass the
+    /// budget (the verdict is certain).
+    #[test]
+    fn pins_are_counted_in_batches_until_the_verdict_is_certain() {
+        let uris: Vec<String> = (0..1000).map(|i| format!("r{i:04}")).collect();
+        let c: Vec<Candidate> = uris
+            .iter()
+            .enumerate()
+            .map(|(i, u)| {
+                cand(
+                    i as u32,
+                    Box::leak(u.clone().into_boxed_str()),
+                    None,
+                    None,
+                    None,
+                    40,
+                )
+            })
+            .collect();
+        let marks = Marks::from_list([(Target::prefix("s", "r"), Mark::Pin)]);
+        let budget = |b| Policy {
+            budget: Some(b),
+            ..Policy::default()
+        };
+        let p = run(&c, &marks, &budget(100_000), &Measures::new());
+        assert_eq!(p.pins_to_measure(256).len(), 256);
+        assert!(!p.counted_over_budget());
+        let p = run(&c, &marks, &Policy::default(), &Measures::new());
+        assert!(
+            p.pins_to_measure(256).is_empty(),
+            "no budget, nothing to decide"
+        );
+
+        // Three counted pins of 50 tokens pass a budget of 120: the rest need no reading.
+        let mut measures = Measures::new();
+        for u in &uris[..3] {
+            measures.insert("s", u, Measure::Counted(50));
+        }
+        let p = run(&c, &marks, &budget(120), &measures);
+        assert!(p.counted_over_budget());
+        assert!(p.pins_to_measure(256).is_empty());
+        // Under the budget, the next batch is the estimated ones only.
+        let p = run(&c, &marks, &budget(100_000), &measures);
+        let next = p.pins_to_measure(256);
+        assert_eq!(next.len(), 256);
+        assert!(next.iter().all(|&i| i >= 3), "{next:?}");
     }
 
     #[test]

@@ -164,21 +164,27 @@ fn kind_of(meta: &std::fs::Metadata) -> &'static str {
     }
 }
 
-/// After mcpick removed a file it had created: the host folders that file's creation left
-/// behind go too, while empty (`.codex/`, `~/.copilot/hooks/` and `~/.copilot/`), so an
-/// uninstall leaves no empty folders in a project or home. Only hidden folders and folders
-/// directly inside one are touched, two levels at most: never a project or a home.
-pub fn remove_left_empty(file: &Path) {
-    let hidden = |p: &Path| {
-        p.file_name()
-            .is_some_and(|n| n.to_string_lossy().starts_with('.'))
-    };
-    let Some(dir) = file.parent() else { return };
-    if !(hidden(dir) || dir.parent().is_some_and(hidden)) || std::fs::remove_dir(dir).is_err() {
+/// After mcpick removed a file it had created: the folders between it and the nearest of
+/// `roots` (a project, a home) that it leaves empty go too (`.codex/`, `~/.copilot/hooks/`),
+/// deepest first, so an uninstall leaves no empty host folders behind. Never a root or
+/// anything above one; nothing when the file is under none of them.
+pub fn remove_left_empty(file: &Path, roots: &[&Path]) {
+    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let Some(dir) = file.parent().map(real) else {
         return;
-    }
-    if let Some(up) = dir.parent().filter(|p| hidden(p)) {
-        let _ = std::fs::remove_dir(up);
+    };
+    let Some(root) = roots
+        .iter()
+        .map(|r| real(r))
+        .filter(|r| dir.starts_with(r))
+        .max_by_key(|r| r.components().count())
+    else {
+        return;
+    };
+    for folder in dir.ancestors().take_while(|f| *f != root) {
+        if std::fs::remove_dir(folder).is_err() {
+            break;
+        }
     }
 }
 

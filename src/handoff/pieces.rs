@@ -498,11 +498,7 @@ pub(super) fn added_forms(block: &str) -> [String; 4] {
 fn remove_if_exists(path: &Path) -> std::io::Result<()> {
     match std::fs::remove_file(path) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
-        Err(_) => Ok(()),
-        Ok(()) => {
-            fsio::remove_left_empty(path);
-            Ok(())
-        }
+        _ => Ok(()),
     }
 }
 
@@ -981,6 +977,13 @@ pub fn remove(
     };
     if ours {
         remove_if_exists(&checked.file)?;
+        // A user delivery's own folder in the host's (`~/.copilot/mcpick/`), and the host's
+        // when that leaves it empty.
+        if delivery.scope() == Some(Scope::User)
+            && let Some(home) = Places::system().home
+        {
+            fsio::remove_left_empty(&checked.file, &[home.as_path()]);
+        }
     }
     // The folders made for it, deepest first, while nothing else is in them; each checked
     // as a file in it would be, so a link planted since leads nowhere else.

@@ -282,7 +282,13 @@ pub fn commit(
     }
     let Some(after) = after else {
         std::fs::remove_file(&target)?;
-        crate::fsio::remove_left_empty(&target);
+        // The host folders it was made in, when nothing else is in them.
+        let places = crate::places::Places::system();
+        let roots: Vec<&Path> = [Some(places.project.as_path()), places.home.as_deref()]
+            .into_iter()
+            .flatten()
+            .collect();
+        crate::fsio::remove_left_empty(&target, &roots);
         return Ok(None);
     };
     let mut made = None;

@@ -15,10 +15,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::catalog::{IdRuns, ItemId, Snapshot};
-use crate::context::measured::Texts;
-use crate::context::{
-    Audience, Candidate, Marks, Measures, Policy, Preview, RankOrder, Reason, Sources,
-};
+use crate::context::{Audience, Marks, Measures, Policy, Preview, RankOrder, Reason, Sources};
 use crate::hosts::Host;
 
 /// The budget steps `[` and `]` move through; above the last: no budget.
@@ -280,6 +277,8 @@ pub struct HostPreview {
     /// What the next turn of the host's running sessions will be given ("next turn: +2 −1"),
     /// when it has running sessions ([`crate::handoff::live::next_turns`]).
     pub next_turn: Option<String>,
+    /// What goes to the host as skills, not inline (`as a skill: NAME …`, one line each).
+    pub skills: Vec<String>,
 }
 
 impl HostPreview {
@@ -294,24 +293,16 @@ impl HostPreview {
     }
 }
 
-/// `host`'s delivery of a resolution read whole (`preview` and `texts` over `cands`, the
-/// request's candidates in the rank order `order`: built once, for the reads and for this),
-/// for the set file `set`, served under the default name.
+/// `host`'s delivery of a resolution read whole (`contents`, over the request's candidates
+/// in the rank order `order`: built once, for the reads and for this), for the set file
+/// `set`, served under the default name.
 pub fn host_preview(
     host: Host,
     set: &Path,
     request: &ResolveRequest,
     order: Arc<RankOrder>,
-    cands: &[Candidate<'_>],
-    preview: &Preview,
-    texts: &Texts,
+    contents: crate::handoff::Contents<'_, '_>,
 ) -> Result<HostPreview, String> {
-    let contents = crate::handoff::Contents {
-        preview,
-        candidates: cands,
-        texts,
-        skills: None,
-    };
     let (channel, delivered) = crate::handoff::session::for_host(
         host,
         None,
@@ -329,6 +320,11 @@ pub fn host_preview(
         what: channel.what,
         provenance: channel.provenance(),
         bytes: delivered.file.len(),
+        skills: delivered
+            .skills
+            .iter()
+            .map(crate::handoff::skills::line)
+            .collect(),
         warnings: delivered.warnings,
         next_turn: next_turn(host, set),
     })

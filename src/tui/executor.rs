@@ -639,9 +639,24 @@ impl Executor {
         let task = tokio::spawn(async move {
             // One list of candidates (a row per resource) for the reads and the delivery.
             let (preview, texts, cands, order) = read_resolution(&request, &connections).await;
+            // Its skills as `install` hands them on (as skills, where the host reads a skills
+            // folder), so the view shows what `preview --host` does.
+            let skills = match crate::handoff::hosts::row(host).skills {
+                Some(_) => Some(fetch_skills(&preview, &cands, &connections).await),
+                None => None,
+            };
             let result = off_the_loop(|| {
                 crate::tui::agent::host_preview(
-                    host, &set, &request, order, &cands, &preview, &texts,
+                    host,
+                    &set,
+                    &request,
+                    order,
+                    crate::handoff::Contents {
+                        preview: &preview,
+                        candidates: &cands,
+                        texts: &texts,
+                        skills: skills.as_deref(),
+                    },
                 )
             });
             let _ = tx.send(Msg::HostPreviewed { host, result });
@@ -696,14 +711,7 @@ impl Executor {
             };
             if plan.delivery.is_some() {
                 let (preview, texts, cands, _) = read_resolution(&request, &connections).await;
-                // The skills it hands on whole, read through the browser's connections.
-                let mut skills = Vec::new();
-                for (index, name) in crate::handoff::skills::wanted(&preview, &cands) {
-                    let c = &cands[index];
-                    if let Some(connection) = connection_of(&connections, c.id.server) {
-                        skills.push(crate::skills::fetch::fetch(&connection, c.server, name).await);
-                    }
-                }
+                let skills = fetch_skills(&preview, &cands, &connections).await;
                 let contents = crate::handoff::Contents {
                     preview: &preview,
                     candidates: &cands,
@@ -723,6 +731,23 @@ impl Executor {
         });
         self.tasks.push(task.abort_handle());
     }
+}
+
+/// The skills a resolution includes, read whole and verified through the browser's
+/// connections: what a delivery hands on as skills.
+async fn fetch_skills(
+    preview: &crate::context::Preview,
+    cands: &[crate::context::Candidate<'_>],
+    connections: &Connections,
+) -> Vec<crate::skills::Fetched> {
+    let mut skills = Vec::new();
+    for (index, name) in crate::handoff::skills::wanted(preview, cands) {
+        let c = &cands[index];
+        if let Some(connection) = connection_of(connections, c.id.server) {
+            skills.push(crate::skills::fetch::fetch(&connection, c.server, name).await);
+        }
+    }
+    skills
 }
 
 /// A hand-off step's lines for the overlay: what was done, then warnings and notes.

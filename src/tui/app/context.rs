@@ -70,6 +70,11 @@ pub struct Saving {
     pub secrets_note: Option<String>,
 }
 
+/// Pins counted per background job with the agent view closed: the next batch follows the
+/// resolution the last one brings, so a huge folder of pins is read a batch at a time and
+/// stops once the verdict is certain.
+const PIN_BATCH: usize = 256;
+
 impl Saving {
     pub fn can_save(&self) -> bool {
         self.load_error.is_none()
@@ -596,7 +601,7 @@ impl App {
         } else {
             // Closed: only what the budget meter's `!` rests on, the pins, counted in the
             // background (a guess from `size`, or none, must not say "over budget").
-            agent.preview.pins_to_measure()
+            agent.preview.pins_to_measure(PIN_BATCH)
         };
         let mut items = Vec::new();
         for index in wanted {

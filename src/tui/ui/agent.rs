@@ -396,6 +396,20 @@ fn host_lines(v: &AgentView, width: usize) -> Vec<Line<'static>> {
     // when they are not measured.
     crate::tui::text::wrap(Line::from(spans), width.max(20), 2, &mut lines);
     const SHOWN: usize = 2;
+    for skill in h.skills.iter().take(SHOWN) {
+        let line = Line::styled(sanitize::line(skill, 1000), t.field);
+        crate::tui::text::wrap(line, width.max(20), 2, &mut lines);
+    }
+    if h.skills.len() > SHOWN {
+        lines.push(Line::styled(
+            format!(
+                "{} more skills: `mcpick preview --host {}` lists them",
+                h.skills.len() - SHOWN,
+                host.name()
+            ),
+            t.field,
+        ));
+    }
     for w in h.warnings.iter().take(SHOWN) {
         let line = Line::styled(format!("warning: {}", sanitize::line(w, 1000)), t.error);
         crate::tui::text::wrap(line, width.max(20), 2, &mut lines);

@@ -190,7 +190,9 @@ fn meter_of(agent: &AgentPreview, pending: bool, t: &Theme) -> Vec<Span<'static>
                 .checked_div(b)
                 .map_or(CELLS, |f| f.min(CELLS));
             // Over on estimates is not said as over: `~` says the figure is not counted yet.
-            let over = (p.pins_over_budget || used > b) && est.is_empty();
+            // Pins counted past the budget are over for certain, estimates or not.
+            let over =
+                p.counted_over_budget() || ((p.pins_over_budget || used > b) && est.is_empty());
             vec![
                 Span::styled(
                     format!(
