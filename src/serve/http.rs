@@ -11,6 +11,7 @@ use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -135,6 +136,12 @@ pub async fn serve_on(
     let mcp = TowerToHyperService::new(mcp);
     let token = Arc::new(token.map(|t| format!("Bearer {t}")));
     let connections = Arc::new(Semaphore::new(limits.max_connections));
+    // Requests opening a session now: counted with the live sessions, so requests arriving
+    // together cannot all pass the limit before any of their sessions exists.
+    let opening = Arc::new(AtomicUsize::new(0));
+    // Held while a request checks the limit and takes its place: the check and the count
+    // are one step, so exactly the places left are taken.
+    let gate = Arc::new(tokio::sync::Mutex::new(()));
     loop {
         let stream = match listener.accept().await {
             Ok((stream, _)) => stream,
@@ -155,12 +162,16 @@ pub async fn serve_on(
         let mcp = mcp.clone();
         let token = token.clone();
         let sessions = sessions.clone();
+        let opening = opening.clone();
+        let gate = gate.clone();
         tokio::spawn(async move {
             let _permit = permit;
             let route = service_fn(move |req: Request<Incoming>| {
                 let mcp = mcp.clone();
                 let token = token.clone();
                 let sessions = sessions.clone();
+                let opening = opening.clone();
+                let gate = gate.clone();
                 async move {
                     if req.uri().path() != MCP_PATH {
                         return Ok::<_, Infallible>(plain(
@@ -188,8 +199,15 @@ pub async fn serve_on(
                     }
                     let opens_session = req.method() == http::Method::POST
                         && !req.headers().contains_key("mcp-session-id");
-                    if opens_session && sessions.sessions.read().await.len() >= limits.max_sessions
-                    {
+                    let mut _opening = None;
+                    if opens_session {
+                        let _checking = gate.lock().await;
+                        let live = sessions.sessions.read().await.len();
+                        if live + opening.load(Ordering::SeqCst) < limits.max_sessions {
+                            _opening = Some(Opening::enter(&opening));
+                        }
+                    }
+                    if opens_session && _opening.is_none() {
                         return Ok(plain_owned(
                             StatusCode::SERVICE_UNAVAILABLE,
                             format!(
@@ -200,8 +218,14 @@ pub async fn serve_on(
                         ));
                     }
                     let delete = req.method() == http::Method::DELETE;
-                    let req = req.map(|body| Deadline::new(body, limits.body_timeout));
+                    let too_slow = Arc::new(AtomicBool::new(false));
+                    let req =
+                        req.map(|body| Deadline::new(body, limits.body_timeout, too_slow.clone()));
                     let mut response = mcp.call(req).await?;
+                    // A body that did not arrive in time is the client's timeout, said as such.
+                    if too_slow.load(Ordering::SeqCst) {
+                        *response.status_mut() = StatusCode::REQUEST_TIMEOUT;
+                    }
                     // rmcp answers a session's DELETE 202 Accepted; the session is already
                     // closed, which is 204 No Content.
                     if delete && response.status() == StatusCode::ACCEPTED {
@@ -250,15 +274,34 @@ struct Deadline<B> {
     body: B,
     sleep: Pin<Box<tokio::time::Sleep>>,
     limit: Duration,
+    /// Set when the limit was hit (the answer is then 408).
+    too_slow: Arc<AtomicBool>,
 }
 
 impl<B> Deadline<B> {
-    fn new(body: B, limit: Duration) -> Self {
+    fn new(body: B, limit: Duration, too_slow: Arc<AtomicBool>) -> Self {
         Deadline {
             body,
             sleep: Box::pin(tokio::time::sleep(limit)),
             limit,
+            too_slow,
         }
+    }
+}
+
+/// One request opening a session, counted while it runs.
+struct Opening(Arc<AtomicUsize>);
+
+impl Opening {
+    fn enter(count: &Arc<AtomicUsize>) -> Opening {
+        count.fetch_add(1, Ordering::SeqCst);
+        Opening(count.clone())
+    }
+}
+
+impl Drop for Opening {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -298,7 +341,10 @@ where
             return Poll::Ready(frame.map(|f| f.map_err(BodyError::Read)));
         }
         match this.sleep.as_mut().poll(cx) {
-            Poll::Ready(()) => Poll::Ready(Some(Err(BodyError::TooSlow(this.limit)))),
+            Poll::Ready(()) => {
+                this.too_slow.store(true, Ordering::SeqCst);
+                Poll::Ready(Some(Err(BodyError::TooSlow(this.limit))))
+            }
             Poll::Pending => Poll::Pending,
         }
     }
@@ -430,7 +476,38 @@ mod tests {
         .await;
         let request = head(addr, INITIALIZE.len()) + &INITIALIZE[..20];
         let reply = exchange(addr, &request).await;
+        assert!(reply.starts_with("HTTP/1.1 408"), "{reply}");
         assert!(reply.contains("limit on a request body's time"), "{reply}");
+    }
+
+    /// Requests that open sessions all at once cannot pass the limit together: never more
+    /// sessions than the limit, and the rest refused naming it.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn sessions_opened_all_at_once_stay_within_the_limit() {
+        let addr = start(Limits {
+            max_sessions: 2,
+            ..limits()
+        })
+        .await;
+        let initialize = head(addr, INITIALIZE.len()) + INITIALIZE;
+        let replies = futures::future::join_all((0..40).map(|_| {
+            let initialize = initialize.clone();
+            tokio::spawn(async move { exchange(addr, &initialize).await })
+        }))
+        .await
+        .into_iter()
+        .map(|r| r.unwrap())
+        .collect::<Vec<_>>();
+        let opened = replies
+            .iter()
+            .filter(|r| r.starts_with("HTTP/1.1 200"))
+            .count();
+        // Never past the limit; a session is counted twice for the moment between its
+        // creation and its answer, so a burst may get one fewer (a 503 it can retry).
+        assert!((1..=2).contains(&opened), "{opened}: {replies:?}");
+        for r in replies.iter().filter(|r| !r.starts_with("HTTP/1.1 200")) {
+            assert!(r.contains("the limit on sessions"), "{r}");
+        }
     }
 
     /// Sessions past the limit are refused with a 503 that names it; the live ones stay.
