@@ -173,10 +173,11 @@ pub fn remove_left_empty(file: &Path, roots: &[&Path]) {
     let Some(dir) = file.parent().map(real) else {
         return;
     };
+    // A root of `/` (a command run there, no home known) would leave every folder in reach.
     let Some(root) = roots
         .iter()
         .map(|r| real(r))
-        .filter(|r| dir.starts_with(r))
+        .filter(|r| r.parent().is_some() && dir.starts_with(r))
         .max_by_key(|r| r.components().count())
     else {
         return;
@@ -249,5 +250,37 @@ pub fn inside(path: &Path, root: &Path) -> std::io::Result<PathBuf> {
             kind_of(&meta)
         )),
         _ => Ok(real),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Empty folders between the removed file and the nearest root go, deepest first; the root,
+    /// a folder with something in it, and anything under no root (or only under `/`) stay.
+    #[test]
+    fn only_empty_folders_below_a_root_are_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        let project = home.join("project");
+        let deep = project.join(".host/hooks");
+        std::fs::create_dir_all(&deep).unwrap();
+        std::fs::create_dir_all(home.join(".kept/sub")).unwrap();
+        std::fs::write(home.join(".kept/mine"), "x").unwrap();
+
+        remove_left_empty(&deep.join("gone.json"), &[&home, &project]);
+        assert!(!project.join(".host").exists());
+        assert!(project.is_dir(), "a root stays, even empty");
+
+        remove_left_empty(&home.join(".kept/sub/gone.json"), &[&home]);
+        assert!(!home.join(".kept/sub").exists());
+        assert!(home.join(".kept").is_dir(), "the user's file is in it");
+
+        let lone = dir.path().join("elsewhere/.x");
+        std::fs::create_dir_all(&lone).unwrap();
+        remove_left_empty(&lone.join("f"), &[&project]);
+        remove_left_empty(&lone.join("f"), &[Path::new("/")]);
+        assert!(lone.is_dir(), "under no root but /: left alone");
     }
 }
