@@ -39,6 +39,29 @@ static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 impl World {
     /// `server_flags` go to the skills server (`--tamper NAME/PATH`, `--supporting resources`).
     fn new(server_flags: &[&str]) -> World {
+        World::serving(|root| {
+            let mut upstream: Vec<String> = vec![
+                "--name".into(),
+                "skills".into(),
+                "--".into(),
+                peers()
+                    .join("fastmcp/bin/python")
+                    .to_string_lossy()
+                    .into_owned(),
+                repo_root()
+                    .join("tests/peers/skills_server.py")
+                    .to_string_lossy()
+                    .into_owned(),
+                root.to_string_lossy().into_owned(),
+            ];
+            upstream.extend(server_flags.iter().map(|s| s.to_string()));
+            upstream
+        })
+    }
+
+    /// The skills served by the server `upstream` names (given the skills' folder), one
+    /// skill pinned and the other excluded.
+    fn serving(upstream: impl FnOnce(&Path) -> Vec<String>) -> World {
         let turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("skills-root");
@@ -51,21 +74,7 @@ impl World {
         .unwrap();
         std::fs::create_dir_all(dir.path().join("project")).unwrap();
         std::fs::create_dir_all(dir.path().join("home")).unwrap();
-        let mut upstream: Vec<String> = vec![
-            "--name".into(),
-            "skills".into(),
-            "--".into(),
-            peers()
-                .join("fastmcp/bin/python")
-                .to_string_lossy()
-                .into_owned(),
-            repo_root()
-                .join("tests/peers/skills_server.py")
-                .to_string_lossy()
-                .into_owned(),
-            root.to_string_lossy().into_owned(),
-        ];
-        upstream.extend(server_flags.iter().map(|s| s.to_string()));
+        let upstream = upstream(&root);
         let world = World {
             dir,
             upstream,
@@ -589,4 +598,37 @@ fn the_browsers_host_view_shows_a_pinned_skill_as_a_skill() {
         !screen.contains("skill://pdf-forms/"),
         "the skill's files are not inline:\n{screen}"
     );
+}
+
+/// A server that publishes its skills through the MCP Skills extension alone (the manifest
+/// only from `skills/get`, no `_manifest` resource: the project's rmcp fixture, as rmcp's own
+/// catalog serves them): the pinned skill reaches Claude Code's folder byte for byte, verified
+/// against that manifest, and nothing of the excluded one.
+#[test]
+fn a_skill_published_through_the_skills_extension_alone_is_handed_on() {
+    let world = World::serving(|root| {
+        vec![
+            "--name".into(),
+            "skills".into(),
+            "--".into(),
+            fixture_bin().into(),
+            "--skills".into(),
+            root.to_string_lossy().into_owned(),
+        ]
+    });
+    let up: Vec<&str> = world.upstream.iter().map(String::as_str).collect();
+    let listed = world.ok(&[&["ls", "--json"][..], &up].concat());
+    assert!(
+        !listed.contains("_manifest"),
+        "no manifest resource: {listed}"
+    );
+    let said = world.ok(&["install", "claude-code"]);
+    assert!(said.contains("as a skill: pdf-forms"), "{said}");
+    let written = world.at(".claude/skills");
+    assert_eq!(
+        tree(&written.join("pdf-forms")),
+        tree(&world.root().join("pdf-forms")),
+        "byte for byte"
+    );
+    assert!(!written.join("release-notes").exists());
 }
