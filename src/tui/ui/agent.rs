@@ -395,34 +395,24 @@ fn host_lines(v: &AgentView, width: usize) -> Vec<Line<'static>> {
     // Wrapped, not cut at the pane's edge: the end says where the channel's figures come from
     // when they are not measured.
     crate::tui::text::wrap(Line::from(spans), width.max(20), 2, &mut lines);
-    const SHOWN: usize = 2;
-    for skill in h.skills.iter().take(SHOWN) {
-        let line = Line::styled(sanitize::line(skill, 1000), t.field);
-        crate::tui::text::wrap(line, width.max(20), 2, &mut lines);
-    }
-    if h.skills.len() > SHOWN {
-        lines.push(Line::styled(
-            format!(
-                "{} more skills: `mcpick preview --host {}` lists them",
-                h.skills.len() - SHOWN,
-                host.name()
-            ),
-            t.field,
-        ));
-    }
-    for w in h.warnings.iter().take(SHOWN) {
-        let line = Line::styled(format!("warning: {}", sanitize::line(w, 1000)), t.error);
-        crate::tui::text::wrap(line, width.max(20), 2, &mut lines);
-    }
-    if h.warnings.len() > SHOWN {
-        lines.push(Line::styled(
-            format!(
-                "{} more warnings: `mcpick preview --host {}` lists them",
-                h.warnings.len() - SHOWN,
-                host.name()
-            ),
-            t.error,
-        ));
-    }
+    let mut list = |items: &[String], prefix: &str, what: &str, style| {
+        const SHOWN: usize = 2;
+        for item in items.iter().take(SHOWN) {
+            let line = Line::styled(format!("{prefix}{}", sanitize::line(item, 1000)), style);
+            crate::tui::text::wrap(line, width.max(20), 2, &mut lines);
+        }
+        if items.len() > SHOWN {
+            lines.push(Line::styled(
+                format!(
+                    "{} more {what}: `mcpick preview --host {}` lists them",
+                    items.len() - SHOWN,
+                    host.name()
+                ),
+                style,
+            ));
+        }
+    };
+    list(&h.skills, "", "skills", t.field);
+    list(&h.warnings, "warning: ", "warnings", t.error);
     lines
 }
