@@ -506,29 +506,18 @@ fn walking_the_tree() {
         rows,
         "collapse all closes them"
     );
-    // Find demo://assets, open it, step onto logo.png.
-    let assets = (0..app.browse.tree.row_count())
-        .find(|&i| {
-            app.browse
-                .tree
-                .view(app.browse.tree.window(i, 1)[0])
-                .label
-                .contains("assets")
-        })
-        .unwrap();
-    for _ in 0..assets {
-        drive(&mut app, "j");
-    }
+    // Open file:///project, step onto its first file.
+    goto(&mut app, "file:///project");
     drive(&mut app, "l");
     assert!(app.browse.tree.row_count() > rows);
     let fx = drive(&mut app, "l");
     assert_eq!(
         selected_uri(&app).as_deref(),
-        Some("demo://assets/logo.png")
+        Some("file:///project/Cargo.toml")
     );
     // Resting on a resource reads it.
     let read = read_of(&fx).expect("a read effect");
-    assert_eq!(read.2, "demo://assets/logo.png");
+    assert_eq!(read.2, "file:///project/Cargo.toml");
     // h on a resource jumps to its folder; h on an open folder closes it.
     drive(&mut app, "h");
     assert!(matches!(app.selection(), Selection::Folder { .. }));
@@ -592,11 +581,18 @@ fn search_filters_the_tree_and_esc_clears() {
     drive(&mut app, "<esc>");
     assert_eq!(app.search.query, "");
     assert_eq!(app.matching(), None);
-    // The whole tree again, with the folder of the resource under the cursor opened for it.
-    assert_eq!(app.browse.tree.row_count(), all_rows + 1);
+    // The whole tree again; logo.png shares its folder's row, so nothing was opened for it.
+    assert_eq!(app.browse.tree.row_count(), all_rows);
     assert_eq!(
         selected_uri(&app).as_deref(),
         Some("demo://assets/logo.png")
+    );
+    // A match in a folder of many: the folder is opened for it.
+    drive(&mut app, "/README.md<esc>");
+    assert!(app.browse.tree.row_count() > all_rows);
+    assert_eq!(
+        selected_uri(&app).as_deref(),
+        Some("file:///project/README.md")
     );
 }
 
@@ -1538,8 +1534,8 @@ fn marked_demo(theme: Theme) -> App {
     drive(&mut app, "l");
     goto(&mut app, "config");
     drive(&mut app, "+");
-    goto(&mut app, "demo://assets");
-    drive(&mut app, "ll+");
+    goto(&mut app, "demo://assets/logo.png");
+    drive(&mut app, "+");
     drive(&mut app, "/README.md<enter>");
     assert_eq!(
         selected_uri(&app).as_deref(),
@@ -3555,8 +3551,9 @@ fn a_removal_is_applied_in_place_and_the_browser_stays_where_it_was() {
     goto(&mut app, "d.md");
     let fx = server(&mut app, 0, removed(&[3]));
     run(&mut app, fx);
-    assert_eq!(labels(&app), ["demo", "x://h", "a", "3.md", "c"]);
-    assert_eq!(app.browse.tree_cursor.index, 4);
+    // `a` is left with one file: they share a row.
+    assert_eq!(labels(&app), ["demo", "x://h", "a/3.md", "c"]);
+    assert_eq!(app.browse.tree_cursor.index, 3);
     assert!(matches!(app.selection(), Selection::Folder { .. }));
     assert!(
         app.contents

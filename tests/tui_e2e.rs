@@ -815,16 +815,24 @@ fn capital_r_replaces_the_server_process_and_keeps_folders_open() {
         dir.path().display()
     ));
     pane.wait_text("ready · 300 resources");
-    // Open demo://clock and show demo://clock/now (it ticks: the pane subscribes to it).
-    pane.keys(&["j"]);
-    pane.keys(&["j"]);
-    pane.wait_for("the cursor on demo://clock", |s| {
+    // Open file:///project, then show demo://clock/now (it ticks: the pane subscribes to it;
+    // alone in its folder, it shares the folder's row).
+    pane.keys(&["G"]);
+    pane.keys(&["k"]);
+    pane.keys(&["k"]);
+    pane.wait_for("the cursor on file:///project", |s| {
         s.lines()
-            .any(|l| l.contains("▶") && l.contains("demo://clock"))
+            .any(|l| l.contains("▶") && l.contains("file:///project"))
     });
     pane.keys(&["l"]);
-    pane.wait_text("now");
+    pane.wait_text("▾ file:///project");
+    pane.keys(&["g"]);
     pane.keys(&["j"]);
+    pane.keys(&["j"]);
+    pane.wait_for("the cursor on demo://clock/now", |s| {
+        s.lines()
+            .any(|l| l.contains("▶") && l.contains("demo://clock/now"))
+    });
     pane.wait_text("Current time");
     // Read, then subscribed (the subscription follows the read).
     pane.wait_text("reads: ");
@@ -850,13 +858,12 @@ fn capital_r_replaces_the_server_process_and_keeps_folders_open() {
         };
         let screen = pane.screen();
         assert!(
-            screen.contains("▾ demo://clock") && screen.contains("now"),
+            screen.contains("▾ file:///project") && screen.contains("Cargo.toml"),
             "R number {round} closed the open folder:\n{screen}"
         );
         before = servers;
     }
     // The clock, shown again, is read from the new server and still updates.
-    pane.keys(&["j"]);
     pane.keys(&["j"]);
     pane.keys(&["j"]);
     pane.wait_text("reads: ");

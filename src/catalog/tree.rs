@@ -8,7 +8,8 @@
 //! found by descending those counts: a frame costs O(rows on screen · depth) whatever the
 //! catalogue size, with nothing flattened. A filtered tree (a search) counts each node's
 //! matching rows once per filter, in one pass over the nodes, and is read the same way.
-//! Chains of single-child folders are shown as one row (`a/b/c`); a URI that is both a
+//! Chains of single-child folders are shown as one row (`a/b/c`), and so is, without a
+//! filter, a folder with one plain leaf (`a/b/x.md`); a URI that is both a
 //! resource and a prefix of others is a node with an item and children, shown as both.
 //!
 //! A million resources make over a million nodes, so a node is kept to 32 bytes: its text is
@@ -79,6 +80,17 @@ impl Segments {
         }
         self.0.extend_from_slice(segment.as_bytes());
         at
+    }
+
+    /// The segment at `at` starts with NUL (an `ALONE` leaf), read without decoding it: a
+    /// search's row count asks this of every leaf.
+    fn starts_with_nul(&self, at: u64) -> bool {
+        let mut i = at as usize;
+        while self.0[i] & 0x80 != 0 {
+            i += 1;
+        }
+        // A zero length byte is an empty segment: no NUL after it.
+        self.0[i] != 0 && self.0.get(i + 1) == Some(&0)
     }
 
     fn get(&self, at: u64) -> &str {
@@ -461,11 +473,28 @@ impl UriTree {
                 self.children(tail).only()
             };
             let Some(only) = only else { return tail };
-            let c = &self.nodes[only as usize];
-            if c.item != NONE || c.directory || self.children(only).is_empty() {
+            if !self.joins_parent_row(only, filtered) {
                 return tail;
             }
             tail = only;
+        }
+    }
+
+    /// Whether `node`, as its folder's only (shown) child, is drawn on that folder's row: a
+    /// folder that is no resource itself (`a/b/`), or, without a filter, a plain leaf
+    /// (`a/b/x.md`), so one resource deep in folders takes one row, not one per folder. A
+    /// search's matches keep their folder's row (a folder of matches is what one pins from a
+    /// search), and so do a folder that is a resource, an `inode/directory` and a leaf holding
+    /// a whole URI of its own (`ALONE`).
+    fn joins_parent_row(&self, node: NodeId, filtered: bool) -> bool {
+        let n = &self.nodes[node as usize];
+        if n.directory {
+            return false;
+        }
+        match (n.item != NONE, self.children(node).is_empty()) {
+            (false, false) => true,
+            (true, true) => !filtered && !self.segments.starts_with_nul(n.segment),
+            _ => false,
         }
     }
 
@@ -549,7 +578,7 @@ impl UriTree {
                 continue;
             }
             let p = parent as usize;
-            let chainable = plain && !self.children(n as NodeId).is_empty();
+            let chainable = self.joins_parent_row(n as NodeId, true);
             let (count, state) = (hits[p] & COUNT, hits[p] >> SHIFT);
             let state = match state {
                 0 if chainable => ONE_CHAINABLE,
@@ -1164,12 +1193,9 @@ mod tests {
                 "    Z",
                 "    page-9.md",
                 "    page-10.md",
-                "    v1/",
-                "      a",
-                "    v2/",
-                "      a",
-                "    v10/",
-                "      a",
+                "    v1/a",
+                "    v2/a",
+                "    v10/a",
             ]
         );
     }
@@ -1207,18 +1233,96 @@ mod tests {
     }
 
     #[test]
+    fn a_folder_with_a_single_leaf_shares_its_row() {
+        let mut cat = Catalogue::new();
+        let s = cat.server("srv");
+        let uris = ["x://h/docs/guide.md", "x://h/e/f", "x://h/b/c/d.md"];
+        cat.append(s, &uris.map(|u| Resource::new(u, u)));
+        let mut tree = UriTree::default();
+        tree.add_server("srv");
+        for (id, item) in cat.iter() {
+            // An `inode/directory` is a folder even when empty: it keeps a row of its own.
+            tree.insert(id, item.uri(), item.uri() == "x://h/e/f");
+        }
+        tree.set_all_expanded(true);
+        tree.refresh();
+        assert_eq!(
+            labels(&tree),
+            [
+                "srv/",
+                "  x://h/",
+                "    b/c/d.md",
+                "    docs/guide.md",
+                "    e/",
+                "      f/"
+            ],
+            "a folder chain ending in one leaf is one row"
+        );
+        let guide = tree.window(3, 1)[0];
+        let id = cat.find(0, "x://h/docs/guide.md").unwrap();
+        assert_eq!(tree.view(guide).item, Some(id), "the row is the leaf's");
+        assert_eq!(
+            tree.uri_prefix(&cat, guide),
+            None,
+            "a leaf row marks no prefix"
+        );
+        assert_eq!(tree.row_of(id), Some(3));
+        tree.set_expanded(guide, false);
+        tree.refresh();
+        assert_eq!(tree.row_count(), 6, "a leaf row has nothing to close");
+
+        // A second leaf splits the row; taking it out joins it again.
+        cat.append(s, &[Resource::new("x://h/docs/faq.md", "faq")]);
+        let faq = cat.find(s, "x://h/docs/faq.md").unwrap();
+        tree.insert(faq, "x://h/docs/faq.md", false);
+        tree.refresh();
+        assert_eq!(
+            labels(&tree),
+            [
+                "srv/",
+                "  x://h/",
+                "    b/c/d.md",
+                "    docs/",
+                "      faq.md",
+                "      guide.md",
+                "    e/",
+                "      f/"
+            ]
+        );
+        tree.remove(faq);
+        tree.refresh();
+        assert_eq!(labels(&tree)[3], "    docs/guide.md");
+
+        // Under a filter, a folder of matches keeps its row: it is what one pins from there.
+        tree.set_filter(Some(&[id]));
+        tree.refresh();
+        assert_eq!(labels(&tree), ["srv/", "  x://h/docs/", "    guide.md"]);
+    }
+
+    #[test]
+    fn a_leaf_holding_a_whole_uri_keeps_its_own_row() {
+        let (cat, mut tree) = build(&["x://h/a/b", "x://h/a/b/"]);
+        let plain = cat.find(0, "x://h/a/b").unwrap();
+        tree.remove(plain);
+        tree.set_all_expanded(true);
+        tree.refresh();
+        assert_eq!(labels(&tree), ["srv/", "  x://h/a/", "    x://h/a/b/"]);
+    }
+
+    #[test]
     fn collapsed_folders_hide_children_and_parent_row_works() {
         let (_, mut tree) = build(&["x://h/a/1", "x://h/a/2", "x://h/b/3"]);
         assert_eq!(tree.row_count(), 2, "server open, x://h closed");
         tree.set_all_expanded(true);
         tree.refresh();
-        assert_eq!(tree.row_count(), 7);
+        assert_eq!(tree.row_count(), 6, "srv, x://h, a, 1, 2, b/3");
         assert_eq!(tree.parent_row(3), Some(2));
+        assert_eq!(tree.parent_row(5), Some(1));
         assert_eq!(tree.parent_row(0), None);
         let a = tree.window(2, 1)[0];
         tree.set_expanded(a, false);
         tree.refresh();
-        assert_eq!(tree.row_count(), 5);
+        assert_eq!(tree.row_count(), 4);
     }
 
     #[test]
@@ -1288,7 +1392,7 @@ mod tests {
 
     #[test]
     fn expand_state_round_trips_through_a_rebuild() {
-        let (cat, mut tree) = build(&["x://h/a/1", "x://h/b/2", "y://z/c/3"]);
+        let (cat, mut tree) = build(&["x://h/a/1", "x://h/a/4", "x://h/b/2", "y://z/c/3"]);
         tree.set_all_expanded(true);
         tree.refresh();
         let a = tree

@@ -168,7 +168,9 @@ impl App {
                 .tree
                 .window(self.browse.tree_cursor.index, 1)
                 .first()
-                .map(|r| r.head);
+                // The node the row stands for (a row's head changes when a folder it shares
+                // gets or loses children).
+                .map(|r| r.tail);
         }
     }
 
