@@ -48,6 +48,48 @@ fn group_members(pgid: i32) -> Vec<i32> {
     members
 }
 
+/// Waits up to 30 s for `pid` to end; if it does not, fails naming what each of its threads
+/// was doing (once, CI saw the browser say "terminated" and not end within 30 s: which of the
+/// process or the terminal was slow was not known).
+fn assert_ends(pid: i32, session: &Tmux) {
+    let start = Instant::now();
+    while running(pid) {
+        if start.elapsed() > Duration::from_secs(30) {
+            let mut threads = String::new();
+            for task in std::fs::read_dir(format!("/proc/{pid}/task"))
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
+                let path = task.path();
+                let read = |name: &str| {
+                    std::fs::read_to_string(path.join(name))
+                        .unwrap_or_default()
+                        .trim()
+                        .to_string()
+                };
+                let state = read("stat")
+                    .rsplit_once(')')
+                    .map(|(_, r)| r.trim().chars().next());
+                threads.push_str(&format!(
+                    "  {} {:?} state {:?} wchan {}\n",
+                    task.file_name().to_string_lossy(),
+                    read("comm"),
+                    state.flatten(),
+                    read("wchan")
+                ));
+            }
+            // SAFETY: only sends a signal to the mcpick this test started.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            panic!(
+                "mcpick {pid} still runs 30 s after SIGTERM; its threads:\n{threads}the screen:\n{}",
+                session.screen()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 fn wait_for_pid(file: &Path) -> i32 {
     let start = Instant::now();
     loop {
@@ -261,6 +303,7 @@ fn sigterm_ends_the_browser_while_a_million_resources_load() {
     let sent = Instant::now();
     // SAFETY: only sends a signal to the mcpick this test started.
     unsafe { libc::kill(mcpick, libc::SIGTERM) };
+    assert_ends(mcpick, &session);
     let screen = session.wait_for("the exit status and canonical mode", |s| {
         s.contains("EXIT=143") && s.lines().any(|l| l.trim() == "icanon")
     });
