@@ -107,7 +107,7 @@ pub fn wrap(args: WrapArgs) -> Exit {
         return Exit::ServerFailed;
     }
     approve_original(&record_path, &args.name);
-    match install::commit(&path, before.as_deref(), Some(&text), true) {
+    match install::commit(&path, before.as_deref(), Some(&text), true, &[]) {
         Ok(_) => {
             println!(
                 "wrapped `{}` in {} ({}, {} scope): the host now starts `{} {}` in front of it; the original is kept in {}",
@@ -165,7 +165,7 @@ pub fn unwrap(args: UnwrapArgs) -> Exit {
         print!("{}", install::diff(&path, Some(&now), Some(&text)));
         return Exit::Ok;
     }
-    if let Err(e) = install::commit(&path, Some(&now), Some(&text), false) {
+    if let Err(e) = install::commit(&path, Some(&now), Some(&text), false, &[]) {
         report(&format!("{}: {e}", path.display()));
         return Exit::ServerFailed;
     }

@@ -223,6 +223,7 @@ pub fn plan_removal(
         Some(edit) => Edit::plan_on(&path, edit.text_after().map(str::to_owned), false, plan),
         None => Edit::plan(&path, false, plan),
     }
+    .map(|edit| edit.within(places))
 }
 
 /// An edit of one host file, planned on the text read: shown as a diff, then committed
@@ -238,6 +239,8 @@ pub struct Edit {
     replaced: bool,
     /// Keep the file as it was before the first change (installs only).
     backup: bool,
+    /// Where a removal stops removing the folders it leaves empty (see [`Edit::within`]).
+    roots: Vec<PathBuf>,
 }
 
 /// What [`Edit::commit`] did.
@@ -319,7 +322,18 @@ impl Edit {
             unchanged,
             replaced,
             backup,
+            roots: Vec::new(),
         })
+    }
+
+    /// A removal of the file also removes the host folders it leaves empty, up to the
+    /// project or the home folder of `places` (without this, it removes no folder).
+    pub(crate) fn within(mut self, places: &Places) -> Self {
+        self.roots = [Some(places.project.clone()), places.home.clone()]
+            .into_iter()
+            .flatten()
+            .collect();
+        self
     }
 
     /// What the file holds once this edit is committed (`None`: no file).
@@ -358,11 +372,13 @@ impl Edit {
         if self.unchanged {
             return Ok(Committed::Unchanged);
         }
+        let roots: Vec<&Path> = self.roots.iter().map(PathBuf::as_path).collect();
         install::commit(
             &self.path,
             self.before.as_deref(),
             self.after.as_deref(),
             self.backup,
+            &roots,
         )
         .map(|backup| match &self.after {
             None => Committed::Removed,

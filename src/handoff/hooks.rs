@@ -564,7 +564,7 @@ pub fn plan_removal(
     edit_of(&path, None, false, |text| {
         plan_uninstall(file, text, original.as_deref(), name)
     })
-    .map(Some)
+    .map(|edit| Some(edit.within(places)))
 }
 
 fn settings_path(file: &HookFile, scope: Scope, places: &Places) -> Result<PathBuf, NotPlanned> {

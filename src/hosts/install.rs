@@ -252,12 +252,15 @@ pub fn read(path: &Path) -> std::io::Result<Option<String>> {
 /// the original as `NAME.mcpick-backup` unless a backup is already there (the first
 /// original is the one worth keeping); an uninstall makes none (it would hold mcpick's own
 /// entry). Returns the backup made, if any. A file this user may not replace is refused
-/// ([`crate::fsio::unwritable`]) before anything is written.
+/// ([`crate::fsio::unwritable`]) before anything is written. A removal also removes the
+/// folders it leaves empty, up to (not including) the nearest of `roots` (the project, the
+/// home folder) above the file.
 pub fn commit(
     path: &Path,
     before: Option<&str>,
     after: Option<&str>,
     backup: bool,
+    roots: &[&Path],
 ) -> std::io::Result<Option<PathBuf>> {
     let target = crate::fsio::target_of(path)?;
     if let Some(why) = crate::fsio::unwritable(&target) {
@@ -283,12 +286,7 @@ pub fn commit(
     let Some(after) = after else {
         std::fs::remove_file(&target)?;
         // The host folders it was made in, when nothing else is in them.
-        let places = crate::places::Places::system();
-        let roots: Vec<&Path> = [Some(places.project.as_path()), places.home.as_deref()]
-            .into_iter()
-            .flatten()
-            .collect();
-        crate::fsio::remove_left_empty(&target, &roots);
+        crate::fsio::remove_left_empty(&target, roots);
         return Ok(None);
     };
     let mut made = None;
