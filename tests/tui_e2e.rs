@@ -1137,6 +1137,14 @@ fn the_agent_view_shows_what_each_host_receives_as_preview_host_does() {
             from_docs,
             "{name}\n{screen}"
         );
+        // opencode reads its file again before every model call: its next turn gets it whole.
+        assert_eq!(
+            words
+                .join(" ")
+                .contains("next turn: the same, whole (read again before every model call)"),
+            host == "opencode",
+            "{name}\n{screen}"
+        );
         let told = preview(host);
         assert_eq!(
             receives(&screen, name),

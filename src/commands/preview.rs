@@ -13,15 +13,14 @@ use crate::sanitize;
 
 pub async fn run(args: PreviewArgs) -> Exit {
     if let (true, Some(host)) = (args.next_turn, args.host) {
-        let row = crate::handoff::hosts::row(host);
-        match row.session {
+        match crate::handoff::live::every_call_channel(host) {
             // Its session-start file is its per-turn channel: the next turn gets it whole.
-            Some(channel) if row.per_turn.is_none() && channel.every_call => report(&format!(
+            Some(channel) => report(&format!(
                 "{}; its next turn gets what `preview --host {}` shows (below)",
                 crate::handoff::session::read_every_call(channel, None),
                 host.name()
             )),
-            _ => return next_turn(host, &args),
+            None => return next_turn(host, &args),
         }
     }
     let set = match load_set_to_hand_on(&args.set, &args.servers) {

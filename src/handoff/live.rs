@@ -592,6 +592,15 @@ pub fn channel_of(host: Host) -> Option<&'static PerTurn> {
     super::hosts::row(host).per_turn
 }
 
+/// The session-start channel `host` reads again before every model call when it has no
+/// per-turn hook (opencode's `instructions` file, measured): with it, a running session's next
+/// turn gets the set as the file holds it, whole, and no session is tracked.
+pub fn every_call_channel(host: Host) -> Option<&'static super::channel::Channel> {
+    let row = super::hosts::row(host);
+    row.session
+        .filter(|c| row.per_turn.is_none() && c.every_call)
+}
+
 /// Answers one hook event of `host` for the set at `set` served as `name`: the text to print
 /// on stdout (nothing when there is nothing to say).
 pub fn hook(host: Host, set: &Path, name: &str, input: &str) -> Result<Option<String>, String> {

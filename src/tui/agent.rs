@@ -331,8 +331,12 @@ pub fn host_preview(
 }
 
 /// "next turn: +2 −1 ~0" for the running sessions of `host` over `set` (the largest of
-/// them, and how many there are), `None` when none runs.
+/// them, and how many there are), `None` when none runs; for a host that reads its file again
+/// before every model call, that its next turn gets the file whole.
 fn next_turn(host: Host, set: &Path) -> Option<String> {
+    if crate::handoff::live::every_call_channel(host).is_some() {
+        return Some("next turn: the same, whole (read again before every model call)".into());
+    }
     let turns =
         crate::handoff::live::next_turns(host, set, super::app::handoff::DEFAULT_NAME).ok()?;
     let running: Vec<_> = turns.iter().filter(|t| t.session.is_some()).collect();
