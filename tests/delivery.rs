@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::model_stub::{Stub, all_text, run_host};
+use common::model_stub::{Stub, all_text, claude_tui, run_host, take_turn, text_of, under};
 use common::snapshot::{Files, assert_same_files, files};
 use common::tmux::Tmux;
 use common::*;
@@ -184,38 +184,7 @@ impl World {
     /// Claude Code's interactive prompt in a real terminal (tmux) in the project, onboarding
     /// done, the project and its servers trusted, the stub as its model API.
     fn claude_interactive(&self, stub: &Stub) -> Tmux {
-        let project = self.project();
-        std::fs::write(
-            self.home().join(".claude.json"),
-            serde_json::json!({
-                "hasCompletedOnboarding": true, "theme": "dark",
-                "customApiKeyResponses": { "approved": ["dummy"], "rejected": [] },
-                "projects": { project.to_str().unwrap(): {
-                    "hasTrustDialogAccepted": true, "enableAllProjectMcpServers": true,
-                    "hasCompletedProjectOnboarding": true } }
-            })
-            .to_string(),
-        )
-        .unwrap();
-        let mut env = self.env();
-        env.extend([
-            (
-                "ANTHROPIC_BASE_URL".into(),
-                format!("http://127.0.0.1:{}", stub.port),
-            ),
-            ("ANTHROPIC_API_KEY".into(), "dummy".into()),
-            (
-                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC".into(),
-                "1".into(),
-            ),
-            ("DISABLE_TELEMETRY".into(), "1".into()),
-            ("DISABLE_AUTOUPDATER".into(), "1".into()),
-        ]);
-        Tmux::program(
-            &project,
-            &env,
-            &peers().join("node/node_modules/.bin/claude"),
-        )
+        claude_tui(&self.project(), &self.home(), &self.env(), stub)
     }
 
     /// Runs a host CLI in the project with the stub as its model API.
@@ -1185,16 +1154,6 @@ fn preview_host_warns_when_the_context_tool_answer_is_over_the_hosts_tool_cut() 
     assert_eq!(warn("codex", Some(set)), None);
 }
 
-/// The text of every request in `requests` made after the first `n`, and of the one holding
-/// `marker` (a prompt typed), as the model got it.
-fn request_with(stub: &Stub, marker: &str) -> Option<String> {
-    stub.requests("anthropic").iter().rev().find_map(|r| {
-        let mut text = String::new();
-        all_text(&r["messages"], &mut text);
-        text.contains(marker).then_some(text)
-    })
-}
-
 /// Live delivery in Claude Code, over three turns of one interactive session: a pin and an
 /// exclude made between turn 1 and turn 2 reach the model on turn 2 (the newly pinned resource
 /// verbatim, the excluded one named as withdrawn), and turn 3, with nothing changed, adds
@@ -1249,19 +1208,7 @@ fn claude_code_gets_a_change_of_the_set_on_the_next_turn() {
         })
         .is_ok();
     std::thread::sleep(Duration::from_secs(3));
-    let turn = |prompt: &str| -> Option<String> {
-        tmux.type_text(prompt);
-        std::thread::sleep(Duration::from_millis(500));
-        tmux.keys(&["Enter"]);
-        let deadline = std::time::Instant::now() + Duration::from_secs(60);
-        while std::time::Instant::now() < deadline {
-            if let Some(text) = request_with(&stub, prompt) {
-                return Some(text);
-            }
-            std::thread::sleep(Duration::from_millis(300));
-        }
-        None
-    };
+    let turn = |prompt: &str| take_turn(&tmux, &stub, "anthropic", prompt, under("messages"));
     let first = ready.then(|| turn("first turn please")).flatten();
     world.ok(&["pin", "--demo", &pinned]);
     world.ok(&["exclude", "--demo", &withdrawn]);
@@ -1328,31 +1275,6 @@ fn claude_code_gets_a_change_of_the_set_on_the_next_turn() {
     );
 }
 
-/// The request to `api` (its text under `key`) holding `marker`, as the model got it.
-fn request_in(stub: &Stub, api: &str, key: &str, marker: &str) -> Option<String> {
-    stub.requests(api).iter().rev().find_map(|r| {
-        let mut text = String::new();
-        all_text(&r[key], &mut text);
-        text.contains(marker).then_some(text)
-    })
-}
-
-/// Types `prompt` into a host's interactive prompt and waits for the model request that holds
-/// it.
-fn turn_in(tmux: &Tmux, stub: &Stub, api: &str, key: &str, prompt: &str) -> Option<String> {
-    tmux.type_text(prompt);
-    std::thread::sleep(Duration::from_millis(500));
-    tmux.keys(&["Enter"]);
-    let deadline = std::time::Instant::now() + Duration::from_secs(60);
-    while std::time::Instant::now() < deadline {
-        if let Some(text) = request_in(stub, api, key, prompt) {
-            return Some(text);
-        }
-        std::thread::sleep(Duration::from_millis(300));
-    }
-    None
-}
-
 /// Live delivery in Gemini CLI, over three turns of one interactive session, after a plain
 /// `mcpick install gemini` (the folder trusted, as Gemini CLI asks): a pin and an exclude
 /// between turn 1 and turn 2 reach the model on turn 2 inside `<hook_context>`, `<` and `>`
@@ -1399,17 +1321,37 @@ fn gemini_cli_gets_a_change_of_the_set_on_the_next_turn() {
         .is_ok();
     std::thread::sleep(Duration::from_secs(2));
     let first = ready
-        .then(|| turn_in(&tmux, &stub, "gemini", "contents", "first turn please"))
+        .then(|| {
+            take_turn(
+                &tmux,
+                &stub,
+                "gemini",
+                "first turn please",
+                under("contents"),
+            )
+        })
         .flatten();
     world.ok(&["pin", "--demo", &pinned]);
     world.ok(&["exclude", "--demo", &withdrawn]);
     let predicted = world.run(&["preview", "--host", "gemini", "--next-turn"]);
-    let second = first
-        .as_ref()
-        .and_then(|_| turn_in(&tmux, &stub, "gemini", "contents", "second turn please"));
-    let third = second
-        .as_ref()
-        .and_then(|_| turn_in(&tmux, &stub, "gemini", "contents", "third turn please"));
+    let second = first.as_ref().and_then(|_| {
+        take_turn(
+            &tmux,
+            &stub,
+            "gemini",
+            "second turn please",
+            under("contents"),
+        )
+    });
+    let third = second.as_ref().and_then(|_| {
+        take_turn(
+            &tmux,
+            &stub,
+            "gemini",
+            "third turn please",
+            under("contents"),
+        )
+    });
     let shown = tmux.screen();
     drop(tmux);
     let first = first.unwrap_or_else(|| panic!("turn 1 never reached the model:\n{shown}"));
@@ -1485,24 +1427,11 @@ fn opencode_gets_a_change_of_the_set_on_the_next_turn() {
     );
     // The turn's conversation request (not its title request): the prompt, with the system
     // prompt that holds the instructions.
-    let turn = |prompt: &str| -> Option<String> {
-        tmux.type_text(prompt);
-        std::thread::sleep(Duration::from_millis(500));
-        tmux.keys(&["Enter"]);
-        let deadline = std::time::Instant::now() + Duration::from_secs(60);
-        while std::time::Instant::now() < deadline {
-            let found = stub.requests("anthropic").iter().rev().find_map(|r| {
-                let mut text = String::new();
-                all_text(&r["system"], &mut text);
-                all_text(&r["messages"], &mut text);
-                (text.contains(prompt) && text.contains("Instructions from: ")).then_some(text)
-            });
-            if found.is_some() {
-                return found;
-            }
-            std::thread::sleep(Duration::from_millis(300));
-        }
-        None
+    let turn = |prompt: &str| {
+        take_turn(&tmux, &stub, "anthropic", prompt, |r, prompt| {
+            let text = text_of(&r["system"]) + &text_of(&r["messages"]);
+            (text.contains(prompt) && text.contains("Instructions from: ")).then_some(text)
+        })
     };
     let ready = tmux
         .wait(Duration::from_secs(60), |s| s.contains("Ask anything"))

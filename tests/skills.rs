@@ -12,7 +12,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::model_stub::{QWEN_SETTINGS, Stub, all_text, run_host};
+use common::model_stub::{QWEN_SETTINGS, Stub, all_text, claude_tui, run_host, take_turn, text_of};
 use common::snapshot::{Files, assert_same_files, files, tree};
 use common::*;
 use serde_json::Value;
@@ -631,4 +631,57 @@ fn a_skill_published_through_the_skills_extension_alone_is_handed_on() {
         "byte for byte"
     );
     assert!(!written.join("release-notes").exists());
+}
+
+/// A skill pinned while a Claude Code session runs: `pin` writes it into `.claude/skills/` at
+/// once, and the session's next turn lists it (Claude Code watches its skills folder), measured
+/// in the model request of that turn; the turn before it did not list it. (Not measured for
+/// the other hosts.)
+#[test]
+fn a_skill_pinned_mid_session_is_listed_on_claude_codes_next_turn() {
+    let world = World::new(&[]);
+    world.mark("exclude", "skill://pdf-forms");
+    world.ok(&["install", "claude-code"]);
+    let written = world.project().join(".claude/skills/pdf-forms");
+    assert!(!written.exists(), "excluded: not handed on");
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = Stub::start(stub_dir.path());
+    let tmux = claude_tui(&world.project(), &world.home(), &world.env(), &stub);
+    let ready = tmux
+        .wait(std::time::Duration::from_secs(60), |s| {
+            s.contains("auto mode") || s.contains("❯")
+        })
+        .is_ok();
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    // The whole model request (system prompt, tools, messages) of the turn that sent `prompt`.
+    let turn = |prompt: &str| {
+        take_turn(&tmux, &stub, "anthropic", prompt, |r, prompt| {
+            text_of(&r["messages"]).contains(prompt).then(|| text_of(r))
+        })
+    };
+    let first = ready.then(|| turn("first turn please")).flatten();
+    world.mark("pin", "skill://pdf-forms");
+    let written_mid_session = written.join("SKILL.md").exists();
+    let second = first.as_ref().and_then(|_| turn("second turn please"));
+    let shown = tmux.screen();
+    drop(tmux);
+    let first = first.unwrap_or_else(|| panic!("turn 1 never reached the model:\n{shown}"));
+    let second = second.unwrap_or_else(|| panic!("turn 2 never reached the model:\n{shown}"));
+    assert!(
+        written_mid_session,
+        "`pin` wrote the skill while the session ran"
+    );
+    assert!(
+        !first.contains(PINNED_DESCRIPTION),
+        "turn 1: not pinned yet"
+    );
+    // Claude Code 2.1.328 tells the turn in a reminder of its own: "The following skills are
+    // available for use with the Skill tool:", then the skill's line.
+    let listed = format!("- pdf-forms: Fill in PDF forms field by field ({PINNED_DESCRIPTION})");
+    assert!(
+        second.contains(&listed),
+        "turn 2 lists the skill pinned since turn 1: {}",
+        around(&second, PINNED_DESCRIPTION)
+    );
+    assert!(!second.contains(PINNED_BODY), "listed, not inlined");
 }

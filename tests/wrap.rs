@@ -12,7 +12,6 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use common::tmux::Tmux;
 use common::*;
 use serde_json::{Value, json};
 
@@ -1482,36 +1481,14 @@ fn claude_codes_mention_completion_offers_what_the_set_allows() {
     world.ok(&["wrap", "claude-code", "py"]);
     // The wrapped entry is a new command in the project's file: approved again.
     world.ok(&["trust", "--yes"]);
-    let project = world.project();
-    std::fs::write(
-        world.home().join(".claude.json"),
-        json!({
-            "hasCompletedOnboarding": true, "theme": "dark",
-            "customApiKeyResponses": { "approved": ["dummy"], "rejected": [] },
-            "projects": { project.to_str().unwrap(): {
-                "hasTrustDialogAccepted": true, "enableAllProjectMcpServers": true,
-                "hasCompletedProjectOnboarding": true } }
-        })
-        .to_string(),
-    )
-    .unwrap();
     // A model API that answers, should anything be sent (nothing is: no prompt is submitted).
     let stub_dir = tempfile::tempdir().unwrap();
     let stub = common::model_stub::Stub::start(stub_dir.path());
-    let mut env = vec![
+    let env = vec![
         ("HOME".to_string(), world.home().display().to_string()),
         ("PATH".to_string(), World::path_var()),
     ];
-    env.extend(
-        stub.claude_env()
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v)),
-    );
-    let tmux = Tmux::program(
-        &project,
-        &env,
-        &peers().join("node/node_modules/.bin/claude"),
-    );
+    let tmux = common::model_stub::claude_tui(&world.project(), &world.home(), &env, &stub);
     let screen = || tmux.screen();
     let wait_for = |what: &dyn Fn(&str) -> bool, secs: u64| {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);

@@ -310,3 +310,79 @@ pub fn all_text(v: &Value, out: &mut String) {
         _ => {}
     }
 }
+
+/// Claude Code's interactive TUI in `project` (tmux), its model API `stub`: onboarding, the
+/// dummy API key and the project's trust (its MCP servers too) answered in `home/.claude.json`
+/// as a user answers them once; `env` is the rest of its environment (`HOME`, `PATH`).
+pub fn claude_tui(
+    project: &Path,
+    home: &Path,
+    env: &[(String, String)],
+    stub: &Stub,
+) -> super::tmux::Tmux {
+    std::fs::write(
+        home.join(".claude.json"),
+        serde_json::json!({
+            "hasCompletedOnboarding": true, "theme": "dark",
+            "customApiKeyResponses": { "approved": ["dummy"], "rejected": [] },
+            "projects": { project.to_str().unwrap(): {
+                "hasTrustDialogAccepted": true, "enableAllProjectMcpServers": true,
+                "hasCompletedProjectOnboarding": true } }
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let mut env = env.to_vec();
+    env.extend(
+        stub.claude_env()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v)),
+    );
+    super::tmux::Tmux::program(
+        project,
+        &env,
+        &super::peers().join("node/node_modules/.bin/claude"),
+    )
+}
+
+/// Types `prompt` into a host's TUI and waits up to 60 s for that turn's model request to
+/// `api`: the newest one `pick` (given the request and the prompt) takes, as `pick` gives it.
+pub fn take_turn(
+    tmux: &super::tmux::Tmux,
+    stub: &Stub,
+    api: &str,
+    prompt: &str,
+    pick: impl Fn(&Value, &str) -> Option<String>,
+) -> Option<String> {
+    tmux.type_text(prompt);
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    tmux.keys(&["Enter"]);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while std::time::Instant::now() < deadline {
+        let found = stub
+            .requests(api)
+            .iter()
+            .rev()
+            .find_map(|r| pick(r, prompt));
+        if found.is_some() {
+            return found;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
+    None
+}
+
+/// The text of every string in `value` ([`all_text`]).
+pub fn text_of(value: &Value) -> String {
+    let mut text = String::new();
+    all_text(value, &mut text);
+    text
+}
+
+/// A [`take_turn`]'s pick: the text under `key` of the request that holds the prompt there.
+pub fn under(key: &str) -> impl Fn(&Value, &str) -> Option<String> + '_ {
+    move |r, prompt| {
+        let text = text_of(&r[key]);
+        text.contains(prompt).then_some(text)
+    }
+}
