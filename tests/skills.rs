@@ -633,55 +633,146 @@ fn a_skill_published_through_the_skills_extension_alone_is_handed_on() {
     assert!(!written.join("release-notes").exists());
 }
 
-/// A skill pinned while a Claude Code session runs: `pin` writes it into `.claude/skills/` at
-/// once, and the session's next turn lists it (Claude Code watches its skills folder), measured
-/// in the model request of that turn; the turn before it did not list it. (Not measured for
-/// the other hosts.)
-#[test]
-fn a_skill_pinned_mid_session_is_listed_on_claude_codes_next_turn() {
+/// A skill pinned while a host's session runs: `pin` writes it into the host's skills folder at
+/// once, and that session's next turn lists it (the host watches its skills folder) or, for a
+/// host that lists the skills it found at session start, the turn after its `reload` command;
+/// measured in the model request of that turn; the turn before the pin did not list it.
+fn a_skill_pinned_mid_session_is_listed_on_the_next_turn(
+    host: &str,
+    folder: &str,
+    listed: &str,
+    reload: Option<&str>,
+) {
     let world = World::new(&[]);
     world.mark("exclude", "skill://pdf-forms");
-    world.ok(&["install", "claude-code"]);
-    let written = world.project().join(".claude/skills/pdf-forms");
-    assert!(!written.exists(), "excluded: not handed on");
     let stub_dir = tempfile::tempdir().unwrap();
     let stub = Stub::start(stub_dir.path());
-    let tmux = claude_tui(&world.project(), &world.home(), &world.env(), &stub);
-    let ready = tmux
-        .wait(std::time::Duration::from_secs(60), |s| {
-            s.contains("auto mode") || s.contains("❯")
-        })
-        .is_ok();
+    // The host's TUI, what says it is ready, its model API and where its turn's messages are.
+    let (tmux, ready, api, messages): (_, fn(&str) -> bool, _, _) = match host {
+        "claude-code" => {
+            world.ok(&["install", host]);
+            (
+                claude_tui(&world.project(), &world.home(), &world.env(), &stub),
+                |s| s.contains("auto mode") || s.contains('❯'),
+                "anthropic",
+                "messages",
+            )
+        }
+        "gemini" => {
+            std::fs::create_dir_all(world.home().join(".gemini")).unwrap();
+            std::fs::write(
+                world.home().join(".gemini/settings.json"),
+                r#"{"security":{"auth":{"selectedType":"gemini-api-key"}}}"#,
+            )
+            .unwrap();
+            world.ok(&["install", host]);
+            let mut env = world.env();
+            env.extend(
+                stub.gemini_env()
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), v)),
+            );
+            (
+                common::tmux::Tmux::program(
+                    &world.project(),
+                    &env,
+                    &peers().join("node/node_modules/.bin/gemini"),
+                ),
+                |s| s.contains("Type your message"),
+                "gemini",
+                "contents",
+            )
+        }
+        other => panic!("no TUI set up for {other}"),
+    };
+    let written = world.at(folder).join("pdf-forms");
+    assert!(!written.exists(), "excluded: not handed on");
+    let ready = tmux.wait(std::time::Duration::from_secs(60), ready).is_ok();
     std::thread::sleep(std::time::Duration::from_secs(3));
     // The whole model request (system prompt, tools, messages) of the turn that sent `prompt`.
     let turn = |prompt: &str| {
-        take_turn(&tmux, &stub, "anthropic", prompt, |r, prompt| {
-            text_of(&r["messages"]).contains(prompt).then(|| text_of(r))
+        take_turn(&tmux, &stub, api, prompt, |r, prompt| {
+            text_of(&r[messages]).contains(prompt).then(|| text_of(r))
         })
     };
     let first = ready.then(|| turn("first turn please")).flatten();
-    world.mark("pin", "skill://pdf-forms");
+    let up: Vec<&str> = world.upstream.iter().map(String::as_str).collect();
+    let pinned = world.run(&[&["pin", "skill://pdf-forms"][..], &up].concat());
     let written_mid_session = written.join("SKILL.md").exists();
     let second = first.as_ref().and_then(|_| turn("second turn please"));
+    // A host that lists the skills it found at session start: its own command finds it.
+    let third = reload.and_then(|command| {
+        second.as_ref()?;
+        tmux.type_text(command);
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        tmux.keys(&["Enter"]);
+        std::thread::sleep(std::time::Duration::from_secs(3));
+        turn("third turn please")
+    });
     let shown = tmux.screen();
     drop(tmux);
-    let first = first.unwrap_or_else(|| panic!("turn 1 never reached the model:\n{shown}"));
-    let second = second.unwrap_or_else(|| panic!("turn 2 never reached the model:\n{shown}"));
+    let first = first.unwrap_or_else(|| panic!("{host}: turn 1 never reached the model:\n{shown}"));
+    let second =
+        second.unwrap_or_else(|| panic!("{host}: turn 2 never reached the model:\n{shown}"));
+    assert_eq!(exit_code(&pinned), 0, "{}", stderr(&pinned));
     assert!(
         written_mid_session,
         "`pin` wrote the skill while the session ran"
     );
+    // `pin` says what a running session needs to list it, for a host that needs a command.
+    let told = stderr(&pinned);
+    assert_eq!(
+        told.contains("skills changed: a running"),
+        reload.is_some(),
+        "{told}"
+    );
+    if let Some(command) = reload {
+        assert!(told.contains(&format!("run `{command}` in it")), "{told}");
+    }
     assert!(
         !first.contains(PINNED_DESCRIPTION),
-        "turn 1: not pinned yet"
+        "{host}, turn 1: not pinned yet"
     );
-    // Claude Code 2.1.328 tells the turn in a reminder of its own: "The following skills are
-    // available for use with the Skill tool:", then the skill's line.
-    let listed = format!("- pdf-forms: Fill in PDF forms field by field ({PINNED_DESCRIPTION})");
+    let listing = match reload {
+        None => second,
+        Some(command) => {
+            assert!(
+                !second.contains(PINNED_DESCRIPTION),
+                "{host} lists the skills it found at session start, until {command}"
+            );
+            third.unwrap_or_else(|| panic!("{host}: turn 3 never reached the model:\n{shown}"))
+        }
+    };
     assert!(
-        second.contains(&listed),
-        "turn 2 lists the skill pinned since turn 1: {}",
-        around(&second, PINNED_DESCRIPTION)
+        listing.contains(listed),
+        "{host}: the turn lists the skill pinned since turn 1: {}",
+        around(&listing, PINNED_DESCRIPTION)
     );
-    assert!(!second.contains(PINNED_BODY), "listed, not inlined");
+    assert!(!listing.contains(PINNED_BODY), "listed, not inlined");
+}
+
+/// Claude Code 2.1.328 tells the turn in a reminder of its own: "The following skills are
+/// available for use with the Skill tool:", then the skill's line.
+#[test]
+fn a_skill_pinned_mid_session_is_listed_on_claude_codes_next_turn() {
+    a_skill_pinned_mid_session_is_listed_on_the_next_turn(
+        "claude-code",
+        ".claude/skills",
+        &format!("- pdf-forms: Fill in PDF forms field by field ({PINNED_DESCRIPTION})"),
+        None,
+    );
+}
+
+/// Gemini CLI 0.61.0 lists the skills it found at session start: a skill pinned since reaches
+/// a running session after `/skills reload`, not before.
+#[test]
+fn a_skill_pinned_mid_session_is_listed_by_gemini_cli_after_skills_reload() {
+    a_skill_pinned_mid_session_is_listed_on_the_next_turn(
+        "gemini",
+        ".gemini/skills",
+        &format!(
+            "<name>pdf-forms</name>\n    <description>Fill in PDF forms field by field ({PINNED_DESCRIPTION})"
+        ),
+        Some("/skills reload"),
+    );
 }

@@ -193,14 +193,17 @@ fn skills_read(host: crate::hosts::Host, project: &std::path::Path, set: &std::p
         .map(|(h, folder)| format!("{} (the {} delivery)", folder.display(), h.name()))
         .collect();
     report(&format!(
-        "{} lists the set's skills from {}{}",
+        "{} lists the set's skills from {}{}{}",
         host.name(),
         named.join(" and "),
         if folders.len() > 1 {
             "; a skill in both is listed once (measured)"
         } else {
             ""
-        }
+        },
+        crate::handoff::skills::SkillsFolder::of(host)
+            .map(|f| format!("; {}", f.mid_session_note()))
+            .unwrap_or_default()
     ));
 }
 

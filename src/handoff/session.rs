@@ -7,7 +7,7 @@ use std::path::Path;
 
 use super::channel::{Channel, Delivered, deliver};
 use super::pieces::{self, Delivery, Record};
-use super::skills::{self, SkillsFolder};
+use super::skills::{self, MidSession, SkillsFolder};
 use super::{Contents, Written};
 use crate::hosts::{Host, Places, Scope};
 use crate::sanitize;
@@ -381,16 +381,20 @@ pub fn refresh_all(set: &Path, contents: Contents<'_, '_>) -> Vec<Result<String,
         };
         let delivered = render(channel, &delivery, &set_abs, contents);
         let id = super::live::delivery_id(&delivery.host, &delivery.scope, &delivery.name);
-        // Skills first, also while a session runs: a host lists its skills folder when a
-        // session starts, so the next one gets them as they are now.
-        if SkillsFolder::of(channel.host).is_some() && contents.skills.is_some() {
+        // Skills first, also while a session runs: a new session lists the folder as it is
+        // now, and a running one too on its next turn or after a command of its own
+        // (`SkillsFolder::mid_session`), which is said when the skills changed.
+        if let (Some(folder), Some(_)) = (SkillsFolder::of(channel.host), contents.skills) {
             let (placed, said) = place_skills(&delivery, &delivery.skills, &delivered, contents);
             done.extend(delivered.refused_skills.iter().cloned().map(Err));
             done.extend(said.into_iter().map(Err));
-            if placed != delivery.skills
-                && let Err(e) = pieces::record_skills(&set_abs, &delivery, placed)
-            {
-                done.push(Err(format!("cannot record the skills written: {e}")));
+            if placed != delivery.skills {
+                if let MidSession::Command(_) = folder.mid_session {
+                    done.push(Ok(format!("skills changed: {}", folder.mid_session_note())));
+                }
+                if let Err(e) = pieces::record_skills(&set_abs, &delivery, placed) {
+                    done.push(Err(format!("cannot record the skills written: {e}")));
+                }
             }
         }
         if super::live::defers_rewrite(channel.host, &set_abs) {

@@ -40,6 +40,39 @@ pub struct SkillsFolder {
     /// copies are of the same set, verified and refreshed together.
     pub reads_also: &'static [(Host, Scope)],
     pub known: Known,
+    /// How a session running when a skill is written learns of it.
+    pub mid_session: MidSession,
+}
+
+/// How a running session of a host learns of a skill written into its folder since it started.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum MidSession {
+    /// Its next turn lists it (measured).
+    NextTurn,
+    /// It lists the skills it found at session start until this command of its own is run in
+    /// it (measured: not on the next turn, listed after the command).
+    Command(&'static str),
+    NotMeasured,
+}
+
+impl SkillsFolder {
+    /// What a running session does with a skill written since it started, in a few words.
+    pub fn mid_session_note(&self) -> String {
+        let host = self.host.dialect().host_name;
+        match self.mid_session {
+            MidSession::NextTurn => {
+                format!(
+                    "a skill written while a {host} session runs is listed on its next turn (measured)"
+                )
+            }
+            MidSession::Command(command) => format!(
+                "a running {host} session lists the skills it found when it started: run `{command}` in it to list a skill written since (measured)"
+            ),
+            MidSession::NotMeasured => format!(
+                "whether a running {host} session lists a skill written since it started is not measured (a new session does)"
+            ),
+        }
+    }
 }
 
 fn in_home(places: &Places, rest: &str) -> Option<PathBuf> {
@@ -54,6 +87,7 @@ pub const CLAUDE: SkillsFolder = SkillsFolder {
     user: |p| in_home(p, ".claude/skills"),
     reads_also: &[],
     known: Known::Measured,
+    mid_session: MidSession::NextTurn,
 };
 
 /// Gemini CLI 0.61: `.gemini/skills/NAME/SKILL.md` (project skills only in a trusted
@@ -66,6 +100,7 @@ pub const GEMINI: SkillsFolder = SkillsFolder {
     user: |p| in_home(p, ".gemini/skills"),
     reads_also: &[],
     known: Known::Measured,
+    mid_session: MidSession::Command("/skills reload"),
 };
 
 /// Codex 0.171: `.codex/skills/NAME/SKILL.md` in the project (and `$CODEX_HOME/skills`),
@@ -80,6 +115,7 @@ pub const CODEX: SkillsFolder = SkillsFolder {
     },
     reads_also: &[],
     known: Known::Measured,
+    mid_session: MidSession::NotMeasured,
 };
 
 /// opencode 1.18: `.opencode/skills/NAME/SKILL.md` (user: `skills` beside its user config,
@@ -100,6 +136,7 @@ pub const OPENCODE: SkillsFolder = SkillsFolder {
         (Host::ClaudeCode, Scope::User),
     ],
     known: Known::Measured,
+    mid_session: MidSession::NotMeasured,
 };
 
 /// GitHub Copilot CLI 1.0.102: `~/.copilot/skills/NAME/SKILL.md` (its entry and delivery
@@ -112,6 +149,7 @@ pub const COPILOT: SkillsFolder = SkillsFolder {
     user: |p| in_home(p, ".copilot/skills"),
     reads_also: &[(Host::ClaudeCode, Scope::Project)],
     known: Known::Measured,
+    mid_session: MidSession::NotMeasured,
 };
 
 /// Qwen Code 0.24: `.qwen/skills/NAME/SKILL.md` (user: `~/.qwen/skills`), listed by
@@ -122,6 +160,7 @@ pub const QWEN: SkillsFolder = SkillsFolder {
     user: |p| in_home(p, ".qwen/skills"),
     reads_also: &[],
     known: Known::Measured,
+    mid_session: MidSession::NotMeasured,
 };
 
 impl SkillsFolder {
