@@ -633,16 +633,21 @@ fn a_skill_published_through_the_skills_extension_alone_is_handed_on() {
     assert!(!written.join("release-notes").exists());
 }
 
+/// What a running session of a host does with a skill written since it started.
+#[derive(Clone, Copy, PartialEq)]
+enum Running {
+    /// Its next turn lists it.
+    NextTurn,
+    /// It lists it after this command of its own, not before.
+    After(&'static str),
+    /// It never does (a new session lists it: [`a_pinned_skill_reaches`]).
+    NotUntilANewSession,
+}
+
 /// A skill pinned while a host's session runs: `pin` writes it into the host's skills folder at
-/// once, and that session's next turn lists it (the host watches its skills folder) or, for a
-/// host that lists the skills it found at session start, the turn after its `reload` command;
-/// measured in the model request of that turn; the turn before the pin did not list it.
-fn a_skill_pinned_mid_session_is_listed_on_the_next_turn(
-    host: &str,
-    folder: &str,
-    listed: &str,
-    reload: Option<&str>,
-) {
+/// once and says what the session needs, if anything; the session lists it as `running` says,
+/// measured in the model requests of its turns; the turn before the pin did not list it.
+fn a_skill_pinned_mid_session(host: &str, folder: &str, listed: &str, running: Running) {
     let world = World::new(&[]);
     world.mark("exclude", "skill://pdf-forms");
     let stub_dir = tempfile::tempdir().unwrap();
@@ -683,6 +688,25 @@ fn a_skill_pinned_mid_session_is_listed_on_the_next_turn(
                 "contents",
             )
         }
+        "opencode" => {
+            world.ok(&["install", host]);
+            let mut env = world.env();
+            env.extend(
+                stub.opencode_env()
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), v)),
+            );
+            (
+                common::tmux::Tmux::program(
+                    &world.project(),
+                    &env,
+                    &peers().join("node/node_modules/.bin/opencode"),
+                ),
+                |s| s.contains("Ask anything"),
+                "anthropic",
+                "messages",
+            )
+        }
         other => panic!("no TUI set up for {other}"),
     };
     let written = world.at(folder).join("pdf-forms");
@@ -699,8 +723,14 @@ fn a_skill_pinned_mid_session_is_listed_on_the_next_turn(
     let up: Vec<&str> = world.upstream.iter().map(String::as_str).collect();
     let pinned = world.run(&[&["pin", "skill://pdf-forms"][..], &up].concat());
     let written_mid_session = written.join("SKILL.md").exists();
+    // A person types the next prompt seconds later: a host watching its folder has seen it.
+    std::thread::sleep(std::time::Duration::from_secs(3));
     let second = first.as_ref().and_then(|_| turn("second turn please"));
     // A host that lists the skills it found at session start: its own command finds it.
+    let reload = match running {
+        Running::After(command) => Some(command),
+        _ => None,
+    };
     let third = reload.and_then(|command| {
         second.as_ref()?;
         tmux.type_text(command);
@@ -719,29 +749,38 @@ fn a_skill_pinned_mid_session_is_listed_on_the_next_turn(
         written_mid_session,
         "`pin` wrote the skill while the session ran"
     );
-    // `pin` says what a running session needs to list it, for a host that needs a command.
+    // `pin` says what a running session needs to list it, for a host that needs anything.
     let told = stderr(&pinned);
     assert_eq!(
         told.contains("skills changed: a running"),
-        reload.is_some(),
+        running != Running::NextTurn,
         "{told}"
     );
-    if let Some(command) = reload {
-        assert!(told.contains(&format!("run `{command}` in it")), "{told}");
+    match running {
+        Running::After(command) => {
+            assert!(told.contains(&format!("run `{command}` in it")), "{told}")
+        }
+        Running::NotUntilANewSession => {
+            assert!(told.contains("a new session lists"), "{told}")
+        }
+        Running::NextTurn => {}
     }
     assert!(
         !first.contains(PINNED_DESCRIPTION),
         "{host}, turn 1: not pinned yet"
     );
-    let listing = match reload {
-        None => second,
-        Some(command) => {
-            assert!(
-                !second.contains(PINNED_DESCRIPTION),
-                "{host} lists the skills it found at session start, until {command}"
-            );
+    if running != Running::NextTurn {
+        assert!(
+            !second.contains(PINNED_DESCRIPTION),
+            "{host} lists the skills it found at session start"
+        );
+    }
+    let listing = match running {
+        Running::NextTurn => second,
+        Running::After(_) => {
             third.unwrap_or_else(|| panic!("{host}: turn 3 never reached the model:\n{shown}"))
         }
+        Running::NotUntilANewSession => return,
     };
     assert!(
         listing.contains(listed),
@@ -755,11 +794,11 @@ fn a_skill_pinned_mid_session_is_listed_on_the_next_turn(
 /// available for use with the Skill tool:", then the skill's line.
 #[test]
 fn a_skill_pinned_mid_session_is_listed_on_claude_codes_next_turn() {
-    a_skill_pinned_mid_session_is_listed_on_the_next_turn(
+    a_skill_pinned_mid_session(
         "claude-code",
         ".claude/skills",
         &format!("- pdf-forms: Fill in PDF forms field by field ({PINNED_DESCRIPTION})"),
-        None,
+        Running::NextTurn,
     );
 }
 
@@ -767,12 +806,26 @@ fn a_skill_pinned_mid_session_is_listed_on_claude_codes_next_turn() {
 /// a running session after `/skills reload`, not before.
 #[test]
 fn a_skill_pinned_mid_session_is_listed_by_gemini_cli_after_skills_reload() {
-    a_skill_pinned_mid_session_is_listed_on_the_next_turn(
+    a_skill_pinned_mid_session(
         "gemini",
         ".gemini/skills",
         &format!(
             "<name>pdf-forms</name>\n    <description>Fill in PDF forms field by field ({PINNED_DESCRIPTION})"
         ),
-        Some("/skills reload"),
+        Running::After("/skills reload"),
+    );
+}
+
+/// opencode 1.18.33 lists the skills it found when its session started: a running session does
+/// not list a skill pinned since (a new one does).
+#[test]
+fn a_skill_pinned_mid_session_is_not_listed_by_a_running_opencode_session() {
+    a_skill_pinned_mid_session(
+        "opencode",
+        ".opencode/skills",
+        &format!(
+            "<name>pdf-forms</name>\n    <description>Fill in PDF forms field by field ({PINNED_DESCRIPTION})"
+        ),
+        Running::NotUntilANewSession,
     );
 }

@@ -389,7 +389,7 @@ pub fn refresh_all(set: &Path, contents: Contents<'_, '_>) -> Vec<Result<String,
             done.extend(delivered.refused_skills.iter().cloned().map(Err));
             done.extend(said.into_iter().map(Err));
             if placed != delivery.skills {
-                if let MidSession::Command(_) = folder.mid_session {
+                if let MidSession::Command(_) | MidSession::NewSession = folder.mid_session {
                     done.push(Ok(format!("skills changed: {}", folder.mid_session_note())));
                 }
                 if let Err(e) = pieces::record_skills(&set_abs, &delivery, placed) {

@@ -52,6 +52,9 @@ pub enum MidSession {
     /// It lists the skills it found at session start until this command of its own is run in
     /// it (measured: not on the next turn, listed after the command).
     Command(&'static str),
+    /// It lists the skills it found at session start; a new session lists the folder as it is
+    /// (measured: not on the next turn).
+    NewSession,
     NotMeasured,
 }
 
@@ -67,6 +70,9 @@ impl SkillsFolder {
             }
             MidSession::Command(command) => format!(
                 "a running {host} session lists the skills it found when it started: run `{command}` in it to list a skill written since (measured)"
+            ),
+            MidSession::NewSession => format!(
+                "a running {host} session lists the skills it found when it started: a new session lists a skill written since (measured)"
             ),
             MidSession::NotMeasured => format!(
                 "whether a running {host} session lists a skill written since it started is not measured (a new session does)"
@@ -136,7 +142,7 @@ pub const OPENCODE: SkillsFolder = SkillsFolder {
         (Host::ClaudeCode, Scope::User),
     ],
     known: Known::Measured,
-    mid_session: MidSession::NotMeasured,
+    mid_session: MidSession::NewSession,
 };
 
 /// GitHub Copilot CLI 1.0.102: `~/.copilot/skills/NAME/SKILL.md` (its entry and delivery
