@@ -652,63 +652,47 @@ fn a_skill_pinned_mid_session(host: &str, folder: &str, listed: &str, running: R
     world.mark("exclude", "skill://pdf-forms");
     let stub_dir = tempfile::tempdir().unwrap();
     let stub = Stub::start(stub_dir.path());
-    // The host's TUI, what says it is ready, its model API and where its turn's messages are.
-    let (tmux, ready, api, messages): (_, fn(&str) -> bool, _, _) = match host {
-        "claude-code" => {
-            world.ok(&["install", host]);
-            (
-                claude_tui(&world.project(), &world.home(), &world.env(), &stub),
-                |s| s.contains("auto mode") || s.contains('❯'),
-                "anthropic",
-                "messages",
-            )
-        }
-        "gemini" => {
-            std::fs::create_dir_all(world.home().join(".gemini")).unwrap();
-            std::fs::write(
-                world.home().join(".gemini/settings.json"),
-                r#"{"security":{"auth":{"selectedType":"gemini-api-key"}}}"#,
-            )
-            .unwrap();
-            world.ok(&["install", host]);
+    // The host's TUI, what says it is ready, its model API and where its turn's messages are:
+    // set up as for a headless run (`Stub::headless` writes each host's own settings), Claude
+    // Code's first-run questions answered as a person answers them once.
+    if host == "codex" {
+        // Codex reads the project's `.codex/` in a git repository.
+        std::fs::create_dir_all(world.project().join(".git")).unwrap();
+    }
+    world.ok(&["install", host]);
+    let run = stub.headless(host, "", &world.home(), &world.project());
+    let tmux = match host {
+        "claude-code" => claude_tui(&world.project(), &world.home(), &world.env(), &stub),
+        _ => {
             let mut env = world.env();
-            env.extend(
-                stub.gemini_env()
-                    .into_iter()
-                    .map(|(k, v)| (k.to_string(), v)),
-            );
-            (
-                common::tmux::Tmux::program(
-                    &world.project(),
-                    &env,
-                    &peers().join("node/node_modules/.bin/gemini"),
-                ),
-                |s| s.contains("Type your message"),
-                "gemini",
-                "contents",
+            env.extend(run.env.iter().map(|(k, v)| (k.to_string(), v.clone())));
+            common::tmux::Tmux::program(
+                &world.project(),
+                &env,
+                &peers().join("node/node_modules/.bin").join(run.program),
             )
         }
-        "opencode" => {
-            world.ok(&["install", host]);
-            let mut env = world.env();
-            env.extend(
-                stub.opencode_env()
-                    .into_iter()
-                    .map(|(k, v)| (k.to_string(), v)),
-            );
-            (
-                common::tmux::Tmux::program(
-                    &world.project(),
-                    &env,
-                    &peers().join("node/node_modules/.bin/opencode"),
-                ),
-                |s| s.contains("Ask anything"),
-                "anthropic",
-                "messages",
-            )
-        }
+    };
+    if host == "codex"
+        && tmux
+            .wait(std::time::Duration::from_secs(60), |s| {
+                s.contains("Hooks need review")
+            })
+            .is_ok()
+    {
+        // Codex asks the user to trust new hooks before they run: trusted.
+        tmux.keys(&["2"]);
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        tmux.keys(&["Enter"]);
+    }
+    let (ready, messages): (fn(&str) -> bool, _) = match host {
+        "claude-code" => (|s| s.contains("auto mode") || s.contains('❯'), "messages"),
+        "gemini" => (|s| s.contains("Type your message"), "contents"),
+        "opencode" => (|s| s.contains("Ask anything"), "messages"),
+        "codex" => (|s| s.contains("Ask Codex to do anything"), "input"),
         other => panic!("no TUI set up for {other}"),
     };
+    let api = run.api;
     let written = world.at(folder).join("pdf-forms");
     assert!(!written.exists(), "excluded: not handed on");
     let ready = tmux.wait(std::time::Duration::from_secs(60), ready).is_ok();
@@ -827,5 +811,16 @@ fn a_skill_pinned_mid_session_is_not_listed_by_a_running_opencode_session() {
             "<name>pdf-forms</name>\n    <description>Fill in PDF forms field by field ({PINNED_DESCRIPTION})"
         ),
         Running::NotUntilANewSession,
+    );
+}
+
+/// Codex 0.171.0 lists a skill written since its session started on the next turn.
+#[test]
+fn a_skill_pinned_mid_session_is_listed_on_codexs_next_turn() {
+    a_skill_pinned_mid_session(
+        "codex",
+        ".codex/skills",
+        &format!("- pdf-forms: Fill in PDF forms field by field ({PINNED_DESCRIPTION})"),
+        Running::NextTurn,
     );
 }

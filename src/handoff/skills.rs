@@ -121,7 +121,7 @@ pub const CODEX: SkillsFolder = SkillsFolder {
     },
     reads_also: &[],
     known: Known::Measured,
-    mid_session: MidSession::NotMeasured,
+    mid_session: MidSession::NextTurn,
 };
 
 /// opencode 1.18: `.opencode/skills/NAME/SKILL.md` (user: `skills` beside its user config,
