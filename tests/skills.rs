@@ -666,10 +666,16 @@ fn a_skill_pinned_mid_session(host: &str, folder: &str, listed: &str, running: R
         _ => {
             let mut env = world.env();
             env.extend(run.env.iter().map(|(k, v)| (k.to_string(), v.clone())));
-            common::tmux::Tmux::program(
+            // Qwen Code is told its provider on its command line, as headless.
+            let args: &[&str] = match host {
+                "qwen-code" => &["--auth-type", "anthropic"],
+                _ => &[],
+            };
+            common::tmux::Tmux::program_with(
                 &world.project(),
                 &env,
                 &peers().join("node/node_modules/.bin").join(run.program),
+                args,
             )
         }
     };
@@ -685,11 +691,33 @@ fn a_skill_pinned_mid_session(host: &str, folder: &str, listed: &str, running: R
         std::thread::sleep(std::time::Duration::from_millis(500));
         tmux.keys(&["Enter"]);
     }
+    if host == "copilot-cli"
+        && tmux
+            .wait(std::time::Duration::from_secs(60), |s| {
+                s.contains("Do you trust the files in this folder?")
+            })
+            .is_ok()
+    {
+        // Copilot CLI asks the user to trust the folder: trusted, for this session.
+        tmux.keys(&["Enter"]);
+    }
+    if host == "qwen-code"
+        && tmux
+            .wait(std::time::Duration::from_secs(60), |s| {
+                s.contains("Untrusted MCP server")
+            })
+            .is_ok()
+    {
+        // Qwen Code asks the user to approve the project's MCP server (mcpick's): approved.
+        tmux.keys(&["Enter"]);
+    }
     let (ready, messages): (fn(&str) -> bool, _) = match host {
         "claude-code" => (|s| s.contains("auto mode") || s.contains('❯'), "messages"),
         "gemini" => (|s| s.contains("Type your message"), "contents"),
         "opencode" => (|s| s.contains("Ask anything"), "messages"),
         "codex" => (|s| s.contains("Ask Codex to do anything"), "input"),
+        "qwen-code" => (|s| s.contains("Type your message"), "messages"),
+        "copilot-cli" => (|s| s.contains("? help"), "messages"),
         other => panic!("no TUI set up for {other}"),
     };
     let api = run.api;
@@ -822,5 +850,33 @@ fn a_skill_pinned_mid_session_is_listed_on_codexs_next_turn() {
         ".codex/skills",
         &format!("- pdf-forms: Fill in PDF forms field by field ({PINNED_DESCRIPTION})"),
         Running::NextTurn,
+    );
+}
+
+/// Qwen Code 0.24.4 says "Extensions changed on disk. Run /reload-plugins to apply updates."
+/// and lists the skill after `/reload-plugins`, not before.
+#[test]
+fn a_skill_pinned_mid_session_is_listed_by_qwen_code_after_reload_plugins() {
+    a_skill_pinned_mid_session(
+        "qwen-code",
+        ".qwen/skills",
+        &format!(
+            "<name>\npdf-forms\n</name>\n<description>\nFill in PDF forms field by field ({PINNED_DESCRIPTION})"
+        ),
+        Running::After("/reload-plugins"),
+    );
+}
+
+/// GitHub Copilot CLI 1.0.102 (its install is the user's) lists the skills it found when its
+/// session started: a running session does not list a skill pinned since (a new one does).
+#[test]
+fn a_skill_pinned_mid_session_is_not_listed_by_a_running_copilot_cli_session() {
+    a_skill_pinned_mid_session(
+        "copilot-cli",
+        "~/.copilot/skills",
+        &format!(
+            "<name>pdf-forms</name>\n  <description>Fill in PDF forms field by field ({PINNED_DESCRIPTION})"
+        ),
+        Running::NotUntilANewSession,
     );
 }

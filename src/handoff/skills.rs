@@ -55,7 +55,6 @@ pub enum MidSession {
     /// It lists the skills it found at session start; a new session lists the folder as it is
     /// (measured: not on the next turn).
     NewSession,
-    NotMeasured,
 }
 
 impl SkillsFolder {
@@ -73,9 +72,6 @@ impl SkillsFolder {
             ),
             MidSession::NewSession => format!(
                 "a running {host} session lists the skills it found when it started: a new session lists a skill written since (measured)"
-            ),
-            MidSession::NotMeasured => format!(
-                "whether a running {host} session lists a skill written since it started is not measured (a new session does)"
             ),
         }
     }
@@ -155,7 +151,7 @@ pub const COPILOT: SkillsFolder = SkillsFolder {
     user: |p| in_home(p, ".copilot/skills"),
     reads_also: &[(Host::ClaudeCode, Scope::Project)],
     known: Known::Measured,
-    mid_session: MidSession::NotMeasured,
+    mid_session: MidSession::NewSession,
 };
 
 /// Qwen Code 0.24: `.qwen/skills/NAME/SKILL.md` (user: `~/.qwen/skills`), listed by
@@ -166,7 +162,7 @@ pub const QWEN: SkillsFolder = SkillsFolder {
     user: |p| in_home(p, ".qwen/skills"),
     reads_also: &[],
     known: Known::Measured,
-    mid_session: MidSession::NotMeasured,
+    mid_session: MidSession::Command("/reload-plugins"),
 };
 
 impl SkillsFolder {

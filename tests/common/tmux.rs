@@ -57,11 +57,22 @@ impl Tmux {
     /// as a user starts it in a terminal of their own: the CI markers (`CI`, `GITHUB_ACTIONS`)
     /// are removed, because a host that sees them (Gemini CLI) runs headless even on a terminal.
     pub fn program(dir: &Path, env: &[(String, String)], program: &Path) -> Tmux {
+        Tmux::program_with(dir, env, program, &[])
+    }
+
+    /// [`Tmux::program`] with arguments.
+    pub fn program_with(
+        dir: &Path,
+        env: &[(String, String)],
+        program: &Path,
+        args: &[&str],
+    ) -> Tmux {
         let mut command: Vec<String> = ["env", "-u", "CI", "-u", "GITHUB_ACTIONS"]
             .map(String::from)
             .into();
         command.extend(env.iter().map(|(k, v)| format!("{k}={v}")));
         command.push(program.display().to_string());
+        command.extend(args.iter().map(|a| a.to_string()));
         let shell = command
             .iter()
             .map(|w| format!("'{}'", w.replace('\'', "'\\''")))
