@@ -679,37 +679,24 @@ fn a_skill_pinned_mid_session(host: &str, folder: &str, listed: &str, running: R
             )
         }
     };
-    if host == "codex"
+    // The question each host asks first in a new project, answered as a person answers it:
+    // Codex's new hooks trusted, Copilot CLI's folder trusted for this session, Qwen Code's
+    // project MCP server (mcpick's) approved.
+    let first_question: Option<(&str, &[&str])> = match host {
+        "codex" => Some(("Hooks need review", &["2", "Enter"])),
+        "copilot-cli" => Some(("Do you trust the files in this folder?", &["Enter"])),
+        "qwen-code" => Some(("Untrusted MCP server", &["Enter"])),
+        _ => None,
+    };
+    if let Some((question, answer)) = first_question
         && tmux
-            .wait(std::time::Duration::from_secs(60), |s| {
-                s.contains("Hooks need review")
-            })
+            .wait(std::time::Duration::from_secs(60), |s| s.contains(question))
             .is_ok()
     {
-        // Codex asks the user to trust new hooks before they run: trusted.
-        tmux.keys(&["2"]);
-        std::thread::sleep(std::time::Duration::from_millis(500));
-        tmux.keys(&["Enter"]);
-    }
-    if host == "copilot-cli"
-        && tmux
-            .wait(std::time::Duration::from_secs(60), |s| {
-                s.contains("Do you trust the files in this folder?")
-            })
-            .is_ok()
-    {
-        // Copilot CLI asks the user to trust the folder: trusted, for this session.
-        tmux.keys(&["Enter"]);
-    }
-    if host == "qwen-code"
-        && tmux
-            .wait(std::time::Duration::from_secs(60), |s| {
-                s.contains("Untrusted MCP server")
-            })
-            .is_ok()
-    {
-        // Qwen Code asks the user to approve the project's MCP server (mcpick's): approved.
-        tmux.keys(&["Enter"]);
+        for key in answer {
+            tmux.keys(&[key]);
+            std::thread::sleep(std::time::Duration::from_millis(500));
+        }
     }
     let (ready, messages): (fn(&str) -> bool, _) = match host {
         "claude-code" => (|s| s.contains("auto mode") || s.contains('❯'), "messages"),
