@@ -764,6 +764,14 @@ fn a_skill_pinned_mid_session(host: &str, folder: &str, listed: &str, running: R
         }
         Running::NextTurn => {}
     }
+    // `preview --host` says the same of the host.
+    let previewed = stderr(&world.run(&["preview", "--host", host, "--format", "json"]));
+    let says = match running {
+        Running::NextTurn => "is listed on its next turn (measured)".to_string(),
+        Running::After(command) => format!("run `{command}` in it to list a skill written since"),
+        Running::NotUntilANewSession => "a new session lists a skill written since".to_string(),
+    };
+    assert!(previewed.contains(&says), "{host}: {previewed}");
     assert!(
         !first.contains(PINNED_DESCRIPTION),
         "{host}, turn 1: not pinned yet"
