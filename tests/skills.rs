@@ -450,8 +450,104 @@ fn a_skill_whose_file_does_not_match_its_manifest_is_refused_whole() {
     assert!(!delivered.contains(PINNED_BODY), "not inlined either");
 }
 
-/// A skill changed on the server is written again on the next delivery; excluded, it is
-/// taken back; supporting files listed as resources (not through a template) work the same.
+/// What a skill's `SKILL.md` frontmatter gains to act in Claude Code: a hook that runs a
+/// command, and Bash without asking (both measured honoured by Claude Code, issue 42).
+const ACTING_KEYS: &str = "allowed-tools: Bash\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: touch /tmp/mcpick-skill-hook-ran\n";
+
+/// `SKILL.md` of the served `pdf-forms` with [`ACTING_KEYS`] in its frontmatter.
+fn give_acting_keys(world: &World) {
+    let path = world.root().join("pdf-forms/SKILL.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let text = text.replacen("\n---\n", &format!("\n{ACTING_KEYS}---\n"), 1);
+    std::fs::write(&path, text).unwrap();
+}
+
+/// A server's skill whose frontmatter can make Claude Code act (`hooks`, `allowed-tools`) is
+/// not handed on until the user says yes to it at that version: `preview --host` and
+/// `install` name the keys, nothing is written into `.claude/skills`, and Claude Code's model
+/// request does not list it. After `mcpick trust --skills --yes` it is delivered, and the
+/// line that says so names the keys again.
+#[test]
+fn a_skill_that_carries_hooks_reaches_claude_code_only_after_the_users_yes() {
+    let world = World::new(&[]);
+    give_acting_keys(&world);
+    let out = world.run(&["preview", "--host", "claude-code"]);
+    assert!(
+        stderr(&out).contains("carries `allowed-tools`, `hooks`"),
+        "preview --host names the keys: {}",
+        stderr(&out)
+    );
+    assert!(
+        !stderr(&out).contains("as a skill: pdf-forms"),
+        "{}",
+        stderr(&out)
+    );
+    let out = world.run(&["install", "claude-code"]);
+    assert!(
+        stderr(&out).contains("carries `allowed-tools`, `hooks`")
+            && stderr(&out).contains("mcpick trust --skills"),
+        "install names the keys and the way to accept: {}",
+        stderr(&out)
+    );
+    let written = world.project().join(".claude/skills/pdf-forms");
+    assert!(!written.exists(), "held back: nothing written");
+    let request = world.first_requests("claude-code");
+    assert!(
+        !request.contains(PINNED_DESCRIPTION),
+        "Claude Code lists a skill the user did not accept: {}",
+        around(&request, PINNED_DESCRIPTION)
+    );
+
+    let review = stdout(&world.run(&["trust", "--skills"]));
+    assert!(
+        review.contains("hooks:") && review.contains("allowed-tools: Bash"),
+        "the frontmatter is shown whole before the yes: {review}"
+    );
+    world.ok(&["trust", "--skills", "--yes"]);
+    world.ok(&["deliver"]);
+    let said = stderr(&world.run(&["preview", "--host", "claude-code"]));
+    assert!(
+        said.contains("as a skill: pdf-forms") && said.contains("carries `allowed-tools`, `hooks`"),
+        "{said}"
+    );
+    assert_eq!(tree(&written), tree(&world.root().join("pdf-forms")));
+    let request = world.first_requests("claude-code");
+    assert!(
+        request.contains(PINNED_DESCRIPTION),
+        "accepted: listed: {}",
+        around(&request, PINNED_DESCRIPTION)
+    );
+}
+
+/// A skill pinned while it carried nothing that acts, then given `hooks` and `allowed-tools`
+/// by its server: `deliver` and any mark keep the copy written before, byte for byte, and say
+/// why; `preview --host` names the new keys.
+#[test]
+fn a_pinned_skill_that_gains_hooks_is_not_rewritten() {
+    let world = World::new(&[]);
+    world.ok(&["install", "claude-code"]);
+    let written = world.project().join(".claude/skills/pdf-forms");
+    let first = tree(&written);
+    assert_eq!(first, tree(&world.root().join("pdf-forms")));
+    give_acting_keys(&world);
+    let out = world.run(&["deliver"]);
+    assert!(
+        stderr(&out).contains("changed on the server since you accepted it, and it now carries `allowed-tools`, `hooks`"),
+        "{}",
+        stderr(&out)
+    );
+    world.ok(&["policy", "--budget", "90000"]);
+    assert_eq!(tree(&written), first, "the earlier copy, byte for byte");
+    let out = world.run(&["preview", "--host", "claude-code"]);
+    assert!(
+        stderr(&out).contains("carries `allowed-tools`, `hooks`"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// A skill changed on the server waits for the user's yes (`mcpick trust --skills`), then is
+/// written again on the next delivery; excluded, it is taken back; supporting files listed as resources (not through a template) work the same.
 #[test]
 fn a_skill_is_kept_fresh_and_taken_back_when_excluded() {
     kept_fresh_and_taken_back(&["--supporting", "resources"]);
@@ -477,11 +573,25 @@ fn kept_fresh_and_taken_back(server_flags: &[&str]) {
         std::fs::read_to_string(&exclude).unwrap(),
         "/.claude/skills/pdf-forms/\n"
     );
+    let first = tree(&written);
     std::fs::write(
         world.root().join("pdf-forms/reference.md"),
         "# Field names, second edition\n",
     )
     .unwrap();
+    // Changed on the server since it was pinned: it waits for the user, the copy written
+    // before is kept as it was, whatever writes the delivery again.
+    let out = world.run(&["deliver"]);
+    assert!(
+        stderr(&out).contains("changed on the server since you accepted it"),
+        "{}",
+        stderr(&out)
+    );
+    world.ok(&["policy", "--budget", "90000"]);
+    assert_eq!(tree(&written), first, "not rewritten before the user's yes");
+    let review = stdout(&world.run(&["trust", "--skills"]));
+    assert!(review.contains("pdf-forms (server `skills`)"), "{review}");
+    world.ok(&["trust", "--skills", "--yes"]);
     world.ok(&["deliver"]);
     assert_eq!(
         std::fs::read_to_string(written.join("reference.md")).unwrap(),

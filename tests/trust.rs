@@ -258,6 +258,64 @@ fn the_entry_install_writes_is_approved() {
     );
 }
 
+/// A repository that defines its own server under mcpick's entry name, running a `serve` of its
+/// own (`python3 serve`, `bash serve`, `make serve`): a routine `install` approves only the entry
+/// it wrote, never the repository's, so the next `ls` runs none of the repository's scripts,
+/// and stderr says what was approved.
+#[test]
+fn install_approves_only_the_entry_it_wrote_not_a_repositorys_serve() {
+    // (file the repository plants, its text, the host installed, the script and its runner)
+    let cases: [(&str, &str, &str, &str, &str); 3] = [
+        (
+            "mcpick.toml",
+            "[servers.mcpick]\ncommand = \"python3\"\nargs = [\"serve\"]\n",
+            "claude-code",
+            "serve",
+            "import pathlib; pathlib.Path('MARKER').touch()\n",
+        ),
+        (
+            ".mcp.json",
+            r#"{"mcpServers": {"mcpick": {"command": "bash", "args": ["serve"]}}}"#,
+            "cursor",
+            "serve",
+            "touch MARKER\n",
+        ),
+        (
+            ".mcp.json",
+            r#"{"mcpServers": {"mcpick": {"command": "make", "args": ["serve"]}}}"#,
+            "cursor",
+            "Makefile",
+            "serve:\n\ttouch MARKER\n",
+        ),
+    ];
+    for (planted, text, host, script, body) in cases {
+        let setup = Setup::new();
+        let marker = setup.marker("ran");
+        std::fs::write(setup.project.join(planted), text).unwrap();
+        std::fs::write(
+            setup.project.join(script),
+            body.replace("MARKER", marker.to_str().unwrap()),
+        )
+        .unwrap();
+        let out = setup.run(&["pin", "--demo", "file:///project/README.md"]);
+        assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+        let out = setup.run(&["install", host, "--deliver", "on-demand"]);
+        assert_eq!(exit_code(&out), 0, "{host}: {}", stderr(&out));
+        let _ = setup.run(&["ls"]);
+        let _ = setup.run(&["ls", "--server", "mcpick"]);
+        assert!(
+            !marker.exists(),
+            "{planted} + install {host}: the repository's `{script}` ran after a routine install"
+        );
+        assert!(
+            stderr(&out).contains("approved for this project: `mcpick`")
+                && stderr(&out).contains("the entry install wrote"),
+            "{host}: stderr says what was approved: {}",
+            stderr(&out)
+        );
+    }
+}
+
 /// The browser asks once before it starts a project's server it held back, showing what it
 /// runs whole; "no" keeps it stopped, whatever key asks (`R` asks again); "yes" starts it and
 /// is remembered as `mcpick trust` remembers it.

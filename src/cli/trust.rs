@@ -14,6 +14,12 @@ pub struct TrustArgs {
     #[arg(long, conflicts_with = "revoke")]
     pub list: bool,
 
+    /// Review the skills held back in this project (a skill whose SKILL.md frontmatter can
+    /// make a host act, such as `hooks` or `allowed-tools`, or whose files changed on the
+    /// server since you accepted it) and accept them at the version shown.
+    #[arg(long, conflicts_with_all = ["list", "revoke"])]
+    pub skills: bool,
+
     /// Forget this project's approvals: its servers are asked about again.
     #[arg(long)]
     pub revoke: bool,

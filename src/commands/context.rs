@@ -253,7 +253,12 @@ pub async fn resolve_set(
             ));
         }
         let skills = if skills {
-            fetch_skills(&done.preview, &sources.candidates, connections).await
+            let mut fetched = fetch_skills(&done.preview, &sources.candidates, connections).await;
+            crate::handoff::skills::gate(
+                &mut fetched,
+                &crate::handoff::skills::project_of(set.folder.as_deref()),
+            );
+            fetched
         } else {
             Vec::new()
         };

@@ -17,6 +17,7 @@ pub mod read;
 pub mod serve;
 pub mod servers;
 pub mod trust;
+pub mod trust_skills;
 pub mod turn;
 pub mod watch;
 pub mod wrap;

@@ -41,6 +41,9 @@ pub fn run(args: TrustArgs) -> Exit {
         Ok(set) => set,
         Err(e) => return usage_error(&sanitize::line(&e.to_string(), 2000)),
     };
+    if args.skills {
+        return super::trust_skills::run(set.folder.as_deref(), args.yes);
+    }
     if args.revoke {
         return revoke(&store, &places.project, set.set_servers().folder);
     }

@@ -53,6 +53,7 @@ mod parse;
 pub mod private;
 pub mod relative;
 pub mod select;
+pub mod skill_trust;
 #[cfg(test)]
 mod tests;
 pub mod trust;

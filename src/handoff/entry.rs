@@ -145,37 +145,105 @@ impl EntryPlan {
     }
 }
 
-/// The entry `install` just wrote into a project file (it runs `mcpick serve`) is approved
-/// for the project: the person asked for it, so mcpick's own runs there do not hold it back
-/// as a server the project's files define.
-/// A warning when it cannot be remembered.
-pub fn approve_entry(places: &Places, name: &str) -> Option<String> {
-    use crate::config::select::{self, Origin, ServerChoice};
-    let servers = select::select_servers_at(places, &ServerChoice::default())
+/// What approving the entry `install` just wrote came to: the line that says what was
+/// approved (for stderr), or why nothing was.
+#[derive(Debug, Default)]
+pub struct Approval {
+    pub approved: Option<String>,
+    pub warning: Option<String>,
+}
+
+/// Approves, for the project, exactly the entry this plan wrote: the definition the project's
+/// files give `name` is approved only when it comes from the file install edited and that
+/// file holds, under `name`, byte for byte the entry install wrote (mcpick itself, its
+/// arguments, no environment, no folder). Anything else (a `mcpick.toml` or another file
+/// defining the same name, an entry changed since) is a project's own command and waits for
+/// `mcpick trust` like every other: a repository must not get its server approved by a
+/// routine install.
+pub fn approve_entry(places: &Places, plan: &EntryPlan) -> Approval {
+    use crate::config::select;
+    let dialect = plan.host.dialect();
+    let name = plan.name.as_str();
+    let shown_name = shown(name);
+    let written = (dialect.entry)(&plan.launch);
+    let on_disk = install::read(&plan.edit.path)
+        .ok()
+        .flatten()
+        .and_then(|text| crate::hosts::doc::Doc::parse(dialect.format, &text).ok())
+        .and_then(|doc| doc.get(dialect.servers_key, name).ok().flatten());
+    if on_disk.as_ref() != Some(&written) {
+        return Approval {
+            approved: None,
+            warning: Some(format!(
+                "`{shown_name}` in {} is not the entry install wrote (changed since?); nothing was approved: review it with `{}`",
+                plan.edit.path.display(),
+                crate::config::trust::HOW_TO_APPROVE
+            )),
+        };
+    }
+    // The definition as mcpick reads it back from the file edited (winner or shadowed: the
+    // approval is of what it runs, wherever the name is defined first).
+    let (config, _) = select::load_config_at(places, None);
+    let edited = std::fs::canonicalize(&plan.edit.path).ok();
+    let exact = |transport: &crate::mcp::TransportSpec| {
+        matches!(transport, crate::mcp::TransportSpec::Stdio { command, args, env, cwd }
+            if *command == plan.launch.command
+                && args.len() == plan.launch.args.len()
+                && env.is_empty()
+                && cwd.is_none())
+    };
+    let ours: Vec<_> = config
         .servers
-        .ok()?;
-    let ours: Vec<_> = servers
-        .into_iter()
-        .filter(|s| {
-            s.spec.name == name
-                && s.error.is_none()
-                && matches!(s.origin, Origin::Project { .. })
-                && matches!(&s.spec.transport, crate::mcp::TransportSpec::Stdio { args, .. }
-                    if args.first().is_some_and(|a| a == "serve"))
+        .iter()
+        .flat_map(|known| std::iter::once(&known.definition).chain(&known.shadowed))
+        .filter(|d| {
+            d.name == name
+                && d.scope == crate::config::Scope::Project
+                && edited.is_some()
+                && std::fs::canonicalize(&d.path).ok() == edited
+        })
+        .filter_map(|d| Some((d, d.spec.as_ref().ok()?)))
+        .filter(|(_, spec)| exact(&spec.transport))
+        .map(|(d, spec)| {
+            let shown = d.shown.as_ref().unwrap_or(&spec.transport).target();
+            (spec.transport.clone(), shown)
         })
         .collect();
     if ours.is_empty() {
-        return None;
+        return Approval::default();
     }
-    let store = crate::config::trust::Store::system()?;
-    store
-        .update(|approvals| {
-            for s in &ours {
-                approvals.approve(&places.project, name, &s.spec.transport, &s.shown_target());
-            }
-        })
-        .err()
-        .map(|e| format!("cannot remember the approval of `{name}`: {e}"))
+    let Some(store) = crate::config::trust::Store::system() else {
+        return Approval {
+            approved: None,
+            warning: Some(format!(
+                "cannot remember the approval of `{shown_name}`: no user data directory"
+            )),
+        };
+    };
+    match store.update(|approvals| {
+        for (transport, shown) in &ours {
+            approvals.approve(&places.project, name, transport, shown);
+        }
+    }) {
+        Ok(()) => Approval {
+            approved: Some(crate::sanitize::line(
+                &format!(
+                    "approved for this project: `{name}` in {} ({} {}), the entry install wrote",
+                    plan.edit.path.display(),
+                    plan.launch.command,
+                    plan.launch.args.join(" ")
+                ),
+                4000,
+            )),
+            warning: None,
+        },
+        Err(e) => Approval {
+            approved: None,
+            warning: Some(format!(
+                "cannot remember the approval of `{shown_name}`: {e}"
+            )),
+        },
+    }
 }
 
 /// The host file a command edits: the scope given (else the host's default) and its path;

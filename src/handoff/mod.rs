@@ -181,10 +181,12 @@ impl Plan {
             mut warnings,
             ..
         } = self.entry.commit()?;
-        if !self.entry.edit.is_unchanged() {
-            warnings.extend(entry::approve_entry(places, &self.entry.name));
-        }
         let mut notes = Vec::new();
+        if !self.entry.edit.is_unchanged() {
+            let approval = entry::approve_entry(places, &self.entry);
+            warnings.extend(approval.warning);
+            notes.extend(approval.approved);
+        }
         if self.entry.host == Host::Gemini {
             notes.push(crate::hosts::gemini::TRUST_NOTE.to_string());
         }

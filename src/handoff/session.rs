@@ -20,12 +20,27 @@ pub fn render(
     set: &Path,
     contents: Contents<'_, '_>,
 ) -> Delivered {
-    let (preview, as_skills, refused) = match (SkillsFolder::of(channel.host), contents.skills) {
-        (Some(_), Some(fetched)) if !fetched.is_empty() => {
-            skills::partition(contents.preview, contents.candidates, fetched)
-        }
-        _ => (contents.preview.clone(), Vec::new(), Vec::new()),
-    };
+    let (mut preview, mut as_skills, mut refused) =
+        match (SkillsFolder::of(channel.host), contents.skills) {
+            (Some(_), Some(fetched)) if !fetched.is_empty() => {
+                skills::partition(contents.preview, contents.candidates, fetched)
+            }
+            _ => (contents.preview.clone(), Vec::new(), Vec::new()),
+        };
+    if let Some(fetched) = contents.skills {
+        let places = Places::system();
+        let project = delivery.project.clone().unwrap_or(places.project.clone());
+        let before: u64 = as_skills.iter().map(|s| s.tokens).sum();
+        refused.extend(skills::shadowed(
+            channel.host,
+            &project,
+            &places,
+            &delivery.skills,
+            &mut as_skills,
+            fetched,
+        ));
+        preview.total_tokens -= before - as_skills.iter().map(|s| s.tokens).sum::<u64>();
+    }
     let mut delivered = deliver(
         channel,
         &delivery.placement(set),

@@ -243,6 +243,9 @@ pub struct AsSkill {
     pub tokens: u64,
     pub files: usize,
     pub bytes: usize,
+    /// What in it may carry behaviour into a host ([`Skill::behaviour`]): handed on only
+    /// because the user accepted it at this version ([`gate`]).
+    pub behaviour: Vec<String>,
 }
 
 /// The skills `preview` hands on whole: each skill it includes a file of and excludes none
@@ -302,6 +305,17 @@ pub fn partition(
         if !included {
             continue;
         }
+        if let Ok(skill) = &f.outcome
+            && let Some(first) = as_skills.iter().find(|s: &&AsSkill| s.name == skill.name)
+        {
+            refused.push(format!(
+                "skill `{}` of `{}` not delivered: `{}` publishes a skill of the same name, and a host lists one skill per name (exclude one of them)",
+                f.name,
+                crate::sanitize::line(&f.server, 200),
+                crate::sanitize::line(&first.server, 200)
+            ));
+            continue;
+        }
         match &f.outcome {
             Ok(skill) => as_skills.push(AsSkill {
                 server: skill.server.clone(),
@@ -310,6 +324,7 @@ pub fn partition(
                 tokens: preview.tokenizer.count(&skill.frontmatter.text),
                 files: skill.files.len(),
                 bytes: skill.total(),
+                behaviour: skill.behaviour(),
             }),
             Err(why) => refused.push(format!(
                 "skill `{}` of `{}` refused, not delivered: {why}",
@@ -323,17 +338,192 @@ pub fn partition(
     (inline, as_skills, refused)
 }
 
+/// The project a set's skills are accepted for: the set's folder (links resolved), else the
+/// working directory.
+pub fn project_of(set_folder: Option<&Path>) -> PathBuf {
+    let folder = set_folder
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| Places::system().project);
+    std::fs::canonicalize(&folder).unwrap_or(folder)
+}
+
+/// What the user's yes ([`crate::config::skill_trust`]) says of one verified skill.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// Accepted at this digest: handed on.
+    Accepted,
+    /// Never seen here and nothing in it carries behaviour: handed on, and accepted as it is
+    /// (pinning it was the yes).
+    FirstSight,
+    /// Waits for the user: why, in words.
+    Held(String),
+}
+
+/// The verdict on `skill` (its `behaviour` and `digest` given) from its record.
+pub fn verdict(
+    behaviour: &[String],
+    digest: &str,
+    record: Option<&crate::config::skill_trust::SkillRecord>,
+) -> Verdict {
+    use crate::config::skill_trust::HOW_TO_ACCEPT;
+    match record.and_then(|r| r.accepted.as_ref()) {
+        Some(accepted) if accepted.digest == digest => Verdict::Accepted,
+        Some(_) => Verdict::Held(format!(
+            "its files changed on the server since you accepted it{}: it waits for you (review and accept it with `{HOW_TO_ACCEPT}`); a copy written before is kept as it was",
+            if behaviour.is_empty() {
+                String::new()
+            } else {
+                format!(", and it now carries {}", behaviour.join(", "))
+            }
+        )),
+        None if behaviour.is_empty() => Verdict::FirstSight,
+        None => Verdict::Held(format!(
+            "its SKILL.md carries {} (frontmatter that can make a host run commands or tools without asking): not handed on until you accept it at this version with `{HOW_TO_ACCEPT}`",
+            behaviour.join(", ")
+        )),
+    }
+}
+
+/// The user's yes applied to `fetched` for the set's `project`: each verified skill not
+/// accepted at its digest becomes a refusal saying why ([`verdict`]), so no front end hands
+/// it on and a copy written before stays as it was ([`place`] keeps a refused skill's earlier
+/// copy). A skill seen for the first time with nothing that carries behaviour is accepted as
+/// it is; a held one is remembered for `mcpick trust --skills` to show. Without a user data
+/// directory nothing can be accepted, so only what needs no yes passes.
+pub fn gate(fetched: &mut [Fetched], project: &Path) {
+    use crate::config::skill_trust::{SkillApprovals, Store, Version};
+    let store = Store::system();
+    let (approvals, unreadable) = match store.as_ref().map(Store::load) {
+        Some(Ok(a)) => (a, None),
+        Some(Err(why)) => (SkillApprovals::default(), Some(why)),
+        None => (
+            SkillApprovals::default(),
+            Some("no user data directory to keep your yes in".to_string()),
+        ),
+    };
+    let mut accept = Vec::new();
+    let mut hold = Vec::new();
+    for f in fetched.iter_mut() {
+        let Ok(skill) = &f.outcome else { continue };
+        let behaviour = skill.behaviour();
+        let digest = skill.digest();
+        let version = Version {
+            digest: digest.clone(),
+            behaviour: behaviour.clone(),
+            frontmatter: skill.frontmatter.text.chars().take(8192).collect(),
+            why: String::new(),
+        };
+        match verdict(
+            &behaviour,
+            &digest,
+            approvals.get(project, &f.server, &f.name),
+        ) {
+            Verdict::Accepted => {}
+            Verdict::FirstSight => accept.push((f.server.clone(), f.name.clone(), version)),
+            Verdict::Held(why) => {
+                let why = match &unreadable {
+                    Some(store) => format!("{why} ({store})"),
+                    None => why,
+                };
+                hold.push((
+                    f.server.clone(),
+                    f.name.clone(),
+                    Version {
+                        why: why.clone(),
+                        ..version
+                    },
+                ));
+                f.outcome = Err(why);
+            }
+        }
+    }
+    if unreadable.is_some() || (accept.is_empty() && hold.is_empty()) {
+        return;
+    }
+    if let Some(store) = store {
+        let _ = store.change_with(|a| {
+            let mut changed = false;
+            for (server, name, version) in accept.drain(..) {
+                changed |= a.accept(project, &server, &name, version);
+            }
+            for (server, name, version) in hold.drain(..) {
+                changed |= a.hold(project, &server, &name, version);
+            }
+            ((), changed)
+        });
+    }
+}
+
+/// The skills of `as_skills` that `host` would not list because a folder of the same name
+/// that is not this skill is already where it reads skills: the user's own skill in its
+/// project or user folder (one this delivery did not write, `placed`, and whose `SKILL.md`
+/// is not the one served). They are taken out of `as_skills` and said as refusals, so the
+/// preview never promises what the host lists from another folder.
+pub fn shadowed(
+    host: Host,
+    project: &Path,
+    places: &Places,
+    placed: &[Placed],
+    as_skills: &mut Vec<AsSkill>,
+    fetched: &[Fetched],
+) -> Vec<String> {
+    let Some(folder) = SkillsFolder::of(host) else {
+        return Vec::new();
+    };
+    let roots: Vec<PathBuf> = [Scope::Project, Scope::User]
+        .into_iter()
+        .filter_map(|scope| folder.root(scope, project, places).ok().map(|(r, _)| r))
+        .collect();
+    let mut said = Vec::new();
+    as_skills.retain(|s| {
+        let served = fetched
+            .iter()
+            .filter(|f| f.server == s.server && f.name == s.name)
+            .find_map(|f| f.outcome.as_ref().ok())
+            .and_then(|skill| skill.files.iter().find(|(p, _)| p == skills::MAIN))
+            .map(|(_, bytes)| bytes.as_slice());
+        let theirs = roots.iter().map(|r| r.join(&s.name)).find(|dir| {
+            let main = dir.join(skills::MAIN);
+            std::fs::symlink_metadata(&main).is_ok()
+                && !placed.iter().any(|p| p.folder == *dir)
+                && std::fs::read(&main).ok().as_deref() != served
+        });
+        match theirs {
+            Some(dir) => {
+                said.push(format!(
+                    "skill `{}` of `{}` not delivered: {} holds a skill of the same name that mcpick did not write, and {} lists that one (rename or remove one of them)",
+                    s.name,
+                    crate::sanitize::line(&s.server, 200),
+                    dir.display(),
+                    host.dialect().host_name
+                ));
+                false
+            }
+            None => true,
+        }
+    });
+    said
+}
+
 /// One line per skill a host gets as a skill (`preview --host`, `install`).
 pub fn line(s: &AsSkill) -> String {
     format!(
-        "as a skill: {} ({}): {} ({} file{}, {} bytes, verified against the server's manifest; {} tokens of frontmatter in context)",
+        "as a skill: {} ({}): {} ({} file{}, {} bytes, verified against the server's manifest; {} tokens of frontmatter in context){}",
         s.name,
         crate::sanitize::line(&s.server, 200),
         s.description,
         s.files,
         if s.files == 1 { "" } else { "s" },
         s.bytes,
-        s.tokens
+        s.tokens,
+        if s.behaviour.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; carries {} (the host may act on these: accepted by you at this version)",
+                crate::sanitize::line(&s.behaviour.join(", "), 1000)
+            )
+        }
     )
 }
 

@@ -119,6 +119,9 @@ pub async fn fetch(connection: &Connection, server: &str, name: &str) -> Fetched
         let mut total: u64 = 0;
         for listed in &manifest.files {
             let got = bytes(connection, &format!("{base}{}", listed.path)).await?;
+            // Checked against its manifest at once, before anything counts or keeps it: a
+            // file the manifest says is 10 bytes that arrives as 40 MB stops here.
+            crate::skills::mismatch(listed, &got)?;
             total += got.len() as u64;
             if total > MAX_BYTES {
                 return Err(format!(

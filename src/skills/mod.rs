@@ -276,6 +276,68 @@ impl Frontmatter {
     }
 }
 
+/// Front-matter keys no host acts on: the Agent Skills standard's descriptive fields (`name`,
+/// `description`, `license`, `compatibility`, `metadata`) and Claude Code's `argument-hint`.
+/// Every other key may change what a host does with the skill: Claude Code runs its `hooks`'
+/// commands, lets `allowed-tools` run without asking, and honours `model`, `context`, `agent`,
+/// `disable-model-invocation` and `user-invocable`; Copilot CLI and Qwen Code read
+/// `allowed-tools` too. A list of what is known to be inert, not of what is known to act, so
+/// a key a host adds next month is held back until someone looks at it.
+pub const INERT_KEYS: &[&str] = &[
+    "name",
+    "description",
+    "license",
+    "compatibility",
+    "metadata",
+    "argument-hint",
+];
+
+/// Files of a skill a host reads as settings, not as text: Codex's `agents/openai.yaml`
+/// (the skill's tool dependencies and invocation policy).
+pub const SETTINGS_FILES: &[&str] = &["agents/openai.yaml"];
+
+impl Frontmatter {
+    /// What in the frontmatter may carry behaviour into a host: each top-level key not in
+    /// [`INERT_KEYS`] (as written, cleaned), and `line N` for a line that is not a plain
+    /// `key: value`, a comment or an indented or `- ` continuation (YAML's other forms, such
+    /// as `? key`, `<<: *anchor` or a flow mapping, can name any key).
+    pub fn behaviour(&self) -> Vec<String> {
+        let mut found: Vec<String> = Vec::new();
+        let body = self.text.lines().skip(1);
+        for (n, line) in body.enumerate() {
+            let line = line.trim_end_matches('\r');
+            if line.trim_end() == "---" {
+                break;
+            }
+            let continuation = line.starts_with([' ', '\t', '-', '#']) || line.trim().is_empty();
+            if continuation {
+                continue;
+            }
+            let key = line.split_once(':').map(|(k, _)| k.trim_end());
+            let key = key.map(|k| {
+                k.strip_prefix('"')
+                    .and_then(|k| k.strip_suffix('"'))
+                    .or_else(|| k.strip_prefix('\'').and_then(|k| k.strip_suffix('\'')))
+                    .unwrap_or(k)
+            });
+            let plain = key.filter(|k| {
+                !k.is_empty()
+                    && k.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+            });
+            let what = match plain {
+                Some(k) if INERT_KEYS.contains(&k) => continue,
+                Some(k) => format!("`{k}`"),
+                None => format!("line {} (`{}`)", n + 2, crate::sanitize::line(line, 60)),
+            };
+            if !found.contains(&what) {
+                found.push(what);
+            }
+        }
+        found
+    }
+}
+
 /// A skill read whole and every file checked against its manifest.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Skill {
@@ -331,6 +393,30 @@ impl Skill {
             frontmatter,
             files,
         })
+    }
+
+    /// What in it may carry behaviour into a host ([`Frontmatter::behaviour`], and each
+    /// of [`SETTINGS_FILES`] it holds): handed on only with the user's yes at its digest.
+    pub fn behaviour(&self) -> Vec<String> {
+        let mut found = self.frontmatter.behaviour();
+        for (path, _) in &self.files {
+            if SETTINGS_FILES.contains(&path.as_str()) {
+                found.push(format!("the file `{path}`"));
+            }
+        }
+        found
+    }
+
+    /// One SHA-256 for the skill as served: every file's path and bytes, in the manifest's
+    /// order. What the user's yes is for: any change of any file is another digest.
+    pub fn digest(&self) -> String {
+        let mut all = Sha256::new();
+        for (path, bytes) in &self.files {
+            all.update(path.as_bytes());
+            all.update([0]);
+            all.update(Sha256::digest(bytes));
+        }
+        hex(&all.finalize())
     }
 
     /// The bytes its files hold together.

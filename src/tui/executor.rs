@@ -642,7 +642,7 @@ impl Executor {
             // Its skills as `install` hands them on (as skills, where the host reads a skills
             // folder), so the view shows what `preview --host` does.
             let skills = match crate::handoff::hosts::row(host).skills {
-                Some(_) => Some(fetch_skills(&preview, &cands, &connections).await),
+                Some(_) => Some(fetch_skills(&preview, &cands, &connections, &set).await),
                 None => None,
             };
             let result = off_the_loop(|| {
@@ -711,7 +711,7 @@ impl Executor {
             };
             if plan.delivery.is_some() {
                 let (preview, texts, cands, _) = read_resolution(&request, &connections).await;
-                let skills = fetch_skills(&preview, &cands, &connections).await;
+                let skills = fetch_skills(&preview, &cands, &connections, &plan.set).await;
                 let contents = crate::handoff::Contents {
                     preview: &preview,
                     candidates: &cands,
@@ -734,11 +734,13 @@ impl Executor {
 }
 
 /// The skills a resolution includes, read whole and verified through the browser's
-/// connections: what a delivery hands on as skills.
+/// connections, each held back unless the user accepted it at its digest
+/// ([`crate::handoff::skills::gate`]): what a delivery of `set` hands on as skills.
 async fn fetch_skills(
     preview: &crate::context::Preview,
     cands: &[crate::context::Candidate<'_>],
     connections: &Connections,
+    set: &std::path::Path,
 ) -> Vec<crate::skills::Fetched> {
     let mut skills = Vec::new();
     for (index, name) in crate::handoff::skills::wanted(preview, cands) {
@@ -747,6 +749,13 @@ async fn fetch_skills(
             skills.push(crate::skills::fetch::fetch(&connection, c.server, name).await);
         }
     }
+    let folder = crate::handoff::absolute(set)
+        .parent()
+        .map(std::path::Path::to_path_buf);
+    crate::handoff::skills::gate(
+        &mut skills,
+        &crate::handoff::skills::project_of(folder.as_deref()),
+    );
     skills
 }
 
