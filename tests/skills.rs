@@ -519,6 +519,42 @@ fn a_skill_that_carries_hooks_reaches_claude_code_only_after_the_users_yes() {
     );
 }
 
+/// The user's own skill of the pinned skill's name where Claude Code reads skills
+/// (`~/.claude/skills/pdf-forms/`): Claude Code lists that one, so `preview --host` does not
+/// promise the server's and says why, and `install` writes nothing over or beside it.
+#[test]
+fn a_users_own_skill_of_the_same_name_is_said_not_promised() {
+    let world = World::new(&[]);
+    let own = world.home().join(".claude/skills/pdf-forms");
+    std::fs::create_dir_all(&own).unwrap();
+    std::fs::write(
+        own.join("SKILL.md"),
+        "---\nname: pdf-forms\ndescription: my own pdf-forms (own-desc-2a9c)\n---\nmine\n",
+    )
+    .unwrap();
+    let out = world.run(&["preview", "--host", "claude-code"]);
+    let said = stderr(&out);
+    assert!(!said.contains("as a skill: pdf-forms"), "{said}");
+    assert!(
+        said.contains("holds a skill of the same name that mcpick did not write")
+            && said.contains(&own.display().to_string()),
+        "{said}"
+    );
+    let out = world.run(&["install", "claude-code"]);
+    assert!(
+        stderr(&out).contains("holds a skill of the same name"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!world.project().join(".claude/skills/pdf-forms").exists());
+    let request = world.first_requests("claude-code");
+    assert!(
+        request.contains("own-desc-2a9c"),
+        "the host lists the user's own"
+    );
+    assert!(!request.contains(PINNED_DESCRIPTION));
+}
+
 /// A skill pinned while it carried nothing that acts, then given `hooks` and `allowed-tools`
 /// by its server: `deliver` and any mark keep the copy written before, byte for byte, and say
 /// why; `preview --host` names the new keys.

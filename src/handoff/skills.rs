@@ -295,18 +295,30 @@ pub fn partition(
     inline
         .included
         .retain(|i| handled(&candidates[i.index]).is_none());
-    let mut as_skills = Vec::new();
+    let included: Vec<&Fetched> = fetched
+        .iter()
+        .filter(|f| {
+            preview
+                .included
+                .iter()
+                .any(|i| handled(&candidates[i.index]).is_some_and(|h| std::ptr::eq(h, *f)))
+        })
+        .collect();
+    let (as_skills, refused) = hand_on(&included, |text| preview.tokenizer.count(text));
+    inline.total_tokens = inline.included.iter().map(|i| i.tokens).sum::<u64>()
+        + as_skills.iter().map(|s| s.tokens).sum::<u64>();
+    (inline, as_skills, refused)
+}
+
+/// What goes on as a skill of the skills a preview includes (`count` counts a frontmatter's
+/// tokens), and why the others do not, a line each: a refusal, or a second skill of a name
+/// (a host lists one skill per name, so only the first server's goes on).
+fn hand_on(included: &[&Fetched], count: impl Fn(&str) -> u64) -> (Vec<AsSkill>, Vec<String>) {
+    let mut as_skills: Vec<AsSkill> = Vec::new();
     let mut refused = Vec::new();
-    for f in fetched {
-        let included = preview
-            .included
-            .iter()
-            .any(|i| handled(&candidates[i.index]).is_some_and(|h| std::ptr::eq(h, f)));
-        if !included {
-            continue;
-        }
+    for f in included {
         if let Ok(skill) = &f.outcome
-            && let Some(first) = as_skills.iter().find(|s: &&AsSkill| s.name == skill.name)
+            && let Some(first) = as_skills.iter().find(|s| s.name == skill.name)
         {
             refused.push(format!(
                 "skill `{}` of `{}` not delivered: `{}` publishes a skill of the same name, and a host lists one skill per name (exclude one of them)",
@@ -321,7 +333,7 @@ pub fn partition(
                 server: skill.server.clone(),
                 name: skill.name.clone(),
                 description: crate::sanitize::line(&skill.frontmatter.description, 1024),
-                tokens: preview.tokenizer.count(&skill.frontmatter.text),
+                tokens: count(&skill.frontmatter.text),
                 files: skill.files.len(),
                 bytes: skill.total(),
                 behaviour: skill.behaviour(),
@@ -333,9 +345,7 @@ pub fn partition(
             )),
         }
     }
-    inline.total_tokens = inline.included.iter().map(|i| i.tokens).sum::<u64>()
-        + as_skills.iter().map(|s| s.tokens).sum::<u64>();
-    (inline, as_skills, refused)
+    (as_skills, refused)
 }
 
 /// The project a set's skills are accepted for: the set's folder (links resolved), else the
@@ -815,6 +825,66 @@ mod tests {
                 ("scripts/fill.py".into(), b"\x00\xffbinary".to_vec()),
             ],
         }
+    }
+
+    /// The user's yes decides: accepted at this digest passes; another digest is held
+    /// (saying what it now carries); never seen passes only when nothing in it acts.
+    #[test]
+    fn a_skill_passes_only_at_an_accepted_digest_or_inert_at_first_sight() {
+        use crate::config::skill_trust::{SkillRecord, Version};
+        let acting = vec!["`hooks`".to_string()];
+        assert_eq!(verdict(&[], "d1", None), Verdict::FirstSight);
+        let Verdict::Held(why) = verdict(&acting, "d1", None) else {
+            panic!("a skill that acts is held at first sight")
+        };
+        assert!(
+            why.contains("`hooks`") && why.contains("mcpick trust --skills"),
+            "{why}"
+        );
+        let record = SkillRecord {
+            accepted: Some(Version {
+                digest: "d1".into(),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        assert_eq!(verdict(&acting, "d1", Some(&record)), Verdict::Accepted);
+        for behaviour in [&[][..], &acting[..]] {
+            let Verdict::Held(why) = verdict(behaviour, "d2", Some(&record)) else {
+                panic!("a changed skill waits")
+            };
+            assert!(why.contains("changed on the server"), "{why}");
+            assert_eq!(why.contains("now carries `hooks`"), !behaviour.is_empty());
+        }
+    }
+
+    /// Two servers publishing one name: the first is handed on, the second said with why.
+    #[test]
+    fn two_servers_skills_of_one_name_hand_on_one_and_say_why() {
+        let a = skill("a");
+        let mut b = skill("b");
+        b.server = "t".into();
+        let fetched = [
+            Fetched {
+                server: "s".into(),
+                name: "pdf-forms".into(),
+                outcome: Ok(a),
+            },
+            Fetched {
+                server: "t".into(),
+                name: "pdf-forms".into(),
+                outcome: Ok(b),
+            },
+        ];
+        let included: Vec<&Fetched> = fetched.iter().collect();
+        let (mut as_skills, refused) = hand_on(&included, |t| t.len() as u64);
+        assert_eq!(as_skills.len(), 1);
+        assert_eq!(as_skills.remove(0).server, "s");
+        assert_eq!(refused.len(), 1);
+        assert!(
+            refused[0].contains("`s` publishes a skill of the same name"),
+            "{refused:?}"
+        );
     }
 
     #[test]

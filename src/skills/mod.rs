@@ -473,6 +473,52 @@ mod tests {
 
     const MAIN_MD: &[u8] = b"---\nname: pdf-forms\ndescription: Fill PDF forms.\n---\n\nBody.\n";
 
+    /// Only keys known to be inert pass; every other key, and any line that is not a plain
+    /// `key: value` (YAML can name a key many ways), is said; continuations are not keys.
+    #[test]
+    fn frontmatter_keys_that_may_act_are_found() {
+        let keys = |front: &str| {
+            Frontmatter::parse(&format!("---\ndescription: d\n{front}---\nbody\n"))
+                .unwrap()
+                .behaviour()
+        };
+        assert!(keys("name: x\nlicense: MIT\nmetadata:\n  hooks: not top level\n  a: b\n# hooks: a comment\n\nargument-hint: '[file]'\n").is_empty());
+        assert_eq!(keys("allowed-tools: Bash\n"), ["`allowed-tools`"]);
+        assert_eq!(
+            keys(
+                "hooks:\n  PreToolUse:\n    - matcher: Bash\n- x\nmodel: opus\n\"context\": fork\n"
+            ),
+            ["`hooks`", "`model`", "`context`"]
+        );
+        // A key written another way is a line that may act.
+        for odd in ["? hooks\n: x\n", "<<: *a\n", "{hooks: x}\n", "hooks\n"] {
+            let found = keys(odd);
+            assert!(
+                !found.is_empty() && found.iter().all(|f| f.starts_with("line ")),
+                "{odd:?}: {found:?}"
+            );
+        }
+        // A settings file Codex reads is named too.
+        let main = "---\nname: s\ndescription: d\n---\n";
+        let skill = Skill {
+            server: "x".into(),
+            name: "s".into(),
+            frontmatter: Frontmatter::parse(main).unwrap(),
+            files: vec![
+                ("SKILL.md".into(), main.into()),
+                ("agents/openai.yaml".into(), b"x".to_vec()),
+            ],
+        };
+        assert_eq!(skill.behaviour(), ["the file `agents/openai.yaml`"]);
+        let mut other = skill.clone();
+        other.files[1].1 = b"y".to_vec();
+        assert_ne!(
+            skill.digest(),
+            other.digest(),
+            "any byte is another version"
+        );
+    }
+
     #[test]
     fn skill_uris_names_and_units() {
         assert_eq!(

@@ -325,7 +325,13 @@ pub fn host_preview(
             .iter()
             .map(crate::handoff::skills::line)
             .collect(),
-        warnings: delivered.warnings,
+        // A skill held back (it carries behaviour, or changed since it was accepted) is said
+        // here as `preview --host` says it.
+        warnings: delivered
+            .warnings
+            .into_iter()
+            .chain(delivered.refused_skills)
+            .collect(),
         next_turn: next_turn(host, set),
     })
 }
