@@ -1019,6 +1019,35 @@ fn a_resource_cannot_import_a_file_or_hide_its_wrapper_tags() {
             assert_delivered("claude-code", &promised, &text, &[]);
         }
     }
+    // Copilot CLI reads the project's `CLAUDE.md` and its imports, and ends a fence at any
+    // bare ``` line: a line-initial `@` after one must still import nothing.
+    let before = stub.requests("anthropic").len();
+    let out = world.host(
+        &stub,
+        "copilot",
+        &[
+            "-p",
+            "hello",
+            "--output-format",
+            "json",
+            "--no-auto-update",
+            "--no-ask-user",
+        ],
+        &stub.copilot_env(),
+    );
+    let mut text = String::new();
+    for request in &stub.requests("anthropic")[before..] {
+        all_text(&request["messages"], &mut text);
+        all_text(&request["system"], &mut text);
+    }
+    assert!(
+        text.contains("COPILOT-TRY"),
+        "copilot: the set was delivered: {out}"
+    );
+    assert!(
+        !text.contains("SECRET-FILE-TEXT"),
+        "copilot: a resource's text made the host import a file"
+    );
 }
 
 /// `export --mentions` prints what Gemini CLI expands in `-p`: the resource's contents reach the

@@ -153,7 +153,15 @@ pub async fn run(args: PreviewArgs) -> Exit {
             }
             match args.format {
                 export::Format::Markdown => delivered.seen,
-                format => export::render(format, &delivered.preview, &cands, texts),
+                // The contents as the host's file holds them
+                // ([`crate::handoff::channel::unbreakable`]).
+                format => {
+                    let texts: crate::export::Texts = texts
+                        .iter()
+                        .map(|(i, t)| (*i, crate::handoff::channel::unbreakable(t).into_owned()))
+                        .collect();
+                    export::render(format, &delivered.preview, &cands, &texts)
+                }
             }
         }
     };
