@@ -277,12 +277,16 @@ impl Frontmatter {
 }
 
 /// Front-matter keys no host acts on: the Agent Skills standard's descriptive fields (`name`,
-/// `description`, `license`, `compatibility`, `metadata`) and Claude Code's `argument-hint`.
-/// Every other key may change what a host does with the skill: Claude Code runs its `hooks`'
-/// commands, lets `allowed-tools` run without asking, and honours `model`, `context`, `agent`,
-/// `disable-model-invocation` and `user-invocable`; Copilot CLI and Qwen Code read
-/// `allowed-tools` too. A list of what is known to be inert, not of what is known to act, so
-/// a key a host adds next month is held back until someone looks at it.
+/// `description`, `license`, `compatibility`, `metadata`), and text the model reads like a
+/// description (Claude Code's `argument-hint`, Qwen Code's `when_to_use`). Every other key may
+/// change what a host does with the skill: Claude Code runs its `hooks`' commands, lets
+/// `allowed-tools` run without asking, and honours `model`, `context`, `agent`,
+/// `disable-model-invocation` and `user-invocable`; Copilot CLI 1.0.102 reads `allowed-tools`,
+/// `disable-model-invocation` and `user-invocable`; Qwen Code 0.24 reads `hooks`,
+/// `allowed-tools`, `tools`, `disallowedTools`, `mcpServers`, `model`, `permissionMode`,
+/// `approvalMode`, `maxTurns`, `runConfig` (found in their bundles). A list of what is known
+/// to be inert, not of what is known to act, so a key a host adds next month is held back
+/// until someone looks at it.
 pub const INERT_KEYS: &[&str] = &[
     "name",
     "description",
@@ -290,6 +294,7 @@ pub const INERT_KEYS: &[&str] = &[
     "compatibility",
     "metadata",
     "argument-hint",
+    "when_to_use",
 ];
 
 /// Files of a skill a host reads as settings, not as text: Codex's `agents/openai.yaml`
