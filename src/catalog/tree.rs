@@ -971,10 +971,13 @@ impl UriTree {
         Some((id.server, prefix))
     }
 
-    /// The first item under the subtree of a row, in tree order (stops there: cheap for a
-    /// folder of any size).
+    /// The first item under the node a row stands for (its tail: a row joining a folder to
+    /// its only child stands for the child), in tree order (stops there: cheap for a folder of
+    /// any size). Not under the row's head: on a joined row the head is an outer folder, whose
+    /// first item may be in a sibling of the folder shown (`file:///project/Cargo.toml` for the
+    /// row `file:///project/scripts` under a search) and may be shallower than the row.
     pub fn first_item_under(&self, row: Row) -> Option<ItemId> {
-        let mut stack = vec![row.head];
+        let mut stack = vec![row.tail];
         while let Some(n) = stack.pop() {
             let node = &self.nodes[n as usize];
             if node.item().is_some() {
@@ -1323,6 +1326,45 @@ mod tests {
         tree.set_expanded(a, false);
         tree.refresh();
         assert_eq!(tree.row_count(), 4);
+    }
+
+    /// A search showing a folder whose parent is a server root's first segment joins the two
+    /// on one row: the row's prefix is the folder shown, not the parent's first child (the
+    /// demo's `/'/scripts/` row pinned `file:///project/Cargo.toml/`), also for a deeper
+    /// joined chain (which found no prefix at all).
+    #[test]
+    fn a_joined_row_under_a_filter_gives_the_prefix_it_shows() {
+        let (cat, mut tree) = build(&[
+            "file:///project/Cargo.toml",
+            "file:///project/scripts/build.sh",
+            "file:///project/scripts/test.sh",
+            "file:///project/web/src/a.ts",
+            "file:///project/web/src/b.ts",
+        ]);
+        let under = |folder: &str| -> Vec<ItemId> {
+            cat.iter()
+                .filter(|(_, i)| i.uri().starts_with(folder))
+                .map(|(id, _)| id)
+                .collect()
+        };
+        for (folder, label) in [
+            ("file:///project/scripts/", "file:///project/scripts"),
+            ("file:///project/web/src/", "file:///project/web/src"),
+        ] {
+            let hits = under(folder);
+            tree.set_filter(Some(&hits));
+            tree.refresh();
+            let row = *tree
+                .window(0, 100)
+                .iter()
+                .find(|&&r| tree.view(r).label == label)
+                .unwrap_or_else(|| panic!("{label}: {:?}", labels(&tree)));
+            assert_eq!(
+                tree.uri_prefix(&cat, row).map(|(_, p)| p).as_deref(),
+                Some(folder),
+                "{label}"
+            );
+        }
     }
 
     #[test]
