@@ -317,6 +317,8 @@ struct Window {
     answer: Option<ErrorCode>,
     /// When the fallback `initialize` went out.
     end: Option<Instant>,
+    /// The server answered the probe with a result that is no discover result.
+    not_discover: bool,
 }
 
 /// Handle on the probe seen by a [`ProbeWatch`], read after the handshake.
@@ -370,6 +372,11 @@ impl Probe {
                  within {:.0} s",
                 waited.as_secs_f32()
             )
+        } else if window.not_discover {
+            "answered mcpick's `server/discover` probe (the 2026-07-28 handshake) with a \
+             result that is not a discover result (as a server that answers every method it \
+             does not know with `{}` does)"
+                .to_string()
         } else if complained {
             "answered mcpick's `server/discover` probe (the 2026-07-28 handshake) as a legacy \
              server"
@@ -398,6 +405,39 @@ impl Probe {
             ),
         );
     }
+}
+
+/// The server's answer to the probe, as a legacy server's "method not found" when it is a
+/// result but not a discover result: a server that answers every method it does not know with
+/// an empty result `{}` (the MCP conformance suite's own) is wrong but real, and rmcp would
+/// take `{}` for the handshake's answer and fail ("expect initialized result") without ever
+/// sending `initialize`. A result that is no discover result says "not modern"; then
+/// `initialize`. Every other message passes as it came.
+fn not_a_discover_result(
+    message: Option<RxJsonRpcMessage<RoleClient>>,
+    window: &Mutex<Window>,
+) -> Option<RxJsonRpcMessage<RoleClient>> {
+    use rmcp::model::{ErrorData, JsonRpcError, JsonRpcVersion2_0, ServerResult};
+    let Some(JsonRpcMessage::Response(response)) = &message else {
+        return message;
+    };
+    let mut window = window.locked();
+    let probe_id = window.start.as_ref().map(|(_, _, id)| id.clone());
+    if Some(&response.id) != probe_id.as_ref()
+        || matches!(response.result, ServerResult::DiscoverResult(_))
+    {
+        return message;
+    }
+    window.not_discover = true;
+    Some(JsonRpcMessage::Error(JsonRpcError {
+        jsonrpc: JsonRpcVersion2_0,
+        id: Some(response.id.clone()),
+        error: ErrorData::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            "answered `server/discover` with a result that is not a discover result: taken for a legacy server",
+            None,
+        ),
+    }))
 }
 
 /// A transport that watches what goes out during the handshake (nothing else changes).
@@ -465,7 +505,7 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for ProbeWatch<T> {
         let inner = &mut self.inner;
         async move {
             loop {
-                let message = inner.receive().await;
+                let message = not_a_discover_result(inner.receive().await, &window);
                 let late = {
                     let mut window = window.locked();
                     let probe_id = window.start.as_ref().map(|(_, _, id)| id.clone());
@@ -547,8 +587,17 @@ mod tests {
                 false,
             ),
             (
-                serde_json::json!({"jsonrpc": "2.0", "id": 0, "result": {}}),
+                serde_json::json!({"jsonrpc": "2.0", "id": 0, "result":
+                    rmcp::model::DiscoverResult::new(
+                        vec![rmcp::model::ProtocolVersion::V_2026_07_28],
+                        Default::default(),
+                    )}),
                 true,
+            ),
+            // `{}` is no discover result: dropped as late, and not taken for a modern answer.
+            (
+                serde_json::json!({"jsonrpc": "2.0", "id": 0, "result": {}}),
+                false,
             ),
         ] {
             let script = [message(late.clone()), message(init_result.clone())];
@@ -701,6 +750,8 @@ mod tests {
         /// Like the TypeScript SDK: answers "method not found"; the stderr line it wrote
         /// before (its startup line) is its own.
         MethodNotFound,
+        /// Like the MCP conformance suite's server: answers an empty result `{}`.
+        EmptyResult,
     }
 
     /// A legacy server on an in-memory pipe that reacts to `server/discover` as told and
@@ -732,6 +783,9 @@ mod tests {
                         log.push(LogSource::Stderr, "Starting default (STDIO) server...");
                         Some(serde_json::json!({"jsonrpc": "2.0", "id": msg["id"],
                             "error": {"code": -32601, "message": "Method not found"}}))
+                    }
+                    ("server/discover", Reaction::EmptyResult) => {
+                        Some(serde_json::json!({"jsonrpc": "2.0", "id": msg["id"], "result": {}}))
                     }
                     ("initialize", _) => Some(serde_json::json!({"jsonrpc": "2.0",
                         "id": msg["id"],
@@ -851,6 +905,22 @@ mod tests {
         assert_eq!(notes.len(), 1, "{notes:?}");
         assert!(notes[0].contains("\"method not found\""), "{notes:?}");
         assert!(!notes[0].contains("marked"), "{notes:?}");
+    }
+
+    /// A server that answers every method it does not know with `{}` (the MCP conformance
+    /// suite's): `{}` is no discover result, so mcpick greets it with `initialize` at once
+    /// (rmcp alone took `{}` for the answer and failed the handshake).
+    #[tokio::test]
+    async fn an_empty_result_to_the_probe_means_legacy() {
+        let (log, methods) = handshake_with(
+            Handshake::Probe,
+            Reaction::EmptyResult,
+            Duration::from_secs(3),
+        )
+        .await;
+        assert_eq!(methods[..2], ["server/discover", "initialize"]);
+        let (_, notes) = stderr_and_notes(&log);
+        assert!(notes[0].contains("not a discover result"), "{notes:?}");
     }
 
     #[tokio::test]
