@@ -1,7 +1,8 @@
 //! `mcpick trust`: shows what the servers a project's own files define would run, whole, and
 //! remembers the person's approval (see [`crate::config::trust`] for what is kept and why).
-//! Everything shown comes from files a repository controls: it is cleaned of escape
-//! sequences and control characters before it reaches the terminal.
+//! Everything shown comes from files a repository controls: it is shown for a decision
+//! ([`sanitize::for_decision`]): control, invisible and format characters as visible escapes,
+//! long runs of white space folded, so nothing a person approves is hidden from them.
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -193,8 +194,8 @@ fn show<'a>(candidates: &'a [Candidate], approvals: &Approvals) -> Vec<&'a Candi
         let _ = writeln!(
             out,
             "\n  {}  ({}){}",
-            sanitize::line(&c.selected.spec.name, 200),
-            sanitize::whole_line(&c.named_by),
+            sanitize::for_decision(&c.selected.spec.name),
+            sanitize::for_decision(&c.named_by),
             if approved { "  approved" } else { "" }
         );
         for line in crate::config::trust::describe(&c.selected) {
@@ -248,8 +249,8 @@ fn list(store: &Store) -> Exit {
         let _ = writeln!(
             out,
             "  {}  {}",
-            sanitize::line(&approval.name, 200),
-            sanitize::whole_line(&approval.shown)
+            sanitize::for_decision(&approval.name),
+            sanitize::for_decision(&approval.shown)
         );
     }
     if last.is_none() {

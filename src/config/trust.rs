@@ -132,16 +132,24 @@ impl Store {
 /// What a server runs, whole, one part a line: the parts written in the file as they are
 /// (literal values included: they are in the project for anyone to read), and the parts
 /// that take a value from this person's environment as written (`${TOKEN}`), so no secret of
-/// theirs is printed. Cleaned for the terminal.
+/// theirs is printed. Shown for a decision ([`sanitize::for_decision`]): a newline, an
+/// invisible character or a long run of spaces is shown as an escape, never hidden, and a
+/// last line says how to read the escapes when there are any.
 pub fn describe(selected: &super::select::Selected) -> Vec<String> {
     let shown = selected.shown.as_ref().unwrap_or(&selected.spec.transport);
+    let escapes = std::cell::Cell::new(false);
+    let show = |value: &str| {
+        let shown = sanitize::for_decision(value);
+        escapes.set(escapes.get() || sanitize::has_escapes(&shown));
+        shown
+    };
     let pick = |written: &str, expanded: &str| {
         let value = if written.contains("${") {
             written
         } else {
             expanded
         };
-        sanitize::whole_line(value)
+        show(value)
     };
     let pairs = |written: &std::collections::BTreeMap<String, String>,
                  expanded: &std::collections::BTreeMap<String, String>| {
@@ -149,7 +157,7 @@ pub fn describe(selected: &super::select::Selected) -> Vec<String> {
             .iter()
             .map(|(k, v)| {
                 let w = written.get(k).map_or(v.as_str(), String::as_str);
-                format!("{}={}", sanitize::whole_line(k), pick(w, v))
+                format!("{}={}", show(k), pick(w, v))
             })
             .collect::<Vec<_>>()
     };
@@ -188,10 +196,7 @@ pub fn describe(selected: &super::select::Selected) -> Vec<String> {
                 ));
             }
             if let Some(cwd) = cwd {
-                lines.push(format!(
-                    "in: {}",
-                    sanitize::whole_line(&cwd.display().to_string())
-                ));
+                lines.push(format!("in: {}", show(&cwd.display().to_string())));
             }
         }
         (TransportSpec::Http { url, headers } | TransportSpec::Sse { url, headers }, written) => {
@@ -211,8 +216,14 @@ pub fn describe(selected: &super::select::Selected) -> Vec<String> {
             }
         }
     }
+    if escapes.get() {
+        lines.push(ESCAPES_SHOWN.to_string());
+    }
     lines
 }
+
+/// Said under a definition shown with escapes: how to read them.
+pub const ESCAPES_SHOWN: &str = "(shown escaped: \\n a line break, \\t a tab, \\u{…} an invisible or control character, \\{N spaces} a run of spaces, \\\\ one backslash)";
 
 /// A word as a shell would need it to stay one word.
 fn quote(word: &str) -> String {
