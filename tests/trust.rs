@@ -47,6 +47,15 @@ impl Setup {
         mcpick_in(&self.project, &env, args)
     }
 
+    /// Runs mcpick in `folder` (another clone, say) with this setup's home and approvals.
+    fn run_in(&self, folder: &Path, args: &[&str]) -> std::process::Output {
+        let env = [
+            ("HOME", self.home.to_str().unwrap()),
+            ("MCPICK_DATA_DIR", self.data.to_str().unwrap()),
+        ];
+        mcpick_in(folder, &env, args)
+    }
+
     fn marker(&self, name: &str) -> PathBuf {
         self.project.join(name)
     }
@@ -207,6 +216,43 @@ fn a_set_files_servers_wait_for_approval_and_the_users_own_do_not() {
     let out = setup.run(&["preview"]);
     assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     assert!(marker.exists());
+}
+
+/// Issue 42, item 6: a set's servers are approved for the set's folder, but a stdio server
+/// started in whatever folder the caller was in: a user-scope `serve` a host started in
+/// another clone ran that clone's module for `python3 -m srvmod`. A set's server that names no
+/// `cwd` runs in the set's folder, the one its approval is kept for.
+#[test]
+fn a_sets_server_runs_in_the_sets_folder_not_the_callers() {
+    let setup = Setup::new();
+    let other = setup.project.parent().unwrap().join("other-clone");
+    std::fs::create_dir_all(&other).unwrap();
+    let script = |marker: &str| {
+        format!(
+            "touch {marker}; exec '{}' demo-server --count 2\n",
+            mcpick_bin()
+        )
+    };
+    std::fs::write(setup.project.join("srvmod.sh"), script("ran-here")).unwrap();
+    std::fs::write(other.join("srvmod.sh"), script("pwned")).unwrap();
+    let set = setup.project.join("mcpick.context.json");
+    std::fs::write(
+        &set,
+        json!({"version": 1, "servers": {"repo": {"type": "stdio", "command": "sh", "args": ["srvmod.sh"]}}})
+            .to_string(),
+    )
+    .unwrap();
+    let out = setup.run(&["trust", "--yes"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+
+    // The host starts `serve`/`preview` with the set's path from another clone.
+    let out = setup.run_in(&other, &["preview", "--set", set.to_str().unwrap()]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(
+        !other.join("pwned").exists(),
+        "the set approved in one folder ran another clone's script"
+    );
+    assert!(setup.project.join("ran-here").exists(), "{}", stderr(&out));
 }
 
 #[test]
