@@ -255,6 +255,70 @@ fn a_sets_server_runs_in_the_sets_folder_not_the_callers() {
     assert!(setup.project.join("ran-here").exists(), "{}", stderr(&out));
 }
 
+/// Issue 42, item 9: an approval covered the command line only: after `sh srv.sh` was
+/// approved, a `git pull` that changed `srv.sh` ran without asking. The approval pins the
+/// script's SHA-256: a changed script holds the server back, saying which file changed, and
+/// `mcpick trust` says what an approval covers and what it does not.
+#[test]
+fn a_script_changed_after_its_approval_is_held_again() {
+    let setup = Setup::new();
+    let script = setup.project.join("srv.sh");
+    let write_script = |marker: &str| {
+        std::fs::write(
+            &script,
+            format!(
+                "touch {marker}; exec '{}' demo-server --count 2\n",
+                mcpick_bin()
+            ),
+        )
+        .unwrap()
+    };
+    write_script("ran");
+    std::fs::write(
+        setup.project.join(".mcp.json"),
+        json!({"mcpServers": {"repo": {"command": "sh", "args": ["srv.sh"]}}}).to_string(),
+    )
+    .unwrap();
+    let out = setup.run(&["trust", "--yes"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let said = stdout(&out);
+    assert!(
+        said.lines()
+            .any(|l| l.contains("pins:") && l.contains("srv.sh")),
+        "{said}"
+    );
+    assert!(said.contains("node_modules"), "what is not covered: {said}");
+    let out = setup.run(&["ls"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(setup.marker("ran").exists());
+
+    // `git pull` changes the script: the same command line now runs other code.
+    write_script("pwned");
+    let out = setup.run(&["ls"]);
+    assert_ne!(exit_code(&out), 0, "{}", stdout(&out));
+    assert!(
+        !setup.marker("pwned").exists(),
+        "the changed script ran on the old approval"
+    );
+    let err = stderr(&out);
+    assert!(
+        err.contains("srv.sh") && err.contains("changed since you approved"),
+        "{err}"
+    );
+    let out = setup.run(&["trust"]);
+    assert!(
+        stdout(&out).contains("changed since you approved it"),
+        "{}",
+        stdout(&out)
+    );
+
+    // Reviewed and approved again: it runs.
+    assert_eq!(exit_code(&setup.run(&["trust", "--yes"])), 0);
+    let out = setup.run(&["ls"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(setup.marker("pwned").exists());
+}
+
 #[test]
 fn a_server_the_user_records_in_a_set_needs_no_trust_afterwards() {
     let setup = Setup::new();

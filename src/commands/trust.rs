@@ -11,7 +11,7 @@ use super::{Exit, report, usage_error};
 use crate::cli::TrustArgs;
 use crate::config::Places;
 use crate::config::select::{self, Selected, ServerChoice};
-use crate::config::trust::{Approvals, Store};
+use crate::config::trust::{self, Approvals, Store, Verdict};
 use crate::context::ContextSet;
 use crate::mcp::TransportSpec;
 use crate::sanitize;
@@ -89,7 +89,7 @@ pub fn run(args: TrustArgs) -> Exit {
     match saved {
         Ok(()) => {
             println!(
-                "Approved {} server{}: mcpick starts {} from now on, as shown here (a change asks again).",
+                "Approved {} server{}: mcpick starts {} from now on, as shown here, with the project files pinned as they are now (a change to either asks again).",
                 pending.len(),
                 if pending.len() == 1 { "" } else { "s" },
                 if pending.len() == 1 { "it" } else { "them" },
@@ -190,7 +190,8 @@ fn show<'a>(candidates: &'a [Candidate], approvals: &Approvals) -> Vec<&'a Candi
     let mut pending = Vec::new();
     let _ = writeln!(out, "Servers defined by this project's own files:");
     for c in candidates {
-        let approved = approvals.is_approved(&c.project, &c.key);
+        let verdict = approvals.check(&c.project, &c.key);
+        let approved = verdict == Verdict::Approved;
         let _ = writeln!(
             out,
             "\n  {}  ({}){}",
@@ -198,10 +199,21 @@ fn show<'a>(candidates: &'a [Candidate], approvals: &Approvals) -> Vec<&'a Candi
             sanitize::for_decision(&c.named_by),
             if approved { "  approved" } else { "" }
         );
-        for line in crate::config::trust::describe(&c.selected) {
+        if let Verdict::FilesChanged(files) = &verdict {
+            let files: Vec<String> = files.iter().map(|f| sanitize::for_decision(f)).collect();
+            let _ = writeln!(
+                out,
+                "    changed since you approved it: {} (review what it runs now)",
+                files.join(", ")
+            );
+        }
+        for line in trust::describe(&c.selected) {
             let _ = writeln!(out, "    {line}");
         }
         if !approved {
+            for line in trust::covers(&c.project, &c.key) {
+                let _ = writeln!(out, "    {line}");
+            }
             pending.push(c);
         }
     }
