@@ -319,6 +319,59 @@ fn a_script_changed_after_its_approval_is_held_again() {
     assert!(setup.marker("pwned").exists());
 }
 
+/// Issue 42, item 10: `serve` over a set whose server waits for approval published an empty
+/// set a host showed as connected, and nothing said why. It tells the client (a warning log
+/// message), the person (stderr), and the model (the `context` prompt, and the `context` tool
+/// as an error), naming the server and what to run; the server itself never starts.
+#[test]
+fn serve_says_which_servers_wait_for_approval() {
+    let setup = Setup::new();
+    let marker = setup.marker("ran");
+    let set = setup.project.join("mcpick.context.json");
+    std::fs::write(
+        &set,
+        json!({"version": 1, "servers": {"repo": marking_server(&marker)}}).to_string(),
+    )
+    .unwrap();
+    let mut rpc = common::rpc::Rpc::start_home(
+        mcpick_bin(),
+        &["serve", "--set", set.to_str().unwrap()],
+        &setup.project,
+        &setup.home,
+    );
+    let said = |text: &str| {
+        text.contains("Not approved yet")
+            && text.contains("`repo`")
+            && text.contains("mcpick trust")
+    };
+    let prompt = rpc.request("prompts/get", json!({"name": "context"}));
+    let text = prompt["result"]["messages"][0]["content"]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(said(&text), "the prompt: {prompt}");
+    let tool = rpc.request("tools/call", json!({"name": "context", "arguments": {}}));
+    let text = tool["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(said(text), "the tool: {tool}");
+    assert_eq!(
+        tool["result"]["isError"], true,
+        "an empty set is no success: {tool}"
+    );
+    let log = rpc
+        .notification("notifications/message", std::time::Duration::from_secs(5))
+        .expect("a log message to the client");
+    assert_eq!(log["params"]["level"], "warning", "{log}");
+    assert!(
+        said(log["params"]["data"].as_str().unwrap_or_default()),
+        "{log}"
+    );
+    let (_, err) = rpc.end();
+    assert!(said(&err), "stderr: {err}");
+    assert!(!marker.exists(), "the held server ran");
+}
+
 #[test]
 fn a_server_the_user_records_in_a_set_needs_no_trust_afterwards() {
     let setup = Setup::new();

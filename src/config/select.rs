@@ -456,11 +456,17 @@ pub struct SetServers<'a> {
 /// Loads the config only when the choice needs it.
 /// Servers a project's files or the set define run only once approved ([`gate`]).
 pub fn choose(choice: &ServerChoice, set: SetServers) -> Selection<Chosen> {
+    choose_and_hold(choice, set).0
+}
+
+/// [`choose`], and the servers it held back for approval (`serve` tells its clients which).
+pub fn choose_and_hold(choice: &ServerChoice, set: SetServers) -> (Selection<Chosen>, Vec<Held>) {
     let places = Places::system();
     let mut selection = choose_at(&places, choice, set);
+    let mut held = Vec::new();
     if let Ok(servers) = &mut selection.servers {
         let (project, folder) = (&places.project, set.folder);
-        gate_system(
+        held = gate_system(
             servers,
             |c| &mut c.selected,
             project,
@@ -468,7 +474,7 @@ pub fn choose(choice: &ServerChoice, set: SetServers) -> Selection<Chosen> {
             &mut selection.notes,
         );
     }
-    selection
+    (selection, held)
 }
 
 /// [`choose`] with config files found from `places`.
