@@ -206,7 +206,10 @@ pub fn named_files(project: &Path, transport: &TransportSpec) -> Vec<PathBuf> {
         words.push(command.clone());
     }
     let mut module_next = false;
-    for arg in args {
+    for arg in args
+        .iter()
+        .take(if runs_mcpick(command) { 0 } else { args.len() })
+    {
         if module_next {
             let module = arg.replace('.', "/");
             words.push(format!("{module}.py"));
@@ -228,6 +231,17 @@ pub fn named_files(project: &Path, transport: &TransportSpec) -> Vec<PathBuf> {
     files.sort();
     files.dedup();
     files
+}
+
+/// Whether `command` is mcpick itself (the `serve` and `wrap-serve` entries `install` and
+/// `wrap` write): its arguments name data it reads (the context set, a wrap record), which
+/// change with every mark, not code it runs, so they are not pinned. A `./mcpick` of the
+/// project is still pinned as the command.
+fn runs_mcpick(command: &str) -> bool {
+    let name = Path::new(command)
+        .file_stem()
+        .map(|n| n.to_string_lossy().into_owned());
+    name.as_deref() == Some("mcpick")
 }
 
 /// The folders whose files a repository controls, canonical: the project and the repository
@@ -518,6 +532,15 @@ mod tests {
         // A bare command is looked up on PATH, a file outside the project is not the
         // project's, an option is not a file.
         assert!(files(&stdio("run.sh", &["../outside.py", "--srv.py"], &[])).is_empty());
+        // mcpick's own entries name the set it reads (changed by every mark), not code.
+        std::fs::write(project.join("mcpick.context.json"), "{}").unwrap();
+        let serve = ["serve", "--set", "mcpick.context.json"];
+        assert!(files(&stdio("mcpick", &serve, &[])).is_empty());
+        assert!(files(&stdio("/usr/local/bin/mcpick", &serve, &[])).is_empty());
+        assert_eq!(
+            files(&stdio("python3", &["srv.py", "mcpick.context.json"], &[])),
+            ["mcpick.context.json", "srv.py"]
+        );
 
         // Approved, then the file changes: held again, naming it.
         let server = stdio("python3", &["srv.py"], &[]);
