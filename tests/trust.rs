@@ -292,6 +292,14 @@ fn a_script_changed_after_its_approval_is_held_again() {
     assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     assert!(setup.marker("ran").exists());
 
+    let listed = stdout(&setup.run(&["trust", "--list"]));
+    assert!(
+        listed
+            .lines()
+            .any(|l| l.contains("pins:") && l.contains("srv.sh")),
+        "{listed}"
+    );
+
     // `git pull` changes the script: the same command line now runs other code.
     write_script("pwned");
     let out = setup.run(&["ls"]);

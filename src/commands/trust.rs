@@ -264,6 +264,9 @@ fn list(store: &Store) -> Exit {
             sanitize::for_decision(&approval.name),
             sanitize::for_decision(&approval.shown)
         );
+        for file in approval.files.keys() {
+            let _ = writeln!(out, "    pins: {}", sanitize::for_decision(file));
+        }
     }
     if last.is_none() {
         let _ = writeln!(out, "No approvals.");

@@ -734,7 +734,15 @@ pub fn gate<'a>(
         if verdict == Verdict::Approved {
             continue;
         }
-        let mut runs = super::trust::describe(selected);
+        let mut runs = Vec::new();
+        if let Verdict::FilesChanged(files) = &verdict {
+            let files: Vec<String> = files.iter().map(|f| sanitize::for_decision(f)).collect();
+            runs.push(format!(
+                "changed since you approved it: {} (review what it runs now)",
+                files.join(", ")
+            ));
+        }
+        runs.extend(super::trust::describe(selected));
         runs.extend(super::trust::covers(&folder, &selected.spec.transport));
         held.push(Held {
             position,
