@@ -1,6 +1,8 @@
 //! Every string a server sends is untrusted: it may carry terminal escape sequences, control
 //! characters or bidirectional overrides meant to disguise what a person reads. Text is cleaned
-//! here once, before it reaches the terminal, a table, a log line or a file name.
+//! here once, before it reaches the terminal, a table, a log line or a file name. Text a person
+//! decides on (what an approval lets run) is not cleaned but shown whole, every hidden
+//! character as a visible escape: [`for_decision`].
 
 /// Characters kept in one-line fields (names, URIs, log lines) before they are cut off.
 pub const MAX_FIELD_CHARS: usize = 4096;
