@@ -187,7 +187,7 @@ fn the_approval_question_shows_hidden_characters_as_escapes() {
     let filler = runs(r"node\u{3164}");
     assert!(filler.contains(r"x\u{E0041}\u{001B}[8m"), "{filler}");
     // How to read the escapes is said.
-    assert!(shown.contains("shown escaped"), "{shown}");
+    assert!(shown.contains("(escaped:"), "{shown}");
     assert!(
         !shown.contains('\u{200B}') && !shown.contains('\u{1b}') && !shown.contains('\u{3164}'),
         "{shown:?}"

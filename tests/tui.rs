@@ -3776,37 +3776,39 @@ fn y_approves_only_the_held_servers_on_screen_page_by_page() {
             format!("  runs: python3 srv{n:02}.py"),
         ]),
     };
-    let mut app = App::new(
-        (1..=31).map(held).collect(),
-        Keymap::default(),
-        Theme::colour(),
-        100,
-    );
-    app.size = (100, 30);
-    assert!(app.start().is_empty());
-    let mut approved: Vec<u16> = Vec::new();
-    let mut pages = 0;
-    while app.mode() == Mode::Approve {
-        let shown = screen(&mut app, 100, 30);
-        let on_screen: Vec<u16> = (1..=31u16)
-            .filter(|n| shown.contains(&format!("srv{n:02}  (defined")))
-            .map(|n| n - 1)
-            .collect();
-        assert!(!on_screen.is_empty(), "{shown}");
-        let fx = app.apply(Action::Approve);
-        let [Effect::Approve(servers)] = fx.as_slice() else {
-            panic!("{fx:?}");
-        };
-        assert_eq!(
-            servers, &on_screen,
-            "y approved what was not shown:\n{shown}"
+    for (w, h) in [(100, 30), (80, 24)] {
+        let mut app = App::new(
+            (1..=31).map(held).collect(),
+            Keymap::default(),
+            Theme::colour(),
+            100,
         );
-        approved.extend(servers);
-        pages += 1;
-        assert!(pages <= 31, "the question never ends");
+        app.size = (w, h);
+        assert!(app.start().is_empty());
+        let mut approved: Vec<u16> = Vec::new();
+        let mut pages = 0;
+        while app.mode() == Mode::Approve {
+            let shown = screen(&mut app, w, h);
+            let on_screen: Vec<u16> = (1..=31u16)
+                .filter(|n| shown.contains(&format!("srv{n:02}  (defined")))
+                .map(|n| n - 1)
+                .collect();
+            assert!(!on_screen.is_empty(), "{shown}");
+            let fx = app.apply(Action::Approve);
+            let [Effect::Approve(servers)] = fx.as_slice() else {
+                panic!("{w}x{h}: {fx:?}\n{shown}");
+            };
+            assert_eq!(
+                servers, &on_screen,
+                "y approved what was not shown:\n{shown}"
+            );
+            approved.extend(servers);
+            pages += 1;
+            assert!(pages <= 31, "the question never ends");
+        }
+        assert!(pages > 1, "31 servers do not fit on one {h}-row screen");
+        assert_eq!(approved, (0..31).collect::<Vec<u16>>(), "each one once");
     }
-    assert!(pages > 1, "31 servers do not fit on one 30-row screen");
-    assert_eq!(approved, (0..31).collect::<Vec<u16>>(), "each one once");
 
     // `n` on the first page keeps every one stopped, shown or not.
     let mut app = App::new(

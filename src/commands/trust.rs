@@ -218,6 +218,9 @@ fn show<'a>(candidates: &'a [Candidate], approvals: &Approvals) -> Vec<&'a Candi
         }
     }
     let _ = writeln!(out);
+    if !pending.is_empty() {
+        let _ = writeln!(out, "{}\n", trust::NOT_COVERED);
+    }
     pending
 }
 

@@ -289,11 +289,11 @@ fn file_sha256(path: &Path) -> std::io::Result<String> {
         .collect())
 }
 
-/// What an approval of `transport` covers, for the person deciding: the files it pins (one
-/// line each, shown for a decision), and what it does not cover.
+/// What an approval of `transport` pins beside its command line, for the person deciding:
+/// the project files it names, one line each, shown for a decision ([`NOT_COVERED`] says
+/// once what it does not cover).
 pub fn covers(project: &Path, transport: &TransportSpec) -> Vec<String> {
-    let files = named_files(project, transport);
-    let mut lines: Vec<String> = files
+    named_files(project, transport)
         .iter()
         .map(|f| {
             format!(
@@ -301,15 +301,15 @@ pub fn covers(project: &Path, transport: &TransportSpec) -> Vec<String> {
                 sanitize::for_decision(&f.to_string_lossy())
             )
         })
-        .collect();
-    if matches!(transport, TransportSpec::Stdio { .. }) {
-        lines.push(NOT_COVERED.to_string());
-    }
-    lines
+        .collect()
 }
 
-/// What an approval does not cover, said wherever one is asked for.
-pub const NOT_COVERED: &str = "(an approval covers this command line and the project files it names, not what they load: imports, node_modules, packages npx fetches or finds in the project)";
+/// [`NOT_COVERED`] in one line of the browser's question.
+pub const NOT_COVERED_SHORT: &str =
+    "An approval covers the command and its pinned files, not what they load.";
+
+/// What an approval does not cover, said once wherever one is asked for.
+pub const NOT_COVERED: &str = "An approval covers the command line and the project files it names, not what they load: imports, node_modules, the packages npx fetches or finds in the project.";
 
 /// The approval file of this user.
 pub type Store = super::private::Private<Approvals>;
@@ -427,7 +427,8 @@ pub fn describe(selected: &super::select::Selected) -> Vec<String> {
 }
 
 /// Said under a definition shown with escapes: how to read them.
-pub const ESCAPES_SHOWN: &str = "(shown escaped: \\n a line break, \\t a tab, \\u{…} an invisible or control character, \\{N spaces} a run of spaces, \\\\ one backslash)";
+pub const ESCAPES_SHOWN: &str =
+    "(escaped: \\n newline, \\t tab, \\u{…} hidden or control character, \\\\ backslash)";
 
 /// A word as a shell would need it to stay one word.
 fn quote(word: &str) -> String {

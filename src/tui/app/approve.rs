@@ -79,7 +79,7 @@ impl App {
             String::new()
         };
         format!(
-            "Start this project's servers?{more} · y starts the {} shown · n keeps them stopped",
+            "Start this project's servers? · y starts the {} shown · n keeps them stopped{more}",
             page.servers.len()
         )
     }
@@ -99,43 +99,36 @@ impl App {
         let mut lines = vec![
             if shown == left {
                 format!(
-                    "{} of this project's files define{} {}. Nothing of {} runs until you approve it:",
-                    if shown == 1 { "One" } else { "Some" },
-                    if shown == 1 { "s" } else { "" },
+                    "Not started until you approve what {}:",
                     if shown == 1 {
-                        "a server".to_string()
+                        "this server of the project's files runs".to_string()
                     } else {
-                        format!("{shown} servers")
+                        format!("these {shown} servers of the project's files run")
                     },
-                    if shown == 1 { "it" } else { "them" },
                 )
             } else {
-                format!(
-                    "This project's files define {left} servers not approved yet; these {shown} fit on the screen (the others follow, page by page). Nothing of them runs until you approve it:"
-                )
+                format!("{shown} of {left} servers of the project's files, not approved yet:")
             },
             String::new(),
         ];
-        let them = if shown == 1 { "it" } else { "them" };
         for &server in servers {
             if let Some(shown) = &self.servers[server as usize].held {
                 lines.extend(shown.iter().cloned());
                 lines.push(String::new());
             }
         }
+        lines.push(crate::config::trust::NOT_COVERED_SHORT.to_string());
         let key = |a| self.keymap.hint(crate::tui::keymap::Mode::Approve, a);
         let next = if shown < left {
-            "; the next page follows"
+            ", then the next page"
         } else {
             ""
         };
         lines.push(format!(
-            "{}: start {them} (only the {shown} shown here), and remember your approval for this project (`mcpick trust --list` shows it; a changed command asks again){next}",
-            key(Action::Approve).unwrap_or_default()
-        ));
-        lines.push(format!(
-            "{}: keep {them} and the rest stopped (R on a server's row asks again)",
-            key(Action::KeepStopped).unwrap_or_default()
+            "{}: start the {shown} shown, remembered for this project{next} · {}: keep {} and the rest stopped",
+            key(Action::Approve).unwrap_or_default(),
+            key(Action::KeepStopped).unwrap_or_default(),
+            if shown == 1 { "it" } else { "them" },
         ));
         lines
     }
