@@ -228,7 +228,9 @@ review/mcpick.context.lock.json"
     #[command(
         after_help = "A cloned repository can name any command in those files, so mcpick starts such a server (or connects to such a URL) only once you approved it here, as the hosts that own the files do. A server you give yourself needs no approval: on the command line (-- COMMAND, --url, --demo), in your own config outside the project, or in a --config file you name; one you record in a set with `mcpick pin … -- COMMAND` or the browser is approved for that set as it is recorded.
 
-Approvals are kept for you only, in trust.json in the user data directory (owner-only), per project and per exact server: the command, its arguments, working directory and environment (or the URL and headers) after ${VAR} expansion. A changed server is asked about again. Until then, `ls`, `preview`, `export`, `lock`, `marks --check`, `serve` and the browser leave it out and say so.
+Approvals are kept for you only, in trust.json in the user data directory (owner-only), per project and per exact server: the command, its arguments, working directory and environment (or the URL and headers) after ${VAR} expansion. A changed server is asked about again.
+
+An approval covers the command line, and the project files it names: a script given as the command or an argument (python3 srv.py, node ./srv.js) or a module (python3 -m srvmod) is pinned by its SHA-256 when you approve, so a `git pull` that changes it holds the server back again, saying which file changed. It does not cover what those files load in turn: imports, node_modules, the package `npx pkg` fetches or prefers from the project's node_modules, files a script reads. Until approved, `ls`, `preview`, `export`, `lock`, `marks --check`, `serve` and the browser leave it out and say so.
 
 Exit status: 0 approved (or nothing to approve), 1 declined or the approvals could not be saved, 2 usage error (no terminal to ask on: use --yes).
 

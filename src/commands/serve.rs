@@ -7,8 +7,8 @@ use std::sync::Arc;
 use super::context::load_set_to_hand_on;
 use super::{Exit, usage_error};
 use crate::cli::ServeArgs;
-use crate::config::select::choose;
-use crate::serve::{self, Diag, Engine, Listen, Presentation, UpstreamDef};
+use crate::config::select::choose_and_hold;
+use crate::serve::{self, Awaiting, Diag, Engine, Listen, Presentation, UpstreamDef};
 
 pub async fn run(args: ServeArgs) -> Exit {
     let token = match (&args.http, &args.require_token_env) {
@@ -48,7 +48,7 @@ pub async fn run(args: ServeArgs) -> Exit {
         Ok(set) => set,
         Err(exit) => return exit,
     };
-    let selection = choose(&args.servers.choice(), set.set_servers());
+    let (selection, held) = choose_and_hold(&args.servers.choice(), set.set_servers());
     // Config files that could not be used go to the diagnostics (stderr and --log).
     for warning in &selection.warnings {
         diag.line(&format!(
@@ -63,6 +63,17 @@ pub async fn run(args: ServeArgs) -> Exit {
         Ok(chosen) => chosen,
         Err(message) => return usage_error(&message),
     };
+    let awaiting: Vec<Awaiting> = held
+        .into_iter()
+        .map(|h| Awaiting {
+            name: h.name,
+            project: h.project,
+        })
+        .collect();
+    // Said on stderr in the words clients get (the host's log of this server shows it).
+    if let Some(text) = serve::handler::awaiting_text(&awaiting) {
+        diag.line(&format!("warning: {text}"));
+    }
     let defs = chosen
         .into_iter()
         .map(|c| UpstreamDef {
@@ -95,6 +106,7 @@ pub async fn run(args: ServeArgs) -> Exit {
     let presentation = Presentation {
         name: args.server_name,
         tool: !args.no_tool,
+        awaiting,
     };
     let listen = Listen {
         http: args.http,

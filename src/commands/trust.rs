@@ -1,7 +1,8 @@
 //! `mcpick trust`: shows what the servers a project's own files define would run, whole, and
 //! remembers the person's approval (see [`crate::config::trust`] for what is kept and why).
-//! Everything shown comes from files a repository controls: it is cleaned of escape
-//! sequences and control characters before it reaches the terminal.
+//! Everything shown comes from files a repository controls: it is shown for a decision
+//! ([`sanitize::for_decision`]): control, invisible and format characters as visible escapes,
+//! long runs of white space folded, so nothing a person approves is hidden from them.
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -10,7 +11,7 @@ use super::{Exit, report, usage_error};
 use crate::cli::TrustArgs;
 use crate::config::Places;
 use crate::config::select::{self, Selected, ServerChoice};
-use crate::config::trust::{Approvals, Store};
+use crate::config::trust::{self, Approvals, Store, Verdict};
 use crate::context::ContextSet;
 use crate::mcp::TransportSpec;
 use crate::sanitize;
@@ -91,7 +92,7 @@ pub fn run(args: TrustArgs) -> Exit {
     match saved {
         Ok(()) => {
             println!(
-                "Approved {} server{}: mcpick starts {} from now on, as shown here (a change asks again).",
+                "Approved {} server{}: mcpick starts {} from now on, as shown here, with the project files pinned as they are now (a change to either asks again).",
                 pending.len(),
                 if pending.len() == 1 { "" } else { "s" },
                 if pending.len() == 1 { "it" } else { "them" },
@@ -192,22 +193,37 @@ fn show<'a>(candidates: &'a [Candidate], approvals: &Approvals) -> Vec<&'a Candi
     let mut pending = Vec::new();
     let _ = writeln!(out, "Servers defined by this project's own files:");
     for c in candidates {
-        let approved = approvals.is_approved(&c.project, &c.key);
+        let verdict = approvals.check(&c.project, &c.key);
+        let approved = verdict == Verdict::Approved;
         let _ = writeln!(
             out,
             "\n  {}  ({}){}",
-            sanitize::line(&c.selected.spec.name, 200),
-            sanitize::whole_line(&c.named_by),
+            sanitize::for_decision(&c.selected.spec.name),
+            sanitize::for_decision(&c.named_by),
             if approved { "  approved" } else { "" }
         );
-        for line in crate::config::trust::describe(&c.selected) {
+        if let Verdict::FilesChanged(files) = &verdict {
+            let files: Vec<String> = files.iter().map(|f| sanitize::for_decision(f)).collect();
+            let _ = writeln!(
+                out,
+                "    changed since you approved it: {} (review what it runs now)",
+                files.join(", ")
+            );
+        }
+        for line in trust::describe(&c.selected) {
             let _ = writeln!(out, "    {line}");
         }
         if !approved {
+            for line in trust::covers(&c.project, &c.key) {
+                let _ = writeln!(out, "    {line}");
+            }
             pending.push(c);
         }
     }
     let _ = writeln!(out);
+    if !pending.is_empty() {
+        let _ = writeln!(out, "{}\n", trust::NOT_COVERED);
+    }
     pending
 }
 
@@ -251,9 +267,12 @@ fn list(store: &Store) -> Exit {
         let _ = writeln!(
             out,
             "  {}  {}",
-            sanitize::line(&approval.name, 200),
-            sanitize::whole_line(&approval.shown)
+            sanitize::for_decision(&approval.name),
+            sanitize::for_decision(&approval.shown)
         );
+        for file in approval.files.keys() {
+            let _ = writeln!(out, "    pins: {}", sanitize::for_decision(file));
+        }
     }
     if last.is_none() {
         let _ = writeln!(out, "No approvals.");

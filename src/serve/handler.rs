@@ -45,6 +45,47 @@ pub struct Presentation {
     pub name: String,
     /// Whether the `context` tool is offered (`--no-tool` turns it off).
     pub tool: bool,
+    /// The set's servers held back for the person's approval: published without them, and
+    /// said to every client ([`awaiting_text`]).
+    pub awaiting: Vec<Awaiting>,
+}
+
+/// A server of the set that `serve` did not start because the person has not approved what
+/// it runs (or a file it runs changed since): its name and the folder to approve it in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Awaiting {
+    pub name: String,
+    pub project: std::path::PathBuf,
+}
+
+/// What hosts, models and people are told when servers of the set wait for approval: an
+/// empty set looks connected and complete in a host's server list, and nothing else would
+/// say why the resources are missing or what to run. `None` when none waits.
+pub fn awaiting_text(awaiting: &[Awaiting]) -> Option<String> {
+    if awaiting.is_empty() {
+        return None;
+    }
+    let names: Vec<String> = awaiting
+        .iter()
+        .map(|a| format!("`{}`", crate::sanitize::line(&a.name, 200)))
+        .collect();
+    let mut folders: Vec<String> = awaiting
+        .iter()
+        .map(|a| crate::sanitize::whole_line(&a.project.display().to_string()))
+        .collect();
+    folders.dedup();
+    Some(format!(
+        "Not approved yet: {} of this context set {} not started, because the person has not approved what {} (`mcpick trust`), so {} resources are missing from what this server publishes. The person should run `mcpick trust` in {} and then restart this server (reconnect it in the host).",
+        names.join(", "),
+        if awaiting.len() == 1 { "was" } else { "were" },
+        if awaiting.len() == 1 {
+            "it runs"
+        } else {
+            "they run"
+        },
+        if awaiting.len() == 1 { "its" } else { "their" },
+        folders.join(", "),
+    ))
 }
 
 /// The handler of one client.
@@ -106,9 +147,14 @@ impl ServeHandler {
 fn bundle_text(
     served: &Served,
     reads: Vec<Result<Vec<ResourceContents>, String>>,
+    presentation: &Presentation,
     tool: bool,
 ) -> String {
     let mut text = instructions(served, tool);
+    if let Some(awaiting) = awaiting_text(&presentation.awaiting) {
+        text.push_str("\n\n");
+        text.push_str(&awaiting);
+    }
     text.push('\n');
     for (n, (r, read)) in served.iter().zip(reads).enumerate() {
         let resource = r.resource();
@@ -194,6 +240,32 @@ pub fn instructions(served: &Served, tool: bool) -> String {
     text
 }
 
+/// The capabilities with `logging` declared: a legacy client is sent one warning log message
+/// when servers of the set wait for approval ([`awaiting_text`]). Logging is deprecated for
+/// the 2026-07-28 era (SEP-2577), where the instructions and the prompt and tool text say it.
+#[allow(deprecated)]
+fn with_logging(mut capabilities: ServerCapabilities) -> ServerCapabilities {
+    capabilities.logging = Some(JsonObject::default());
+    capabilities
+}
+
+/// Sends `text` to a legacy client as a warning log message (`notifications/message`), the
+/// channel hosts show their user for a server's own news.
+#[allow(deprecated)]
+async fn log_warning(
+    peer: &rmcp::Peer<RoleServer>,
+    text: String,
+) -> Result<(), rmcp::service::ServiceError> {
+    peer.notify_logging_message(
+        rmcp::model::LoggingMessageNotificationParam::new(
+            rmcp::model::LoggingLevel::Warning,
+            serde_json::Value::String(text),
+        )
+        .with_logger("mcpick"),
+    )
+    .await
+}
+
 fn not_found(uri: &str) -> ErrorData {
     ErrorData::resource_not_found(
         format!("Resource not found: {uri}"),
@@ -254,17 +326,34 @@ impl ServerHandler for ServeHandler {
         let implementation =
             Implementation::new(&self.presentation.name, env!("CARGO_PKG_VERSION"))
                 .with_title("mcpick context set");
-        ServerConfig::new(capabilities)
+        let mut text = if self.engine.is_ready() {
+            instructions(&self.engine.current(), self.presentation.tool)
+        } else {
+            pending_instructions(
+                self.engine.upstream_count,
+                &self.engine.failed_early(),
+                self.presentation.tool,
+            )
+        };
+        if let Some(awaiting) = awaiting_text(&self.presentation.awaiting) {
+            text.push(' ');
+            text.push_str(&awaiting);
+        }
+        ServerConfig::new(with_logging(capabilities))
             .with_server_info(implementation)
-            .with_instructions(if self.engine.is_ready() {
-                instructions(&self.engine.current(), self.presentation.tool)
-            } else {
-                pending_instructions(
-                    self.engine.upstream_count,
-                    &self.engine.failed_early(),
-                    self.presentation.tool,
-                )
-            })
+            .with_instructions(text)
+    }
+
+    /// Log levels are accepted (the one message `serve` logs is a warning a client asked
+    /// for by connecting: servers that wait for approval). Logging is deprecated for the
+    /// 2026-07-28 era, but legacy hosts still show it.
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        _request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        Ok(())
     }
 
     /// The legacy handshake: answered at once, whatever the upstreams do, so a host's
@@ -360,7 +449,7 @@ impl ServerHandler for ServeHandler {
         // One text message with the whole bundle: Gemini CLI keeps only a prompt's first text
         // message and drops embedded resources, Claude Code shows text whole.
         let (served, reads) = self.bundle().await;
-        let text = bundle_text(&served, reads, false);
+        let text = bundle_text(&served, reads, &self.presentation, false);
         Ok(
             GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
                 .with_description("The context set chosen with mcpick")
@@ -397,7 +486,12 @@ impl ServerHandler for ServeHandler {
             ));
         }
         let (served, reads) = self.bundle().await;
-        let text = bundle_text(&served, reads, true);
+        let text = bundle_text(&served, reads, &self.presentation, true);
+        // Nothing to hand on because servers wait for approval: an error the host shows, not
+        // an empty success a model takes for "this project has no context".
+        if served.is_empty() && !self.presentation.awaiting.is_empty() {
+            return Ok(CallToolResult::error(vec![ContentBlock::text(text)]).into());
+        }
         Ok(CallToolResult::success(vec![ContentBlock::text(text)]).into())
     }
 
@@ -426,6 +520,9 @@ impl ServerHandler for ServeHandler {
     /// subscribed to is updated, until it goes away.
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         let peer = context.peer;
+        if let Some(text) = awaiting_text(&self.presentation.awaiting) {
+            let _ = log_warning(&peer, text).await;
+        }
         let mut served = self.engine.served.subscribe();
         if self.answered_early.load(Ordering::SeqCst) && self.engine.is_ready() {
             served.mark_changed(); // it became ready before this client was listening

@@ -410,6 +410,7 @@ mod tests {
         let presentation = Arc::new(Presentation {
             name: "limits".into(),
             tool: true,
+            awaiting: Vec::new(),
         });
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();

@@ -38,7 +38,7 @@ use rmcp::ServiceExt;
 
 pub use engine::Engine;
 pub use exposed::{Expose, Served};
-pub use handler::{Presentation, ServeHandler};
+pub use handler::{Awaiting, Presentation, ServeHandler};
 pub use upstream::{UpstreamDef, Upstreams};
 
 /// Diagnostics: stderr (never stdout, which carries the protocol on stdio) and `--log FILE`.

@@ -169,14 +169,14 @@ fn approved(
     let approvals = store
         .load()
         .map_err(|e| not(format!("approvals cannot be read: {e}")))?;
-    if approvals.is_approved(project, &spec.transport) {
-        return Ok(());
+    let verdict = approvals.check(project, &spec.transport);
+    match verdict.why_held(&crate::sanitize::line(&spec.name, 200)) {
+        None => Ok(()),
+        Some(why) => Err(not(format!(
+            "not started: {why}; review and approve it with `{}`, then press R",
+            crate::config::trust::HOW_TO_APPROVE
+        ))),
     }
-    Err(not(format!(
-        "not started: `{}` runs a command from this project's files that you have not approved; review and approve it with `{}`, then press R",
-        crate::sanitize::line(&spec.name, 200),
-        crate::config::trust::HOW_TO_APPROVE
-    )))
 }
 
 /// Runs effects: owns the connections and the tasks.

@@ -1,6 +1,7 @@
 //! A bare MCP client over stdio for tests that need what no mcpick command asks for (a
 //! prompt, a tool call) or the exact JSON of an answer: newline-delimited JSON-RPC, legacy
-//! `initialize` handshake, one request at a time, notifications skipped.
+//! `initialize` handshake, one request at a time, notifications kept aside
+//! ([`Rpc::notification`]).
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Write};
@@ -20,6 +21,8 @@ pub struct Rpc {
     next_id: u64,
     /// The server's stderr, read to the end once it exits (see [`Rpc::finish`]).
     stderr: Option<std::thread::JoinHandle<String>>,
+    /// Notifications the server sent while a request waited for its answer.
+    seen: Vec<Value>,
 }
 
 impl Rpc {
@@ -64,6 +67,7 @@ impl Rpc {
             lines,
             next_id: 1,
             stderr: Some(stderr),
+            seen: Vec::new(),
         };
         let init = rpc.request(
             "initialize",
@@ -103,6 +107,27 @@ impl Rpc {
                 serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
             if message["id"] == id {
                 return message;
+            }
+            if message.get("id").is_none() && message.get("method").is_some() {
+                self.seen.push(message);
+            }
+        }
+    }
+
+    /// The first notification of `method` the server sent, waiting up to `within` for it
+    /// when none came yet.
+    pub fn notification(&mut self, method: &str, within: Duration) -> Option<Value> {
+        let deadline = std::time::Instant::now() + within;
+        loop {
+            if let Some(found) = self.seen.iter().find(|m| m["method"] == method) {
+                return Some(found.clone());
+            }
+            let left = deadline.checked_duration_since(std::time::Instant::now())?;
+            let line = self.lines.recv_timeout(left).ok()?;
+            if let Ok(message) = serde_json::from_str::<Value>(&line)
+                && message.get("id").is_none()
+            {
+                self.seen.push(message);
             }
         }
     }

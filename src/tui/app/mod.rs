@@ -38,6 +38,7 @@ use crate::mcp::log::LogSource;
 use crate::mcp::{Failure, FailureKind};
 use crate::sanitize;
 
+pub use approve::{APPROVE_INDENT, APPROVE_WIDTH, ApprovePage};
 pub use browse::{Browse, Cursor, Selection, View};
 pub use contents::ContentsState;
 pub use context::ContextState;
@@ -64,8 +65,9 @@ pub enum Overlay {
     },
     /// The commands that hand the set to a host (`I`).
     Handoff { scroll: usize },
-    /// Asking to start the project's servers held back for approval.
-    Approve { scroll: usize },
+    /// Asking to start the project's servers held back for approval, page by page: `from` is
+    /// the first held server not answered yet (the pages before it were approved).
+    Approve { scroll: usize, from: ServerId },
     /// The resource templates (`T`), `cursor` on one.
     Templates { cursor: usize },
     /// The form filling a template ([`App::form`]).
@@ -629,7 +631,7 @@ impl App {
         let (scroll, up_is_more) = match overlay {
             Overlay::Help { scroll, .. }
             | Overlay::Handoff { scroll }
-            | Overlay::Approve { scroll } => (scroll, false),
+            | Overlay::Approve { scroll, .. } => (scroll, false),
             Overlay::Templates { .. } | Overlay::Form => return,
             Overlay::Log { scroll, .. } => (scroll, true),
         };

@@ -179,8 +179,8 @@ impl ServerSetup {
     pub fn asks(held: &crate::config::select::Held) -> Vec<String> {
         let mut lines = vec![format!(
             "{}  (defined by {})",
-            sanitize::line(&held.name, 200),
-            sanitize::whole_line(&held.named_by)
+            sanitize::for_decision(&held.name),
+            sanitize::for_decision(&held.named_by)
         )];
         lines.extend(held.runs.iter().map(|l| format!("  {l}")));
         lines

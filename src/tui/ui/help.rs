@@ -119,9 +119,18 @@ pub fn draw_handoff(frame: &mut Frame, body: Rect, lines: &[String], t: &Theme, 
     );
 }
 
-/// Asking to start the project's servers held back: each one whole (cleaned when it was
-/// made), then the answers.
-pub fn draw_approve(frame: &mut Frame, body: Rect, lines: &[String], t: &Theme, scroll: usize) {
+/// Asking to start the project's servers held back: the page of them the question shows,
+/// each whole (shown for a decision when it was made: escapes, never hidden characters),
+/// then the answers. Its width and indent are the ones [`crate::tui::app::App::approve_page`]
+/// measured the page with, so what `y` approves is what is drawn.
+pub fn draw_approve(
+    frame: &mut Frame,
+    body: Rect,
+    title: &str,
+    lines: &[String],
+    t: &Theme,
+    scroll: usize,
+) {
     let lines = lines
         .iter()
         .map(|l| match l.strip_prefix("  ") {
@@ -132,10 +141,10 @@ pub fn draw_approve(frame: &mut Frame, body: Rect, lines: &[String], t: &Theme, 
     draw_text(
         frame,
         body,
-        "Start this project's servers? · y starts them · n keeps them stopped",
+        title,
         lines,
-        110,
-        4,
+        crate::tui::app::APPROVE_WIDTH,
+        crate::tui::app::APPROVE_INDENT,
         t,
         Scroll::Rows(scroll),
     );

@@ -98,8 +98,16 @@ pub fn render(app: &App, frame: &mut Frame) {
         Some(&Overlay::Handoff { scroll }) => {
             help::draw_handoff(frame, areas.body, &app.handoff_lines(), theme, scroll)
         }
-        Some(&Overlay::Approve { scroll }) => {
-            help::draw_approve(frame, areas.body, &app.approve_lines(), theme, scroll)
+        Some(&Overlay::Approve { scroll, .. }) => {
+            let page = app.approve_page();
+            help::draw_approve(
+                frame,
+                areas.body,
+                &app.approve_title(),
+                &page.lines,
+                theme,
+                scroll,
+            )
         }
         Some(&Overlay::Templates { cursor }) => {
             templates::draw_list(frame, areas.body, &app.template_rows(), cursor, theme)

@@ -113,7 +113,7 @@ pub fn draw(frame: &mut Frame, area: Rect, v: &StatusView) {
         ],
         Mode::Handoff => &[(Action::Close, "close"), (Action::Help, "help")],
         Mode::Approve => &[
-            (Action::Approve, "start them"),
+            (Action::Approve, "start those shown"),
             (Action::KeepStopped, "keep them stopped"),
         ],
         Mode::Agent => &[
