@@ -43,6 +43,9 @@ fn target(
     }
 }
 
+/// Where `login` reads a pre-registered confidential client's secret.
+pub const CLIENT_SECRET_ENV: &str = "MCPICK_CLIENT_SECRET";
+
 pub async fn login(args: LoginArgs) -> Exit {
     let (name, url, defined) = match target(
         args.name.as_deref(),
@@ -57,6 +60,10 @@ pub async fn login(args: LoginArgs) -> Exit {
         // The command line wins over the definition.
         client: ClientConfig {
             client_id: args.client_id.or(defined.client_id),
+            // Never on a command line (any user can read those) nor in a config file.
+            client_secret: std::env::var(CLIENT_SECRET_ENV)
+                .ok()
+                .filter(|s| !s.is_empty()),
             scopes: if args.scopes.is_empty() {
                 defined.scopes
             } else {

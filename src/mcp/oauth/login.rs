@@ -10,7 +10,8 @@
 use std::time::Duration;
 
 use rmcp::transport::auth::{
-    AuthorizationCallback, AuthorizationManager, AuthorizationRequest, AuthorizationSession,
+    AuthError, AuthorizationCallback, AuthorizationManager, AuthorizationMetadata,
+    AuthorizationRequest, AuthorizationSession,
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
@@ -23,10 +24,23 @@ const CALLBACK_PATH: &str = "/callback";
 const MAX_CALLBACK_BYTES: usize = 16 * 1024;
 
 /// A pre-registered client, for servers without dynamic registration.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Clone, Default, PartialEq, Eq)]
 pub struct ClientConfig {
     pub client_id: Option<String>,
+    /// A confidential client's secret (from `MCPICK_CLIENT_SECRET`, never a command line or
+    /// a config file); kept with the tokens, owner-only, and never shown.
+    pub client_secret: Option<String>,
     pub scopes: Vec<String>,
+}
+
+impl std::fmt::Debug for ClientConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientConfig")
+            .field("client_id", &self.client_id)
+            .field("client_secret", &self.client_secret.as_ref().map(|_| "***"))
+            .field("scopes", &self.scopes)
+            .finish()
+    }
 }
 
 /// What `login` needs besides the server.
@@ -48,17 +62,30 @@ pub async fn login(url: &str, options: LoginOptions<'_>) -> Result<(), String> {
         .await
         .map_err(|e| format!("OAuth: {e}"))?;
     manager.set_credential_store(store.clone());
-    let resolution = manager
+    let (metadata, discovered) = match manager
         .resolve_metadata_from_challenge(challenge.as_deref())
         .await
-        .map_err(|e| format!("OAuth discovery failed: {e}"))?;
-    if !resolution.source.is_discovered() {
-        return Err(match challenge {
-            None => "the server does not ask for a sign-in and publishes no OAuth metadata".into(),
-            Some(_) => "the server asks for a sign-in but publishes no OAuth metadata".into(),
-        });
+    {
+        Ok(resolution) => (resolution.metadata, resolution.source.is_discovered()),
+        Err(AuthError::AuthorizationServerMismatch { .. }) => {
+            (same_origin_metadata(url, options.say).await?, true)
+        }
+        Err(e) => return Err(format!("OAuth discovery failed: {e}")),
+    };
+    // A server of the 2025-03-26 revision publishes no metadata and serves the default
+    // endpoints (`/authorize`, `/token`, `/register`) at its origin: used when it asks for a
+    // sign-in, never on a guess.
+    if !discovered {
+        if challenge.is_none() {
+            return Err(
+                "the server does not ask for a sign-in and publishes no OAuth metadata".into(),
+            );
+        }
+        (options.say)(
+            "the server publishes no OAuth metadata: using the 2025-03-26 default endpoints at its origin (/authorize, /token, /register)",
+        );
     }
-    manager.set_metadata(resolution.metadata.clone());
+    manager.set_metadata(metadata.clone());
 
     let listener = TcpListener::bind(("127.0.0.1", 0))
         .await
@@ -72,6 +99,9 @@ pub async fn login(url: &str, options: LoginOptions<'_>) -> Result<(), String> {
     }
     if let Some(client_id) = &options.client.client_id {
         request = request.with_preregistered_client(client_id.clone());
+        if let Some(secret) = &options.client.client_secret {
+            request = request.with_client_secret(secret.clone());
+        }
     }
     if !options.client.scopes.is_empty() {
         request = request.with_scopes(options.client.scopes.iter().cloned());
@@ -114,9 +144,67 @@ pub async fn login(url: &str, options: LoginOptions<'_>) -> Result<(), String> {
         .await
         .map_err(|e| format!("the token exchange failed: {e}"))?;
     store
-        .set_metadata(resolution.metadata)
+        .set_metadata(metadata)
+        .and_then(|()| {
+            let secret = options
+                .client
+                .client_secret
+                .filter(|_| options.client.client_id.is_some());
+            store.set_client_secret(secret)
+        })
         .map_err(|e| format!("could not write the token store: {e}"))?;
     Ok(())
+}
+
+/// The authorization server metadata a server of the 2025-03-26 revision publishes at its own
+/// origin (`/.well-known/oauth-authorization-server`), when its `issuer` is not that origin
+/// (rmcp refuses it, as RFC 8414 says; the 2025-03-26 revision makes the MCP server's origin the
+/// authorization base URL, and such servers name a path there, `…/oauth`). Taken only when every
+/// endpoint it names is on the server's own origin: nothing is sent anywhere else.
+async fn same_origin_metadata(
+    url: &str,
+    say: &mut (dyn FnMut(&str) + Send),
+) -> Result<AuthorizationMetadata, String> {
+    let refused = |why: &str| format!("OAuth discovery failed: {why}");
+    let server = url::Url::parse(url).map_err(|e| refused(&e.to_string()))?;
+    let well_known = server
+        .join("/.well-known/oauth-authorization-server")
+        .map_err(|e| refused(&e.to_string()))?;
+    let client = crate::mcp::http::client().map_err(|e| e.to_string())?;
+    let response = client
+        .get(well_known.clone())
+        .send()
+        .await
+        .map_err(|e| refused(&e.without_url().to_string()))?;
+    if !response.status().is_success() {
+        return Err(refused(&format!(
+            "{well_known} answered {}",
+            response.status()
+        )));
+    }
+    let body = response
+        .bytes()
+        .await
+        .map_err(|e| refused(&e.without_url().to_string()))?;
+    let metadata: AuthorizationMetadata =
+        serde_json::from_slice(&body).map_err(|e| refused(&e.to_string()))?;
+    let same_origin =
+        |endpoint: &str| url::Url::parse(endpoint).is_ok_and(|e| e.origin() == server.origin());
+    let endpoints = [
+        Some(metadata.authorization_endpoint.as_str()),
+        Some(metadata.token_endpoint.as_str()),
+        metadata.registration_endpoint.as_deref(),
+    ];
+    if !endpoints.into_iter().flatten().all(same_origin) {
+        return Err(refused(
+            "the server's authorization metadata names another issuer and endpoints on another origin",
+        ));
+    }
+    say(&format!(
+        "the server's authorization metadata names the issuer {} at its origin (a 2025-03-26 server): using it",
+        crate::sanitize::line(metadata.issuer.as_deref().unwrap_or("(none)"), 200)
+    ));
+    Ok(metadata)
 }
 
 /// The server's `WWW-Authenticate` challenge to an unauthenticated `initialize`, if it sends

@@ -31,7 +31,17 @@ pub(crate) async fn stored_sign_in(
         manager.set_metadata(metadata);
     }
     match manager.initialize_from_store().await {
-        Ok(true) => Ok(Some((manager, store))),
+        Ok(true) => {
+            // A confidential client refreshes with its secret.
+            if let Some((client_id, secret)) = store.client_secret() {
+                let config = rmcp::transport::auth::OAuthClientConfig::new(client_id, url)
+                    .with_client_secret(secret);
+                manager
+                    .configure_client(config)
+                    .map_err(|e| format!("OAuth: {e}"))?;
+            }
+            Ok(Some((manager, store)))
+        }
         Ok(false) => Ok(None),
         Err(e) => Err(format!("OAuth: {e}")),
     }

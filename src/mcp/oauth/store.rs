@@ -28,6 +28,9 @@ struct Record {
     /// The server refused the stored sign-in (or asked for one): `mcpick login` is needed.
     #[serde(default)]
     needs_login: bool,
+    /// A pre-registered confidential client's secret: refreshing its tokens needs it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    client_secret: Option<String>,
 }
 
 /// What `mcpick servers` says about a server's sign-in.
@@ -130,16 +133,32 @@ impl TokenStore {
         self.update(|r| r.metadata = Some(metadata))
     }
 
-    /// The access and refresh tokens stored now, to be scrubbed from any message.
+    /// The access and refresh tokens and the client secret stored now, to be scrubbed from
+    /// any message.
     pub fn secrets(&self) -> Vec<String> {
-        let Some(tokens) = self.read().credentials.and_then(|c| c.token_response) else {
-            return Vec::new();
+        let record = self.read();
+        let mut secrets: Vec<String> = record.client_secret.into_iter().collect();
+        let Some(tokens) = record.credentials.and_then(|c| c.token_response) else {
+            return secrets;
         };
         let fields = serde_json::to_value(&tokens).unwrap_or_default();
-        ["access_token", "refresh_token"]
-            .iter()
-            .filter_map(|f| fields[f].as_str().map(str::to_string))
-            .collect()
+        secrets.extend(
+            ["access_token", "refresh_token"]
+                .iter()
+                .filter_map(|f| fields[f].as_str().map(str::to_string)),
+        );
+        secrets
+    }
+
+    /// The pre-registered client's ID and secret, when a secret is kept.
+    pub fn client_secret(&self) -> Option<(String, String)> {
+        let record = self.read();
+        Some((record.credentials?.client_id, record.client_secret?))
+    }
+
+    /// Keeps (or, with `None`, forgets) a pre-registered client's secret.
+    pub fn set_client_secret(&self, secret: Option<String>) -> std::io::Result<()> {
+        self.update(|r| r.client_secret = secret)
     }
 
     /// Records that the server wants a (new) sign-in; stored tokens are dropped, the client
