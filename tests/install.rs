@@ -410,6 +410,78 @@ fn claude_code_project() {
     );
 }
 
+/// With no `mcpick` on `PATH` (run from a checkout), a project install says so and writes an
+/// entry and hooks that run this binary by its path: Claude Code, run with that same `PATH`,
+/// starts the entry and reports it connected, and the hooks' command names a program that
+/// exists. Before, the entry ran `mcpick`, which nothing on `PATH` answered: a silent dead entry.
+#[test]
+fn without_mcpick_on_path_the_entry_runs_this_binary() {
+    let world = World::new();
+    let bin = Path::new(mcpick_bin()).parent().unwrap().to_path_buf();
+    let path: String = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .filter(|dir| *dir != bin)
+        .map(|dir| dir.display().to_string())
+        .collect::<Vec<_>>()
+        .join(":");
+    let home = world.home();
+    let config = home.join(".config");
+    let env = [
+        ("HOME", home.to_str().unwrap()),
+        ("XDG_CONFIG_HOME", config.to_str().unwrap()),
+        ("PATH", path.as_str()),
+        ("CODEX_HOME", ""),
+    ];
+    let out = mcpick_in(&world.project(), &env, &["install", "claude-code"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("`mcpick` is not on PATH"),
+        "{}",
+        stderr(&out)
+    );
+    let exe = std::fs::canonicalize(mcpick_bin()).unwrap();
+    let entry: Value =
+        serde_json::from_str(&std::fs::read_to_string(world.project().join(".mcp.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        entry["mcpServers"]["mcpick"]["command"],
+        exe.to_str().unwrap(),
+        "{entry:#}"
+    );
+    let settings = std::fs::read_to_string(world.project().join(".claude/settings.json")).unwrap();
+    assert!(
+        settings.contains(&format!("{} turn claude-code", exe.display())),
+        "{settings}"
+    );
+
+    let project = std::fs::canonicalize(world.project()).unwrap();
+    std::fs::write(
+        world.home().join(".claude.json"),
+        serde_json::json!({ "projects": { project.to_str().unwrap(): {
+            "hasTrustDialogAccepted": true, "enableAllProjectMcpServers": true } } })
+        .to_string(),
+    )
+    .unwrap();
+    let _one = ONE_HOST_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let node_path = format!(
+        "{}:{path}",
+        peers().join("node/node_modules/.bin").display()
+    );
+    let out = Command::new(peers().join("node/node_modules/.bin/claude"))
+        .args(["mcp", "list"])
+        .current_dir(world.project())
+        .env("HOME", world.home())
+        .env("PATH", node_path)
+        .env_remove("CODEX_HOME")
+        .output()
+        .unwrap();
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("mcpick:") && l.contains("✔ Connected")),
+        "claude mcp list, no mcpick on PATH: {text}"
+    );
+}
+
 #[test]
 fn claude_code_user_changes_only_the_top_level_servers() {
     // ~/.claude.json is Claude Code's state file: projects, settings, caches.

@@ -515,7 +515,7 @@ pub fn entry_path(
                 Some(var) => format!("{var}/{relative}"),
                 None => relative,
             };
-            ("mcpick".to_string(), arg)
+            (project_program(), arg)
         }
         Scope::User => {
             let exe = std::env::current_exe()
@@ -527,6 +527,69 @@ pub fn entry_path(
             )
         }
     })
+}
+
+/// What `mcpick` on `PATH` is, seen from this binary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OnPath {
+    /// This very binary: a project entry can name `mcpick`.
+    This,
+    /// No `mcpick` on `PATH` (run from a checkout, `cargo run`, an unpacked archive).
+    Absent,
+    /// Another binary: another version, which the host would run instead of this one.
+    Other(PathBuf),
+}
+
+/// Where `mcpick` on `PATH` leads, compared with this binary (links resolved).
+pub fn on_path() -> OnPath {
+    let this = std::env::current_exe().and_then(std::fs::canonicalize).ok();
+    let found = std::env::var_os("PATH").and_then(|path| {
+        std::env::split_paths(&path)
+            .map(|dir| dir.join("mcpick"))
+            .find(|candidate| {
+                std::fs::metadata(candidate).is_ok_and(|m| {
+                    use std::os::unix::fs::PermissionsExt;
+                    m.is_file() && m.permissions().mode() & 0o111 != 0
+                })
+            })
+    });
+    match found {
+        None => OnPath::Absent,
+        Some(found) => match std::fs::canonicalize(&found) {
+            Ok(real) if Some(&real) == this.as_ref() => OnPath::This,
+            _ => OnPath::Other(found),
+        },
+    }
+}
+
+/// The program a project entry or hook runs: `mcpick` from `PATH` when that is this binary
+/// (what a committed entry should say), else this binary by its path, so the host never gets
+/// an entry that runs nothing or another version ([`path_note`] says so).
+fn project_program() -> String {
+    match on_path() {
+        OnPath::This => "mcpick".to_string(),
+        OnPath::Absent | OnPath::Other(_) => std::env::current_exe()
+            .and_then(std::fs::canonicalize)
+            .map(|exe| exe.to_string_lossy().into_owned())
+            .unwrap_or_else(|_| "mcpick".to_string()),
+    }
+}
+
+/// What a person installing into a project file should know when `mcpick` on `PATH` is not
+/// this binary: the entry names this binary by its path, which a clone elsewhere lacks.
+pub fn path_note(host: Host) -> Option<String> {
+    let why = match on_path() {
+        OnPath::This => return None,
+        OnPath::Absent => "`mcpick` is not on PATH".to_string(),
+        OnPath::Other(other) => format!("`mcpick` on PATH is another binary ({})", other.display()),
+    };
+    let exe = std::env::current_exe().ok()?;
+    Some(format!(
+        "{why}: the entry and hooks run this binary by its path, {}, so {} starts it; a clone elsewhere needs mcpick on PATH (`cargo install --path .`, or put this binary there), then `mcpick install {}` again writes plain `mcpick`",
+        exe.display(),
+        host.dialect().host_name,
+        host.name()
+    ))
 }
 
 /// The set's absolute path, `.` and `..` resolved, its folder's symbolic links resolved when

@@ -130,6 +130,9 @@ pub fn plan(
             &set_abs,
         ));
     }
+    if entry.scope == Scope::Project {
+        notes.extend(entry::path_note(host));
+    }
     if deliver != Deliver::Live
         && let Ok(Some(earlier)) = hooks::plan_removal(host, entry.scope, places, name)
         && !earlier.is_unchanged()
