@@ -529,7 +529,7 @@ pub fn plan(
     };
     let path = settings_path(file, scope, places)?;
     let command = command(host, scope, places, set, name).map_err(|m| (m, Exit::Usage))?;
-    let edit = edit_of(&path, before, true, |text| {
+    let edit = edit_of(&path, before, true, entry::within(scope, places), |text| {
         plan_install(file, text, &command, name)
     })
     .map_err(|(why, exit)| {
@@ -559,9 +559,9 @@ pub fn plan_removal(
         return Ok(None);
     };
     let path = settings_path(file, scope, places)?;
-    let target = crate::fsio::target_of(&path).unwrap_or(path.clone());
-    let original = install::read(&install::backup_path(&target)).ok().flatten();
-    edit_of(&path, None, false, |text| {
+    let within = entry::within(scope, places);
+    let original = Edit::original(&path, within)?;
+    edit_of(&path, None, false, within, |text| {
         plan_uninstall(file, text, original.as_deref(), name)
     })
     .map(|edit| Some(edit.within(places)))
@@ -587,8 +587,10 @@ fn edit_of(
     path: &Path,
     before: Option<&Edit>,
     backup: bool,
+    within: Option<&Path>,
     plan: impl Fn(Option<&str>) -> Result<Plan, Refused>,
 ) -> Result<Edit, NotPlanned> {
+    Edit::confined(path, within)?;
     let (text, backup) = match before.filter(|e| e.path == path) {
         Some(edit) => (edit.text_after().map(str::to_owned), false),
         None => (
@@ -601,7 +603,7 @@ fn edit_of(
             backup,
         ),
     };
-    Edit::plan_on(path, text, backup, plan)
+    Edit::plan_on(path, text, backup, within, plan)
 }
 
 impl HooksPlan {

@@ -242,6 +242,36 @@ pub fn backup_path(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
+/// The real file an edit of `path` changes, through its symbolic links (and those of its
+/// folders). `within` is the project at project scope: a file shared with the project must be
+/// the project's own, so one whose real path leaves it (a committed `.mcp.json →
+/// ~/.claude.json`, a `.claude` folder linked out) is refused, as the delivery's files are
+/// ([`crate::fsio::inside`]). Every host file `install`, `uninstall` and `wrap` write, and
+/// the backup kept beside it, is found through here.
+pub fn real_target(path: &Path, within: Option<&Path>) -> std::io::Result<PathBuf> {
+    match within {
+        Some(root) => crate::fsio::inside(path, root).map_err(|e| {
+            std::io::Error::new(
+                e.kind(),
+                format!(
+                    "{e}; a project-scope host file must be the project's own, so mcpick changed nothing (use --scope user to edit your own file)"
+                ),
+            )
+        }),
+        None => crate::fsio::target_of(path),
+    }
+}
+
+/// The backup of the file `target` (a real path from [`real_target`]); at project scope
+/// checked the same way (a planted `NAME.mcpick-backup` link out of the project is refused).
+pub fn real_backup(target: &Path, within: Option<&Path>) -> std::io::Result<PathBuf> {
+    let backup = backup_path(target);
+    match within {
+        Some(_) => real_target(&backup, within),
+        None => Ok(backup),
+    }
+}
+
 /// The file's text, `None` when it does not exist.
 pub fn read(path: &Path) -> std::io::Result<Option<String>> {
     crate::fsio::read_capped(path)
@@ -254,15 +284,17 @@ pub fn read(path: &Path) -> std::io::Result<Option<String>> {
 /// entry). Returns the backup made, if any. A file this user may not replace is refused
 /// ([`crate::fsio::unwritable`]) before anything is written. A removal also removes the
 /// folders it leaves empty, up to (not including) the nearest of `roots` (the project, the
-/// home folder) above the file.
+/// home folder) above the file. `within`: the project, at project scope ([`real_target`]):
+/// checked again here, as the file and its backup are written.
 pub fn commit(
     path: &Path,
     before: Option<&str>,
     after: Option<&str>,
     backup: bool,
     roots: &[&Path],
+    within: Option<&Path>,
 ) -> std::io::Result<Option<PathBuf>> {
-    let target = crate::fsio::target_of(path)?;
+    let target = real_target(path, within)?;
     if let Some(why) = crate::fsio::unwritable(&target) {
         return Err(std::io::Error::new(
             std::io::ErrorKind::PermissionDenied,
@@ -291,7 +323,7 @@ pub fn commit(
     };
     let mut made = None;
     if let Some(before) = before.filter(|_| backup) {
-        let backup = backup_path(&target);
+        let backup = real_backup(&target, within)?;
         if !backup.exists() {
             // The backup gets the original's permissions before it gets its contents (a
             // private file stays private).
@@ -306,11 +338,11 @@ pub fn commit(
     crate::fsio::write_atomic(&target, after.as_bytes())?;
     // Taken back (an uninstall, an unwrap) to exactly what the backup holds: the backup
     // `install` made has done its job, and would only be left behind.
-    if !backup {
-        let kept = backup_path(&target);
-        if read(&kept).ok().flatten().as_deref() == Some(after) {
-            let _ = std::fs::remove_file(&kept);
-        }
+    if !backup
+        && let Ok(kept) = real_backup(&target, within)
+        && read(&kept).ok().flatten().as_deref() == Some(after)
+    {
+        let _ = std::fs::remove_file(&kept);
     }
     Ok(made)
 }
