@@ -1767,3 +1767,40 @@ fn a_vscode_delivery_warns_when_copilot_cli_then_reads_the_set_twice() {
         stderr(&shown)
     );
 }
+
+/// `mcpick install claude-code | head -1`: the reader of stdout is gone (here before the
+/// first line, as `head` is after its first). The install is not cut short by a panic on the
+/// broken pipe: it ends as it would have, exit 0, with the entry, the per-turn hooks and the
+/// session-start import all written.
+#[test]
+fn install_into_a_closed_pipe_finishes_the_install() {
+    let world = World::new();
+    let home = world.home();
+    let config = home.join(".config");
+    let mut command = std::process::Command::new(mcpick_bin());
+    command
+        .args(["install", "claude-code"])
+        .current_dir(world.project())
+        .env("HOME", &home)
+        .env("XDG_CONFIG_HOME", &config)
+        .env("PATH", World::path_var())
+        .env("CODEX_HOME", "")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = command.spawn().unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let said = stderr(&out);
+    assert_eq!(exit_code(&out), 0, "{said}");
+    assert!(!said.contains("panicked"), "{said}");
+    let entry = std::fs::read_to_string(world.project().join(".mcp.json")).unwrap();
+    assert!(
+        is_ours(&parse(Host::ClaudeCode, &entry)["mcpServers"]["mcpick"]),
+        "{entry}"
+    );
+    let hooks = std::fs::read_to_string(world.project().join(".claude/settings.json")).unwrap();
+    assert!(hooks.contains("mcpick turn claude-code"), "{hooks}");
+    let imports = std::fs::read_to_string(world.project().join("CLAUDE.md")).unwrap();
+    assert!(imports.contains("@.mcpick/"), "{imports}");
+}

@@ -101,7 +101,7 @@ pub fn wrap(args: WrapArgs) -> Exit {
         Err(refused) => return refused_exit(&path, refused),
     };
     if args.dry_run {
-        print!("{}", install::diff(&path, before.as_deref(), Some(&text)));
+        crate::out!("{}", install::diff(&path, before.as_deref(), Some(&text)));
         return Exit::Ok;
     }
     // The record first: a host file pointing at a record that is not there would fail.
@@ -114,7 +114,7 @@ pub fn wrap(args: WrapArgs) -> Exit {
     approve_original(&record_path, &args.name);
     match install::commit(&path, before.as_deref(), Some(&text), true, &[], within) {
         Ok(_) => {
-            println!(
+            crate::outln!(
                 "wrapped `{}` in {} ({}, {} scope): the host now starts `{} {}` in front of it; the original is kept in {}",
                 crate::sanitize::line(&args.name, 200),
                 path.display(),
@@ -171,7 +171,7 @@ pub fn unwrap(args: UnwrapArgs) -> Exit {
         Err(refused) => return refused_exit(&path, refused),
     };
     if args.dry_run {
-        print!("{}", install::diff(&path, Some(&now), Some(&text)));
+        crate::out!("{}", install::diff(&path, Some(&now), Some(&text)));
         return Exit::Ok;
     }
     if let Err(e) = install::commit(&path, Some(&now), Some(&text), false, &[], within) {
@@ -190,7 +190,7 @@ pub fn unwrap(args: UnwrapArgs) -> Exit {
             record_path.display()
         ));
     }
-    println!(
+    crate::outln!(
         "unwrapped `{}` in {}",
         crate::sanitize::line(&args.name, 200),
         path.display()
