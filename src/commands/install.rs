@@ -298,6 +298,13 @@ fn list(places: &Places, set: &Path) -> Exit {
                                 );
                             }
                             debug_assert!(is_ours(entry));
+                            if let Some(differs) =
+                                install::not_as_written(dialect, scope, name, entry)
+                            {
+                                return format!(
+                                    "`{name}` runs mcpick but is NOT what mcpick writes ({differs}): not mcpick's, left as it is"
+                                );
+                            }
                             let args = entry["args"]
                                 .as_array()
                                 .map(|a| {
@@ -334,7 +341,7 @@ fn list(places: &Places, set: &Path) -> Exit {
                     exit = Exit::ServerFailed;
                     vec![format!("cannot read: {e}")]
                 }
-                Ok(Some(text)) => match hooks::ours(file, &text) {
+                Ok(Some(text)) => match hooks::ours(file, scope, &text) {
                     Err(why) => {
                         exit = Exit::ServerFailed;
                         vec![why]

@@ -162,6 +162,116 @@ pub fn ours(dialect: &Dialect, text: &str) -> Result<Vec<(String, Value)>, Strin
         .collect())
 }
 
+/// Why `entry`, named `name` and running `mcpick serve` ([`is_ours`]), is not exactly what
+/// `install` writes at `scope` for some set: `None` when it is. Running mcpick is not enough to
+/// be mcpick's: an entry with an `env` (`LD_PRELOAD`), a `cwd` or arguments of its own does
+/// something mcpick never wrote, and `install --list` must not vouch for it.
+pub fn not_as_written(
+    dialect: &Dialect,
+    scope: super::Scope,
+    name: &str,
+    entry: &Value,
+) -> Option<String> {
+    let Some(fields) = (dialect.read)(entry) else {
+        return Some("mcpick cannot read it as an entry".into());
+    };
+    let command = fields.get("command").and_then(Value::as_str).unwrap_or("");
+    let args: Vec<String> = fields
+        .get("args")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .map(|v| v.as_str().unwrap_or("?").to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(why) = not_our_program(command, scope) {
+        return Some(why);
+    }
+    let wanted_rest: Vec<&str> = if name == "mcpick" {
+        Vec::new()
+    } else {
+        vec!["--as", name]
+    };
+    match args.as_slice() {
+        [serve, flag, _, rest @ ..] if serve == "serve" && flag == "--set" => {
+            if rest
+                .iter()
+                .map(String::as_str)
+                .ne(wanted_rest.iter().copied())
+            {
+                return Some(format!(
+                    "its arguments are `{}`; mcpick writes `serve --set SET{}`",
+                    args.join(" "),
+                    wanted_rest
+                        .iter()
+                        .map(|w| format!(" {w}"))
+                        .collect::<String>()
+                ));
+            }
+        }
+        _ => {
+            return Some(format!(
+                "its arguments are `{}`; mcpick writes `serve --set SET …`",
+                args.join(" ")
+            ));
+        }
+    }
+    let wanted = (dialect.entry)(&Launch {
+        command: command.to_string(),
+        args,
+    });
+    (wanted != *entry).then(|| difference(&wanted, entry))
+}
+
+/// Why `program` is not the one mcpick writes at `scope`: `mcpick` from PATH in a project
+/// file (shared with the project), this binary by absolute path in the user's own.
+pub fn not_our_program(program: &str, scope: super::Scope) -> Option<String> {
+    let ours = match scope {
+        super::Scope::Project => program == "mcpick",
+        super::Scope::User => {
+            Path::new(program).is_absolute()
+                && Path::new(program).file_name() == Some(std::ffi::OsStr::new("mcpick"))
+        }
+    };
+    (!ours).then(|| {
+        format!(
+            "it runs `{program}`; mcpick writes {}",
+            match scope {
+                super::Scope::Project => "`mcpick` (from PATH) in a project file",
+                super::Scope::User => "the absolute path of its binary in a user file",
+            }
+        )
+    })
+}
+
+/// How `found` differs from `wanted` (two entries), for a person: the fields mcpick does not
+/// write, and those it writes otherwise.
+fn difference(wanted: &Value, found: &Value) -> String {
+    let (Some(wanted), Some(found)) = (wanted.as_object(), found.as_object()) else {
+        return "it is not an object".into();
+    };
+    let mut parts = Vec::new();
+    let extra: Vec<String> = found
+        .keys()
+        .filter(|k| !wanted.contains_key(*k))
+        .map(|k| format!("`{k}`"))
+        .collect();
+    if !extra.is_empty() {
+        parts.push(format!("it has {} (mcpick writes none)", extra.join(", ")));
+    }
+    for (key, value) in wanted {
+        match found.get(key) {
+            None => parts.push(format!("it has no `{key}`")),
+            Some(other) if other != value => {
+                parts.push(format!("its `{key}` is {other}; mcpick writes {value}"))
+            }
+            Some(_) => {}
+        }
+    }
+    parts.join("; ")
+}
+
 /// A unified diff of an edit (`after` `None`: the file removed), labelled with the file's
 /// path.
 pub fn diff(path: &Path, before: Option<&str>, after: Option<&str>) -> String {
@@ -364,6 +474,46 @@ mod tests {
             Plan::Change { text, .. } => text,
             Plan::Unchanged => panic!("unchanged"),
             Plan::Delete { .. } => panic!("delete"),
+        }
+    }
+
+    /// What `install` writes, in every dialect and both scopes, is mcpick's as written; an
+    /// `env`, another argument or another program is not.
+    #[test]
+    fn every_dialects_entry_is_mcpicks_only_as_written() {
+        for host in Host::ALL {
+            let dialect = host.dialect();
+            for (scope, program) in [
+                (crate::hosts::Scope::Project, "mcpick"),
+                (crate::hosts::Scope::User, "/usr/local/bin/mcpick"),
+            ] {
+                for name in ["mcpick", "ctx"] {
+                    let mut launch = launch();
+                    launch.command = program.into();
+                    if name != "mcpick" {
+                        launch.args.extend(["--as".into(), name.into()]);
+                    }
+                    let entry = (dialect.entry)(&launch);
+                    assert_eq!(
+                        not_as_written(dialect, scope, name, &entry),
+                        None,
+                        "{}: {entry}",
+                        dialect.name
+                    );
+                    let mut extra = entry.clone();
+                    extra["env"] = serde_json::json!({"LD_PRELOAD": "/tmp/x.so"});
+                    extra["environment"] = extra["env"].clone();
+                    assert!(not_as_written(dialect, scope, name, &extra).is_some());
+                    let mut more = launch.clone();
+                    more.args.push("--http=0.0.0.0:80".into());
+                    let more = (dialect.entry)(&more);
+                    assert!(not_as_written(dialect, scope, name, &more).is_some());
+                    let mut other = launch.clone();
+                    other.command = "/tmp/evil/mcpick-not".into();
+                    let other = (dialect.entry)(&other);
+                    assert!(not_as_written(dialect, scope, name, &other).is_some());
+                }
+            }
         }
     }
 
