@@ -413,3 +413,28 @@ fn project_host_files_linked_to_the_users_own_are_refused() {
         }
     }
 }
+
+/// `wrap` at project scope through a committed `.mcp.json → ~/.claude.json`: refused before
+/// anything is written (no record, no change to the user's file), as `install` is.
+#[test]
+fn wrap_through_a_linked_project_file_is_refused() {
+    let world = World::new();
+    let users = world.home().join(".claude.json");
+    let text = "{\n  \"mcpServers\": { \"mine\": { \"command\": \"true\" } }\n}\n";
+    std::fs::write(&users, text).unwrap();
+    link_to_home(&world, ".mcp.json", ".claude.json");
+    let before = snapshot(&world.home());
+    let out = world.run(&["wrap", "claude-code", "mine"]);
+    let said = stderr(&out);
+    assert_ne!(exit_code(&out), 0, "{said}");
+    assert!(said.contains("outside"), "{said}");
+    assert_eq!(
+        snapshot(&world.home()),
+        before,
+        "the user's files are as they were"
+    );
+    assert!(
+        !world.project().join(".mcp.json.mcpick-wrap.json").exists(),
+        "no record written"
+    );
+}
