@@ -228,7 +228,7 @@ mod tests {
             (n, started.elapsed())
         };
         let four = "a".repeat(4 * 1024 * 1024);
-        for limit in [1024, 4096, 16 * 1024, CHUNK_BYTES, 256 * 1024, four.len()] {
+        for limit in [1024, 4096, CHUNK_BYTES, 64 * 1024, 256 * 1024, four.len()] {
             let (n, took) = time(&four, limit);
             eprintln!("4 MiB run in chunks of {limit} B: {n} tokens in {took:?}");
         }
