@@ -10,6 +10,10 @@
 //! `docs/development.md` maps every folder and follows one keypress and one install through the
 //! code.
 
+// A command's output goes through `out!`/`outln!` (`say::out`): `println!` panics when the
+// reader of stdout has gone (`mcpick install … | head -1`), in the middle of a command.
+#![deny(clippy::print_stdout)]
+
 pub mod catalog;
 pub mod check;
 pub mod cli;

@@ -524,3 +524,84 @@ fn a_sign_in_revoked_mid_session_needs_login() {
     );
     assert_eq!(world.servers_line(), "sign-in: needs login");
 }
+
+/// A browser that only writes down what it was asked to open (in `DIR/opened`).
+fn recording_browser(dir: &Path) -> (String, PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let script = dir.join("record-browser.sh");
+    let opened = dir.join("opened");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$1\" >> '{}'\n",
+            opened.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    (script.to_string_lossy().into_owned(), opened)
+}
+
+/// A server whose metadata names a `file:`, `javascript:`, `vscode:` or plain remote `http:`
+/// authorization endpoint: `login` refuses it, says why, and never hands it to the browser.
+#[test]
+fn login_opens_only_an_https_or_loopback_authorization_address() {
+    for (i, endpoint) in [
+        "file:///etc/passwd",
+        "javascript:alert(document.cookie)",
+        "vscode://vscode.git/clone?url=https%3A%2F%2Fevil.example%2Fr.git",
+        "http://auth.example.com/authorize",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut world = World::new(&format!("scheme-{i}"), &["--authorize-at", endpoint]);
+        let (browser, opened) = recording_browser(&world.dir);
+        let out = world.run(
+            &["login", "docs", "--wait", "2"],
+            &[("BROWSER", browser.as_str())],
+        );
+        let said = stderr(&out);
+        assert!(
+            !opened.exists(),
+            "{endpoint}: the browser was given {}",
+            std::fs::read_to_string(&opened).unwrap_or_default()
+        );
+        assert_ne!(exit_code(&out), 0, "{endpoint}: {said}");
+        assert!(said.contains("did not open it"), "{endpoint}: {said}");
+    }
+}
+
+/// A server the project's `mcpick.toml` defines and the user has not approved: `login` asks
+/// it nothing and opens no browser, and says to run `mcpick trust`.
+#[test]
+fn login_to_an_unapproved_project_server_is_refused() {
+    let mut world = World::new("unapproved-login", &[]);
+    std::fs::write(
+        world.dir.join("mcpick.toml"),
+        format!(
+            "[servers.docs]\nurl = \"{}\"\n",
+            world.server.at("/mcp?changed=1")
+        ),
+    )
+    .unwrap();
+    let (browser, opened) = recording_browser(&world.dir);
+    let out = world.run(
+        &["login", "docs", "--wait", "2"],
+        &[("BROWSER", browser.as_str())],
+    );
+    let said = stderr(&out);
+    assert!(!opened.exists(), "the browser was opened: {said}");
+    assert_ne!(exit_code(&out), 0, "{said}");
+    assert!(said.contains("mcpick trust"), "{said}");
+    // Approved, the same sign-in goes ahead (it reaches the browser).
+    world.trust();
+    let _ = world.run(
+        &["login", "docs", "--wait", "2"],
+        &[("BROWSER", browser.as_str())],
+    );
+    assert!(
+        opened.exists(),
+        "an approved server's sign-in opens the browser"
+    );
+}

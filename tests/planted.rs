@@ -314,3 +314,127 @@ fn an_unavailable_servers_words_are_not_delivered() {
     assert!(delivered.contains("server unavailable"), "{delivered}");
     assert!(!delivered.contains("secret"), "{delivered}");
 }
+
+/// Every file under `dir` (links not followed) and its bytes: what a user's folder holds.
+fn snapshot(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+    let mut files = std::collections::BTreeMap::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(folder) = todo.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            if meta.is_dir() {
+                todo.push(path);
+            } else if meta.is_file() {
+                files.insert(path.clone(), std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    files
+}
+
+/// A committed relative link at `link` (in the project) to `target` (in the home), as a
+/// repository carries it: `.mcp.json → ../home/.claude.json`.
+fn link_to_home(world: &World, link: &str, target: &str) {
+    let at = world.project().join(link);
+    if let Some(parent) = at.parent() {
+        std::fs::create_dir_all(parent).unwrap();
+    }
+    let _ = std::fs::remove_file(&at);
+    let _ = std::fs::remove_dir_all(&at);
+    let up = "../".repeat(Path::new(link).components().count());
+    std::os::unix::fs::symlink(format!("{up}home/{target}"), &at).unwrap();
+}
+
+/// The user installed mcpick for a host at user scope; a cloned repository commits links
+/// from the project's host files (entry, hooks, or a whole host folder) to the user's. A
+/// project-scope `install` and `uninstall` must refuse, naming the link, and leave every file
+/// of the home as it was: no entry, hook or backup written there, nothing removed.
+#[test]
+fn project_host_files_linked_to_the_users_own_are_refused() {
+    let cases: &[(&str, &[(&str, &str)])] = &[
+        (
+            "claude-code",
+            &[
+                (".mcp.json", ".claude.json"),
+                (".claude/settings.json", ".claude/settings.json"),
+            ],
+        ),
+        ("claude-code", &[(".claude", ".claude")]),
+        (
+            "gemini",
+            &[(".gemini/settings.json", ".gemini/settings.json")],
+        ),
+        (
+            "qwen-code",
+            &[(".qwen/settings.json", ".qwen/settings.json")],
+        ),
+        ("codex", &[(".codex/config.toml", ".codex/config.toml")]),
+        ("codex", &[(".codex/hooks.json", ".codex/hooks.json")]),
+    ];
+    for (host, links) in cases {
+        let world = World::new();
+        world.ok(&["install", host, "--scope", "user"]);
+        // The user's own files hold more than mcpick's: something of theirs to lose.
+        for (_, target) in links.iter() {
+            let path = world.home().join(target);
+            if path.is_file() {
+                let mut text = read(&path);
+                text.push('\n');
+                std::fs::write(&path, text).unwrap();
+            }
+        }
+        let before = snapshot(&world.home());
+        for (link, target) in links.iter() {
+            link_to_home(&world, link, target);
+        }
+        for command in ["install", "uninstall"] {
+            let out = world.run(&[command, host]);
+            let said = stderr(&out);
+            assert_ne!(exit_code(&out), 0, "{host} {links:?}: {command}: {said}");
+            assert!(
+                said.contains("outside") && said.contains("project"),
+                "{host} {links:?}: {command}: {said}"
+            );
+            let after = snapshot(&world.home());
+            assert_eq!(
+                after.keys().collect::<Vec<_>>(),
+                before.keys().collect::<Vec<_>>(),
+                "{host} {links:?}: {command}: no file made or removed in the home"
+            );
+            for (path, bytes) in &before {
+                assert!(
+                    after[path] == *bytes,
+                    "{host} {links:?}: {command} changed {}:\n{}",
+                    path.display(),
+                    String::from_utf8_lossy(&after[path])
+                );
+            }
+        }
+    }
+}
+
+/// `wrap` at project scope through a committed `.mcp.json → ~/.claude.json`: refused before
+/// anything is written (no record, no change to the user's file), as `install` is.
+#[test]
+fn wrap_through_a_linked_project_file_is_refused() {
+    let world = World::new();
+    let users = world.home().join(".claude.json");
+    let text = "{\n  \"mcpServers\": { \"mine\": { \"command\": \"true\" } }\n}\n";
+    std::fs::write(&users, text).unwrap();
+    link_to_home(&world, ".mcp.json", ".claude.json");
+    let before = snapshot(&world.home());
+    let out = world.run(&["wrap", "claude-code", "mine"]);
+    let said = stderr(&out);
+    assert_ne!(exit_code(&out), 0, "{said}");
+    assert!(said.contains("outside"), "{said}");
+    assert_eq!(
+        snapshot(&world.home()),
+        before,
+        "the user's files are as they were"
+    );
+    assert!(
+        !world.project().join(".mcp.json.mcpick-wrap.json").exists(),
+        "no record written"
+    );
+}

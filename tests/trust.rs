@@ -602,3 +602,59 @@ fn the_browser_asks_before_it_starts_a_projects_server() {
         stderr(&out)
     );
 }
+
+/// Another local user who can write this user's `trust.json` (a group- or world-writable file,
+/// or data folder) can approve any command for them: mcpick refuses such a store, as ssh
+/// refuses an `authorized_keys` others can write, says which and how to fix it, and starts
+/// nothing on its say. The same approvals in an owner-only file are honoured.
+#[test]
+fn approvals_others_can_write_are_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let setup = Setup::new();
+    let marker = setup.marker("ran");
+    std::fs::write(
+        setup.project.join(".mcp.json"),
+        json!({"mcpServers": {"repo": marking_server(&marker)}}).to_string(),
+    )
+    .unwrap();
+    // The approval, written by someone else: `mcpick trust --yes` with another data folder.
+    let elsewhere = Setup {
+        _dir: tempfile::tempdir().unwrap(),
+        project: setup.project.clone(),
+        home: setup.home.clone(),
+        data: setup.data.with_file_name("other-data"),
+    };
+    assert_eq!(exit_code(&elsewhere.run(&["trust", "--yes"])), 0);
+    let planted = std::fs::read(elsewhere.data.join("trust.json")).unwrap();
+    let store = setup.data.join("trust.json");
+    let mode = |path: &Path, mode: u32| {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap()
+    };
+    std::fs::create_dir_all(&setup.data).unwrap();
+    std::fs::write(&store, &planted).unwrap();
+    for (file, folder, what) in [
+        (0o666, 0o700, "trust.json"),
+        (0o620, 0o700, "trust.json"),
+        (0o600, 0o777, "data"),
+        (0o600, 0o770, "data"),
+    ] {
+        mode(&store, file);
+        mode(&setup.data, folder);
+        let out = setup.run(&["ls"]);
+        let said = stderr(&out);
+        assert!(
+            !marker.exists(),
+            "{file:o}/{folder:o}: ran on a store others can write: {said}"
+        );
+        assert!(
+            said.contains("writable by") && said.contains(what) && said.contains("chmod go-w"),
+            "{file:o}/{folder:o}: {said}"
+        );
+        assert_ne!(exit_code(&out), 0, "{said}");
+    }
+    mode(&store, 0o600);
+    mode(&setup.data, 0o700);
+    let out = setup.run(&["ls"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(marker.exists(), "an owner-only store is honoured");
+}

@@ -1563,3 +1563,74 @@ fn wrapping_an_entry_with_literal_secrets_says_where_they_are_kept() {
         stderr(&out)
     );
 }
+
+/// A filesystem server that resolves a `file:` URI as the operating system resolves a path
+/// (`tests/peers/fs_server.py`) reads one file under many spellings. With
+/// `file://PROJECT/secret.env` excluded, none of them gets its text through the wrapped
+/// entry (`//` inside or after the host, `localhost` as the host, `./`, `x/../`, `%73`),
+/// while the upstream itself gives it for each (the aliases are real) and an allowed read
+/// still passes.
+#[test]
+fn aliases_of_an_excluded_file_do_not_pass_a_wrapped_path_normalising_server() {
+    let world = World::new();
+    let project = world.project();
+    std::fs::write(project.join("secret.env"), "API_KEY=hunter2\n").unwrap();
+    std::fs::write(project.join("README.md"), "Read me.\n").unwrap();
+    let upstream = vec![
+        python(),
+        repo_root()
+            .join("tests/peers/fs_server.py")
+            .to_string_lossy()
+            .into_owned(),
+        "--root".to_string(),
+        project.to_string_lossy().into_owned(),
+    ];
+    let entry = json!({ "mcpServers": { "fs": {
+        "command": upstream[0], "args": upstream[1..] } } });
+    std::fs::write(world.file(), format!("{entry:#}\n")).unwrap();
+    world.ok(&["trust", "--yes"]);
+    let p = project.to_str().unwrap();
+    let secret = format!("file://{p}/secret.env");
+    world.ok(&["exclude", "--server", "fs", &secret]);
+    world.ok(&["wrap", "claude-code", "fs"]);
+    world.ok(&["trust", "--yes"]);
+
+    let (parent, last) = p.rsplit_once('/').unwrap();
+    let aliases = [
+        format!("file://{p}//secret.env"),
+        format!("file:///{p}/secret.env"),
+        format!("file://localhost{p}/secret.env"),
+        format!("file://{parent}//{last}/secret.env"),
+        format!("file://LOCALHOST{p}/./secret.env"),
+        format!("file://{p}/x/../secret.env"),
+        format!("file://{p}/%73ecret.env"),
+    ];
+    let mut requests = vec![
+        json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}),
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+        json!({"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri": format!("file://{p}/README.md")}}),
+        json!({"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri": secret}}),
+    ];
+    for (i, alias) in aliases.iter().enumerate() {
+        requests.push(
+            json!({"jsonrpc":"2.0","id": 10 + i,"method":"resources/read","params":{"uri": alias}}),
+        );
+    }
+    let direct = raw_session(world.command(&upstream), &requests);
+    let through = raw_session(world.command(&world.entry("fs")), &requests);
+    assert_eq!(through[1], direct[1], "an allowed read passes");
+    assert!(direct[1].to_string().contains("Read me."), "{}", direct[1]);
+    for (reply, uri) in through[2..]
+        .iter()
+        .zip([&secret].into_iter().chain(&aliases))
+    {
+        assert_eq!(reply["error"]["code"], -32002, "{uri}: {reply}");
+        assert!(!reply.to_string().contains("hunter2"), "{uri}: {reply}");
+    }
+    for (reply, uri) in direct[3..].iter().zip(&aliases) {
+        assert!(
+            reply.to_string().contains("hunter2"),
+            "the upstream reads {uri} as the excluded file: {reply}"
+        );
+    }
+}

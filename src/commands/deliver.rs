@@ -113,7 +113,7 @@ pub async fn run(args: DeliverArgs) -> Exit {
     };
     for line in write_all(&args.set.path, &resolved) {
         if !args.servers.quiet {
-            println!("{line}");
+            crate::outln!("{line}");
         }
     }
     if resolved.failed.is_empty() {

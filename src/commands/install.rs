@@ -43,13 +43,13 @@ pub async fn install(args: InstallArgs) -> Exit {
                 shown(&args.name)
             ));
         } else {
-            print!("{}", plan.entry.edit.diff());
+            crate::out!("{}", plan.entry.edit.diff());
         }
         for n in &plan.notes {
             report(n);
         }
         for line in plan.delivery_lines().into_iter().chain(plan.hook_lines()) {
-            println!("{line}");
+            crate::outln!("{line}");
         }
         return Exit::Ok;
     }
@@ -104,7 +104,7 @@ pub async fn install(args: InstallArgs) -> Exit {
         report(&format!("warning: {w}"));
     }
     for line in written.lines {
-        println!("{line}");
+        crate::outln!("{line}");
     }
     // A skill the person pinned and did not get is a failure, said above.
     if resolved.failed.is_empty() && resolved.skills.iter().all(|s| s.outcome.is_ok()) {
@@ -120,7 +120,7 @@ fn say_written(written: &Written, unchanged: bool) {
     if unchanged {
         written.lines.iter().for_each(|l| report(l));
     } else {
-        written.lines.iter().for_each(|l| println!("{l}"));
+        written.lines.iter().for_each(|l| crate::outln!("{l}"));
     }
     for w in &written.warnings {
         report(&format!("warning: {w}"));
@@ -195,7 +195,7 @@ pub fn uninstall(args: UninstallArgs) -> Exit {
     if args.dry_run {
         let hooks_diff = hooks.as_ref().map(|h| h.diff()).unwrap_or_default();
         if !edit.is_unchanged() || !hooks_diff.is_empty() {
-            print!("{hooks_diff}{}", edit.diff());
+            crate::out!("{hooks_diff}{}", edit.diff());
             return Exit::Ok;
         }
     }
@@ -206,12 +206,12 @@ pub fn uninstall(args: UninstallArgs) -> Exit {
                 return Exit::ServerFailed;
             }
             Ok(Committed::Unchanged) => {}
-            Ok(Committed::Written(_)) => println!(
+            Ok(Committed::Written(_)) => crate::outln!(
                 "removed mcpick's per-turn hooks for `{}` from {}",
                 shown(&args.name),
                 hooks.path.display()
             ),
-            Ok(Committed::Removed) => println!(
+            Ok(Committed::Removed) => crate::outln!(
                 "removed mcpick's per-turn hooks for `{}` and with them {}: it held nothing else (install had created it)",
                 shown(&args.name),
                 hooks.path.display()
@@ -231,10 +231,10 @@ pub fn uninstall(args: UninstallArgs) -> Exit {
             ));
         }
         Ok(Committed::Written(_)) => {
-            println!("removed `{}` from {}", shown(&args.name), path.display());
+            crate::outln!("removed `{}` from {}", shown(&args.name), path.display());
         }
         Ok(Committed::Removed) => {
-            println!(
+            crate::outln!(
                 "removed `{}` and with it {}: it held nothing else (install had created it)",
                 shown(&args.name),
                 path.display()
@@ -254,7 +254,7 @@ fn take_back_delivery(set: &Path, host: Host, scope: Scope, name: &str) -> Exit 
         Ok(None) => Exit::Ok,
         Ok(Some((delivery, notes))) => {
             for (what, path) in delivery.files() {
-                println!("removed the {what} from {}", path.display());
+                crate::outln!("removed the {what} from {}", path.display());
             }
             for note in notes {
                 report(&format!("note: {note}"));
@@ -298,6 +298,13 @@ fn list(places: &Places, set: &Path) -> Exit {
                                 );
                             }
                             debug_assert!(is_ours(entry));
+                            if let Some(differs) =
+                                install::not_as_written(dialect, scope, name, entry)
+                            {
+                                return format!(
+                                    "`{name}` runs mcpick but is NOT what mcpick writes ({differs}): not mcpick's, left as it is"
+                                );
+                            }
                             let args = entry["args"]
                                 .as_array()
                                 .map(|a| {
@@ -313,7 +320,7 @@ fn list(places: &Places, set: &Path) -> Exit {
                         .join("; "),
                 },
             };
-            println!(
+            crate::outln!(
                 "{:<15} {:<8} {}  {}",
                 dialect.name,
                 scope.name(),
@@ -322,7 +329,7 @@ fn list(places: &Places, set: &Path) -> Exit {
             );
         }
     }
-    println!("\nper-turn hooks (run `mcpick turn` on every turn):");
+    crate::outln!("\nper-turn hooks (run `mcpick turn` on every turn):");
     for file in Host::ALL.into_iter().filter_map(hooks::of) {
         for scope in [Scope::Project, Scope::User] {
             let Some(path) = file.file(scope, places) else {
@@ -334,7 +341,7 @@ fn list(places: &Places, set: &Path) -> Exit {
                     exit = Exit::ServerFailed;
                     vec![format!("cannot read: {e}")]
                 }
-                Ok(Some(text)) => match hooks::ours(file, &text) {
+                Ok(Some(text)) => match hooks::ours(file, scope, &text) {
                     Err(why) => {
                         exit = Exit::ServerFailed;
                         vec![why]
@@ -344,7 +351,7 @@ fn list(places: &Places, set: &Path) -> Exit {
                 },
             };
             for state in state {
-                println!(
+                crate::outln!(
                     "{:<15} {:<8} {}  {}",
                     file.host.name(),
                     scope.name(),
@@ -359,12 +366,12 @@ fn list(places: &Places, set: &Path) -> Exit {
         report(&warning);
     }
     if !record.deliveries.is_empty() {
-        println!(
+        crate::outln!(
             "\nsession-start deliveries of {}:",
             crate::sanitize::line(&set.display().to_string(), 1000)
         );
         for line in session::listed(&record) {
-            println!("{line}");
+            crate::outln!("{line}");
         }
     }
     exit

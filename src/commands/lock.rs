@@ -129,13 +129,13 @@ pub async fn diff(args: DiffArgs) -> Exit {
         use std::io::Write;
         let _ = writeln!(out);
     } else if changes.is_empty() {
-        println!(
+        crate::outln!(
             "no drift: the agent is handed what {shown} records ({} resources, {} tokens)",
             now.included.len(),
             now.total_tokens
         );
     } else {
-        println!(
+        crate::outln!(
             "drift since {shown}: {} change{} ({} → {} tokens)",
             changes.len(),
             if changes.len() == 1 { "" } else { "s" },
@@ -143,7 +143,7 @@ pub async fn diff(args: DiffArgs) -> Exit {
             now.total_tokens
         );
         for change in &changes {
-            println!("  {}", sanitize::line(&change.describe(), 2000));
+            crate::outln!("  {}", sanitize::line(&change.describe(), 2000));
         }
     }
     if changes.is_empty() {

@@ -46,6 +46,24 @@ fn target(
 /// Where `login` reads a pre-registered confidential client's secret.
 pub const CLIENT_SECRET_ENV: &str = "MCPICK_CLIENT_SECRET";
 
+/// Refuses a sign-in to a server a project's own files define and the user has not approved
+/// (`mcpick trust`): signing in asks that server, and the authorization server it names, for
+/// a page to open in the user's browser, and stores tokens for it. The gate every command
+/// that connects uses ([`crate::config::select::select_servers`]).
+fn approved(name: &str, config: Option<&std::path::Path>) -> Result<(), String> {
+    use crate::config::select::{ServerChoice, select_servers};
+    let choice = ServerChoice {
+        servers: vec![name.to_string()],
+        config_file: config.map(std::path::Path::to_path_buf),
+        ..Default::default()
+    };
+    let servers = select_servers(&choice).servers?;
+    match servers.iter().find(|s| s.spec.name == name) {
+        Some(held) if held.error.is_some() => Err(held.error.clone().unwrap_or_default()),
+        _ => Ok(()),
+    }
+}
+
 pub async fn login(args: LoginArgs) -> Exit {
     let (name, url, defined) = match target(
         args.name.as_deref(),
@@ -55,6 +73,12 @@ pub async fn login(args: LoginArgs) -> Exit {
         Ok(found) => found,
         Err(message) => return usage_error(&message),
     };
+    if let Some(server) = args.name.as_deref()
+        && let Err(why) = approved(server, args.config.file.as_deref())
+    {
+        report(&format!("{name}: no sign-in: {why}"));
+        return Exit::ServerFailed;
+    }
     let mut say = |line: &str| super::tell(line);
     let options = LoginOptions {
         // The command line wins over the definition.
@@ -75,7 +99,7 @@ pub async fn login(args: LoginArgs) -> Exit {
     };
     match oauth::login(&url, options).await {
         Ok(()) => {
-            println!("signed in to {name}");
+            crate::outln!("signed in to {name}");
             Exit::Ok
         }
         Err(message) => {
@@ -99,11 +123,11 @@ pub fn logout(args: LogoutArgs) -> Exit {
     };
     match store.delete() {
         Ok(true) => {
-            println!("signed out of {name}");
+            crate::outln!("signed out of {name}");
             Exit::Ok
         }
         Ok(false) => {
-            println!("{name}: not signed in");
+            crate::outln!("{name}: not signed in");
             Exit::Ok
         }
         Err(e) => {

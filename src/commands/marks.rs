@@ -279,7 +279,7 @@ pub fn unmark(args: UnmarkArgs) -> Exit {
         ));
     }
     for target in removed {
-        println!(
+        crate::outln!(
             "unmark {}  {}",
             shown_name(&target.server),
             sanitize::line(&target.pattern.to_string(), 500)
@@ -499,12 +499,12 @@ pub fn policy(args: PolicyArgs) -> Exit {
         }
     };
     if args.json {
-        println!(
+        crate::outln!(
             "{}",
             crate::safe_json::to_string_pretty(&set.policy).unwrap_or_default()
         );
     } else {
-        println!("{}", describe_policy(&set.policy));
+        crate::outln!("{}", describe_policy(&set.policy));
     }
     Exit::Ok
 }

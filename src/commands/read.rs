@@ -71,7 +71,7 @@ pub async fn run(args: ReadArgs) -> Exit {
     match answer {
         Some((name, ReadOutcome::Empty)) => {
             if args.json {
-                println!("[]");
+                crate::outln!("[]");
             }
             report(&format!(
                 "`{uri}` on server `{name}` is empty (the server returned no contents)"

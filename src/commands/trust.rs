@@ -57,19 +57,19 @@ pub fn run(args: TrustArgs) -> Exit {
         }
     };
     if candidates.is_empty() {
-        println!("No server here is defined by the project's own files: nothing to approve.");
+        crate::outln!("No server here is defined by the project's own files: nothing to approve.");
         return Exit::Ok;
     }
     let pending = show(&candidates, &approvals);
     if pending.is_empty() {
-        println!("Every one is approved already.");
+        crate::outln!("Every one is approved already.");
         return Exit::Ok;
     }
     if !args.yes {
         match ask(pending.len()) {
             Some(true) => {}
             Some(false) => {
-                println!("Not approved: these servers stay stopped.");
+                crate::outln!("Not approved: these servers stay stopped.");
                 return Exit::ServerFailed;
             }
             None => {
@@ -91,7 +91,7 @@ pub fn run(args: TrustArgs) -> Exit {
     });
     match saved {
         Ok(()) => {
-            println!(
+            crate::outln!(
                 "Approved {} server{}: mcpick starts {} from now on, as shown here, with the project files pinned as they are now (a change to either asks again).",
                 pending.len(),
                 if pending.len() == 1 { "" } else { "s" },
@@ -291,7 +291,7 @@ fn revoke(store: &Store, project: &Path, set_folder: Option<&Path>) -> Exit {
     }
     match store.update(|approvals| projects.iter().map(|p| approvals.revoke(p)).sum::<usize>()) {
         Ok(count) => {
-            println!(
+            crate::outln!(
                 "Forgot {count} approval{}: this project's servers are asked about again.",
                 if count == 1 { "" } else { "s" }
             );

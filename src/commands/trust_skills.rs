@@ -28,7 +28,7 @@ pub fn run(set_folder: Option<&std::path::Path>, yes: bool) -> Exit {
     };
     let held: Vec<SkillRecord> = approvals.held(&project).into_iter().cloned().collect();
     if held.is_empty() {
-        println!(
+        crate::outln!(
             "No skill is held back in {}: nothing to accept.",
             sanitize::whole_line(&project.display().to_string())
         );
@@ -39,7 +39,7 @@ pub fn run(set_folder: Option<&std::path::Path>, yes: bool) -> Exit {
         match ask(held.len()) {
             Some(true) => {}
             Some(false) => {
-                println!("Not accepted: these skills stay held back.");
+                crate::outln!("Not accepted: these skills stay held back.");
                 return Exit::ServerFailed;
             }
             None => {
@@ -59,7 +59,7 @@ pub fn run(set_folder: Option<&std::path::Path>, yes: bool) -> Exit {
     });
     match saved {
         Ok(()) => {
-            println!(
+            crate::outln!(
                 "Accepted {} skill{} at the version shown: `mcpick deliver` hands {} on now (a change of any file asks again).",
                 held.len(),
                 if held.len() == 1 { "" } else { "s" },

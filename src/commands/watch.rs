@@ -384,7 +384,7 @@ impl Printer {
                 o.extend(f);
             }
             if let Ok(line) = crate::safe_json::to_line(&object) {
-                println!("{line}");
+                crate::outln!("{line}");
             }
             return;
         }
@@ -417,7 +417,7 @@ impl Printer {
             "back" => format!("{server}: back · {}", resources("count")),
             other => format!("{server}: {other}: {}", text("error")),
         };
-        println!("{line}");
+        crate::outln!("{line}");
     }
 }
 

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::{Exit, report, usage_error};
 use crate::cli::{UnwrapArgs, WrapArgs};
-use crate::handoff::entry::{entry_path, host_file};
+use crate::handoff::entry::{entry_path, host_file, within};
 use crate::hosts::install;
 use crate::hosts::wrap::{self, PROXY_COMMAND, Plan, Record, Refused, Restore};
 use crate::hosts::{Launch, Places};
@@ -27,6 +27,11 @@ pub fn wrap(args: WrapArgs) -> Exit {
         Ok(found) => found,
         Err(message) => return usage_error(&message),
     };
+    let within = within(scope, &places);
+    // A project file that is a link out of the project is the user's own: not wrapped.
+    if let Err(e) = install::real_target(&path, within) {
+        return usage_error(&e.to_string());
+    }
     let record_path = wrap::record_path(&path);
     let paths = entry_path(dialect, scope, &places, &record_path, "record").and_then(
         |(command, record)| {
@@ -96,7 +101,7 @@ pub fn wrap(args: WrapArgs) -> Exit {
         Err(refused) => return refused_exit(&path, refused),
     };
     if args.dry_run {
-        print!("{}", install::diff(&path, before.as_deref(), Some(&text)));
+        crate::out!("{}", install::diff(&path, before.as_deref(), Some(&text)));
         return Exit::Ok;
     }
     // The record first: a host file pointing at a record that is not there would fail.
@@ -107,9 +112,9 @@ pub fn wrap(args: WrapArgs) -> Exit {
         return Exit::ServerFailed;
     }
     approve_original(&record_path, &args.name);
-    match install::commit(&path, before.as_deref(), Some(&text), true, &[]) {
+    match install::commit(&path, before.as_deref(), Some(&text), true, &[], within) {
         Ok(_) => {
-            println!(
+            crate::outln!(
                 "wrapped `{}` in {} ({}, {} scope): the host now starts `{} {}` in front of it; the original is kept in {}",
                 crate::sanitize::line(&args.name, 200),
                 path.display(),
@@ -131,10 +136,14 @@ pub fn wrap(args: WrapArgs) -> Exit {
 pub fn unwrap(args: UnwrapArgs) -> Exit {
     let places = Places::system();
     let dialect = args.host.dialect();
-    let (_, path) = match host_file(dialect, args.scope, &places) {
+    let (scope, path) = match host_file(dialect, args.scope, &places) {
         Ok(found) => found,
         Err(message) => return usage_error(&message),
     };
+    let within = within(scope, &places);
+    if let Err(e) = install::real_target(&path, within) {
+        return usage_error(&e.to_string());
+    }
     let record_path = wrap::record_path(&path);
     let mut record = match load_record(&record_path) {
         Ok(record) => record,
@@ -162,10 +171,10 @@ pub fn unwrap(args: UnwrapArgs) -> Exit {
         Err(refused) => return refused_exit(&path, refused),
     };
     if args.dry_run {
-        print!("{}", install::diff(&path, Some(&now), Some(&text)));
+        crate::out!("{}", install::diff(&path, Some(&now), Some(&text)));
         return Exit::Ok;
     }
-    if let Err(e) = install::commit(&path, Some(&now), Some(&text), false, &[]) {
+    if let Err(e) = install::commit(&path, Some(&now), Some(&text), false, &[], within) {
         report(&format!("{}: {e}", path.display()));
         return Exit::ServerFailed;
     }
@@ -181,7 +190,7 @@ pub fn unwrap(args: UnwrapArgs) -> Exit {
             record_path.display()
         ));
     }
-    println!(
+    crate::outln!(
         "unwrapped `{}` in {}",
         crate::sanitize::line(&args.name, 200),
         path.display()

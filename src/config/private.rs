@@ -36,9 +36,18 @@ impl<T: Serialize + DeserializeOwned + Default> Private<T> {
         &self.path
     }
 
-    /// What it holds: the default when there is no file yet.
+    /// What it holds: the default when there is no file yet. Refused when the file or its
+    /// folder is one that others can write ([`crate::fsio::loose`]): another local user could
+    /// have approved a command for this user there, which mcpick would then run as them. A
+    /// refusal, not a warning: a warning is read after the command already ran.
     pub fn load(&self) -> Result<T, String> {
         let (shown, what) = (self.path.display(), self.what);
+        let folder = self.path.parent().unwrap_or(Path::new("."));
+        if let Some(why) = crate::fsio::loose(folder).or_else(|| crate::fsio::loose(&self.path)) {
+            return Err(format!(
+                "the {what} in {shown} are not used: {why} (the data folder and the file must be this user's alone)"
+            ));
+        }
         match crate::fsio::read_text(&self.path) {
             Ok(None) => Ok(T::default()),
             // Where, not what: a parser's message may quote the file (a secret).

@@ -56,6 +56,12 @@ pub fn without_excluded(
     if !marks.on_server(server) {
         return (ReadOutcome::Contents(parts), Vec::new());
     }
+    let is_exclude = |form: &str| {
+        marks
+            .effective(server, form)
+            .is_some_and(|e| e.mark == super::Mark::Exclude)
+    };
+    let own = super::alias::canonical(uri);
     let mut dropped = Vec::new();
     let kept: Vec<ResourceContents> = parts
         .into_iter()
@@ -65,10 +71,12 @@ pub fn without_excluded(
                 | ResourceContents::BlobResourceContents { uri, .. } => uri.as_str(),
                 _ => return true,
             };
+            // As written, or under another spelling of an excluded URI (`//`, `localhost`,
+            // `%XX`, `..`: [`super::alias`]) that is not the resource read itself.
             let excluded = part_uri != uri
-                && marks
-                    .effective(server, part_uri)
-                    .is_some_and(|e| e.mark == super::Mark::Exclude);
+                && (is_exclude(part_uri)
+                    || (super::alias::canonical(part_uri) != own
+                        && super::alias::forms(part_uri).iter().any(|f| is_exclude(f))));
             if excluded {
                 dropped.push(part_uri.to_string());
             }
@@ -193,16 +201,27 @@ mod tests {
             "file:///p/secret.txt",
             "file:///p/private/a",
             "file:///p/ok.txt",
+            "file:///p//secret.txt",
+            "file://localhost/p/private/b",
+            "file:///p/./",
         ]
         .map(|u| ResourceContents::text(format!("text of {u}"), u))
         .to_vec();
         let (outcome, dropped) =
             without_excluded(&marks, "s", "file:///p/", ReadOutcome::Contents(parts));
-        assert_eq!(dropped, ["file:///p/secret.txt", "file:///p/private/a"]);
+        assert_eq!(
+            dropped,
+            [
+                "file:///p/secret.txt",
+                "file:///p/private/a",
+                "file:///p//secret.txt",
+                "file://localhost/p/private/b"
+            ]
+        );
         let ReadOutcome::Contents(kept) = outcome else {
             panic!("{outcome:?}")
         };
-        assert_eq!(agent_text(&kept).matches("text of").count(), 2);
+        assert_eq!(agent_text(&kept).matches("text of").count(), 3);
         // A resource read by its own excluded-looking URI is what was included: kept.
         let own = vec![ResourceContents::text("x", "file:///p/secret.txt")];
         let (outcome, dropped) = without_excluded(

@@ -36,6 +36,7 @@
 //! ContextSet::update(path, |set| set.marks.set(target, Some(Mark::Pin)))?; // edge: locked
 //! ```
 
+pub mod alias;
 pub mod change;
 pub mod content;
 pub mod expansion;

@@ -102,6 +102,46 @@ pub fn unwritable(target: &Path) -> Option<String> {
     }
 }
 
+/// Why what `path` holds must not be believed, as ssh refuses an `authorized_keys` that
+/// others can change: it (file or folder) can be written by its group or by everyone, or it
+/// is owned by another user (who can change its mode). `None` when only this user can
+/// change it, or when it does not exist. The message names the path, its mode and the fix.
+pub fn loose(path: &Path) -> Option<String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let meta = std::fs::metadata(path).ok()?;
+        let mode = meta.permissions().mode() & 0o7777;
+        let who = match (mode & 0o020 != 0, mode & 0o002 != 0) {
+            (_, true) => Some("everyone"),
+            (true, false) => Some("its group"),
+            _ => None,
+        };
+        if let Some(who) = who {
+            return Some(format!(
+                "{} is writable by {who} (mode {mode:04o}), so another user could change it: run `chmod go-w {}`",
+                path.display(),
+                path.display()
+            ));
+        }
+        // SAFETY: geteuid() has no preconditions.
+        let me = unsafe { libc::geteuid() };
+        if meta.uid() != me && meta.uid() != 0 {
+            return Some(format!(
+                "{} is owned by user {} and not by this user ({me}), who could change it: make it yours (chown)",
+                path.display(),
+                meta.uid()
+            ));
+        }
+        None
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
+}
+
 /// The most bytes [`read_capped`] reads: far over any instructions file or record mcpick edits.
 pub const READ_CAP: u64 = 8 * 1024 * 1024;
 

@@ -76,7 +76,7 @@ pub fn plan_entry(
     let dialect = host.dialect();
     let (scope, path) = host_file(dialect, scope, places).map_err(|m| (m, Exit::Usage))?;
     let launch = launch(dialect, scope, places, set, name).map_err(|m| (m, Exit::Usage))?;
-    let edit = Edit::plan(&path, true, |before| {
+    let edit = Edit::plan(&path, true, within(scope, places), |before| {
         install::plan_install(dialect, before, name, &launch, force)
     })?;
     Ok(EntryPlan {
@@ -276,20 +276,26 @@ pub fn plan_removal(
     before: Option<&Edit>,
 ) -> Result<Edit, NotPlanned> {
     let dialect = host.dialect();
-    let (_, path) = host_file(dialect, scope, places).map_err(|m| (m, Exit::Usage))?;
+    let (scope, path) = host_file(dialect, scope, places).map_err(|m| (m, Exit::Usage))?;
+    let within = within(scope, places);
     if name.trim().is_empty() {
         return Err((
             "--as: the entry needs a name (the server name the host shows)".into(),
             Exit::Usage,
         ));
     }
-    let target = crate::fsio::target_of(&path).unwrap_or(path.clone());
-    let original = install::read(&install::backup_path(&target)).ok().flatten();
+    let original = Edit::original(&path, within)?;
     let plan =
         |text: Option<&str>| install::plan_uninstall(dialect, text, original.as_deref(), name);
     match before.filter(|e| e.path == path) {
-        Some(edit) => Edit::plan_on(&path, edit.text_after().map(str::to_owned), false, plan),
-        None => Edit::plan(&path, false, plan),
+        Some(edit) => Edit::plan_on(
+            &path,
+            edit.text_after().map(str::to_owned),
+            false,
+            within,
+            plan,
+        ),
+        None => Edit::plan(&path, false, within, plan),
     }
     .map(|edit| edit.within(places))
 }
@@ -309,6 +315,16 @@ pub struct Edit {
     backup: bool,
     /// Where a removal stops removing the folders it leaves empty (see [`Edit::within`]).
     roots: Vec<PathBuf>,
+    /// The project, at project scope: the file and its backup must really be in it
+    /// ([`install::real_target`]).
+    confined: Option<PathBuf>,
+}
+
+/// The folder a host file of `scope` must really be in: the project at project scope (the
+/// file is shared with it, so a committed link must not lead to the user's own files),
+/// nothing at user scope.
+pub(crate) fn within(scope: Scope, places: &Places) -> Option<&Path> {
+    (scope == Scope::Project).then_some(places.project.as_path())
 }
 
 /// What [`Edit::commit`] did.
@@ -330,15 +346,35 @@ impl Edit {
     fn plan(
         path: &Path,
         backup: bool,
+        within: Option<&Path>,
         plan: impl Fn(Option<&str>) -> Result<Plan, Refused>,
     ) -> Result<Edit, NotPlanned> {
+        Edit::confined(path, within)?;
         let before = install::read(path).map_err(|e| {
             (
                 format!("{}: cannot read the file: {e}", path.display()),
                 Exit::ServerFailed,
             )
         })?;
-        Edit::plan_on(path, before, backup, plan)
+        Edit::plan_on(path, before, backup, within, plan)
+    }
+
+    /// The real file an edit of `path` changes, refused before anything is read or planned
+    /// when it leaves `within` ([`install::real_target`]).
+    pub(crate) fn confined(path: &Path, within: Option<&Path>) -> Result<PathBuf, NotPlanned> {
+        install::real_target(path, within).map_err(|e| (e.to_string(), Exit::Usage))
+    }
+
+    /// The file as it was before `install` first changed it (its backup), checked as the
+    /// file itself is; `None` when there is none.
+    pub(crate) fn original(
+        path: &Path,
+        within: Option<&Path>,
+    ) -> Result<Option<String>, NotPlanned> {
+        let target = Edit::confined(path, within)?;
+        let backup =
+            install::real_backup(&target, within).map_err(|e| (e.to_string(), Exit::Usage))?;
+        Ok(install::read(&backup).ok().flatten())
     }
 
     /// Plans the change on `before`, the text the file will hold when this edit is committed
@@ -347,8 +383,10 @@ impl Edit {
         path: &Path,
         before: Option<String>,
         backup: bool,
+        within: Option<&Path>,
         plan: impl Fn(Option<&str>) -> Result<Plan, Refused>,
     ) -> Result<Edit, NotPlanned> {
+        let target = Edit::confined(path, within)?;
         let plan = match plan(before.as_deref()) {
             Ok(plan) => plan,
             Err(Refused::Unreadable(why)) => {
@@ -374,10 +412,7 @@ impl Edit {
             Plan::Change { text, replaced } => (Some(text), false, replaced),
             // Removed only when install created it (no backup of an original exists).
             Plan::Delete { text }
-                if install::backup_path(
-                    &crate::fsio::target_of(path).unwrap_or(path.to_path_buf()),
-                )
-                .exists() =>
+                if install::real_backup(&target, within).is_ok_and(|b| b.exists()) =>
             {
                 (Some(text), false, true)
             }
@@ -391,6 +426,7 @@ impl Edit {
             replaced,
             backup,
             roots: Vec::new(),
+            confined: within.map(Path::to_path_buf),
         })
     }
 
@@ -447,6 +483,7 @@ impl Edit {
             self.after.as_deref(),
             self.backup,
             &roots,
+            self.confined.as_deref(),
         )
         .map(|backup| match &self.after {
             None => Committed::Removed,

@@ -162,6 +162,116 @@ pub fn ours(dialect: &Dialect, text: &str) -> Result<Vec<(String, Value)>, Strin
         .collect())
 }
 
+/// Why `entry`, named `name` and running `mcpick serve` ([`is_ours`]), is not exactly what
+/// `install` writes at `scope` for some set: `None` when it is. Running mcpick is not enough to
+/// be mcpick's: an entry with an `env` (`LD_PRELOAD`), a `cwd` or arguments of its own does
+/// something mcpick never wrote, and `install --list` must not vouch for it.
+pub fn not_as_written(
+    dialect: &Dialect,
+    scope: super::Scope,
+    name: &str,
+    entry: &Value,
+) -> Option<String> {
+    let Some(fields) = (dialect.read)(entry) else {
+        return Some("mcpick cannot read it as an entry".into());
+    };
+    let command = fields.get("command").and_then(Value::as_str).unwrap_or("");
+    let args: Vec<String> = fields
+        .get("args")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .map(|v| v.as_str().unwrap_or("?").to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(why) = not_our_program(command, scope) {
+        return Some(why);
+    }
+    let wanted_rest: Vec<&str> = if name == "mcpick" {
+        Vec::new()
+    } else {
+        vec!["--as", name]
+    };
+    match args.as_slice() {
+        [serve, flag, _, rest @ ..] if serve == "serve" && flag == "--set" => {
+            if rest
+                .iter()
+                .map(String::as_str)
+                .ne(wanted_rest.iter().copied())
+            {
+                return Some(format!(
+                    "its arguments are `{}`; mcpick writes `serve --set SET{}`",
+                    args.join(" "),
+                    wanted_rest
+                        .iter()
+                        .map(|w| format!(" {w}"))
+                        .collect::<String>()
+                ));
+            }
+        }
+        _ => {
+            return Some(format!(
+                "its arguments are `{}`; mcpick writes `serve --set SET …`",
+                args.join(" ")
+            ));
+        }
+    }
+    let wanted = (dialect.entry)(&Launch {
+        command: command.to_string(),
+        args,
+    });
+    (wanted != *entry).then(|| difference(&wanted, entry))
+}
+
+/// Why `program` is not the one mcpick writes at `scope`: `mcpick` from PATH in a project
+/// file (shared with the project), this binary by absolute path in the user's own.
+pub fn not_our_program(program: &str, scope: super::Scope) -> Option<String> {
+    let ours = match scope {
+        super::Scope::Project => program == "mcpick",
+        super::Scope::User => {
+            Path::new(program).is_absolute()
+                && Path::new(program).file_name() == Some(std::ffi::OsStr::new("mcpick"))
+        }
+    };
+    (!ours).then(|| {
+        format!(
+            "it runs `{program}`; mcpick writes {}",
+            match scope {
+                super::Scope::Project => "`mcpick` (from PATH) in a project file",
+                super::Scope::User => "the absolute path of its binary in a user file",
+            }
+        )
+    })
+}
+
+/// How `found` differs from `wanted` (two entries), for a person: the fields mcpick does not
+/// write, and those it writes otherwise.
+fn difference(wanted: &Value, found: &Value) -> String {
+    let (Some(wanted), Some(found)) = (wanted.as_object(), found.as_object()) else {
+        return "it is not an object".into();
+    };
+    let mut parts = Vec::new();
+    let extra: Vec<String> = found
+        .keys()
+        .filter(|k| !wanted.contains_key(*k))
+        .map(|k| format!("`{k}`"))
+        .collect();
+    if !extra.is_empty() {
+        parts.push(format!("it has {} (mcpick writes none)", extra.join(", ")));
+    }
+    for (key, value) in wanted {
+        match found.get(key) {
+            None => parts.push(format!("it has no `{key}`")),
+            Some(other) if other != value => {
+                parts.push(format!("its `{key}` is {other}; mcpick writes {value}"))
+            }
+            Some(_) => {}
+        }
+    }
+    parts.join("; ")
+}
+
 /// A unified diff of an edit (`after` `None`: the file removed), labelled with the file's
 /// path.
 pub fn diff(path: &Path, before: Option<&str>, after: Option<&str>) -> String {
@@ -242,6 +352,36 @@ pub fn backup_path(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
+/// The real file an edit of `path` changes, through its symbolic links (and those of its
+/// folders). `within` is the project at project scope: a file shared with the project must be
+/// the project's own, so one whose real path leaves it (a committed `.mcp.json →
+/// ~/.claude.json`, a `.claude` folder linked out) is refused, as the delivery's files are
+/// ([`crate::fsio::inside`]). Every host file `install`, `uninstall` and `wrap` write, and
+/// the backup kept beside it, is found through here.
+pub fn real_target(path: &Path, within: Option<&Path>) -> std::io::Result<PathBuf> {
+    match within {
+        Some(root) => crate::fsio::inside(path, root).map_err(|e| {
+            std::io::Error::new(
+                e.kind(),
+                format!(
+                    "{e}; a project-scope host file must be the project's own, so mcpick changed nothing (use --scope user to edit your own file)"
+                ),
+            )
+        }),
+        None => crate::fsio::target_of(path),
+    }
+}
+
+/// The backup of the file `target` (a real path from [`real_target`]); at project scope
+/// checked the same way (a planted `NAME.mcpick-backup` link out of the project is refused).
+pub fn real_backup(target: &Path, within: Option<&Path>) -> std::io::Result<PathBuf> {
+    let backup = backup_path(target);
+    match within {
+        Some(_) => real_target(&backup, within),
+        None => Ok(backup),
+    }
+}
+
 /// The file's text, `None` when it does not exist.
 pub fn read(path: &Path) -> std::io::Result<Option<String>> {
     crate::fsio::read_capped(path)
@@ -254,15 +394,17 @@ pub fn read(path: &Path) -> std::io::Result<Option<String>> {
 /// entry). Returns the backup made, if any. A file this user may not replace is refused
 /// ([`crate::fsio::unwritable`]) before anything is written. A removal also removes the
 /// folders it leaves empty, up to (not including) the nearest of `roots` (the project, the
-/// home folder) above the file.
+/// home folder) above the file. `within`: the project, at project scope ([`real_target`]):
+/// checked again here, as the file and its backup are written.
 pub fn commit(
     path: &Path,
     before: Option<&str>,
     after: Option<&str>,
     backup: bool,
     roots: &[&Path],
+    within: Option<&Path>,
 ) -> std::io::Result<Option<PathBuf>> {
-    let target = crate::fsio::target_of(path)?;
+    let target = real_target(path, within)?;
     if let Some(why) = crate::fsio::unwritable(&target) {
         return Err(std::io::Error::new(
             std::io::ErrorKind::PermissionDenied,
@@ -291,7 +433,7 @@ pub fn commit(
     };
     let mut made = None;
     if let Some(before) = before.filter(|_| backup) {
-        let backup = backup_path(&target);
+        let backup = real_backup(&target, within)?;
         if !backup.exists() {
             // The backup gets the original's permissions before it gets its contents (a
             // private file stays private).
@@ -306,11 +448,11 @@ pub fn commit(
     crate::fsio::write_atomic(&target, after.as_bytes())?;
     // Taken back (an uninstall, an unwrap) to exactly what the backup holds: the backup
     // `install` made has done its job, and would only be left behind.
-    if !backup {
-        let kept = backup_path(&target);
-        if read(&kept).ok().flatten().as_deref() == Some(after) {
-            let _ = std::fs::remove_file(&kept);
-        }
+    if !backup
+        && let Ok(kept) = real_backup(&target, within)
+        && read(&kept).ok().flatten().as_deref() == Some(after)
+    {
+        let _ = std::fs::remove_file(&kept);
     }
     Ok(made)
 }
@@ -332,6 +474,46 @@ mod tests {
             Plan::Change { text, .. } => text,
             Plan::Unchanged => panic!("unchanged"),
             Plan::Delete { .. } => panic!("delete"),
+        }
+    }
+
+    /// What `install` writes, in every dialect and both scopes, is mcpick's as written; an
+    /// `env`, another argument or another program is not.
+    #[test]
+    fn every_dialects_entry_is_mcpicks_only_as_written() {
+        for host in Host::ALL {
+            let dialect = host.dialect();
+            for (scope, program) in [
+                (crate::hosts::Scope::Project, "mcpick"),
+                (crate::hosts::Scope::User, "/usr/local/bin/mcpick"),
+            ] {
+                for name in ["mcpick", "ctx"] {
+                    let mut launch = launch();
+                    launch.command = program.into();
+                    if name != "mcpick" {
+                        launch.args.extend(["--as".into(), name.into()]);
+                    }
+                    let entry = (dialect.entry)(&launch);
+                    assert_eq!(
+                        not_as_written(dialect, scope, name, &entry),
+                        None,
+                        "{}: {entry}",
+                        dialect.name
+                    );
+                    let mut extra = entry.clone();
+                    extra["env"] = serde_json::json!({"LD_PRELOAD": "/tmp/x.so"});
+                    extra["environment"] = extra["env"].clone();
+                    assert!(not_as_written(dialect, scope, name, &extra).is_some());
+                    let mut more = launch.clone();
+                    more.args.push("--http=0.0.0.0:80".into());
+                    let more = (dialect.entry)(&more);
+                    assert!(not_as_written(dialect, scope, name, &more).is_some());
+                    let mut other = launch.clone();
+                    other.command = "/tmp/evil/mcpick-not".into();
+                    let other = (dialect.entry)(&other);
+                    assert!(not_as_written(dialect, scope, name, &other).is_some());
+                }
+            }
         }
     }
 

@@ -25,7 +25,7 @@ use serde_json::{Value, json};
 
 use crate::catalog::item::{AUDIENCE_ASSISTANT, AUDIENCE_USER};
 use crate::catalog::{Item, ItemId};
-use crate::context::{Candidate, ContextSet, Measures, Sources, filtered};
+use crate::context::{Candidate, ContextSet, Marks, Measures, Sources, alias, filtered};
 use crate::mcp::is_part_of;
 use crate::mcp::limit::IdScanner;
 pub use crate::serve::Expose;
@@ -79,6 +79,9 @@ pub struct Filter {
     /// The server name the set's marks use.
     server: String,
     set: ContextSet,
+    /// The set's marks on `server` in canonical form ([`alias::canonical_marks`]): what a
+    /// URI asked for is compared with, whatever its spelling.
+    canonical: Marks,
     expose: Expose,
     /// By the request id's JSON text.
     pending: HashMap<String, Pending>,
@@ -103,6 +106,7 @@ impl Filter {
     pub fn new(server: &str, set: ContextSet, expose: Expose) -> Filter {
         Filter {
             server: server.to_string(),
+            canonical: alias::canonical_marks(&set.marks, server),
             set,
             expose,
             pending: HashMap::new(),
@@ -122,6 +126,7 @@ impl Filter {
     /// `subscriptions/listen` that asked for it (2026-07-28), or once (legacy).
     pub fn set_changed(&mut self, set: ContextSet) -> Vec<Vec<u8>> {
         let before = self.published();
+        self.canonical = alias::canonical_marks(&set.marks, &self.server);
         self.set = set;
         self.rank();
         if before == self.published() {
@@ -199,17 +204,13 @@ impl Filter {
     }
 
     /// True when the host may have the resource `uri`: the set allows it as written, and
-    /// excludes none of the forms the upstream may resolve it to ([`resolved_forms`]: the
-    /// case of scheme and host, percent-encoding, dot segments, a query, a fragment, a
-    /// trailing slash), so `FILE:///p/%73ecret` cannot reach an excluded `file:///p/secret`.
+    /// excludes it under no spelling an upstream that normalises paths reads as the same
+    /// resource ([`alias::excluded`]: the case of scheme and host, percent-encoding, dot and
+    /// empty segments, `localhost` for a `file:` host, a query, a fragment, a trailing
+    /// slash), so `file:///p//secret` cannot reach an excluded `file:///p/secret`.
     fn allows(&self, uri: &str) -> bool {
         self.allows_as_listed(uri)
-            && resolved_forms(uri).iter().all(|form| {
-                self.set
-                    .marks
-                    .effective(&self.server, form)
-                    .is_none_or(|e| e.mark != crate::context::Mark::Exclude)
-            })
+            && !alias::excluded(&self.set.marks, &self.canonical, &self.server, uri)
     }
 
     /// True when the set allows the resource `uri` exactly as written: what a listing
@@ -484,54 +485,6 @@ fn batch_refused(batch: &[Value]) -> Vec<u8> {
     Value::Array(errors).to_string().into_bytes()
 }
 
-/// The forms an upstream may resolve `uri` to besides itself: scheme and host in lower
-/// case, every `%XX` decoded, dot segments removed (RFC 3986 5.2.4), without a query or a
-/// fragment, and without a trailing slash.
-fn resolved_forms(uri: &str) -> Vec<String> {
-    let cut = uri.find(['?', '#']).unwrap_or(uri.len());
-    let decoded = crate::redact::percent_decode(&uri[..cut]);
-    let (scheme, rest) = match decoded.find(':') {
-        Some(at) => (decoded[..at].to_ascii_lowercase(), &decoded[at + 1..]),
-        None => (String::new(), decoded.as_str()),
-    };
-    let (authority, path) = match rest.strip_prefix("//") {
-        Some(after) => {
-            let end = after.find('/').unwrap_or(after.len());
-            (Some(after[..end].to_ascii_lowercase()), &after[end..])
-        }
-        None => (None, rest),
-    };
-    let mut segments: Vec<&str> = Vec::new();
-    for segment in path.split('/') {
-        match segment {
-            "." => {}
-            ".." => {
-                if segments.len() > 1 {
-                    segments.pop();
-                }
-            }
-            other => segments.push(other),
-        }
-    }
-    let path = segments.join("/");
-    let mut form = String::with_capacity(uri.len());
-    if !scheme.is_empty() {
-        form.push_str(&scheme);
-        form.push(':');
-    }
-    if let Some(authority) = authority {
-        form.push_str("//");
-        form.push_str(&authority);
-    }
-    form.push_str(&path);
-    let mut forms = vec![form.clone()];
-    let trimmed = form.trim_end_matches('/');
-    if trimmed.len() != form.len() && !trimmed.ends_with(':') && !trimmed.ends_with("//") {
-        forms.push(trimmed.to_string());
-    }
-    forms
-}
-
 /// The era's "resource not found" error for request `id`.
 fn not_found(id: &Value, uri: &str, modern: bool) -> Vec<u8> {
     let code = if modern { -32_602 } else { -32_002 };
@@ -634,6 +587,8 @@ mod tests {
             "py://items/beta/1#part",
             "py://items/beta/1?x=1",
             "py://items/beta/1/",
+            "py://items//beta/1",
+            "py://items/beta//1",
         ] {
             assert!(
                 matches!(f.from_host(read(form).as_bytes()), FromHost::Answer(_)),
@@ -655,6 +610,40 @@ mod tests {
         let reply = text(reply);
         assert_eq!(reply.as_array().map(Vec::len), Some(2), "{reply}");
         assert_eq!(reply[0]["error"]["code"], -32600);
+    }
+
+    /// `file:` aliases a path-normalising server reads as the excluded file, also when the
+    /// exclude was written in one of them, and after the set changed.
+    #[test]
+    fn every_spelling_of_an_excluded_file_is_refused() {
+        let mut set = ContextSet::default();
+        set.marks.set(
+            Target::exact("fs", "file://localhost/proj/secret.env"),
+            Some(Mark::Exclude),
+        );
+        let mut f = Filter::new("fs", ContextSet::default(), Expose::Allowed);
+        f.set_changed(set);
+        let read = |uri: &str| {
+            json!({"jsonrpc": "2.0", "id": 7, "method": "resources/read", "params": {"uri": uri}})
+                .to_string()
+        };
+        for form in [
+            "file:///proj/secret.env",
+            "file:///proj//secret.env",
+            "file:////proj/secret.env",
+            "file://localhost/proj/secret.env",
+            "file:/proj/secret.env",
+            "file:///proj/%2Fsecret.env",
+        ] {
+            assert!(
+                matches!(f.from_host(read(form).as_bytes()), FromHost::Answer(_)),
+                "{form} reached the upstream"
+            );
+        }
+        assert_eq!(
+            f.from_host(read("file:///proj/README.md").as_bytes()),
+            FromHost::Forward
+        );
     }
 
     #[test]

@@ -110,6 +110,7 @@ pub async fn login(url: &str, options: LoginOptions<'_>) -> Result<(), String> {
         .await
         .map_err(|(_, e)| format!("OAuth: {e}"))?;
     let auth_url = session.get_authorization_url().to_string();
+    openable(&auth_url)?;
     let sent_state = url::Url::parse(&auth_url)
         .ok()
         .and_then(|u| {
@@ -235,6 +236,38 @@ async fn challenge(url: &str) -> Result<Option<String>, String> {
         .map(str::to_string))
 }
 
+/// Refuses an authorization address a browser must not be handed: the server's metadata
+/// names it, so a hostile server could name `file:///…`, `javascript:…` or `vscode://…` (a
+/// handler that acts on its own) for `$BROWSER` or `xdg-open` to open. Only `https:` passes,
+/// and `http:` to a loopback host (a sign-in server on this machine, as in development).
+pub fn openable(url: &str) -> Result<(), String> {
+    let refuse = |why: &str| {
+        Err(format!(
+            "the server's authorization address {} {why}; mcpick opens only https: (or http: on this machine) and did not open it",
+            crate::sanitize::line(&crate::redact::url(url), 300)
+        ))
+    };
+    let Ok(parsed) = url::Url::parse(url) else {
+        return refuse("is not a URL");
+    };
+    match parsed.scheme() {
+        "https" if parsed.host().is_some() => Ok(()),
+        "http" if is_loopback(&parsed) => Ok(()),
+        "http" => refuse("is plain http to another machine"),
+        _ => refuse(&format!("has the scheme `{}:`", parsed.scheme())),
+    }
+}
+
+/// True when the URL's host is this machine: `localhost` or a loopback address.
+fn is_loopback(url: &url::Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    }
+}
+
 /// Runs `$BROWSER URL` when `BROWSER` is set (its first `:`-separated entry), else the
 /// platform's opener; does not wait for it.
 fn open_browser(url: &str) -> std::io::Result<()> {
@@ -349,4 +382,34 @@ async fn reply(
     stream.write_all(head.as_bytes()).await?;
     stream.write_all(body.as_bytes()).await?;
     stream.shutdown().await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_https_and_loopback_http_are_opened() {
+        for ok in [
+            "https://auth.example.com/authorize?state=x",
+            "http://127.0.0.1:8080/authorize",
+            "http://localhost/authorize",
+            "http://[::1]:9/authorize",
+        ] {
+            assert!(openable(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "file:///etc/passwd",
+            "javascript:alert(1)",
+            "vscode://vscode.git/clone?url=x",
+            "http://auth.example.com/authorize",
+            "http://127.0.0.1.evil.example/authorize",
+            "ftp://example.com/x",
+            "data:text/html,hi",
+            "not a url",
+        ] {
+            let refused = openable(bad).unwrap_err();
+            assert!(refused.contains("did not open it"), "{bad}: {refused}");
+        }
+    }
 }
