@@ -602,7 +602,7 @@ pub fn on_path() -> OnPath {
 /// The program a project entry or hook runs: `mcpick` from `PATH` when that is this binary
 /// (what a committed entry should say), else this binary by its path, so the host never gets
 /// an entry that runs nothing or another version ([`path_note`] says so).
-fn project_program() -> String {
+pub(crate) fn project_program() -> String {
     match on_path() {
         OnPath::This => "mcpick".to_string(),
         OnPath::Absent | OnPath::Other(_) => std::env::current_exe()

@@ -1045,14 +1045,20 @@ mod tests {
             "team ctx",
         )
         .unwrap();
+        // `mcpick` when that is this binary on PATH, else this binary by its path (here the
+        // test harness: see `entry::project_program`).
+        let program = entry::project_program();
         assert_eq!(
             cmd,
-            r"mcpick turn codex --set 'my sets/it'\''s.json' --as 'team ctx'"
+            format!(
+                r"{} turn codex --set 'my sets/it'\''s.json' --as 'team ctx'",
+                shell_word(&program)
+            )
         );
         assert_eq!(
             shell_words(&cmd).unwrap(),
             [
-                "mcpick",
+                program.as_str(),
                 "turn",
                 "codex",
                 "--set",
@@ -1061,8 +1067,10 @@ mod tests {
                 "team ctx"
             ]
         );
+        // Read back as mcpick's (the harness's own name is not `mcpick`: the binary's is).
+        let installed = cmd.replacen(&shell_word(&program), "/usr/local/bin/mcpick", 1);
         assert_eq!(
-            owner(&handler(&cmd)),
+            owner(&handler(&installed)),
             Some(Owner {
                 host: "codex".into(),
                 name: "team ctx".into()
