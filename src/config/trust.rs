@@ -184,12 +184,15 @@ impl Approvals {
     }
 }
 
-/// The files of `project` a stdio definition's command line names, as the server would find
-/// them: the command when it is a path, each argument that is a file (`srv.py`, `./srv.js`,
-/// `/abs/path/in/project/x`), and a Python module named with `-m` (`srvmod.py`,
-/// `srvmod/__main__.py`), relative to the folder it runs in (its `cwd`, else `project`).
-/// Only regular files inside the project, or inside the repository it is part of (the
-/// nearest folder up with a `.git`), count: what a repository can change. Sorted, unique.
+/// The files of `project` a stdio definition runs as code, as the server would find them:
+/// the command when it is a path, and, when the command is an interpreter (`python3`, `node`,
+/// `bash`, …), the script it runs (its first argument that is no option, after `run` for
+/// `deno`, `bun`, `uv`) or a Python module named with `-m` (`srvmod.py`,
+/// `srvmod/__main__.py`), relative to the folder it runs in (its `cwd`, else `project`). Not
+/// the other arguments: those name data the server reads and writes (`--db-path data.db`, a
+/// log), which change in use and would hold the server back at every start. Only regular files
+/// inside the project, or inside the repository it is part of (the nearest folder up with a
+/// `.git`), count: what a repository can change. Sorted, unique.
 pub fn named_files(project: &Path, transport: &TransportSpec) -> Vec<PathBuf> {
     let TransportSpec::Stdio {
         command, args, cwd, ..
@@ -205,19 +208,28 @@ pub fn named_files(project: &Path, transport: &TransportSpec) -> Vec<PathBuf> {
     if command.contains('/') {
         words.push(command.clone());
     }
-    let mut module_next = false;
-    for arg in args
-        .iter()
-        .take(if runs_mcpick(command) { 0 } else { args.len() })
-    {
-        if module_next {
-            let module = arg.replace('.', "/");
-            words.push(format!("{module}.py"));
-            words.push(format!("{module}/__main__.py"));
+    if let Some(interpreter) = interpreter(command) {
+        let mut rest = args.iter().peekable();
+        if matches!(interpreter, "deno" | "bun" | "uv") && rest.peek().is_some_and(|a| *a == "run")
+        {
+            rest.next();
         }
-        module_next = arg == "-m";
-        if !arg.starts_with('-') && !arg.is_empty() && !arg.contains("://") {
-            words.push(arg.clone());
+        while let Some(arg) = rest.next() {
+            if arg == "-m" {
+                if let Some(module) = rest.next() {
+                    let module = module.replace('.', "/");
+                    words.push(format!("{module}.py"));
+                    words.push(format!("{module}/__main__.py"));
+                }
+                break;
+            }
+            if arg == "-c" || arg == "-e" || arg == "--eval" || arg == "--" {
+                break;
+            }
+            if !arg.starts_with('-') && !arg.is_empty() && !arg.contains("://") {
+                words.push(arg.clone());
+                break;
+            }
         }
     }
     let roots = project_roots(project);
@@ -233,15 +245,20 @@ pub fn named_files(project: &Path, transport: &TransportSpec) -> Vec<PathBuf> {
     files
 }
 
-/// Whether `command` is mcpick itself (the `serve` and `wrap-serve` entries `install` and
-/// `wrap` write): its arguments name data it reads (the context set, a wrap record), which
-/// change with every mark, not code it runs, so they are not pinned. A `./mcpick` of the
-/// project is still pinned as the command.
-fn runs_mcpick(command: &str) -> bool {
-    let name = Path::new(command)
-        .file_stem()
-        .map(|n| n.to_string_lossy().into_owned());
-    name.as_deref() == Some("mcpick")
+/// The interpreter `command` is (its file name, a version suffix left out: `python3.12`),
+/// when it runs a script named in its arguments.
+fn interpreter(command: &str) -> Option<&'static str> {
+    const INTERPRETERS: &[&str] = &[
+        "python", "python2", "python3", "pypy", "pypy3", "node", "nodejs", "deno", "bun", "uv",
+        "bash", "sh", "zsh", "dash", "ksh", "fish", "ruby", "perl", "php", "lua", "tsx", "ts-node",
+        "Rscript", "julia",
+    ];
+    let name = Path::new(command).file_name()?.to_str()?;
+    let base = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    INTERPRETERS
+        .iter()
+        .find(|i| **i == name || **i == base)
+        .copied()
 }
 
 /// The folders whose files a repository controls, canonical: the project and the repository
@@ -538,10 +555,22 @@ mod tests {
         let serve = ["serve", "--set", "mcpick.context.json"];
         assert!(files(&stdio("mcpick", &serve, &[])).is_empty());
         assert!(files(&stdio("/usr/local/bin/mcpick", &serve, &[])).is_empty());
+        // An interpreter's script is pinned, the data its arguments name is not (a log or a
+        // database changes in use: pinning it held the server back at its next start).
         assert_eq!(
             files(&stdio("python3", &["srv.py", "mcpick.context.json"], &[])),
-            ["mcpick.context.json", "srv.py"]
+            ["srv.py"]
         );
+        assert_eq!(
+            files(&stdio(
+                "python3.12",
+                &["-u", "srv.py", "--db", "srvmod.py"],
+                &[]
+            )),
+            ["srv.py"]
+        );
+        assert!(files(&stdio("./run.sh", &["--log", "srv.py"], &[])) == ["run.sh"]);
+        assert!(files(&stdio("python3", &["-c", "srv.py"], &[])).is_empty());
 
         // Approved, then the file changes: held again, naming it.
         let server = stdio("python3", &["srv.py"], &[]);
