@@ -1219,3 +1219,36 @@ fn warnings_shown(screen: &str) -> Vec<String> {
     }
     out
 }
+
+/// Issue 45's demo case: under a search, the row joining the server's `file:///project` to
+/// `scripts` names `file:///project/scripts`, and `+` there pins that folder (it pinned
+/// `file:///project/Cargo.toml/`); the contents pane names the same prefix first.
+#[test]
+fn a_joined_folder_row_under_a_search_pins_the_folder_it_shows() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = dir.path().join("demo.context.json");
+    let pane = Pane::new();
+    pane.start(&format!("--demo --set {}", set.display()));
+    pane.wait_text("ready · 300 resources");
+    pane.type_text("/'/scripts/");
+    pane.wait_text("10 of 300 match");
+    pane.keys(&["Enter"]);
+    pane.wait_text("▶        build.sh");
+    pane.keys(&["g"]);
+    pane.keys(&["j"]);
+    pane.wait_text("prefix       file:///project/scripts/*");
+    pane.keys(&["+"]);
+    pane.wait_text("pinned file:///project/scripts/*");
+    pane.wait_for("the browser's save", |_| {
+        std::fs::read_to_string(&set).is_ok_and(|t| t.contains("scripts"))
+    });
+    pane.keys(&["Escape"]);
+    pane.wait_text("press / to search");
+    pane.quit_and_check_restored();
+    let text = std::fs::read_to_string(&set).unwrap();
+    assert!(
+        text.contains(r#""prefix": "file:///project/scripts/""#),
+        "{text}"
+    );
+    assert!(!text.contains("Cargo.toml"), "{text}");
+}

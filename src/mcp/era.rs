@@ -588,10 +588,10 @@ mod tests {
             ),
             (
                 serde_json::json!({"jsonrpc": "2.0", "id": 0, "result":
-                    rmcp::model::DiscoverResult::new(
-                        vec![rmcp::model::ProtocolVersion::V_2026_07_28],
-                        Default::default(),
-                    )}),
+                rmcp::model::DiscoverResult::new(
+                    vec![rmcp::model::ProtocolVersion::V_2026_07_28],
+                    Default::default(),
+                )}),
                 true,
             ),
             // `{}` is no discover result: dropped as late, and not taken for a modern answer.
