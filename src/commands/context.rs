@@ -190,15 +190,25 @@ pub async fn resolve_file(set: &std::path::Path) -> Result<Resolved, Exit> {
     let loaded = load_set(&crate::cli::SetArgs {
         path: set.to_path_buf(),
     })?;
-    resolve_set(&loaded, &ServerArgs::default(), &loaded.policy, 8, true).await
+    resolve_set(
+        &loaded,
+        set,
+        &ServerArgs::default(),
+        &loaded.policy,
+        8,
+        true,
+    )
+    .await
 }
 
-/// Chooses, connects and lists the set's servers (expansions added), resolves with
+/// Chooses, connects and lists the set's servers (expansions added), leaves out what mcpick
+/// writes for the set at `path` ([`crate::handoff::own_outputs`]), resolves with
 /// `policy` reading what would be included ([`crate::context::Sources::resolve_reading`],
 /// `jobs` at once), reads and verifies the skills it includes when `skills` asks for them
 /// ([`crate::skills::fetch`]), and closes the connections.
 pub async fn resolve_set(
     set: &ContextSet,
+    path: &std::path::Path,
     servers: &ServerArgs,
     policy: &crate::context::Policy,
     jobs: usize,
@@ -214,7 +224,9 @@ pub async fn resolve_set(
     let (preview, texts, skills) = {
         let mut cands = crate::context::candidates(&catalogue);
         expansion::tag(&mut cands, &expansions);
-        let sources = crate::context::Sources::from_lists(cands, &complete, &failed);
+        let own = std::sync::Arc::new(crate::handoff::own_outputs(path));
+        let sources =
+            crate::context::Sources::from_lists(cands, &complete, &failed).leaving_out(own);
         let connections: std::collections::HashMap<&str, &crate::mcp::Connection> = sessions
             .iter()
             .filter_map(|s| Some((s.spec.name.as_str(), s.connection.as_ref().ok()?)))

@@ -106,7 +106,15 @@ pub async fn run(args: DeliverArgs) -> Exit {
         Ok(s) => s,
         Err(exit) => return exit,
     };
-    let resolved = match resolve_set(&loaded, &args.servers, &loaded.policy, args.jobs, true).await
+    let resolved = match resolve_set(
+        &loaded,
+        &args.set.path,
+        &args.servers,
+        &loaded.policy,
+        args.jobs,
+        true,
+    )
+    .await
     {
         Ok(r) => r,
         Err(exit) => return exit,

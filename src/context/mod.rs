@@ -43,6 +43,7 @@ pub mod file;
 pub mod lock;
 pub mod mark;
 pub mod measured;
+pub mod own;
 pub mod policy;
 pub mod ranking;
 pub mod resolve;
@@ -54,6 +55,7 @@ pub use expansion::Expansion;
 pub use file::{ContextSet, DEFAULT_FILE, SetError, SetFile, Updated, VERSION, missing_set};
 pub use mark::{Effective, Mark, Marks, Pattern, Target};
 pub use measured::{Judged, Keep, Resolution, Sources, Texts};
+pub use own::OwnOutputs;
 pub use policy::{Audience, DEFAULT_PRIORITY, Policy};
 pub use ranking::RankOrder;
 pub use resolve::{

@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 
 pub use channel::{Channel, Delivered};
 pub use entry::{EntryPlan, NotPlanned};
-pub use pieces::{Delivery, absolute};
+pub use pieces::{Delivery, absolute, own_outputs};
 
 use crate::context::{Candidate, Preview, measured::Texts};
 use crate::hosts::{Host, Places, Scope};

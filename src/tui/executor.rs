@@ -795,7 +795,8 @@ async fn read_resolution<'a>(
         &request.snapshot,
         &request.listed,
         &request.unavailable,
-    );
+    )
+    .leaving_out(Arc::clone(&request.own));
     let mut measures = Measures::new();
     let done = sources
         .resolve_reading(
