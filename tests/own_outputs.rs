@@ -128,6 +128,15 @@ fn deliveries_never_carry_mcpicks_own_outputs() {
         .collect();
     assert!(!delivered.is_empty(), "no delivery under .mcpick");
 
+    // What install delivered first already leaves out the files it wrote just before.
+    let first = std::fs::read_to_string(project.join(".mcpick").join(&delivered[0])).unwrap();
+    assert!(first.contains("README-MARKER"), "{first}");
+    for file in own {
+        assert!(
+            !first.contains(&world.uri(file)),
+            "install delivered {file}:\n{first}"
+        );
+    }
     // Two deliveries in a row: each carries the project's files and nothing mcpick wrote.
     for round in 0..2 {
         world.ok(&["deliver"]);

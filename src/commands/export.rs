@@ -23,7 +23,7 @@ pub async fn run(args: ExportArgs) -> Exit {
     let policy = args.policy.apply(set.policy);
     let resolved = match resolve_set(
         &set,
-        &args.set.path,
+        super::context::own_of(&args.set.path),
         &args.servers,
         &policy,
         args.jobs,

@@ -27,7 +27,8 @@ async fn resolve_loaded(
     servers: &ServerArgs,
     jobs: usize,
 ) -> Result<Lock, Exit> {
-    let resolved = resolve_set(set, path, servers, &set.policy, jobs, false).await?;
+    let own = super::context::own_of(path);
+    let resolved = resolve_set(set, own, servers, &set.policy, jobs, false).await?;
     let lock = Lock::from_preview(&resolved.preview, &resolved.candidates(), &resolved.texts);
     let failed = resolved.failed;
     if failed.is_empty() {

@@ -710,6 +710,11 @@ impl Executor {
                 Err(why) => return tx.send(Msg::Installed(Err(why))),
             };
             if plan.delivery.is_some() {
+                // The host files just written and this delivery's own file left out at once.
+                let request = ResolveRequest {
+                    own: Arc::new(plan.own_outputs()),
+                    ..request
+                };
                 let (preview, texts, cands, _) = read_resolution(&request, &connections).await;
                 let skills = fetch_skills(&preview, &cands, &connections, &plan.set).await;
                 let contents = crate::handoff::Contents {
