@@ -2649,6 +2649,28 @@ fn the_handoff_overlay_installs_after_showing_the_change() {
     assert!(app.overlay.is_none());
 }
 
+/// An install from the browser records a delivery: the files it wrote are mcpick's own from
+/// then on, and the next resolution leaves them out (it kept the ones read at start).
+#[test]
+fn outputs_read_again_after_an_install_reach_the_next_resolution() {
+    let mut app = demo_app();
+    let mut own = mcpick::context::OwnOutputs::default();
+    own.file(
+        std::path::Path::new("/p/.mcp.json"),
+        "Claude Code's server file",
+    );
+    let own = Arc::new(own);
+    let fx = app.update(Msg::OwnOutputs(Arc::clone(&own)));
+    let request = fx
+        .iter()
+        .find_map(|e| match e {
+            Effect::Resolve(request) => Some(request),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no resolution asked for: {fx:?}"));
+    assert_eq!(request.own, own);
+}
+
 #[test]
 fn figures_still_being_worked_out_are_marked_until_final() {
     let mut app = new_app(&["demo"], Theme::colour());

@@ -732,6 +732,9 @@ impl Executor {
                 }
             }
             lines.extend(plan.notes.iter().map(|n| format!("note: {n}")));
+            // The delivery is recorded now: its files are mcpick's own from here on.
+            let own = crate::handoff::own_outputs(&plan.set, None);
+            let _ = tx.send(Msg::OwnOutputs(Arc::new(own)));
             tx.send(Msg::Installed(Ok(lines)))
         });
         self.tasks.push(task.abort_handle());
