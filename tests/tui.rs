@@ -1695,6 +1695,48 @@ fn marks_on_a_row_that_is_both_a_resource_and_a_folder() {
     assert!(app.info.as_deref().unwrap().starts_with("not a folder"));
 }
 
+/// The tour's `guides` (a directory that is also a resource): the row at the cursor and the
+/// contents pane say that `+` marks the resource alone and `F` the folder, and the keys do so.
+#[test]
+fn a_row_that_is_both_says_which_key_marks_which() {
+    let mut app = demo_app();
+    drive(&mut app, "/guides<enter>");
+    goto(&mut app, "guides");
+    let text = screen(&mut app, 100, 30);
+    let row = text
+        .lines()
+        .find(|l| l.contains("▾ guides"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(row.contains("guides  11 • + this · F all"), "{row}");
+    assert!(
+        text.contains("+ x          mark this resource alone"),
+        "{text}"
+    );
+    assert!(
+        text.contains("folder       file:///project/docs/guides/*"),
+        "{text}"
+    );
+    assert!(
+        text.contains("F ctrl-x     mark the folder: every resource under it"),
+        "{text}"
+    );
+    // Off the cursor, the row keeps only its `•`.
+    drive(&mut app, "j");
+    let text = screen(&mut app, 100, 30);
+    assert!(!text.contains("+ this · F all"), "{text}");
+    drive(&mut app, "k");
+    drive(&mut app, "F");
+    assert_eq!(marks_of(&app), ["pin demo: file:///project/docs/guides/*"]);
+    drive(&mut app, "+");
+    assert_eq!(
+        marks_of(&app),
+        [
+            "pin demo: file:///project/docs/guides/",
+            "pin demo: file:///project/docs/guides/*"
+        ]
+    );
+}
+
 #[test]
 fn after_pinning_search_results_every_result_row_shows_its_mark() {
     let mut app = demo_app();
@@ -2605,6 +2647,28 @@ fn the_handoff_overlay_installs_after_showing_the_change() {
     assert!(shown.contains("mcpick serve --set"), "{shown}");
     drive(&mut app, "<esc>");
     assert!(app.overlay.is_none());
+}
+
+/// An install from the browser records a delivery: the files it wrote are mcpick's own from
+/// then on, and the next resolution leaves them out (it kept the ones read at start).
+#[test]
+fn outputs_read_again_after_an_install_reach_the_next_resolution() {
+    let mut app = demo_app();
+    let mut own = mcpick::context::OwnOutputs::default();
+    own.file(
+        std::path::Path::new("/p/.mcp.json"),
+        "Claude Code's server file",
+    );
+    let own = Arc::new(own);
+    let fx = app.update(Msg::OwnOutputs(Arc::clone(&own)));
+    let request = fx
+        .iter()
+        .find_map(|e| match e {
+            Effect::Resolve(request) => Some(request),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no resolution asked for: {fx:?}"));
+    assert_eq!(request.own, own);
 }
 
 #[test]

@@ -26,6 +26,13 @@ impl Pane {
         }
     }
 
+    /// A pane of `width`×`height`.
+    fn sized(width: u16, height: u16) -> Pane {
+        Pane {
+            tmux: Tmux::bash_sized(width, height, &[]),
+        }
+    }
+
     fn keys(&self, keys: &[&str]) {
         self.tmux.keys(keys);
     }
@@ -1218,4 +1225,93 @@ fn warnings_shown(screen: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// Issue 45's demo case: under a search, the row joining the server's `file:///project` to
+/// `scripts` names `file:///project/scripts`, and `+` there pins that folder (it pinned
+/// `file:///project/Cargo.toml/`); the contents pane names the same prefix first.
+#[test]
+fn a_joined_folder_row_under_a_search_pins_the_folder_it_shows() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = dir.path().join("demo.context.json");
+    let pane = Pane::new();
+    pane.start(&format!("--demo --set {}", set.display()));
+    pane.wait_text("ready · 300 resources");
+    pane.type_text("/'/scripts/");
+    pane.wait_text("10 of 300 match");
+    pane.keys(&["Enter"]);
+    pane.wait_text("▶        build.sh");
+    pane.keys(&["g"]);
+    pane.keys(&["j"]);
+    pane.wait_text("prefix       file:///project/scripts/*");
+    pane.keys(&["+"]);
+    pane.wait_text("pinned file:///project/scripts/*");
+    pane.wait_for("the browser's save", |_| {
+        std::fs::read_to_string(&set).is_ok_and(|t| t.contains("scripts"))
+    });
+    pane.keys(&["Escape"]);
+    pane.wait_text("press / to search");
+    pane.quit_and_check_restored();
+    let text = std::fs::read_to_string(&set).unwrap();
+    assert!(
+        text.contains(r#""prefix": "file:///project/scripts/""#),
+        "{text}"
+    );
+    assert!(!text.contains("Cargo.toml"), "{text}");
+}
+
+/// The rows of the tree pane on `screen`: the lines between its top border (`Tree`) and its
+/// bottom border.
+fn tree_rows(screen: &str) -> usize {
+    screen
+        .lines()
+        .skip_while(|l| !l.contains("Tree"))
+        .skip(1)
+        .take_while(|l| l.starts_with('│'))
+        .count()
+}
+
+/// 80x24 and 60x20 are sizes people use: the tree keeps more than six rows over the contents
+/// pane (at 80x24 with four servers on the header it kept six, at 60x20 five), and the status
+/// line its key hints.
+#[test]
+fn small_terminals_keep_a_tree_worth_walking() {
+    let dir = tempfile::tempdir_in("/tmp").unwrap();
+    let config = dir.path().join("four.toml");
+    let mut text = String::new();
+    for name in ["one", "two", "three", "four"] {
+        text.push_str(&format!(
+            "[servers.{name}]\ncommand = \"{}\"\nargs = [\"demo-server\", \"--count\", \"40\"]\n",
+            mcpick_bin()
+        ));
+    }
+    std::fs::write(&config, text).unwrap();
+    // (size, servers, the fewest tree rows): the contents pane below the tree in both.
+    let four = format!("--config {}", config.display());
+    for (width, height, args, ready, least) in [
+        (80, 24, four.as_str(), "ready · 40 resources  (stdio", 9),
+        (60, 20, "--demo", "ready · 300 resources", 7),
+    ] {
+        let servers = if args == "--demo" { 1 } else { 4 };
+        let pane = Pane::sized(width, height);
+        pane.start(args);
+        let screen = pane.wait_for("every server ready", |s| {
+            s.lines()
+                .filter(|l| l.starts_with('●') && l.contains(ready))
+                .count()
+                == servers
+        });
+        let rows = tree_rows(&screen);
+        assert!(
+            rows >= least,
+            "{width}x{height}: {rows} tree rows\n{screen}"
+        );
+        assert!(
+            screen.contains("Contents"),
+            "{width}x{height}: no contents pane\n{screen}"
+        );
+        let status = screen.lines().last().unwrap_or_default();
+        assert!(status.contains("? help"), "{width}x{height}: {status:?}");
+        pane.quit_and_check_restored();
+    }
 }

@@ -184,21 +184,39 @@ impl Resolved {
     }
 }
 
+/// What mcpick writes for the set at `path` (its recorded deliveries and host files): left out
+/// of every resolution of it ([`crate::context::OwnOutputs`]).
+pub fn own_of(path: &std::path::Path) -> std::sync::Arc<crate::context::OwnOutputs> {
+    std::sync::Arc::new(crate::handoff::own_outputs(path, None))
+}
+
 /// The set file at `set` resolved and read under its own policy, its servers listed afresh
-/// (as `install` and the deliveries after a change write it).
-pub async fn resolve_file(set: &std::path::Path) -> Result<Resolved, Exit> {
+/// (as `install` and the deliveries after a change write it), `own` left out.
+pub async fn resolve_file(
+    set: &std::path::Path,
+    own: std::sync::Arc<crate::context::OwnOutputs>,
+) -> Result<Resolved, Exit> {
     let loaded = load_set(&crate::cli::SetArgs {
         path: set.to_path_buf(),
     })?;
-    resolve_set(&loaded, &ServerArgs::default(), &loaded.policy, 8, true).await
+    resolve_set(
+        &loaded,
+        own,
+        &ServerArgs::default(),
+        &loaded.policy,
+        8,
+        true,
+    )
+    .await
 }
 
-/// Chooses, connects and lists the set's servers (expansions added), resolves with
-/// `policy` reading what would be included ([`crate::context::Sources::resolve_reading`],
+/// Chooses, connects and lists the set's servers (expansions added), leaves out `own` (what
+/// mcpick writes for the set: [`own_of`]), resolves with `policy` reading what would be included ([`crate::context::Sources::resolve_reading`],
 /// `jobs` at once), reads and verifies the skills it includes when `skills` asks for them
 /// ([`crate::skills::fetch`]), and closes the connections.
 pub async fn resolve_set(
     set: &ContextSet,
+    own: std::sync::Arc<crate::context::OwnOutputs>,
     servers: &ServerArgs,
     policy: &crate::context::Policy,
     jobs: usize,
@@ -214,7 +232,8 @@ pub async fn resolve_set(
     let (preview, texts, skills) = {
         let mut cands = crate::context::candidates(&catalogue);
         expansion::tag(&mut cands, &expansions);
-        let sources = crate::context::Sources::from_lists(cands, &complete, &failed);
+        let sources =
+            crate::context::Sources::from_lists(cands, &complete, &failed).leaving_out(own);
         let connections: std::collections::HashMap<&str, &crate::mcp::Connection> = sessions
             .iter()
             .filter_map(|s| Some((s.spec.name.as_str(), s.connection.as_ref().ok()?)))

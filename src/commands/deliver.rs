@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::context::{Resolved, load_set, resolve_file, resolve_set};
+use super::context::{Resolved, load_set, own_of, resolve_file, resolve_set};
 use super::{Exit, report};
 use crate::cli::DeliverArgs;
 use crate::handoff::pieces::Record;
@@ -52,7 +52,7 @@ pub async fn after_change(set: &Path) -> Exit {
         say_refused(&record);
         return Exit::Ok;
     }
-    match resolve_file(set).await {
+    match resolve_file(set, own_of(set)).await {
         Ok(resolved) => {
             for line in write_all(set, &resolved) {
                 report(&line);
@@ -106,7 +106,15 @@ pub async fn run(args: DeliverArgs) -> Exit {
         Ok(s) => s,
         Err(exit) => return exit,
     };
-    let resolved = match resolve_set(&loaded, &args.servers, &loaded.policy, args.jobs, true).await
+    let resolved = match resolve_set(
+        &loaded,
+        own_of(&args.set.path),
+        &args.servers,
+        &loaded.policy,
+        args.jobs,
+        true,
+    )
+    .await
     {
         Ok(r) => r,
         Err(exit) => return exit,

@@ -21,7 +21,16 @@ pub async fn run(args: ExportArgs) -> Exit {
         Err(exit) => return exit,
     };
     let policy = args.policy.apply(set.policy);
-    let resolved = match resolve_set(&set, &args.servers, &policy, args.jobs, false).await {
+    let resolved = match resolve_set(
+        &set,
+        super::context::own_of(&args.set.path),
+        &args.servers,
+        &policy,
+        args.jobs,
+        false,
+    )
+    .await
+    {
         Ok(resolved) => resolved,
         Err(exit) => return exit,
     };

@@ -82,7 +82,9 @@ pub async fn install(args: InstallArgs) -> Exit {
     if plan.delivery.is_none() {
         return Exit::Ok;
     }
-    let resolved = match resolve_file(&args.set.path).await {
+    // The host files just written and this delivery's own file are left out at once.
+    let own = std::sync::Arc::new(plan.own_outputs());
+    let resolved = match resolve_file(&args.set.path, own).await {
         Ok(r) => r,
         Err(exit) => return exit,
     };

@@ -15,14 +15,20 @@ use crate::sanitize;
 
 /// What the agent would be handed now, as a lock. Fails (status 1) when a server cannot be
 /// listed: its resources would look removed.
-async fn resolve_now(set: &SetArgs, servers: &ServerArgs, jobs: usize) -> Result<Lock, Exit> {
-    let set = load_set_to_hand_on(set, servers)?;
-    resolve_loaded(&set, servers, jobs).await
+async fn resolve_now(set_args: &SetArgs, servers: &ServerArgs, jobs: usize) -> Result<Lock, Exit> {
+    let set = load_set_to_hand_on(set_args, servers)?;
+    resolve_loaded(&set, &set_args.path, servers, jobs).await
 }
 
 /// [`resolve_now`] of a set already loaded.
-async fn resolve_loaded(set: &ContextSet, servers: &ServerArgs, jobs: usize) -> Result<Lock, Exit> {
-    let resolved = resolve_set(set, servers, &set.policy, jobs, false).await?;
+async fn resolve_loaded(
+    set: &ContextSet,
+    path: &std::path::Path,
+    servers: &ServerArgs,
+    jobs: usize,
+) -> Result<Lock, Exit> {
+    let own = super::context::own_of(path);
+    let resolved = resolve_set(set, own, servers, &set.policy, jobs, false).await?;
     let lock = Lock::from_preview(&resolved.preview, &resolved.candidates(), &resolved.texts);
     let failed = resolved.failed;
     if failed.is_empty() {
@@ -104,7 +110,7 @@ pub async fn diff(args: DiffArgs) -> Exit {
             return Exit::Usage;
         }
     };
-    let now = match resolve_loaded(&set, &args.servers, args.jobs).await {
+    let now = match resolve_loaded(&set, &args.set.path, &args.servers, args.jobs).await {
         Ok(lock) => lock,
         Err(Exit::ServerFailed) => {
             report("cannot tell drift: a server could not be listed");

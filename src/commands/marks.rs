@@ -23,7 +23,7 @@ use crate::sanitize;
 
 /// What a person typed as a mark's target: a skill (`skill://NAME`, or any file of it) is
 /// marked as a unit, every file of it (`skill://NAME/*`), unless `--exact` says otherwise.
-fn parse_target(text: &str, exact: bool) -> Pattern {
+pub fn parse_target(text: &str, exact: bool) -> Pattern {
     match crate::skills::unit_of(text) {
         Some(prefix) if !exact => Pattern::Prefix(prefix),
         _ => Pattern::parse(text, exact),

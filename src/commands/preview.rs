@@ -28,11 +28,19 @@ pub async fn run(args: PreviewArgs) -> Exit {
         Err(exit) => return exit,
     };
     let policy = args.policy.apply(set.policy);
-    let resolved =
-        match resolve_set(&set, &args.servers, &policy, args.jobs, args.host.is_some()).await {
-            Ok(resolved) => resolved,
-            Err(exit) => return exit,
-        };
+    let resolved = match resolve_set(
+        &set,
+        super::context::own_of(&args.set.path),
+        &args.servers,
+        &policy,
+        args.jobs,
+        args.host.is_some(),
+    )
+    .await
+    {
+        Ok(resolved) => resolved,
+        Err(exit) => return exit,
+    };
     let cands = resolved.candidates();
     let (preview, texts, failed) = (&resolved.preview, &resolved.texts, &resolved.failed);
 

@@ -17,6 +17,7 @@ use crate::catalog::{ItemId, Snapshot};
 
 use super::content::measure;
 use super::mark::Marks;
+use super::own::OwnOutputs;
 use super::policy::Policy;
 use super::ranking::{RankOrder, compare};
 use super::resolve::{
@@ -40,6 +41,9 @@ pub struct Sources<'a> {
     ranked: bool,
     /// That order, when they are in one.
     order: Option<Arc<RankOrder>>,
+    /// The paths mcpick writes, left out wherever a server lists them
+    /// ([`Sources::leaving_out`]).
+    own: Arc<OwnOutputs>,
 }
 
 /// Every candidate's [`Verdict`] from one resolution over a kept rank order, kept for the
@@ -54,6 +58,8 @@ pub struct Judged {
     policy: Policy,
     /// [`Measures::stamp`] when judged.
     measures: u64,
+    /// The own outputs left out when judged.
+    own: Arc<OwnOutputs>,
     /// How many of them this resolution judged (the rest were kept).
     judged: usize,
 }
@@ -65,8 +71,11 @@ impl Judged {
         self.judged
     }
 
-    fn holds(&self, marks: &Marks, policy: &Policy, measures: &Measures) -> bool {
-        self.marks == *marks && self.policy == *policy && self.measures == measures.stamp()
+    fn holds(&self, marks: &Marks, policy: &Policy, measures: &Measures, own: &OwnOutputs) -> bool {
+        self.marks == *marks
+            && self.policy == *policy
+            && self.measures == measures.stamp()
+            && *self.own == *own
     }
 }
 
@@ -100,7 +109,14 @@ impl<'a> Sources<'a> {
             unavailable: unavailable.into_iter().collect(),
             ranked: false,
             order: None,
+            own: Arc::default(),
         }
+    }
+
+    /// These sources with mcpick's own outputs left out wherever a server lists them (the
+    /// front end knows them: [`crate::handoff::own_outputs`]).
+    pub fn leaving_out(self, own: Arc<OwnOutputs>) -> Self {
+        Sources { own, ..self }
     }
 
     /// Sources whose candidates are the resources of `snapshot` in the kept rank order
@@ -196,6 +212,7 @@ impl<'a> Sources<'a> {
             policy,
             measures,
             ranked: self.ranked,
+            own: &self.own,
         }
     }
 
@@ -232,7 +249,9 @@ impl<'a> Sources<'a> {
     fn verdicts(&self, input: &Input, keep: Option<Keep<'_>>) -> (Vec<Verdict>, usize) {
         let every = || (judge_all(input), input.candidates.len());
         let Some(Keep { judged, touched }) = keep.filter(|k| {
-            self.order.is_some() && k.judged.holds(input.marks, input.policy, input.measures)
+            self.order.is_some()
+                && k.judged
+                    .holds(input.marks, input.policy, input.measures, input.own)
         }) else {
             return every();
         };
@@ -295,6 +314,7 @@ impl<'a> Sources<'a> {
             marks: marks.clone(),
             policy: *policy,
             measures: measures.stamp(),
+            own: Arc::clone(&self.own),
             judged,
         })
     }

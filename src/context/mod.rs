@@ -44,6 +44,7 @@ pub mod file;
 pub mod lock;
 pub mod mark;
 pub mod measured;
+pub mod own;
 pub mod policy;
 pub mod ranking;
 pub mod resolve;
@@ -55,6 +56,7 @@ pub use expansion::Expansion;
 pub use file::{ContextSet, DEFAULT_FILE, SetError, SetFile, Updated, VERSION, missing_set};
 pub use mark::{Effective, Mark, Marks, Pattern, Target};
 pub use measured::{Judged, Keep, Resolution, Sources, Texts};
+pub use own::OwnOutputs;
 pub use policy::{Audience, DEFAULT_PRIORITY, Policy};
 pub use ranking::RankOrder;
 pub use resolve::{

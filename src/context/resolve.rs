@@ -48,6 +48,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::mark::{Mark, Marks, Pattern, Target};
+use super::own::OwnOutputs;
 use super::policy::Policy;
 use super::ranking::{self, Keyed, sort_keyed};
 use super::tokens::{self, TokenizerKind};
@@ -217,6 +218,8 @@ pub(crate) struct Input<'a> {
     /// The candidates are in rank-key order already ([`super::ranking::RankOrder`]), so
     /// resolution only walks them; otherwise they are in catalogue order and ranked first.
     pub ranked: bool,
+    /// The paths mcpick writes: left out wherever a server lists them.
+    pub own: &'a OwnOutputs,
 }
 
 /// Why a resource is not handed over.
@@ -236,6 +239,10 @@ pub enum Reason {
     /// Within the budget, but past what a host's session-start channel carries; the detail
     /// names the limit and where the resource can still be reached ([`crate::deliver`]).
     HostLimit(Box<str>),
+    /// A file mcpick itself writes (a delivery, a host file `install` edits, a skill it
+    /// placed), listed by a server that publishes the project: never fed back into the set,
+    /// pinned or not. The detail says which ([`super::own`]).
+    OwnOutput(Box<str>),
 }
 
 impl Reason {
@@ -248,6 +255,7 @@ impl Reason {
             Reason::Audience => "audience",
             Reason::UnderMinPriority => "under minimum priority",
             Reason::HostLimit(_) => "host limit",
+            Reason::OwnOutput(_) => "mcpick's own output",
         }
     }
 
@@ -259,6 +267,7 @@ impl Reason {
             Reason::Audience => 3,
             Reason::UnderMinPriority => 4,
             Reason::HostLimit(_) => 5,
+            Reason::OwnOutput(_) => 6,
         }
     }
 }
@@ -498,6 +507,8 @@ impl Verdict {
     const DEFAULTED: u8 = 4;
     /// [`Reason::rank`] of a failed read.
     const READ_FAILED: u8 = 1;
+    /// [`Reason::rank`] of mcpick's own output.
+    const OWN: u8 = 6;
 
     fn pinned(&self) -> bool {
         self.flags & Self::PINNED != 0
@@ -521,6 +532,7 @@ impl Verdict {
             },
             2 => Reason::Excluded,
             3 => Reason::Audience,
+            Self::OWN => Reason::OwnOutput(input.own.why(c.uri()).unwrap_or_default().into()),
             _ => Reason::UnderMinPriority,
         }
     }
@@ -547,6 +559,9 @@ pub(crate) fn judge<'a>(
         .then(|| input.measures.get(c.server, c.uri()))
         .flatten();
     let left_out = match filtered(mark, input.policy, c.priority(), c.audience()) {
+        // Before any mark: a pin on a folder of the project must not take mcpick's own
+        // outputs back in.
+        _ if input.own.why(c.uri()).is_some() => Verdict::OWN,
         Some(reason) => reason.rank(),
         None if matches!(measure, Some(Measure::Failed(_))) => Verdict::READ_FAILED,
         None => 0,
@@ -617,8 +632,9 @@ fn cut(input: &Input, verdicts: &[Verdict], order: impl Iterator<Item = usize> +
             included.push(included_of(index, v, total));
         }
     }
-    // By reason (read failed, excluded, audience, under minimum priority), each in order.
-    let mut filtered_out: [Vec<LeftOut>; 4] = Default::default();
+    // By reason (read failed, excluded, audience, under minimum priority, mcpick's own
+    // output: by rank), each in order.
+    let mut filtered_out: [Vec<LeftOut>; Verdict::OWN as usize] = Default::default();
     let mut over = false;
     for index in order {
         let v = &verdicts[index];
@@ -779,6 +795,7 @@ mod tests {
             policy,
             measures,
             ranked: false,
+            own: &OwnOutputs::default(),
         })
     }
 

@@ -96,7 +96,7 @@ struct JsonMissing {
 
 fn detail(reason: &Reason) -> Option<&str> {
     match reason {
-        Reason::ReadFailed(why) | Reason::HostLimit(why) => Some(why),
+        Reason::ReadFailed(why) | Reason::HostLimit(why) | Reason::OwnOutput(why) => Some(why),
         _ => None,
     }
 }

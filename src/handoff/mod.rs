@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 
 pub use channel::{Channel, Delivered};
 pub use entry::{EntryPlan, NotPlanned};
-pub use pieces::{Delivery, absolute};
+pub use pieces::{Delivery, absolute, own_outputs};
 
 use crate::context::{Candidate, Preview, measured::Texts};
 use crate::hosts::{Host, Places, Scope};
@@ -155,6 +155,12 @@ pub fn plan(
 impl Plan {
     /// What the delivery will touch, for a dry run and the overlay (the entry's change is
     /// [`entry::Edit::diff`]).
+    /// What mcpick writes for the set once this hand-off is made (its own delivery and host
+    /// files with the recorded ones): what the resolution for its first delivery leaves out.
+    pub fn own_outputs(&self) -> crate::context::OwnOutputs {
+        own_outputs(&self.set, self.delivery.as_ref().map(|(_, d)| d))
+    }
+
     pub fn delivery_lines(&self) -> Vec<String> {
         match &self.delivery {
             Some((channel, delivery)) => session::planned_lines(channel, delivery),

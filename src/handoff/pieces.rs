@@ -1060,6 +1060,66 @@ pub(super) fn take_back(added: &Added, real: &Path) -> std::io::Result<Option<St
     }
 }
 
+/// Every path mcpick writes for `set`: the folder beside it (`.mcpick/`: deliveries, locks),
+/// and what each recorded delivery wrote ([`add_delivery`]); with `also`, a delivery about to
+/// be made (`install`'s first one must leave out the host files it has just edited). A server
+/// publishing the project lists them too; resolution leaves them out of the set
+/// ([`crate::context::OwnOutputs`]). Files of the user's that mcpick appends a line to
+/// (`CLAUDE.md`, `.git/info/exclude`) stay the user's.
+pub fn own_outputs(set: &Path, also: Option<&Delivery>) -> crate::context::OwnOutputs {
+    let set = absolute(set);
+    let mut own = crate::context::OwnOutputs::default();
+    own.folder(
+        &folder_of(&set),
+        "mcpick's folder beside the set: deliveries and locks",
+    );
+    for d in Record::load(&set).deliveries.iter().chain(also) {
+        add_delivery(&mut own, d, &set);
+    }
+    own
+}
+
+/// What one delivery writes: its delivered file, the rules folders made for it, the skills it
+/// placed, opencode's config it lists the file in, and the host files `install` edits there
+/// (the served entry's file, the per-turn hooks' settings).
+fn add_delivery(own: &mut crate::context::OwnOutputs, d: &Delivery, set: &Path) {
+    let host = d
+        .host()
+        .map_or(d.host.clone(), |h| h.dialect().host_name.to_string());
+    own.file(&d.file, format!("the delivery to {host}"));
+    for folder in &d.folders {
+        own.folder(folder, format!("a folder made for the delivery to {host}"));
+    }
+    for skill in &d.skills {
+        own.folder(&skill.folder, format!("a skill placed for {host}"));
+    }
+    if let Some(listed) = &d.listed {
+        own.file(
+            &listed.path,
+            format!("{host}'s config, where install lists the delivery"),
+        );
+    }
+    let (Some(h), Some(scope)) = (d.host(), d.scope()) else {
+        return;
+    };
+    let places = crate::places::Places {
+        project: d.project_or(set),
+        ..crate::places::Places::system()
+    };
+    if let Some(entry) = h.dialect().file(scope, &places) {
+        own.file(
+            &entry,
+            format!("{host}'s server file, where install wrote its entry"),
+        );
+    }
+    if let Some(hooks) = super::hooks::of(h).and_then(|f| f.file(scope, &places)) {
+        own.file(
+            &hooks,
+            format!("{host}'s settings, where install wrote its hooks"),
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -236,7 +236,10 @@ impl Engine {
         let with_expansions = listings.catalogue.snapshot();
         let extra = expansion_candidates(&expansions, &with_expansions, &listed);
         let (complete, unavailable) = (&listings.complete, &listings.unavailable);
-        let sources = Sources::ranked_with(&kept.order, &listed, extra, complete, unavailable);
+        // What mcpick writes for this set (a delivery installed since is in its record).
+        let own = Arc::new(crate::handoff::own_outputs(&self.set_path, None));
+        let sources = Sources::ranked_with(&kept.order, &listed, extra, complete, unavailable)
+            .leaving_out(own);
         let keep = match (&kept.judged, &touched) {
             (Some(judged), Some(touched)) => Some(Keep { judged, touched }),
             _ => None,

@@ -208,6 +208,8 @@ pub struct ResolveRequest {
     pub measures: Measures,
     /// The last resolution's rank order, to advance rather than sort again.
     pub ranking: Option<Ranking>,
+    /// mcpick's own outputs, left out ([`crate::context::OwnOutputs`]).
+    pub own: Arc<crate::context::OwnOutputs>,
 }
 
 /// A kept rank order and what the catalogue changed since its snapshot besides appends.
@@ -234,7 +236,8 @@ impl ResolveRequest {
 /// candidates in the kept rank order (so it walks them, not sorts them).
 pub fn resolve_snapshot(req: &ResolveRequest) -> AgentPreview {
     let order = req.rank_order();
-    let sources = Sources::ranked(&order, &req.snapshot, &req.listed, &req.unavailable);
+    let sources = Sources::ranked(&order, &req.snapshot, &req.listed, &req.unavailable)
+        .leaving_out(Arc::clone(&req.own));
     let preview = sources.resolve(&req.marks, &req.policy, &req.measures);
     drop(sources);
     AgentPreview {

@@ -710,6 +710,11 @@ impl Executor {
                 Err(why) => return tx.send(Msg::Installed(Err(why))),
             };
             if plan.delivery.is_some() {
+                // The host files just written and this delivery's own file left out at once.
+                let request = ResolveRequest {
+                    own: Arc::new(plan.own_outputs()),
+                    ..request
+                };
                 let (preview, texts, cands, _) = read_resolution(&request, &connections).await;
                 let skills = fetch_skills(&preview, &cands, &connections, &plan.set).await;
                 let contents = crate::handoff::Contents {
@@ -727,6 +732,9 @@ impl Executor {
                 }
             }
             lines.extend(plan.notes.iter().map(|n| format!("note: {n}")));
+            // The delivery is recorded now: its files are mcpick's own from here on.
+            let own = crate::handoff::own_outputs(&plan.set, None);
+            let _ = tx.send(Msg::OwnOutputs(Arc::new(own)));
             tx.send(Msg::Installed(Ok(lines)))
         });
         self.tasks.push(task.abort_handle());
@@ -795,7 +803,8 @@ async fn read_resolution<'a>(
         &request.snapshot,
         &request.listed,
         &request.unavailable,
-    );
+    )
+    .leaving_out(Arc::clone(&request.own));
     let mut measures = Measures::new();
     let done = sources
         .resolve_reading(

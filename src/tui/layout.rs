@@ -25,6 +25,11 @@ pub const SIDE_BY_SIDE_MIN_WIDTH: u16 = 100;
 /// Body rows needed for the contents pane below the tree.
 pub const STACKED_MIN_HEIGHT: u16 = 16;
 
+/// The tree's share of the body, in percent, with the contents pane below it: the tree is
+/// what a person walks, so it gets the larger part (at 80x24 with four servers, 45% left it
+/// six rows).
+pub const STACKED_TREE_SHARE: u16 = 62;
+
 /// Width of the mark column at the start of tree and list rows.
 pub const MARK_W: u16 = 2;
 
@@ -60,7 +65,7 @@ pub fn layout(area: Rect, header_lines: u16, contents_focused: bool) -> Areas {
             )),
         )
     } else if body.height >= STACKED_MIN_HEIGHT {
-        let top = body.height * 45 / 100;
+        let top = body.height * STACKED_TREE_SHARE / 100;
         (
             Rect::new(body.x, body.y, body.width, top),
             Some(Rect::new(
@@ -95,6 +100,10 @@ mod tests {
         assert_eq!(wide.contents.unwrap().x, wide.main.width);
         let narrow = layout(Rect::new(0, 0, 40, 24), 1, false);
         assert_eq!(narrow.contents.unwrap().y, narrow.main.bottom());
+        // 80x24 with four server lines: the tree keeps more than six rows inside its border.
+        let classic = layout(Rect::new(0, 0, 80, 24), 4, false);
+        assert!(inner(classic.main).height > 6, "{classic:?}");
+        assert!(inner(classic.contents.unwrap()).height >= 4, "{classic:?}");
         let tiny = layout(Rect::new(0, 0, 40, 12), 1, false);
         assert_eq!(tiny.contents, None);
         let none = layout(Rect::new(0, 0, 0, 0), 1, false);

@@ -153,6 +153,7 @@ pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> Exi
     let first = app.set_context(set, load_error);
     app.context.saving.path = Some(shown_path(&set_path));
     app.context.saving.file = Some(set_path.clone());
+    app.context.own = std::sync::Arc::new(crate::handoff::own_outputs(&set_path, None));
     app.context.saving.secrets_note = (!kept_notes.is_empty()).then(|| kept_notes.join("; "));
 
     let (mut terminal, guard) = match term::init() {

@@ -100,6 +100,9 @@ pub struct Filter {
     /// 2026-07-28: the host's open `subscriptions/listen` requests that asked for list
     /// changes, by id; a list change reaches the host through them.
     listens: Vec<Value>,
+    /// What mcpick writes for the set: never handed on, wherever the upstream lists it
+    /// ([`crate::context::OwnOutputs`]).
+    own: std::sync::Arc<crate::context::OwnOutputs>,
 }
 
 impl Filter {
@@ -117,7 +120,13 @@ impl Filter {
             host_listed: false,
             modern: false,
             listens: Vec::new(),
+            own: Default::default(),
         }
+    }
+
+    /// This filter with mcpick's own outputs left out, as every resolution leaves them out.
+    pub fn leaving_out(self, own: std::sync::Arc<crate::context::OwnOutputs>) -> Filter {
+        Filter { own, ..self }
     }
 
     /// The set changed: decisions from now on follow it. Returns the notifications that tell
@@ -174,7 +183,8 @@ impl Filter {
                 Candidate::from_item(id, &self.server, item)
             })
             .collect();
-        let sources = Sources::new(cands, [self.server.as_str()], []);
+        let sources = Sources::new(cands, [self.server.as_str()], [])
+            .leaving_out(std::sync::Arc::clone(&self.own));
         let preview = sources.resolve(&self.set.marks, &self.set.policy, &Measures::new());
         self.included = preview
             .included
@@ -211,11 +221,16 @@ impl Filter {
     fn allows(&self, uri: &str) -> bool {
         self.allows_as_listed(uri)
             && !alias::excluded(&self.set.marks, &self.canonical, &self.server, uri)
+            && self.own.why(uri).is_none()
+            && self.own.why(&alias::canonical(uri)).is_none()
     }
 
     /// True when the set allows the resource `uri` exactly as written: what a listing
     /// keeps (a listed URI is what the person marked).
     fn allows_as_listed(&self, uri: &str) -> bool {
+        if self.own.why(uri).is_some() {
+            return false;
+        }
         if self.expose == Expose::Included && self.listed.contains_key(uri) {
             return self.included.contains(uri);
         }
@@ -566,6 +581,37 @@ mod tests {
         assert_eq!(f.from_upstream(updated), FromUpstream::Drop);
         let updated = br#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"py://items/alpha/1"}}"#;
         assert_eq!(f.from_upstream(updated), FromUpstream::Forward);
+    }
+
+    /// mcpick's own outputs, listed by an upstream that publishes the project, are neither
+    /// listed to the host nor read for it, in any form the upstream may resolve.
+    #[test]
+    fn mcpicks_own_outputs_are_never_handed_on() {
+        let mut own = crate::context::OwnOutputs::default();
+        own.folder(std::path::Path::new("/p/.mcpick"), "deliveries");
+        let mut f = filter().leaving_out(std::sync::Arc::new(own));
+        let list = br#"{"jsonrpc":"2.0","id":"a","method":"resources/list"}"#;
+        assert_eq!(f.from_host(list), FromHost::Forward);
+        let page = br#"{"jsonrpc":"2.0","id":"a","result":{"resources":[{"uri":"file:///p/README.md","name":"r"},{"uri":"file:///p/.mcpick/set.claude-code.md","name":"d"}]}}"#;
+        let FromUpstream::Replace(kept) = f.from_upstream(page) else {
+            panic!()
+        };
+        assert_eq!(
+            text(kept)["result"]["resources"],
+            json!([{"uri":"file:///p/README.md","name":"r"}])
+        );
+        for uri in [
+            "file:///p/.mcpick/set.claude-code.md",
+            "file:///p/x/../.mcpick/a.md",
+        ] {
+            let read = format!(
+                r#"{{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{{"uri":"{uri}"}}}}"#
+            );
+            let FromHost::Answer(answer) = f.from_host(read.as_bytes()) else {
+                panic!("{uri} read")
+            };
+            assert_eq!(text(answer)["error"]["code"], -32002, "{uri}");
+        }
     }
 
     /// A read of an excluded resource written in another form the upstream may resolve to

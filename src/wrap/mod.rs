@@ -160,7 +160,9 @@ async fn proxy(
         TransportSpec::Sse { url, headers } => sse::start(url, headers, limit).await?,
     };
     let flight: Shared<InFlight> = Default::default();
-    let filter = std::sync::Arc::new(std::sync::Mutex::new(Filter::new(name, set, expose)));
+    let own = std::sync::Arc::new(crate::handoff::own_outputs(set_path, None));
+    let filter = Filter::new(name, set, expose).leaving_out(own);
+    let filter = std::sync::Arc::new(std::sync::Mutex::new(filter));
     let (out_tx, out_rx) = mpsc::channel::<Vec<u8>>(QUEUE);
     let writer = tokio::spawn(write_to_host(out_rx));
     let host_left = HostLeft::default();

@@ -85,6 +85,11 @@ impl Tmux {
     /// the isolated home ([`super::isolated_home`]), `$ ` as its prompt; returns once the prompt
     /// shows.
     pub fn bash(env: &[&str]) -> Tmux {
+        Tmux::bash_sized(120, 40, env)
+    }
+
+    /// [`Tmux::bash`] in a terminal of `width`×`height`.
+    pub fn bash_sized(width: u16, height: u16, env: &[&str]) -> Tmux {
         let home = super::isolated_home().display().to_string();
         let mut command: Vec<String> = [
             "env",
@@ -100,7 +105,7 @@ impl Tmux {
         command.push(format!("XDG_CONFIG_HOME={home}/.config"));
         command.extend(env.iter().map(|e| e.to_string()));
         command.extend(["bash", "--norc", "--noprofile", "-i"].map(String::from));
-        let tmux = Tmux::start(120, 40, None, &command);
+        let tmux = Tmux::start(width, height, None, &command);
         tmux.wait_for("the shell prompt", |s| {
             s.lines().any(|l| l.starts_with('$'))
         });

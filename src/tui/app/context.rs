@@ -37,6 +37,9 @@ pub struct ContextState {
     pub resolved_len: usize,
     /// The agent view on screen: open, scrolled, the host chosen.
     pub view: AgentView,
+    /// What mcpick writes for this set (its deliveries, the host files install edits), left
+    /// out wherever a server lists them; read from the delivery record at start.
+    pub own: Arc<crate::context::OwnOutputs>,
 }
 
 /// The save protocol: what the file held, what this browser sent, what failed.
@@ -546,6 +549,7 @@ impl App {
             marks: self.context.set.marks.clone(),
             policy: self.context.set.policy,
             measures: self.context.counts.measures.clone(),
+            own: Arc::clone(&self.context.own),
             ranking: self.context.agent.as_ref().and_then(|agent| {
                 let order = agent.order()?;
                 Some(Ranking {

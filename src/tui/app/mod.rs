@@ -346,6 +346,10 @@ impl App {
                 self.on_installed(result);
                 Vec::new()
             }
+            Msg::OwnOutputs(own) => {
+                self.context.own = own;
+                self.request_resolve()
+            }
             Msg::Approved { servers, result } => self.on_approved(servers, result),
             Msg::Quit => {
                 self.quit = true;

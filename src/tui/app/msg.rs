@@ -104,6 +104,9 @@ pub enum Msg {
     InstallPlanned(Result<Box<InstallPlan>, String>),
     /// The confirmed install ended: what was done, or why not.
     Installed(Result<Vec<String>, String>),
+    /// What mcpick writes for the set, read again (an install recorded a delivery): the
+    /// resolutions leave it out from now on.
+    OwnOutputs(Arc<crate::context::OwnOutputs>),
     /// The servers the person approved in the browser are remembered (they may start now), or
     /// why they could not be.
     Approved {

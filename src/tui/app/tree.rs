@@ -123,29 +123,12 @@ impl App {
                     .window(self.browse.tree_cursor.index, 1)
                     .first()?;
                 let view = self.browse.tree.view(row);
-                if view.server {
-                    let id = self.browse.tree.first_item_under(row);
-                    let name = match id {
-                        Some(id) => self.catalogue.server_name(id.server).to_string(),
-                        None => self
-                            .servers
-                            .iter()
-                            .find(|s| s.name == view.label)?
-                            .name
-                            .clone(),
-                    };
-                    Some(Target::prefix(name, ""))
-                } else if view.folder && (folder || view.item.is_none()) {
-                    let (server, prefix) = self.browse.tree.uri_prefix(&self.catalogue, row)?;
-                    Some(Target::prefix(
-                        self.catalogue.server_name(server).as_ref(),
-                        prefix,
-                    ))
-                } else if folder {
-                    None
-                } else {
-                    exact(view.item?)
+                if view.server && self.browse.tree.first_item_under(row).is_none() {
+                    // A server with no resources yet: its name is the row's.
+                    let name = &self.servers.iter().find(|s| s.name == view.label)?.name;
+                    return Some(Target::prefix(name.clone(), ""));
                 }
+                row_target(&self.browse.tree, &self.catalogue, row, folder)
             }
         }
     }
@@ -158,6 +141,38 @@ impl App {
             &self.context.set.marks,
             row,
         )
+    }
+}
+
+/// What a mark key applies to on a tree row: a server row the whole server, a folder the URI
+/// prefix of the node the row stands for (its tail: on a row joining folders, the innermost
+/// one it names), a resource its exact URI; on a row that is both (`•`) the resource's unless
+/// `folder` (`F` / `ctrl-x`). One function for the mark keys, the contents pane's `prefix`
+/// line and the property tests, so what a row shows and what a key marks cannot drift apart.
+/// `None` on a server row without resources (the browser names it from its server list).
+pub fn row_target(tree: &UriTree, catalogue: &Catalogue, row: Row, folder: bool) -> Option<Target> {
+    let view = tree.view(row);
+    if view.server {
+        let id = tree.first_item_under(row)?;
+        Some(Target::prefix(
+            catalogue.server_name(id.server).as_ref(),
+            "",
+        ))
+    } else if view.folder && (folder || view.item.is_none()) {
+        let (server, prefix) = tree.uri_prefix(catalogue, row)?;
+        Some(Target::prefix(
+            catalogue.server_name(server).as_ref(),
+            prefix,
+        ))
+    } else if folder {
+        None
+    } else {
+        let id = view.item?;
+        let item = catalogue.get(id)?;
+        Some(Target::exact(
+            catalogue.server_name(id.server).as_ref(),
+            item.uri(),
+        ))
     }
 }
 

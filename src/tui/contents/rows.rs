@@ -225,9 +225,15 @@ fn lines(view: &ContentsView, width: usize) -> Vec<Line<'static>> {
             },
         ));
     }
-    // A resource that is a folder too: its folder mark, which the resource's mark hides.
+    // A resource that is a folder too: which keys mark which of the two, and its folder
+    // mark, which the resource's mark hides.
     if let Some(p) = &view.prefix {
+        lines.push(field("+ x", "mark this resource alone".into()));
         lines.push(field("folder", p.applies_to()));
+        lines.push(field(
+            "F ctrl-x",
+            "mark the folder: every resource under it".into(),
+        ));
         lines.push(field("folder mark", p.mark_words()));
     }
     lines.push(field("name", sanitize::line(item.name(), 1000)));

@@ -169,7 +169,7 @@ fn left_out_line(v: &AgentView, agent: &AgentPreview, l: &LeftOut) -> Line<'stat
             format!("  ({})", sanitize::line(why, 200)),
             t.error,
         )),
-        Reason::HostLimit(why) => spans.push(Span::styled(
+        Reason::HostLimit(why) | Reason::OwnOutput(why) => spans.push(Span::styled(
             format!("  ({})", sanitize::line(why, 300)),
             t.dim,
         )),

@@ -122,6 +122,10 @@ fn mark_span(t: &Theme, mark: Option<(Mark, bool)>) -> Span<'static> {
     Span::styled(format!("{} ", mark_glyph(mark)), style)
 }
 
+/// After the `•` of the cursor's row when it is both a resource and a folder: what `+` and
+/// `F` mark there.
+pub const BOTH_KEYS: &str = " + this · F all";
+
 /// The tree pane: only the rows on screen are built.
 pub fn draw_tree(frame: &mut Frame, area: Rect, v: &BrowseView) {
     let t = v.theme;
@@ -176,6 +180,11 @@ pub fn draw_tree(frame: &mut Frame, area: Rect, v: &BrowseView) {
                 let mut folder = mark_span(v.theme, marks.folder);
                 folder.content = mark_glyph(marks.folder).into();
                 tail.push(folder);
+            }
+            if index == cursor.index {
+                // Which of the two a key marks, where the eye is: `+` here marks the resource
+                // alone (a directory's own listing), and a newcomer expects the folder.
+                tail.push(Span::styled(BOTH_KEYS, t.dim));
             }
         }
         // A long label is cut (with `…`) before the count and marks after it, which say
