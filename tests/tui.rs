@@ -2600,7 +2600,14 @@ fn the_handoff_overlay_installs_after_showing_the_change() {
         mcpick::handoff::Deliver::Live,
     )
     .unwrap();
-    assert!(plan.notes.is_empty(), "{:?}", plan.notes);
+    // Nothing to say but, in a test binary that is not `mcpick` on PATH, that the entry
+    // names this binary by its path.
+    let path_note = mcpick::handoff::entry::path_note(host);
+    assert!(
+        plan.notes.iter().all(|n| Some(n) == path_note.as_ref()),
+        "{:?}",
+        plan.notes
+    );
     app.update(Msg::InstallPlanned(Ok(Box::new(plan))));
     let shown = screen(&mut app, 120, 40);
     assert!(shown.contains("enter makes it"), "{shown}");
@@ -2613,8 +2620,12 @@ fn the_handoff_overlay_installs_after_showing_the_change() {
         shown.contains("import lines: "),
         "the delivery's pieces: {shown}"
     );
+    // `mcpick`, or (this test binary not being `mcpick` on PATH) this binary by its path.
+    let program = std::env::current_exe().unwrap();
+    let program = program.file_name().unwrap().to_string_lossy();
     assert!(
-        shown.contains("each runs: mcpick turn claude-code --set"),
+        shown.contains("each runs: mcpick turn claude-code --set")
+            || shown.contains(&format!("{program} turn claude-code --set")),
         "the per-turn hooks: {shown}"
     );
     // Nothing is written before Enter; Enter asks for the planned install.

@@ -225,10 +225,17 @@ pub fn not_as_written(
 }
 
 /// Why `program` is not the one mcpick writes at `scope`: `mcpick` from PATH in a project
-/// file (shared with the project), this binary by absolute path in the user's own.
+/// file (shared with the project), or this very binary by its path when no `mcpick` on PATH
+/// is it (what `install` writes then); this binary by absolute path in the user's own.
 pub fn not_our_program(program: &str, scope: super::Scope) -> Option<String> {
+    let this_binary = || {
+        let this = std::env::current_exe().and_then(std::fs::canonicalize).ok();
+        Path::new(program).is_absolute()
+            && this.is_some()
+            && std::fs::canonicalize(program).ok() == this
+    };
     let ours = match scope {
-        super::Scope::Project => program == "mcpick",
+        super::Scope::Project => program == "mcpick" || this_binary(),
         super::Scope::User => {
             Path::new(program).is_absolute()
                 && Path::new(program).file_name() == Some(std::ffi::OsStr::new("mcpick"))
@@ -238,7 +245,9 @@ pub fn not_our_program(program: &str, scope: super::Scope) -> Option<String> {
         format!(
             "it runs `{program}`; mcpick writes {}",
             match scope {
-                super::Scope::Project => "`mcpick` (from PATH) in a project file",
+                super::Scope::Project => {
+                    "`mcpick` (from PATH) in a project file, or this binary by its path"
+                }
                 super::Scope::User => "the absolute path of its binary in a user file",
             }
         )
