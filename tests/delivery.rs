@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::model_stub::{Stub, all_text, claude_tui, run_host, take_turn, text_of, under};
+use common::model_stub::{Stub, all_text, claude_tui, run_host, submit, take_turn, text_of, under};
 use common::snapshot::{Files, assert_same_files, files};
-use common::tmux::Tmux;
+use common::tmux::{HOST_START, Tmux};
 use common::*;
 use serde_json::Value;
 
@@ -1109,13 +1109,13 @@ fn claude_code_expands_a_mention_typed_in_its_interactive_prompt() {
             .is_ok()
     };
     // The prompt, then time for the served entry to connect (its resources complete mentions).
-    let ready = wait_for("auto mode", 60) || wait_for("❯", 5);
+    let ready = wait_for("auto mode", HOST_START.as_secs()) || wait_for("❯", 5);
     std::thread::sleep(Duration::from_secs(5));
     let sent = ready && {
         tmux.type_text(&format!("{mention} summarise"));
         std::thread::sleep(Duration::from_millis(800));
         tmux.keys(&["Enter"]);
-        wait_for("Read MCP resource", 60)
+        wait_for("Read MCP resource", 120)
     };
     // The model request follows the read.
     let probe: String = text.chars().take(300).collect();
@@ -1232,9 +1232,7 @@ fn claude_code_gets_a_change_of_the_set_on_the_next_turn() {
     let stub = Stub::start(stub_dir.path());
     let tmux = world.claude_interactive(&stub);
     let ready = tmux
-        .wait(Duration::from_secs(60), |s| {
-            s.contains("auto mode") || s.contains("❯")
-        })
+        .wait(HOST_START, |s| s.contains("auto mode") || s.contains("❯"))
         .is_ok();
     std::thread::sleep(Duration::from_secs(3));
     let turn = |prompt: &str| take_turn(&tmux, &stub, "anthropic", prompt, under("messages"));
@@ -1346,7 +1344,7 @@ fn gemini_cli_gets_a_change_of_the_set_on_the_next_turn() {
         &peers().join("node/node_modules/.bin/gemini"),
     );
     let ready = tmux
-        .wait(Duration::from_secs(60), |s| s.contains("Type your message"))
+        .wait(HOST_START, |s| s.contains("Type your message"))
         .is_ok();
     std::thread::sleep(Duration::from_secs(2));
     let first = ready
@@ -1463,7 +1461,7 @@ fn opencode_gets_a_change_of_the_set_on_the_next_turn() {
         })
     };
     let ready = tmux
-        .wait(Duration::from_secs(60), |s| s.contains("Ask anything"))
+        .wait(HOST_START, |s| s.contains("Ask anything"))
         .is_ok();
     let first = ready.then(|| turn("first turn please")).flatten();
     world.ok(&["pin", "--demo", &pinned]);
@@ -1605,29 +1603,25 @@ fn codex_gets_a_change_of_the_set_on_the_next_turn() {
         &env,
         &peers().join("node/node_modules/.bin/codex"),
     );
-    // Codex asks the user to trust new hooks before they run.
+    // Codex asks the user to trust new hooks before they run: trusted, once the answer's own
+    // text is drawn, and the question checked gone.
     let asked = tmux
-        .wait(Duration::from_secs(60), |s| s.contains("Hooks need review"))
+        .answer(
+            "Hooks need review",
+            "Trust all and continue",
+            &["2", "Enter"],
+        )
         .is_ok();
-    if asked {
-        tmux.keys(&["2"]);
-        std::thread::sleep(Duration::from_millis(500));
-        tmux.keys(&["Enter"]);
-    }
     let ready = asked
         && tmux
-            .wait(Duration::from_secs(30), |s| {
-                s.contains("Ask Codex to do anything")
-            })
+            .wait(HOST_START, |s| s.contains("Ask Codex to do anything"))
             .is_ok();
     let mut n = 0;
     let mut turn = |tmux: &Tmux| -> Option<(String, String)> {
         n += 1;
         let prompt = format!("turn {n} please");
-        tmux.type_text(&prompt);
-        std::thread::sleep(Duration::from_millis(500));
-        tmux.keys(&["Enter"]);
-        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        submit(tmux, &prompt);
+        let deadline = std::time::Instant::now() + Duration::from_secs(120);
         while std::time::Instant::now() < deadline {
             if let Some(found) = codex_turn(&stub, &prompt) {
                 return Some(found);

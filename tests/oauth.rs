@@ -605,3 +605,42 @@ fn login_to_an_unapproved_project_server_is_refused() {
         "an approved server's sign-in opens the browser"
     );
 }
+
+#[test]
+fn a_read_that_needs_a_wider_scope_names_the_login_that_asks_for_it() {
+    // The fixture lets any `mcp` token list, and wants `files:read` too for a read (403
+    // insufficient_scope naming both): a step-up, as the MCP authorization spec describes.
+    let mut world = World::new("step-up", &["--read-scope", "files:read"]);
+    world.login();
+    let out = world.run(&["ls", "-s", "docs", "--json"], &[]);
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let uri = common::resources(&doc)[0]["uri"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let read = |world: &mut World| world.run(&["read", "-s", "docs", &uri], &[]);
+    let out = read(&mut world);
+    assert_ne!(exit_code(&out), 0, "{}", stdout(&out));
+    let line = "the server needs a wider sign-in for resources/read: run \
+                `mcpick login docs --scope mcp --scope files:read`";
+    assert!(stderr(&out).contains(line), "{}", stderr(&out));
+
+    // The line, followed, gets the read through.
+    let out = world.run(
+        &[
+            "login",
+            "docs",
+            "--scope",
+            "mcp",
+            "--scope",
+            "files:read",
+            "--wait",
+            "60",
+        ],
+        &[],
+    );
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let out = read(&mut world);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(!stdout(&out).is_empty());
+}

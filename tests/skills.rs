@@ -17,6 +17,9 @@ use common::snapshot::{Files, assert_same_files, files, tree};
 use common::*;
 use serde_json::Value;
 
+/// Copilot CLI's question in a folder it has not seen.
+const COPILOT_TRUST: &str = "Do you trust the files in this folder?";
+
 /// What the test skills say, to look for in the model's request.
 const PINNED_DESCRIPTION: &str = "skill-desc-7c1e";
 const PINNED_BODY: &str = "skill-body-93ad";
@@ -828,22 +831,16 @@ fn a_skill_pinned_mid_session(host: &str, folder: &str, listed: &str, running: R
     // The question each host asks first in a new project, answered as a person answers it:
     // Codex's new hooks trusted, Copilot CLI's folder trusted for this session, Qwen Code's
     // project MCP server (mcpick's) approved.
-    let first_question: Option<(&str, &[&str])> = match host {
-        "codex" => Some(("Hooks need review", &["2", "Enter"])),
-        "copilot-cli" => Some(("Do you trust the files in this folder?", &["Enter"])),
-        "qwen-code" => Some(("Untrusted MCP server", &["Enter"])),
+    let first_question: Option<(&str, &str, &[&str])> = match host {
+        "codex" => Some((
+            "Hooks need review",
+            "Trust all and continue",
+            &["2", "Enter"],
+        )),
+        "copilot-cli" => Some((COPILOT_TRUST, COPILOT_TRUST, &["Enter"])),
+        "qwen-code" => Some(("Untrusted MCP server", "Untrusted MCP server", &["Enter"])),
         _ => None,
     };
-    if let Some((question, answer)) = first_question
-        && tmux
-            .wait(std::time::Duration::from_secs(60), |s| s.contains(question))
-            .is_ok()
-    {
-        for key in answer {
-            tmux.keys(&[key]);
-            std::thread::sleep(std::time::Duration::from_millis(500));
-        }
-    }
     let (ready, messages): (fn(&str) -> bool, _) = match host {
         "claude-code" => (|s| s.contains("auto mode") || s.contains('❯'), "messages"),
         "gemini" => (|s| s.contains("Type your message"), "contents"),
@@ -856,7 +853,11 @@ fn a_skill_pinned_mid_session(host: &str, folder: &str, listed: &str, running: R
     let api = run.api;
     let written = world.at(folder).join("pdf-forms");
     assert!(!written.exists(), "excluded: not handed on");
-    let ready = tmux.wait(std::time::Duration::from_secs(60), ready).is_ok();
+    if let Some((question, option, keys)) = first_question {
+        tmux.answer(question, option, keys)
+            .unwrap_or_else(|screen| panic!("{host}: `{question}` not answered:\n{screen}"));
+    }
+    let ready = tmux.wait(common::tmux::HOST_START, ready).is_ok();
     std::thread::sleep(std::time::Duration::from_secs(3));
     // The whole model request (system prompt, tools, messages) of the turn that sent `prompt`.
     let turn = |prompt: &str| {

@@ -431,10 +431,18 @@ impl Connection {
         match tokio::time::timeout(self.timeout, future).await {
             Ok(Ok(value)) => Ok(value),
             Ok(Err(error)) => {
-                let error = match &self.sign_in {
-                    Some((challenge, login)) if challenge.wants_oauth() => McpError::NeedsLogin {
+                let wider = self.sign_in.as_ref().and_then(|(c, _)| c.wider_scope());
+                let error = match (&self.sign_in, wider) {
+                    (Some((_, login)), Some(scope)) => McpError::NeedsScope {
+                        method,
                         login: login.clone(),
+                        scope,
                     },
+                    (Some((challenge, login)), None) if challenge.wants_oauth() => {
+                        McpError::NeedsLogin {
+                            login: login.clone(),
+                        }
+                    }
                     _ => McpError::from_service(method, error).scrubbed(&self.secrets),
                 };
                 if error.is_optional_missing() {

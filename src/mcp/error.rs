@@ -85,6 +85,55 @@ pub enum McpError {
     /// `login` is what to give `mcpick login`: the server's name, or `--url URL`.
     #[error("needs login: run `mcpick login {login}`")]
     NeedsLogin { login: String },
+    /// The sign-in's grant is too narrow for one request: the server answered 403
+    /// `insufficient_scope` naming the scope it needs (a step-up, MCP authorization
+    /// specification). `scope` is that scope, space-separated (empty: it named none).
+    #[error("{}", needs_scope(method, login, scope))]
+    NeedsScope {
+        method: &'static str,
+        login: String,
+        scope: String,
+    },
+}
+
+/// The one line a step-up needs: the `mcpick login` that asks for the wider scope. The
+/// scope comes from the server: a token that is not a plain word is quoted for the shell,
+/// and one that cannot be (a quote or a control character in it) is not put on a command
+/// line at all.
+fn needs_scope(method: &str, login: &str, scope: &str) -> String {
+    let words: Option<Vec<String>> = scope.split_whitespace().map(shell_word).collect();
+    match words {
+        Some(words) if !words.is_empty() => {
+            let flags: String = words.iter().map(|w| format!(" --scope {w}")).collect();
+            format!(
+                "the server needs a wider sign-in for {method}: run `mcpick login {login}{flags}`"
+            )
+        }
+        Some(_) => format!(
+            "the server refused {method} to this sign-in (403 insufficient_scope, naming no \
+             scope): run `mcpick login {login}` to sign in again"
+        ),
+        None => format!(
+            "the server refused {method} to this sign-in (403 insufficient_scope) and named a \
+             scope that is not a plain word; sign in again with `mcpick login {login} --scope …`"
+        ),
+    }
+}
+
+/// `word` as the shell reads it: as it is when plain, else in single quotes; `None` when
+/// it holds a quote, a backslash or a control character.
+fn shell_word(word: &str) -> Option<String> {
+    let plain = |c: char| c.is_ascii_alphanumeric() || ":._/-+=@,".contains(c);
+    if word.chars().all(plain) {
+        Some(word.to_string())
+    } else if word
+        .chars()
+        .all(|c| !c.is_control() && c != '\'' && c != '\\')
+    {
+        Some(format!("'{word}'"))
+    } else {
+        None
+    }
 }
 
 /// What kind of failure stopped a server: what a front end decides on (offer a sign-in,
@@ -151,7 +200,7 @@ impl McpError {
     /// The kind of this failure (see [`FailureKind`]).
     pub fn kind(&self) -> FailureKind {
         match self {
-            McpError::NeedsLogin { .. } => FailureKind::NeedsLogin,
+            McpError::NeedsLogin { .. } | McpError::NeedsScope { .. } => FailureKind::NeedsLogin,
             McpError::Spawn { .. } | McpError::Config { .. } => FailureKind::NotStarted,
             McpError::Connect { .. } => FailureKind::Unreachable,
             McpError::Timeout { .. } => FailureKind::TimedOut,
@@ -342,6 +391,24 @@ fn message_says_not_found(message: &str) -> bool {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_step_up_names_the_login_that_asks_for_the_wider_scope() {
+        let line = |scope: &str| needs_scope("resources/read", "docs", scope);
+        assert_eq!(
+            line("mcp files:read"),
+            "the server needs a wider sign-in for resources/read: run \
+             `mcpick login docs --scope mcp --scope files:read`"
+        );
+        assert!(
+            line("a;rm").ends_with("--scope 'a;rm'`"),
+            "{}",
+            line("a;rm")
+        );
+        assert!(!line("it's").contains("--scope it"), "{}", line("it's"));
+        assert!(!line("x\u{1b}[2J").contains('\u{1b}'));
+        assert!(line("").contains("naming no scope"));
+    }
 
     #[test]
     fn legacy_code_is_not_found() {

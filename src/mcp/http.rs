@@ -94,22 +94,33 @@ pub(crate) fn client() -> Result<reqwest::Client, reqwest::Error> {
         .build()
 }
 
-/// The `WWW-Authenticate` value of the last 401 a [`LimitedClient`] received.
+/// What the last answer a [`LimitedClient`] received asked of the sign-in.
 #[derive(Clone, Default)]
-pub(crate) struct Challenge(Arc<Mutex<Option<String>>>);
+pub(crate) struct Challenge {
+    /// The `WWW-Authenticate` value of a 401.
+    header: Arc<Mutex<Option<String>>>,
+    /// The scope a 403 `insufficient_scope` named (empty when it named none): the sign-in
+    /// holds too narrow a grant for that request, and a wider one is needed (a step-up).
+    wider: Arc<Mutex<Option<String>>>,
+}
 
 impl Challenge {
     /// True when the server answered 401 with an OAuth challenge (one naming its
     /// protected-resource metadata, as the MCP authorization specification asks).
     pub(crate) fn wants_oauth(&self) -> bool {
-        self.0
+        self.header
             .locked()
             .as_deref()
             .is_some_and(|c| c.contains("resource_metadata"))
     }
 
     pub(crate) fn seen(&self) -> bool {
-        self.0.locked().is_some()
+        self.header.locked().is_some()
+    }
+
+    /// The scope the last 403 `insufficient_scope` asked for, if the last answer was one.
+    pub(crate) fn wider_scope(&self) -> Option<String> {
+        self.wider.locked().clone()
     }
 }
 
@@ -141,12 +152,19 @@ impl LimitedClient {
         &self,
         result: Result<T, StreamableHttpError<reqwest::Error>>,
     ) -> Result<T, StreamableHttpError<reqwest::Error>> {
-        let seen = match &result {
-            Err(StreamableHttpError::AuthRequired(e)) => Some(e.www_authenticate_header.clone()),
-            _ => None,
+        let (seen, wider) = match &result {
+            Err(StreamableHttpError::AuthRequired(e)) => {
+                (Some(e.www_authenticate_header.clone()), None)
+            }
+            Err(StreamableHttpError::InsufficientScope(e)) => (
+                None,
+                Some(e.get_required_scope().unwrap_or_default().to_string()),
+            ),
+            _ => (None, None),
         };
         // The last answer counts: a 401 followed by a successful retry is forgotten.
-        *self.challenge.0.locked() = seen;
+        *self.challenge.header.locked() = seen;
+        *self.challenge.wider.locked() = wider;
         result
     }
 
@@ -360,7 +378,7 @@ mod tests {
     fn only_a_challenge_naming_resource_metadata_means_oauth() {
         let seen = |header: Option<&str>| {
             let challenge = Challenge::default();
-            *challenge.0.lock().unwrap() = header.map(str::to_string);
+            *challenge.header.lock().unwrap() = header.map(str::to_string);
             (challenge.seen(), challenge.wants_oauth())
         };
         assert_eq!(seen(None), (false, false));

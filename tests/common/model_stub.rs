@@ -345,7 +345,7 @@ pub fn claude_tui(
     )
 }
 
-/// Types `prompt` into a host's TUI and waits up to 60 s for that turn's model request to
+/// Types `prompt` into a host's TUI and waits up to 120 s for that turn's model request to
 /// `api`: the newest one `pick` (given the request and the prompt) takes, as `pick` gives it.
 pub fn take_turn(
     tmux: &super::tmux::Tmux,
@@ -354,22 +354,59 @@ pub fn take_turn(
     prompt: &str,
     pick: impl Fn(&Value, &str) -> Option<String>,
 ) -> Option<String> {
-    tmux.type_text(prompt);
-    std::thread::sleep(std::time::Duration::from_millis(500));
-    tmux.keys(&["Enter"]);
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while std::time::Instant::now() < deadline {
-        let found = stub
-            .requests(api)
+    submit(tmux, prompt);
+    let found = || {
+        stub.requests(api)
             .iter()
             .rev()
-            .find_map(|r| pick(r, prompt));
-        if found.is_some() {
-            return found;
+            .find_map(|r| pick(r, prompt))
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    let mut pressed_again = false;
+    let started = std::time::Instant::now();
+    while std::time::Instant::now() < deadline {
+        if let Some(found) = found() {
+            return Some(found);
+        }
+        // A busy host may drop the Enter: once, if the prompt still waits in its input line.
+        if !pressed_again
+            && started.elapsed() > std::time::Duration::from_secs(20)
+            && still_typed(&tmux.screen(), prompt)
+        {
+            tmux.keys(&["Enter"]);
+            pressed_again = true;
         }
         std::thread::sleep(std::time::Duration::from_millis(300));
     }
     None
+}
+
+/// Types `prompt` into a host's input and presses Enter once the host has drawn it (a host
+/// busy starting drops keys, so it is typed again if it does not show within 15 s).
+pub fn submit(tmux: &super::tmux::Tmux, prompt: &str) {
+    for _ in 0..2 {
+        tmux.type_text(prompt);
+        if tmux
+            .wait(std::time::Duration::from_secs(15), |s| s.contains(prompt))
+            .is_ok()
+        {
+            break;
+        }
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    tmux.keys(&["Enter"]);
+}
+
+/// Whether `prompt` is still on the screen's last line that holds it as typed input (not
+/// yet sent): the hosts echo a sent prompt above their input box, so the test is that the
+/// last line holding it is also the last non-empty line of the input area.
+fn still_typed(screen: &str, prompt: &str) -> bool {
+    let lines: Vec<&str> = screen.lines().filter(|l| !l.trim().is_empty()).collect();
+    let Some(at) = lines.iter().rposition(|l| l.contains(prompt)) else {
+        return false;
+    };
+    // The input box sits within the last few lines (box border, status line, hints).
+    lines.len() - at <= 4
 }
 
 /// The text of every string in `value` ([`all_text`]).

@@ -9,6 +9,10 @@ use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+/// How long a host (Claude Code, Gemini CLI, Codex, …) may take to draw its prompt: minutes on
+/// two cores busy with the rest of the suite (measured: Gemini CLI took over 60 s in a CI run).
+pub const HOST_START: Duration = Duration::from_secs(180);
+
 /// A tmux server holding one session (`main`) of `width`×`height`; the server is killed when
 /// this is dropped.
 pub struct Tmux {
@@ -174,6 +178,26 @@ impl Tmux {
             }
             std::thread::sleep(Duration::from_millis(100));
         }
+    }
+
+    /// Answers a host's question: waits for `option` (the answer's own text) to be drawn,
+    /// presses `keys`, and checks the answer took (`question` is gone from the screen),
+    /// pressing them once more if a busy host dropped them. `Err` holds the screen.
+    pub fn answer(&self, question: &str, option: &str, keys: &[&str]) -> Result<(), String> {
+        self.wait(HOST_START, |s| s.contains(option))?;
+        for _ in 0..2 {
+            for key in keys {
+                self.keys(&[key]);
+                std::thread::sleep(Duration::from_millis(300));
+            }
+            if self
+                .wait(Duration::from_secs(20), |s| !s.contains(question))
+                .is_ok()
+            {
+                return Ok(());
+            }
+        }
+        Err(self.screen())
     }
 
     /// Waits up to 30 s for the screen to satisfy `ok`; fails the test naming `what` otherwise.
