@@ -23,10 +23,7 @@ try {
   process.exit(1);
 }
 
-// mcpick tells a host's entry how it was started, so `install` can write `npx -y mcpick`
-// when that is how it runs here.
-const env = { ...process.env, MCPICK_LAUNCHER: "npm" };
-const run = spawnSync(binary, process.argv.slice(2), { stdio: "inherit", env });
+const run = spawnSync(binary, process.argv.slice(2), { stdio: "inherit" });
 if (run.error) {
   console.error(`mcpick: could not start ${binary}: ${run.error.message}`);
   process.exit(1);
