@@ -703,3 +703,40 @@ fn a_message_to_a_closed_stderr_pipe_is_no_crash() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{out:?}");
 }
+
+/// A stdio server whose program is not there (an entry naming `mcpick` where it is not on
+/// `PATH`, a path to no file) is said in `servers`, in words and in JSON, before anything tries
+/// to start it; a program that is there is not.
+#[test]
+fn servers_says_which_programs_are_not_there() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("servers-missing-program");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join(".mcp.json"),
+        json!({"mcpServers": {
+            "mcpick": {"command": "mcpick", "args": ["serve"]},
+            "gone": {"command": "./bin/no-such-server"},
+            "here": {"command": "sh", "args": ["-c", "true"]},
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    let env = [("PATH", "/usr/bin:/bin")];
+    let (_, doc, err) = mcpick_json_in(&dir, &env, &["servers", "--json"]);
+    assert_eq!(
+        server(&doc, "mcpick")["missing"],
+        "`mcpick` is not on PATH: the server cannot start",
+        "{err}"
+    );
+    assert_eq!(
+        server(&doc, "gone")["missing"],
+        "`./bin/no-such-server` is not an executable file: the server cannot start"
+    );
+    assert!(server(&doc, "here")["missing"].is_null(), "{doc:#}");
+    let table = stdout(&mcpick_in(&dir, &env, &["servers"]));
+    assert!(
+        table.contains("    not found: `mcpick` is not on PATH: the server cannot start"),
+        "{table}"
+    );
+}

@@ -54,6 +54,8 @@ pub struct DefinitionEntry {
     /// An HTTP server's OAuth sign-in: `signed in (expires in 59 min)` or `needs login`;
     /// null when it never asked for one. No token is ever shown.
     pub sign_in: Option<String>,
+    /// A stdio server whose program cannot be found: why it cannot start.
+    pub missing: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -161,6 +163,11 @@ impl DefinitionEntry {
             format: definition.format.name(),
             error: definition.error().map(str::to_string),
             sign_in: definition.spec.as_ref().ok().and_then(sign_in),
+            missing: definition
+                .spec
+                .as_ref()
+                .ok()
+                .and_then(|spec| spec.transport.missing_program()),
         }
     }
 }
@@ -302,6 +309,9 @@ fn print_table(out: &mut impl Write, list: &ServerList, places: &Places) -> std:
             }
             if let Some(error) = &d.error {
                 writeln!(out, "    error: {}", sanitize::line(error, 1000))?;
+            }
+            if let Some(missing) = &d.missing {
+                writeln!(out, "    not found: {}", sanitize::line(missing, 500))?;
             }
             for shadowed in &server.shadowed {
                 writeln!(out, "    shadows: {}", origin(shadowed))?;

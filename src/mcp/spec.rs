@@ -71,6 +71,39 @@ impl Transport {
 }
 
 impl TransportSpec {
+    /// For a stdio server whose program cannot be found (not on `PATH`, or no executable file
+    /// at the path it names), why: such a server cannot start, and a person should hear it
+    /// before a host or a browser tries. `None` when found, or not a stdio server.
+    pub fn missing_program(&self) -> Option<String> {
+        let TransportSpec::Stdio {
+            command, env, cwd, ..
+        } = self
+        else {
+            return None;
+        };
+        let runnable = |path: &std::path::Path| {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::metadata(path)
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        };
+        if command.contains('/') {
+            let path = match cwd {
+                Some(dir) => dir.join(command),
+                None => PathBuf::from(command),
+            };
+            return (!runnable(&path)).then(|| {
+                format!("`{command}` is not an executable file: the server cannot start")
+            });
+        }
+        let search = env
+            .get("PATH")
+            .map(std::ffi::OsString::from)
+            .or_else(|| std::env::var_os("PATH"))
+            .unwrap_or_default();
+        let found = std::env::split_paths(&search).any(|dir| runnable(&dir.join(command)));
+        (!found).then(|| format!("`{command}` is not on PATH: the server cannot start"))
+    }
+
     /// The transport a connection made from this definition uses (HTTP may become SSE,
     /// which is retried alike).
     pub fn transport_kind(&self) -> Transport {
