@@ -740,3 +740,38 @@ fn servers_says_which_programs_are_not_there() {
         "{table}"
     );
 }
+
+/// A project's server waits for `mcpick trust`: `servers` says so until it is approved, and
+/// says nothing of a server the person defined themselves.
+#[test]
+fn servers_says_which_project_servers_wait_for_trust() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("servers-held");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("data")).unwrap();
+    std::fs::write(
+        dir.join(".mcp.json"),
+        json!({"mcpServers": {"docs": {"command": "sh", "args": ["-c", "true"]}}}).to_string(),
+    )
+    .unwrap();
+    let data = dir.join("data");
+    let env = [("MCPICK_DATA_DIR", data.to_str().unwrap())];
+    let (_, doc, err) = mcpick_json_in(&dir, &env, &["servers", "--json"]);
+    let held = server(&doc, "docs")["held"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{doc:#} {err}"));
+    assert!(
+        held.contains("you have not approved") && held.ends_with("(`mcpick trust`)"),
+        "{held}"
+    );
+    let table = stdout(&mcpick_in(&dir, &env, &["servers"]));
+    assert!(
+        table.contains("    waits: `docs` runs a command"),
+        "{table}"
+    );
+
+    let out = mcpick_in(&dir, &env, &["trust", "--yes"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let (_, doc, _) = mcpick_json_in(&dir, &env, &["servers", "--json"]);
+    assert!(server(&doc, "docs")["held"].is_null(), "{doc:#}");
+    assert!(!stdout(&mcpick_in(&dir, &env, &["servers"])).contains("waits:"));
+}

@@ -56,6 +56,8 @@ pub struct DefinitionEntry {
     pub sign_in: Option<String>,
     /// A stdio server whose program cannot be found: why it cannot start.
     pub missing: Option<String>,
+    /// A server from this project's files that waits for `mcpick trust`: why it is held.
+    pub held: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -80,7 +82,7 @@ pub fn run(args: ServersArgs) -> Exit {
     }
     let places = Places::system();
     let config = config::load_at(&places, args.config.file.as_deref());
-    let list = ServerList::new(&config);
+    let list = ServerList::new(&config, &places.project);
     let failed = list.servers.iter().any(|s| s.definition.error.is_some())
         || list.sources.iter().any(|s| s.error.is_some());
     let written = if args.json {
@@ -102,14 +104,37 @@ pub fn run(args: ServersArgs) -> Exit {
 }
 
 impl ServerList {
-    pub fn new(config: &config::Config) -> Self {
+    /// The list of `config`'s servers; `project` is the working directory, whose files'
+    /// servers wait for the person's approval ([`config::trust`]).
+    pub fn new(config: &config::Config, project: &Path) -> Self {
+        let approvals = config::trust::Store::system().and_then(|store| store.load().ok());
+        let held = |definition: &Definition| {
+            let spec = definition.spec.as_ref().ok()?;
+            if definition.scope != Scope::Project {
+                return None;
+            }
+            let verdict = approvals
+                .as_ref()
+                .map_or(config::trust::Verdict::NotApproved, |a| {
+                    a.check(project, &spec.transport)
+                });
+            let why = verdict.why_held(&sanitize::line(&spec.name, 200))?;
+            Some(format!(
+                "{why}: it is not started until you approve it (`{}`)",
+                config::trust::HOW_TO_APPROVE
+            ))
+        };
+        let entry = |definition: &Definition| DefinitionEntry {
+            held: held(definition),
+            ..DefinitionEntry::new(definition)
+        };
         ServerList {
             servers: config
                 .servers
                 .iter()
                 .map(|known| ServerEntry {
                     name: known.name().to_string(),
-                    definition: DefinitionEntry::new(&known.definition),
+                    definition: entry(&known.definition),
                     shadowed: known.shadowed.iter().map(DefinitionEntry::new).collect(),
                 })
                 .collect(),
@@ -168,6 +193,7 @@ impl DefinitionEntry {
                 .as_ref()
                 .ok()
                 .and_then(|spec| spec.transport.missing_program()),
+            held: None,
         }
     }
 }
@@ -310,6 +336,9 @@ fn print_table(out: &mut impl Write, list: &ServerList, places: &Places) -> std:
             if let Some(error) = &d.error {
                 writeln!(out, "    error: {}", sanitize::line(error, 1000))?;
             }
+            if let Some(held) = &d.held {
+                writeln!(out, "    waits: {}", sanitize::line(held, 500))?;
+            }
             if let Some(missing) = &d.missing {
                 writeln!(out, "    not found: {}", sanitize::line(missing, 500))?;
             }
@@ -418,7 +447,7 @@ mod tests {
         let places = Places::linux_like(&project, dir.path().join("home"));
         let config = config::load_at(&places, None);
         let mut out = Vec::new();
-        print_table(&mut out, &ServerList::new(&config), &places).unwrap();
+        print_table(&mut out, &ServerList::new(&config, &project), &places).unwrap();
         let out = String::from_utf8(out).unwrap();
         let mut lines = out.lines();
         assert_eq!(

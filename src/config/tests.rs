@@ -461,7 +461,7 @@ fn a_vscode_input_is_an_error_naming_the_input() {
 fn servers_never_prints_a_secret() {
     let layout = Layout::new("project");
     let config = layout.load(None);
-    let json = serde_json::to_string_pretty(&ServerList::new(&config)).unwrap();
+    let json = serde_json::to_string_pretty(&ServerList::new(&config, &layout.project)).unwrap();
     for (name, value) in test_env() {
         if value.len() > 3 && name != "CURSOR_HOST" {
             assert!(!json.contains(value), "{name}'s value is printed:\n{json}");
