@@ -1,15 +1,8 @@
-//! Per-turn delivery: a change of the set reaches the model on the session's next turn.
-//!
-//! The session-start file carries the set as it was when the host read it. After that, every
-//! turn of a session runs `mcpick turn` through the host's per-turn hook, which compares the set
-//! as it is now ([`Snapshot`], written with every delivery, so a turn reads no server) with what
-//! this session's model was already given ([`Session`], kept per session id) and hands on only
-//! the difference: a resource newly included, verbatim in its fence; one that left the set,
-//! named as withdrawn; one whose text changed, again with its new text. Nothing changed:
-//! nothing is said, and a steady session pays no tokens per turn.
-//!
-//! Within the channel's cap, whole resources only: what does not fit is named with where to
-//! reach it, stays "not given", and is offered again on the next turn.
+//! Per-turn delivery: a change of the set reaches the model on the session's next turn. Every
+//! turn runs `mcpick turn` through the host's per-turn hook ([`PerTurn`]), which compares the
+//! set as it is now ([`Snapshot`], written with every delivery, so a turn reads no server) with
+//! what this session's model was given ([`Session`]) and hands on only the difference, whole
+//! resources within the channel's cap; nothing changed, nothing is said.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

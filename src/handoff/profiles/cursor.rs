@@ -1,7 +1,9 @@
 //! Cursor: from its docs (it cannot run here).
 
 use super::vscode::IDE_LIMIT;
-use crate::handoff::profile::{Channel, Known, Measure, Profile, Reached, RulesFile, Scopes};
+use crate::handoff::profile::{
+    Channel, Known, Measure, Profile, Reached, RulesFile, Scopes, as_is,
+};
 use crate::hosts::{Host, cursor};
 
 pub static PROFILE: Profile = Profile {
@@ -26,8 +28,7 @@ pub const CHANNEL: Channel = Channel {
     limit_words: "256 KiB (Cursor's docs give no limit; the figure leaves room in a model's context, as for Copilot CLI)",
     measure: Measure::Bytes,
     wrapper_tags: &[],
-    // Not measured: the file as it is, its wrapper unknown.
-    wrap: |_, _, file| file.to_string(),
+    wrap: as_is,
     tool_limit: None,
     lists_prompts: true,
     every_call: false,

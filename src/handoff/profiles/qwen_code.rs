@@ -33,9 +33,7 @@ pub const CHANNEL: Channel = Channel {
     limit_words: "",
     measure: Measure::Bytes,
     wrapper_tags: &["<!-- End of import from:", "--- End of Context from:"],
-    wrap: |path, _, file| {
-        format!("<!-- Imported from: {path} -->\n{file}\n<!-- End of import from: {path} -->")
-    },
+    wrap: super::gemini::CHANNEL.wrap,
     tool_limit: None,
     lists_prompts: true,
     every_call: false,

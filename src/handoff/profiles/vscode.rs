@@ -2,7 +2,9 @@
 //! that reading is measured.
 
 use super::copilot_cli;
-use crate::handoff::profile::{Channel, Known, Measure, Profile, Reached, RulesFile, Scopes};
+use crate::handoff::profile::{
+    Channel, Known, Measure, Profile, Reached, RulesFile, Scopes, as_is,
+};
 use crate::hosts::{Host, vscode};
 
 pub static PROFILE: Profile = Profile {
@@ -35,8 +37,7 @@ pub const CHANNEL: Channel = Channel {
     limit_words: "256 KiB (VS Code's docs give no limit; Copilot CLI reads this file too, and past ~400 KB of instructions it sends its model nothing)",
     measure: Measure::Bytes,
     wrapper_tags: &[],
-    // Not measured: the file as it is, its wrapper unknown.
-    wrap: |_, _, file| file.to_string(),
+    wrap: as_is,
     tool_limit: None,
     lists_prompts: true,
     every_call: false,

@@ -1,6 +1,8 @@
 //! Windsurf: from its docs (it cannot run here).
 
-use crate::handoff::profile::{Channel, Known, Measure, Profile, Reached, RulesFile, Scopes};
+use crate::handoff::profile::{
+    Channel, Known, Measure, Profile, Reached, RulesFile, Scopes, as_is,
+};
 use crate::hosts::{Host, windsurf};
 
 pub static PROFILE: Profile = Profile {
@@ -29,8 +31,7 @@ pub const CHANNEL: Channel = Channel {
     limit_words: "Windsurf's 12,000-character limit per rule file (from its docs)",
     measure: Measure::Chars,
     wrapper_tags: &[],
-    // Not measured: the file as it is, its wrapper unknown.
-    wrap: |_, _, file| file.to_string(),
+    wrap: as_is,
     tool_limit: None,
     lists_prompts: true,
     every_call: false,
