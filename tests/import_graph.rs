@@ -355,3 +355,165 @@ fn poisoned_locks_are_recovered_in_one_place() {
         assert!(found.is_empty(), "{module}: {found:#?}");
     }
 }
+
+/// The hand-off wing's files, `src/handoff/profiles/` (one file per host and the map) left out.
+fn handoff_features() -> Vec<PathBuf> {
+    let profiles = src().join("handoff").join("profiles");
+    sources(&src().join("handoff"))
+        .into_iter()
+        .filter(|f| !f.starts_with(&profiles))
+        .collect()
+}
+
+/// Everything mcpick knows of a host is in that host's profile (`src/handoff/profiles/`): the
+/// rest of the hand-off wing (channel, hooks, per-turn, skills, the delivery's files and the
+/// plan) reads profiles and names no particular host.
+#[test]
+fn the_handoff_features_name_no_particular_host() {
+    let variants = [
+        "ClaudeCode",
+        "Gemini",
+        "Codex",
+        "OpenCode",
+        "CopilotCli",
+        "QwenCode",
+        "VsCode",
+        "Cursor",
+        "Windsurf",
+        "ClaudeDesktop",
+        "Zed",
+    ];
+    let files = handoff_features();
+    assert!(files.len() > 5, "{files:?}");
+    let mut found = Vec::new();
+    for file in files {
+        for (n, line) in code(&file).lines().enumerate() {
+            if line.trim_start().starts_with("//") {
+                continue;
+            }
+            if variants
+                .iter()
+                .any(|v| line.contains(&format!("Host::{v}")))
+            {
+                found.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "{found:#?}");
+}
+
+/// The code of `text` without its comment lines.
+fn without_comments(text: &str) -> String {
+    text.lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The names a path that starts at `rest` takes first: `name::…` gives `name`, `{a, b::c}`
+/// gives `a` and `b`.
+fn first_names(rest: &str) -> Vec<String> {
+    let ident = |s: &str| -> String {
+        s.trim_start()
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let Some(inner) = rest.strip_prefix('{') else {
+        return vec![ident(rest)];
+    };
+    let mut depth = 0;
+    let mut names = Vec::new();
+    let mut item = String::new();
+    for c in inner.chars() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => break,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                names.push(ident(&item));
+                item.clear();
+                continue;
+            }
+            _ => {}
+        }
+        if depth == 0 {
+            item.push(c);
+        }
+    }
+    names.push(ident(&item));
+    names
+}
+
+/// The hand-off wing's import graph, one node per file (`profiles/` one node for the map and
+/// its host files; `mod.rs`, which declares the wing, left out): which sibling modules each
+/// names through `super::` or `crate::handoff::`.
+fn handoff_graph() -> Vec<(String, Vec<String>)> {
+    let root = src().join("handoff");
+    let profiles = root.join("profiles");
+    let node = |f: &Path| -> String {
+        if f.starts_with(&profiles) {
+            "profiles".into()
+        } else {
+            f.file_stem().unwrap().to_string_lossy().into_owned()
+        }
+    };
+    let files: Vec<PathBuf> = sources(&root)
+        .into_iter()
+        .filter(|f| f != &root.join("mod.rs"))
+        .collect();
+    let nodes: Vec<String> = files.iter().map(|f| node(f)).collect();
+    let mut graph: Vec<(String, Vec<String>)> = Vec::new();
+    for file in &files {
+        let me = node(file);
+        let text = without_comments(&code(file));
+        let mut prefixes = vec!["crate::handoff::"];
+        if !file.starts_with(&profiles) {
+            prefixes.push("super::");
+        }
+        let mut imports = Vec::new();
+        for prefix in prefixes {
+            for (i, _) in text.match_indices(prefix) {
+                for name in first_names(&text[i + prefix.len()..]) {
+                    if name != me && nodes.contains(&name) && !imports.contains(&name) {
+                        imports.push(name);
+                    }
+                }
+            }
+        }
+        match graph.iter_mut().find(|(n, _)| *n == me) {
+            Some((_, known)) => {
+                for i in imports {
+                    if !known.contains(&i) {
+                        known.push(i);
+                    }
+                }
+            }
+            None => graph.push((me, imports)),
+        }
+    }
+    graph
+}
+
+/// No import circle inside the hand-off wing: a host's profile (`profile.rs`, the types;
+/// `profiles/`, the values) imports no feature module, and the features import each other one
+/// way.
+#[test]
+fn no_import_circle_inside_the_handoff_wing() {
+    let graph = handoff_graph();
+    assert!(graph.len() > 8, "{graph:#?}");
+    assert_eq!(circle(&graph), None, "{graph:#?}");
+    let of = |n: &str| &graph.iter().find(|(m, _)| m == n).unwrap().1;
+    assert!(of("profile").is_empty(), "{graph:#?}");
+    assert_eq!(of("profiles"), &["profile".to_string()], "{graph:#?}");
+}
+
+/// The checker itself: grouped and nested imports are read.
+#[test]
+fn the_first_names_of_an_import_are_read() {
+    assert_eq!(first_names("delivery::Record;"), ["delivery"]);
+    assert_eq!(
+        first_names("{self, profile::{A, B}, lines}"),
+        ["self", "profile", "lines"]
+    );
+}

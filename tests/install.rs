@@ -1172,7 +1172,8 @@ fn per_turn_hooks_are_installed_listed_and_taken_back_in_each_hosts_settings() {
         for scope in [Scope::Project, Scope::User] {
             for existing in [Some(SETTINGS), None] {
                 let world = World::new();
-                let file = mcpick::handoff::hooks::of(host)
+                let file = mcpick::handoff::profiles::of(host)
+                    .hooks
                     .unwrap()
                     .file(scope, &world.places())
                     .unwrap();

@@ -199,7 +199,7 @@ pub struct PreviewArgs {
     #[arg(
         long = "as",
         value_name = "NAME",
-        default_value = "mcpick",
+        default_value = crate::handoff::DEFAULT_NAME,
         requires = "host"
     )]
     pub served_as: String,
@@ -242,7 +242,7 @@ pub struct ServeArgs {
     pub no_tool: bool,
 
     /// The server name hosts show.
-    #[arg(long = "as", value_name = "NAME", default_value = "mcpick")]
+    #[arg(long = "as", value_name = "NAME", default_value = crate::handoff::DEFAULT_NAME)]
     pub server_name: String,
 
     /// With --http on a non-loopback address: the environment variable holding the bearer

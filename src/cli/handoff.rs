@@ -27,7 +27,7 @@ pub struct InstallArgs {
         long = "as",
         alias = "name",
         value_name = "NAME",
-        default_value = "mcpick"
+        default_value = crate::handoff::DEFAULT_NAME
     )]
     pub name: String,
 
@@ -86,7 +86,7 @@ pub struct UninstallArgs {
         long = "as",
         alias = "name",
         value_name = "NAME",
-        default_value = "mcpick"
+        default_value = crate::handoff::DEFAULT_NAME
     )]
     pub name: String,
 
@@ -128,7 +128,7 @@ pub struct ExportArgs {
     #[arg(
         long = "as",
         value_name = "NAME",
-        default_value = "mcpick",
+        default_value = crate::handoff::DEFAULT_NAME,
         requires = "mentions"
     )]
     pub served_as: String,
@@ -219,7 +219,7 @@ pub struct TurnArgs {
     pub host: Host,
 
     /// The served entry's name (`install --as`).
-    #[arg(long = "as", value_name = "NAME", default_value = "mcpick")]
+    #[arg(long = "as", value_name = "NAME", default_value = crate::handoff::DEFAULT_NAME)]
     pub name: String,
 
     #[command(flatten)]

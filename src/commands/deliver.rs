@@ -1,14 +1,14 @@
 //! Session-start delivery written again from the command line: by `mcpick deliver`, after
 //! every change of the set (`pin`, `exclude`, `unmark`, `policy`) and while `serve` runs.
-//! What is written, and where, is [`crate::handoff::session`]'s.
+//! What is written, and where, is [`crate::handoff::start`]'s.
 
 use std::path::{Path, PathBuf};
 
 use super::context::{Resolved, load_set, own_of, resolve_file, resolve_set};
 use super::{Exit, report};
 use crate::cli::DeliverArgs;
-use crate::handoff::pieces::Record;
-use crate::handoff::{Channel, Contents, Delivered, absolute, session};
+use crate::handoff::delivery::Record;
+use crate::handoff::{Channel, Contents, Delivered, absolute, start};
 use crate::hosts::{Host, Scope};
 
 /// What a resolved set is made of, for a delivery.
@@ -29,7 +29,7 @@ fn contents<'r, 'c>(
 fn write_all(set: &Path, resolved: &Resolved) -> Vec<String> {
     let cands = resolved.candidates();
     let mut said = Vec::new();
-    for done in session::refresh_all(set, contents(resolved, &cands)) {
+    for done in start::refresh_all(set, contents(resolved, &cands)) {
         match done {
             Ok(line) => said.push(line),
             Err(why) => report(&why),
@@ -40,7 +40,7 @@ fn write_all(set: &Path, resolved: &Resolved) -> Vec<String> {
 
 /// Says which recorded deliveries were not followed, and why.
 fn say_refused(record: &Record) {
-    for warning in session::refused(record) {
+    for warning in start::refused(record) {
         report(&warning);
     }
 }
@@ -140,5 +140,5 @@ pub fn for_preview(
     resolved: &Resolved,
 ) -> Result<(&'static Channel, Delivered), String> {
     let cands = resolved.candidates();
-    session::for_host(host, scope, served_as, set, contents(resolved, &cands))
+    start::for_host(host, scope, served_as, set, contents(resolved, &cands))
 }

@@ -7,7 +7,7 @@ use super::context::resolve_file;
 use super::{Exit, report, usage_error};
 use crate::cli::{InstallArgs, UninstallArgs};
 use crate::handoff::entry::{Committed, shown};
-use crate::handoff::{self, Contents, Written, hooks, pieces, session};
+use crate::handoff::{self, Contents, Written, delivery, hooks, profiles, start};
 use crate::hosts::install;
 use crate::hosts::{Host, Places, Scope, is_ours};
 
@@ -249,10 +249,10 @@ pub fn uninstall(args: UninstallArgs) -> Exit {
 /// Removes every piece of the set's delivery that goes with `host`'s entry of `scope` and
 /// `name` (none: nothing to do).
 fn take_back_delivery(set: &Path, host: Host, scope: Scope, name: &str) -> Exit {
-    let Some(scope) = handoff::Channel::of(host).and_then(|c| c.scope_for(scope)) else {
+    let Some(scope) = profiles::of(host).start.and_then(|c| c.scope_for(scope)) else {
         return Exit::Ok;
     };
-    match pieces::remove(&handoff::absolute(set), host, scope, name) {
+    match delivery::remove(&handoff::absolute(set), host, scope, name) {
         Ok(None) => Exit::Ok,
         Ok(Some((delivery, notes))) => {
             for (what, path) in delivery.files() {
@@ -332,7 +332,7 @@ fn list(places: &Places, set: &Path) -> Exit {
         }
     }
     crate::outln!("\nper-turn hooks (run `mcpick turn` on every turn):");
-    for file in Host::ALL.into_iter().filter_map(hooks::of) {
+    for file in Host::ALL.into_iter().filter_map(|h| profiles::of(h).hooks) {
         for scope in [Scope::Project, Scope::User] {
             let Some(path) = file.file(scope, places) else {
                 continue;
@@ -363,8 +363,8 @@ fn list(places: &Places, set: &Path) -> Exit {
             }
         }
     }
-    let record = pieces::Record::load(&handoff::absolute(set));
-    for warning in session::refused(&record) {
+    let record = delivery::Record::load(&handoff::absolute(set));
+    for warning in start::refused(&record) {
         report(&warning);
     }
     if !record.deliveries.is_empty() {
@@ -372,7 +372,7 @@ fn list(places: &Places, set: &Path) -> Exit {
             "\nsession-start deliveries of {}:",
             crate::sanitize::line(&set.display().to_string(), 1000)
         );
-        for line in session::listed(&record) {
+        for line in start::listed(&record) {
             crate::outln!("{line}");
         }
     }

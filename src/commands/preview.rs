@@ -17,7 +17,7 @@ pub async fn run(args: PreviewArgs) -> Exit {
             // Its session-start file is its per-turn channel: the next turn gets it whole.
             Some(channel) => report(&format!(
                 "{}; its next turn gets what `preview --host {}` shows (below)",
-                crate::handoff::session::read_every_call(channel, None),
+                crate::handoff::start::read_every_call(channel, None),
                 host.name()
             )),
             None => return next_turn(host, &args),
@@ -124,7 +124,7 @@ pub async fn run(args: PreviewArgs) -> Exit {
             ));
             let project = crate::places::Places::system().project;
             let set_abs = crate::handoff::absolute(&args.set.path);
-            let installed = crate::handoff::session::picked_up(host, &project, &set_abs);
+            let installed = crate::handoff::start::picked_up(host, &project, &set_abs);
             if !installed.is_empty() {
                 let names: Vec<String> = installed
                     .iter()
@@ -143,7 +143,7 @@ pub async fn run(args: PreviewArgs) -> Exit {
                     names.join(", ")
                 ));
                 if let Some(through) =
-                    crate::handoff::session::reached_through(host, &project, &set_abs)
+                    crate::handoff::start::reached_through(host, &project, &set_abs)
                     && through.contains("warning:")
                 {
                     report(&through);
@@ -196,7 +196,7 @@ pub async fn run(args: PreviewArgs) -> Exit {
 /// Which installed deliveries' skills folders `host` lists the set's skills from, or a
 /// warning that none does.
 fn skills_read(host: crate::hosts::Host, project: &std::path::Path, set: &std::path::Path) {
-    let folders = crate::handoff::session::skills_read(host, project, set);
+    let folders = crate::handoff::start::skills_read(host, project, set);
     if folders.is_empty() {
         report(&format!(
             "warning: none of the installed deliveries {} picks up wrote the set's skills into a folder it reads: its model gets none of them",
@@ -217,7 +217,8 @@ fn skills_read(host: crate::hosts::Host, project: &std::path::Path, set: &std::p
         } else {
             ""
         },
-        crate::handoff::skills::SkillsFolder::of(host)
+        crate::handoff::profiles::of(host)
+            .skills
             .map(|f| format!("; {}", f.mid_session_note()))
             .unwrap_or_default()
     ));

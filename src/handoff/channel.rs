@@ -1,84 +1,14 @@
-//! Session-start delivery: the set put into a host's model context through a channel the host
-//! reads verbatim at the start of every session, with no user action. No host does this with
-//! MCP resources by itself; what each one does read was measured against its real model
-//! requests (`tests/delivery.rs`, and `docs/hand-off.md`):
-//!
-//! - Claude Code: `CLAUDE.md` and its `@path` imports, verbatim (74 KB seen whole), read before
-//!   its SessionStart hooks run (so a hook cannot refresh them for the same session) and cut at
-//!   10,000 characters for a hook's own output: the import is the channel.
-//! - Gemini CLI: `GEMINI.md` and its `@path` imports, verbatim (74 KB seen whole); its hooks
-//!   escape `<` and `>`, so again the import.
-//! - Codex: `AGENTS.md`, no imports, the project's documents cut silently at 32 KiB;
-//!   `AGENTS.override.md` is read in its place. mcpick writes the override as the user's
-//!   `AGENTS.md` followed by the set, cut at resource boundaries to fit.
-//!
-//! - opencode: the files its config's `instructions` lists, verbatim, after the user's own
-//!   `AGENTS.md` (1 MB seen whole); no imports, so mcpick's file is listed there.
-//! - GitHub Copilot CLI: `~/.copilot/copilot-instructions.md` and its `@` imports from under
-//!   its folder, verbatim, all imports together up to 512 KiB (over it, skipped whole); not
-//!   inside code spans or fences (measured).
-//!   It also reads `CLAUDE.md` and `GEMINI.md`: a Claude Code or Gemini CLI delivery reaches it
-//!   ([`super::hosts::Row::reads_also`]).
-//! - Qwen Code: `QWEN.md` and its `@` imports, as Gemini CLI, its origin.
-//! - VS Code, Cursor, Windsurf: a rules file of their own in the project
-//!   (`.github/instructions/`, `.cursor/rules/`, `.windsurf/rules/`) with the front matter
-//!   that puts it into every request. These apps cannot run here: the channels, their front
-//!   matter and Windsurf's 12,000-character limit come from their docs (as issue 35 gives
-//!   them), and every place that shows one says so ([`Channel::provenance`]). VS Code's file
-//!   is also read by Copilot CLI, whose model request the tests do record.
-//!
-//! The Markdown hosts skip `@path` inside code spans and fences, and every resource sits in a
-//! fence longer than any backtick run in its text, so a resource can neither import a file
-//! nor close its own block. Here: which channel, what fits, and the text; [`super::pieces`]
-//! puts it on disk.
+//! Session-start delivery: the set put into a host's model context through the channel its
+//! profile names ([`Channel`]), read verbatim at the start of every session with no user
+//! action. Here: what fits the channel, whole resources only, and the text as the model reads
+//! it; [`super::delivery`] puts it on disk. Every resource sits in a fence longer than any
+//! backtick run in its text, so a resource can neither import a file nor close its own block.
 
-use super::hosts::Known;
+use super::profile::{Channel, Known, Measure, Reached, RulesFile, Scopes};
 use crate::context::{Candidate, Included, LeftOut, Preview, Reason};
 use crate::export::{self, Texts};
 use crate::hosts::{Host, Scope};
 use crate::sanitize;
-
-/// How one host takes the set at session start.
-#[derive(Debug)]
-pub struct Channel {
-    pub host: Host,
-    /// What carries the text, for messages: "a `CLAUDE.md` import".
-    pub what: &'static str,
-    /// The most the host takes from the file(s), when it cuts (in [`Channel::measure`]).
-    pub limit: Option<usize>,
-    /// The limit in words, for the reason a resource is left out.
-    pub limit_words: &'static str,
-    /// Closing tags of the host's own wrapper: a resource that contains one could end the
-    /// host's block early, so the preview says so.
-    pub wrapper_tags: &'static [&'static str],
-    /// Where the host stops passing an MCP tool's result whole (characters, measured; see
-    /// `docs/hand-off.md`): the `context` tool is the way to what the channel cannot carry.
-    pub tool_limit: Option<(usize, &'static str)>,
-    /// The host reads the file again before every model call (measured: opencode): a
-    /// rewrite (after every change of the set, and `serve`'s after a server's change)
-    /// reaches a running session's next turn, whole. Elsewhere the file is read once, at the
-    /// session's start.
-    pub every_call: bool,
-    /// Whether the channel was seen reaching the host's model ([`Known::Measured`]) or is
-    /// taken from the host's docs ([`Known::FromDocs`]): every place that shows a channel says
-    /// which ([`Channel::provenance`]), so a figure from docs is never read as a measured one.
-    pub known: Known,
-    /// What `limit` counts.
-    pub measure: Measure,
-    /// Which delivery goes with an entry of each scope.
-    pub scopes: Scopes,
-    /// A file the host reads whole from a project folder of rules (the IDE hosts), which
-    /// mcpick writes wholly; `None`: the channel's files are laid out in [`super::pieces`].
-    pub rules: Option<RulesFile>,
-}
-
-/// What a channel's limit counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Measure {
-    Bytes,
-    /// Characters (Windsurf's docs give its limit in characters).
-    Chars,
-}
 
 impl Measure {
     /// `text`'s size in this unit.
@@ -88,32 +18,6 @@ impl Measure {
             Measure::Chars => text.chars().count(),
         }
     }
-}
-
-/// Which scope of delivery goes with an entry of each scope.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scopes {
-    /// The entry's own scope: a project entry, the project's file; a user entry, the user's.
-    AsEntry,
-    /// A project entry only: the host's user-level instructions are not a file mcpick writes
-    /// (VS Code keeps them in its profile, Cursor in its settings), so a user entry gets the
-    /// set on demand.
-    ProjectOnly,
-    /// Always the project's file, whatever the entry's scope: the host's entry is user-wide
-    /// only (Windsurf's `mcp_config.json`) and its rules are the workspace's.
-    Project,
-}
-
-/// A rules file the host reads whole, every session, from a folder of the project: mcpick
-/// owns it wholly (`FOLDER/NAME.EXTENSION`), its front matter first, as the host's docs ask.
-#[derive(Debug)]
-pub struct RulesFile {
-    /// The folder, relative to the project.
-    pub folder: &'static str,
-    /// What the file name ends with, after `NAME.`.
-    pub extension: &'static str,
-    /// The front matter that makes the host read the file into every request.
-    pub front_matter: &'static str,
 }
 
 /// What a rules file mcpick wrote holds right after its front matter: a file without it is
@@ -137,193 +41,13 @@ impl RulesFile {
     }
 }
 
-pub const CLAUDE: Channel = Channel {
-    host: Host::ClaudeCode,
-    what: "a `CLAUDE.md` import",
-    limit: None,
-    limit_words: "",
-    wrapper_tags: &["</system-reminder>"],
-    tool_limit: Some((
-        50_000,
-        "Claude Code's ~50,000-character cut of tool results (past it the model gets a preview)",
-    )),
-    known: Known::Measured,
-    measure: Measure::Bytes,
-    scopes: Scopes::AsEntry,
-    rules: None,
-    every_call: false,
-};
-
-pub const GEMINI: Channel = Channel {
-    host: Host::Gemini,
-    what: "a `GEMINI.md` import",
-    limit: None,
-    limit_words: "",
-    wrapper_tags: &[
-        "<!-- End of import from:",
-        "--- End of Context from:",
-        "</project_context>",
-        "</loaded_context>",
-        "</session_context>",
-    ],
-    tool_limit: None,
-    known: Known::Measured,
-    measure: Measure::Bytes,
-    scopes: Scopes::AsEntry,
-    rules: None,
-    every_call: false,
-};
-
-/// Codex's `project_doc_max_bytes` default.
-pub const CODEX_AGENTS_LIMIT: usize = 32 * 1024;
-
-pub const CODEX: Channel = Channel {
-    host: Host::Codex,
-    what: "`AGENTS.override.md` (read in place of `AGENTS.md`)",
-    limit: Some(CODEX_AGENTS_LIMIT),
-    limit_words: "Codex's 32 KiB AGENTS.md limit",
-    wrapper_tags: &["</INSTRUCTIONS>"],
-    tool_limit: Some((
-        12_000,
-        "Codex's cut of tool results near ~12,000 characters",
-    )),
-    known: Known::Measured,
-    measure: Measure::Bytes,
-    scopes: Scopes::AsEntry,
-    rules: None,
-    every_call: false,
-};
-
-pub const OPENCODE: Channel = Channel {
-    host: Host::OpenCode,
-    what: "a file in opencode's `instructions`",
-    limit: None,
-    limit_words: "",
-    wrapper_tags: &["Instructions from: "],
-    tool_limit: None,
-    known: Known::Measured,
-    measure: Measure::Bytes,
-    scopes: Scopes::AsEntry,
-    rules: None,
-    every_call: true,
-};
-
-/// What Copilot CLI follows of `@` imports, all together: over it, it skips them whole and
-/// says nothing (measured), the user's own imports with them.
-pub const COPILOT_IMPORTS_LIMIT: usize = 512 * 1024;
-
-/// What mcpick's import takes. Before that limit comes the model's: when its instructions and
-/// tools exceed the model's usable context, Copilot CLI sends no request at all ("Static system
-/// messages and tool definitions exceed the model's usable context budget"; measured with
-/// `claude-sonnet-4-5`: an import of 400 KB passed, 440 KB was blocked). 256 KiB leaves room
-/// for Copilot's own prompt and tools, the user's imports and the conversation.
-pub const COPILOT_LIMIT: usize = 256 * 1024;
-
-pub const COPILOT: Channel = Channel {
-    host: Host::CopilotCli,
-    what: "a `copilot-instructions.md` import",
-    limit: Some(COPILOT_LIMIT),
-    limit_words: "256 KiB (past ~400 KB of instructions Copilot CLI sends its model nothing)",
-    wrapper_tags: &["</imported_custom_instruction>", "</custom_instruction>"],
-    tool_limit: None,
-    known: Known::Measured,
-    measure: Measure::Bytes,
-    scopes: Scopes::AsEntry,
-    rules: None,
-    every_call: false,
-};
-
-pub const QWEN: Channel = Channel {
-    host: Host::QwenCode,
-    what: "a `QWEN.md` import",
-    limit: None,
-    limit_words: "",
-    wrapper_tags: &["<!-- End of import from:", "--- End of Context from:"],
-    tool_limit: None,
-    known: Known::Measured,
-    measure: Measure::Bytes,
-    scopes: Scopes::AsEntry,
-    rules: None,
-    every_call: false,
-};
-
-/// What the IDE channels without a documented size limit take: their docs (as issue 35 gives
-/// them) state none, and a model's context is the limit that remains. The figure is Copilot
-/// CLI's, the one host of this kind measured ([`COPILOT_LIMIT`]): room for the host's own
-/// prompt, tools and the conversation.
-pub const IDE_LIMIT: usize = COPILOT_LIMIT;
-
-/// VS Code (its docs): every `.github/instructions/*.instructions.md` whose `applyTo` matches
-/// goes into the chat's requests; `applyTo: "**"` matches every request. It also reads
-/// `CLAUDE.md`, without following `@` imports, so a Claude Code delivery gives it two lines,
-/// not the set. Copilot CLI reads these files too, raw, front matter included (measured):
-/// the delivery reaches Copilot CLI's model ([`super::hosts::Row::reads_also`]), which is
-/// why the file stays under Copilot CLI's limit.
-pub const VSCODE: Channel = Channel {
-    host: Host::VsCode,
-    what: "a `.github/instructions/*.instructions.md` file",
-    limit: Some(IDE_LIMIT),
-    limit_words: "256 KiB (VS Code's docs give no limit; Copilot CLI reads this file too, and past ~400 KB of instructions it sends its model nothing)",
-    wrapper_tags: &[],
-    tool_limit: None,
-    known: Known::FromDocs,
-    measure: Measure::Bytes,
-    scopes: Scopes::ProjectOnly,
-    rules: Some(RulesFile {
-        folder: ".github/instructions",
-        extension: "instructions.md",
-        front_matter: "---\napplyTo: \"**\"\n---\n",
-    }),
-    every_call: false,
-};
-
-/// Cursor (its docs): a project rule `.cursor/rules/*.mdc` with `alwaysApply: true` is in
-/// the model's context on every request.
-pub const CURSOR: Channel = Channel {
-    host: Host::Cursor,
-    what: "a `.cursor/rules/*.mdc` rule",
-    limit: Some(IDE_LIMIT),
-    limit_words: "256 KiB (Cursor's docs give no limit; the figure leaves room in a model's context, as for Copilot CLI)",
-    wrapper_tags: &[],
-    tool_limit: None,
-    known: Known::FromDocs,
-    measure: Measure::Bytes,
-    scopes: Scopes::ProjectOnly,
-    rules: Some(RulesFile {
-        folder: ".cursor/rules",
-        extension: "mdc",
-        front_matter: "---\ndescription: The context set chosen with mcpick, delivered at session start\nalwaysApply: true\n---\n",
-    }),
-    every_call: false,
-};
-
-/// Windsurf's limit per rule file, in characters (its docs).
-pub const WINDSURF_RULE_LIMIT: usize = 12_000;
-
-/// Windsurf (its docs): a workspace rule `.windsurf/rules/*.md` with `trigger: always_on` is
-/// in Cascade's context on every request, up to 12,000 characters per file.
-pub const WINDSURF: Channel = Channel {
-    host: Host::Windsurf,
-    what: "a `.windsurf/rules/*.md` rule",
-    limit: Some(WINDSURF_RULE_LIMIT),
-    limit_words: "Windsurf's 12,000-character limit per rule file (from its docs)",
-    wrapper_tags: &[],
-    tool_limit: None,
-    known: Known::FromDocs,
-    measure: Measure::Chars,
-    scopes: Scopes::Project,
-    rules: Some(RulesFile {
-        folder: ".windsurf/rules",
-        extension: "md",
-        front_matter: "---\ntrigger: always_on\n---\n",
-    }),
-    every_call: false,
-};
-
 impl Channel {
-    /// The host's session-start channel, for the hosts that have one mcpick can write.
-    pub fn of(host: Host) -> Option<&'static Channel> {
-        super::hosts::row(host).session
+    /// The rules file the host reads whole, when that is how it is reached (the IDE hosts).
+    pub fn rules(&self) -> Option<&RulesFile> {
+        match &self.reached {
+            Reached::Rules(rules) => Some(rules),
+            _ => None,
+        }
     }
 
     /// The scope of the delivery that goes with an entry of `entry`'s scope; `None`: none
@@ -340,7 +64,7 @@ impl Channel {
     /// its figures come from the host's docs.
     pub fn provenance(&self) -> &'static str {
         match self.known {
-            Known::Measured => "",
+            Known::Measured(_) => "",
             Known::FromDocs => " (from docs, not measured)",
         }
     }
@@ -395,9 +119,6 @@ fn preface(placement: &Placement, count: usize) -> String {
         sanitize::line(&placement.served_as, 200),
     )
 }
-
-/// Codex's override: the user's `AGENTS.md` first, then the set.
-pub const CODEX_MARKER: &str = "<!-- Written by mcpick: AGENTS.md, then the context set. Edit AGENTS.md and the set, not this file. -->\n";
 
 /// What goes before a line of a server's text that some host would take for the end of the
 /// text's fence: a zero-width space, which no host's fence rule takes for indentation and
@@ -459,12 +180,11 @@ fn file_text(
             sanitize::line(&placement.served_as, 200),
         ));
     }
-    if let Some(rules) = &channel.rules {
-        return format!("{}{delivered}", rules.head(channel.host));
-    }
-    match channel.host {
-        Host::Codex => {
-            let mut out = String::from(CODEX_MARKER);
+    match &channel.reached {
+        Reached::Rules(rules) => format!("{}{delivered}", rules.head(channel.host)),
+        // The user's own file first, then the set.
+        Reached::Override(over) => {
+            let mut out = String::from(over.marker);
             if let Some(agents) = &placement.agents_md {
                 out.push_str(agents);
                 if !agents.ends_with('\n') {
@@ -475,34 +195,13 @@ fn file_text(
             out.push_str(&delivered);
             out
         }
-        _ => delivered,
+        Reached::Import(_) | Reached::Listed(_) => delivered,
     }
 }
 
 /// The host's wrapper around the file, as recorded in its model requests.
 fn wrap(channel: &Channel, placement: &Placement, file: &str) -> String {
-    match channel.host {
-        Host::ClaudeCode => format!(
-            "Contents of {} (project instructions, checked into the codebase):\n\n{file}",
-            placement.shown_path
-        ),
-        Host::Gemini | Host::QwenCode => format!(
-            "<!-- Imported from: {0} -->\n{file}\n<!-- End of import from: {0} -->",
-            placement.shown_path
-        ),
-        Host::OpenCode => format!("Instructions from: {}\n{file}", placement.shown_path),
-        Host::CopilotCli => format!(
-            "<imported_custom_instruction source=\"{}\">\n{}\n</imported_custom_instruction>",
-            placement.shown_path,
-            file.trim_end()
-        ),
-        Host::Codex => format!(
-            "# AGENTS.md instructions for {}\n\n<INSTRUCTIONS>\n{file}\n</INSTRUCTIONS>",
-            placement.folder
-        ),
-        // Not measured (VS Code, Cursor, Windsurf): the file as it is, its wrapper unknown.
-        _ => file.to_string(),
-    }
+    (channel.wrap)(&placement.shown_path, &placement.folder, file)
 }
 
 /// What `channel` carries of `preview`: the included resources in order, as many as fit its
@@ -520,11 +219,10 @@ pub fn deliver(
             format!(
                 "over {}; reachable through the `context` tool{} of the `{}` server",
                 channel.limit_words,
-                // Codex lists no prompts.
-                if channel.host == Host::Codex {
-                    ""
-                } else {
+                if channel.lists_prompts {
                     " and prompt"
+                } else {
+                    ""
                 },
                 sanitize::line(&placement.served_as, 200)
             )
@@ -704,6 +402,12 @@ fn tool_warning(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::handoff::profiles::claude_code::CHANNEL as CLAUDE;
+    use crate::handoff::profiles::cursor::CHANNEL as CURSOR;
+    use crate::handoff::profiles::vscode::CHANNEL as VSCODE;
+    use crate::handoff::profiles::windsurf::{
+        CHANNEL as WINDSURF, RULE_LIMIT as WINDSURF_RULE_LIMIT,
+    };
 
     #[test]
     fn a_line_that_could_end_a_fence_is_broken_and_nothing_else_changes() {
@@ -787,7 +491,7 @@ mod tests {
             d.file
                 .starts_with("---\ntrigger: always_on\n---\n<!-- Written by mcpick")
         );
-        assert!(WINDSURF.rules.as_ref().unwrap().is_ours(&d.file));
+        assert!(WINDSURF.rules().unwrap().is_ours(&d.file));
         assert_eq!(
             d.seen, d.file,
             "the wrapper is not known: the file as it is"
@@ -798,13 +502,13 @@ mod tests {
     /// the same name, or one whose front matter was edited, is not.
     #[test]
     fn a_rules_file_is_ours_only_as_mcpick_wrote_it() {
-        let rules = VSCODE.rules.as_ref().unwrap();
+        let rules = VSCODE.rules().unwrap();
         let ours = format!("{}the set", rules.head(Host::VsCode));
         assert!(rules.is_ours(&ours));
         assert!(!rules.is_ours("---\napplyTo: \"**\"\n---\nMy own rule.\n"));
         assert!(!rules.is_ours(&ours.replace("\"**\"", "\"src/**\"")));
         assert!(!rules.is_ours(&format!("\n{ours}")));
-        assert!(!CURSOR.rules.as_ref().unwrap().is_ours(&ours));
+        assert!(!CURSOR.rules().unwrap().is_ours(&ours));
     }
 
     /// The IDE hosts' channels say they come from docs; a VS Code or Cursor user entry gets

@@ -1,23 +1,10 @@
-//! The per-turn hooks `install` writes into a host's own settings so that every turn of a
-//! session runs `mcpick turn` ([`super::live`]): Claude Code's `.claude/settings.json`, Gemini
-//! CLI's `.gemini/settings.json` (the file its served entry is in too) and Codex's
-//! `.codex/hooks.json` (user scope: the same names in the home folder, `$CODEX_HOME` for
-//! Codex), Qwen Code's `.qwen/settings.json`, and a file of mcpick's own among Copilot CLI's
-//! user hooks (`~/.copilot/hooks/mcpick.json`, handlers straight in each event's array).
-//!
-//! Each event gets one matcher group of mcpick's, `{"hooks": [{"type": "command", "command":
-//! CMD}]}`, appended after the user's own; nothing else in the file moves (the edit goes through
-//! [`crate::hosts::doc`]'s syntax tree and [`super::entry::Edit`]: a backup before the first
-//! change, an atomic write, refused when the file changed since it was read or cannot be
-//! parsed). A group is mcpick's when every command in it is `mcpick turn HOST …` (any folder)
-//! for this host and served name; a group that mixes one with anything else is never edited.
-//! `uninstall` removes mcpick's groups, and the arrays and objects they alone needed, back to
-//! the file as it was (a file `install` created is removed).
-//!
-//! CMD never names anything that changes with the set (Codex asks the user again for every
-//! changed hook): project scope `mcpick turn HOST --set SET` with `mcpick` from `PATH` and the
-//! set relative to the project, so the file can be committed; user scope this binary and the
-//! set by absolute path, as the served entry ([`super::entry::entry_path`]).
+//! The per-turn hooks `install` writes into a host's own settings (where its profile's
+//! [`HookFile`] says) so that every turn of a session runs `mcpick turn` ([`super::live`]).
+//! Each event gets one matcher group of mcpick's, appended after the user's own; nothing else
+//! in the file moves (the edit goes through [`crate::hosts::doc`] and [`super::entry::Edit`]).
+//! A group is mcpick's when every command in it is `mcpick turn HOST …` for this host and
+//! served name; `uninstall` removes exactly those. The command never names anything that
+//! changes with the set (a host may ask the user again for every changed hook).
 
 use std::path::{Path, PathBuf};
 
@@ -25,100 +12,13 @@ use serde_json::{Value, json};
 
 use super::Written;
 use super::entry::{self, Committed, Edit, NotPlanned};
+use super::profile::HookFile;
+use super::profiles;
 use crate::hosts::doc::Doc;
 use crate::hosts::install::{self, Plan, Refused};
 use crate::hosts::{FileFormat, Host, Places, Scope};
 use crate::sanitize;
 use crate::say::Exit;
-
-/// One host's hook settings: where they are, the events mcpick's hook runs on, and what the
-/// host asks of the person before they run.
-pub struct HookFile {
-    pub host: Host,
-    /// The project's file, relative to the project.
-    pub project_file: &'static str,
-    /// The user's file.
-    pub user_file: fn(&Places) -> Option<PathBuf>,
-    /// The events, the per-turn one first (then session start, compaction, session end).
-    pub events: &'static [&'static str],
-    /// The approval the host needs before the hooks run, and the exact step.
-    pub approval: &'static str,
-    /// Each event's array holds the handlers themselves (`{"type": "command", "bash": CMD}`,
-    /// Copilot CLI's `version: 1` files), not matcher groups of them.
-    pub flat: bool,
-}
-
-pub static CLAUDE: HookFile = HookFile {
-    host: Host::ClaudeCode,
-    project_file: ".claude/settings.json",
-    user_file: |places| {
-        places
-            .home
-            .as_ref()
-            .map(|h| h.join(".claude/settings.json"))
-    },
-    events: &[
-        "UserPromptSubmit",
-        "SessionStart",
-        "PreCompact",
-        "SessionEnd",
-    ],
-    flat: false,
-    approval: "Claude Code runs a project's hooks once the project is trusted: start `claude` in the project once and answer \"Yes, I trust this folder\" (kept in ~/.claude.json as `hasTrustDialogAccepted`); `claude -p` runs them without asking; `/hooks` lists them",
-};
-
-pub static GEMINI: HookFile = HookFile {
-    host: Host::Gemini,
-    project_file: ".gemini/settings.json",
-    user_file: |places| {
-        places
-            .home
-            .as_ref()
-            .map(|h| h.join(".gemini/settings.json"))
-    },
-    events: &["BeforeAgent", "SessionStart", "PreCompress", "SessionEnd"],
-    flat: false,
-    approval: "Gemini CLI runs hooks, the project's and the user's alike, only in a trusted folder: start `gemini` in the project once and choose \"Trust folder\" (kept in ~/.gemini/trustedFolders.json; `/permissions` changes it), with `hooksConfig.enabled` unset or true; the first session names the new project hooks in a warning",
-};
-
-pub static CODEX: HookFile = HookFile {
-    host: Host::Codex,
-    project_file: ".codex/hooks.json",
-    user_file: |places| match &places.codex_home {
-        Some(dir) => Some(dir.join("hooks.json")),
-        None => places.home.as_ref().map(|h| h.join(".codex/hooks.json")),
-    },
-    events: &["UserPromptSubmit", "SessionStart"],
-    flat: false,
-    approval: "Codex runs a hook only after you trust it, and asks again after every change to it: start `codex` (the interactive TUI) in the project, where \"Hooks need review\" lists them, and choose \"Trust all and continue\"; until then `codex exec` skips them silently. A project's .codex/ files are read only in a trusted project",
-};
-
-pub static QWEN: HookFile = HookFile {
-    host: Host::QwenCode,
-    project_file: ".qwen/settings.json",
-    user_file: |places| places.home.as_ref().map(|h| h.join(".qwen/settings.json")),
-    // The one event measured (Claude Code's format); a session starts on its first turn.
-    events: &["UserPromptSubmit"],
-    flat: false,
-    approval: "Qwen Code runs the project's and the user's hooks without asking (measured with `qwen` headless, Qwen Code 0.24.4); `/hooks` lists them",
-};
-
-/// Copilot CLI: a hooks file of mcpick's own among the user's (`~/.copilot/hooks/*.json`, all
-/// of which it runs), `UserPromptSubmit` in Claude Code's event format (measured, Copilot CLI
-/// 1.0.102: its camel-case events send another payload).
-pub static COPILOT: HookFile = HookFile {
-    host: Host::CopilotCli,
-    project_file: ".github/hooks/mcpick.json",
-    user_file: |places| {
-        places
-            .home
-            .as_ref()
-            .map(|h| h.join(".copilot/hooks/mcpick.json"))
-    },
-    events: &["UserPromptSubmit"],
-    flat: true,
-    approval: "Copilot CLI runs the hooks in ~/.copilot/hooks/ without asking (measured with `copilot -p`); /hooks lists them",
-};
 
 impl HookFile {
     /// The file of `scope`.
@@ -133,11 +33,6 @@ impl HookFile {
     pub fn host_name(&self) -> &'static str {
         self.host.dialect().host_name
     }
-}
-
-/// `host`'s hook settings, when mcpick can write per-turn hooks there.
-pub fn of(host: Host) -> Option<&'static HookFile> {
-    super::hosts::row(host).hooks
 }
 
 /// The command mcpick's hooks run for the set at `set`, served as `name`: `mcpick turn HOST
@@ -596,7 +491,7 @@ pub fn plan(
     name: &str,
     before: Option<&Edit>,
 ) -> Result<Option<HooksPlan>, NotPlanned> {
-    let Some(file) = of(host) else {
+    let Some(file) = profiles::of(host).hooks else {
         return Ok(None);
     };
     let path = settings_path(file, scope, places)?;
@@ -627,7 +522,7 @@ pub fn plan_removal(
     places: &Places,
     name: &str,
 ) -> Result<Option<Edit>, NotPlanned> {
-    let Some(file) = of(host) else {
+    let Some(file) = profiles::of(host).hooks else {
         return Ok(None);
     };
     let path = settings_path(file, scope, places)?;
@@ -680,7 +575,9 @@ fn edit_of(
 
 impl HooksPlan {
     fn file(&self) -> &'static HookFile {
-        of(self.host).expect("planned for a host with hooks")
+        profiles::of(self.host)
+            .hooks
+            .expect("planned for a host with hooks")
     }
 
     /// What the hooks will be, for a dry run and the browser's hand-off.
@@ -737,7 +634,7 @@ impl HooksPlan {
         }
         Ok(Written {
             lines,
-            warnings: switched_off(self.host, self.edit.text_after())
+            warnings: switched_off(self.file(), self.edit.text_after())
                 .map(|why| format!("{}: {why}", self.edit.path.display()))
                 .into_iter()
                 .collect(),
@@ -748,17 +645,10 @@ impl HooksPlan {
 
 /// Why the hooks in the settings `text` will not run although they are there: the host's
 /// own switch for all hooks is off in that file.
-fn switched_off(host: Host, text: Option<&str>) -> Option<&'static str> {
+fn switched_off(file: &HookFile, text: Option<&str>) -> Option<&'static str> {
+    let switch = file.switch.as_ref()?;
     let doc = crate::hosts::json::parse(text?).ok()?;
-    match host {
-        Host::ClaudeCode if doc.get("disableAllHooks") == Some(&Value::Bool(true)) => Some(
-            "`disableAllHooks` is true: Claude Code runs no hooks, mcpick's neither, until it is removed",
-        ),
-        Host::Gemini if doc.pointer("/hooksConfig/enabled") == Some(&Value::Bool(false)) => Some(
-            "`hooksConfig.enabled` is false: Gemini CLI runs no hooks, mcpick's neither, until it is true",
-        ),
-        _ => None,
-    }
+    (doc.pointer(switch.pointer) == Some(&Value::Bool(switch.off))).then_some(switch.said)
 }
 
 /// Why a host gets no per-turn delivery: `live` is `start` there.
@@ -837,6 +727,9 @@ fn shell_words(line: &str) -> Option<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::handoff::profiles::{
+        claude_code::HOOKS as CLAUDE, codex::HOOKS as CODEX, gemini::HOOKS as GEMINI,
+    };
 
     const CMD: &str = "mcpick turn claude-code --set mcpick.context.json";
 

@@ -1,15 +1,8 @@
-//! Per-turn delivery: a change of the set reaches the model on the session's next turn.
-//!
-//! The session-start file carries the set as it was when the host read it. After that, every
-//! turn of a session runs `mcpick turn` through the host's per-turn hook, which compares the set
-//! as it is now ([`Snapshot`], written with every delivery, so a turn reads no server) with what
-//! this session's model was already given ([`Session`], kept per session id) and hands on only
-//! the difference: a resource newly included, verbatim in its fence; one that left the set,
-//! named as withdrawn; one whose text changed, again with its new text. Nothing changed:
-//! nothing is said, and a steady session pays no tokens per turn.
-//!
-//! Within the channel's cap, whole resources only: what does not fit is named with where to
-//! reach it, stays "not given", and is offered again on the next turn.
+//! Per-turn delivery: a change of the set reaches the model on the session's next turn. Every
+//! turn runs `mcpick turn` through the host's per-turn hook ([`PerTurn`]), which compares the
+//! set as it is now ([`Snapshot`], written with every delivery, so a turn reads no server) with
+//! what this session's model was given ([`Session`]) and hands on only the difference, whole
+//! resources within the channel's cap; nothing changed, nothing is said.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -19,6 +12,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::Contents;
+use super::profile::{Channel, PerTurn};
+use super::profiles;
 use crate::config::private::Private;
 use crate::hosts::Host;
 use crate::sanitize;
@@ -214,13 +209,13 @@ pub fn record(
     })
 }
 
-/// Whether the session-start file of `host`'s delivery of `set` is held back now: Claude Code
-/// tells its model of a file it read that changed on disk (the changed lines, numbered, cut
-/// near 8,000 characters, nothing of lines removed), so while one of its sessions runs the
-/// change reaches the model once, through the per-turn hook, and the file is written at the
-/// session's compaction or end.
-pub fn defers_rewrite(host: Host, set: &Path) -> bool {
-    host == Host::ClaudeCode && !running(host, set, None).is_empty()
+/// Whether the session-start file of a delivery of `set` through `channel` is held back now:
+/// a host that tells its model of a file it read that changed on disk
+/// ([`Channel::tells_of_changes`]) would hand on a partial diff, so while one of its sessions
+/// runs the change reaches the model once, through the per-turn hook, and the file is written
+/// at the session's compaction or end.
+pub fn defers_rewrite(channel: &Channel, set: &Path) -> bool {
+    channel.tells_of_changes && !running(channel.host, set, None).is_empty()
 }
 
 /// The running sessions of `host` over `set` (their ids), `except` one.
@@ -255,7 +250,7 @@ fn write_pending(set: &Path, delivery: &super::Delivery, id: &str) -> Result<(),
         let Some(pending) = snapshot.pending.remove(id) else {
             return (Ok(()), false);
         };
-        match super::pieces::refresh(delivery, set, &pending.text) {
+        match super::delivery::refresh(delivery, set, &pending.text) {
             Ok(()) => {
                 snapshot.files.insert(id.to_string(), pending.given);
                 (Ok(()), true)
@@ -375,65 +370,6 @@ pub fn diff<'s>(given: &BTreeMap<String, Given>, now: &'s Snapshot) -> Turn<'s> 
     }
     turn
 }
-
-/// How one host's per-turn channel takes text.
-#[derive(Debug, Clone, Copy)]
-pub struct PerTurn {
-    pub host: Host,
-    /// What carries it, for messages.
-    pub what: &'static str,
-    /// The most characters the channel passes whole (mcpick stays under it).
-    pub cap: Option<usize>,
-    /// The channel escapes `<` and `>` (Gemini CLI): the model reads `&lt;` `&gt;`.
-    pub escapes_angles: bool,
-    /// The hook answers with a top-level `additionalContext` (Copilot CLI), not Claude Code's
-    /// `hookSpecificOutput`.
-    pub top_level: bool,
-}
-
-pub const CLAUDE: PerTurn = PerTurn {
-    host: Host::ClaudeCode,
-    what: "a `UserPromptSubmit` hook's additional context",
-    // Whole to ~10,000 characters; over it the model gets a 2 KB preview.
-    cap: Some(9_500),
-    escapes_angles: false,
-    top_level: false,
-};
-
-pub const GEMINI: PerTurn = PerTurn {
-    host: Host::Gemini,
-    what: "a `BeforeAgent` hook's additional context (`<` and `>` arrive escaped)",
-    cap: None,
-    escapes_angles: true,
-    top_level: false,
-};
-
-pub const CODEX: PerTurn = PerTurn {
-    host: Host::Codex,
-    what: "a `UserPromptSubmit` hook's additional context",
-    // Head and tail kept around a cut near 2,500 tokens (~10 KB).
-    cap: Some(9_000),
-    escapes_angles: false,
-    top_level: false,
-};
-
-pub const QWEN: PerTurn = PerTurn {
-    host: Host::QwenCode,
-    what: "a `UserPromptSubmit` hook's additional context (`<` and `>` arrive escaped)",
-    // No cut measured; Qwen Code sends it again after every tool result of the turn.
-    cap: None,
-    escapes_angles: true,
-    top_level: false,
-};
-
-pub const COPILOT: PerTurn = PerTurn {
-    host: Host::CopilotCli,
-    what: "a `UserPromptSubmit` hook's additional context",
-    // No cut measured.
-    cap: None,
-    escapes_angles: false,
-    top_level: true,
-};
 
 /// What one turn hands on: the text (empty when nothing changed) and the keys it gave, with
 /// what was given of each (what did not fit is not among them).
@@ -560,7 +496,7 @@ pub fn apply(session: &mut Session, said: &Said) {
 
 /// The set file a hook names, absolute.
 pub fn set_path(set: &Path) -> PathBuf {
-    super::pieces::absolute(set)
+    super::delivery::absolute(set)
 }
 
 /// What a host's hook told `mcpick turn` (the fields every host sends).
@@ -588,17 +524,18 @@ fn at_start(
 }
 
 /// The per-turn channel of `host`, if it has one.
-pub fn channel_of(host: Host) -> Option<&'static PerTurn> {
-    super::hosts::row(host).per_turn
+fn channel_of(host: Host) -> Option<&'static PerTurn> {
+    profiles::of(host).per_turn
 }
 
 /// The session-start channel `host` reads again before every model call when it has no
 /// per-turn hook (opencode's `instructions` file, measured): with it, a running session's next
 /// turn gets the set as the file holds it, whole, and no session is tracked.
-pub fn every_call_channel(host: Host) -> Option<&'static super::channel::Channel> {
-    let row = super::hosts::row(host);
-    row.session
-        .filter(|c| row.per_turn.is_none() && c.every_call)
+pub fn every_call_channel(host: Host) -> Option<&'static Channel> {
+    let profile = profiles::of(host);
+    profile
+        .start
+        .filter(|c| profile.per_turn.is_none() && c.every_call)
 }
 
 /// Answers one hook event of `host` for the set at `set` served as `name`: the text to print
@@ -616,7 +553,7 @@ pub fn hook(host: Host, set: &Path, name: &str, input: &str) -> Result<Option<St
         Some(store) => store.load()?,
         None => return Err("no user data directory".into()),
     };
-    let record = super::pieces::Record::load(&set);
+    let record = super::delivery::Record::load(&set);
     let delivery = record
         .deliveries
         .iter()
@@ -698,20 +635,7 @@ pub fn hook(host: Host, set: &Path, name: &str, input: &str) -> Result<Option<St
 /// `text` as the model receives it through `channel`: inside the host's wrapper, escaped as
 /// the host escapes it (measured, see `docs/hand-off.md`).
 pub fn in_wrapper(channel: &PerTurn, text: &str) -> String {
-    match channel.host {
-        Host::ClaudeCode => format!("UserPromptSubmit hook additional context: {text}"),
-        Host::Gemini => format!(
-            "<hook_context>{}</hook_context>",
-            as_received(channel, text)
-        ),
-        Host::QwenCode => format!(
-            "<qwen:user-prompt-submit-context>\n{}\n</qwen:user-prompt-submit-context>",
-            as_received(channel, text)
-        ),
-        // Trimmed (measured); also sent as a part of its own before the prompt.
-        Host::CopilotCli => format!("<system_reminder>\n{}\n</system_reminder>", text.trim_end()),
-        _ => text.to_string(),
-    }
+    (channel.wrap)(&as_received(channel, text))
 }
 
 /// What the next turn of one session will be given.
@@ -736,7 +660,7 @@ pub fn next_turns(host: Host, set: &Path, name: &str) -> Result<Vec<NextTurn>, S
     let snapshot = snapshot_store(&set)
         .ok_or_else(|| "no user data directory".to_string())?
         .load()?;
-    let record = super::pieces::Record::load(&set);
+    let record = super::delivery::Record::load(&set);
     let file_given = record
         .deliveries
         .iter()
@@ -809,6 +733,10 @@ pub fn log(line: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::handoff::profiles::{
+        claude_code::PER_TURN as CLAUDE, codex::PER_TURN as CODEX,
+        copilot_cli::PER_TURN as COPILOT, gemini::PER_TURN as GEMINI,
+    };
 
     fn r(uri: &str, text: &str) -> Resource {
         Resource {

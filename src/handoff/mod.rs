@@ -1,33 +1,31 @@
 //! Hand-off: "this set, in host H, scope S, as name N", the one library `install`,
 //! `uninstall`, `deliver`, `preview --host`, the browser's hand-off overlay and its agent view
-//! read from. A hand-off is planned ([`plan`]: the server entry and every delivery piece,
-//! nothing written), shown ([`Plan::lines`], what a dry run and the overlay print), made
-//! ([`Plan::write_entry`], then [`Plan::deliver`] once the set is read) and taken back
-//! ([`entry::plan_removal`], [`pieces::remove`]), byte for byte.
-//!
-//! - [`hosts`]: one row of data per host: what each channel is and whether it was measured.
-//! - [`entry`]: mcpick's `serve` entry in the host's config file (through [`crate::hosts`]).
-//! - [`channel`]: the session-start text and what fits the host's channel.
-//! - [`pieces`]: the files that text goes in, derived and checked before anything is written.
-//! - [`session`]: session-start delivery planned, written, refreshed and listed.
-//! - [`skills`]: the set's skills written into the host's skills folder, verified.
-//! - [`hooks`]: the per-turn hooks in the host's own settings that run `mcpick turn`
-//!   ([`live`]) on every turn.
+//! read from. A hand-off is planned ([`plan`]: nothing written), shown ([`Plan::delivery_lines`]),
+//! made ([`Plan::write_entry`], then [`Plan::deliver`] once the set is read) and taken back,
+//! byte for byte. What mcpick knows of each host is its [`profile::Profile`], one file per host
+//! in [`profiles`]; the other modules are generic over a profile (`docs/development.md` maps
+//! them).
 
 pub mod channel;
+pub mod delivery;
 pub mod entry;
 pub mod hooks;
-pub mod hosts;
+pub mod lines;
 pub mod live;
-pub mod pieces;
-pub mod session;
+pub mod profile;
+pub mod profiles;
 pub mod skills;
+pub mod start;
 
 use std::path::{Path, PathBuf};
 
-pub use channel::{Channel, Delivered};
+pub use channel::Delivered;
+pub use delivery::{Delivery, absolute, own_outputs};
 pub use entry::{EntryPlan, NotPlanned};
-pub use pieces::{Delivery, absolute, own_outputs};
+pub use profile::{Channel, Profile};
+
+/// The name hosts know the served set by unless `--as` gives another.
+pub const DEFAULT_NAME: &str = "mcpick";
 
 use crate::context::{Candidate, Preview, measured::Texts};
 use crate::hosts::{Host, Places, Scope};
@@ -93,10 +91,10 @@ pub fn plan(
     let at_start = deliver != Deliver::OnDemand;
     let scope_of = entry::scope_of(host.dialect(), scope);
     // A host that reads another host's delivery of the set already installed gets it there.
-    let reached = session::reached_through(host, &places.project, &set_abs);
+    let reached = start::reached_through(host, &places.project, &set_abs);
     let delivery = match &scope_of {
         Ok(scope) if at_start && reached.is_none() => {
-            session::plan(host, *scope, places, &set_abs, name)
+            start::plan(host, *scope, places, &set_abs, name)
                 .map_err(|why| (why, Exit::ServerFailed))?
         }
         _ => None,
@@ -110,20 +108,20 @@ pub fn plan(
     if let (Some(reached), true) = (reached, at_start) {
         notes.push(reached);
     } else if at_start && delivery.is_none() {
-        notes.push(session::no_channel(
+        notes.push(start::no_channel(
             host,
             scope_of.as_ref().copied().unwrap_or(Scope::User),
         ));
     } else if deliver == Deliver::Live && hooks.is_none() {
         notes.push(match &delivery {
             Some((channel, delivery)) if channel.every_call => {
-                session::read_every_call(channel, delivery.files().first().map(|(_, path)| *path))
+                start::read_every_call(channel, delivery.files().first().map(|(_, path)| *path))
             }
             _ => hooks::no_per_turn(host),
         });
     }
     if let Some((channel, scope)) = delivery.as_ref().and_then(|(c, d)| Some((c, d.scope()?))) {
-        notes.extend(session::read_twice(
+        notes.extend(start::read_twice(
             channel.host,
             scope,
             &places.project,
@@ -163,7 +161,7 @@ impl Plan {
 
     pub fn delivery_lines(&self) -> Vec<String> {
         match &self.delivery {
-            Some((channel, delivery)) => session::planned_lines(channel, delivery),
+            Some((channel, delivery)) => start::planned_lines(channel, delivery),
             None => Vec::new(),
         }
     }
@@ -196,12 +194,11 @@ impl Plan {
             warnings.extend(approval.warning);
             notes.extend(approval.approved);
         }
-        if self.entry.host == Host::Gemini {
-            notes.push(crate::hosts::gemini::TRUST_NOTE.to_string());
-        }
-        if self.entry.host == Host::QwenCode && self.entry.scope == crate::hosts::Scope::Project {
+        if let Some(note) = &profiles::of(self.entry.host).entry_note
+            && (!note.project_only || self.entry.scope == Scope::Project)
+        {
             notes.push(
-                crate::hosts::qwen_code::APPROVE_NOTE
+                note.text
                     .replace("NAME", &crate::sanitize::line(&self.entry.name, 200)),
             );
         }
@@ -217,7 +214,7 @@ impl Plan {
         let Some((channel, delivery)) = &self.delivery else {
             return Ok(Written::default());
         };
-        session::write(channel, delivery, &self.set, contents)
+        start::write(channel, delivery, &self.set, contents)
     }
 }
 

@@ -1,18 +1,13 @@
 //! Skills handed to a host as skills: a pinned skill's files, read whole and verified against
-//! the server's manifest ([`crate::skills`]), written byte for byte into the host's own skills
-//! folder (Claude Code: `.claude/skills/NAME/`), where the host keeps only the skill's name and
-//! description in the model's context and loads the rest when the model needs it (measured:
-//! `tests/skills.rs`). Such a skill is not also inlined in the session-start text
-//! ([`partition`]); a host without a skills folder gets it as resources, as before.
+//! the server's manifest ([`crate::skills`]), written byte for byte into the skills folder the
+//! host's profile names ([`SkillsFolder`]), where the host keeps only the skill's name and
+//! description in the model's context and loads the rest on demand. Such a skill is not also
+//! inlined in the session-start text ([`partition`]).
 //!
-//! Safe by construction: names and paths were checked when the manifest was read
-//! ([`crate::skills::check_name`], [`crate::skills::check_path`]); the folder is derived here
-//! from the host, scope and places alone and checked to stay inside the project (or home)
-//! through no link ([`fsio::inside`]); a skill folder mcpick did not write is never replaced;
-//! a skill is staged whole in a sibling folder and swapped in, so a failure leaves the earlier
-//! one or none, never half of one; files are written without an execute bit, and mcpick
-//! never runs them. What was written (each file's SHA-256) is recorded with the delivery, so
-//! `uninstall` takes back exactly those files and leaves a file changed since.
+//! Safe by construction: the folder is derived from the profile, scope and places alone and
+//! checked to stay inside the project (or home) through no link ([`fsio::inside`]); a skill
+//! folder mcpick did not write is never replaced; a skill is staged whole and swapped in;
+//! what was written (each file's SHA-256) is recorded, so `uninstall` takes back exactly that.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -20,42 +15,12 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::hosts::Known;
+use super::profile::{MidSession, SkillsFolder};
+use super::profiles;
 use crate::context::{Candidate, Preview};
 use crate::fsio;
 use crate::hosts::{Host, Places, Scope};
 use crate::skills::{self, Fetched, Skill};
-
-/// Where a host reads skills from.
-#[derive(Debug)]
-pub struct SkillsFolder {
-    pub host: Host,
-    /// Under the project, for a project install.
-    pub project: &'static str,
-    /// For a user install (`None`: no home folder to put it in).
-    pub user: fn(&Places) -> Option<PathBuf>,
-    /// Other hosts' skills folders (host, scope) this host lists too (measured). A skill of
-    /// the same name in two of the folders it reads is listed once (measured:
-    /// `tests/skills.rs`), so its own folder beside another host's lists nothing twice; both
-    /// copies are of the same set, verified and refreshed together.
-    pub reads_also: &'static [(Host, Scope)],
-    pub known: Known,
-    /// How a session running when a skill is written learns of it.
-    pub mid_session: MidSession,
-}
-
-/// How a running session of a host learns of a skill written into its folder since it started.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum MidSession {
-    /// Its next turn lists it (measured).
-    NextTurn,
-    /// It lists the skills it found at session start until this command of its own is run in
-    /// it (measured: not on the next turn, listed after the command).
-    Command(&'static str),
-    /// It lists the skills it found at session start; a new session lists the folder as it is
-    /// (measured: not on the next turn).
-    NewSession,
-}
 
 impl SkillsFolder {
     /// What a running session does with a skill written since it started, in a few words.
@@ -77,100 +42,7 @@ impl SkillsFolder {
     }
 }
 
-fn in_home(places: &Places, rest: &str) -> Option<PathBuf> {
-    places.home.as_ref().map(|h| h.join(rest))
-}
-
-/// Claude Code: `.claude/skills/NAME/SKILL.md`, descriptions in its first model request,
-/// bodies on demand (measured: `tests/skills.rs`).
-pub const CLAUDE: SkillsFolder = SkillsFolder {
-    host: Host::ClaudeCode,
-    project: ".claude/skills",
-    user: |p| in_home(p, ".claude/skills"),
-    reads_also: &[],
-    known: Known::Measured,
-    mid_session: MidSession::NextTurn,
-};
-
-/// Gemini CLI 0.61: `.gemini/skills/NAME/SKILL.md` (project skills only in a trusted
-/// folder), listed in `<available_skills>` by description, bodies on demand (measured:
-/// `tests/skills.rs`). It also reads `.agents/skills`, which Codex reads too: each host gets
-/// its own folder, so no two deliveries share one.
-pub const GEMINI: SkillsFolder = SkillsFolder {
-    host: Host::Gemini,
-    project: ".gemini/skills",
-    user: |p| in_home(p, ".gemini/skills"),
-    reads_also: &[],
-    known: Known::Measured,
-    mid_session: MidSession::Command("/skills reload"),
-};
-
-/// Codex 0.171: `.codex/skills/NAME/SKILL.md` in the project (and `$CODEX_HOME/skills`),
-/// listed under "Available skills" by description, bodies on demand (measured:
-/// `tests/skills.rs`).
-pub const CODEX: SkillsFolder = SkillsFolder {
-    host: Host::Codex,
-    project: ".codex/skills",
-    user: |p| match &p.codex_home {
-        Some(codex_home) => Some(codex_home.join("skills")),
-        None => in_home(p, ".codex/skills"),
-    },
-    reads_also: &[],
-    known: Known::Measured,
-    mid_session: MidSession::NextTurn,
-};
-
-/// opencode 1.18: `.opencode/skills/NAME/SKILL.md` (user: `skills` beside its user config,
-/// `~/.config/opencode/skills`), listed by description, bodies on demand (measured:
-/// `tests/skills.rs`). It reads Claude Code's folders too (project and user).
-pub const OPENCODE: SkillsFolder = SkillsFolder {
-    host: Host::OpenCode,
-    project: ".opencode/skills",
-    user: |p| {
-        Some(
-            crate::hosts::opencode::user_file(p)?
-                .parent()?
-                .join("skills"),
-        )
-    },
-    reads_also: &[
-        (Host::ClaudeCode, Scope::Project),
-        (Host::ClaudeCode, Scope::User),
-    ],
-    known: Known::Measured,
-    mid_session: MidSession::NewSession,
-};
-
-/// GitHub Copilot CLI 1.0.102: `~/.copilot/skills/NAME/SKILL.md` (its entry and delivery
-/// are the user's; a project's is `.github/skills`), listed by description, bodies on
-/// demand (measured: `tests/skills.rs`). It reads a project's `.claude/skills` too (not
-/// `~/.claude/skills`).
-pub const COPILOT: SkillsFolder = SkillsFolder {
-    host: Host::CopilotCli,
-    project: ".github/skills",
-    user: |p| in_home(p, ".copilot/skills"),
-    reads_also: &[(Host::ClaudeCode, Scope::Project)],
-    known: Known::Measured,
-    mid_session: MidSession::NewSession,
-};
-
-/// Qwen Code 0.24: `.qwen/skills/NAME/SKILL.md` (user: `~/.qwen/skills`), listed by
-/// description, bodies on demand (measured: `tests/skills.rs`).
-pub const QWEN: SkillsFolder = SkillsFolder {
-    host: Host::QwenCode,
-    project: ".qwen/skills",
-    user: |p| in_home(p, ".qwen/skills"),
-    reads_also: &[],
-    known: Known::Measured,
-    mid_session: MidSession::Command("/reload-plugins"),
-};
-
 impl SkillsFolder {
-    /// The host's skills folder, if it reads one.
-    pub fn of(host: Host) -> Option<&'static SkillsFolder> {
-        super::hosts::row(host).skills
-    }
-
     /// The folder for `scope`, and the folder it must stay inside: the project; for a user
     /// install the home folder, or the host's own folder when it lives elsewhere
     /// (`$CODEX_HOME`, `$XDG_CONFIG_HOME`).
@@ -213,7 +85,7 @@ pub struct Placed {
     /// In a project that is a git repository: the line in `.git/info/exclude` that keeps the
     /// folder out of git (the server's files are not the project's to commit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub exclude: Option<super::pieces::Added>,
+    pub exclude: Option<super::lines::Added>,
 }
 
 /// The `.git/info/exclude` line for skill folder `folder` of `project`, when the project is a
@@ -477,7 +349,7 @@ pub fn shadowed(
     as_skills: &mut Vec<AsSkill>,
     fetched: &[Fetched],
 ) -> Vec<String> {
-    let Some(folder) = SkillsFolder::of(host) else {
+    let Some(folder) = profiles::of(host).skills else {
         return Vec::new();
     };
     let roots: Vec<PathBuf> = [Scope::Project, Scope::User]
@@ -563,8 +435,8 @@ pub fn place(
         let added = fsio::inside(&path, inside)
             .map_err(|e| e.to_string())
             .and_then(|real| {
-                let added = super::pieces::addition(&path, &real, &line)?;
-                super::pieces::append(&added, &real).map_err(|e| e.to_string())?;
+                let added = super::lines::addition(&path, &real, &line)?;
+                super::lines::append(&added, &real).map_err(|e| e.to_string())?;
                 Ok(added)
             });
         match added {
@@ -785,7 +657,7 @@ pub fn take_back(placed: &Placed, inside: &Path) -> Vec<String> {
     }
     if let Some(added) = &placed.exclude {
         match fsio::inside(&added.path, inside).map_err(|e| e.to_string()) {
-            Ok(real) => match super::pieces::take_back(added, &real) {
+            Ok(real) => match super::lines::take_back(added, &real) {
                 Ok(Some(note)) => notes.push(note),
                 Ok(None) => {}
                 Err(e) => notes.push(format!("{}: {e}", added.path.display())),
@@ -812,6 +684,10 @@ pub fn take_back(placed: &Placed, inside: &Path) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::handoff::profiles::{
+        codex::SKILLS as CODEX, copilot_cli::SKILLS as COPILOT, opencode::SKILLS as OPENCODE,
+        qwen_code::SKILLS as QWEN,
+    };
     use crate::skills::{Frontmatter, Skill};
 
     fn skill(body: &str) -> Skill {

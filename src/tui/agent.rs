@@ -250,7 +250,7 @@ pub fn resolve_snapshot(req: &ResolveRequest) -> AgentPreview {
 /// The next host choice after `host` (`None`: the plain preview): the hosts with a
 /// session-start channel, in the hand-off library's order, then back to the plain preview.
 pub fn next_host(host: Option<Host>) -> Option<Host> {
-    let mut hosts = crate::handoff::hosts::with_session_channel();
+    let mut hosts = crate::handoff::profiles::with_session_channel();
     match host {
         None => hosts.next(),
         Some(h) => hosts.skip_while(|&x| x != h).nth(1),
@@ -306,7 +306,7 @@ pub fn host_preview(
     order: Arc<RankOrder>,
     contents: crate::handoff::Contents<'_, '_>,
 ) -> Result<HostPreview, String> {
-    let (channel, delivered) = crate::handoff::session::for_host(
+    let (channel, delivered) = crate::handoff::start::for_host(
         host,
         None,
         super::app::handoff::DEFAULT_NAME,
@@ -473,7 +473,10 @@ mod tests {
             ]
         );
         for &host in &seen {
-            assert!(crate::handoff::Channel::of(host).is_some(), "{host:?}");
+            assert!(
+                crate::handoff::profiles::of(host).start.is_some(),
+                "{host:?}"
+            );
         }
     }
 }

@@ -641,7 +641,7 @@ impl Executor {
             let (preview, texts, cands, order) = read_resolution(&request, &connections).await;
             // Its skills as `install` hands them on (as skills, where the host reads a skills
             // folder), so the view shows what `preview --host` does.
-            let skills = match crate::handoff::hosts::row(host).skills {
+            let skills = match crate::handoff::profiles::of(host).skills {
                 Some(_) => Some(fetch_skills(&preview, &cands, &connections, &set).await),
                 None => None,
             };

@@ -116,7 +116,7 @@ impl Redeliver {
     const SETTLE: Duration = Duration::from_secs(2);
 
     fn changed(&mut self, set: &std::path::Path) {
-        let delivered = !crate::handoff::pieces::Record::load(set)
+        let delivered = !crate::handoff::delivery::Record::load(set)
             .deliveries
             .is_empty();
         if delivered {

@@ -336,7 +336,7 @@ impl App {
 pub const DEFAULT_SET: &str = "mcpick.context.json";
 /// The served entry's name an install from the browser writes (`install --as` on the
 /// command line chooses another).
-pub const DEFAULT_NAME: &str = "mcpick";
+pub use crate::handoff::DEFAULT_NAME;
 
 /// What to run to hand the set at `path` to a host: serve, install per host and scope,
 /// export.

@@ -1,40 +1,26 @@
-//! The files session-start delivery writes, and how each is taken back byte for byte.
+//! A delivery's files and record: where one host's session-start delivery of a set goes (the
+//! delivered text, the lines that lead the host to it), derived from the host's profile, and
+//! the record of what was written so that `uninstall` takes back exactly those bytes and the
+//! refreshers know what to write again.
 //!
-//! - The delivered text: `.mcpick/NAME.HOST.md` beside the set (Claude Code, Gemini CLI), in a
-//!   folder whose own `.gitignore` ignores it whole, so resource contents are never committed
-//!   (Gemini CLI's user scope: `~/.gemini/mcpick/`, the only place its user file imports from);
-//!   for Codex, `AGENTS.override.md` in the project (or `$CODEX_HOME`), kept out of git through
-//!   the repository's local `.git/info/exclude`; for VS Code, Cursor and Windsurf, a rules file
-//!   of mcpick's own in the project's rules folder (`.github/instructions/NAME.instructions.md`,
-//!   `.cursor/rules/NAME.mdc`, `.windsurf/rules/NAME.md`), kept out of git the same way, the
-//!   folders it had to make recorded so that `uninstall` leaves the project as it was.
-//! - The import: two lines appended to `CLAUDE.md` / `GEMINI.md` (a comment and `@PATH`);
-//!   they hold no contents and are what a project commits.
-//! - The record: which deliveries a set has, with the exact bytes added, so that `uninstall`
-//!   removes exactly those, and `pin`, the browser and `serve` know which deliveries to
-//!   refresh when the set changes.
-//!
-//! The record is data, not instructions: a repository can plant any file in a project, so it
-//! is kept in this user's data folder (`deliveries/`, owner-only), and every path a delivery
-//! writes, appends to, reads or removes is derived again from the plan ([`layout`]) and must
-//! be the recorded one, with exactly the lines mcpick writes; a record that disagrees is
-//! refused with a message, never followed. Each path is then checked to stay inside the
-//! folder it was derived from ([`fsio::inside`]): a planted symbolic link cannot lead a
-//! write out of the project. A record from before (`.mcpick/deliver.json`, beside the set) is
-//! read only for project-scope deliveries of the set's own folder that pass the same checks.
+//! The record is data, not instructions: it is kept in this user's data folder
+//! (`deliveries/`, owner-only), and every path it names is derived again ([`layout`]) and must
+//! be the recorded one, each checked to stay inside the folder it was derived from
+//! ([`fsio::inside`]); a record that disagrees is refused with a message, never followed.
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::channel::{CODEX_MARKER, Channel, Placement};
-use super::skills::{Placed, SkillsFolder};
+use super::channel::Placement;
+pub use super::lines::Added;
+use super::lines::{added_forms, addition, append, take_back};
+use super::profile::{At, Channel, Import, Reached};
+use super::profiles;
+use super::skills::Placed;
 use crate::fsio::{self, Perms, write_atomic, write_with};
 use crate::hosts::{Host, Places, Scope};
-
-/// opencode's list of instruction files, in its config.
-const OPENCODE_LIST: &str = "instructions";
 
 /// The folder beside a set that holds its deliveries.
 pub const FOLDER: &str = ".mcpick";
@@ -42,14 +28,6 @@ pub const FOLDER: &str = ".mcpick";
 const LEGACY_RECORD: &str = "deliver.json";
 const IGNORE: &str =
     "# Written by mcpick: delivered resource contents stay out of version control.\n*\n";
-
-/// Text appended to a file, and whether the file was created for it.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Added {
-    pub path: PathBuf,
-    pub text: String,
-    pub created: bool,
-}
 
 /// A path added to a list in a host's JSON config (opencode's `instructions`), and whether the
 /// list was created for it: taken back, the list is as it was (gone when mcpick made it).
@@ -101,6 +79,11 @@ impl Delivery {
         Host::ALL.into_iter().find(|h| h.name() == self.host)
     }
 
+    /// The recorded host's session-start channel.
+    fn channel(&self) -> Option<&'static Channel> {
+        profiles::of(self.host()?).start
+    }
+
     /// The scope, as recorded.
     pub fn scope(&self) -> Option<Scope> {
         [Scope::Project, Scope::User]
@@ -111,8 +94,11 @@ impl Delivery {
     /// Where the text lands, for rendering it.
     pub fn placement(&self, set: &Path) -> Placement {
         // Claude Code names an imported file by its absolute path, Gemini CLI as imported.
-        let shown_path = match (self.host(), &self.import) {
-            (Some(Host::Gemini | Host::QwenCode), Some(import)) => import
+        let as_imported = self
+            .channel()
+            .is_some_and(|c| matches!(&c.reached, Reached::Import(i) if i.shown_as_imported));
+        let shown_path = match &self.import {
+            Some(import) if as_imported => import
                 .path
                 .parent()
                 .and_then(|base| relative(&self.file, base)),
@@ -389,7 +375,7 @@ fn verify(d: &Delivery, set: &Path) -> Result<(), String> {
             crate::sanitize::line(&d.host, 100)
         ))
     };
-    let (Some(channel), Some(scope)) = (d.host().and_then(Channel::of), d.scope()) else {
+    let (Some(channel), Some(scope)) = (d.channel(), d.scope()) else {
         return refuse("its host or scope");
     };
     let mut places = Places::system();
@@ -429,7 +415,7 @@ fn verify(d: &Delivery, set: &Path) -> Result<(), String> {
         }
     }
     if !d.skills.is_empty() {
-        let Some(folder) = SkillsFolder::of(channel.host) else {
+        let Some(folder) = profiles::of(channel.host).skills else {
             return refuse("its skills");
         };
         let (root, _) = folder
@@ -484,17 +470,6 @@ pub fn record_skills(set: &Path, delivery: &Delivery, skills: Vec<Placed>) -> st
     record.save(set)
 }
 
-/// The texts appending `block` may add ([`addition`]): nothing (it was there), the block, or
-/// the block after one or two line breaks.
-pub(super) fn added_forms(block: &str) -> [String; 4] {
-    [
-        String::new(),
-        block.to_string(),
-        format!("\n{block}"),
-        format!("\n\n{block}"),
-    ]
-}
-
 fn remove_if_exists(path: &Path) -> std::io::Result<()> {
     match std::fs::remove_file(path) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
@@ -513,12 +488,6 @@ fn layout(
 ) -> Result<Delivery, String> {
     let host = channel.host;
     let folder = folder_of(set);
-    let home = || {
-        places
-            .home
-            .clone()
-            .ok_or_else(|| "cannot tell where the home directory is".to_string())
-    };
     let mut delivery = Delivery {
         host: host.name().to_string(),
         scope: scope.name().to_string(),
@@ -532,103 +501,107 @@ fn layout(
         listed: None,
         folders: Vec::new(),
     };
-    if let Some(rules) = &channel.rules {
-        // A file of mcpick's own in the project's rules folder, out of git like Codex's
-        // override: it holds resource contents.
-        if scope != Scope::Project {
-            return Err(format!(
-                "{} reads the set only from the project",
-                host.dialect().host_name
-            ));
-        }
-        let rel = format!("{}/{}.{}", rules.folder, file_safe(name), rules.extension);
-        delivery.file = places.project.join(&rel);
-        delivery.exclude = git_exclude(&places.project, &format!("/{rel}\n"));
-        return Ok(delivery);
-    }
-    let import_file = match (host, scope) {
-        (Host::ClaudeCode, Scope::Project) => Some(places.project.join("CLAUDE.md")),
-        (Host::ClaudeCode, Scope::User) => Some(home()?.join(".claude").join("CLAUDE.md")),
-        (Host::Gemini, Scope::Project) => Some(places.project.join("GEMINI.md")),
-        (Host::Gemini, Scope::User) => Some(home()?.join(".gemini").join("GEMINI.md")),
-        (Host::QwenCode, Scope::Project) => Some(places.project.join("QWEN.md")),
-        (Host::QwenCode, Scope::User) => Some(home()?.join(".qwen").join("QWEN.md")),
-        // Copilot CLI's entry is the user's only.
-        (Host::CopilotCli, _) => Some(home()?.join(".copilot").join("copilot-instructions.md")),
-        _ => None,
-    };
-    if let Some(import_file) = import_file {
-        // Gemini CLI, Qwen Code (its fork) and Copilot CLI import only from under the
-        // importing file's folder (an absolute path, or one up and out, is dropped silently,
-        // measured): a user delivery lives in `~/.gemini/mcpick/` (`~/.qwen/mcpick/`,
-        // `~/.copilot/mcpick/`).
-        if scope == Scope::User && matches!(host, Host::Gemini | Host::QwenCode | Host::CopilotCli)
-        {
-            let folder = import_file
-                .parent()
-                .unwrap_or(Path::new("."))
-                .join("mcpick");
-            delivery.file = folder.join(format!("{}.{}.md", file_safe(name), host.name()));
-        }
-        // Imports are relative to the importing file where they can be (what a project
-        // commits); Claude Code's user file imports a set elsewhere by its absolute path.
-        let base = import_file.parent().unwrap_or(Path::new("."));
-        let target = match (scope, relative(&delivery.file, base)) {
-            (_, Some(rel)) => rel,
-            (Scope::User, None) => delivery.file.display().to_string(),
-            (Scope::Project, None) => return Err("the set is outside the project".into()),
-        };
-        let target = import_path(host, &target)?;
-        let block = format!(
-            "<!-- mcpick: the context set, delivered at session start (`mcpick uninstall {}{}` removes these two lines) -->\n@{target}\n",
-            host.name(),
-            if scope == Scope::User {
-                " --scope user"
-            } else {
-                ""
+    match &channel.reached {
+        Reached::Rules(rules) => {
+            // A file of mcpick's own in the project's rules folder, out of git like an
+            // override: it holds resource contents.
+            if scope != Scope::Project {
+                return Err(format!(
+                    "{} reads the set only from the project",
+                    host.dialect().host_name
+                ));
             }
-        );
-        delivery.import = Some(Added {
-            path: import_file,
-            text: block,
-            created: false,
-        });
-    }
-    if host == Host::OpenCode {
-        // opencode reads the files its config's `instructions` names, after the user's own
-        // `AGENTS.md` (or `CLAUDE.md`), never in place of it: the project's `opencode.json`
-        // names the file relative to the project, the user's config by its absolute path.
-        let config = Host::OpenCode
-            .dialect()
-            .file(scope, places)
-            .ok_or_else(|| "cannot tell where opencode's config is".to_string())?;
-        let value = match (scope, relative(&delivery.file, &places.project)) {
-            (Scope::Project, Some(rel)) => rel,
-            (Scope::Project, None) => return Err("the set is outside the project".into()),
-            (Scope::User, _) => delivery.file.display().to_string(),
-        };
-        delivery.listed = Some(Listed {
-            path: config,
-            key: vec![OPENCODE_LIST.into()],
-            value,
-            created: false,
-        });
-    }
-    if host == Host::Codex {
-        let dir = match scope {
-            Scope::Project => places.project.clone(),
-            Scope::User => places
-                .codex_home
-                .clone()
-                .map_or_else(|| home().map(|h| h.join(".codex")), Ok)?,
-        };
-        delivery.file = dir.join("AGENTS.override.md");
-        delivery.agents_md = Some(dir.join("AGENTS.md"));
-        if scope == Scope::Project {
-            delivery.exclude = git_exclude(&places.project, "/AGENTS.override.md\n");
+            let rel = format!("{}/{}.{}", rules.folder, file_safe(name), rules.extension);
+            delivery.file = places.project.join(&rel);
+            delivery.exclude = git_exclude(&places.project, &format!("/{rel}\n"));
+        }
+        Reached::Import(import) => {
+            delivery.import = Some(import_lines(import, host, scope, places, &mut delivery)?);
+        }
+        Reached::Listed(key) => {
+            // The host reads the files its config's list names: the project's config names the
+            // file relative to the project, the user's config by its absolute path.
+            let config = host.dialect().file(scope, places).ok_or_else(|| {
+                format!("cannot tell where {}'s config is", host.dialect().host_name)
+            })?;
+            let value = match (scope, relative(&delivery.file, &places.project)) {
+                (Scope::Project, Some(rel)) => rel,
+                (Scope::Project, None) => return Err("the set is outside the project".into()),
+                (Scope::User, _) => delivery.file.display().to_string(),
+            };
+            delivery.listed = Some(Listed {
+                path: config,
+                key: vec![key.to_string()],
+                value,
+                created: false,
+            });
+        }
+        Reached::Override(over) => {
+            let dir = match scope {
+                Scope::Project => places.project.clone(),
+                Scope::User => (over.user_folder)(places).ok_or_else(no_home)?,
+            };
+            delivery.file = dir.join(over.file);
+            delivery.agents_md = Some(dir.join(over.replaces));
+            if scope == Scope::Project {
+                delivery.exclude = git_exclude(&places.project, &format!("/{}\n", over.file));
+            }
         }
     }
     Ok(delivery)
+}
+
+fn no_home() -> String {
+    "cannot tell where the home directory is".to_string()
+}
+
+/// The two lines that import `delivery`'s file from the host's instructions file (a user
+/// delivery moved beside that file first, where the host imports only from under its folder).
+fn import_lines(
+    import: &Import,
+    host: Host,
+    scope: Scope,
+    places: &Places,
+    delivery: &mut Delivery,
+) -> Result<Added, String> {
+    let at = match scope {
+        Scope::Project => import.project,
+        Scope::User => import.user,
+    };
+    let import_file = match at {
+        At::Project(rel) => places.project.join(rel),
+        At::Home(rel) => places.home.clone().ok_or_else(no_home)?.join(rel),
+    };
+    if scope == Scope::User && import.user_beside {
+        let folder = import_file
+            .parent()
+            .unwrap_or(Path::new("."))
+            .join("mcpick");
+        delivery.file = folder.join(format!("{}.{}.md", file_safe(&delivery.name), host.name()));
+    }
+    // Imports are relative to the importing file where they can be (what a project commits);
+    // a user file imports a set elsewhere by its absolute path.
+    let base = import_file.parent().unwrap_or(Path::new("."));
+    let target = match (scope, relative(&delivery.file, base)) {
+        (_, Some(rel)) => rel,
+        (Scope::User, None) => delivery.file.display().to_string(),
+        (Scope::Project, None) => return Err("the set is outside the project".into()),
+    };
+    let target = import_path(host, &target)?;
+    let block = format!(
+        "<!-- mcpick: the context set, delivered at session start (`mcpick uninstall {}{}` removes these two lines) -->\n@{target}\n",
+        host.name(),
+        if scope == Scope::User {
+            " --scope user"
+        } else {
+            ""
+        }
+    );
+    Ok(Added {
+        path: import_file,
+        text: block,
+        created: false,
+    })
 }
 
 /// The `line` for the git repository's local exclude file, where `project` is one.
@@ -666,19 +639,22 @@ pub fn plan(
     let mut delivery = layout(channel, scope, places, set, name)?;
     let checked = delivery.checked(set)?;
     owned_file_is_ours(&delivery, &checked.file)?;
-    if channel.rules.is_some() {
+    if channel.rules().is_some() {
         delivery.folders = missing_folders(&places.project, &delivery.file);
     }
-    if channel.host == Host::Codex {
-        // The override carries the user's `AGENTS.md`: one mcpick cannot read where it is
-        // would vanish from Codex's context unsaid.
+    if let Reached::Override(_) = &channel.reached {
+        // The override carries the user's own file: one mcpick cannot read where it is would
+        // vanish from the host's context unsaid.
         if let Some(agents) = &delivery.agents_md
             && std::fs::symlink_metadata(agents).is_ok()
         {
             fsio::inside(agents, &delivery.root_of(agents, set))
                 .and_then(|real| fsio::read_capped(&real))
                 .map_err(|e| {
-                    format!("{e}; Codex reads the override in place of it, so mcpick cannot deliver there (use --deliver on-demand)")
+                    format!(
+                        "{e}; {} reads the override in place of it, so mcpick cannot deliver there (use --deliver on-demand)",
+                        channel.host.dialect().host_name
+                    )
                 })?;
         }
     }
@@ -698,34 +674,39 @@ pub fn plan(
     Ok(delivery)
 }
 
-/// Whether `text`, the delivered file of a delivery to `host`, is one mcpick wrote: Codex's
-/// override and the IDE hosts' rules files sit where the user's own files go, and carry
+/// Whether `text`, the delivered file of a delivery through `channel`, is one mcpick wrote:
+/// an override and the IDE hosts' rules files sit where the user's own files go, and carry
 /// mcpick's mark; the files in `.mcpick/` are mcpick's by their place.
-fn written_by_mcpick(host: Host, text: &str) -> bool {
-    match Channel::of(host).and_then(|c| c.rules.as_ref()) {
-        Some(rules) => rules.is_ours(text),
-        None => host != Host::Codex || text.starts_with(CODEX_MARKER),
+fn written_by_mcpick(channel: Option<&Channel>, text: &str) -> bool {
+    match channel.map(|c| &c.reached) {
+        Some(Reached::Rules(rules)) => rules.is_ours(text),
+        Some(Reached::Override(over)) => text.starts_with(over.marker),
+        _ => true,
     }
 }
 
 /// A delivered file there (`real`) that mcpick did not write is the user's, and is never
-/// replaced: Codex reads `AGENTS.override.md` in place of `AGENTS.md`; a rules file of the
-/// same name is the user's rule.
+/// replaced: an override is read in place of the user's own file; a rules file of the same
+/// name is the user's rule.
 fn owned_file_is_ours(delivery: &Delivery, real: &Path) -> Result<(), String> {
-    let Some(host) = delivery.host() else {
+    let Some(channel) = delivery.channel() else {
         return Ok(());
     };
     match fsio::read_capped(real) {
-        Ok(Some(existing)) if !written_by_mcpick(host, &existing) => Err(match host {
-            Host::Codex => format!(
-                "{} exists and is not mcpick's: Codex reads it in place of AGENTS.md, so mcpick cannot deliver there (use --deliver on-demand)",
-                delivery.file.display()
-            ),
-            _ => format!(
-                "{} exists and is not mcpick's: mcpick never replaces it (install under another name with --as, or use --deliver on-demand)",
-                delivery.file.display()
-            ),
-        }),
+        Ok(Some(existing)) if !written_by_mcpick(Some(channel), &existing) => {
+            Err(match &channel.reached {
+                Reached::Override(over) => format!(
+                    "{} exists and is not mcpick's: {} reads it in place of {}, so mcpick cannot deliver there (use --deliver on-demand)",
+                    delivery.file.display(),
+                    channel.host.dialect().host_name,
+                    over.replaces
+                ),
+                _ => format!(
+                    "{} exists and is not mcpick's: mcpick never replaces it (install under another name with --as, or use --deliver on-demand)",
+                    delivery.file.display()
+                ),
+            })
+        }
         Ok(_) => Ok(()),
         Err(e) => Err(e.to_string()),
     }
@@ -747,10 +728,14 @@ fn import_path(host: Host, target: &str) -> Result<String, String> {
     if !target.starts_with(['.', '/']) && !target.starts_with(|c: char| c.is_ascii_alphabetic()) {
         out.push_str("./");
     }
+    // A host that takes `\ ` for a space ends a path at `#`.
+    let escaped = profiles::of(host)
+        .start
+        .is_some_and(|c| matches!(&c.reached, Reached::Import(i) if i.escaped_spaces));
     for c in target.chars() {
-        match (host, c) {
-            (Host::ClaudeCode, ' ') => out.push_str("\\ "),
-            (Host::ClaudeCode, '#') => return refuse("a `#`"),
+        match (escaped, c) {
+            (true, ' ') => out.push_str("\\ "),
+            (true, '#') => return refuse("a `#`"),
             (_, '\\') => return refuse("a backslash"),
             (_, c) if c.is_whitespace() || c.is_control() => return refuse("white space"),
             (_, c) => out.push(c),
@@ -781,25 +766,6 @@ fn relative(path: &Path, base: &Path) -> Option<String> {
             .collect::<Vec<_>>()
             .join("/"),
     )
-}
-
-/// What appending `block` to `path` (whose real file is `real`) adds: a blank line first when
-/// the file has text, and a newline when its last line has none.
-pub(super) fn addition(path: &Path, real: &Path, block: &str) -> Result<Added, String> {
-    let added = |text: String, created| Added {
-        path: path.to_path_buf(),
-        text,
-        created,
-    };
-    Ok(match fsio::read_capped(real).map_err(|e| e.to_string())? {
-        Some(text) if text.contains(block) => added(String::new(), false),
-        Some(text) if text.is_empty() => added(block.to_string(), false),
-        Some(text) => added(
-            format!("{}\n{block}", if text.ends_with('\n') { "" } else { "\n" }),
-            false,
-        ),
-        None => added(block.to_string(), true),
-    })
 }
 
 /// Writes `delivery`'s pieces (the delivered `text`, the import or exclude lines) and records
@@ -920,21 +886,6 @@ fn ignore_folder(set: &Path, file: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-pub(super) fn append(added: &Added, real: &Path) -> std::io::Result<()> {
-    if added.text.is_empty() {
-        return Ok(());
-    }
-    let mut text = fsio::read_capped(real)?.unwrap_or_default();
-    if text.contains(&added.text) && !added.created {
-        return Ok(());
-    }
-    if let Some(parent) = real.parent() {
-        std::fs::create_dir_all(parent)?;
-    }
-    text.push_str(&added.text);
-    write_atomic(real, text.as_bytes())
-}
-
 /// Rewrites the delivered text of a recorded delivery of `set`, checked as [`write`] does; a
 /// Codex override the user wrote in the meantime is left as it is.
 pub fn refresh(delivery: &Delivery, set: &Path, text: &str) -> std::io::Result<()> {
@@ -972,7 +923,7 @@ pub fn remove(
     let checked = delivery.checked(set).map_err(std::io::Error::other)?;
     let mut notes = Vec::new();
     let ours = match fsio::read_capped(&checked.file) {
-        Ok(Some(text)) => written_by_mcpick(host, &text),
+        Ok(Some(text)) => written_by_mcpick(profiles::of(host).start, &text),
         _ => false,
     };
     if ours {
@@ -1035,31 +986,6 @@ fn forget_folder(set: &Path) {
     }
 }
 
-pub(super) fn take_back(added: &Added, real: &Path) -> std::io::Result<Option<String>> {
-    if added.text.is_empty() {
-        return Ok(None);
-    }
-    let Some(text) = fsio::read_capped(real)? else {
-        return Ok(None);
-    };
-    if added.created && text == added.text {
-        remove_if_exists(real)?;
-        return Ok(None);
-    }
-    match text.rfind(&added.text) {
-        Some(at) => {
-            let mut kept = text[..at].to_string();
-            kept.push_str(&text[at + added.text.len()..]);
-            write_atomic(real, kept.as_bytes())?;
-            Ok(None)
-        }
-        None => Ok(Some(format!(
-            "{}: the lines mcpick added were changed since; left as they are",
-            added.path.display()
-        ))),
-    }
-}
-
 /// Every path mcpick writes for `set`: the folder beside it (`.mcpick/`: deliveries, locks),
 /// and what each recorded delivery wrote ([`add_delivery`]); with `also`, a delivery about to
 /// be made (`install`'s first one must leave out the host files it has just edited). A server
@@ -1112,7 +1038,7 @@ fn add_delivery(own: &mut crate::context::OwnOutputs, d: &Delivery, set: &Path) 
             format!("{host}'s server file, where install wrote its entry"),
         );
     }
-    if let Some(hooks) = super::hooks::of(h).and_then(|f| f.file(scope, &places)) {
+    if let Some(hooks) = profiles::of(h).hooks.and_then(|f| f.file(scope, &places)) {
         own.file(
             &hooks,
             format!("{host}'s settings, where install wrote its hooks"),
@@ -1194,7 +1120,7 @@ mod tests {
         let mut places = Places::system();
         places.project = project.clone();
         let mut d = layout(
-            &super::super::channel::VSCODE,
+            &crate::handoff::profiles::vscode::CHANNEL,
             Scope::Project,
             &places,
             &set,

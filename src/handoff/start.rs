@@ -1,13 +1,15 @@
 //! Session-start delivery, planned, written, kept fresh and listed: the set's text through a
-//! host's [`Channel`], cut to what it carries ([`super::channel`]), in files [`super::pieces`]
-//! derives and checks. `install` and the browser's hand-off write it; `pin`, `exclude`,
-//! `unmark`, `policy`, the browser, `serve` and `mcpick deliver` write it again.
+//! host's [`Channel`] ([`super::channel`]), in the files [`super::delivery`] derives and
+//! checks. `install` and the browser's hand-off write it; the marking commands, the browser,
+//! `serve` and `mcpick deliver` write it again.
 
 use std::path::Path;
 
-use super::channel::{Channel, Delivered, deliver};
-use super::pieces::{self, Delivery, Record};
-use super::skills::{self, MidSession, SkillsFolder};
+use super::channel::{Delivered, deliver};
+use super::delivery::{self, Delivery, Record};
+use super::profile::{Channel, MidSession, Reached};
+use super::profiles;
+use super::skills;
 use super::{Contents, Written};
 use crate::hosts::{Host, Places, Scope};
 use crate::sanitize;
@@ -21,7 +23,7 @@ pub fn render(
     contents: Contents<'_, '_>,
 ) -> Delivered {
     let (mut preview, mut as_skills, mut refused) =
-        match (SkillsFolder::of(channel.host), contents.skills) {
+        match (profiles::of(channel.host).skills, contents.skills) {
             (Some(_), Some(fetched)) if !fetched.is_empty() => {
                 skills::partition(contents.preview, contents.candidates, fetched)
             }
@@ -73,7 +75,7 @@ fn place_skills(
     let (Some(host), Some(scope)) = (delivery.host(), delivery.scope()) else {
         return (earlier.to_vec(), Vec::new());
     };
-    let (Some(folder), Some(fetched)) = (SkillsFolder::of(host), contents.skills) else {
+    let (Some(folder), Some(fetched)) = (profiles::of(host).skills, contents.skills) else {
         return (earlier.to_vec(), Vec::new());
     };
     let places = Places::system();
@@ -148,19 +150,21 @@ pub fn plan(
     set: &Path,
     name: &str,
 ) -> Result<Option<(&'static Channel, Delivery)>, String> {
-    let Some((channel, scope)) = Channel::of(host).and_then(|c| Some((c, c.scope_for(scope)?)))
+    let Some((channel, scope)) = profiles::of(host)
+        .start
+        .and_then(|c| Some((c, c.scope_for(scope)?)))
     else {
         return Ok(None);
     };
-    pieces::plan(channel, scope, places, set, name)
+    delivery::plan(channel, scope, places, set, name)
         .map(|d| Some((channel, d)))
         .map_err(|why| format!("not delivering at session start: {why}"))
 }
 
 /// The recorded deliveries of `set` (absolute) that `host`'s model reads at session start in
-/// `project`: its own, and the other hosts' it reads too ([`super::hosts::Row::reads_also`]).
+/// `project`: its own, and the other hosts' it reads too ([`super::profile::Profile::reads_also`]).
 pub fn picked_up(host: Host, project: &Path, set: &Path) -> Vec<Delivery> {
-    let row = super::hosts::row(host);
+    let profile = profiles::of(host);
     Record::load(set)
         .deliveries
         .into_iter()
@@ -169,7 +173,7 @@ pub fn picked_up(host: Host, project: &Path, set: &Path) -> Vec<Delivery> {
                 return false;
             };
             let here = scope == Scope::User || d.project.as_deref() == Some(project);
-            here && (h == host || row.reads_also.contains(&(h, scope)))
+            here && (h == host || profile.reads_also.contains(&(h, scope)))
         })
         .collect()
 }
@@ -192,7 +196,7 @@ pub fn reached_through(host: Host, project: &Path, set: &Path) -> Option<String>
     );
     // Skills are not in that file: they reach it only from a skills folder it reads.
     if let (Some(h), Some(scope)) = (other.host(), other.scope())
-        && let Some(folder) = SkillsFolder::of(h)
+        && let Some(folder) = profiles::of(h).skills
         && !reads_skills_of(host, h, scope)
     {
         said.push_str(&format!(
@@ -203,7 +207,7 @@ pub fn reached_through(host: Host, project: &Path, set: &Path) -> Option<String>
     }
     // It reads that file whole, under its own limit or not.
     let size = std::fs::metadata(&other.file).map_or(0, |m| m.len() as usize);
-    if let Some(channel) = Channel::of(host)
+    if let Some(channel) = profiles::of(host).start
         && let Some(limit) = channel.limit
         && size > limit
     {
@@ -216,9 +220,12 @@ pub fn reached_through(host: Host, project: &Path, set: &Path) -> Option<String>
 }
 
 /// Whether `host` lists the skills in `other`'s skills folder of `scope`: its own, or one it
-/// reads too ([`SkillsFolder::reads_also`]).
+/// reads too ([`super::profile::SkillsFolder::reads_also`]).
 fn reads_skills_of(host: Host, other: Host, scope: Scope) -> bool {
-    other == host || SkillsFolder::of(host).is_some_and(|f| f.reads_also.contains(&(other, scope)))
+    other == host
+        || profiles::of(host)
+            .skills
+            .is_some_and(|f| f.reads_also.contains(&(other, scope)))
 }
 
 /// The skills folders, written by installed deliveries of `set` (absolute), that `host`'s
@@ -248,7 +255,7 @@ pub fn skills_read(host: Host, project: &Path, set: &Path) -> Vec<(Host, std::pa
 /// Every other host whose model reads `host`'s delivery of `set` in `project` and already
 /// gets the set through a delivery of its own: a warning each (the set twice in one model).
 pub fn read_twice(host: Host, scope: Scope, project: &Path, set: &Path) -> Vec<String> {
-    super::hosts::ROWS
+    profiles::ALL
         .iter()
         .filter(|r| r.reads_also.contains(&(host, scope)))
         .filter(|r| {
@@ -271,7 +278,7 @@ pub fn read_twice(host: Host, scope: Scope, project: &Path, set: &Path) -> Vec<S
 /// Why a host with an entry of `scope` gets the set on demand only.
 pub fn no_channel(host: Host, scope: Scope) -> String {
     let on_demand = "the set reaches the model on demand (resources to attach or mention, the `context` prompt and tool)";
-    match Channel::of(host) {
+    match profiles::of(host).start {
         Some(channel) if channel.scope_for(scope).is_none() => format!(
             "{} reads the set at session start only from a project file ({}); for a {} entry {on_demand}",
             host.name(),
@@ -316,12 +323,12 @@ pub fn write(
     contents: Contents<'_, '_>,
 ) -> Result<Written, String> {
     let delivered = render(channel, delivery, set, contents);
-    let earlier = pieces::recorded_skills(set, delivery);
+    let earlier = delivery::recorded_skills(set, delivery);
     let (placed, said) = place_skills(delivery, &earlier, &delivered, contents);
     let mut delivery = delivery.clone();
     delivery.skills = placed;
     let delivery = &delivery;
-    pieces::write(set, delivery, &delivered.file)
+    delivery::write(set, delivery, &delivered.file)
         .map_err(|e| format!("cannot write the session-start delivery: {e}"))?;
     let mut warnings = delivered.refused_skills.clone();
     warnings.extend(delivered.warnings.iter().cloned());
@@ -344,15 +351,16 @@ pub fn write(
         format!(
             "  the text: {} ({}; holds resource contents)",
             delivery.file.display(),
-            if channel.host == Host::Codex || channel.rules.is_some() {
+            if matches!(channel.reached, Reached::Override(_) | Reached::Rules(_)) {
                 match &delivery.exclude {
                     Some(e) => format!("kept out of git by {}", e.path.display()),
                     None => "not in a git repository here: keep it out of version control".into(),
                 }
-            } else if delivery
-                .file
-                .starts_with(set.parent().unwrap_or(Path::new(".")).join(pieces::FOLDER))
-            {
+            } else if delivery.file.starts_with(
+                set.parent()
+                    .unwrap_or(Path::new("."))
+                    .join(delivery::FOLDER)
+            ) {
                 "kept out of version control by its folder's .gitignore".into()
             } else {
                 // A user delivery beside the host's own files (`~/.gemini/mcpick/`, …).
@@ -385,13 +393,13 @@ pub fn write(
 /// Every delivery recorded for `set` written again from `contents`: per delivery, the line
 /// that says what was written, or why it could not be.
 pub fn refresh_all(set: &Path, contents: Contents<'_, '_>) -> Vec<Result<String, String>> {
-    let set_abs = pieces::absolute(set);
+    let set_abs = delivery::absolute(set);
     let mut done = Vec::new();
     let record = Record::load(&set_abs);
     done.extend(refused(&record).into_iter().map(Err));
     let (mut written, mut held) = (Vec::new(), Vec::new());
     for delivery in record.deliveries {
-        let Some(channel) = delivery.host().and_then(Channel::of) else {
+        let Some(channel) = delivery.host().and_then(|h| profiles::of(h).start) else {
             continue;
         };
         let delivered = render(channel, &delivery, &set_abs, contents);
@@ -399,7 +407,7 @@ pub fn refresh_all(set: &Path, contents: Contents<'_, '_>) -> Vec<Result<String,
         // Skills first, also while a session runs: a new session lists the folder as it is
         // now, and a running one too on its next turn or after a command of its own
         // (`SkillsFolder::mid_session`), which is said when the skills changed.
-        if let (Some(folder), Some(_)) = (SkillsFolder::of(channel.host), contents.skills) {
+        if let (Some(folder), Some(_)) = (profiles::of(channel.host).skills, contents.skills) {
             let (placed, said) = place_skills(&delivery, &delivery.skills, &delivered, contents);
             done.extend(delivered.refused_skills.iter().cloned().map(Err));
             done.extend(said.into_iter().map(Err));
@@ -407,12 +415,12 @@ pub fn refresh_all(set: &Path, contents: Contents<'_, '_>) -> Vec<Result<String,
                 if let MidSession::Command(_) | MidSession::NewSession = folder.mid_session {
                     done.push(Ok(format!("skills changed: {}", folder.mid_session_note())));
                 }
-                if let Err(e) = pieces::record_skills(&set_abs, &delivery, placed) {
+                if let Err(e) = delivery::record_skills(&set_abs, &delivery, placed) {
                     done.push(Err(format!("cannot record the skills written: {e}")));
                 }
             }
         }
-        if super::live::defers_rewrite(channel.host, &set_abs) {
+        if super::live::defers_rewrite(channel, &set_abs) {
             done.push(Ok(format!(
                 "delivered to {}'s running sessions on their next turn; {} is written when they end or compact",
                 channel.host.name(),
@@ -423,7 +431,7 @@ pub fn refresh_all(set: &Path, contents: Contents<'_, '_>) -> Vec<Result<String,
             continue;
         }
         done.push(
-            match pieces::refresh(&delivery, &set_abs, &delivered.file) {
+            match delivery::refresh(&delivery, &set_abs, &delivered.file) {
                 Ok(()) => Ok({
                     written.push((id, super::live::holds(contents, &delivered.preview)));
                     format!(
@@ -482,7 +490,7 @@ pub fn listed(record: &Record) -> Vec<String> {
                 .collect();
             let provenance = d
                 .host()
-                .and_then(Channel::of)
+                .and_then(|h| profiles::of(h).start)
                 .map_or("", Channel::provenance);
             format!(
                 "{:<15} {:<8} `{}`: {}{provenance}",
@@ -505,7 +513,7 @@ pub fn for_host(
     set: &Path,
     contents: Contents<'_, '_>,
 ) -> Result<(&'static Channel, Delivered), String> {
-    let channel = Channel::of(host).ok_or_else(|| {
+    let channel = profiles::of(host).start.ok_or_else(|| {
         format!(
             "{} has no session-start channel: its model gets the set on demand only (see `mcpick install {}`)",
             host.name(),
@@ -516,14 +524,14 @@ pub fn for_host(
     let scope = channel
         .scope_for(entry_scope)
         .ok_or_else(|| no_channel(host, entry_scope))?;
-    let set_abs = pieces::absolute(set);
+    let set_abs = delivery::absolute(set);
     let recorded = Record::load(&set_abs)
         .deliveries
         .into_iter()
         .find(|d| d.host == host.name() && d.scope == scope.name() && d.name == served_as);
     let delivery = match recorded {
         Some(d) => d,
-        None => pieces::plan(channel, scope, &Places::system(), &set_abs, served_as)?,
+        None => delivery::plan(channel, scope, &Places::system(), &set_abs, served_as)?,
     };
     Ok((channel, render(channel, &delivery, &set_abs, contents)))
 }

@@ -1,0 +1,18 @@
+//! Zed: its entry, from its docs; no channel mcpick can write (the set reaches its model on
+//! demand).
+
+use crate::handoff::profile::{Known, Profile};
+use crate::hosts::{Host, zed};
+
+pub static PROFILE: Profile = Profile {
+    host: Host::Zed,
+    entry: &zed::DIALECT,
+    entry_known: Known::FromDocs,
+    entry_note: None,
+    start: None,
+    per_turn: None,
+    hooks: None,
+    mention: None,
+    skills: None,
+    reads_also: &[],
+};
