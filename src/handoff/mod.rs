@@ -15,10 +15,12 @@
 //!   ([`live`]) on every turn.
 
 pub mod channel;
+pub mod delivery;
 pub mod entry;
 pub mod hooks;
 pub mod hosts;
 pub mod live;
+pub mod make;
 pub mod pieces;
 pub mod session;
 pub mod skills;
