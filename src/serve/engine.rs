@@ -346,11 +346,16 @@ impl Engine {
     /// refresh's, advanced by what changed since: what a delivery resolves over without
     /// sorting again ([`super::deliver`]).
     pub(super) fn order_of(&self, listings: &Listings, snapshot: &Snapshot) -> Arc<RankOrder> {
-        let kept = self.ranked.locked();
-        match kept.as_ref() {
-            Some(last) => {
-                let touched = listings.touched_since(&last.origins);
-                last.order.advance(snapshot, touched.as_deref())
+        // Taken out of the lock first: advancing a big order must not hold up a refresh.
+        let last = self
+            .ranked
+            .locked()
+            .as_ref()
+            .map(|last| (Arc::clone(&last.order), last.origins.clone()));
+        match last {
+            Some((order, origins)) => {
+                let touched = listings.touched_since(&origins);
+                order.advance(snapshot, touched.as_deref())
             }
             None => Arc::new(RankOrder::of(snapshot)),
         }
