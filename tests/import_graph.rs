@@ -356,7 +356,7 @@ fn poisoned_locks_are_recovered_in_one_place() {
     }
 }
 
-/// Delivery is one service (`handoff::delivery`) fed by whoever holds the connections: no
+/// Delivery is one service (`handoff::service`) fed by whoever holds the connections: no
 /// front end writes the recorded deliveries, gates skills or starts a `mcpick deliver` of its
 /// own; they hand the service a `Reader`.
 #[test]

@@ -14,7 +14,7 @@ use crate::catalog::Catalogue;
 use crate::cli::{ServerArgs, SetArgs};
 use crate::config::select::{self, Chosen, Selected};
 use crate::context::{ContextSet, Expansion, Marks, SetError, Sources, expansion};
-use crate::handoff::delivery::{self, Reader};
+use crate::handoff::service::{self, Reader};
 use crate::mcp::supervisor::Event;
 use crate::mcp::{ConnectOptions, ListOptions};
 use crate::sanitize;
@@ -225,20 +225,20 @@ pub async fn resolve_set(
     skills: bool,
 ) -> Result<Resolved, Exit> {
     let fresh = Fresh::new(list_set(servers, set).await?);
-    let asked = delivery::Asked {
+    let asked = service::Asked {
         marks: &set.marks,
         policy,
         jobs,
     };
     let skills = match skills {
-        true => delivery::Skills::Fetched {
+        true => service::Skills::Fetched {
             folder: set.folder.as_deref(),
         },
-        false => delivery::Skills::Left,
+        false => service::Skills::Left,
     };
     let read = {
         let sources = fresh.sources().leaving_out(own);
-        delivery::read(&fresh, &sources, asked, skills).await
+        service::read(&fresh, &sources, asked, skills).await
     };
     Ok(fresh.close(read).await)
 }
@@ -254,13 +254,13 @@ pub async fn connect_file(set: &std::path::Path) -> Result<Fresh, Exit> {
 }
 
 /// Says each contents part of another resource dropped from a read.
-pub fn report_dropped(dropped: &[delivery::Dropped]) {
+pub fn report_dropped(dropped: &[service::Dropped]) {
     for d in dropped {
         report(&format!("server `{}`: {}", shown_name(&d.server), d.said));
     }
 }
 
-/// The command line's [`delivery::Reader`]: the servers listed afresh for this command
+/// The command line's [`service::Reader`]: the servers listed afresh for this command
 /// ([`list_set`]), read through their own sessions, each read counted on the progress line.
 pub struct Fresh {
     listed: Listed,
@@ -298,7 +298,7 @@ impl Fresh {
     }
 
     /// Closes the connections, the parts `read` dropped said: the set as resolved.
-    pub async fn close(self, read: delivery::Read) -> Resolved {
+    pub async fn close(self, read: service::Read) -> Resolved {
         let Fresh {
             listed, progress, ..
         } = self;
@@ -319,18 +319,18 @@ impl Fresh {
 /// A set file's delivery (`install`): read under the file's own marks and policy, its
 /// skills gated for its folder.
 impl crate::handoff::make::ForSet for Fresh {
-    fn asked(&self) -> (delivery::Asked<'_>, delivery::Skills<'_>) {
-        let asked = delivery::Asked {
+    fn asked(&self) -> (service::Asked<'_>, service::Skills<'_>) {
+        let asked = service::Asked {
             marks: &self.set.marks,
             policy: &self.set.policy,
             jobs: 8,
         };
         let folder = self.set.folder.as_deref();
-        (asked, delivery::Skills::Fetched { folder })
+        (asked, service::Skills::Fetched { folder })
     }
 }
 
-impl delivery::Reader for Fresh {
+impl service::Reader for Fresh {
     fn sources(&self) -> Sources<'_> {
         let mut cands = crate::context::candidates(&self.listed.catalogue);
         expansion::tag(&mut cands, &self.listed.expansions);

@@ -1,6 +1,6 @@
 //! Session-start delivery written again from the command line: by `mcpick deliver` and after
 //! every change of the set (`pin`, `exclude`, `unmark`, `policy`), through servers listed
-//! afresh. What is written, and where, is [`crate::handoff::delivery`]'s.
+//! afresh. What is written, and where, is [`crate::handoff::service`]'s.
 
 use std::path::Path;
 
@@ -8,7 +8,7 @@ use super::context::{Resolved, load_set, own_of, resolve_file, resolve_set};
 use super::{Exit, report};
 use crate::cli::DeliverArgs;
 use crate::handoff::pieces::Record;
-use crate::handoff::{Channel, Contents, Delivered, absolute, delivery, session};
+use crate::handoff::{Channel, Contents, Delivered, absolute, service, session};
 use crate::hosts::{Host, Scope};
 
 /// What a resolved set is made of, for a delivery.
@@ -24,11 +24,11 @@ fn contents<'r, 'c>(
     }
 }
 
-/// Writes every delivery recorded for `set` from `resolved` ([`delivery::write`]): what was
+/// Writes every delivery recorded for `set` from `resolved` ([`service::write`]): what was
 /// written, for messages (what could not be is reported).
 fn write_all(set: &Path, resolved: &Resolved) -> Vec<String> {
     let cands = resolved.candidates();
-    let refreshed = delivery::write(set, contents(resolved, &cands));
+    let refreshed = service::write(set, contents(resolved, &cands));
     for why in &refreshed.problems {
         report(why);
     }
@@ -44,7 +44,7 @@ fn say_refused(record: &Record) {
 
 /// After a change of the set: its deliveries written again (nothing when it has none).
 pub async fn after_change(set: &Path) -> Exit {
-    if let Err(none) = delivery::recorded(set) {
+    if let Err(none) = service::recorded(set) {
         none.problems.iter().for_each(|p| report(p));
         return Exit::Ok;
     }

@@ -6,7 +6,7 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use super::delivery::{self, Asked, Reader, Skills};
+use super::service::{self, Asked, Reader, Skills};
 use super::{Plan, Written};
 use crate::context::OwnOutputs;
 use crate::hosts::Places;
@@ -46,7 +46,7 @@ pub enum Refused<E> {
 /// read through (its connections, for the caller to close).
 pub struct Delivered<R> {
     pub written: Written,
-    pub read: delivery::Read,
+    pub read: service::Read,
     pub reader: R,
 }
 
@@ -84,7 +84,7 @@ where
     let (written, read) = {
         let sources = reader.sources().leaving_out(own);
         let (asked, skills) = reader.asked();
-        let read = delivery::read(&reader, &sources, asked, skills).await;
+        let read = service::read(&reader, &sources, asked, skills).await;
         let written = plan
             .deliver(read.contents(&sources.candidates))
             .map_err(Refused::Delivery)?;

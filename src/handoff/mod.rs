@@ -15,13 +15,13 @@
 //!   ([`live`]) on every turn.
 
 pub mod channel;
-pub mod delivery;
 pub mod entry;
 pub mod hooks;
 pub mod hosts;
 pub mod live;
 pub mod make;
 pub mod pieces;
+pub mod service;
 pub mod session;
 pub mod skills;
 

@@ -11,7 +11,7 @@ use super::engine::{Engine, expansion_candidates};
 use super::upstream::{Listings, Upstreams};
 use crate::catalog::Snapshot;
 use crate::context::{Candidate, Expansion, RankOrder, Sources};
-use crate::handoff::delivery::{self, Reader};
+use crate::handoff::service::{self, Reader};
 use crate::mcp::read::AgentRead;
 
 /// A burst of changes waits this long before the next write (at most one per this time).
@@ -96,13 +96,13 @@ pub async fn refresh(engine: &Engine, say: &(dyn Fn(&str) + Send + Sync)) {
     let upstreams = engine.ready().await;
     let set = engine.set().await;
     let published = Published::of(engine, upstreams, &set);
-    let asked = delivery::Asked {
+    let asked = service::Asked {
         marks: &set.marks,
         policy: &set.policy,
         jobs: 8,
     };
     let own = Arc::new(crate::handoff::own_outputs(&engine.set_path, None));
-    let refreshed = delivery::refresh(
+    let refreshed = service::refresh(
         &published,
         &engine.set_path,
         asked,
@@ -120,7 +120,7 @@ pub async fn refresh(engine: &Engine, say: &(dyn Fn(&str) + Send + Sync)) {
 /// changes (a burst waits; at most every [`AT_MOST_EVERY`]). Nothing when the set has no
 /// delivery.
 pub async fn keep_fresh(engine: Arc<Engine>, say: Arc<dyn Fn(&str) + Send + Sync>) {
-    if delivery::recorded(&engine.set_path).is_err() {
+    if service::recorded(&engine.set_path).is_err() {
         return;
     }
     engine.ready().await;

@@ -114,7 +114,7 @@ impl Redeliver {
     const SETTLE: Duration = Duration::from_secs(2);
 
     fn changed(&mut self, set: &std::path::Path) {
-        if crate::handoff::delivery::recorded(set).is_ok() {
+        if crate::handoff::service::recorded(set).is_ok() {
             self.since = Some(std::time::Instant::now());
         }
     }

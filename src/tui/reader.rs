@@ -1,4 +1,4 @@
-//! The browser's side of delivery ([`crate::handoff::delivery`]): its live connections and
+//! The browser's side of delivery ([`crate::handoff::service`]): its live connections and
 //! the catalogue it already holds, as a [`Reader`]. The agent view's host delivery, the
 //! bundle, an install and the redelivery after a mark all read through here, so none starts
 //! a server or lists one again.
@@ -10,7 +10,7 @@ use std::sync::Arc;
 use super::agent::ResolveRequest;
 use super::follow::{Connections, connection_of};
 use crate::context::{Candidate, Preview, RankOrder, Sources, Texts};
-use crate::handoff::delivery::{self, Reader};
+use crate::handoff::service::{self, Reader};
 use crate::mcp::read::AgentRead;
 
 /// Reads at once for the agent (as `mcpick preview --jobs`).
@@ -47,8 +47,8 @@ fn ranked<'a>(request: &'a ResolveRequest, order: &Arc<RankOrder>) -> Sources<'a
 }
 
 /// The request's marks and policy.
-pub(super) fn asked(request: &ResolveRequest) -> delivery::Asked<'_> {
-    delivery::Asked {
+pub(super) fn asked(request: &ResolveRequest) -> service::Asked<'_> {
+    service::Asked {
         marks: &request.marks,
         policy: &request.policy,
         jobs: JOBS,
@@ -58,9 +58,9 @@ pub(super) fn asked(request: &ResolveRequest) -> delivery::Asked<'_> {
 /// An install from the browser: read under the browser's marks and policy, its skills gated
 /// for the set's folder.
 impl crate::handoff::make::ForSet for Live<'_> {
-    fn asked(&self) -> (delivery::Asked<'_>, delivery::Skills<'_>) {
+    fn asked(&self) -> (service::Asked<'_>, service::Skills<'_>) {
         let folder = self.folder.as_deref();
-        (asked(&self.request), delivery::Skills::Fetched { folder })
+        (asked(&self.request), service::Skills::Fetched { folder })
     }
 }
 
@@ -104,12 +104,12 @@ pub(super) async fn read_resolution<'a>(
     let order = super::executor::off_the_loop(|| request.rank_order());
     let live = Live::of(request, connections);
     let sources = ranked(request, &order);
-    let read = delivery::read(&live, &sources, asked(request), delivery::Skills::Left).await;
+    let read = service::read(&live, &sources, asked(request), service::Skills::Left).await;
     (read.preview, read.texts, sources.candidates, order)
 }
 
 /// The skills a resolution includes, read whole and verified through the browser's
-/// connections and gated ([`delivery::fetch_skills`]) for the project of the set at `set`.
+/// connections and gated ([`service::fetch_skills`]) for the project of the set at `set`.
 pub(super) async fn fetch_skills(
     request: &ResolveRequest,
     preview: &Preview,
@@ -121,14 +121,14 @@ pub(super) async fn fetch_skills(
     let folder = crate::handoff::absolute(set)
         .parent()
         .map(std::path::Path::to_path_buf);
-    delivery::fetch_skills(&live, preview, cands, folder.as_deref()).await
+    service::fetch_skills(&live, preview, cands, folder.as_deref()).await
 }
 
 /// The deliveries recorded for the set at `set` written again from the request, read through
-/// the browser's connections ([`delivery::refresh`]); said nowhere, as the child `mcpick
+/// the browser's connections ([`service::refresh`]); said nowhere, as the child `mcpick
 /// deliver --quiet` it replaces said nothing on the browser's screen.
 pub(super) async fn redeliver(request: &ResolveRequest, connections: &Connections, set: &Path) {
-    if delivery::recorded(set).is_err() {
+    if service::recorded(set).is_err() {
         return;
     }
     let live = Live::of(request, connections);
@@ -136,9 +136,9 @@ pub(super) async fn redeliver(request: &ResolveRequest, connections: &Connection
     let folder = crate::handoff::absolute(set)
         .parent()
         .map(std::path::Path::to_path_buf);
-    let skills = delivery::Skills::Fetched {
+    let skills = service::Skills::Fetched {
         folder: folder.as_deref(),
     };
-    let read = delivery::read(&live, &sources, asked(request), skills).await;
-    super::executor::off_the_loop(|| delivery::write(set, read.contents(&sources.candidates)));
+    let read = service::read(&live, &sources, asked(request), skills).await;
+    super::executor::off_the_loop(|| service::write(set, read.contents(&sources.candidates)));
 }
