@@ -517,3 +517,22 @@ fn the_first_names_of_an_import_are_read() {
         ["self", "profile", "lines"]
     );
 }
+
+/// Delivery is one service (`handoff::service`) fed by whoever holds the connections: no
+/// front end writes the recorded deliveries, gates skills or starts a `mcpick deliver` of its
+/// own; they hand the service a `Reader`.
+#[test]
+fn front_ends_deliver_through_the_delivery_service() {
+    for dir in ["commands", "serve", "tui", "wrap"] {
+        let found = offenders(
+            dir,
+            &[
+                "refresh_all(",
+                "skills::gate(",
+                "current_exe()",
+                "\"deliver\"",
+            ],
+        );
+        assert!(found.is_empty(), "{dir}: {found:#?}");
+    }
+}

@@ -1630,3 +1630,83 @@ fn a_list_change_asks_upstreams_only_for_the_updates_it_changed_in_both_eras() {
         }
     }
 }
+
+/// While `serve` runs it writes the set's session-start delivery again from its own engine:
+/// once it is ready, and after the set changes, with the upstream started and listed once
+/// (it used to list every upstream again, in a second connection, 5 s after it was ready).
+#[test]
+fn serve_keeps_the_delivery_fresh_without_starting_the_upstream_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = std::fs::canonicalize(dir.path()).unwrap();
+    let log = d.join("requests.log");
+    let set = d.join("mcpick.context.json");
+    let server = serde_json::json!({
+        "type": "stdio",
+        "command": fixture_bin(),
+        "args": ["--request-log", log.to_str().unwrap()],
+    });
+    let doc = serde_json::json!({
+        "version": 1,
+        "marks": [],
+        "policy": { "audience": "any", "tokenizer": "o200k_base", "budget": 300 },
+        "servers": { "demo": server },
+    });
+    let readme = "file:///project/README.md";
+    std::fs::write(&set, doc.to_string()).unwrap();
+    let mut pages = 0;
+    for args in [
+        &["trust", "--yes"][..],
+        &["pin", readme][..],
+        &["install", "claude-code"][..],
+    ] {
+        let before = logged(&log, "resources/list").len();
+        let out = mcpick_in(&d, &[], args);
+        assert_eq!(exit_code(&out), 0, "{args:?}: {}", stderr(&out));
+        // `install` lists the server once: how many pages a listing is.
+        pages = logged(&log, "resources/list").len() - before;
+    }
+    assert!(pages > 0, "install listed the server");
+    let delivered = d.join(".mcpick/mcpick.claude-code.md");
+    assert!(
+        std::fs::read_to_string(&delivered)
+            .unwrap()
+            .contains(readme)
+    );
+    let header = "server `demo` · `demo://assets/logo.png`";
+    // Stale on purpose: `serve` writes it again once ready.
+    std::fs::write(&delivered, "stale").unwrap();
+    let listed = logged(&log, "resources/list").len();
+    let (mut serve, lines) = serve_quietly(&d, &set);
+    let wait = |what: &str, ok: &dyn Fn(&str) -> bool| {
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        loop {
+            let text = std::fs::read_to_string(&delivered).unwrap_or_default();
+            if ok(&text) {
+                return;
+            }
+            if std::time::Instant::now() > deadline {
+                let said: Vec<String> = lines.try_iter().collect();
+                panic!("{what}: the delivery is {text:?}; serve said: {said:#?}");
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    wait("written once ready", &|t| t.contains(readme));
+    // The set changes on disk (as another process saves it; the README's pin copied to the
+    // logo): written again with the new pin.
+    let mut now: Value = serde_json::from_str(&std::fs::read_to_string(&set).unwrap()).unwrap();
+    let pin = now["marks"][0]
+        .to_string()
+        .replace(readme, "demo://assets/logo.png");
+    let pin: Value = serde_json::from_str(&pin).unwrap();
+    now["marks"].as_array_mut().unwrap().push(pin);
+    std::fs::write(&set, now.to_string()).unwrap();
+    wait("written after the set changed", &|t| t.contains(header));
+    let _ = serve.kill();
+    let _ = serve.wait();
+    assert_eq!(
+        logged(&log, "resources/list").len(),
+        listed + pages,
+        "the upstream was listed once ({pages} pages), by the engine"
+    );
+}

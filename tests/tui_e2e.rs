@@ -967,6 +967,98 @@ fn a_mark_in_the_browser_reaches_the_session_start_delivery() {
     pane.quit_and_check_restored();
 }
 
+/// A mark's redelivery goes through the browser's own connections: the delivered file is
+/// written again while no `mcpick deliver` runs and no server is started or listed a second
+/// time (the fixture's request log has no `resources/list` after the mark). It used to run
+/// `mcpick deliver --quiet`, which started every server again and listed it again.
+#[test]
+fn a_mark_redelivers_with_no_second_mcpick_and_no_second_listing() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = std::fs::canonicalize(dir.path()).unwrap();
+    let log = project.join("requests.log");
+    let set = project.join("mcpick.context.json");
+    let server = serde_json::json!({
+        "type": "stdio",
+        "command": common::fixture_bin(),
+        "args": ["--request-log", log.to_str().unwrap()],
+    });
+    let doc = serde_json::json!({
+        "version": 1,
+        "marks": [],
+        "policy": { "audience": "any", "tokenizer": "o200k_base", "budget": 300 },
+        "servers": { "demo": server },
+    });
+    std::fs::write(&set, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+    let bin = std::path::Path::new(mcpick_bin()).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let env = [("PATH", path.as_str())];
+    for args in [
+        &["trust", "--yes"][..],
+        &["pin", "file:///project/README.md"][..],
+        &["install", "claude-code"][..],
+    ] {
+        let out = common::mcpick_in(&project, &env, args);
+        assert_eq!(
+            common::exit_code(&out),
+            0,
+            "{args:?}: {}",
+            common::stderr(&out)
+        );
+    }
+    let delivered = project.join(".mcpick/mcpick.claude-code.md");
+    let header = "server `demo` · `demo://assets/logo.png`";
+    assert!(
+        !std::fs::read_to_string(&delivered)
+            .unwrap()
+            .contains(header)
+    );
+    let listings = || {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.starts_with("resources/list"))
+            .count()
+    };
+    let pane = Pane::new();
+    pane.start(&format!("--set {}", set.display()));
+    pane.wait_text("ready · 300 resources");
+    let listed = listings();
+    pane.type_text("/logo.png");
+    pane.keys(&["Enter"]);
+    pane.wait_text("uri          demo://assets/logo.png");
+    pane.keys(&["+"]);
+    pane.wait_text("pinned demo://assets/logo.png");
+    let children = std::cell::RefCell::new(Vec::new());
+    pane.wait_for("the delivery written again", |_| {
+        children.borrow_mut().extend(delivering(&set));
+        std::fs::read_to_string(&delivered).is_ok_and(|t| t.contains(header))
+    });
+    assert_eq!(
+        children.take(),
+        Vec::<String>::new(),
+        "a child `mcpick deliver` ran"
+    );
+    assert_eq!(listings(), listed, "a server was listed again");
+    pane.quit_and_check_restored();
+}
+
+/// The command lines of running `mcpick deliver` processes for the set at `set`.
+fn delivering(set: &std::path::Path) -> Vec<String> {
+    let set = set.to_string_lossy().to_string();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| std::fs::read(e.ok()?.path().join("cmdline")).ok())
+        .map(|raw| String::from_utf8_lossy(&raw).replace('\0', " "))
+        .filter(|line| line.contains(" deliver ") && line.contains(&set))
+        .collect()
+}
+
 #[test]
 fn capital_i_installs_into_a_host_after_showing_the_dry_run_change() {
     let dir = tempfile::tempdir().unwrap();

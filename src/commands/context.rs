@@ -3,6 +3,7 @@
 
 use crate::sync::Locked;
 use futures::future::join_all;
+use std::future::Future;
 
 use std::sync::Mutex;
 
@@ -12,7 +13,8 @@ use super::{Exit, Session, close_all, report, take_selection};
 use crate::catalog::Catalogue;
 use crate::cli::{ServerArgs, SetArgs};
 use crate::config::select::{self, Chosen, Selected};
-use crate::context::{ContextSet, Expansion, Marks, SetError, expansion};
+use crate::context::{ContextSet, Expansion, Marks, SetError, Sources, expansion};
+use crate::handoff::service::{self, Reader};
 use crate::mcp::supervisor::Event;
 use crate::mcp::{ConnectOptions, ListOptions};
 use crate::sanitize;
@@ -222,93 +224,141 @@ pub async fn resolve_set(
     jobs: usize,
     skills: bool,
 ) -> Result<Resolved, Exit> {
-    let Listed {
-        sessions,
-        catalogue,
-        complete,
-        failed,
-        expansions,
-    } = list_set(servers, set).await?;
-    let (preview, texts, skills) = {
-        let mut cands = crate::context::candidates(&catalogue);
-        expansion::tag(&mut cands, &expansions);
-        let sources =
-            crate::context::Sources::from_lists(cands, &complete, &failed).leaving_out(own);
-        let connections: std::collections::HashMap<&str, &crate::mcp::Connection> = sessions
-            .iter()
-            .filter_map(|s| Some((s.spec.name.as_str(), s.connection.as_ref().ok()?)))
-            .collect();
-        let mut measures = crate::context::Measures::new();
-        // Reads of what the budget would include, counted as they come back.
-        let progress = crate::progress::Counter::new("reading", ("resource", "resources"), None);
-        let progress = &progress;
-        let connections = &connections;
-        let done = sources
-            .resolve_reading(
-                &set.marks,
-                policy,
-                &mut measures,
-                jobs,
-                |c| {
-                    let (server, uri) = (c.server, c.uri());
-                    async move {
-                        let read =
-                            crate::mcp::read::for_agent(connections.get(server).copied(), uri)
-                                .await;
-                        progress.tick();
-                        read
-                    }
-                },
-                None,
-            )
-            .await
-            .0;
-        for (index, other) in &done.dropped {
-            let c = &sources.candidates[*index];
-            report(&format!(
-                "server `{}`: {}",
-                shown_name(c.server),
-                crate::mcp::read::dropped_part(c.uri(), other)
-            ));
-        }
-        let skills = if skills {
-            let mut fetched = fetch_skills(&done.preview, &sources.candidates, connections).await;
-            crate::handoff::skills::gate(
-                &mut fetched,
-                &crate::handoff::skills::project_of(set.folder.as_deref()),
-            );
-            fetched
-        } else {
-            Vec::new()
-        };
-        (done.preview, done.texts, skills)
+    let fresh = Fresh::new(list_set(servers, set).await?);
+    let asked = service::Asked {
+        marks: &set.marks,
+        policy,
+        jobs,
     };
-    close_all(sessions).await;
-    Ok(Resolved {
-        catalogue,
-        expansions,
-        preview,
-        texts,
-        failed,
-        skills,
-    })
+    let skills = match skills {
+        true => service::Skills::Fetched {
+            folder: set.folder.as_deref(),
+        },
+        false => service::Skills::Left,
+    };
+    let read = {
+        let sources = fresh.sources().leaving_out(own);
+        service::read(&fresh, &sources, asked, skills).await
+    };
+    Ok(fresh.close(read).await)
 }
 
-/// Every skill `preview` hands on whole ([`crate::handoff::skills::wanted`]), read whole and
-/// verified, one at a time (a refusal is kept for the hand-off to say).
-async fn fetch_skills(
-    preview: &crate::context::Preview,
-    candidates: &[crate::context::Candidate<'_>],
-    connections: &std::collections::HashMap<&str, &crate::mcp::Connection>,
-) -> Vec<crate::skills::Fetched> {
-    let mut fetched = Vec::new();
-    for (index, name) in crate::handoff::skills::wanted(preview, candidates) {
-        let server = candidates[index].server;
-        if let Some(connection) = connections.get(server) {
-            fetched.push(crate::skills::fetch::fetch(connection, server, name).await);
+/// The set file at `set` listed afresh for a delivery (`install`): its servers chosen,
+/// connected and listed ([`list_set`]), with the set as loaded.
+pub async fn connect_file(set: &std::path::Path) -> Result<Fresh, Exit> {
+    let loaded = load_set(&crate::cli::SetArgs {
+        path: set.to_path_buf(),
+    })?;
+    let listed = list_set(&ServerArgs::default(), &loaded).await?;
+    Ok(Fresh::new(listed).with_set(loaded))
+}
+
+/// Says each contents part of another resource dropped from a read.
+pub fn report_dropped(dropped: &[service::Dropped]) {
+    for d in dropped {
+        report(&format!("server `{}`: {}", shown_name(&d.server), d.said));
+    }
+}
+
+/// The command line's [`service::Reader`]: the servers listed afresh for this command
+/// ([`list_set`]), read through their own sessions, each read counted on the progress line.
+pub struct Fresh {
+    listed: Listed,
+    /// The set file as loaded, when the reader was made for one ([`connect_file`]).
+    pub set: ContextSet,
+    progress: crate::progress::Counter,
+}
+
+impl Fresh {
+    fn new(listed: Listed) -> Fresh {
+        Fresh {
+            listed,
+            set: ContextSet::default(),
+            // Reads of what the budget would include, counted as they come back.
+            progress: crate::progress::Counter::new("reading", ("resource", "resources"), None),
         }
     }
-    fetched
+
+    fn with_set(self, set: ContextSet) -> Fresh {
+        Fresh { set, ..self }
+    }
+
+    /// Servers that could not be listed, with why.
+    pub fn failed(&self) -> &[(String, String)] {
+        &self.listed.failed
+    }
+
+    fn connection(&self, server: &str) -> Option<&crate::mcp::Connection> {
+        let session = self
+            .listed
+            .sessions
+            .iter()
+            .find(|s| s.spec.name == server)?;
+        session.connection.as_ref().ok()
+    }
+
+    /// Closes the connections, the parts `read` dropped said: the set as resolved.
+    pub async fn close(self, read: service::Read) -> Resolved {
+        let Fresh {
+            listed, progress, ..
+        } = self;
+        drop(progress);
+        report_dropped(&read.dropped);
+        close_all(listed.sessions).await;
+        Resolved {
+            catalogue: listed.catalogue,
+            expansions: listed.expansions,
+            preview: read.preview,
+            texts: read.texts,
+            failed: listed.failed,
+            skills: read.skills,
+        }
+    }
+}
+
+/// A set file's delivery (`install`): read under the file's own marks and policy, its
+/// skills gated for its folder.
+impl crate::handoff::make::ForSet for Fresh {
+    fn asked(&self) -> (service::Asked<'_>, service::Skills<'_>) {
+        let asked = service::Asked {
+            marks: &self.set.marks,
+            policy: &self.set.policy,
+            jobs: 8,
+        };
+        let folder = self.set.folder.as_deref();
+        (asked, service::Skills::Fetched { folder })
+    }
+}
+
+impl service::Reader for Fresh {
+    fn sources(&self) -> Sources<'_> {
+        let mut cands = crate::context::candidates(&self.listed.catalogue);
+        expansion::tag(&mut cands, &self.listed.expansions);
+        Sources::from_lists(cands, &self.listed.complete, &self.listed.failed)
+    }
+
+    fn read<'s, 'c>(
+        &'s self,
+        candidate: &crate::context::Candidate<'c>,
+    ) -> impl Future<Output = crate::mcp::read::AgentRead> + Send + use<'s, 'c> {
+        let connection = self.connection(candidate.server);
+        let uri = candidate.uri();
+        async move {
+            let read = crate::mcp::read::for_agent(connection, uri).await;
+            self.progress.tick();
+            read
+        }
+    }
+
+    fn fetch_skill(
+        &self,
+        candidate: &crate::context::Candidate<'_>,
+        name: &str,
+    ) -> impl Future<Output = Option<crate::skills::Fetched>> + Send {
+        let connection = self.connection(candidate.server);
+        let server = candidate.server;
+        async move { Some(crate::skills::fetch::fetch(connection?, server, name).await) }
+    }
 }
 
 /// What a set resolves against: its servers chosen ([`choose`]; a usage error reported),

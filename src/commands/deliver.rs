@@ -1,14 +1,14 @@
-//! Session-start delivery written again from the command line: by `mcpick deliver`, after
-//! every change of the set (`pin`, `exclude`, `unmark`, `policy`) and while `serve` runs.
-//! What is written, and where, is [`crate::handoff::start`]'s.
+//! Session-start delivery written again from the command line: by `mcpick deliver` and after
+//! every change of the set (`pin`, `exclude`, `unmark`, `policy`), through servers listed
+//! afresh. What is written, and where, is [`crate::handoff::service`]'s.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::context::{Resolved, load_set, own_of, resolve_file, resolve_set};
 use super::{Exit, report};
 use crate::cli::DeliverArgs;
 use crate::handoff::delivery::Record;
-use crate::handoff::{Channel, Contents, Delivered, absolute, start};
+use crate::handoff::{Channel, Contents, Delivered, absolute, service, start};
 use crate::hosts::{Host, Scope};
 
 /// What a resolved set is made of, for a delivery.
@@ -24,18 +24,15 @@ fn contents<'r, 'c>(
     }
 }
 
-/// Writes every delivery recorded for `set` from `resolved`: what was written, for
-/// messages (what could not be is reported).
+/// Writes every delivery recorded for `set` from `resolved` ([`service::write`]): what was
+/// written, for messages (what could not be is reported).
 fn write_all(set: &Path, resolved: &Resolved) -> Vec<String> {
     let cands = resolved.candidates();
-    let mut said = Vec::new();
-    for done in start::refresh_all(set, contents(resolved, &cands)) {
-        match done {
-            Ok(line) => said.push(line),
-            Err(why) => report(&why),
-        }
+    let refreshed = service::write(set, contents(resolved, &cands));
+    for why in &refreshed.problems {
+        report(why);
     }
-    said
+    refreshed.written
 }
 
 /// Says which recorded deliveries were not followed, and why.
@@ -47,9 +44,8 @@ fn say_refused(record: &Record) {
 
 /// After a change of the set: its deliveries written again (nothing when it has none).
 pub async fn after_change(set: &Path) -> Exit {
-    let record = Record::load(&absolute(set));
-    if record.deliveries.is_empty() {
-        say_refused(&record);
+    if let Err(none) = service::recorded(set) {
+        none.problems.iter().for_each(|p| report(p));
         return Exit::Ok;
     }
     match resolve_file(set, own_of(set)).await {
@@ -60,33 +56,6 @@ pub async fn after_change(set: &Path) -> Exit {
             Exit::Ok
         }
         Err(exit) => exit,
-    }
-}
-
-/// While `serve` runs (the hosts start it at every session): the set's deliveries written 5 s
-/// after it is ready, so the servers' contents as they are now reach the next session, and again
-/// after the published list or a resource changes (a burst waits; at most every 10 s).
-/// Each write lists the servers afresh, as `mcpick deliver` does.
-pub async fn keep_fresh(engine: std::sync::Arc<crate::serve::Engine>, set: PathBuf) {
-    use tokio::sync::broadcast::error::RecvError;
-    if Record::load(&absolute(&set)).deliveries.is_empty() {
-        return;
-    }
-    engine.ready().await;
-    // Not while the host is starting its session: the write lists the servers again, which
-    // on two cores slowed `claude -p` by a third when done at once (benches/delivery.sh).
-    tokio::time::sleep(std::time::Duration::from_secs(5)).await;
-    let mut served = engine.served.subscribe();
-    let mut updates = engine.updates.subscribe();
-    loop {
-        let _ = after_change(&set).await;
-        tokio::select! {
-            changed = served.changed() => if changed.is_err() { return },
-            update = updates.recv() => if matches!(update, Err(RecvError::Closed)) { return },
-        }
-        tokio::time::sleep(std::time::Duration::from_secs(10)).await;
-        served.borrow_and_update();
-        while updates.try_recv().is_ok() {}
     }
 }
 

@@ -3,11 +3,11 @@
 
 use std::path::Path;
 
-use super::context::resolve_file;
+use super::context::connect_file;
 use super::{Exit, report, usage_error};
 use crate::cli::{InstallArgs, UninstallArgs};
 use crate::handoff::entry::{Committed, shown};
-use crate::handoff::{self, Contents, Written, delivery, hooks, profiles, start};
+use crate::handoff::{self, Written, delivery, hooks, make, profiles, start};
 use crate::hosts::install;
 use crate::hosts::{Host, Places, Scope, is_ours};
 
@@ -53,54 +53,42 @@ pub async fn install(args: InstallArgs) -> Exit {
         }
         return Exit::Ok;
     }
-    let written = match plan.write_entry(&places) {
-        Ok(written) => written,
-        Err(message) => {
-            report(&message);
-            return Exit::ServerFailed;
+    let mut notes = Vec::new();
+    let told = |step: make::Step<'_>| match step {
+        make::Step::Entry { written, unchanged } => {
+            say_written(written, unchanged);
+            notes.extend(written.notes.iter().cloned());
+        }
+        make::Step::Hooks { written, unchanged } => {
+            say_written(written, unchanged);
+            report_variables(&args.set.path);
+            for n in notes.iter().chain(&written.notes) {
+                report(&format!("note: {n}"));
+            }
+            for n in &plan.notes {
+                report(n);
+            }
         }
     };
-    say_written(&written, plan.entry.edit.is_unchanged());
-    let hooks = match plan.write_hooks() {
-        Ok(written) => written,
-        Err(message) => {
-            report(&message);
-            return Exit::ServerFailed;
-        }
-    };
-    say_written(
-        &hooks,
-        plan.hooks.as_ref().is_some_and(|h| h.edit.is_unchanged()),
-    );
-    report_variables(&args.set.path);
-    for n in written.notes.iter().chain(&hooks.notes) {
-        report(&format!("note: {n}"));
-    }
-    for n in &plan.notes {
-        report(n);
-    }
-    if plan.delivery.is_none() {
-        return Exit::Ok;
-    }
-    // The host files just written and this delivery's own file are left out at once.
-    let own = std::sync::Arc::new(plan.own_outputs());
-    let resolved = match resolve_file(&args.set.path, own).await {
-        Ok(r) => r,
-        Err(exit) => return exit,
-    };
-    let cands = resolved.candidates();
-    let contents = Contents {
-        preview: &resolved.preview,
-        candidates: &cands,
-        texts: &resolved.texts,
-        skills: Some(&resolved.skills),
-    };
-    let written: Written = match plan.deliver(contents) {
-        Ok(w) => w,
-        Err(why) => {
+    let connect = |_own| connect_file(&args.set.path);
+    let made = make::make(&plan, &places, told, connect).await;
+    let delivered = match made {
+        Ok(delivered) => delivered,
+        Err(make::Refused::Reading(exit)) => return exit,
+        Err(
+            make::Refused::Entry(why) | make::Refused::Hooks(why) | make::Refused::Delivery(why),
+        ) => {
             report(&why);
             return Exit::ServerFailed;
         }
+    };
+    let Some(make::Delivered {
+        written,
+        read,
+        reader,
+    }) = delivered
+    else {
+        return Exit::Ok;
     };
     for w in &written.warnings {
         report(&format!("warning: {w}"));
@@ -108,6 +96,7 @@ pub async fn install(args: InstallArgs) -> Exit {
     for line in written.lines {
         crate::outln!("{line}");
     }
+    let resolved = reader.close(read).await;
     // A skill the person pinned and did not get is a failure, said above.
     if resolved.failed.is_empty() && resolved.skills.iter().all(|s| s.outcome.is_ok()) {
         Exit::Ok

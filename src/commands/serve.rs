@@ -99,10 +99,10 @@ pub async fn run(args: ServeArgs) -> Exit {
             Arc::new(move |line: &str| diag.line(line))
         },
     );
-    tokio::spawn(super::deliver::keep_fresh(
-        engine.clone(),
-        args.set.path.clone(),
-    ));
+    tokio::spawn(serve::deliver::keep_fresh(engine.clone(), {
+        let diag = diag.clone();
+        Arc::new(move |line: &str| diag.line(line))
+    }));
     let presentation = Presentation {
         name: args.server_name,
         tool: !args.no_tool,

@@ -12,8 +12,10 @@ pub mod entry;
 pub mod hooks;
 pub mod lines;
 pub mod live;
+pub mod make;
 pub mod profile;
 pub mod profiles;
+pub mod service;
 pub mod skills;
 pub mod start;
 

@@ -337,6 +337,30 @@ impl Engine {
         }
     }
 
+    /// The set as the engine holds it now (after the file's last change).
+    pub(super) async fn set(&self) -> ContextSet {
+        self.set.lock().await.clone()
+    }
+
+    /// The rank order of `snapshot` (of `listings`' merged catalogue) from the last
+    /// refresh's, advanced by what changed since: what a delivery resolves over without
+    /// sorting again ([`super::deliver`]).
+    pub(super) fn order_of(&self, listings: &Listings, snapshot: &Snapshot) -> Arc<RankOrder> {
+        // Taken out of the lock first: advancing a big order must not hold up a refresh.
+        let last = self
+            .ranked
+            .locked()
+            .as_ref()
+            .map(|last| (Arc::clone(&last.order), last.origins.clone()));
+        match last {
+            Some((order, origins)) => {
+                let touched = listings.touched_since(&origins);
+                order.advance(snapshot, touched.as_deref())
+            }
+            None => Arc::new(RankOrder::of(snapshot)),
+        }
+    }
+
     /// How the last refresh's rank order was made (tests and benches: a refresh after a
     /// small change must not sort everything again).
     #[doc(hidden)]
@@ -363,7 +387,7 @@ struct LastRefresh {
 /// The candidates that are `expansions`: the items `with` (a snapshot of the catalogue they
 /// were added to) holds beyond `listed` (one taken before), each told which template it came
 /// from.
-fn expansion_candidates<'a>(
+pub(super) fn expansion_candidates<'a>(
     expansions: &'a [Expansion],
     with: &'a Snapshot,
     listed: &Snapshot,

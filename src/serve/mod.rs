@@ -11,6 +11,7 @@
 //! - [`upstream`]: the upstream connections and their listings.
 //! - [`listing`]: one upstream's listed resources, compactly, given back exactly as listed.
 //! - [`engine`]: the published state and how it is recomputed.
+//! - [`deliver`]: the set's deliveries kept fresh from what the engine publishes.
 //! - [`handler`]: the rmcp server handler (both eras).
 //! - [`live`]: the set-file watcher and upstream notifications.
 //! - [`followed`]: which published resources' updates each upstream is asked for.
@@ -18,6 +19,7 @@
 //! - [`params`]: a known method with bad params is "invalid params", not "not found".
 //! - [`stdio`]: stdio, answering a request above the size limit instead of dropping it.
 
+pub mod deliver;
 pub mod engine;
 pub mod exposed;
 pub mod followed;

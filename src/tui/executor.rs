@@ -24,10 +24,12 @@ use super::app::{Bundled, Effect, ExpansionRead, InstallPlan, Msg, ServerEvent};
 use super::contents::{self, ContentsDoc};
 use super::follow::{Connections, connection_of, run_server};
 use super::keeper::Keeper;
+use super::reader::{Live, fetch_skills, read_resolution};
 use super::term::{self, Term};
 use crate::catalog::{ItemId, Search, SearchResults, SearchWorker, ServerId, SortedList};
-use crate::context::{Measures, TokenizerKind};
+use crate::context::TokenizerKind;
 use crate::export::Format;
+use crate::handoff::make;
 use crate::hosts::{Host, Places, Scope};
 use crate::mcp::log::ServerLog;
 use crate::mcp::{
@@ -197,6 +199,8 @@ pub struct Executor {
     completing: Latest,
     /// The host delivery being made for the agent view (latest wins).
     host_preview: Latest,
+    /// Held by the redelivery being written: one at a time, a later one after it.
+    redelivering: Arc<tokio::sync::Mutex<()>>,
     pub worker: SearchWorker,
     /// Saves the set and watches it for others' changes.
     pub keeper: Keeper,
@@ -242,6 +246,7 @@ impl Executor {
             measure: Latest::default(),
             completing: Latest::default(),
             host_preview: Latest::default(),
+            redelivering: Arc::default(),
             worker,
             keeper,
             logs,
@@ -315,6 +320,7 @@ impl Executor {
                     name,
                 } => self.plan_install(host, scope, set, name),
                 Effect::Install { plan, request } => self.install(plan, *request),
+                Effect::Redeliver { set, request } => self.redeliver(set, *request),
                 Effect::SignIn { server } => self.sign_in(server),
                 Effect::ReleaseMemory => {
                     let now = tokio::time::Instant::now();
@@ -642,7 +648,7 @@ impl Executor {
             // Its skills as `install` hands them on (as skills, where the host reads a skills
             // folder), so the view shows what `preview --host` does.
             let skills = match crate::handoff::profiles::of(host).skills {
-                Some(_) => Some(fetch_skills(&preview, &cands, &connections, &set).await),
+                Some(_) => Some(fetch_skills(&request, &preview, &cands, &connections, &set).await),
                 None => None,
             };
             let result = off_the_loop(|| {
@@ -662,6 +668,18 @@ impl Executor {
             let _ = tx.send(Msg::HostPreviewed { host, result });
         });
         self.host_preview.start(task);
+    }
+
+    /// Writes the set's recorded deliveries again through the browser's own connections and
+    /// catalogue ([`super::reader::redeliver`]): no second mcpick, no server listed again.
+    fn redeliver(&mut self, set: PathBuf, request: ResolveRequest) {
+        let connections = self.connections.clone();
+        let one_at_a_time = self.redelivering.clone();
+        let task = tokio::spawn(async move {
+            let _turn = one_at_a_time.lock().await;
+            super::reader::redeliver(&request, &connections, &set).await;
+        });
+        self.tasks.push(task.abort_handle());
     }
 
     /// Plans an install for the hand-off overlay ([`crate::handoff::plan`], as
@@ -691,45 +709,33 @@ impl Executor {
         let connections = self.connections.clone();
         let tx = self.tx.clone();
         let task = tokio::spawn(async move {
-            let plan = Arc::new(*plan);
-            let entry_plan = plan.clone();
-            // The entry, then the per-turn hooks (planned on the text the entry leaves).
-            let written = tokio::task::spawn_blocking(move || {
-                let entry = entry_plan.write_entry(&Places::system())?;
-                let hooks = entry_plan.write_hooks()?;
-                Ok::<_, String>((entry, hooks))
-            })
-            .await
-            .unwrap_or_else(|e| Err(e.to_string()));
-            let mut lines = match written {
-                Ok((entry, hooks)) => {
-                    let mut lines = said(entry);
-                    lines.extend(said(hooks));
-                    lines
+            // The skills are gated for the set's folder.
+            let folder = plan.set.parent().map(std::path::Path::to_path_buf);
+            let mut lines = Vec::new();
+            let told = |step: make::Step<'_>| match step {
+                make::Step::Entry { written, .. } | make::Step::Hooks { written, .. } => {
+                    lines.extend(said(written))
                 }
-                Err(why) => return tx.send(Msg::Installed(Err(why))),
             };
-            if plan.delivery.is_some() {
-                // The host files just written and this delivery's own file left out at once.
-                let request = ResolveRequest {
-                    own: Arc::new(plan.own_outputs()),
-                    ..request
-                };
-                let (preview, texts, cands, _) = read_resolution(&request, &connections).await;
-                let skills = fetch_skills(&preview, &cands, &connections, &plan.set).await;
-                let contents = crate::handoff::Contents {
-                    preview: &preview,
-                    candidates: &cands,
-                    texts: &texts,
-                    skills: Some(&skills),
-                };
-                match plan.deliver(contents) {
-                    Ok(written) => lines.extend(said(written)),
-                    Err(why) => {
-                        lines.push(why);
-                        return tx.send(Msg::Installed(Err(lines.join("; "))));
-                    }
+            let connect = move |own| async move {
+                let request = ResolveRequest { own, ..request };
+                Ok::<_, std::convert::Infallible>(Live {
+                    request: std::borrow::Cow::Owned(request),
+                    connections,
+                    folder,
+                })
+            };
+            match make::make(&plan, &Places::system(), told, connect).await {
+                Ok(Some(delivered)) => lines.extend(said(&delivered.written)),
+                Ok(None) => {}
+                Err(make::Refused::Entry(why) | make::Refused::Hooks(why)) => {
+                    return tx.send(Msg::Installed(Err(why)));
                 }
+                Err(make::Refused::Delivery(why)) => {
+                    lines.push(why);
+                    return tx.send(Msg::Installed(Err(lines.join("; "))));
+                }
+                Err(make::Refused::Reading(never)) => match never {},
             }
             lines.extend(plan.notes.iter().map(|n| format!("note: {n}")));
             // The delivery is recorded now: its files are mcpick's own from here on.
@@ -741,35 +747,9 @@ impl Executor {
     }
 }
 
-/// The skills a resolution includes, read whole and verified through the browser's
-/// connections, each held back unless the user accepted it at its digest
-/// ([`crate::handoff::skills::gate`]): what a delivery of `set` hands on as skills.
-async fn fetch_skills(
-    preview: &crate::context::Preview,
-    cands: &[crate::context::Candidate<'_>],
-    connections: &Connections,
-    set: &std::path::Path,
-) -> Vec<crate::skills::Fetched> {
-    let mut skills = Vec::new();
-    for (index, name) in crate::handoff::skills::wanted(preview, cands) {
-        let c = &cands[index];
-        if let Some(connection) = connection_of(connections, c.id.server) {
-            skills.push(crate::skills::fetch::fetch(&connection, c.server, name).await);
-        }
-    }
-    let folder = crate::handoff::absolute(set)
-        .parent()
-        .map(std::path::Path::to_path_buf);
-    crate::handoff::skills::gate(
-        &mut skills,
-        &crate::handoff::skills::project_of(folder.as_deref()),
-    );
-    skills
-}
-
 /// A hand-off step's lines for the overlay: what was done, then warnings and notes.
-fn said(written: crate::handoff::Written) -> Vec<String> {
-    let mut lines = written.lines;
+fn said(written: &crate::handoff::Written) -> Vec<String> {
+    let mut lines = written.lines.clone();
     lines.extend(written.warnings.iter().map(|w| format!("warning: {w}")));
     lines.extend(written.notes.iter().map(|n| format!("note: {n}")));
     lines
@@ -777,51 +757,11 @@ fn said(written: crate::handoff::Written) -> Vec<String> {
 
 /// Runs CPU-bound work from a task without holding up the tasks sharing its thread (the
 /// browser's runtime has several; a runtime with one runs it in place).
-fn off_the_loop<R>(work: impl FnOnce() -> R) -> R {
+pub(super) fn off_the_loop<R>(work: impl FnOnce() -> R) -> R {
     match tokio::runtime::Handle::current().runtime_flavor() {
         tokio::runtime::RuntimeFlavor::CurrentThread => work(),
         _ => tokio::task::block_in_place(work),
     }
-}
-
-/// Resolves the request reading what it includes (the same loop as `mcpick export`), through
-/// the browser's connections, over the candidates in the request's rank order (each round
-/// walks it, none sorts). Gives the candidates back with their order: the one list built (a
-/// row per resource), for what is made of the resolution next.
-async fn read_resolution<'a>(
-    request: &'a ResolveRequest,
-    connections: &Connections,
-) -> (
-    crate::context::Preview,
-    crate::context::measured::Texts,
-    Vec<crate::context::Candidate<'a>>,
-    Arc<crate::context::RankOrder>,
-) {
-    let order = off_the_loop(|| request.rank_order());
-    let sources = crate::context::Sources::ranked(
-        &order,
-        &request.snapshot,
-        &request.listed,
-        &request.unavailable,
-    )
-    .leaving_out(Arc::clone(&request.own));
-    let mut measures = Measures::new();
-    let done = sources
-        .resolve_reading(
-            &request.marks,
-            &request.policy,
-            &mut measures,
-            MEASURE_JOBS,
-            |c| {
-                let connection = connection_of(connections, c.id.server);
-                let uri = c.uri().to_string();
-                async move { read_text(connection, &uri).await }
-            },
-            None,
-        )
-        .await
-        .0;
-    (done.preview, done.texts, sources.candidates, order)
 }
 
 /// The runtime's side of a latest-wins job (see [`crate::tui::app::job`]): starting one

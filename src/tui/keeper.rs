@@ -54,7 +54,7 @@ impl Keeper {
                             let _ = msgs.send(Msg::Saved { seq, result });
                         }
                         Err(RecvTimeoutError::Timeout) => {
-                            delivery.tick(file.path());
+                            delivery.tick(file.path(), &msgs);
                             if let Ok(Some(set)) = file.poll() {
                                 let _ = msgs.send(Msg::SetOnDisk(Box::new(set)));
                             }
@@ -103,50 +103,28 @@ impl Drop for Keeper {
 }
 
 /// The set's session-start deliveries (`mcpick install`), written again after the browser's
-/// marks settle: 2 s after the last save, by a `mcpick deliver --quiet` of its own with no
-/// terminal (it lists the servers and reads, and must not draw over the browser). One at a
-/// time; a change during a run is caught by the next.
+/// marks settle: 2 s after the last save the core is told ([`Msg::Redeliver`]), and its
+/// executor writes them through the browser's own connections and catalogue.
 #[derive(Default)]
 struct Redeliver {
     since: Option<std::time::Instant>,
-    running: Option<std::process::Child>,
 }
 
 impl Redeliver {
     const SETTLE: Duration = Duration::from_secs(2);
 
     fn changed(&mut self, set: &std::path::Path) {
-        let delivered = !crate::handoff::delivery::Record::load(set)
-            .deliveries
-            .is_empty();
-        if delivered {
+        if crate::handoff::service::recorded(set).is_ok() {
             self.since = Some(std::time::Instant::now());
         }
     }
 
-    fn tick(&mut self, set: &std::path::Path) {
-        if let Some(child) = &mut self.running {
-            if !matches!(child.try_wait(), Ok(None)) {
-                self.running = None;
-            } else {
-                return;
-            }
-        }
+    fn tick(&mut self, set: &std::path::Path, msgs: &mpsc::UnboundedSender<Msg>) {
         let Some(since) = self.since else { return };
         if since.elapsed() < Self::SETTLE {
             return;
         }
         self.since = None;
-        let Ok(exe) = std::env::current_exe() else {
-            return;
-        };
-        self.running = std::process::Command::new(exe)
-            .args(["deliver", "--quiet", "--set"])
-            .arg(set)
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .ok();
+        let _ = msgs.send(Msg::Redeliver(set.to_path_buf()));
     }
 }

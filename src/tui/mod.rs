@@ -24,6 +24,7 @@ mod follow;
 pub mod keeper;
 pub mod keymap;
 pub mod layout;
+mod reader;
 pub mod runtime;
 pub mod server_info;
 pub mod term;

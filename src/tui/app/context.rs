@@ -40,6 +40,9 @@ pub struct ContextState {
     /// What mcpick writes for this set (its deliveries, the host files install edits), left
     /// out wherever a server lists them; read from the delivery record at start.
     pub own: Arc<crate::context::OwnOutputs>,
+    /// The set file whose deliveries are due to be written again once every server is
+    /// listed ([`App::redeliver_when_listed`]).
+    pub redeliver: Option<std::path::PathBuf>,
 }
 
 /// The save protocol: what the file held, what this browser sent, what failed.
@@ -508,6 +511,33 @@ impl App {
             return Some("listing…");
         }
         None
+    }
+
+    /// The marks settled and the set at `set` has a delivery: it is written again through the
+    /// browser's own connections and catalogue ([`Effect::Redeliver`]) once every server is
+    /// listed, so no delivery is made of a half-listed catalogue.
+    pub(super) fn on_redeliver(&mut self, set: std::path::PathBuf) -> Vec<Effect> {
+        self.context.redeliver = Some(set);
+        self.redeliver_when_listed()
+    }
+
+    /// [`Effect::Redeliver`] for a due delivery, when no server is connecting or listing.
+    pub(super) fn redeliver_when_listed(&mut self) -> Vec<Effect> {
+        if self.context.redeliver.is_none()
+            || self
+                .servers
+                .iter()
+                .any(|s| matches!(s.status, Status::Connecting | Status::Loading { .. }))
+        {
+            return Vec::new();
+        }
+        let Some(set) = self.context.redeliver.take() else {
+            return Vec::new();
+        };
+        vec![Effect::Redeliver {
+            set,
+            request: Box::new(self.resolve_request(0)),
+        }]
     }
 
     /// Asks for a resolution, or (one in flight) for one more after it.

@@ -351,12 +351,14 @@ impl App {
                 self.request_resolve()
             }
             Msg::Approved { servers, result } => self.on_approved(servers, result),
+            Msg::Redeliver(set) => self.on_redeliver(set),
             Msg::Quit => {
                 self.quit = true;
                 Vec::new()
             }
         };
         fx.extend(self.sync_contents());
+        fx.extend(self.redeliver_when_listed());
         self.expire_info();
         self.log_messages();
         fx

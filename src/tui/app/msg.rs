@@ -107,6 +107,9 @@ pub enum Msg {
     /// What mcpick writes for the set, read again (an install recorded a delivery): the
     /// resolutions leave it out from now on.
     OwnOutputs(Arc<crate::context::OwnOutputs>),
+    /// The browser's marks settled and the set file (its path) has a session-start delivery
+    /// (the keeper tells): write it again ([`Effect::Redeliver`]).
+    Redeliver(std::path::PathBuf),
     /// The servers the person approved in the browser are remembered (they may start now), or
     /// why they could not be.
     Approved {
@@ -246,6 +249,13 @@ pub enum Effect {
     /// [`Msg::HostPreviewed`]. Replaces the one in flight (latest wins).
     HostPreview {
         host: crate::hosts::Host,
+        set: std::path::PathBuf,
+        request: Box<ResolveRequest>,
+    },
+    /// Write the deliveries recorded for the set file `set` again from the request's
+    /// resolution, read through the browser's own connections (no second mcpick, no server
+    /// listed again); one at a time, silently.
+    Redeliver {
         set: std::path::PathBuf,
         request: Box<ResolveRequest>,
     },
