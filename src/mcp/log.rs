@@ -24,13 +24,47 @@ pub enum LogSource {
     Note,
 }
 
+/// How much an entry matters: a warning is logged and shown, never taken for the server's
+/// last error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Level {
+    #[default]
+    Error,
+    Warning,
+}
+
+impl Level {
+    /// What goes before the entry's words where people read it.
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Level::Error => "",
+            Level::Warning => "warning: ",
+        }
+    }
+}
+
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct LogEntry {
     #[serde(skip)]
     pub at: SystemTime,
     pub source: LogSource,
+    #[serde(skip)]
+    pub level: Level,
     /// Already cleaned and capped: safe to print.
     pub text: String,
+}
+
+impl LogEntry {
+    /// An entry of now, its words cleaned and capped, a warning's said so.
+    pub fn new(source: LogSource, level: Level, raw: &str) -> Self {
+        let text = format!("{}{raw}", level.prefix());
+        LogEntry {
+            at: SystemTime::now(),
+            source,
+            level,
+            text: sanitize::line(text.trim_end(), MAX_LINE_CHARS),
+        }
+    }
 }
 
 /// Lines kept per server unless told otherwise.
@@ -91,11 +125,16 @@ impl ServerLog {
 
     /// Appends one entry; the oldest is dropped when the log is full.
     pub fn push(&self, source: LogSource, raw: &str) {
-        let entry = LogEntry {
-            at: SystemTime::now(),
-            source,
-            text: sanitize::line(raw.trim_end(), MAX_LINE_CHARS),
-        };
+        self.push_at(source, Level::Error, raw);
+    }
+
+    /// Appends a warning the client noticed (said `warning: …`).
+    pub fn warn(&self, raw: &str) {
+        self.push_at(LogSource::Client, Level::Warning, raw);
+    }
+
+    fn push_at(&self, source: LogSource, level: Level, raw: &str) {
+        let entry = LogEntry::new(source, level, raw);
         let mut ring = self.inner.locked();
         if ring.entries.len() == ring.capacity {
             ring.entries.pop_front();
