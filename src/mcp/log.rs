@@ -229,6 +229,18 @@ pub fn is_error_line(line: &str) -> bool {
 mod tests {
     use super::*;
 
+    /// A warning is said `warning: …` and known by its level, not its words.
+    #[test]
+    fn a_warning_is_said_so_and_known_by_its_level() {
+        let log = ServerLog::new(4);
+        log.warn("page 2: a duplicate URI ");
+        log.push(LogSource::Client, "warning: a server's own words");
+        let entries = log.entries();
+        assert_eq!(entries[0].text, "warning: page 2: a duplicate URI");
+        assert_eq!(entries[0].level, Level::Warning);
+        assert_eq!(entries[1].level, Level::Error);
+    }
+
     #[test]
     fn picks_the_line_that_states_the_error() {
         for yes in [
