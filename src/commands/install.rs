@@ -30,9 +30,9 @@ pub async fn install(args: InstallArgs) -> Exit {
         args.deliver,
     ) {
         Ok(plan) => plan,
-        Err((message, exit)) => {
+        Err((message, refusal)) => {
             report(&message);
-            return exit;
+            return refusal.into();
         }
     };
     if args.dry_run {
@@ -164,9 +164,9 @@ pub fn uninstall(args: UninstallArgs) -> Exit {
     };
     let (mut hooks, mut edit) = match planned() {
         Ok(planned) => planned,
-        Err((message, exit)) => {
+        Err((message, refusal)) => {
             report(&message);
-            return exit;
+            return refusal.into();
         }
     };
     // Then the delivery, before the entry is written: opencode lists the delivered file in the
@@ -176,9 +176,9 @@ pub fn uninstall(args: UninstallArgs) -> Exit {
         delivery_exit = take_back_delivery(&args.set.path, args.host, scope, &args.name);
         match planned() {
             Ok(again) => (hooks, edit) = again,
-            Err((message, exit)) => {
+            Err((message, refusal)) => {
                 report(&message);
-                return exit;
+                return refusal.into();
             }
         }
     }

@@ -33,6 +33,17 @@ use crate::sanitize;
 
 pub use crate::say::{Exit, report, tell, usage_error};
 
+/// The exit code of a refused hand-off plan: the library says what kind of refusal, the
+/// command line what code that is.
+impl From<crate::handoff::Refusal> for Exit {
+    fn from(refusal: crate::handoff::Refusal) -> Self {
+        match refusal {
+            crate::handoff::Refusal::Request => Exit::Usage,
+            crate::handoff::Refusal::Failed => Exit::ServerFailed,
+        }
+    }
+}
+
 /// Prints the warnings a server selection came back with (config files that could not be
 /// used), then gives its servers, or reports the usage error.
 pub fn take_selection<T>(selection: Selection<T>) -> Result<Vec<T>, Exit> {

@@ -142,11 +142,10 @@ pub async fn run(args: PreviewArgs) -> Exit {
                     if names.len() == 1 { "y" } else { "ies" },
                     names.join(", ")
                 ));
-                if let Some(through) =
-                    crate::handoff::start::reached_through(host, &project, &set_abs)
-                    && through.contains("warning:")
+                if let Some(through) = crate::handoff::start::reached_by(host, &project, &set_abs)
+                    && !through.warnings.is_empty()
                 {
-                    report(&through);
+                    report(&through.to_string());
                 }
                 if !delivered.skills.is_empty() {
                     skills_read(host, &project, &set_abs);

@@ -4,6 +4,8 @@
 //! it; [`super::delivery`] puts it on disk. Every resource sits in a fence longer than any
 //! backtick run in its text, so a resource can neither import a file nor close its own block.
 
+pub mod pack;
+
 use super::profile::{Channel, Known, Measure, Reached, RulesFile, Scopes};
 use crate::context::{Candidate, Included, LeftOut, Preview, Reason};
 use crate::export::{self, Texts};
@@ -214,120 +216,111 @@ pub fn deliver(
     candidates: &[Candidate],
     texts: &Texts,
 ) -> Delivered {
-    let reason = || {
-        Reason::HostLimit(
-            format!(
-                "over {}; reachable through the `context` tool{} of the `{}` server",
-                channel.limit_words,
-                if channel.lists_prompts {
-                    " and prompt"
-                } else {
-                    ""
-                },
-                sanitize::line(&placement.served_as, 200)
-            )
-            .into(),
-        )
-    };
-    // `kept`: positions in `preview.included`, in order, running totals counted again. The
-    // file holds these and the marks on unavailable servers; the channel's cut is a count.
-    let file_body = |kept: &[usize]| {
-        let mut total_tokens = 0;
-        let included: Vec<Included> = kept
-            .iter()
-            .map(|&n| {
-                let mut i = preview.included[n].clone();
-                total_tokens += i.tokens;
-                i.running_total = total_tokens;
-                i
-            })
-            .collect();
-        Preview {
-            budget: preview.budget,
-            tokenizer: preview.tokenizer,
-            included,
-            total_tokens,
-            left_out: Vec::new(),
-            pins_over_budget: false,
-            missing: Vec::new(),
-            // The mark is named; the error, a server's words or mcpick's advice to the user
-            // (`mcpick trust`, a sign-in), is not the model's to read or act on.
-            unavailable: preview
-                .unavailable
-                .iter()
-                .map(|u| crate::context::Unavailable {
-                    error: UNAVAILABLE_FOR_MODEL.into(),
-                    ..u.clone()
-                })
-                .collect(),
-        }
-    };
-    let render = |kept: &[usize]| {
-        let cut = preview.included.len() - kept.len();
-        file_text(channel, placement, &file_body(kept), cut, candidates, texts)
-    };
-    // What the preview shows: the file's resources, then the ones the channel cut.
-    let body = |kept: &[usize]| {
-        let mut delivered = vec![false; preview.included.len()];
-        for &n in kept {
-            delivered[n] = true;
-        }
-        let mut body = file_body(kept);
-        body.left_out = (0..preview.included.len())
-            .filter(|&n| !delivered[n])
-            .map(|n| &preview.included[n])
-            .map(|i| LeftOut {
-                index: i.index as u32,
-                reason: reason(),
-                tokens: Some(i.tokens),
-                estimated: i.estimated,
-            })
-            .collect();
-        body
-    };
-    // Bytes a resource's block holds at least (its text and URI), less what including it can
-    // take off the rest (the "not delivered" line): one that cannot fit is skipped unrendered,
-    // so a big set costs a render per resource that might fit, not per resource.
     let size = |text: &str| channel.measure.of(text);
+    // Bytes a resource's block holds at least (its text and URI), less what including it can
+    // take off the rest (the "not delivered" line).
     let least = |n: usize| {
         let i = &preview.included[n];
         let text = texts.get(&i.index).map_or(0, |t| size(t));
         (text + size(candidates[i.index].uri())).saturating_sub(400)
     };
-    let fits = |text: &str| channel.limit.is_none_or(|limit| size(text) <= limit);
-    // In the agent's order, each resource that still fits whole goes in; one that does not
-    // is left out and the next ones are still tried, so one big resource costs only itself.
-    let all: Vec<usize> = (0..preview.included.len()).collect();
-    let mut text = render(&all);
-    let mut kept = all.clone();
-    if !fits(&text) {
-        kept.clear();
-        text = render(&kept);
-        for n in all {
-            // No resource block is this small: nothing more can fit.
-            if channel.limit.is_some_and(|limit| size(&text) + 64 > limit) {
-                break;
-            }
-            if channel
-                .limit
-                .is_some_and(|limit| size(&text) + least(n) > limit)
-            {
-                continue;
-            }
-            kept.push(n);
-            let next = render(&kept);
-            if fits(&next) {
-                text = next;
-            } else {
-                kept.pop();
-            }
-        }
-    }
-    let shown = body(&kept);
-    let mut full = shown.clone();
+    let packed = pack::pack(preview.included.len(), channel.limit, least, |kept| {
+        let cut = preview.included.len() - kept.len();
+        let body = file_body(preview, kept);
+        let text = file_text(channel, placement, &body, cut, candidates, texts);
+        let n = size(&text);
+        (text, n)
+    });
+    // What the preview shows: the file's resources, then the ones the channel cut.
+    let mut shown = file_body(preview, &packed.kept);
+    let reason = host_limit(channel, placement);
+    shown.left_out = packed
+        .left_out
+        .iter()
+        .map(|&n| &preview.included[n])
+        .map(|i| LeftOut {
+            index: i.index as u32,
+            reason: reason.clone(),
+            tokens: Some(i.tokens),
+            estimated: i.estimated,
+        })
+        .collect();
+    let mut warnings = wrapper_warnings(channel, &shown, candidates, texts);
+    warnings.extend(tool_warning(channel, preview, candidates, texts));
+    warnings.extend(context_warning(shown.total_tokens));
+    let mut full = shown;
     full.left_out.extend(preview.left_out.iter().cloned());
     full.missing = preview.missing.clone();
-    let warnings: Vec<String> = shown
+    let text = packed.rendered;
+    Delivered {
+        preview: full,
+        seen: wrap(channel, placement, &text),
+        file: text,
+        warnings,
+        skills: Vec::new(),
+        refused_skills: Vec::new(),
+    }
+}
+
+/// Why a resource the channel cannot carry is left out, and where it can still be reached.
+fn host_limit(channel: &Channel, placement: &Placement) -> Reason {
+    Reason::HostLimit(
+        format!(
+            "over {}; reachable through the `context` tool{} of the `{}` server",
+            channel.limit_words,
+            if channel.lists_prompts {
+                " and prompt"
+            } else {
+                ""
+            },
+            sanitize::line(&placement.served_as, 200)
+        )
+        .into(),
+    )
+}
+
+/// The file's part of `preview`: the resources at positions `kept` of `preview.included`, in
+/// order, running totals counted again, and the marks on unavailable servers.
+fn file_body(preview: &Preview, kept: &[usize]) -> Preview {
+    let mut total_tokens = 0;
+    let included: Vec<Included> = kept
+        .iter()
+        .map(|&n| {
+            let mut i = preview.included[n].clone();
+            total_tokens += i.tokens;
+            i.running_total = total_tokens;
+            i
+        })
+        .collect();
+    Preview {
+        budget: preview.budget,
+        tokenizer: preview.tokenizer,
+        included,
+        total_tokens,
+        left_out: Vec::new(),
+        pins_over_budget: false,
+        missing: Vec::new(),
+        // The mark is named; the error, a server's words or mcpick's advice to the user
+        // (`mcpick trust`, a sign-in), is not the model's to read or act on.
+        unavailable: preview
+            .unavailable
+            .iter()
+            .map(|u| crate::context::Unavailable {
+                error: UNAVAILABLE_FOR_MODEL.into(),
+                ..u.clone()
+            })
+            .collect(),
+    }
+}
+
+/// Delivered resources whose text holds the closing tag of the host's own wrapper.
+fn wrapper_warnings(
+    channel: &Channel,
+    shown: &Preview,
+    candidates: &[Candidate],
+    texts: &Texts,
+) -> Vec<String> {
+    shown
         .included
         .iter()
         .filter_map(|i| {
@@ -342,19 +335,7 @@ pub fn deliver(
                 channel.host.dialect().host_name,
             ))
         })
-        .collect();
-    let mut warnings = warnings;
-    warnings.extend(tool_warning(channel, preview, candidates, texts));
-    warnings.extend(context_warning(shown.total_tokens));
-    let seen = wrap(channel, placement, &text);
-    Delivered {
-        preview: full,
-        file: text,
-        seen,
-        warnings,
-        skills: Vec::new(),
-        refused_skills: Vec::new(),
-    }
+        .collect()
 }
 
 /// Tokens of a session-start delivery past which the person is warned: half of the 200,000-token

@@ -8,7 +8,6 @@ use std::path::{Component, Path, PathBuf};
 
 use crate::hosts::install::{self, Plan, Refused};
 use crate::hosts::{Dialect, Host, Launch, Places, Scope};
-use crate::say::Exit;
 
 /// The scope given, else project where the host has a project file, else user.
 pub fn scope_of(dialect: &Dialect, scope: Option<Scope>) -> Result<Scope, String> {
@@ -34,8 +33,18 @@ pub struct EntryPlan {
     pub edit: Edit,
 }
 
-/// Why an entry was not planned: the message, and the exit code it means.
-pub type NotPlanned = (String, Exit);
+/// Why an entry was not planned: the message, and what kind of refusal it is.
+pub type NotPlanned = (String, Refusal);
+
+/// What kind of refusal a plan met; `commands` says which exit code each means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// What was asked cannot be done as asked: a name, a scope, a file outside the project,
+    /// an entry that is not mcpick's.
+    Request,
+    /// What the plan needs could not be read or prepared.
+    Failed,
+}
 
 /// Plans `host`'s entry serving `set` as `name` (the scope given, else the host's default).
 pub fn plan_entry(
@@ -49,7 +58,7 @@ pub fn plan_entry(
     if name.trim().is_empty() {
         return Err((
             "--as: the entry needs a name (the server name the host shows)".into(),
-            Exit::Usage,
+            Refusal::Request,
         ));
     }
     // The entry serves the set: one that is missing or unusable would hand the host nothing
@@ -60,7 +69,7 @@ pub fn plan_entry(
             let path = crate::sanitize::line(&set.display().to_string(), 500);
             return Err((
                 format!("nothing installed: {}", crate::context::missing_set(&path)),
-                Exit::Usage,
+                Refusal::Request,
             ));
         }
         Err(e) => {
@@ -69,13 +78,13 @@ pub fn plan_entry(
                     "nothing installed: {}",
                     crate::sanitize::line(&e.to_string(), 2000)
                 ),
-                Exit::Usage,
+                Refusal::Request,
             ));
         }
     }
     let dialect = host.dialect();
-    let (scope, path) = host_file(dialect, scope, places).map_err(|m| (m, Exit::Usage))?;
-    let launch = launch(dialect, scope, places, set, name).map_err(|m| (m, Exit::Usage))?;
+    let (scope, path) = host_file(dialect, scope, places).map_err(|m| (m, Refusal::Request))?;
+    let launch = launch(dialect, scope, places, set, name).map_err(|m| (m, Refusal::Request))?;
     let edit = Edit::plan(&path, true, within(scope, places), |before| {
         install::plan_install(dialect, before, name, &launch, force)
     })?;
@@ -276,12 +285,12 @@ pub fn plan_removal(
     before: Option<&Edit>,
 ) -> Result<Edit, NotPlanned> {
     let dialect = host.dialect();
-    let (scope, path) = host_file(dialect, scope, places).map_err(|m| (m, Exit::Usage))?;
+    let (scope, path) = host_file(dialect, scope, places).map_err(|m| (m, Refusal::Request))?;
     let within = within(scope, places);
     if name.trim().is_empty() {
         return Err((
             "--as: the entry needs a name (the server name the host shows)".into(),
-            Exit::Usage,
+            Refusal::Request,
         ));
     }
     let original = Edit::original(&path, within)?;
@@ -353,7 +362,7 @@ impl Edit {
         let before = install::read(path).map_err(|e| {
             (
                 format!("{}: cannot read the file: {e}", path.display()),
-                Exit::ServerFailed,
+                Refusal::Failed,
             )
         })?;
         Edit::plan_on(path, before, backup, within, plan)
@@ -362,7 +371,7 @@ impl Edit {
     /// The real file an edit of `path` changes, refused before anything is read or planned
     /// when it leaves `within` ([`install::real_target`]).
     pub(crate) fn confined(path: &Path, within: Option<&Path>) -> Result<PathBuf, NotPlanned> {
-        install::real_target(path, within).map_err(|e| (e.to_string(), Exit::Usage))
+        install::real_target(path, within).map_err(|e| (e.to_string(), Refusal::Request))
     }
 
     /// The file as it was before `install` first changed it (its backup), checked as the
@@ -373,7 +382,7 @@ impl Edit {
     ) -> Result<Option<String>, NotPlanned> {
         let target = Edit::confined(path, within)?;
         let backup =
-            install::real_backup(&target, within).map_err(|e| (e.to_string(), Exit::Usage))?;
+            install::real_backup(&target, within).map_err(|e| (e.to_string(), Refusal::Request))?;
         Ok(install::read(&backup).ok().flatten())
     }
 
@@ -392,7 +401,7 @@ impl Edit {
             Err(Refused::Unreadable(why)) => {
                 return Err((
                     format!("{}: {why}; the file was left as it is", path.display()),
-                    Exit::ServerFailed,
+                    Refusal::Failed,
                 ));
             }
             Err(Refused::Foreign { name, entry }) => {
@@ -403,7 +412,7 @@ impl Edit {
                         shown(&name),
                         describe(&entry)
                     ),
-                    Exit::Usage,
+                    Refusal::Request,
                 ));
             }
         };

@@ -11,14 +11,13 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::Written;
-use super::entry::{self, Committed, Edit, NotPlanned};
+use super::entry::{self, Committed, Edit, NotPlanned, Refusal};
 use super::profile::HookFile;
 use super::profiles;
 use crate::hosts::doc::Doc;
 use crate::hosts::install::{self, Plan, Refused};
 use crate::hosts::{FileFormat, Host, Places, Scope};
 use crate::sanitize;
-use crate::say::Exit;
 
 impl HookFile {
     /// The file of `scope`.
@@ -495,7 +494,7 @@ pub fn plan(
         return Ok(None);
     };
     let path = settings_path(file, scope, places)?;
-    let command = command(host, scope, places, set, name).map_err(|m| (m, Exit::Usage))?;
+    let command = command(host, scope, places, set, name).map_err(|m| (m, Refusal::Request))?;
     let edit = edit_of(&path, before, true, entry::within(scope, places), |text| {
         plan_install(file, text, &command, name)
     })
@@ -542,7 +541,7 @@ fn settings_path(file: &HookFile, scope: Scope, places: &Places) -> Result<PathB
                 file.host_name(),
                 scope.name()
             ),
-            Exit::Usage,
+            Refusal::Request,
         )
     })
 }
@@ -564,7 +563,7 @@ fn edit_of(
             install::read(path).map_err(|e| {
                 (
                     format!("{}: cannot read the file: {e}", path.display()),
-                    Exit::ServerFailed,
+                    Refusal::Failed,
                 )
             })?,
             backup,

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 pub use channel::Delivered;
 pub use delivery::{Delivery, absolute, own_outputs};
-pub use entry::{EntryPlan, NotPlanned};
+pub use entry::{EntryPlan, NotPlanned, Refusal};
 pub use profile::{Channel, Profile};
 
 /// The name hosts know the served set by unless `--as` gives another.
@@ -31,7 +31,6 @@ pub const DEFAULT_NAME: &str = "mcpick";
 
 use crate::context::{Candidate, Preview, measured::Texts};
 use crate::hosts::{Host, Places, Scope};
-use crate::say::Exit;
 
 /// How `install` hands the set to the model (`install --deliver`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -97,7 +96,7 @@ pub fn plan(
     let delivery = match &scope_of {
         Ok(scope) if at_start && reached.is_none() => {
             start::plan(host, *scope, places, &set_abs, name)
-                .map_err(|why| (why, Exit::ServerFailed))?
+                .map_err(|why| (why, Refusal::Failed))?
         }
         _ => None,
     };

@@ -178,13 +178,39 @@ pub fn picked_up(host: Host, project: &Path, set: &Path) -> Vec<Delivery> {
         .collect()
 }
 
+/// Why `install` writes no delivery of its own for a host: another host's delivery of the set
+/// already reaches its model; and what of the set it misses that way.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReachedThrough {
+    /// Whose delivery it reads, and where.
+    pub said: String,
+    /// What it misses or gets over its limit that way: `preview --host` says only these.
+    pub warnings: Vec<String>,
+}
+
+impl std::fmt::Display for ReachedThrough {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.said)?;
+        for warning in &self.warnings {
+            write!(f, "; warning: {warning}")?;
+        }
+        Ok(())
+    }
+}
+
 /// When another host's delivery of `set` already reaches `host`'s model in `project`: why
-/// `install` writes no delivery of its own (the set would be in that model twice).
+/// `install` writes no delivery of its own (the set would be in that model twice), in words.
 pub fn reached_through(host: Host, project: &Path, set: &Path) -> Option<String> {
+    reached_by(host, project, set).map(|r| r.to_string())
+}
+
+/// The delivery of `set` another host's install wrote that already reaches `host`'s model in
+/// `project`, if any.
+pub fn reached_by(host: Host, project: &Path, set: &Path) -> Option<ReachedThrough> {
     let other = picked_up(host, project, set)
         .into_iter()
         .find(|d| d.host() != Some(host))?;
-    let mut said = format!(
+    let said = format!(
         "{} reads the {} delivery of this set ({}) at session start: mcpick writes no second copy for it (`mcpick preview --host {}` shows what its model gets)",
         host.dialect().host_name,
         crate::sanitize::line(&other.host, 100),
@@ -194,13 +220,14 @@ pub fn reached_through(host: Host, project: &Path, set: &Path) -> Option<String>
         ),
         host.name()
     );
+    let mut warnings = Vec::new();
     // Skills are not in that file: they reach it only from a skills folder it reads.
     if let (Some(h), Some(scope)) = (other.host(), other.scope())
         && let Some(folder) = profiles::of(h).skills
         && !reads_skills_of(host, h, scope)
     {
-        said.push_str(&format!(
-            "; warning: its skills go to {}, which {} does not read: a skill the set includes does not reach its model",
+        warnings.push(format!(
+            "its skills go to {}, which {} does not read: a skill the set includes does not reach its model",
             folder.project,
             host.dialect().host_name
         ));
@@ -211,12 +238,12 @@ pub fn reached_through(host: Host, project: &Path, set: &Path) -> Option<String>
         && let Some(limit) = channel.limit
         && size > limit
     {
-        said.push_str(&format!(
-            "; warning: that file is {size} bytes, over {}: give the set a budget (`mcpick policy --budget`)",
+        warnings.push(format!(
+            "that file is {size} bytes, over {}: give the set a budget (`mcpick policy --budget`)",
             channel.limit_words,
         ));
     }
-    Some(said)
+    Some(ReachedThrough { said, warnings })
 }
 
 /// Whether `host` lists the skills in `other`'s skills folder of `scope`: its own, or one it

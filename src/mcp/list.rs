@@ -366,7 +366,7 @@ where
             outcome.count += items.len();
             outcome.warnings += warnings.total();
             for warning in warnings.kept().iter().take(MAX_KEPT - logged) {
-                log.push(LogSource::Client, &format!("warning: {warning}"));
+                log.warn(&warning.to_string());
                 logged += 1;
             }
             let was_empty = items.is_empty();
@@ -431,13 +431,10 @@ where
     }
     .await;
     if outcome.warnings > logged {
-        log.push(
-            LogSource::Client,
-            &format!(
-                "warning: {method}: {} more warnings about malformed entries, not logged one by one",
-                outcome.warnings - logged
-            ),
-        );
+        log.warn(&format!(
+            "{method}: {} more warnings about malformed entries, not logged one by one",
+            outcome.warnings - logged
+        ));
     }
     result.map(|()| outcome)
 }

@@ -24,13 +24,47 @@ pub enum LogSource {
     Note,
 }
 
+/// How much an entry matters: a warning is logged and shown, never taken for the server's
+/// last error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Level {
+    #[default]
+    Error,
+    Warning,
+}
+
+impl Level {
+    /// What goes before the entry's words where people read it.
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Level::Error => "",
+            Level::Warning => "warning: ",
+        }
+    }
+}
+
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct LogEntry {
     #[serde(skip)]
     pub at: SystemTime,
     pub source: LogSource,
+    #[serde(skip)]
+    pub level: Level,
     /// Already cleaned and capped: safe to print.
     pub text: String,
+}
+
+impl LogEntry {
+    /// An entry of now, its words cleaned and capped, a warning's said so.
+    pub fn new(source: LogSource, level: Level, raw: &str) -> Self {
+        let text = format!("{}{raw}", level.prefix());
+        LogEntry {
+            at: SystemTime::now(),
+            source,
+            level,
+            text: sanitize::line(text.trim_end(), MAX_LINE_CHARS),
+        }
+    }
 }
 
 /// Lines kept per server unless told otherwise.
@@ -91,11 +125,16 @@ impl ServerLog {
 
     /// Appends one entry; the oldest is dropped when the log is full.
     pub fn push(&self, source: LogSource, raw: &str) {
-        let entry = LogEntry {
-            at: SystemTime::now(),
-            source,
-            text: sanitize::line(raw.trim_end(), MAX_LINE_CHARS),
-        };
+        self.push_at(source, Level::Error, raw);
+    }
+
+    /// Appends a warning the client noticed (said `warning: …`).
+    pub fn warn(&self, raw: &str) {
+        self.push_at(LogSource::Client, Level::Warning, raw);
+    }
+
+    fn push_at(&self, source: LogSource, level: Level, raw: &str) {
+        let entry = LogEntry::new(source, level, raw);
         let mut ring = self.inner.locked();
         if ring.entries.len() == ring.capacity {
             ring.entries.pop_front();
@@ -189,6 +228,18 @@ pub fn is_error_line(line: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A warning is said `warning: …` and known by its level, not its words.
+    #[test]
+    fn a_warning_is_said_so_and_known_by_its_level() {
+        let log = ServerLog::new(4);
+        log.warn("page 2: a duplicate URI ");
+        log.push(LogSource::Client, "warning: a server's own words");
+        let entries = log.entries();
+        assert_eq!(entries[0].text, "warning: page 2: a duplicate URI");
+        assert_eq!(entries[0].level, Level::Warning);
+        assert_eq!(entries[1].level, Level::Error);
+    }
 
     #[test]
     fn picks_the_line_that_states_the_error() {

@@ -113,8 +113,7 @@ impl Connection {
                 let read = lenient_read(raw::into_value(other));
                 let (Ok((_, warnings)) | Err((_, warnings))) = &read;
                 for warning in warnings.kept() {
-                    self.log()
-                        .push(LogSource::Client, &format!("warning: {warning}"));
+                    self.log().warn(&warning.to_string());
                 }
                 read.map(|(outcome, warnings)| (outcome, warnings, None))
                     .map_err(|(error, _)| {
@@ -141,8 +140,7 @@ impl Connection {
         let read = self.read(uri).await?;
         let (outcome, dropped) = own_parts(uri, read.outcome);
         for other in &dropped {
-            self.log()
-                .push(LogSource::Client, &dropped_part(uri, other));
+            self.log().warn(&dropped_part_words(uri, other));
         }
         match outcome {
             Some(outcome) => Ok(Read {
@@ -200,8 +198,13 @@ pub fn is_part_of(part_uri: &str, uri: &str) -> bool {
 
 /// The warning for one dropped part.
 pub fn dropped_part(uri: &str, other: &str) -> String {
+    format!("warning: {}", dropped_part_words(uri, other))
+}
+
+/// What is wrong with one dropped part, as a log's warning says it.
+fn dropped_part_words(uri: &str, other: &str) -> String {
     format!(
-        "warning: resources/read {uri}: dropped a contents part under `{other}`, not the requested resource"
+        "resources/read {uri}: dropped a contents part under `{other}`, not the requested resource"
     )
 }
 

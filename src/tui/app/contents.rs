@@ -227,12 +227,7 @@ impl App {
         let s = &self.servers[index];
         let last_error = match &s.status {
             Status::Failed(why) => Some(sanitize::line(&why.why, 1000)),
-            _ => self.logs.get(index).and_then(|log| {
-                log.tail(LogSource::Client, 20)
-                    .into_iter()
-                    .rev()
-                    .find(|l| !l.starts_with("warning:"))
-            }),
+            _ => self.logs.get(index).and_then(|log| log.last_error(20)),
         };
         let notes = self
             .logs

@@ -249,13 +249,10 @@ impl App {
         }
         if let Some(log) = self.logs.get_mut(server as usize) {
             for d in report.duplicates.iter().take(LOGGED_URIS) {
-                log.push(
-                    LogSource::Client,
-                    &format!(
-                        "warning: re-listing: {} was already listed by this server (the first entry is kept)",
-                        d.uri
-                    ),
-                );
+                log.warn(&format!(
+                    "re-listing: {} was already listed by this server (the first entry is kept)",
+                    d.uri
+                ));
             }
         }
         let appeared: Vec<String> = (report.added_from..end)

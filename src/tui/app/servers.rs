@@ -10,7 +10,7 @@ use super::super::server_info::ServerInfo;
 use super::{App, Effect, ServerEvent};
 use crate::catalog::{ItemId, ServerId};
 use crate::mcp::Failure;
-use crate::mcp::log::{LogEntry, LogSource};
+use crate::mcp::log::{Level, LogEntry, LogSource};
 use crate::sanitize;
 use crate::tui::text::thousands;
 
@@ -18,8 +18,6 @@ use crate::tui::text::thousands;
 const SMALL_CATALOGUE: usize = 40;
 /// Listings (and resolutions) at least this big are followed by [`Effect::ReleaseMemory`].
 pub(super) const RELEASE_AFTER: usize = 50_000;
-/// Longest log line kept, in characters (as the connection's own log).
-const MAX_LOG_CHARS: usize = 2000;
 
 /// One server's log as the core holds it: plain data, read while drawing without a lock. The
 /// connection's entries (stderr, notifications, its errors) arrive as [`super::Msg::Log`], a
@@ -43,14 +41,31 @@ impl Log {
 
     /// Adds one of the core's own notes (cleaned and capped, as the connection's log does).
     pub fn push(&mut self, source: LogSource, raw: &str) {
+        self.push_entry(LogEntry::new(source, Level::Error, raw));
+    }
+
+    /// Adds a warning of the core's own (said `warning: …`).
+    pub fn warn(&mut self, raw: &str) {
+        self.push_entry(LogEntry::new(LogSource::Client, Level::Warning, raw));
+    }
+
+    fn push_entry(&mut self, entry: LogEntry) {
         if self.own.len() == self.capacity {
             self.own.pop_front();
         }
-        self.own.push_back(LogEntry {
-            at: SystemTime::now(),
-            source,
-            text: sanitize::line(raw.trim_end(), MAX_LOG_CHARS),
-        });
+        self.own.push_back(entry);
+    }
+
+    /// The newest of the last `n` lines the client logged that states an error, not a
+    /// warning: what a server row shows as its last error.
+    pub fn last_error(&self, n: usize) -> Option<String> {
+        self.entries()
+            .into_iter()
+            .rev()
+            .filter(|e| e.source == LogSource::Client)
+            .take(n)
+            .find(|e| e.level == Level::Error)
+            .map(|e| e.text.clone())
     }
 
     /// The connection's log as it is now.
@@ -362,16 +377,13 @@ impl App {
         if let Some(log) = self.logs.get_mut(server as usize) {
             for d in report.duplicates.iter().take(10) {
                 let warning = crate::mcp::Warning::duplicate(page, d.index, &d.uri);
-                log.push(LogSource::Client, &format!("warning: {warning}"));
+                log.warn(&warning.to_string());
             }
             if report.duplicates.len() > 10 {
-                log.push(
-                    LogSource::Client,
-                    &format!(
-                        "warning: resources/list page {page}: {} more duplicate URIs skipped",
-                        report.duplicates.len() - 10
-                    ),
-                );
+                log.warn(&format!(
+                    "resources/list page {page}: {} more duplicate URIs skipped",
+                    report.duplicates.len() - 10
+                ));
             }
         }
         fx
