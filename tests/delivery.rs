@@ -448,31 +448,44 @@ fn conversation(stub: &Stub, prompt: &str, out: &str) -> String {
 /// `instructions`; `opencode run` sends the user's `AGENTS.md` and then the set, verbatim.
 #[test]
 fn opencode_gets_the_set_in_its_first_model_request() {
+    listed_instructions_carry_the_set("opencode", "opencode.json");
+}
+
+/// Kilo CLI 7.7.7, an opencode fork: the same, in `kilo.json`, read by `kilo run`.
+#[test]
+fn kilo_gets_the_set_in_its_first_model_request() {
+    listed_instructions_carry_the_set("kilo", "kilo.json");
+}
+
+/// `install HOST` lists mcpick's file in the host's `config` (kept as the user wrote it,
+/// comments too); the host's first model request holds the user's `AGENTS.md` and then the
+/// set, verbatim and in order; `uninstall` leaves every file as it was.
+fn listed_instructions_carry_the_set(host: &str, config: &str) {
     let world = World::python_set();
     let project = world.project();
     std::fs::write(project.join("AGENTS.md"), "Always run the tests.\n").unwrap();
     std::fs::write(
-        project.join("opencode.json"),
-        // With the schema opencode adds to a project file it reads, as it would be.
+        project.join(config),
+        // With the schema the host adds to a project file it reads, as it would be.
         "{\n  \"$schema\": \"https://opencode.ai/config.json\",\n  // the user's own\n  \"autoupdate\": false\n}\n",
     )
     .unwrap();
     let before = world.files();
     let absent = world.excluded_texts();
-    let said = world.ok(&["install", "opencode"]);
+    let said = world.ok(&["install", host]);
     assert!(said.contains("delivered at session start"), "{said}");
-    let config = std::fs::read_to_string(project.join("opencode.json")).unwrap();
-    assert!(config.contains("// the user's own"), "{config}");
-    assert!(config.contains(".mcpick/mcpick.opencode.md"), "{config}");
-    let promised = world.promised("opencode");
+    let written = std::fs::read_to_string(project.join(config)).unwrap();
+    assert!(written.contains("// the user's own"), "{written}");
+    assert!(
+        written.contains(&format!(".mcpick/mcpick.{host}.md")),
+        "{written}"
+    );
+    let promised = world.promised(host);
     let stub_dir = tempfile::tempdir().unwrap();
     let stub = Stub::start(stub_dir.path());
-    let out = world.host(
-        &stub,
-        "opencode",
-        &["run", "--format", "json", "hello"],
-        &stub.opencode_env(),
-    );
+    let run = stub.headless(host, "hello", &world.home(), &project);
+    let args: Vec<&str> = run.args.iter().map(String::as_str).collect();
+    let out = world.host(&stub, run.program, &args, &run.env);
     let text = conversation(&stub, "hello", &out);
     let agents = text
         .find("Always run the tests.")
@@ -481,8 +494,8 @@ fn opencode_gets_the_set_in_its_first_model_request() {
         agents < text.find("The context set").unwrap(),
         "the user's file first"
     );
-    assert_delivered("opencode", &promised, &text, &absent);
-    world.ok(&["uninstall", "opencode"]);
+    assert_delivered(host, &promised, &text, &absent);
+    world.ok(&["uninstall", host]);
     assert_same_files(&before, &world.files());
 }
 
@@ -1419,11 +1432,31 @@ fn gemini_cli_gets_a_change_of_the_set_on_the_next_turn() {
 /// change: the newly pinned resource verbatim, the excluded one gone; no hook is installed.
 #[test]
 fn opencode_gets_a_change_of_the_set_on_the_next_turn() {
+    instructions_read_every_call_carry_a_change("opencode", "opencode", "Ask anything", |s| {
+        s.opencode_env()
+    });
+}
+
+/// Kilo CLI 7.7.7 reads its `instructions` files before every model call, as opencode does.
+#[test]
+fn kilo_gets_a_change_of_the_set_on_the_next_turn() {
+    instructions_read_every_call_carry_a_change("kilo", "kilo", "Ask anything", |s| s.kilo_env());
+}
+
+/// Two turns of `host`'s interactive session (`program`, ready when its screen shows
+/// `ready_at`) around a pin and an exclude: turn 2 carries the set as `preview --next-turn`
+/// predicted.
+fn instructions_read_every_call_carry_a_change(
+    host: &str,
+    program: &str,
+    ready_at: &str,
+    env_of: fn(&Stub) -> Vec<(&'static str, String)>,
+) {
     let world = World::new();
     world.ok(&["exclude", "--demo", "demo://clock/*"]);
-    let said = world.ok(&["install", "opencode"]);
+    let said = world.ok(&["install", host]);
     assert!(!said.contains("hook"), "no hook for opencode: {said}");
-    let promised = world.promised("opencode");
+    let promised = world.promised(host);
     let withdrawn = promised["included"].as_array().unwrap().last().unwrap()["uri"]
         .as_str()
         .unwrap()
@@ -1443,14 +1476,14 @@ fn opencode_gets_a_change_of_the_set_on_the_next_turn() {
     let stub = Stub::start(stub_dir.path());
     let mut env = world.env();
     env.extend(
-        stub.opencode_env()
+        env_of(&stub)
             .into_iter()
             .map(|(k, v)| (k.to_string(), v)),
     );
     let tmux = Tmux::program(
         &world.project(),
         &env,
-        &peers().join("node/node_modules/.bin/opencode"),
+        &peers().join("node/node_modules/.bin").join(program),
     );
     // The turn's conversation request (not its title request): the prompt, with the system
     // prompt that holds the instructions.
@@ -1461,13 +1494,13 @@ fn opencode_gets_a_change_of_the_set_on_the_next_turn() {
         })
     };
     let ready = tmux
-        .wait(HOST_START, |s| s.contains("Ask anything"))
+        .wait(HOST_START, |s| s.contains(ready_at))
         .is_ok();
     let first = ready.then(|| turn("first turn please")).flatten();
     world.ok(&["pin", "--demo", &pinned]);
     world.ok(&["exclude", "--demo", &withdrawn]);
-    let predicted = world.run(&["preview", "--host", "opencode", "--next-turn"]);
-    let promised = world.promised("opencode");
+    let predicted = world.run(&["preview", "--host", host, "--next-turn"]);
+    let promised = world.promised(host);
     let second = first.as_ref().and_then(|_| turn("second turn please"));
     let shown = tmux.screen();
     drop(tmux);
@@ -1490,7 +1523,7 @@ fn opencode_gets_a_change_of_the_set_on_the_next_turn() {
         stdout(&predicted).contains(pinned_text.trim_end()),
         "--next-turn shows the set the next turn gets"
     );
-    assert_delivered("opencode", &promised, &second, &[withdrawn_text]);
+    assert_delivered(host, &promised, &second, &[withdrawn_text]);
     assert!(
         second.contains(pinned_text.trim_end()),
         "the newly pinned resource, verbatim"

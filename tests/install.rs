@@ -776,6 +776,15 @@ fn opencode_project_and_user_keep_comments() {
     round(Host::OpenCode, Scope::Project, None, &[], "");
 }
 
+/// Kilo CLI's file is opencode's shape under Kilo's name.
+#[test]
+fn kilo_project_and_user_keep_comments() {
+    let kept = ["// the team's model", "// ours", "\"CONTRIBUTING.md\""];
+    round(Host::Kilo, Scope::Project, Some(OPENCODE), &kept, "jira");
+    round(Host::Kilo, Scope::User, Some(OPENCODE), &kept, "docs");
+    round(Host::Kilo, Scope::Project, None, &[], "");
+}
+
 const COPILOT: &str = r#"{
   "mcpServers": {
     "github": { "type": "http", "url": "https://api.githubcopilot.com/mcp/", "tools": ["*"] },

@@ -131,6 +131,7 @@ fn sources_are_listed_in_precedence_order() {
         ("/w/app/.zed/settings.json", Scope::Project, "zed"),
         ("/w/app/opencode.json", Scope::Project, "opencode"),
         ("/w/app/.qwen/settings.json", Scope::Project, "qwen-code"),
+        ("/w/app/kilo.json", Scope::Project, "kilo"),
         ("/h/.config/mcpick/config.toml", Scope::User, "mcpick"),
         ("/h/.claude.json", Scope::Host, "claude-code"),
         ("/h/.claude.json", Scope::Host, "claude-code"),
@@ -152,11 +153,13 @@ fn sources_are_listed_in_precedence_order() {
         ("OPENCODE", Scope::Host, "opencode"),
         ("/h/.copilot/mcp-config.json", Scope::Host, "copilot-cli"),
         ("/h/.qwen/settings.json", Scope::Host, "qwen-code"),
+        ("KILO", Scope::Host, "kilo"),
     ];
     // Codex's user file follows `$CODEX_HOME`, Zed's and opencode's the OS.
     let codex = crate::hosts::codex::user_file(&places).unwrap();
     let zed = crate::hosts::zed::user_file(&places).unwrap();
     let opencode = crate::hosts::opencode::user_file(&places).unwrap();
+    let kilo = crate::hosts::kilo::user_file(&places).unwrap();
     let expected: Vec<(String, Scope, &str)> = expected
         .iter()
         .map(|(p, s, f)| {
@@ -164,6 +167,7 @@ fn sources_are_listed_in_precedence_order() {
                 "CODEX" => codex.display().to_string(),
                 "ZED" => zed.display().to_string(),
                 "OPENCODE" => opencode.display().to_string(),
+                "KILO" => kilo.display().to_string(),
                 p => p.to_string(),
             };
             (p, *s, *f)
@@ -172,12 +176,12 @@ fn sources_are_listed_in_precedence_order() {
     assert_eq!(shown, expected);
     // `~/.claude.json`: the project's section first, then the top level.
     assert_eq!(
-        list[11].format,
+        list[12].format,
         Format::ClaudeCodeUser {
             project: Some(PathBuf::from("/w/app"))
         }
     );
-    assert_eq!(list[12].format, Format::ClaudeCodeUser { project: None });
+    assert_eq!(list[13].format, Format::ClaudeCodeUser { project: None });
     // A --config file not ending in .json is mcpick TOML; absolute paths stay as they are.
     let list = sources(&places, Some(Path::new("/etc/mcpick.conf")));
     assert_eq!(list[0].path, Path::new("/etc/mcpick.conf"));

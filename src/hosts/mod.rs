@@ -15,6 +15,7 @@ pub mod doc;
 pub mod gemini;
 pub mod install;
 pub mod json;
+pub mod kilo;
 pub mod opencode;
 pub mod qwen_code;
 pub mod vscode;
@@ -45,10 +46,11 @@ pub enum Host {
     OpenCode,
     CopilotCli,
     QwenCode,
+    Kilo,
 }
 
 impl Host {
-    pub const ALL: [Host; 11] = [
+    pub const ALL: [Host; 12] = [
         Host::ClaudeCode,
         Host::ClaudeDesktop,
         Host::Cursor,
@@ -60,6 +62,7 @@ impl Host {
         Host::OpenCode,
         Host::CopilotCli,
         Host::QwenCode,
+        Host::Kilo,
     ];
 
     /// The name on the command line: `claude-code`, `vscode`, ….
@@ -80,6 +83,7 @@ impl Host {
             Host::OpenCode => &opencode::DIALECT,
             Host::CopilotCli => &copilot_cli::DIALECT,
             Host::QwenCode => &qwen_code::DIALECT,
+            Host::Kilo => &kilo::DIALECT,
         }
     }
 }

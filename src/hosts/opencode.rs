@@ -40,7 +40,7 @@ pub fn user_file(places: &Places) -> Option<PathBuf> {
 }
 
 /// The program and its arguments are one array.
-fn entry(launch: &Launch) -> Value {
+pub(super) fn entry(launch: &Launch) -> Value {
     let mut command = vec![launch.command.clone()];
     command.extend(launch.args.iter().cloned());
     json!({ "type": "local", "command": command, "enabled": true })
@@ -48,7 +48,7 @@ fn entry(launch: &Launch) -> Value {
 
 /// `command: [program, ...args]` → `command`, `args`; `environment` → `env`; a `remote` entry
 /// is Streamable HTTP. Anything else is passed on for the reader to report.
-fn read(entry: &Value) -> Option<Value> {
+pub(super) fn read(entry: &Value) -> Option<Value> {
     let Some(object) = entry.as_object() else {
         return Some(entry.clone());
     };

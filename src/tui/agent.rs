@@ -467,6 +467,7 @@ mod tests {
                 Host::OpenCode,
                 Host::CopilotCli,
                 Host::QwenCode,
+                Host::Kilo,
                 Host::VsCode,
                 Host::Cursor,
                 Host::Windsurf

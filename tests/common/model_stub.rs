@@ -126,6 +126,30 @@ impl Stub {
         ]
     }
 
+    /// Kilo CLI (`kilo run`), an opencode fork: opencode's recipe under Kilo's names, with
+    /// its session upload, sharing, daemon and LSP downloads off.
+    pub fn kilo_env(&self) -> Vec<(&'static str, String)> {
+        let mut env: Vec<(&'static str, String)> = self
+            .opencode_env()
+            .into_iter()
+            .map(|(k, v)| match k {
+                "OPENCODE_CONFIG_CONTENT" => ("KILO_CONFIG_CONTENT", v),
+                "OPENCODE_DISABLE_MODELS_FETCH" => ("KILO_DISABLE_MODELS_FETCH", v),
+                "OPENCODE_DISABLE_AUTOUPDATE" => ("KILO_DISABLE_AUTOUPDATE", v),
+                other => (other, v),
+            })
+            .collect();
+        for k in [
+            "KILO_DISABLE_SESSION_INGEST",
+            "KILO_DISABLE_SHARE",
+            "KILO_NO_DAEMON",
+            "KILO_DISABLE_LSP_DOWNLOAD",
+        ] {
+            env.push((k, "1".into()));
+        }
+        env
+    }
+
     /// GitHub Copilot CLI (`copilot -p`): bring-your-own-key with the Anthropic API at the
     /// stub, offline, no GitHub sign-in.
     pub fn copilot_env(&self) -> Vec<(&'static str, String)> {
@@ -221,6 +245,19 @@ impl Stub {
                 program: "opencode",
                 args: args(&["run", "--format", "json", prompt]),
                 env: self.opencode_env(),
+                api: "anthropic",
+            },
+            "kilo" => Headless {
+                program: "kilo",
+                args: args(&[
+                    "run",
+                    "--format",
+                    "json",
+                    "-m",
+                    "anthropic/claude-sonnet-4-5",
+                    prompt,
+                ]),
+                env: self.kilo_env(),
                 api: "anthropic",
             },
             "copilot-cli" => Headless {

@@ -7,6 +7,7 @@ pub mod codex;
 pub mod copilot_cli;
 pub mod cursor;
 pub mod gemini;
+pub mod kilo;
 pub mod opencode;
 pub mod qwen_code;
 pub mod vscode;
@@ -18,13 +19,14 @@ use crate::hosts::Host;
 
 /// Every host's profile: first those with a session-start channel, in the order the browser's
 /// agent view steps through them.
-pub static ALL: [&Profile; 11] = [
+pub static ALL: [&Profile; 12] = [
     &claude_code::PROFILE,
     &gemini::PROFILE,
     &codex::PROFILE,
     &opencode::PROFILE,
     &copilot_cli::PROFILE,
     &qwen_code::PROFILE,
+    &kilo::PROFILE,
     &vscode::PROFILE,
     &cursor::PROFILE,
     &windsurf::PROFILE,
@@ -101,6 +103,7 @@ mod tests {
                 Host::OpenCode,
                 Host::CopilotCli,
                 Host::QwenCode,
+                Host::Kilo,
                 Host::VsCode,
                 Host::Cursor,
                 Host::Windsurf

@@ -1,0 +1,59 @@
+//! Kilo CLI (an opencode fork): measured with 7.7.7 against its real model requests
+//! (`tests/delivery.rs`, `tests/skills.rs`; `docs/hand-off.md`). opencode's profile with
+//! Kilo's names: no per-turn hook, it reads its instructions files again before every model
+//! call.
+
+use crate::handoff::profile::{
+    Channel, Known, Measure, MidSession, Profile, Reached, Scopes, SkillsFolder,
+};
+use crate::hosts::{Host, Scope, kilo};
+
+const MEASURED: Known = Known::Measured("Kilo CLI 7.7.7");
+
+pub static PROFILE: Profile = Profile {
+    host: Host::Kilo,
+    entry: &kilo::DIALECT,
+    entry_known: MEASURED,
+    entry_note: None,
+    start: Some(&CHANNEL),
+    per_turn: None,
+    hooks: None,
+    mention: None,
+    skills: Some(&SKILLS),
+    // It reads the first of AGENTS.md, CLAUDE.md and CONTEXT.md without following imports: a
+    // Claude Code delivery gives it two lines, not the set.
+    reads_also: &[],
+};
+
+/// The files its config's `instructions` lists, verbatim, after the user's `AGENTS.md` and
+/// `.kilo/rules/*.md` (600 KB seen whole); no imports.
+pub const CHANNEL: Channel = Channel {
+    host: Host::Kilo,
+    what: "a file in Kilo's `instructions`",
+    limit: None,
+    limit_words: "",
+    measure: Measure::Bytes,
+    wrapper_tags: &["Instructions from: "],
+    wrap: |path, _, file| format!("Instructions from: {path}\n{file}"),
+    tool_limit: None,
+    lists_prompts: true,
+    every_call: true,
+    tells_of_changes: false,
+    known: MEASURED,
+    scopes: Scopes::AsEntry,
+    reached: Reached::Listed("instructions"),
+};
+
+/// `.kilo/skills/NAME/SKILL.md` (user: `skills` beside its user config), listed by
+/// description, bodies on demand. It reads Claude Code's folders too.
+pub const SKILLS: SkillsFolder = SkillsFolder {
+    host: Host::Kilo,
+    project: ".kilo/skills",
+    user: |p| Some(kilo::user_file(p)?.parent()?.join("skills")),
+    reads_also: &[
+        (Host::ClaudeCode, Scope::Project),
+        (Host::ClaudeCode, Scope::User),
+    ],
+    known: MEASURED,
+    mid_session: MidSession::NewSession,
+};
