@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::model_stub::{Stub, all_text, claude_tui, run_host, submit, take_turn, text_of, under};
+use common::model_stub::{
+    Stub, all_text, claude_tui, end_cline_hub, run_host, submit, take_turn, text_of, under,
+};
 use common::snapshot::{Files, assert_same_files, files};
 use common::tmux::{HOST_START, Tmux};
 use common::*;
@@ -497,6 +499,55 @@ fn listed_instructions_carry_the_set(host: &str, config: &str) {
     assert_delivered(host, &promised, &text, &absent);
     world.ok(&["uninstall", host]);
     assert_same_files(&before, &world.files());
+}
+
+/// Cline CLI 3.0.65: a plain `install cline` writes its (user) server entry and a rule file
+/// in the project's `.clinerules/`; `cline` sends the rule whole under `# Rules`, the set
+/// verbatim and in order, and offers mcpick's `context` tool; `uninstall` leaves every file
+/// as it was. A project with a `.cline/rules/` folder (which Cline reads in place of
+/// `.clinerules/`) gets the file there.
+#[test]
+fn cline_gets_the_set_in_its_first_model_request() {
+    let world = World::python_set();
+    let project = world.project();
+    std::fs::write(project.join("AGENTS.md"), "Always run the tests.\n").unwrap();
+    let before = world.files();
+    let absent = world.excluded_texts();
+    let said = world.ok(&["install", "cline"]);
+    assert!(said.contains("delivered at session start"), "{said}");
+    assert!(project.join(".clinerules/mcpick.md").is_file(), "{said}");
+    let promised = world.promised("cline");
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = Stub::start(stub_dir.path());
+    let run = stub.headless("cline", "say hello please", &world.home(), &project);
+    let args: Vec<&str> = run.args.iter().map(String::as_str).collect();
+    let out = world.host(&stub, run.program, &args, &run.env);
+    end_cline_hub(&project);
+    let requests = stub.requests("chat");
+    let request = requests
+        .first()
+        .unwrap_or_else(|| panic!("cline sent no model request: {out}"));
+    let text = text_of(&request["messages"]);
+    assert!(text.contains("# Rules\n## mcpick\n"), "the rule, by its name");
+    assert!(text.contains("Always run the tests."), "the user's AGENTS.md is still read");
+    assert_delivered("cline", &promised, &text, &absent);
+    let tools = request["tools"].to_string();
+    assert!(tools.contains("mcpick__context"), "the served tools: {tools}");
+    world.ok(&["uninstall", "cline"]);
+    let entries = world.home().join(".cline/data/settings/cline_mcp_settings.json");
+    let left = std::fs::read_to_string(&entries).unwrap_or_default();
+    assert!(!left.contains("mcpick"), "{left}");
+    // What Cline itself wrote (its sign-in, settings, sessions) goes with it.
+    std::fs::remove_dir_all(world.home().join(".cline")).unwrap();
+    assert_same_files(&before, &world.files());
+
+    std::fs::create_dir_all(project.join(".cline/rules")).unwrap();
+    let said = world.ok(&["install", "cline"]);
+    assert!(project.join(".cline/rules/mcpick.md").is_file(), "{said}");
+    assert!(!project.join(".clinerules").exists(), "{said}");
+    world.ok(&["uninstall", "cline"]);
+    assert!(!project.join(".cline/rules/mcpick.md").exists());
+    assert!(project.join(".cline/rules").is_dir(), "the user's folder stays");
 }
 
 /// opencode runs an MCP server's prompt as a command: after `install opencode --deliver

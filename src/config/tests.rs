@@ -154,6 +154,11 @@ fn sources_are_listed_in_precedence_order() {
         ("/h/.copilot/mcp-config.json", Scope::Host, "copilot-cli"),
         ("/h/.qwen/settings.json", Scope::Host, "qwen-code"),
         ("KILO", Scope::Host, "kilo"),
+        (
+            "/h/.cline/data/settings/cline_mcp_settings.json",
+            Scope::Host,
+            "cline",
+        ),
     ];
     // Codex's user file follows `$CODEX_HOME`, Zed's and opencode's the OS.
     let codex = crate::hosts::codex::user_file(&places).unwrap();

@@ -511,7 +511,11 @@ fn layout(
                     host.dialect().host_name
                 ));
             }
-            let rel = format!("{}/{}.{}", rules.folder, file_safe(name), rules.extension);
+            let folder = match rules.read_instead {
+                Some(instead) if places.project.join(instead).is_dir() => instead,
+                _ => rules.folder,
+            };
+            let rel = format!("{folder}/{}.{}", file_safe(name), rules.extension);
             delivery.file = places.project.join(&rel);
             delivery.exclude = git_exclude(&places.project, &format!("/{rel}\n"));
         }

@@ -158,6 +158,9 @@ pub struct Import {
 pub struct RulesFile {
     /// The folder, relative to the project.
     pub folder: &'static str,
+    /// A folder the host reads in `folder`'s place where the project has it (relative to the
+    /// project): the file goes there, where it is read.
+    pub read_instead: Option<&'static str>,
     /// What the file name ends with, after `NAME.`.
     pub extension: &'static str,
     /// The front matter that makes the host read the file into every request.

@@ -8,6 +8,7 @@
 
 pub mod claude_code;
 pub mod claude_desktop;
+pub mod cline;
 pub mod codex;
 pub mod copilot_cli;
 pub mod cursor;
@@ -47,10 +48,11 @@ pub enum Host {
     CopilotCli,
     QwenCode,
     Kilo,
+    Cline,
 }
 
 impl Host {
-    pub const ALL: [Host; 12] = [
+    pub const ALL: [Host; 13] = [
         Host::ClaudeCode,
         Host::ClaudeDesktop,
         Host::Cursor,
@@ -63,6 +65,7 @@ impl Host {
         Host::CopilotCli,
         Host::QwenCode,
         Host::Kilo,
+        Host::Cline,
     ];
 
     /// The name on the command line: `claude-code`, `vscode`, ….
@@ -84,6 +87,7 @@ impl Host {
             Host::CopilotCli => &copilot_cli::DIALECT,
             Host::QwenCode => &qwen_code::DIALECT,
             Host::Kilo => &kilo::DIALECT,
+            Host::Cline => &cline::DIALECT,
         }
     }
 }

@@ -468,6 +468,7 @@ mod tests {
                 Host::CopilotCli,
                 Host::QwenCode,
                 Host::Kilo,
+                Host::Cline,
                 Host::VsCode,
                 Host::Cursor,
                 Host::Windsurf

@@ -260,6 +260,35 @@ impl Stub {
                 env: self.kilo_env(),
                 api: "anthropic",
             },
+            "cline" => {
+                // Its OpenAI-compatible provider at the stub (its Anthropic one refuses a base
+                // URL), telemetry off.
+                let settings = home.join(".cline/data/settings");
+                std::fs::create_dir_all(&settings).unwrap();
+                std::fs::write(
+                    settings.join("global-settings.json"),
+                    r#"{"telemetryOptOut": true}"#,
+                )
+                .unwrap();
+                let base = format!("http://127.0.0.1:{}/v1", self.port);
+                let env = [
+                    ("HOME".to_string(), home.display().to_string()),
+                    ("PATH".to_string(), std::env::var("PATH").unwrap_or_default()),
+                ];
+                run_host(
+                    "cline",
+                    &["auth", "-p", "openai", "-k", "dummy", "-m", "stub-model", "-b", &base],
+                    project,
+                    &env,
+                    &[],
+                );
+                Headless {
+                    program: "cline",
+                    args: args(&["-P", "openai", "-m", "stub-model", "--json", prompt]),
+                    env: vec![],
+                    api: "chat",
+                }
+            }
             "copilot-cli" => Headless {
                 program: "copilot",
                 args: args(&[
@@ -326,6 +355,27 @@ pub fn run_host(
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     )
+}
+
+/// Ends the `cline --cline-hub-daemon` that every Cline CLI run in `project` leaves behind,
+/// by its pid (found by its command line).
+pub fn end_cline_hub(project: &Path) {
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return;
+    };
+    let needle = format!("--cwd\0{}\0", project.display());
+    for entry in procs.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let cmdline = String::from_utf8_lossy(&cmdline);
+        if cmdline.contains("--cline-hub-daemon") && cmdline.contains(&needle) {
+            let _ = Command::new("kill").arg(pid.to_string()).status();
+        }
+    }
 }
 
 impl Drop for Stub {

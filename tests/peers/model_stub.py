@@ -5,6 +5,8 @@ Answers, on 127.0.0.1 at a random port:
   Anthropic Messages   POST /v1/messages (SSE when "stream": true), POST /v1/messages/count_tokens
   Gemini               POST /v1beta/models/M:generateContent, POST /v1beta/models/M:streamGenerateContent
   OpenAI Responses     POST /v1/responses (SSE), GET /v1/models
+  OpenAI Chat          POST /v1/chat/completions (SSE when "stream": true); a `role: "tool"`
+                       message is a tool result (Cline CLI)
 Every request body is written to DIR/NNNN-<api>.json as {"path", "body"} (body parsed as JSON
 when it is JSON). Replies are the smallest valid ones: the model says "ok" and stops.
 
@@ -59,7 +61,7 @@ def names_in(doc, namespace=None):
 
 def has_result(doc):
     if isinstance(doc, dict):
-        if doc.get("type") in RESULT_TYPES or RESULT_KEYS & doc.keys():
+        if doc.get("type") in RESULT_TYPES or RESULT_KEYS & doc.keys() or doc.get("role") == "tool":
             return True
         return any(has_result(v) for v in doc.values())
     if isinstance(doc, list):
@@ -252,6 +254,37 @@ def openai(handler, body):
     )
 
 
+def chat(handler, body):
+    """OpenAI Chat Completions: a tool call when wants_call says so, else "ok"."""
+    model = (body or {}).get("model", "stub")
+    tool = wants_call(body)
+    if tool:
+        delta = {"role": "assistant", "content": None, "tool_calls": [{"index": 0, "id": "call_stub", "type": "function", "function": {"name": tool[0], "arguments": ARGS.call_args}}]}
+        finish = "tool_calls"
+    else:
+        delta = {"role": "assistant", "content": REPLY}
+        finish = "stop"
+    usage = {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11}
+    base = {"id": "chatcmpl-stub", "object": "chat.completion.chunk", "created": int(time.time()), "model": model}
+    if not (body or {}).get("stream"):
+        message = {k: v for k, v in delta.items() if k != "index"}
+        return send_json(handler, dict(base, object="chat.completion", choices=[{"index": 0, "message": message, "finish_reason": finish}], usage=usage))
+    handler.send_response(200)
+    handler.send_header("content-type", "text/event-stream")
+    handler.send_header("cache-control", "no-cache")
+    handler.send_header("connection", "close")
+    handler.close_connection = True
+    handler.end_headers()
+    for chunk in [
+        dict(base, choices=[{"index": 0, "delta": delta, "finish_reason": None}]),
+        dict(base, choices=[{"index": 0, "delta": {}, "finish_reason": finish}]),
+        dict(base, choices=[], usage=usage),
+    ]:
+        handler.wfile.write(("data: %s\n\n" % json.dumps(chunk)).encode())
+    handler.wfile.write(b"data: [DONE]\n\n")
+    handler.wfile.flush()
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
@@ -293,6 +326,8 @@ class Handler(BaseHTTPRequestHandler):
             if ":countTokens" in path:
                 return send_json(self, {"totalTokens": 10})
             return gemini(self, path, body)
+        if path.startswith("/v1/chat/completions"):
+            return chat(self, record("chat", path, raw))
         if path.startswith("/v1/responses"):
             return openai(self, record("openai", path, raw))
         record("unknown", path, raw)

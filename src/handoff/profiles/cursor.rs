@@ -37,6 +37,7 @@ pub const CHANNEL: Channel = Channel {
     scopes: Scopes::ProjectOnly,
     reached: Reached::Rules(RulesFile {
         folder: ".cursor/rules",
+        read_instead: None,
         extension: "mdc",
         front_matter: "---\ndescription: The context set chosen with mcpick, delivered at session start\nalwaysApply: true\n---\n",
     }),

@@ -3,6 +3,7 @@
 
 pub mod claude_code;
 pub mod claude_desktop;
+pub mod cline;
 pub mod codex;
 pub mod copilot_cli;
 pub mod cursor;
@@ -19,7 +20,7 @@ use crate::hosts::Host;
 
 /// Every host's profile: first those with a session-start channel, in the order the browser's
 /// agent view steps through them.
-pub static ALL: [&Profile; 12] = [
+pub static ALL: [&Profile; 13] = [
     &claude_code::PROFILE,
     &gemini::PROFILE,
     &codex::PROFILE,
@@ -27,6 +28,7 @@ pub static ALL: [&Profile; 12] = [
     &copilot_cli::PROFILE,
     &qwen_code::PROFILE,
     &kilo::PROFILE,
+    &cline::PROFILE,
     &vscode::PROFILE,
     &cursor::PROFILE,
     &windsurf::PROFILE,
@@ -104,6 +106,7 @@ mod tests {
                 Host::CopilotCli,
                 Host::QwenCode,
                 Host::Kilo,
+                Host::Cline,
                 Host::VsCode,
                 Host::Cursor,
                 Host::Windsurf

@@ -46,6 +46,7 @@ pub const CHANNEL: Channel = Channel {
     scopes: Scopes::ProjectOnly,
     reached: Reached::Rules(RulesFile {
         folder: ".github/instructions",
+        read_instead: None,
         extension: "instructions.md",
         front_matter: "---\napplyTo: \"**\"\n---\n",
     }),

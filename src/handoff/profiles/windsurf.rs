@@ -40,6 +40,7 @@ pub const CHANNEL: Channel = Channel {
     scopes: Scopes::Project,
     reached: Reached::Rules(RulesFile {
         folder: ".windsurf/rules",
+        read_instead: None,
         extension: "md",
         front_matter: "---\ntrigger: always_on\n---\n",
     }),

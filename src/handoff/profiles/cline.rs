@@ -1,0 +1,54 @@
+//! Cline CLI: measured with 3.0.65 against its real model requests (`tests/delivery.rs`;
+//! `docs/hand-off.md`). No per-prompt channel (its hooks run around tools only), so a change
+//! of the set reaches the next session.
+
+use crate::handoff::profile::{Channel, Known, Measure, Profile, Reached, RulesFile, Scopes};
+use crate::hosts::{Host, cline};
+
+const MEASURED: Known = Known::Measured("Cline CLI 3.0.65");
+
+pub static PROFILE: Profile = Profile {
+    host: Host::Cline,
+    entry: &cline::DIALECT,
+    entry_known: MEASURED,
+    entry_note: None,
+    start: Some(&CHANNEL),
+    per_turn: None,
+    hooks: None,
+    mention: None,
+    skills: None,
+    // It reads the project's AGENTS.md (not CLAUDE.md), without imports.
+    reads_also: &[],
+};
+
+/// A rule file in `.clinerules/`, sent whole in its system prompt under `# Rules` as
+/// `## NAME` (600 KB seen whole), before the workspace's `AGENTS.md`. A project with a
+/// `.cline/rules/` folder has Cline read that one in place of `.clinerules/`, so the file
+/// goes where it is read. Its entry is the user's; its rules are the project's.
+pub const CHANNEL: Channel = Channel {
+    host: Host::Cline,
+    what: "a `.clinerules/` rule file",
+    limit: None,
+    limit_words: "",
+    measure: Measure::Bytes,
+    wrapper_tags: &[],
+    wrap: |path, _, file| {
+        let name = std::path::Path::new(path)
+            .file_stem()
+            .map(|s| s.to_string_lossy())
+            .unwrap_or_default();
+        format!("## {name}\n{}", file.trim())
+    },
+    tool_limit: None,
+    lists_prompts: false,
+    every_call: false,
+    tells_of_changes: false,
+    known: MEASURED,
+    scopes: Scopes::Project,
+    reached: Reached::Rules(RulesFile {
+        folder: ".clinerules",
+        read_instead: Some(".cline/rules"),
+        extension: "md",
+        front_matter: "",
+    }),
+};
