@@ -528,13 +528,24 @@ fn cline_gets_the_set_in_its_first_model_request() {
         .first()
         .unwrap_or_else(|| panic!("cline sent no model request: {out}"));
     let text = text_of(&request["messages"]);
-    assert!(text.contains("# Rules\n## mcpick\n"), "the rule, by its name");
-    assert!(text.contains("Always run the tests."), "the user's AGENTS.md is still read");
+    assert!(
+        text.contains("# Rules\n## mcpick\n"),
+        "the rule, by its name"
+    );
+    assert!(
+        text.contains("Always run the tests."),
+        "the user's AGENTS.md is still read"
+    );
     assert_delivered("cline", &promised, &text, &absent);
     let tools = request["tools"].to_string();
-    assert!(tools.contains("mcpick__context"), "the served tools: {tools}");
+    assert!(
+        tools.contains("mcpick__context"),
+        "the served tools: {tools}"
+    );
     world.ok(&["uninstall", "cline"]);
-    let entries = world.home().join(".cline/data/settings/cline_mcp_settings.json");
+    let entries = world
+        .home()
+        .join(".cline/data/settings/cline_mcp_settings.json");
     let left = std::fs::read_to_string(&entries).unwrap_or_default();
     assert!(!left.contains("mcpick"), "{left}");
     // What Cline itself wrote (its sign-in, settings, sessions) goes with it.
@@ -547,7 +558,10 @@ fn cline_gets_the_set_in_its_first_model_request() {
     assert!(!project.join(".clinerules").exists(), "{said}");
     world.ok(&["uninstall", "cline"]);
     assert!(!project.join(".cline/rules/mcpick.md").exists());
-    assert!(project.join(".cline/rules").is_dir(), "the user's folder stays");
+    assert!(
+        project.join(".cline/rules").is_dir(),
+        "the user's folder stays"
+    );
 }
 
 /// opencode runs an MCP server's prompt as a command: after `install opencode --deliver
@@ -1526,11 +1540,7 @@ fn instructions_read_every_call_carry_a_change(
     let stub_dir = tempfile::tempdir().unwrap();
     let stub = Stub::start(stub_dir.path());
     let mut env = world.env();
-    env.extend(
-        env_of(&stub)
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v)),
-    );
+    env.extend(env_of(&stub).into_iter().map(|(k, v)| (k.to_string(), v)));
     let tmux = Tmux::program(
         &world.project(),
         &env,
@@ -1544,9 +1554,7 @@ fn instructions_read_every_call_carry_a_change(
             (text.contains(prompt) && text.contains("Instructions from: ")).then_some(text)
         })
     };
-    let ready = tmux
-        .wait(HOST_START, |s| s.contains(ready_at))
-        .is_ok();
+    let ready = tmux.wait(HOST_START, |s| s.contains(ready_at)).is_ok();
     let first = ready.then(|| turn("first turn please")).flatten();
     world.ok(&["pin", "--demo", &pinned]);
     world.ok(&["exclude", "--demo", &withdrawn]);

@@ -331,12 +331,12 @@ fn a_pinned_skill_reaches_opencode_as_a_skill_and_an_excluded_one_nowhere() {
     );
 }
 
-/// Kilo CLI 7.7.7: `.kilo/skills/`, listed as opencode lists them.
+/// Kilo CLI 7.7.7: `.agents/skills/`, listed as opencode lists them.
 #[test]
 fn a_pinned_skill_reaches_kilo_as_a_skill_and_an_excluded_one_nowhere() {
     a_pinned_skill_reaches(
         "kilo",
-        ".kilo/skills",
+        ".agents/skills",
         ".mcpick/mcpick.kilo.md",
         &format!(
             "<name>pdf-forms</name>\n    <description>Fill in PDF forms field by field ({PINNED_DESCRIPTION})"

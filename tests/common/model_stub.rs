@@ -273,11 +273,24 @@ impl Stub {
                 let base = format!("http://127.0.0.1:{}/v1", self.port);
                 let env = [
                     ("HOME".to_string(), home.display().to_string()),
-                    ("PATH".to_string(), std::env::var("PATH").unwrap_or_default()),
+                    (
+                        "PATH".to_string(),
+                        std::env::var("PATH").unwrap_or_default(),
+                    ),
                 ];
                 run_host(
                     "cline",
-                    &["auth", "-p", "openai", "-k", "dummy", "-m", "stub-model", "-b", &base],
+                    &[
+                        "auth",
+                        "-p",
+                        "openai",
+                        "-k",
+                        "dummy",
+                        "-m",
+                        "stub-model",
+                        "-b",
+                        &base,
+                    ],
                     project,
                     &env,
                     &[],
@@ -365,7 +378,11 @@ pub fn end_cline_hub(project: &Path) {
     };
     let needle = format!("--cwd\0{}\0", project.display());
     for entry in procs.flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<i32>().ok())
+        else {
             continue;
         };
         let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {

@@ -4,7 +4,7 @@
 //! call.
 
 use crate::handoff::profile::{
-    Channel, Known, Measure, MidSession, Profile, Reached, Scopes, SkillsFolder,
+    Channel, Known, Measure, MidSession, Profile, Reached, Scopes, SkillsFolder, in_home,
 };
 use crate::hosts::{Host, Scope, kilo};
 
@@ -44,12 +44,14 @@ pub const CHANNEL: Channel = Channel {
     reached: Reached::Listed("instructions"),
 };
 
-/// `.kilo/skills/NAME/SKILL.md` (user: `skills` beside its user config), listed by
-/// description, bodies on demand. It reads Claude Code's folders too.
+/// `.agents/skills/NAME/SKILL.md` (user: `~/.agents/skills`), listed by description, bodies
+/// on demand. It reads `.kilo/skills` too, but writes a `.gitignore` of its own into any
+/// `.kilo/` folder it finds, which would outlive an uninstall. It reads Claude Code's folders
+/// too.
 pub const SKILLS: SkillsFolder = SkillsFolder {
     host: Host::Kilo,
-    project: ".kilo/skills",
-    user: |p| Some(kilo::user_file(p)?.parent()?.join("skills")),
+    project: ".agents/skills",
+    user: |p| in_home(p, ".agents/skills"),
     reads_also: &[
         (Host::ClaudeCode, Scope::Project),
         (Host::ClaudeCode, Scope::User),
