@@ -564,6 +564,38 @@ fn cline_gets_the_set_in_its_first_model_request() {
     );
 }
 
+/// pi 0.73.1 takes no MCP servers: a plain `install pi` writes the delivered file and an
+/// extension of mcpick's (`.pi/extensions/mcpick.ts`) and no entry; `pi -p` sends the user's
+/// `AGENTS.md` and the set in its system prompt, verbatim and in order; `uninstall` leaves
+/// every file as it was.
+#[test]
+fn pi_gets_the_set_in_its_first_model_request() {
+    let world = World::python_set();
+    let project = world.project();
+    std::fs::write(project.join("AGENTS.md"), "Always run the tests.\n").unwrap();
+    let before = world.files();
+    let absent = world.excluded_texts();
+    let said = world.ok(&["install", "pi"]);
+    assert!(said.contains("delivered at session start"), "{said}");
+    assert!(project.join(".pi/extensions/mcpick.ts").is_file(), "{said}");
+    let promised = world.promised("pi");
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = Stub::start(stub_dir.path());
+    let run = stub.headless("pi", "hello", &world.home(), &project);
+    let args: Vec<&str> = run.args.iter().map(String::as_str).collect();
+    let out = world.host(&stub, run.program, &args, &run.env);
+    let text = conversation(&stub, "hello", &out);
+    assert!(
+        text.contains("Always run the tests."),
+        "the user's AGENTS.md is still read"
+    );
+    assert_delivered("pi", &promised, &text, &absent);
+    world.ok(&["uninstall", "pi"]);
+    // pi's own settings, written into the test's home for the stub.
+    std::fs::remove_dir_all(world.home().join(".pi")).unwrap();
+    assert_same_files(&before, &world.files());
+}
+
 /// opencode runs an MCP server's prompt as a command: after `install opencode --deliver
 /// on-demand` (no session-start file, so only the prompt can carry the set),
 /// `opencode run --command mcpick:context` sends the `context` prompt's text to its model,
@@ -1502,6 +1534,14 @@ fn opencode_gets_a_change_of_the_set_on_the_next_turn() {
     });
 }
 
+/// pi 0.73.1 runs mcpick's extension before every prompt, which reads the delivered file.
+#[test]
+fn pi_gets_a_change_of_the_set_on_the_next_turn() {
+    instructions_read_every_call_carry_a_change("pi", "pi", "ctrl+c/ctrl+d clear/exit", |s| {
+        s.pi_env()
+    });
+}
+
 /// Kilo CLI 7.7.7 reads its `instructions` files before every model call, as opencode does.
 #[test]
 fn kilo_gets_a_change_of_the_set_on_the_next_turn() {
@@ -1520,7 +1560,7 @@ fn instructions_read_every_call_carry_a_change(
     let world = World::new();
     world.ok(&["exclude", "--demo", "demo://clock/*"]);
     let said = world.ok(&["install", host]);
-    assert!(!said.contains("hook"), "no hook for opencode: {said}");
+    assert!(!said.contains("hook"), "no hook for {host}: {said}");
     let promised = world.promised(host);
     let withdrawn = promised["included"].as_array().unwrap().last().unwrap()["uri"]
         .as_str()
@@ -1539,6 +1579,8 @@ fn instructions_read_every_call_carry_a_change(
 
     let stub_dir = tempfile::tempdir().unwrap();
     let stub = Stub::start(stub_dir.path());
+    // What the host needs in its home to reach the stub.
+    stub.headless(host, "", &world.home(), &world.project());
     let mut env = world.env();
     env.extend(env_of(&stub).into_iter().map(|(k, v)| (k.to_string(), v)));
     let tmux = Tmux::program(
@@ -1551,7 +1593,7 @@ fn instructions_read_every_call_carry_a_change(
     let turn = |prompt: &str| {
         take_turn(&tmux, &stub, "anthropic", prompt, |r, prompt| {
             let text = text_of(&r["system"]) + &text_of(&r["messages"]);
-            (text.contains(prompt) && text.contains("Instructions from: ")).then_some(text)
+            (text.contains(prompt) && text.contains("The context set")).then_some(text)
         })
     };
     let ready = tmux.wait(HOST_START, |s| s.contains(ready_at)).is_ok();

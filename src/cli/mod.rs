@@ -142,7 +142,7 @@ host model's tokenizer.\n\nExamples:\n  mcpick preview --demo --budget 4000\n  m
     /// Write an entry that runs `mcpick serve --set …` into a host's config file (keeping
     /// every other entry, field and comment), or show with --list where mcpick is installed.
     #[command(
-        after_help = "Hosts: claude-code, claude-desktop, cursor, vscode, codex, gemini, opencode, copilot-cli, qwen-code, kilo, cline, windsurf, zed. \
+        after_help = "Hosts: claude-code, claude-desktop, cursor, vscode, codex, gemini, opencode, copilot-cli, qwen-code, kilo, cline, pi, windsurf, zed. \
 A project entry (the default where the host has a project file) runs `mcpick` from PATH with the set \
 relative to the project, so it can be committed; a user entry runs this binary with the set's absolute \
 path. The file as it was is kept as NAME.mcpick-backup before install first changes it. By default the \

@@ -36,14 +36,14 @@ pub async fn install(args: InstallArgs) -> Exit {
         }
     };
     if args.dry_run {
-        if plan.entry.edit.is_unchanged() {
-            report(&format!(
+        match &plan.entry {
+            Some(entry) if entry.edit.is_unchanged() => report(&format!(
                 "{} already has `{}`; nothing changed",
-                plan.entry.edit.path.display(),
+                entry.edit.path.display(),
                 shown(&args.name)
-            ));
-        } else {
-            crate::out!("{}", plan.entry.edit.diff());
+            )),
+            Some(entry) => crate::out!("{}", entry.edit.diff()),
+            None => {}
         }
         for n in &plan.notes {
             report(n);
@@ -153,6 +153,9 @@ pub fn uninstall(args: UninstallArgs) -> Exit {
     // removal is planned on what taking the hooks out leaves.
     let planned = || {
         let hooks = hooks::plan_removal(args.host, scope, &places, &args.name)?;
+        if !args.host.dialect().mcp {
+            return Ok::<_, handoff::NotPlanned>((hooks, None));
+        }
         let edit = handoff::entry::plan_removal(
             args.host,
             args.scope,
@@ -160,7 +163,7 @@ pub fn uninstall(args: UninstallArgs) -> Exit {
             &args.name,
             hooks.as_ref(),
         )?;
-        Ok::<_, handoff::NotPlanned>((hooks, edit))
+        Ok((hooks, Some(edit)))
     };
     let (mut hooks, mut edit) = match planned() {
         Ok(planned) => planned,
@@ -182,11 +185,11 @@ pub fn uninstall(args: UninstallArgs) -> Exit {
             }
         }
     }
-    let path = edit.path.clone();
     if args.dry_run {
         let hooks_diff = hooks.as_ref().map(|h| h.diff()).unwrap_or_default();
-        if !edit.is_unchanged() || !hooks_diff.is_empty() {
-            crate::out!("{hooks_diff}{}", edit.diff());
+        let entry_diff = edit.as_ref().map(|e| e.diff()).unwrap_or_default();
+        if edit.as_ref().is_some_and(|e| !e.is_unchanged()) || !hooks_diff.is_empty() {
+            crate::out!("{hooks_diff}{entry_diff}");
             return Exit::Ok;
         }
     }
@@ -209,6 +212,18 @@ pub fn uninstall(args: UninstallArgs) -> Exit {
             ),
         }
     }
+    if let Some(edit) = &edit {
+        let exit = remove_entry(edit, &args.name);
+        if exit != Exit::Ok {
+            return exit;
+        }
+    }
+    delivery_exit
+}
+
+/// Commits the entry's removal and says what it did.
+fn remove_entry(edit: &handoff::entry::Edit, name: &str) -> Exit {
+    let path = edit.path.display();
     match edit.commit() {
         Err(message) => {
             report(&message);
@@ -216,23 +231,21 @@ pub fn uninstall(args: UninstallArgs) -> Exit {
         }
         Ok(Committed::Unchanged) => {
             report(&format!(
-                "{} has no entry `{}`; nothing changed",
-                path.display(),
-                shown(&args.name)
+                "{path} has no entry `{}`; nothing changed",
+                shown(name)
             ));
         }
         Ok(Committed::Written(_)) => {
-            crate::outln!("removed `{}` from {}", shown(&args.name), path.display());
+            crate::outln!("removed `{}` from {path}", shown(name));
         }
         Ok(Committed::Removed) => {
             crate::outln!(
-                "removed `{}` and with it {}: it held nothing else (install had created it)",
-                shown(&args.name),
-                path.display()
+                "removed `{}` and with it {path}: it held nothing else (install had created it)",
+                shown(name),
             );
         }
     }
-    delivery_exit
+    Exit::Ok
 }
 
 /// Removes every piece of the set's delivery that goes with `host`'s entry of `scope` and

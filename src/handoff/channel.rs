@@ -197,7 +197,7 @@ fn file_text(
             out.push_str(&delivered);
             out
         }
-        Reached::Import(_) | Reached::Listed(_) => delivered,
+        Reached::Import(_) | Reached::Listed(_) | Reached::Loader(_) => delivered,
     }
 }
 

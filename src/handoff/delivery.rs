@@ -16,7 +16,7 @@ use sha2::{Digest, Sha256};
 use super::channel::Placement;
 pub use super::lines::Added;
 use super::lines::{added_forms, addition, append, take_back};
-use super::profile::{At, Channel, Import, Reached};
+use super::profile::{At, Channel, Import, Loader, Reached};
 use super::profiles;
 use super::skills::Placed;
 use crate::fsio::{self, Perms, write_atomic, write_with};
@@ -53,7 +53,8 @@ pub struct Delivery {
     pub project: Option<PathBuf>,
     /// The file mcpick writes whole.
     pub file: PathBuf,
-    /// The import lines in `CLAUDE.md` / `GEMINI.md`.
+    /// The import lines in `CLAUDE.md` / `GEMINI.md`, or the loader file mcpick made whole
+    /// (pi's extension).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub import: Option<Added>,
     /// Codex: the `AGENTS.md` the override carries first.
@@ -131,7 +132,11 @@ impl Delivery {
     pub fn files(&self) -> Vec<(&'static str, &Path)> {
         let mut out = vec![("delivered text", self.file.as_path())];
         if let Some(i) = &self.import {
-            out.push(("import lines", i.path.as_path()));
+            let loads = self
+                .channel()
+                .is_some_and(|c| matches!(c.reached, Reached::Loader(_)));
+            let what = if loads { "loader" } else { "import lines" };
+            out.push((what, i.path.as_path()));
         }
         if let Some(e) = &self.exclude {
             out.push(("git exclude line", e.path.as_path()));
@@ -540,6 +545,9 @@ fn layout(
                 created: false,
             });
         }
+        Reached::Loader(loader) => {
+            delivery.import = Some(loader_file(loader, host, scope, places, &delivery)?);
+        }
         Reached::Override(over) => {
             let dir = match scope {
                 Scope::Project => places.project.clone(),
@@ -608,6 +616,42 @@ fn import_lines(
     })
 }
 
+/// The loader file that reads `delivery`'s file for the host: made whole by mcpick, named by
+/// the served name, pointing at the delivered file relative to its folder (a user's by its
+/// absolute path).
+fn loader_file(
+    loader: &Loader,
+    host: Host,
+    scope: Scope,
+    places: &Places,
+    delivery: &Delivery,
+) -> Result<Added, String> {
+    let at = match scope {
+        Scope::Project => loader.project,
+        Scope::User => loader.user,
+    };
+    let folder = match at {
+        At::Project(rel) => places.project.join(rel),
+        At::Home(rel) => places.home.clone().ok_or_else(no_home)?.join(rel),
+    };
+    // A project's loader names the file from its own folder, up to the project and down:
+    // what the project commits holds no absolute path.
+    let target = match (at, relative(&delivery.file, &places.project)) {
+        (At::Project(rel), Some(file)) => format!("{}{file}", "../".repeat(rel.split('/').count())),
+        (At::Project(_), None) => return Err("the set is outside the project".into()),
+        (At::Home(_), _) => delivery.file.display().to_string(),
+    };
+    Ok(Added {
+        path: folder.join(format!(
+            "{}.{}",
+            file_safe(&delivery.name),
+            loader.extension
+        )),
+        text: (loader.code)(&target, host.name()),
+        created: true,
+    })
+}
+
 /// The `line` for the git repository's local exclude file, where `project` is one.
 fn git_exclude(project: &Path, line: &str) -> Option<Added> {
     project.join(".git").is_dir().then(|| Added {
@@ -661,6 +705,16 @@ pub fn plan(
                     )
                 })?;
         }
+    }
+    if let (Reached::Loader(_), Some(added), Some(real)) =
+        (&channel.reached, &delivery.import, &checked.import)
+        && let Some(there) = fsio::read_capped(real).map_err(|e| e.to_string())?
+        && there != added.text
+    {
+        return Err(format!(
+            "{} exists and is not what mcpick writes: mcpick never replaces it (install under another name with --as, or use --deliver on-demand)",
+            added.path.display()
+        ));
     }
     for (added, real) in [
         (&mut delivery.import, &checked.import),

@@ -12,6 +12,8 @@ use crate::hosts::{Dialect, Host, Launch, Places, Scope};
 /// The scope given, else project where the host has a project file, else user.
 pub fn scope_of(dialect: &Dialect, scope: Option<Scope>) -> Result<Scope, String> {
     match scope {
+        // No entry: the scope is the delivery's.
+        scope if !dialect.mcp => Ok(scope.unwrap_or(Scope::Project)),
         Some(Scope::Project) if dialect.project_file.is_none() => Err(format!(
             "{} has no project-scope file; use --scope user",
             dialect.name

@@ -68,7 +68,7 @@ where
     let entry = plan.write_entry(places).map_err(Refused::Entry)?;
     told(Step::Entry {
         written: &entry,
-        unchanged: plan.entry.edit.is_unchanged(),
+        unchanged: plan.entry.as_ref().is_none_or(|e| e.edit.is_unchanged()),
     });
     let hooks = plan.write_hooks().map_err(Refused::Hooks)?;
     told(Step::Hooks {

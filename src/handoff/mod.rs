@@ -64,7 +64,11 @@ pub struct Contents<'r, 'c> {
 /// written until it is made.
 #[derive(Debug)]
 pub struct Plan {
-    pub entry: EntryPlan,
+    pub host: Host,
+    /// The entry's scope, or the delivery's where the host takes no entry.
+    pub scope: Scope,
+    /// The served entry; `None` for a host that takes no MCP servers (pi).
+    pub entry: Option<EntryPlan>,
     pub delivery: Option<(&'static Channel, Delivery)>,
     /// The per-turn hooks in the host's settings (`--deliver live` on a host that has them).
     pub hooks: Option<hooks::HooksPlan>,
@@ -100,9 +104,23 @@ pub fn plan(
         }
         _ => None,
     };
-    let entry = entry::plan_entry(host, scope, places, set, name, force)?;
+    let entry = match host.dialect().mcp {
+        true => Some(entry::plan_entry(host, scope, places, set, name, force)?),
+        false => None,
+    };
+    let scope = match &entry {
+        Some(entry) => entry.scope,
+        None => entry::scope_of(host.dialect(), scope).map_err(|m| (m, Refusal::Request))?,
+    };
     let hooks = match deliver {
-        Deliver::Live => hooks::plan(host, entry.scope, places, set, name, Some(&entry.edit))?,
+        Deliver::Live => hooks::plan(
+            host,
+            scope,
+            places,
+            set,
+            name,
+            entry.as_ref().map(|e| &e.edit),
+        )?,
         _ => None,
     };
     let mut notes = Vec::new();
@@ -129,11 +147,11 @@ pub fn plan(
             &set_abs,
         ));
     }
-    if entry.scope == Scope::Project {
+    if entry.is_some() && scope == Scope::Project {
         notes.extend(entry::path_note(host));
     }
     if deliver != Deliver::Live
-        && let Ok(Some(earlier)) = hooks::plan_removal(host, entry.scope, places, name)
+        && let Ok(Some(earlier)) = hooks::plan_removal(host, scope, places, name)
         && !earlier.is_unchanged()
     {
         notes.push(format!(
@@ -143,6 +161,8 @@ pub fn plan(
         ));
     }
     Ok(Plan {
+        host,
+        scope,
         entry,
         delivery,
         hooks,
@@ -184,23 +204,26 @@ impl Plan {
     /// Writes the entry and approves it for the project (the person asked for it): the
     /// lines that say what was done, and the warnings.
     pub fn write_entry(&self, places: &Places) -> Result<Written, String> {
+        let Some(entry) = &self.entry else {
+            return Ok(Written::default());
+        };
         let Written {
             lines,
             mut warnings,
             ..
-        } = self.entry.commit()?;
+        } = entry.commit()?;
         let mut notes = Vec::new();
-        if !self.entry.edit.is_unchanged() {
-            let approval = entry::approve_entry(places, &self.entry);
+        if !entry.edit.is_unchanged() {
+            let approval = entry::approve_entry(places, entry);
             warnings.extend(approval.warning);
             notes.extend(approval.approved);
         }
-        if let Some(note) = &profiles::of(self.entry.host).entry_note
-            && (!note.project_only || self.entry.scope == Scope::Project)
+        if let Some(note) = &profiles::of(entry.host).entry_note
+            && (!note.project_only || entry.scope == Scope::Project)
         {
             notes.push(
                 note.text
-                    .replace("NAME", &crate::sanitize::line(&self.entry.name, 200)),
+                    .replace("NAME", &crate::sanitize::line(&entry.name, 200)),
             );
         }
         Ok(Written {

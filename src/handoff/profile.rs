@@ -107,6 +107,9 @@ pub enum Reached {
     Listed(&'static str),
     /// A file the host reads in place of the user's own, carrying the user's first.
     Override(Override),
+    /// A file of mcpick's own that the host runs (pi's extension), which reads the delivered
+    /// file itself.
+    Loader(Loader),
 }
 
 /// What a channel's limit counts.
@@ -165,6 +168,20 @@ pub struct RulesFile {
     pub extension: &'static str,
     /// The front matter that makes the host read the file into every request.
     pub front_matter: &'static str,
+}
+
+/// A file of mcpick's own the host runs at every session (`FOLDER/NAME.EXTENSION`): it reads
+/// the delivered file again before every prompt and hands it to the model.
+#[derive(Debug)]
+pub struct Loader {
+    /// Its folder for a project delivery, and for a user one.
+    pub project: At,
+    pub user: At,
+    /// What the file name ends with, after `NAME.`.
+    pub extension: &'static str,
+    /// The file's text, given the delivered file's path (relative to the loader's folder, or
+    /// absolute) and the host's command-line name.
+    pub code: fn(&str, &str) -> String,
 }
 
 /// A file the host reads in place of the user's own (Codex's `AGENTS.override.md`).

@@ -396,10 +396,16 @@ pub fn write(
         ),
     ];
     if let Some(import) = &delivery.import {
-        lines.push(format!(
-            "  imported by: {} (two lines, no contents)",
-            import.path.display()
-        ));
+        lines.push(match channel.reached {
+            Reached::Loader(_) => format!(
+                "  read by: {} (mcpick's, which the host runs; no contents)",
+                import.path.display()
+            ),
+            _ => format!(
+                "  imported by: {} (two lines, no contents)",
+                import.path.display()
+            ),
+        });
     }
     for s in &delivered.skills {
         lines.push(format!("  {}", skills::line(s)));

@@ -24,6 +24,7 @@ pub static DIALECT: Dialect = Dialect {
     read: super::plain_read,
     cwd_note: "runs servers in the folder it was started in (the project)",
     host_keys: &[],
+    mcp: true,
 };
 
 pub fn user_file(places: &Places) -> Option<std::path::PathBuf> {

@@ -17,6 +17,7 @@ pub static DIALECT: Dialect = Dialect {
     read: super::plain_read,
     cwd_note: "user scope only",
     host_keys: &[],
+    mcp: true,
 };
 
 /// `~/Library/Application Support/Claude/…` on macOS, `%APPDATA%\Claude\…` on Windows,

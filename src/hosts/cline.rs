@@ -19,6 +19,7 @@ pub static DIALECT: Dialect = Dialect {
     read: plain_read,
     cwd_note: "runs servers in the folder it was started in; user scope only",
     host_keys: &[],
+    mcp: true,
 };
 
 pub fn user_file(places: &Places) -> Option<PathBuf> {

@@ -24,6 +24,7 @@ pub static DIALECT: Dialect = Dialect {
     read,
     cwd_note: "runs servers in the session's folder (the project); project files are read in trusted projects",
     host_keys: &[],
+    mcp: true,
 };
 
 pub fn user_file(places: &Places) -> Option<PathBuf> {

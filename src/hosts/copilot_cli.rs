@@ -22,6 +22,7 @@ pub static DIALECT: Dialect = Dialect {
     read,
     cwd_note: "runs servers in the folder it was started in; user scope only",
     host_keys: &[],
+    mcp: true,
 };
 
 pub fn user_file(places: &Places) -> Option<PathBuf> {

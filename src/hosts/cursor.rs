@@ -20,6 +20,7 @@ pub static DIALECT: Dialect = Dialect {
     read: super::plain_read,
     cwd_note: "expands ${workspaceFolder}",
     host_keys: &[],
+    mcp: true,
 };
 
 pub fn user_file(places: &Places) -> Option<PathBuf> {

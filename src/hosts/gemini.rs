@@ -24,6 +24,7 @@ pub static DIALECT: Dialect = Dialect {
     read,
     cwd_note: "runs servers in the folder it was started in (the project), in trusted folders",
     host_keys: &[],
+    mcp: true,
 };
 
 /// `trust: true`, said explicitly: Gemini CLI then calls the server's tools without asking,

@@ -21,6 +21,7 @@ pub static DIALECT: Dialect = Dialect {
     read: opencode::read,
     cwd_note: "runs servers in the folder it was started in (the project)",
     host_keys: &["$schema"],
+    mcp: true,
 };
 
 /// Like opencode's: the XDG config folder on Linux, `~/.config` elsewhere.

@@ -18,6 +18,7 @@ pub mod install;
 pub mod json;
 pub mod kilo;
 pub mod opencode;
+pub mod pi;
 pub mod qwen_code;
 pub mod vscode;
 pub mod windsurf;
@@ -49,10 +50,11 @@ pub enum Host {
     QwenCode,
     Kilo,
     Cline,
+    Pi,
 }
 
 impl Host {
-    pub const ALL: [Host; 13] = [
+    pub const ALL: [Host; 14] = [
         Host::ClaudeCode,
         Host::ClaudeDesktop,
         Host::Cursor,
@@ -66,6 +68,7 @@ impl Host {
         Host::QwenCode,
         Host::Kilo,
         Host::Cline,
+        Host::Pi,
     ];
 
     /// The name on the command line: `claude-code`, `vscode`, ….
@@ -88,6 +91,7 @@ impl Host {
             Host::QwenCode => &qwen_code::DIALECT,
             Host::Kilo => &kilo::DIALECT,
             Host::Cline => &cline::DIALECT,
+            Host::Pi => &pi::DIALECT,
         }
     }
 }
@@ -156,6 +160,9 @@ pub struct Dialect {
     /// version, a schema): a file `install` created and the host only marked so is still
     /// removed whole by `uninstall`.
     pub host_keys: &'static [&'static str],
+    /// The host takes MCP servers. pi has none by design: no entry is written for it, its
+    /// hand-off is the delivery alone.
+    pub mcp: bool,
 }
 
 impl Dialect {

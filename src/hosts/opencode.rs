@@ -26,6 +26,7 @@ pub static DIALECT: Dialect = Dialect {
     cwd_note: "runs servers in the folder it was started in (the project)",
     // opencode adds its schema to a project file it reads.
     host_keys: &["$schema"],
+    mcp: true,
 };
 
 /// opencode finds its config through the XDG base directories on every system: the config

@@ -22,6 +22,7 @@ pub static DIALECT: Dialect = Dialect {
     cwd_note: "runs servers in the folder it was started in; a project entry after `qwen mcp approve NAME`",
     // Qwen Code marks every settings file it reads with its format version.
     host_keys: &["$version"],
+    mcp: true,
 };
 
 pub fn user_file(places: &Places) -> Option<PathBuf> {

@@ -23,6 +23,7 @@ pub static DIALECT: Dialect = Dialect {
     read: super::plain_read,
     cwd_note: "expands ${workspaceFolder}",
     host_keys: &[],
+    mcp: true,
 };
 
 /// The default profile's `mcp.json`.

@@ -20,6 +20,7 @@ pub static DIALECT: Dialect = Dialect {
     read,
     cwd_note: "user scope only",
     host_keys: &[],
+    mcp: true,
 };
 
 pub fn user_file(places: &Places) -> Option<PathBuf> {

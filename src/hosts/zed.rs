@@ -29,6 +29,7 @@ pub static DIALECT: Dialect = Dialect {
     read,
     cwd_note: "runs servers in the project root; the set path is relative to it",
     host_keys: &[],
+    mcp: true,
 };
 
 /// `~/.config/zed/settings.json` on Linux and macOS (`$XDG_CONFIG_HOME/zed` when set),

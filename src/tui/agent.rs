@@ -469,6 +469,7 @@ mod tests {
                 Host::QwenCode,
                 Host::Kilo,
                 Host::Cline,
+                Host::Pi,
                 Host::VsCode,
                 Host::Cursor,
                 Host::Windsurf

@@ -150,6 +150,17 @@ impl Stub {
         env
     }
 
+    /// pi (`pi -p`, or its TUI): offline, no telemetry, no version check; its provider's base
+    /// URL is in `~/.pi/agent/models.json` (see [`Stub::headless`]).
+    pub fn pi_env(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("ANTHROPIC_API_KEY", "dummy".into()),
+            ("PI_OFFLINE", "1".into()),
+            ("PI_TELEMETRY", "0".into()),
+            ("PI_SKIP_VERSION_CHECK", "1".into()),
+        ]
+    }
+
     /// GitHub Copilot CLI (`copilot -p`): bring-your-own-key with the Anthropic API at the
     /// stub, offline, no GitHub sign-in.
     pub fn copilot_env(&self) -> Vec<(&'static str, String)> {
@@ -300,6 +311,24 @@ impl Stub {
                     args: args(&["-P", "openai", "-m", "stub-model", "--json", prompt]),
                     env: vec![],
                     api: "chat",
+                }
+            }
+            "pi" => {
+                // Its Anthropic provider at the stub, offline, no telemetry or version check.
+                std::fs::create_dir_all(home.join(".pi/agent")).unwrap();
+                std::fs::write(
+                    home.join(".pi/agent/models.json"),
+                    serde_json::json!({"providers": {"anthropic": {
+                        "baseUrl": format!("http://127.0.0.1:{}", self.port)
+                    }}})
+                    .to_string(),
+                )
+                .unwrap();
+                Headless {
+                    program: "pi",
+                    args: args(&["-p", prompt]),
+                    env: self.pi_env(),
+                    api: "anthropic",
                 }
             }
             "copilot-cli" => Headless {

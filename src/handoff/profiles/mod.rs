@@ -10,6 +10,7 @@ pub mod cursor;
 pub mod gemini;
 pub mod kilo;
 pub mod opencode;
+pub mod pi;
 pub mod qwen_code;
 pub mod vscode;
 pub mod windsurf;
@@ -20,7 +21,7 @@ use crate::hosts::Host;
 
 /// Every host's profile: first those with a session-start channel, in the order the browser's
 /// agent view steps through them.
-pub static ALL: [&Profile; 13] = [
+pub static ALL: [&Profile; 14] = [
     &claude_code::PROFILE,
     &gemini::PROFILE,
     &codex::PROFILE,
@@ -29,6 +30,7 @@ pub static ALL: [&Profile; 13] = [
     &qwen_code::PROFILE,
     &kilo::PROFILE,
     &cline::PROFILE,
+    &pi::PROFILE,
     &vscode::PROFILE,
     &cursor::PROFILE,
     &windsurf::PROFILE,
@@ -107,6 +109,7 @@ mod tests {
                 Host::QwenCode,
                 Host::Kilo,
                 Host::Cline,
+                Host::Pi,
                 Host::VsCode,
                 Host::Cursor,
                 Host::Windsurf

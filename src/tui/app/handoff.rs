@@ -127,7 +127,7 @@ impl App {
                 self.installer.stage = Stage::Installing;
                 self.info = Some(format!(
                     "installing into {}…",
-                    plan.entry.host.dialect().host_name
+                    plan.host.dialect().host_name
                 ));
                 vec![Effect::Install {
                     plan,
@@ -290,11 +290,17 @@ impl App {
                     .into(),
             ),
             Stage::Planned(plan) => {
-                let diff = plan.entry.edit.diff();
-                if plan.entry.edit.is_unchanged() {
+                let entry = plan.entry.as_ref().map(|e| &e.edit);
+                let diff = entry.map(|e| e.diff()).unwrap_or_default();
+                if let Some(edit) = entry.filter(|e| e.is_unchanged()) {
                     lines.push(format!(
                         "The entry is already there ({}): enter writes the delivery again · esc goes back",
-                        plan.entry.edit.path.display()
+                        edit.path.display()
+                    ));
+                } else if entry.is_none() {
+                    lines.push(format!(
+                        "{} takes no MCP servers: enter writes the delivery · esc goes back",
+                        plan.host.dialect().host_name
                     ));
                 } else {
                     lines.push(
