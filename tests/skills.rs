@@ -344,6 +344,19 @@ fn a_pinned_skill_reaches_kilo_as_a_skill_and_an_excluded_one_nowhere() {
     );
 }
 
+/// pi 0.73.1: `.pi/skills/`, listed with its name, description and location.
+#[test]
+fn a_pinned_skill_reaches_pi_as_a_skill_and_an_excluded_one_nowhere() {
+    a_pinned_skill_reaches(
+        "pi",
+        ".pi/skills",
+        ".mcpick/mcpick.pi.md",
+        &format!(
+            "<name>pdf-forms</name>\n    <description>Fill in PDF forms field by field ({PINNED_DESCRIPTION})"
+        ),
+    );
+}
+
 /// GitHub Copilot CLI 1.0.102 (its install is the user's): `~/.copilot/skills/`, listed in
 /// `<available_skills>`, each with its `<location>` (`user`).
 #[test]

@@ -2635,7 +2635,14 @@ fn the_handoff_overlay_installs_after_showing_the_change() {
         Some(Effect::Install { plan, .. }) => plan,
         other => panic!("expected the install, got {other:?}"),
     };
-    assert!(plan.entry.as_ref().unwrap().edit.path.ends_with(".mcp.json"));
+    assert!(
+        plan.entry
+            .as_ref()
+            .unwrap()
+            .edit
+            .path
+            .ends_with(".mcp.json")
+    );
     assert!(screen(&mut app, 120, 40).contains("installing"));
     app.update(Msg::Installed(Ok(vec![
         "installed `mcpick` in /p/.mcp.json (Claude Code, project scope): mcpick serve".into(),

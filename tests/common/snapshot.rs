@@ -65,6 +65,21 @@ fn walk(dir: &Path, out: &mut Files, skip_host_state: bool) {
         {
             continue;
         }
+        // pi keeps its sign-in, models and sessions beside the folders mcpick may write.
+        if skip_host_state
+            && dir.ends_with("home/.pi/agent")
+            && !matches!(name.as_str(), "extensions" | "skills")
+        {
+            continue;
+        }
+        // Cline CLI keeps its state in `~/.cline/data`: only its servers' file is mcpick's.
+        if skip_host_state
+            && (dir.ends_with("home/.cline") && name != "data"
+                || dir.ends_with("home/.cline/data") && name != "settings"
+                || dir.ends_with("home/.cline/data/settings") && name != "cline_mcp_settings.json")
+        {
+            continue;
+        }
         // opencode writes its own `.gitignore` (for its plugin packages) into a project's
         // `.opencode` folder when it finds one there.
         if skip_host_state && dir.ends_with(".opencode") && name == ".gitignore" {
