@@ -12,7 +12,9 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::model_stub::{QWEN_SETTINGS, Stub, all_text, claude_tui, run_host, take_turn, text_of};
+use common::model_stub::{
+    QWEN_SETTINGS, Stub, all_text, claude_tui, end_cline_hub, run_host, take_turn, text_of,
+};
 use common::snapshot::{Files, assert_same_files, files, tree};
 use common::*;
 use serde_json::Value;
@@ -164,6 +166,7 @@ impl World {
         let run = stub.headless(host, "hello", &self.home(), &self.project());
         let args: Vec<&str> = run.args.iter().map(String::as_str).collect();
         let out = run_host(run.program, &args, &self.project(), &self.env(), &run.env);
+        end_cline_hub(&self.project());
         let requests = stub.requests(run.api);
         assert!(!requests.is_empty(), "{host} sent no model request: {out}");
         requests
@@ -209,6 +212,8 @@ fn a_pinned_skill_reaches(host: &str, folder: &str, delivered: &str, listed: &st
     let before = world.files();
     let said = world.ok(&["install", host]);
     assert!(said.contains("as a skill: pdf-forms"), "{said}");
+    let names_only = said.contains("lists skills by name only");
+    assert_eq!(names_only, host == "cline", "{said}");
 
     let written = world.at(folder);
     let pinned = tree(&world.root().join("pdf-forms"));
@@ -264,6 +269,11 @@ fn a_pinned_skill_reaches(host: &str, folder: &str, delivered: &str, listed: &st
             "{host}: {absent} reached the model's request"
         );
     }
+    assert_eq!(
+        request.contains(PINNED_DESCRIPTION),
+        !names_only,
+        "{host}: the description reaches the model unless the host lists names only"
+    );
 
     world.ok(&["uninstall", host]);
     assert!(!written.join("pdf-forms").exists());
@@ -354,6 +364,18 @@ fn a_pinned_skill_reaches_pi_as_a_skill_and_an_excluded_one_nowhere() {
         &format!(
             "<name>pdf-forms</name>\n    <description>Fill in PDF forms field by field ({PINNED_DESCRIPTION})"
         ),
+    );
+}
+
+/// Cline CLI 3.0.65: `.cline/skills/`, named in its `skill` tool's description without the
+/// skill's description (names only, which `install` and `preview --host` say).
+#[test]
+fn a_pinned_skill_reaches_cline_by_name_and_an_excluded_one_nowhere() {
+    a_pinned_skill_reaches(
+        "cline",
+        ".cline/skills",
+        ".clinerules/mcpick.md",
+        "Available skills: pdf-forms.",
     );
 }
 

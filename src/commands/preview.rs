@@ -113,6 +113,13 @@ pub async fn run(args: PreviewArgs) -> Exit {
             for s in &delivered.skills {
                 report(&crate::handoff::skills::line(s));
             }
+            if let Some(note) = crate::handoff::profiles::of(host)
+                .skills
+                .and_then(|f| f.names_only_note())
+                .filter(|_| !delivered.skills.is_empty())
+            {
+                report(&note);
+            }
             report(&format!(
                 "{} receives {} of {} included resource{} at session start through {}{}",
                 host.name(),

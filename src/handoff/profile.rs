@@ -256,6 +256,8 @@ pub struct SkillsFolder {
     pub known: Known,
     /// How a session running when a skill is written learns of it.
     pub mid_session: MidSession,
+    /// The host lists skills by name only: their descriptions do not reach its model.
+    pub names_only: bool,
 }
 
 /// How a running session of a host learns of a skill written into its folder since it started.

@@ -23,6 +23,16 @@ use crate::hosts::{Host, Places, Scope};
 use crate::skills::{self, Fetched, Skill};
 
 impl SkillsFolder {
+    /// Said where the host's skills are shown, when it lists them by name only.
+    pub fn names_only_note(&self) -> Option<String> {
+        self.names_only.then(|| {
+            format!(
+                "{} lists skills by name only: a skill's description does not reach its model, which reads the skill when it asks for it by name (measured)",
+                self.host.dialect().host_name
+            )
+        })
+    }
+
     /// What a running session does with a skill written since it started, in a few words.
     pub fn mid_session_note(&self) -> String {
         let host = self.host.dialect().host_name;

@@ -410,6 +410,13 @@ pub fn write(
     for s in &delivered.skills {
         lines.push(format!("  {}", skills::line(s)));
     }
+    if let Some(note) = profiles::of(channel.host)
+        .skills
+        .and_then(|f| f.names_only_note())
+        .filter(|_| !delivered.skills.is_empty())
+    {
+        lines.push(format!("  {note}"));
+    }
     for p in &delivery.skills {
         lines.push(format!("  skill folder: {}", p.folder.display()));
     }

@@ -306,9 +306,15 @@ impl Stub {
                     &env,
                     &[],
                 );
+                // It takes a one-word prompt for a command it does not know: said as a
+                // sentence.
+                let prompt = match prompt.contains(' ') {
+                    true => prompt.to_string(),
+                    false => format!("{prompt}, please"),
+                };
                 Headless {
                     program: "cline",
-                    args: args(&["-P", "openai", "-m", "stub-model", "--json", prompt]),
+                    args: args(&["-P", "openai", "-m", "stub-model", "--json", &prompt]),
                     env: vec![],
                     api: "chat",
                 }

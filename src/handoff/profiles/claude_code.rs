@@ -95,4 +95,5 @@ pub const SKILLS: SkillsFolder = SkillsFolder {
     reads_also: &[],
     known: Known::Measured("Claude Code 2.1.328"),
     mid_session: MidSession::NextTurn,
+    names_only: false,
 };

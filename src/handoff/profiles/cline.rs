@@ -2,8 +2,10 @@
 //! `docs/hand-off.md`). No per-prompt channel (its hooks run around tools only), so a change
 //! of the set reaches the next session.
 
-use crate::handoff::profile::{Channel, Known, Measure, Profile, Reached, RulesFile, Scopes};
-use crate::hosts::{Host, cline};
+use crate::handoff::profile::{
+    Channel, Known, Measure, MidSession, Profile, Reached, RulesFile, Scopes, SkillsFolder, in_home,
+};
+use crate::hosts::{Host, Scope, cline};
 
 const MEASURED: Known = Known::Measured("Cline CLI 3.0.65");
 
@@ -16,7 +18,7 @@ pub static PROFILE: Profile = Profile {
     per_turn: None,
     hooks: None,
     mention: None,
-    skills: None,
+    skills: Some(&SKILLS),
     // It reads the project's AGENTS.md (not CLAUDE.md), without imports.
     reads_also: &[],
 };
@@ -51,4 +53,17 @@ pub const CHANNEL: Channel = Channel {
         extension: "md",
         front_matter: "",
     }),
+};
+
+/// `.cline/skills/NAME/SKILL.md` (user: `~/.cline/skills`): Cline offers them through its
+/// `skill` tool, named in its description ("Available skills: NAME."), without descriptions.
+/// It reads `.agents/skills` too, where Kilo's delivery writes them.
+pub const SKILLS: SkillsFolder = SkillsFolder {
+    host: Host::Cline,
+    project: ".cline/skills",
+    user: |p| in_home(p, ".cline/skills"),
+    reads_also: &[(Host::Kilo, Scope::Project)],
+    known: MEASURED,
+    mid_session: MidSession::NewSession,
+    names_only: true,
 };

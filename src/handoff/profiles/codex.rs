@@ -98,4 +98,5 @@ pub const SKILLS: SkillsFolder = SkillsFolder {
     reads_also: &[],
     known: MEASURED,
     mid_session: MidSession::NextTurn,
+    names_only: false,
 };

@@ -104,4 +104,5 @@ pub const SKILLS: SkillsFolder = SkillsFolder {
     reads_also: &[(Host::ClaudeCode, Scope::Project)],
     known: MEASURED,
     mid_session: MidSession::NewSession,
+    names_only: false,
 };

@@ -94,4 +94,5 @@ pub const SKILLS: SkillsFolder = SkillsFolder {
     reads_also: &[],
     known: MEASURED,
     mid_session: MidSession::Command("/skills reload"),
+    names_only: false,
 };

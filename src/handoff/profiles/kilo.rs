@@ -58,4 +58,5 @@ pub const SKILLS: SkillsFolder = SkillsFolder {
     ],
     known: MEASURED,
     mid_session: MidSession::NewSession,
+    names_only: false,
 };

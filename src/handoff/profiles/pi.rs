@@ -88,4 +88,5 @@ pub const SKILLS: SkillsFolder = SkillsFolder {
     reads_also: &[],
     known: MEASURED,
     mid_session: MidSession::NewSession,
+    names_only: false,
 };

@@ -83,4 +83,5 @@ pub const SKILLS: SkillsFolder = SkillsFolder {
     reads_also: &[],
     known: MEASURED,
     mid_session: MidSession::Command("/reload-plugins"),
+    names_only: false,
 };
