@@ -305,7 +305,11 @@ pub struct CompletionsArgs {
 /// The host applications whose config files mcpick reads, from their dialects (so `--help`
 /// names every one): "Claude Code, Claude Desktop, … and Zed".
 fn host_names() -> String {
-    let names: Vec<&str> = Host::ALL.iter().map(|h| h.dialect().host_name).collect();
+    let names: Vec<&str> = Host::ALL
+        .iter()
+        .filter(|h| h.dialect().mcp)
+        .map(|h| h.dialect().host_name)
+        .collect();
     match names.split_last() {
         Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
         _ => names.join(""),

@@ -264,6 +264,12 @@ pub fn host_file(
     scope: Option<Scope>,
     places: &Places,
 ) -> Result<(Scope, PathBuf), String> {
+    if !dialect.mcp {
+        return Err(format!(
+            "{} takes no MCP servers: it has no file of servers to write",
+            dialect.host_name
+        ));
+    }
     let scope = scope_of(dialect, scope)?;
     let path = dialect.file(scope, places).ok_or_else(|| {
         format!(

@@ -528,7 +528,8 @@ mod tests {
 
     #[test]
     fn every_dialect_installs_once_and_removes_back_to_the_original() {
-        for host in Host::ALL {
+        // A host that takes no servers has no file to write them in.
+        for host in Host::ALL.into_iter().filter(|h| h.dialect().mcp) {
             let d = host.dialect();
             let original = match d.format {
                 crate::hosts::FileFormat::Toml => {

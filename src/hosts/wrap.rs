@@ -306,7 +306,8 @@ mod tests {
 
     #[test]
     fn every_dialect_wraps_once_and_unwraps_byte_for_byte() {
-        for host in Host::ALL {
+        // A host that takes no servers has no file to write them in.
+        for host in Host::ALL.into_iter().filter(|h| h.dialect().mcp) {
             let d = host.dialect();
             let before = original(d);
             let Plan::Change { text, wrapped } =

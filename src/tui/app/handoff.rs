@@ -355,7 +355,7 @@ pub fn handoff_lines(path: &Path) -> Vec<String> {
         String::new(),
         "Write that server into a host's config (--dry-run shows the change first):".to_string(),
     ];
-    for host in Host::ALL {
+    for host in Host::ALL.into_iter().filter(|h| h.dialect().mcp) {
         for scope in [Scope::Project, Scope::User] {
             let d = host.dialect();
             let Some(file) = (match scope {
@@ -408,8 +408,8 @@ mod tests {
         assert_eq!(shell_word("it's.json"), r"'it'\''s.json'");
         let lines = handoff_lines(Path::new("sets/team.json"));
         assert!(lines.contains(&"  mcpick serve --set sets/team.json".to_string()));
-        // Every host, project scope where it has one, user scope always.
-        for host in Host::ALL {
+        // Every host that takes servers, project scope where it has one, user scope always.
+        for host in Host::ALL.into_iter().filter(|h| h.dialect().mcp) {
             let user = format!("mcpick install {} ", host.name());
             assert!(lines.iter().any(|l| l.contains(&user)), "{}", host.name());
         }
