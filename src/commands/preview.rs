@@ -20,6 +20,12 @@ pub async fn run(args: PreviewArgs) -> Exit {
                 crate::handoff::start::read_every_call(channel, None),
                 host.name()
             )),
+            // No per-turn channel at all: the next session is what gets a change.
+            None if crate::handoff::profiles::of(host).per_turn.is_none() => report(&format!(
+                "{} has no per-turn channel: a running session keeps the set as it was when it started; its next session gets what `preview --host {}` shows (below)",
+                host.name(),
+                host.name()
+            )),
             None => return next_turn(host, &args),
         }
     }

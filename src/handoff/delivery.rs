@@ -396,11 +396,13 @@ fn verify(d: &Delivery, set: &Path) -> Result<(), String> {
     // Only folders on the way to the file, inside the project: a planted record cannot have
     // `uninstall` remove any other (and `remove_dir` takes only empty ones).
     let project = &places.project;
+    // A loader's folders lead to the loader.
+    let made_for = match (&channel.reached, &planned.import) {
+        (Reached::Loader(_), Some(loader)) => &loader.path,
+        _ => &planned.file,
+    };
     if d.folders.iter().any(|f| {
-        f == project
-            || !f.starts_with(project)
-            || !planned.file.starts_with(f)
-            || f == &planned.file
+        f == project || !f.starts_with(project) || !made_for.starts_with(f) || f == made_for
     }) {
         return refuse("its folders");
     }
@@ -689,6 +691,11 @@ pub fn plan(
     owned_file_is_ours(&delivery, &checked.file)?;
     if channel.rules().is_some() {
         delivery.folders = missing_folders(&places.project, &delivery.file);
+    }
+    if let (Reached::Loader(_), Some(loader), Scope::Project) =
+        (&channel.reached, &delivery.import, scope)
+    {
+        delivery.folders = missing_folders(&places.project, &loader.path);
     }
     if let Reached::Override(_) = &channel.reached {
         // The override carries the user's own file: one mcpick cannot read where it is would
@@ -994,15 +1001,6 @@ pub fn remove(
             fsio::remove_left_empty(&checked.file, &[home.as_path()]);
         }
     }
-    // The folders made for it, deepest first, while nothing else is in them; each checked
-    // as a file in it would be, so a link planted since leads nowhere else.
-    for folder in delivery.folders.iter().rev() {
-        let real = fsio::inside(&folder.join("file"), &delivery.root_of(folder, set));
-        match real.as_deref().map(Path::parent) {
-            Ok(Some(real)) if std::fs::remove_dir(real).is_ok() => {}
-            _ => break,
-        }
-    }
     for (added, real) in [
         (&delivery.import, &checked.import),
         (&delivery.exclude, &checked.exclude),
@@ -1011,6 +1009,15 @@ pub fn remove(
             && let Some(note) = take_back(added, real)?
         {
             notes.push(note);
+        }
+    }
+    // The folders made for it (or for its loader), deepest first, while nothing else is in
+    // them; each checked as a file in it would be, so a link planted since leads nowhere else.
+    for folder in delivery.folders.iter().rev() {
+        let real = fsio::inside(&folder.join("file"), &delivery.root_of(folder, set));
+        match real.as_deref().map(Path::parent) {
+            Ok(Some(real)) if std::fs::remove_dir(real).is_ok() => {}
+            _ => break,
         }
     }
     if let (Some(listed), Some(real)) = (&delivery.listed, &checked.listed)

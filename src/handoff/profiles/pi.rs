@@ -31,7 +31,7 @@ pub static PROFILE: Profile = Profile {
 /// prompt, raw (600 KB seen whole). So each turn carries the set as it is then.
 pub const CHANNEL: Channel = Channel {
     host: Host::Pi,
-    what: "a pi extension of mcpick's",
+    what: "the file mcpick's pi extension reads",
     limit: None,
     limit_words: "",
     measure: Measure::Bytes,
