@@ -1951,3 +1951,44 @@ fn list_calls_mcpicks_only_what_it_wrote_exactly() {
         "{entry}"
     );
 }
+
+/// A host on `PATH` at another version than the one mcpick's facts were measured on: `install`
+/// and `preview --host` say so, naming both; at the measured version they say nothing of it.
+#[test]
+fn a_host_at_another_version_than_measured_is_named() {
+    let world = World::new();
+    let bin = world.home().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let claude = bin.join("claude");
+    let path = format!("{}:{}", bin.display(), World::path_var());
+    let run = |args: &[&str]| {
+        let home = world.home();
+        mcpick_in(
+            &world.project(),
+            &[("HOME", home.to_str().unwrap()), ("PATH", &path)],
+            args,
+        )
+    };
+    for (prints, told) in [
+        ("9.9.9 (Claude Code)", true),
+        ("2.1.332 (Claude Code)", false),
+    ] {
+        std::fs::write(&claude, format!("#!/bin/sh\necho '{prints}'\n")).unwrap();
+        let mut perms = std::fs::metadata(&claude).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+        std::fs::set_permissions(&claude, perms).unwrap();
+        for args in [
+            &["install", "claude-code", "--dry-run"][..],
+            &["preview", "--host", "claude-code"][..],
+        ] {
+            let out = run(args);
+            assert_eq!(exit_code(&out), 0, "{args:?}: {}", stderr(&out));
+            let said = stderr(&out);
+            assert_eq!(
+                said.contains("measured with Claude Code 2.1.332; this machine has 9.9.9"),
+                told,
+                "{args:?} with {prints}: {said}"
+            );
+        }
+    }
+}

@@ -35,6 +35,10 @@ pub async fn install(args: InstallArgs) -> Exit {
             return refusal.into();
         }
     };
+    // Said first: everything below rests on facts measured on one version of the host.
+    if let Some(drift) = handoff::version::drift(host) {
+        report(&format!("note: {}", drift.said()));
+    }
     if args.dry_run {
         match &plan.entry {
             Some(entry) if entry.edit.is_unchanged() => report(&format!(

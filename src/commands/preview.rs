@@ -12,6 +12,10 @@ use crate::export;
 use crate::sanitize;
 
 pub async fn run(args: PreviewArgs) -> Exit {
+    // What follows rests on facts measured on one version of the host.
+    if let Some(drift) = args.host.and_then(crate::handoff::version::drift) {
+        report(&format!("note: {}", drift.said()));
+    }
     if let (true, Some(host)) = (args.next_turn, args.host) {
         match crate::handoff::live::every_call_channel(host) {
             // Its session-start file is its per-turn channel: the next turn gets it whole.

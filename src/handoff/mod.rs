@@ -18,6 +18,7 @@ pub mod profiles;
 pub mod service;
 pub mod skills;
 pub mod start;
+pub mod version;
 
 use std::path::{Path, PathBuf};
 

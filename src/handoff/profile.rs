@@ -21,6 +21,14 @@ impl Known {
     pub fn is_measured(self) -> bool {
         matches!(self, Known::Measured(_))
     }
+
+    /// The version a measured fact was measured on: the last word of "Claude Code 2.1.332".
+    pub fn version(self) -> Option<&'static str> {
+        match self {
+            Known::Measured(on) => on.rsplit(' ').next(),
+            Known::FromDocs => None,
+        }
+    }
 }
 
 /// Everything mcpick knows about one host.
@@ -30,6 +38,9 @@ pub struct Profile {
     pub entry: &'static Dialect,
     /// How the entry is known to work.
     pub entry_known: Known,
+    /// The host's command on `PATH`, asked its version to say when it is not the one the
+    /// facts were measured on (`None`: an app mcpick cannot ask).
+    pub program: Option<&'static str>,
     /// Said after the entry is written (`NAME`: the served name), for every entry or only a
     /// project one.
     pub entry_note: Option<EntryNote>,

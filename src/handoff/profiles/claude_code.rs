@@ -13,6 +13,7 @@ pub static PROFILE: Profile = Profile {
     host: Host::ClaudeCode,
     entry: &claude_code::DIALECT,
     entry_known: MEASURED,
+    program: Some("claude"),
     entry_note: None,
     start: Some(&CHANNEL),
     per_turn: Some(&PER_TURN),

@@ -8,6 +8,7 @@ pub static PROFILE: Profile = Profile {
     host: Host::ClaudeDesktop,
     entry: &claude_desktop::DIALECT,
     entry_known: Known::FromDocs,
+    program: None,
     entry_note: None,
     start: None,
     per_turn: None,

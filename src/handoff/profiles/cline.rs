@@ -13,6 +13,7 @@ pub static PROFILE: Profile = Profile {
     host: Host::Cline,
     entry: &cline::DIALECT,
     entry_known: MEASURED,
+    program: Some("cline"),
     entry_note: None,
     start: Some(&CHANNEL),
     per_turn: None,

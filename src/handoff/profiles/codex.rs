@@ -13,6 +13,7 @@ pub static PROFILE: Profile = Profile {
     host: Host::Codex,
     entry: &codex::DIALECT,
     entry_known: MEASURED,
+    program: Some("codex"),
     entry_note: None,
     start: Some(&CHANNEL),
     per_turn: Some(&PER_TURN),

@@ -13,6 +13,7 @@ pub static PROFILE: Profile = Profile {
     host: Host::CopilotCli,
     entry: &copilot_cli::DIALECT,
     entry_known: MEASURED,
+    program: Some("copilot"),
     entry_note: None,
     start: Some(&CHANNEL),
     per_turn: Some(&PER_TURN),

@@ -10,6 +10,7 @@ pub static PROFILE: Profile = Profile {
     host: Host::Cursor,
     entry: &cursor::DIALECT,
     entry_known: Known::FromDocs,
+    program: None,
     entry_note: None,
     start: Some(&CHANNEL),
     per_turn: None,

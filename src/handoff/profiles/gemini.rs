@@ -13,6 +13,7 @@ pub static PROFILE: Profile = Profile {
     host: Host::Gemini,
     entry: &gemini::DIALECT,
     entry_known: MEASURED,
+    program: Some("gemini"),
     entry_note: Some(EntryNote {
         project_only: false,
         text: gemini::TRUST_NOTE,

@@ -14,6 +14,7 @@ pub static PROFILE: Profile = Profile {
     host: Host::Kilo,
     entry: &kilo::DIALECT,
     entry_known: MEASURED,
+    program: Some("kilo"),
     entry_note: None,
     start: Some(&CHANNEL),
     per_turn: None,

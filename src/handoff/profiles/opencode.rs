@@ -13,6 +13,7 @@ pub static PROFILE: Profile = Profile {
     host: Host::OpenCode,
     entry: &opencode::DIALECT,
     entry_known: MEASURED,
+    program: Some("opencode"),
     entry_note: None,
     start: Some(&CHANNEL),
     per_turn: None,

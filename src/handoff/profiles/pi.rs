@@ -15,6 +15,7 @@ pub static PROFILE: Profile = Profile {
     host: Host::Pi,
     entry: &pi::DIALECT,
     entry_known: MEASURED,
+    program: Some("pi"),
     entry_note: None,
     start: Some(&CHANNEL),
     per_turn: None,

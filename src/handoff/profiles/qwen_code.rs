@@ -13,6 +13,7 @@ pub static PROFILE: Profile = Profile {
     host: Host::QwenCode,
     entry: &qwen_code::DIALECT,
     entry_known: MEASURED,
+    program: Some("qwen"),
     entry_note: Some(EntryNote {
         project_only: true,
         text: qwen_code::APPROVE_NOTE,

@@ -11,6 +11,7 @@ pub static PROFILE: Profile = Profile {
     host: Host::VsCode,
     entry: &vscode::DIALECT,
     entry_known: Known::FromDocs,
+    program: None,
     entry_note: None,
     start: Some(&CHANNEL),
     per_turn: None,

@@ -9,6 +9,7 @@ pub static PROFILE: Profile = Profile {
     host: Host::Windsurf,
     entry: &windsurf::DIALECT,
     entry_known: Known::FromDocs,
+    program: None,
     entry_note: None,
     start: Some(&CHANNEL),
     per_turn: None,
