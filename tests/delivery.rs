@@ -774,6 +774,13 @@ fn copilot_cli_picks_up_claude_codes_delivery_and_gets_the_set_once() {
         stderr(&shown)
     );
     let promised: Value = serde_json::from_slice(&shown.stdout).unwrap();
+    // The folder trusted, so Copilot reads the project's `.mcp.json` (Claude Code's entry)
+    // beside its own user entry of the same name.
+    std::fs::write(
+        world.home().join(".copilot/config.json"),
+        serde_json::json!({"trusted_folders": [world.project()]}).to_string(),
+    )
+    .unwrap();
     let stub_dir = tempfile::tempdir().unwrap();
     let stub = Stub::start(stub_dir.path());
     let out = world.host(
@@ -792,6 +799,19 @@ fn copilot_cli_picks_up_claude_codes_delivery_and_gets_the_set_once() {
     let text = conversation(&stub, "hello", &out);
     assert_delivered("copilot-cli", &promised, &text, &[]);
     assert_eq!(text.matches("The context set `").count(), 1, "the set once");
+    let request = stub
+        .requests("anthropic")
+        .into_iter()
+        .find(|r| text_of(&r["messages"]).contains("hello"))
+        .unwrap();
+    let served: Vec<&str> = request["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .filter(|n| n.starts_with("mcpick"))
+        .collect();
+    assert_eq!(served, ["mcpick-context"], "the served server once");
     world.ok(&["uninstall", "copilot-cli"]);
     world.ok(&["uninstall", "claude-code"]);
     assert_same_files(&before, &world.files());
