@@ -198,6 +198,20 @@ pub fn pending_instructions(upstreams: usize, failed: &[(String, String)], tool:
     text
 }
 
+/// Claude Code keeps a server's `instructions` up to 4,096 characters (its changelog).
+pub const INSTRUCTIONS_CAP: usize = 4_096;
+
+/// `text` cut to [`INSTRUCTIONS_CAP`] characters, with `…` where it was cut: a long list of
+/// server names must not push the end of the paragraph past what a host keeps.
+pub fn within_instructions_cap(text: String) -> String {
+    if text.chars().count() <= INSTRUCTIONS_CAP {
+        return text;
+    }
+    let mut cut: String = text.chars().take(INSTRUCTIONS_CAP - 1).collect();
+    cut.push('…');
+    cut
+}
+
 /// One paragraph for hosts and models: what the set holds and how to get it.
 pub fn instructions(served: &Served, tool: bool) -> String {
     let tokens = format!(
@@ -341,7 +355,7 @@ impl ServerHandler for ServeHandler {
         }
         ServerConfig::new(with_logging(capabilities))
             .with_server_info(implementation)
-            .with_instructions(text)
+            .with_instructions(within_instructions_cap(text))
     }
 
     /// Log levels are accepted (the one message `serve` logs is a warning a client asked
@@ -620,6 +634,16 @@ impl ServerHandler for ServeHandler {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn instructions_fit_what_claude_code_keeps() {
+        let short = "A set.".to_string();
+        assert_eq!(within_instructions_cap(short.clone()), short);
+        let long = "é".repeat(INSTRUCTIONS_CAP + 10);
+        let cut = within_instructions_cap(long);
+        assert_eq!(cut.chars().count(), INSTRUCTIONS_CAP);
+        assert!(cut.ends_with('…'));
+    }
 
     #[test]
     fn cursors_round_trip_and_reject_junk() {
