@@ -68,6 +68,8 @@ fn the_installer_installs_the_archive_and_checks_its_checksum() {
         [
             format!("{folder}/"),
             format!("{folder}/CHANGELOG.md"),
+            format!("{folder}/LICENSE-APACHE"),
+            format!("{folder}/LICENSE-MIT"),
             format!("{folder}/README.md"),
             format!("{folder}/mcpick"),
         ]
