@@ -30,6 +30,13 @@ struct World {
     upstream: Vec<String>,
 }
 
+/// The daemons a host left running for this test go with it.
+impl Drop for World {
+    fn drop(&mut self) {
+        end_processes_under(self.dir.path());
+    }
+}
+
 impl World {
     fn new() -> World {
         World::in_folder("project")

@@ -17,6 +17,13 @@ struct Project {
     dir: tempfile::TempDir,
 }
 
+/// The daemons a host left running for this test go with it.
+impl Drop for Project {
+    fn drop(&mut self) {
+        end_processes_under(self.dir.path());
+    }
+}
+
 impl Project {
     fn new(host: &str) -> Project {
         let p = Project {

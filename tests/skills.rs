@@ -41,6 +41,13 @@ struct World {
 /// wait and then refuse the fallback `initialize` (it had settled on 2026-07-28).
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+/// The daemons a host left running for this test go with it.
+impl Drop for World {
+    fn drop(&mut self) {
+        end_processes_under(self.dir.path());
+    }
+}
+
 impl World {
     /// `server_flags` go to the skills server (`--tamper NAME/PATH`, `--supporting resources`).
     fn new(server_flags: &[&str]) -> World {

@@ -1214,6 +1214,9 @@ fn the_agent_view_shows_what_each_host_receives_as_preview_host_does() {
         ("opencode", "opencode"),
         ("copilot-cli", "GitHub Copilot CLI"),
         ("qwen-code", "Qwen Code"),
+        ("kilo", "Kilo CLI"),
+        ("cline", "Cline CLI"),
+        ("pi", "pi"),
         ("vscode", "VS Code"),
         ("cursor", "Cursor"),
         ("windsurf", "Windsurf"),
@@ -1237,12 +1240,13 @@ fn the_agent_view_shows_what_each_host_receives_as_preview_host_does() {
             from_docs,
             "{name}\n{screen}"
         );
-        // opencode reads its file again before every model call: its next turn gets it whole.
+        // opencode and Kilo read their file again before every model call, pi's extension
+        // reads it on every prompt: the next turn gets it whole.
         assert_eq!(
             words
                 .join(" ")
                 .contains("next turn: the same, whole (read again before every model call)"),
-            host == "opencode",
+            matches!(host, "opencode" | "kilo" | "pi"),
             "{name}\n{screen}"
         );
         let told = preview(host);

@@ -421,3 +421,29 @@ pub fn trust_in(cwd: &Path, env: &[(&str, &str)]) {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Ends every process (but this one) whose command line names a path under `dir`, a test's
+/// temporary folder: the daemons hosts leave behind (Codex's app server, run from the test's
+/// home; Cline's hub, run in its project) would otherwise outlive the test, ~180 MB each.
+#[allow(dead_code)]
+pub fn end_processes_under(dir: &Path) {
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return;
+    };
+    let needle = dir.display().to_string();
+    let me = std::process::id();
+    for entry in procs.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        if pid == me {
+            continue;
+        }
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        if String::from_utf8_lossy(&cmdline).contains(&needle) {
+            let _ = Command::new("kill").arg(pid.to_string()).status();
+        }
+    }
+}
