@@ -30,9 +30,9 @@ pub async fn install(args: InstallArgs) -> Exit {
         args.deliver,
     ) {
         Ok(plan) => plan,
-        Err((message, refusal)) => {
-            report(&message);
-            return refusal.into();
+        Err(refused) => {
+            report(&refused.why);
+            return refused.refusal.into();
         }
     };
     // Said first: everything below rests on facts measured on one version of the host.
@@ -171,9 +171,9 @@ pub fn uninstall(args: UninstallArgs) -> Exit {
     };
     let (mut hooks, mut edit) = match planned() {
         Ok(planned) => planned,
-        Err((message, refusal)) => {
-            report(&message);
-            return refusal.into();
+        Err(refused) => {
+            report(&refused.why);
+            return refused.refusal.into();
         }
     };
     // Then the delivery, before the entry is written: opencode lists the delivered file in the
@@ -183,9 +183,9 @@ pub fn uninstall(args: UninstallArgs) -> Exit {
         delivery_exit = take_back_delivery(&args.set.path, args.host, scope, &args.name);
         match planned() {
             Ok(again) => (hooks, edit) = again,
-            Err((message, refusal)) => {
-                report(&message);
-                return refusal.into();
+            Err(refused) => {
+                report(&refused.why);
+                return refused.refusal.into();
             }
         }
     }
