@@ -276,6 +276,35 @@ fn take_back_delivery(set: &Path, host: Host, scope: Scope, name: &str) -> Exit 
     }
 }
 
+/// What `--list` says of one of mcpick's entries: wrapped, changed by someone else, or the
+/// arguments it runs mcpick with.
+fn entry_state(
+    dialect: &crate::hosts::Dialect,
+    scope: Scope,
+    name: &str,
+    entry: &serde_json::Value,
+) -> String {
+    if crate::hosts::wrap::is_wrapped(entry) {
+        return format!("`{name}` wrapped by mcpick (`mcpick unwrap` restores it)");
+    }
+    debug_assert!(is_ours(entry));
+    if let Some(differs) = install::not_as_written(dialect, scope, name, entry) {
+        return format!(
+            "`{name}` runs mcpick but is NOT what mcpick writes ({differs}): not mcpick's, left as it is"
+        );
+    }
+    let args = entry["args"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_default();
+    format!("mcpick entry `{name}`: {args}")
+}
+
 /// `--list`: every host's files, whether they exist, and mcpick's entries in them.
 fn list(places: &Places, set: &Path) -> Exit {
     let mut exit = Exit::Ok;
@@ -299,31 +328,7 @@ fn list(places: &Places, set: &Path) -> Exit {
                     Ok(entries) if entries.is_empty() => "no mcpick entry".to_string(),
                     Ok(entries) => entries
                         .iter()
-                        .map(|(name, entry)| {
-                            if crate::hosts::wrap::is_wrapped(entry) {
-                                return format!(
-                                    "`{name}` wrapped by mcpick (`mcpick unwrap` restores it)"
-                                );
-                            }
-                            debug_assert!(is_ours(entry));
-                            if let Some(differs) =
-                                install::not_as_written(dialect, scope, name, entry)
-                            {
-                                return format!(
-                                    "`{name}` runs mcpick but is NOT what mcpick writes ({differs}): not mcpick's, left as it is"
-                                );
-                            }
-                            let args = entry["args"]
-                                .as_array()
-                                .map(|a| {
-                                    a.iter()
-                                        .filter_map(|v| v.as_str())
-                                        .collect::<Vec<_>>()
-                                        .join(" ")
-                                })
-                                .unwrap_or_default();
-                            format!("mcpick entry `{name}`: {args}")
-                        })
+                        .map(|(name, entry)| entry_state(dialect, scope, name, entry))
                         .collect::<Vec<_>>()
                         .join("; "),
                 },
