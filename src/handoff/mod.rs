@@ -111,7 +111,7 @@ pub fn plan(
     };
     let scope = match &entry {
         Some(entry) => entry.scope,
-        None => entry::scope_of(host.dialect(), scope).map_err(|m| (m, Refusal::Request))?,
+        None => entry::scope_of(host.dialect(), scope).map_err(NotPlanned::request)?,
     };
     let hooks = match deliver {
         Deliver::Live => hooks::plan(
