@@ -224,9 +224,10 @@ pub fn reached_by(host: Host, project: &Path, set: &Path) -> Option<ReachedThrou
     })
 }
 
-/// The report on `host`'s delivery of a set through `channel` (`set`, absolute): what it found, what its
-/// host receives of the `included` resources, and what the installed deliveries it picks up
-/// in `project` mean for it. `candidates` are the rows the delivery's preview indexes.
+/// The report on `host`'s delivery of a set (`set`, absolute) through `channel`: what it
+/// found, what the host receives of the `included` resources, and what the installed
+/// deliveries it picks up in `project` mean for it. `candidates` are the rows the delivery's
+/// preview indexes.
 pub fn report(
     host: Host,
     channel: &Channel,
@@ -276,9 +277,10 @@ pub fn installed_findings(host: Host, project: &Path, set: &Path, skills: bool) 
     }
     if skills {
         let folders = skills_read(host, project, set);
-        found.push(match folders.is_empty() {
-            true => Finding::SkillsUnread { host },
-            false => Finding::SkillsFrom { host, folders },
+        found.push(if folders.is_empty() {
+            Finding::SkillsUnread { host }
+        } else {
+            Finding::SkillsFrom { host, folders }
         });
     }
     if installed.len() > 1 {
