@@ -214,6 +214,27 @@ fn under(item_uri: &str, uri: &str) -> bool {
     crate::mcp::read::is_part_of(item_uri, uri)
 }
 
+/// The read rule on each contents part of the read of `uri`: under the requested URI, and
+/// carrying `text` or `blob`.
+fn judge_parts(matches: &mut Judge, uri: &str, items: &[Value]) {
+    for (i, item) in items.iter().enumerate() {
+        match item.get("uri").and_then(Value::as_str) {
+            Some(got) if under(got, uri) => {}
+            Some(got) => matches.fail(format!(
+                "resources/read {uri}: contents[{i}].uri is `{got}`, not the requested URI"
+            )),
+            None => matches.fail(format!("resources/read {uri}: contents[{i}] has no `uri`")),
+        }
+        if item.get("text").and_then(Value::as_str).is_none()
+            && item.get("blob").and_then(Value::as_str).is_none()
+        {
+            matches.fail(format!(
+                "resources/read {uri}: contents[{i}] has neither `text` nor `blob`"
+            ));
+        }
+    }
+}
+
 /// The three read rules over the sampled reads.
 pub fn judge(reads: &[ReadObs]) -> [Finding; 3] {
     if reads.is_empty() {
@@ -244,22 +265,7 @@ pub fn judge(reads: &[ReadObs]) -> [Finding; 3] {
             ));
             continue;
         };
-        for (i, item) in items.iter().enumerate() {
-            match item.get("uri").and_then(Value::as_str) {
-                Some(got) if under(got, uri) => {}
-                Some(got) => matches.fail(format!(
-                    "resources/read {uri}: contents[{i}].uri is `{got}`, not the requested URI"
-                )),
-                None => matches.fail(format!("resources/read {uri}: contents[{i}] has no `uri`")),
-            }
-            if item.get("text").and_then(Value::as_str).is_none()
-                && item.get("blob").and_then(Value::as_str).is_none()
-            {
-                matches.fail(format!(
-                    "resources/read {uri}: contents[{i}] has neither `text` nor `blob`"
-                ));
-            }
-        }
+        judge_parts(&mut matches, uri, items);
         let own: Vec<&Value> = items
             .iter()
             .filter(|i| i["uri"].as_str() == Some(uri.as_str()))

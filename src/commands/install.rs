@@ -30,9 +30,9 @@ pub async fn install(args: InstallArgs) -> Exit {
         args.deliver,
     ) {
         Ok(plan) => plan,
-        Err((message, refusal)) => {
-            report(&message);
-            return refusal.into();
+        Err(refused) => {
+            report(&refused.why);
+            return refused.refusal.into();
         }
     };
     // Said first: everything below rests on facts measured on one version of the host.
@@ -171,9 +171,9 @@ pub fn uninstall(args: UninstallArgs) -> Exit {
     };
     let (mut hooks, mut edit) = match planned() {
         Ok(planned) => planned,
-        Err((message, refusal)) => {
-            report(&message);
-            return refusal.into();
+        Err(refused) => {
+            report(&refused.why);
+            return refused.refusal.into();
         }
     };
     // Then the delivery, before the entry is written: opencode lists the delivered file in the
@@ -183,9 +183,9 @@ pub fn uninstall(args: UninstallArgs) -> Exit {
         delivery_exit = take_back_delivery(&args.set.path, args.host, scope, &args.name);
         match planned() {
             Ok(again) => (hooks, edit) = again,
-            Err((message, refusal)) => {
-                report(&message);
-                return refusal.into();
+            Err(refused) => {
+                report(&refused.why);
+                return refused.refusal.into();
             }
         }
     }
@@ -276,6 +276,35 @@ fn take_back_delivery(set: &Path, host: Host, scope: Scope, name: &str) -> Exit 
     }
 }
 
+/// What `--list` says of one of mcpick's entries: wrapped, changed by someone else, or the
+/// arguments it runs mcpick with.
+fn entry_state(
+    dialect: &crate::hosts::Dialect,
+    scope: Scope,
+    name: &str,
+    entry: &serde_json::Value,
+) -> String {
+    if crate::hosts::wrap::is_wrapped(entry) {
+        return format!("`{name}` wrapped by mcpick (`mcpick unwrap` restores it)");
+    }
+    debug_assert!(is_ours(entry));
+    if let Some(differs) = install::not_as_written(dialect, scope, name, entry) {
+        return format!(
+            "`{name}` runs mcpick but is NOT what mcpick writes ({differs}): not mcpick's, left as it is"
+        );
+    }
+    let args = entry["args"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_default();
+    format!("mcpick entry `{name}`: {args}")
+}
+
 /// `--list`: every host's files, whether they exist, and mcpick's entries in them.
 fn list(places: &Places, set: &Path) -> Exit {
     let mut exit = Exit::Ok;
@@ -299,31 +328,7 @@ fn list(places: &Places, set: &Path) -> Exit {
                     Ok(entries) if entries.is_empty() => "no mcpick entry".to_string(),
                     Ok(entries) => entries
                         .iter()
-                        .map(|(name, entry)| {
-                            if crate::hosts::wrap::is_wrapped(entry) {
-                                return format!(
-                                    "`{name}` wrapped by mcpick (`mcpick unwrap` restores it)"
-                                );
-                            }
-                            debug_assert!(is_ours(entry));
-                            if let Some(differs) =
-                                install::not_as_written(dialect, scope, name, entry)
-                            {
-                                return format!(
-                                    "`{name}` runs mcpick but is NOT what mcpick writes ({differs}): not mcpick's, left as it is"
-                                );
-                            }
-                            let args = entry["args"]
-                                .as_array()
-                                .map(|a| {
-                                    a.iter()
-                                        .filter_map(|v| v.as_str())
-                                        .collect::<Vec<_>>()
-                                        .join(" ")
-                                })
-                                .unwrap_or_default();
-                            format!("mcpick entry `{name}`: {args}")
-                        })
+                        .map(|(name, entry)| entry_state(dialect, scope, name, entry))
                         .collect::<Vec<_>>()
                         .join("; "),
                 },

@@ -5,10 +5,13 @@
 
 use std::io::Write;
 
-use super::context::{load_set_to_hand_on, resolve_set};
+use super::context::{Resolved, load_set_to_hand_on, resolve_set};
 use super::{Exit, report};
 use crate::cli::PreviewArgs;
+use crate::context::{Candidate, Preview};
 use crate::export;
+use crate::handoff::findings::HostReport;
+use crate::hosts::Host;
 use crate::sanitize;
 
 pub async fn run(args: PreviewArgs) -> Exit {
@@ -33,12 +36,35 @@ pub async fn run(args: PreviewArgs) -> Exit {
             None => return next_turn(host, &args),
         }
     }
-    let set = match load_set_to_hand_on(&args.set, &args.servers) {
-        Ok(set) => set,
+    let resolved = match resolve(&args).await {
+        Ok(resolved) => resolved,
         Err(exit) => return exit,
     };
+    let cands = resolved.candidates();
+    say_left_out(&resolved.preview);
+    let rendered = match args.host {
+        None => export::render(args.format, &resolved.preview, &cands, &resolved.texts),
+        Some(host) => match for_host(host, &args, &resolved, &cands) {
+            Ok(rendered) => rendered,
+            Err(exit) => return exit,
+        },
+    };
+    if let Err(exit) = write_out(&args, &rendered) {
+        return exit;
+    }
+    if resolved.failed.is_empty() {
+        Exit::Ok
+    } else {
+        Exit::ServerFailed
+    }
+}
+
+/// The set `args` names, resolved and read as the agent gets it (with its skills when a
+/// host is asked for).
+async fn resolve(args: &PreviewArgs) -> Result<Resolved, Exit> {
+    let set = load_set_to_hand_on(&args.set, &args.servers)?;
     let policy = args.policy.apply(set.policy);
-    let resolved = match resolve_set(
+    resolve_set(
         &set,
         super::context::own_of(&args.set.path),
         &args.servers,
@@ -47,13 +73,11 @@ pub async fn run(args: PreviewArgs) -> Exit {
         args.host.is_some(),
     )
     .await
-    {
-        Ok(resolved) => resolved,
-        Err(exit) => return exit,
-    };
-    let cands = resolved.candidates();
-    let (preview, texts, failed) = (&resolved.preview, &resolved.texts, &resolved.failed);
+}
 
+/// Says what the resolution left out for a reason the user should hear: marks that match
+/// nothing, marks on a server that could not be listed, pins over the budget.
+fn say_left_out(preview: &Preview) {
     for m in &preview.missing {
         report(&format!(
             "note: {} mark on {}  {} matches no listed resource (kept in the set)",
@@ -91,104 +115,64 @@ pub async fn run(args: PreviewArgs) -> Exit {
             preview.budget.unwrap_or(0)
         ));
     }
-    let rendered = match args.host {
-        None => export::render(args.format, preview, &cands, texts),
-        Some(host) => {
-            let (channel, delivered) = match super::deliver::for_preview(
-                host,
-                args.scope,
-                &args.served_as,
-                &args.set.path,
-                &resolved,
-            ) {
-                Ok(d) => d,
-                Err(why) => return super::usage_error(&why),
-            };
-            for l in &delivered.preview.left_out {
-                if let crate::context::Reason::HostLimit(why) = &l.reason {
-                    let c = &cands[l.index as usize];
-                    report(&format!(
-                        "{} {}: not delivered at session start: {why}",
-                        sanitize::line(c.server, 200),
-                        sanitize::line(c.uri(), 1000)
-                    ));
-                }
-            }
-            for w in &delivered.warnings {
-                report(&format!("warning: {w}"));
-            }
-            for why in &delivered.refused_skills {
-                report(&format!("warning: {why}"));
-            }
-            for s in &delivered.skills {
-                report(&crate::handoff::skills::line(s));
-            }
-            if let Some(note) = crate::handoff::profiles::of(host)
-                .skills
-                .and_then(|f| f.names_only_note())
-                .filter(|_| !delivered.skills.is_empty())
-            {
-                report(&note);
-            }
-            report(&format!(
-                "{} receives {} of {} included resource{} at session start through {}{}",
-                host.name(),
-                delivered.preview.included.len(),
-                preview.included.len(),
-                if preview.included.len() == 1 { "" } else { "s" },
-                channel.what,
-                channel.provenance()
-            ));
-            let project = crate::places::Places::system().project;
-            let set_abs = crate::handoff::absolute(&args.set.path);
-            let installed = crate::handoff::start::picked_up(host, &project, &set_abs);
-            if !installed.is_empty() {
-                let names: Vec<String> = installed
-                    .iter()
-                    .map(|d| {
-                        format!(
-                            "{} ({})",
-                            sanitize::line(&d.host, 100),
-                            sanitize::line(&d.scope, 20)
-                        )
-                    })
-                    .collect();
-                report(&format!(
-                    "{} picks up the installed deliver{} of this set: {}",
-                    host.name(),
-                    if names.len() == 1 { "y" } else { "ies" },
-                    names.join(", ")
-                ));
-                if let Some(through) = crate::handoff::start::reached_by(host, &project, &set_abs)
-                    && !through.warnings.is_empty()
-                {
-                    report(&through.to_string());
-                }
-                if !delivered.skills.is_empty() {
-                    skills_read(host, &project, &set_abs);
-                }
-                if installed.len() > 1 {
-                    report(&format!(
-                        "warning: {} gets the set {} times at session start",
-                        host.name(),
-                        installed.len()
-                    ));
-                }
-            }
-            match args.format {
-                export::Format::Markdown => delivered.seen,
-                // The contents as the host's file holds them
-                // ([`crate::handoff::channel::unbreakable`]).
-                format => {
-                    let texts: crate::export::Texts = texts
-                        .iter()
-                        .map(|(i, t)| (*i, crate::handoff::channel::unbreakable(t).into_owned()))
-                        .collect();
-                    export::render(format, &delivered.preview, &cands, &texts)
-                }
-            }
+}
+
+/// `preview --host`: works out `host`'s delivery and its report, says the report, and
+/// renders what the host's model gets.
+fn for_host(
+    host: Host,
+    args: &PreviewArgs,
+    resolved: &Resolved,
+    cands: &[Candidate<'_>],
+) -> Result<String, Exit> {
+    let (channel, delivered) =
+        super::deliver::for_preview(host, args.scope, &args.served_as, &args.set.path, resolved)
+            .map_err(|why| super::usage_error(&why))?;
+    let found = crate::handoff::start::report(
+        host,
+        channel,
+        &delivered,
+        resolved.preview.included.len(),
+        cands,
+        &crate::places::Places::system().project,
+        &crate::handoff::absolute(&args.set.path),
+    );
+    say(&found, &delivered.skills);
+    Ok(match args.format {
+        export::Format::Markdown => delivered.seen,
+        // The contents as the host's file holds them
+        // ([`crate::handoff::channel::unbreakable`]).
+        format => {
+            let texts: crate::export::Texts = resolved
+                .texts
+                .iter()
+                .map(|(i, t)| (*i, crate::handoff::channel::unbreakable(t).into_owned()))
+                .collect();
+            export::render(format, &delivered.preview, cands, &texts)
         }
-    };
+    })
+}
+
+/// Says a host's report on stderr: what the delivery found, the skills it hands on as
+/// skills, what the host receives, then what the installed deliveries mean for it.
+fn say(found: &HostReport, skills: &[crate::handoff::skills::AsSkill]) {
+    for f in &found.delivery {
+        report(&f.to_string());
+    }
+    for s in skills {
+        report(&crate::handoff::skills::line(s));
+    }
+    if let Some(note) = &found.names_only {
+        report(note);
+    }
+    report(&found.receives.to_string());
+    for f in &found.installed {
+        report(&f.to_string());
+    }
+}
+
+/// Writes the rendered preview to `--output` or stdout (a closed pipe is no failure).
+fn write_out(args: &PreviewArgs, rendered: &str) -> Result<(), Exit> {
     let written = match &args.output {
         Some(path) => crate::fsio::write_atomic(path, rendered.as_bytes()),
         None => {
@@ -196,48 +180,13 @@ pub async fn run(args: PreviewArgs) -> Exit {
             out.write_all(rendered.as_bytes()).and_then(|_| out.flush())
         }
     };
-    if let Err(e) = written
-        && e.kind() != std::io::ErrorKind::BrokenPipe
-    {
-        report(&format!("cannot write the preview: {e}"));
-        return Exit::ServerFailed;
+    match written {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            report(&format!("cannot write the preview: {e}"));
+            Err(Exit::ServerFailed)
+        }
+        _ => Ok(()),
     }
-    if failed.is_empty() {
-        Exit::Ok
-    } else {
-        Exit::ServerFailed
-    }
-}
-
-/// Which installed deliveries' skills folders `host` lists the set's skills from, or a
-/// warning that none does.
-fn skills_read(host: crate::hosts::Host, project: &std::path::Path, set: &std::path::Path) {
-    let folders = crate::handoff::start::skills_read(host, project, set);
-    if folders.is_empty() {
-        report(&format!(
-            "warning: none of the installed deliveries {} picks up wrote the set's skills into a folder it reads: its model gets none of them",
-            host.name()
-        ));
-        return;
-    }
-    let named: Vec<String> = folders
-        .iter()
-        .map(|(h, folder)| format!("{} (the {} delivery)", folder.display(), h.name()))
-        .collect();
-    report(&format!(
-        "{} lists the set's skills from {}{}{}",
-        host.name(),
-        named.join(" and "),
-        if folders.len() > 1 {
-            "; a skill in both is listed once (measured)"
-        } else {
-            ""
-        },
-        crate::handoff::profiles::of(host)
-            .skills
-            .map(|f| format!("; {}", f.mid_session_note()))
-            .unwrap_or_default()
-    ));
 }
 
 /// `preview --host HOST --next-turn`: what each running session's next turn will be given.

@@ -11,32 +11,13 @@ use crate::config::select::choose_and_hold;
 use crate::serve::{self, Awaiting, Diag, Engine, Listen, Presentation, UpstreamDef};
 
 pub async fn run(args: ServeArgs) -> Exit {
-    let token = match (&args.http, &args.require_token_env) {
-        (_, Some(var)) => match std::env::var(var) {
-            Ok(token) if !token.is_empty() => Some(token),
-            _ => {
-                return usage_error(&format!(
-                    "--require-token-env {var}: the variable is not set or empty"
-                ));
-            }
-        },
-        (Some(addr), None) if !addr.ip().is_loopback() => {
-            return usage_error(&format!(
-                "--http {addr} is not a loopback address: anyone who can reach it could read the set; add --require-token-env VAR (a bearer token clients must send), or bind 127.0.0.1"
-            ));
-        }
-        _ => None,
+    let token = match token_of(&args) {
+        Ok(token) => token,
+        Err(exit) => return exit,
     };
-    let diag = match &args.log {
-        Some(path) => match std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-        {
-            Ok(file) => Diag::new(Some(file)),
-            Err(e) => return usage_error(&format!("--log {}: {e}", path.display())),
-        },
-        None => Diag::new(None),
+    let diag = match diag_of(&args) {
+        Ok(diag) => diag,
+        Err(exit) => return exit,
     };
     let diag = Arc::new(diag);
     if args.no_tool {
@@ -118,5 +99,37 @@ pub async fn run(args: ServeArgs) -> Exit {
             diag.line(&format!("{e:#}"));
             Exit::ServerFailed
         }
+    }
+}
+
+/// The bearer token clients must send (`--require-token-env`); refused when the variable is
+/// empty, or when `--http` binds beyond loopback without one.
+fn token_of(args: &ServeArgs) -> Result<Option<String>, Exit> {
+    match (&args.http, &args.require_token_env) {
+        (_, Some(var)) => match std::env::var(var) {
+            Ok(token) if !token.is_empty() => Ok(Some(token)),
+            _ => Err(usage_error(&format!(
+                "--require-token-env {var}: the variable is not set or empty"
+            ))),
+        },
+        (Some(addr), None) if !addr.ip().is_loopback() => Err(usage_error(&format!(
+            "--http {addr} is not a loopback address: anyone who can reach it could read the set; add --require-token-env VAR (a bearer token clients must send), or bind 127.0.0.1"
+        ))),
+        _ => Ok(None),
+    }
+}
+
+/// The diagnostics: stderr, and the `--log` file appended to when one is given.
+fn diag_of(args: &ServeArgs) -> Result<Diag, Exit> {
+    match &args.log {
+        Some(path) => match std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+        {
+            Ok(file) => Ok(Diag::new(Some(file))),
+            Err(e) => Err(usage_error(&format!("--log {}: {e}", path.display()))),
+        },
+        None => Ok(Diag::new(None)),
     }
 }

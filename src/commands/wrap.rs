@@ -20,29 +20,21 @@ fn expose_name(expose: Expose) -> String {
         .map_or_else(String::new, |v| v.get_name().to_string())
 }
 
-pub fn wrap(args: WrapArgs) -> Exit {
-    let places = Places::system();
-    let dialect = args.host.dialect();
-    let (scope, path) = match host_file(dialect, args.scope, &places) {
-        Ok(found) => found,
-        Err(message) => return usage_error(&message),
-    };
-    let within = within(scope, &places);
-    // A project file that is a link out of the project is the user's own: not wrapped.
-    if let Err(e) = install::real_target(&path, within) {
-        return usage_error(&e.to_string());
-    }
-    let record_path = wrap::record_path(&path);
-    let paths = entry_path(dialect, scope, &places, &record_path, "record").and_then(
-        |(command, record)| {
-            entry_path(dialect, scope, &places, &args.set.path, "set")
+/// The entry that starts mcpick's proxy in front of the wrapped server: its record and the
+/// set named as the host's file can reach them.
+fn proxy_launch(
+    dialect: &crate::hosts::Dialect,
+    scope: crate::hosts::Scope,
+    places: &Places,
+    record_path: &Path,
+    args: &WrapArgs,
+) -> Result<Launch, String> {
+    let paths =
+        entry_path(dialect, scope, places, record_path, "record").and_then(|(command, record)| {
+            entry_path(dialect, scope, places, &args.set.path, "set")
                 .map(|(_, set)| (command, record, set))
-        },
-    );
-    let (command, record_arg, set_arg) = match paths {
-        Ok(paths) => paths,
-        Err(message) => return usage_error(&message),
-    };
+        });
+    let (command, record_arg, set_arg) = paths?;
     let mut proxy_args = vec![
         PROXY_COMMAND.into(),
         "--record".into(),
@@ -56,9 +48,28 @@ pub fn wrap(args: WrapArgs) -> Exit {
     if args.expose != Expose::Allowed {
         proxy_args.extend(["--expose".into(), expose_name(args.expose)]);
     }
-    let launch = Launch {
+    Ok(Launch {
         command,
         args: proxy_args,
+    })
+}
+
+pub fn wrap(args: WrapArgs) -> Exit {
+    let places = Places::system();
+    let dialect = args.host.dialect();
+    let (scope, path) = match host_file(dialect, args.scope, &places) {
+        Ok(found) => found,
+        Err(message) => return usage_error(&message),
+    };
+    let within = within(scope, &places);
+    // A project file that is a link out of the project is the user's own: not wrapped.
+    if let Err(e) = install::real_target(&path, within) {
+        return usage_error(&e.to_string());
+    }
+    let record_path = wrap::record_path(&path);
+    let launch = match proxy_launch(dialect, scope, &places, &record_path, &args) {
+        Ok(launch) => launch,
+        Err(message) => return usage_error(&message),
     };
     let before = match install::read(&path) {
         Ok(before) => before,

@@ -6,6 +6,7 @@
 
 pub mod pack;
 
+use super::findings::Finding;
 use super::profile::{Channel, Known, Measure, Reached, RulesFile, Scopes};
 use crate::context::{Candidate, Included, LeftOut, Preview, Reason};
 use crate::export::{self, Texts};
@@ -108,6 +109,32 @@ pub struct Delivered {
     /// Skills the set includes that were refused (their files do not match the server's
     /// manifest, or could not be read), and why: they reach the model neither way.
     pub refused_skills: Vec<String>,
+}
+
+impl Delivered {
+    /// What this delivery found, in the order `preview --host` says it: the resources over
+    /// the host's limit (named from `candidates`, the rows its preview indexes), the
+    /// resources holding the host's wrapper tags, the skills refused.
+    pub fn findings(&self, candidates: &[Candidate]) -> Vec<Finding> {
+        let over = self
+            .preview
+            .left_out
+            .iter()
+            .filter_map(|l| match &l.reason {
+                Reason::HostLimit(why) => {
+                    let c = &candidates[l.index as usize];
+                    Some(Finding::OverLimit {
+                        server: c.server.to_string(),
+                        uri: c.uri().to_string(),
+                        why: why.to_string(),
+                    })
+                }
+                _ => None,
+            });
+        let said = self.warnings.iter().chain(&self.refused_skills);
+        over.chain(said.map(|w| Finding::Delivery(w.clone())))
+            .collect()
+    }
 }
 
 /// The first line of the delivered text: what it is, and that contents are data.

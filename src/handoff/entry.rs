@@ -36,7 +36,30 @@ pub struct EntryPlan {
 }
 
 /// Why an entry was not planned: the message, and what kind of refusal it is.
-pub type NotPlanned = (String, Refusal);
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotPlanned {
+    /// What was refused and why, for people.
+    pub why: String,
+    pub refusal: Refusal,
+}
+
+impl NotPlanned {
+    /// Refused for what was asked (a usage error).
+    pub fn request(why: impl Into<String>) -> Self {
+        NotPlanned {
+            why: why.into(),
+            refusal: Refusal::Request,
+        }
+    }
+
+    /// Refused because something failed on the way (a file could not be read).
+    pub fn failed(why: impl Into<String>) -> Self {
+        NotPlanned {
+            why: why.into(),
+            refusal: Refusal::Failed,
+        }
+    }
+}
 
 /// What kind of refusal a plan met; `commands` says which exit code each means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,9 +81,8 @@ pub fn plan_entry(
     force: bool,
 ) -> Result<EntryPlan, NotPlanned> {
     if name.trim().is_empty() {
-        return Err((
-            "--as: the entry needs a name (the server name the host shows)".into(),
-            Refusal::Request,
+        return Err(NotPlanned::request(
+            "--as: the entry needs a name (the server name the host shows)",
         ));
     }
     // The entry serves the set: one that is missing or unusable would hand the host nothing
@@ -69,24 +91,21 @@ pub fn plan_entry(
         Ok(loaded) if loaded.on_disk => {}
         Ok(_) => {
             let path = crate::sanitize::line(&set.display().to_string(), 500);
-            return Err((
-                format!("nothing installed: {}", crate::context::missing_set(&path)),
-                Refusal::Request,
-            ));
+            return Err(NotPlanned::request(format!(
+                "nothing installed: {}",
+                crate::context::missing_set(&path)
+            )));
         }
         Err(e) => {
-            return Err((
-                format!(
-                    "nothing installed: {}",
-                    crate::sanitize::line(&e.to_string(), 2000)
-                ),
-                Refusal::Request,
-            ));
+            return Err(NotPlanned::request(format!(
+                "nothing installed: {}",
+                crate::sanitize::line(&e.to_string(), 2000)
+            )));
         }
     }
     let dialect = host.dialect();
-    let (scope, path) = host_file(dialect, scope, places).map_err(|m| (m, Refusal::Request))?;
-    let launch = launch(dialect, scope, places, set, name).map_err(|m| (m, Refusal::Request))?;
+    let (scope, path) = host_file(dialect, scope, places).map_err(NotPlanned::request)?;
+    let launch = launch(dialect, scope, places, set, name).map_err(NotPlanned::request)?;
     let edit = Edit::plan(&path, true, within(scope, places), |before| {
         install::plan_install(dialect, before, name, &launch, force)
     })?;
@@ -293,12 +312,11 @@ pub fn plan_removal(
     before: Option<&Edit>,
 ) -> Result<Edit, NotPlanned> {
     let dialect = host.dialect();
-    let (scope, path) = host_file(dialect, scope, places).map_err(|m| (m, Refusal::Request))?;
+    let (scope, path) = host_file(dialect, scope, places).map_err(NotPlanned::request)?;
     let within = within(scope, places);
     if name.trim().is_empty() {
-        return Err((
-            "--as: the entry needs a name (the server name the host shows)".into(),
-            Refusal::Request,
+        return Err(NotPlanned::request(
+            "--as: the entry needs a name (the server name the host shows)",
         ));
     }
     let original = Edit::original(&path, within)?;
@@ -368,10 +386,7 @@ impl Edit {
     ) -> Result<Edit, NotPlanned> {
         Edit::confined(path, within)?;
         let before = install::read(path).map_err(|e| {
-            (
-                format!("{}: cannot read the file: {e}", path.display()),
-                Refusal::Failed,
-            )
+            NotPlanned::failed(format!("{}: cannot read the file: {e}", path.display()))
         })?;
         Edit::plan_on(path, before, backup, within, plan)
     }
@@ -379,7 +394,7 @@ impl Edit {
     /// The real file an edit of `path` changes, refused before anything is read or planned
     /// when it leaves `within` ([`install::real_target`]).
     pub(crate) fn confined(path: &Path, within: Option<&Path>) -> Result<PathBuf, NotPlanned> {
-        install::real_target(path, within).map_err(|e| (e.to_string(), Refusal::Request))
+        install::real_target(path, within).map_err(|e| NotPlanned::request(e.to_string()))
     }
 
     /// The file as it was before `install` first changed it (its backup), checked as the
@@ -389,8 +404,8 @@ impl Edit {
         within: Option<&Path>,
     ) -> Result<Option<String>, NotPlanned> {
         let target = Edit::confined(path, within)?;
-        let backup =
-            install::real_backup(&target, within).map_err(|e| (e.to_string(), Refusal::Request))?;
+        let backup = install::real_backup(&target, within)
+            .map_err(|e| NotPlanned::request(e.to_string()))?;
         Ok(install::read(&backup).ok().flatten())
     }
 
@@ -407,21 +422,18 @@ impl Edit {
         let plan = match plan(before.as_deref()) {
             Ok(plan) => plan,
             Err(Refused::Unreadable(why)) => {
-                return Err((
-                    format!("{}: {why}; the file was left as it is", path.display()),
-                    Refusal::Failed,
-                ));
+                return Err(NotPlanned::failed(format!(
+                    "{}: {why}; the file was left as it is",
+                    path.display()
+                )));
             }
             Err(Refused::Foreign { name, entry }) => {
-                return Err((
-                    format!(
-                        "{}: `{}` is not an entry mcpick wrote ({}); it was left as it is. Use --force to replace it, or --as ANOTHER_NAME",
-                        path.display(),
-                        shown(&name),
-                        describe(&entry)
-                    ),
-                    Refusal::Request,
-                ));
+                return Err(NotPlanned::request(format!(
+                    "{}: `{}` is not an entry mcpick wrote ({}); it was left as it is. Use --force to replace it, or --as ANOTHER_NAME",
+                    path.display(),
+                    shown(&name),
+                    describe(&entry)
+                )));
             }
         };
         let (after, unchanged, replaced) = match plan {

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::Written;
-use super::entry::{self, Committed, Edit, NotPlanned, Refusal};
+use super::entry::{self, Committed, Edit, NotPlanned};
 use super::profile::HookFile;
 use super::profiles;
 use crate::hosts::doc::Doc;
@@ -494,15 +494,16 @@ pub fn plan(
         return Ok(None);
     };
     let path = settings_path(file, scope, places)?;
-    let command = command(host, scope, places, set, name).map_err(|m| (m, Refusal::Request))?;
+    let command = command(host, scope, places, set, name).map_err(NotPlanned::request)?;
     let edit = edit_of(&path, before, true, entry::within(scope, places), |text| {
         plan_install(file, text, &command, name)
     })
-    .map_err(|(why, exit)| {
-        (
-            format!("{why}; `--deliver start` installs without the per-turn hooks"),
-            exit,
-        )
+    .map_err(|refused| NotPlanned {
+        why: format!(
+            "{}; `--deliver start` installs without the per-turn hooks",
+            refused.why
+        ),
+        ..refused
     })?;
     Ok(Some(HooksPlan {
         host,
@@ -535,14 +536,11 @@ pub fn plan_removal(
 
 fn settings_path(file: &HookFile, scope: Scope, places: &Places) -> Result<PathBuf, NotPlanned> {
     file.file(scope, places).ok_or_else(|| {
-        (
-            format!(
-                "cannot tell where {}'s {} hook settings are (no home directory)",
-                file.host_name(),
-                scope.name()
-            ),
-            Refusal::Request,
-        )
+        NotPlanned::request(format!(
+            "cannot tell where {}'s {} hook settings are (no home directory)",
+            file.host_name(),
+            scope.name()
+        ))
     })
 }
 
@@ -561,10 +559,7 @@ fn edit_of(
         Some(edit) => (edit.text_after().map(str::to_owned), false),
         None => (
             install::read(path).map_err(|e| {
-                (
-                    format!("{}: cannot read the file: {e}", path.display()),
-                    Refusal::Failed,
-                )
+                NotPlanned::failed(format!("{}: cannot read the file: {e}", path.display()))
             })?,
             backup,
         ),

@@ -9,6 +9,7 @@
 pub mod channel;
 pub mod delivery;
 pub mod entry;
+pub mod findings;
 pub mod hooks;
 pub mod lines;
 pub mod live;
@@ -100,8 +101,7 @@ pub fn plan(
     let reached = start::reached_through(host, &places.project, &set_abs);
     let delivery = match &scope_of {
         Ok(scope) if at_start && reached.is_none() => {
-            start::plan(host, *scope, places, &set_abs, name)
-                .map_err(|why| (why, Refusal::Failed))?
+            start::plan(host, *scope, places, &set_abs, name).map_err(NotPlanned::failed)?
         }
         _ => None,
     };
@@ -111,7 +111,7 @@ pub fn plan(
     };
     let scope = match &entry {
         Some(entry) => entry.scope,
-        None => entry::scope_of(host.dialect(), scope).map_err(|m| (m, Refusal::Request))?,
+        None => entry::scope_of(host.dialect(), scope).map_err(NotPlanned::request)?,
     };
     let hooks = match deliver {
         Deliver::Live => hooks::plan(

@@ -570,46 +570,51 @@ fn write_one(
         .unwrap_or_default();
     let staged = root_real.join(format!(".{}.mcpick-new", skill.name));
     let _ = std::fs::remove_dir_all(&staged);
-    let written = (|| -> std::io::Result<()> {
-        std::fs::create_dir(&staged)?;
-        for (path, bytes) in &skill.files {
-            skills::check_path(path).map_err(std::io::Error::other)?;
-            let target = staged.join(path);
-            if let Some(parent) = target.parent() {
-                std::fs::create_dir_all(parent)?;
-            }
-            let mut options = std::fs::OpenOptions::new();
-            options.write(true).create_new(true);
-            #[cfg(unix)]
-            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o644);
-            let mut file = options.open(&target)?;
-            file.write_all(bytes)?;
-            file.sync_all()?;
-        }
-        Ok(())
-    })();
-    if let Err(e) = written {
+    if let Err(e) = stage(&staged, skill) {
         let _ = std::fs::remove_dir_all(&staged);
         return Err(format!("cannot write {}: {e}", folder.display()));
     }
-    let real_folder = root_real.join(&skill.name);
-    let swapped = (|| -> std::io::Result<()> {
-        if exists {
-            let gone = root_real.join(format!(".{}.mcpick-old", skill.name));
-            let _ = std::fs::remove_dir_all(&gone);
-            std::fs::rename(&real_folder, &gone)?;
-            std::fs::rename(&staged, &real_folder)?;
-            let _ = std::fs::remove_dir_all(&gone);
-        } else {
-            std::fs::rename(&staged, &real_folder)?;
-        }
-        Ok(())
-    })();
-    if let Err(e) = swapped {
+    if let Err(e) = swap_in(&root_real, &staged, &skill.name, exists) {
         let _ = std::fs::remove_dir_all(&staged);
         return Err(format!("cannot put {} in place: {e}", folder.display()));
     }
     Ok(placed)
+}
+
+/// Writes `skill`'s files into the new folder `staged`, each created afresh and synced.
+fn stage(staged: &Path, skill: &Skill) -> std::io::Result<()> {
+    std::fs::create_dir(staged)?;
+    for (path, bytes) in &skill.files {
+        skills::check_path(path).map_err(std::io::Error::other)?;
+        let target = staged.join(path);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o644);
+        let mut file = options.open(&target)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+    }
+    Ok(())
+}
+
+/// Puts `staged` in place as `root/name`; the folder it replaces (when it `exists`) is
+/// moved aside first and removed after, so the skill is never half written.
+fn swap_in(root: &Path, staged: &Path, name: &str, exists: bool) -> std::io::Result<()> {
+    let real_folder = root.join(name);
+    if exists {
+        let gone = root.join(format!(".{name}.mcpick-old"));
+        let _ = std::fs::remove_dir_all(&gone);
+        std::fs::rename(&real_folder, &gone)?;
+        std::fs::rename(staged, &real_folder)?;
+        let _ = std::fs::remove_dir_all(&gone);
+    } else {
+        std::fs::rename(staged, &real_folder)?;
+    }
+    Ok(())
 }
 
 /// The files of `placed` that are no longer as mcpick wrote them (changed, gone, or a link).

@@ -7,6 +7,7 @@ use std::path::Path;
 
 use super::channel::{Delivered, deliver};
 use super::delivery::{self, Delivery, Record};
+use super::findings::{Finding, HostReport, Missed, ReachedThrough, Receives};
 use super::profile::{Channel, MidSession, Reached};
 use super::profiles;
 use super::skills;
@@ -178,26 +179,6 @@ pub fn picked_up(host: Host, project: &Path, set: &Path) -> Vec<Delivery> {
         .collect()
 }
 
-/// Why `install` writes no delivery of its own for a host: another host's delivery of the set
-/// already reaches its model; and what of the set it misses that way.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReachedThrough {
-    /// Whose delivery it reads, and where.
-    pub said: String,
-    /// What it misses or gets over its limit that way: `preview --host` says only these.
-    pub warnings: Vec<String>,
-}
-
-impl std::fmt::Display for ReachedThrough {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.said)?;
-        for warning in &self.warnings {
-            write!(f, "; warning: {warning}")?;
-        }
-        Ok(())
-    }
-}
-
 /// When another host's delivery of `set` already reaches `host`'s model in `project`: why
 /// `install` writes no delivery of its own (the set would be in that model twice), in words.
 pub fn reached_through(host: Host, project: &Path, set: &Path) -> Option<String> {
@@ -210,27 +191,15 @@ pub fn reached_by(host: Host, project: &Path, set: &Path) -> Option<ReachedThrou
     let other = picked_up(host, project, set)
         .into_iter()
         .find(|d| d.host() != Some(host))?;
-    let said = format!(
-        "{} reads the {} delivery of this set ({}) at session start: mcpick writes no second copy for it (`mcpick preview --host {}` shows what its model gets)",
-        host.dialect().host_name,
-        crate::sanitize::line(&other.host, 100),
-        other.import.as_ref().map_or_else(
-            || other.file.display().to_string(),
-            |i| i.path.display().to_string()
-        ),
-        host.name()
-    );
-    let mut warnings = Vec::new();
+    let mut missed = Vec::new();
     // Skills are not in that file: they reach it only from a skills folder it reads.
     if let (Some(h), Some(scope)) = (other.host(), other.scope())
         && let Some(folder) = profiles::of(h).skills
         && !reads_skills_of(host, h, scope)
     {
-        warnings.push(format!(
-            "its skills go to {}, which {} does not read: a skill the set includes does not reach its model",
-            folder.project,
-            host.dialect().host_name
-        ));
+        missed.push(Missed::Skills {
+            folder: folder.project,
+        });
     }
     // It reads that file whole, under its own limit or not.
     let size = std::fs::metadata(&other.file).map_or(0, |m| m.len() as usize);
@@ -238,12 +207,89 @@ pub fn reached_by(host: Host, project: &Path, set: &Path) -> Option<ReachedThrou
         && let Some(limit) = channel.limit
         && size > limit
     {
-        warnings.push(format!(
-            "that file is {size} bytes, over {}: give the set a budget (`mcpick policy --budget`)",
-            channel.limit_words,
-        ));
+        missed.push(Missed::OverLimit {
+            size,
+            limit_words: channel.limit_words,
+        });
     }
-    Some(ReachedThrough { said, warnings })
+    let file = other
+        .import
+        .as_ref()
+        .map_or_else(|| other.file.clone(), |i| i.path.clone());
+    Some(ReachedThrough {
+        host,
+        other: other.host,
+        file,
+        missed,
+    })
+}
+
+/// The report on `host`'s delivery of a set (`set`, absolute) through `channel`: what it
+/// found, what the host receives of the `included` resources, and what the installed
+/// deliveries it picks up in `project` mean for it. `candidates` are the rows the delivery's
+/// preview indexes.
+pub fn report(
+    host: Host,
+    channel: &Channel,
+    delivered: &Delivered,
+    included: usize,
+    candidates: &[crate::context::Candidate],
+    project: &Path,
+    set: &Path,
+) -> HostReport {
+    HostReport {
+        delivery: delivered.findings(candidates),
+        names_only: profiles::of(host)
+            .skills
+            .and_then(|f| f.names_only_note())
+            .filter(|_| !delivered.skills.is_empty()),
+        receives: Receives {
+            host,
+            delivered: delivered.preview.included.len(),
+            included,
+            through: channel.what,
+            provenance: channel.provenance(),
+        },
+        installed: installed_findings(host, project, set, !delivered.skills.is_empty()),
+    }
+}
+
+/// What the installed deliveries of `set` (absolute) that `host` picks up in `project` mean
+/// for it, as `preview --host` says them: which it picks up, what it misses reading another
+/// host's, which skills folders it lists (when the set gives it `skills`), and a set read
+/// twice. Empty when it picks up none.
+pub fn installed_findings(host: Host, project: &Path, set: &Path, skills: bool) -> Vec<Finding> {
+    let installed = picked_up(host, project, set);
+    if installed.is_empty() {
+        return Vec::new();
+    }
+    let mut found = vec![Finding::PicksUp {
+        host,
+        deliveries: installed
+            .iter()
+            .map(|d| (d.host.clone(), d.scope.clone()))
+            .collect(),
+    }];
+    if let Some(through) = reached_by(host, project, set)
+        && !through.missed.is_empty()
+    {
+        found.push(Finding::ReachedThrough(through));
+    }
+    if skills {
+        let folders = skills_read(host, project, set);
+        found.push(if folders.is_empty() {
+            Finding::SkillsUnread { host }
+        } else {
+            Finding::SkillsFrom { host, folders }
+        });
+    }
+    if installed.len() > 1 {
+        found.push(Finding::ReadTwice {
+            host,
+            times: installed.len(),
+        });
+    }
+    found
 }
 
 /// Whether `host` lists the skills in `other`'s skills folder of `scope`: its own, or one it

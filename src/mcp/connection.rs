@@ -710,6 +710,7 @@ where
     probe.explain();
     match result {
         Some(Ok(service)) => Ok(service),
+        Some(Err(e)) if went_away(&e) => Err(WENT_AWAY.into()),
         Some(Err(e)) => Err(tidy(&crate::sanitize::line(&error_chain(&e), 2000))),
         None => {
             let secs = started.elapsed().as_secs_f32();
@@ -723,8 +724,32 @@ where
     }
 }
 
-/// Makes rmcp's handshake errors readable: drops Rust type names (`Transport [rmcp::…]`)
-/// and says plainly when the server went away during the handshake.
+/// What a handshake the server walked out of says.
+const WENT_AWAY: &str = "the server closed the connection during the handshake (did it exit?)";
+
+/// Whether the server went away during the handshake: rmcp saw the connection close, or a
+/// write met a broken pipe. Decided on rmcp's and the OS's error kinds, never their words.
+fn went_away(error: &rmcp::service::ClientInitializeError) -> bool {
+    use rmcp::service::ClientInitializeError as E;
+    match error {
+        E::ConnectionClosed(_) => true,
+        E::TransportError { error, .. } => {
+            let mut next: Option<&(dyn std::error::Error + 'static)> = Some(error);
+            while let Some(e) = next {
+                if e.downcast_ref::<std::io::Error>()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+                {
+                    return true;
+                }
+                next = e.source();
+            }
+            false
+        }
+        _ => false,
+    }
+}
+
+/// Makes rmcp's handshake errors readable: drops Rust type names (`Transport [rmcp::…]`).
 fn tidy(message: &str) -> String {
     let mut out = String::with_capacity(message.len());
     let mut rest = message;
@@ -740,9 +765,6 @@ fn tidy(message: &str) -> String {
         rest = &rest[start + len + 1..];
     }
     out.push_str(rest);
-    if out.starts_with("connection closed") || out.contains("Broken pipe") {
-        return "the server closed the connection during the handshake (did it exit?)".into();
-    }
     out
 }
 

@@ -318,6 +318,40 @@ fn params(cursor: Option<String>) -> Option<PaginatedRequestParams> {
     cursor.map(|c| PaginatedRequestParams::default().with_cursor(Some(c)))
 }
 
+/// How many pages in a row brought no entry, and no new entry: a server that keeps paging
+/// without progress is stopped by a named limit.
+#[derive(Default)]
+struct Runs {
+    empty: usize,
+    stale: usize,
+}
+
+impl Runs {
+    /// Counts a page that was empty or not and brought `fresh` new entries.
+    fn next(
+        &mut self,
+        method: &'static str,
+        was_empty: bool,
+        fresh: usize,
+    ) -> Result<(), McpError> {
+        self.empty = if was_empty { self.empty + 1 } else { 0 };
+        if self.empty >= MAX_EMPTY_PAGES {
+            return Err(McpError::EmptyPages {
+                method,
+                pages: self.empty,
+            });
+        }
+        self.stale = if fresh == 0 { self.stale + 1 } else { 0 };
+        if self.stale >= MAX_STALE_PAGES {
+            return Err(McpError::RepeatedPages {
+                method,
+                pages: self.stale,
+            });
+        }
+        Ok(())
+    }
+}
+
 /// The pagination loop, independent of what is listed so it can be tested without a server.
 ///
 /// A missing `nextCursor` ends the listing. An empty-string cursor is a real cursor in the
@@ -346,10 +380,9 @@ where
     let result = async {
         let mut seen = HashSet::new();
         let mut cursor: Option<String> = None;
-        let mut empty_run = 0;
+        let mut runs = Runs::default();
         let state = foldhash::fast::RandomState::default();
         let mut keys: hashbrown::HashSet<u64, _> = hashbrown::HashSet::with_hasher(state.clone());
-        let mut stale_run = 0;
         loop {
             let Fetched {
                 mut items,
@@ -395,20 +428,7 @@ where
                 outcome.capped = true;
                 return Ok(());
             }
-            empty_run = if was_empty { empty_run + 1 } else { 0 };
-            if empty_run >= MAX_EMPTY_PAGES {
-                return Err(McpError::EmptyPages {
-                    method,
-                    pages: empty_run,
-                });
-            }
-            stale_run = if fresh == 0 { stale_run + 1 } else { 0 };
-            if stale_run >= MAX_STALE_PAGES {
-                return Err(McpError::RepeatedPages {
-                    method,
-                    pages: stale_run,
-                });
-            }
+            runs.next(method, was_empty, fresh)?;
             let distinct = keys.len();
             if outcome.count - distinct > distinct + REPEAT_SLACK {
                 return Err(McpError::RepeatedEntries {

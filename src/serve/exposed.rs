@@ -557,18 +557,7 @@ where
         let (index, pinned) = chosen[k];
         old[at].is(&candidates[index as usize], pinned)
     };
-    // The stretch that changed: what is left between the same first and last entries.
-    let mut start = 0;
-    while start < chosen.len() && start < old.len() && is(start, start) {
-        start += 1;
-    }
-    let mut same_end = 0;
-    while same_end < chosen.len() - start
-        && same_end < old.len() - start
-        && is(chosen.len() - 1 - same_end, old.len() - 1 - same_end)
-    {
-        same_end += 1;
-    }
+    let (start, same_end) = stretch(chosen.len(), old.len(), is);
     let end = old.len() - same_end;
     let published = |uri: &str| {
         previous
@@ -638,6 +627,23 @@ where
         mimes: inputs.mimes.clone(),
         meta: Meta::of(preview),
     })
+}
+
+/// The stretch that changed between an old list of `old` entries and a new one of `chosen`:
+/// how many lead and how many end both the same (`same(k, at)`: new `k` is old `at`).
+fn stretch(chosen: usize, old: usize, same: impl Fn(usize, usize) -> bool) -> (usize, usize) {
+    let mut start = 0;
+    while start < chosen && start < old && same(start, start) {
+        start += 1;
+    }
+    let mut same_end = 0;
+    while same_end < chosen - start
+        && same_end < old - start
+        && same(chosen - 1 - same_end, old - 1 - same_end)
+    {
+        same_end += 1;
+    }
+    (start, same_end)
 }
 
 /// The URI each `(server, uri)` is published under, in the same order: its own for the server

@@ -35,24 +35,7 @@ pub async fn upkeep(engine: Arc<Engine>, diag: Arc<Diag>) {
     // Set-file changes while the upstreams connect are queued and applied once ready.
     tokio::spawn(watch_set(engine.set_path.clone(), tx.clone(), diag.clone()));
     let upstreams = engine.ready().await;
-    {
-        // Not held past here: a refresh edits the published list in place when no one else
-        // holds it (and copies it when someone does).
-        let served = engine.current();
-        diag.line(&format!(
-            "publishing {} resources ({} in the budgeted set) from {}",
-            served.len(),
-            served.bundle,
-            engine.set_path.display()
-        ));
-        // Those that failed while connecting or listing were said then.
-        let said = engine.failed_early();
-        for (name, error) in &served.unavailable {
-            if !said.iter().any(|(n, _)| n == name) {
-                diag.line(&format!("server `{name}` is unavailable: {error}"));
-            }
-        }
-    }
+    say_published(&engine, &diag);
     // What the upstreams' supervisors tell: re-lists, updates, an upstream gone.
     if let Some(mut told) = upstreams.take_told() {
         let tx = tx.clone();
@@ -134,6 +117,27 @@ pub async fn upkeep(engine: Arc<Engine>, diag: Arc<Diag>) {
             ));
             // Whose updates are followed is looked at once the burst is over.
             burst.changed(Instant::now());
+        }
+    }
+}
+
+/// Says what is published once the upstreams are ready, and which servers are unavailable
+/// (those not said while connecting or listing).
+fn say_published(engine: &Engine, diag: &Diag) {
+    // Not held past here: a refresh edits the published list in place when no one else
+    // holds it (and copies it when someone does).
+    let served = engine.current();
+    diag.line(&format!(
+        "publishing {} resources ({} in the budgeted set) from {}",
+        served.len(),
+        served.bundle,
+        engine.set_path.display()
+    ));
+    // Those that failed while connecting or listing were said then.
+    let said = engine.failed_early();
+    for (name, error) in &served.unavailable {
+        if !said.iter().any(|(n, _)| n == name) {
+            diag.line(&format!("server `{name}` is unavailable: {error}"));
         }
     }
 }

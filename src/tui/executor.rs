@@ -8,6 +8,8 @@
 //! it); token counts and the bundle through `read_text`, which hands on only the resource's
 //! own contents parts, as `mcpick preview` does.
 
+mod handoff;
+
 use crate::sync::Locked;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -18,19 +20,16 @@ use tokio::task::AbortHandle;
 
 use super::agent::ResolveRequest;
 use crate::config::select::Held;
-use std::path::PathBuf;
 
-use super::app::{Bundled, Effect, ExpansionRead, InstallPlan, Msg, ServerEvent};
+use super::app::{Bundled, Effect, ExpansionRead, Msg, ServerEvent};
 use super::contents::{self, ContentsDoc};
 use super::follow::{Connections, connection_of, run_server};
 use super::keeper::Keeper;
-use super::reader::{Live, fetch_skills, read_resolution};
+use super::reader::read_resolution;
 use super::term::{self, Term};
 use crate::catalog::{ItemId, Search, SearchResults, SearchWorker, ServerId, SortedList};
 use crate::context::TokenizerKind;
 use crate::export::Format;
-use crate::handoff::make;
-use crate::hosts::{Host, Places, Scope};
 use crate::mcp::log::ServerLog;
 use crate::mcp::{
     ConnectOptions, Connection, Failure, FailureKind, McpError, ReadOutcome, ServerSpec,
@@ -300,15 +299,7 @@ impl Executor {
                     self.measure.cancel();
                 }
                 Effect::Save { seq, change } => self.keeper.save(seq, change),
-                Effect::Copy { what, text } => {
-                    use std::io::Write;
-                    let out = terminal.backend_mut();
-                    out.write_all(crate::export::clipboard::osc52(&text).as_bytes())?;
-                    out.flush()?;
-                    let tmux = std::env::var("TMUX").ok();
-                    let note = crate::export::clipboard::tmux_note(tmux.as_deref());
-                    let _ = self.tx.send(Msg::Copied { what, note });
-                }
+                Effect::Copy { what, text } => self.copy(what, &text, terminal)?,
                 Effect::Bundle(request) => self.bundle(*request),
                 Effect::HostPreview { host, set, request } => {
                     self.host_preview(host, set, *request)
@@ -322,25 +313,7 @@ impl Executor {
                 Effect::Install { plan, request } => self.install(plan, *request),
                 Effect::Redeliver { set, request } => self.redeliver(set, *request),
                 Effect::SignIn { server } => self.sign_in(server),
-                Effect::ReleaseMemory => {
-                    let now = tokio::time::Instant::now();
-                    // One is already due later: it covers this memory too.
-                    if self.release_at.is_none_or(|at| at <= now) {
-                        let at = self
-                            .release_at
-                            .map_or(now, |last| (last + RELEASE_EVERY).max(now));
-                        self.release_at = Some(at);
-                        tokio::spawn(async move {
-                            tokio::time::sleep_until(at).await;
-                            let _ = tokio::task::spawn_blocking(|| {
-                                crate::sched::background();
-                                let _span = super::trace::other("malloc_trim");
-                                crate::heap::release()
-                            })
-                            .await;
-                        });
-                    }
-                }
+                Effect::ReleaseMemory => self.release_memory(),
                 Effect::ReadExpansion { server, uri } => self.read_expansion(server, uri),
                 Effect::Complete {
                     generation,
@@ -353,6 +326,40 @@ impl Executor {
             }
         }
         Ok(())
+    }
+
+    /// Copies through the terminal (OSC 52), so it works over SSH; the core hears of it with
+    /// a note for tmux.
+    fn copy(&mut self, what: String, text: &str, terminal: &mut Term) -> std::io::Result<()> {
+        use std::io::Write;
+        let out = terminal.backend_mut();
+        out.write_all(crate::export::clipboard::osc52(text).as_bytes())?;
+        out.flush()?;
+        let tmux = std::env::var("TMUX").ok();
+        let note = crate::export::clipboard::tmux_note(tmux.as_deref());
+        let _ = self.tx.send(Msg::Copied { what, note });
+        Ok(())
+    }
+
+    /// Hands freed memory back to the system, at most once per [`RELEASE_EVERY`].
+    fn release_memory(&mut self) {
+        let now = tokio::time::Instant::now();
+        // One is already due later: it covers this memory too.
+        if self.release_at.is_none_or(|at| at <= now) {
+            let at = self
+                .release_at
+                .map_or(now, |last| (last + RELEASE_EVERY).max(now));
+            self.release_at = Some(at);
+            tokio::spawn(async move {
+                tokio::time::sleep_until(at).await;
+                let _ = tokio::task::spawn_blocking(|| {
+                    crate::sched::background();
+                    let _span = super::trace::other("malloc_trim");
+                    crate::heap::release()
+                })
+                .await;
+            });
+        }
     }
 
     fn connect(&mut self, server: ServerId, generation: u64, relist: bool) {
@@ -636,123 +643,6 @@ impl Executor {
         });
         self.tasks.push(task.abort_handle());
     }
-
-    /// Reads what the request's resolution includes and makes `host`'s session-start delivery
-    /// of it ([`crate::tui::agent::host_preview`], as `mcpick preview --host` does).
-    fn host_preview(&mut self, host: Host, set: PathBuf, request: ResolveRequest) {
-        let connections = self.connections.clone();
-        let tx = self.tx.clone();
-        let task = tokio::spawn(async move {
-            // One list of candidates (a row per resource) for the reads and the delivery.
-            let (preview, texts, cands, order) = read_resolution(&request, &connections).await;
-            // Its skills as `install` hands them on (as skills, where the host reads a skills
-            // folder), so the view shows what `preview --host` does.
-            let skills = match crate::handoff::profiles::of(host).skills {
-                Some(_) => Some(fetch_skills(&request, &preview, &cands, &connections, &set).await),
-                None => None,
-            };
-            let result = off_the_loop(|| {
-                crate::tui::agent::host_preview(
-                    host,
-                    &set,
-                    &request,
-                    order,
-                    crate::handoff::Contents {
-                        preview: &preview,
-                        candidates: &cands,
-                        texts: &texts,
-                        skills: skills.as_deref(),
-                    },
-                )
-            });
-            let _ = tx.send(Msg::HostPreviewed { host, result });
-        });
-        self.host_preview.start(task);
-    }
-
-    /// Writes the set's recorded deliveries again through the browser's own connections and
-    /// catalogue ([`super::reader::redeliver`]): no second mcpick, no server listed again.
-    fn redeliver(&mut self, set: PathBuf, request: ResolveRequest) {
-        let connections = self.connections.clone();
-        let one_at_a_time = self.redelivering.clone();
-        let task = tokio::spawn(async move {
-            let _turn = one_at_a_time.lock().await;
-            super::reader::redeliver(&request, &connections, &set).await;
-        });
-        self.tasks.push(task.abort_handle());
-    }
-
-    /// Plans an install for the hand-off overlay ([`crate::handoff::plan`], as
-    /// `install --dry-run`).
-    fn plan_install(&mut self, host: Host, scope: Scope, set: PathBuf, name: String) {
-        let tx = self.tx.clone();
-        tokio::task::spawn_blocking(move || {
-            let planned = crate::handoff::plan(
-                host,
-                Some(scope),
-                &Places::system(),
-                &set,
-                &name,
-                false,
-                crate::handoff::Deliver::Live,
-            )
-            .map(Box::new)
-            .map_err(|(why, _)| why);
-            let _ = tx.send(Msg::InstallPlanned(planned));
-        });
-    }
-
-    /// Makes a confirmed install ([`crate::handoff::Plan`]): the entry and the per-turn
-    /// hooks, then the delivery of
-    /// what the request's resolution includes, read through the browser's connections.
-    fn install(&mut self, plan: Box<InstallPlan>, request: ResolveRequest) {
-        let connections = self.connections.clone();
-        let tx = self.tx.clone();
-        let task = tokio::spawn(async move {
-            // The skills are gated for the set's folder.
-            let folder = plan.set.parent().map(std::path::Path::to_path_buf);
-            let mut lines = Vec::new();
-            let told = |step: make::Step<'_>| match step {
-                make::Step::Entry { written, .. } | make::Step::Hooks { written, .. } => {
-                    lines.extend(said(written))
-                }
-            };
-            let connect = move |own| async move {
-                let request = ResolveRequest { own, ..request };
-                Ok::<_, std::convert::Infallible>(Live {
-                    request: std::borrow::Cow::Owned(request),
-                    connections,
-                    folder,
-                })
-            };
-            match make::make(&plan, &Places::system(), told, connect).await {
-                Ok(Some(delivered)) => lines.extend(said(&delivered.written)),
-                Ok(None) => {}
-                Err(make::Refused::Entry(why) | make::Refused::Hooks(why)) => {
-                    return tx.send(Msg::Installed(Err(why)));
-                }
-                Err(make::Refused::Delivery(why)) => {
-                    lines.push(why);
-                    return tx.send(Msg::Installed(Err(lines.join("; "))));
-                }
-                Err(make::Refused::Reading(never)) => match never {},
-            }
-            lines.extend(plan.notes.iter().map(|n| format!("note: {n}")));
-            // The delivery is recorded now: its files are mcpick's own from here on.
-            let own = crate::handoff::own_outputs(&plan.set, None);
-            let _ = tx.send(Msg::OwnOutputs(Arc::new(own)));
-            tx.send(Msg::Installed(Ok(lines)))
-        });
-        self.tasks.push(task.abort_handle());
-    }
-}
-
-/// A hand-off step's lines for the overlay: what was done, then warnings and notes.
-fn said(written: &crate::handoff::Written) -> Vec<String> {
-    let mut lines = written.lines.clone();
-    lines.extend(written.warnings.iter().map(|w| format!("warning: {w}")));
-    lines.extend(written.notes.iter().map(|n| format!("note: {n}")));
-    lines
 }
 
 /// Runs CPU-bound work from a task without holding up the tasks sharing its thread (the

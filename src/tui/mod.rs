@@ -39,7 +39,9 @@ use std::process::ExitCode;
 pub use app::{App, Effect, Msg, ServerEvent, ServerSetup};
 
 use crate::cli::{ColorChoice, ServerArgs};
-use crate::config::select::{choose_from, gate_system, load_config, remember_recorded};
+use crate::config::select::{
+    Chosen, Held, Selected, choose_from, gate_system, load_config, remember_recorded,
+};
 use crate::context::{ContextSet, SetFile};
 use crate::sanitize;
 use executor::Startable;
@@ -95,19 +97,7 @@ pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> Exi
     if let Err(e) = remember_recorded(&chosen, set.set_servers().folder) {
         warnings.push(e);
     }
-    // Said on stderr now (read after the browser closes) and with the first save.
-    let mut kept_notes = Vec::new();
-    for c in chosen.iter().filter(|c| !c.masked.is_empty()) {
-        if let Some(note) = crate::config::example::masked_note(c) {
-            crate::say::report(&note);
-        }
-        let name = sanitize::line(&c.selected.spec.name, 200);
-        kept_notes.push(if c.kept.is_empty() {
-            format!("`{name}` is recorded without its credentials")
-        } else {
-            crate::config::kept::kept_note(&name, &c.masked)
-        });
-    }
+    let kept_notes = masked_notes(&chosen);
     let selected: Vec<_> = chosen.into_iter().map(|c| c.selected).collect();
     let (keymap, key_warnings) = Keymap::load(&config);
     warnings.extend(key_warnings);
@@ -118,31 +108,8 @@ pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> Exi
         follow_updates: true,
         ..args.connect_options()
     };
-    let setups = selected
-        .iter()
-        .enumerate()
-        .map(|(position, s)| ServerSetup {
-            name: s.spec.name.clone(),
-            error: s.error.clone(),
-            held: held
-                .iter()
-                .find(|h| h.position == position)
-                .map(ServerSetup::asks),
-        })
-        .collect();
-    let mut app = App::new(setups, keymap, theme, options.log_lines);
-    // The demo used unasked is said on stderr (read after the browser closes) and in the
-    // status line.
-    for note in &notes {
-        crate::say::report(&format!("note: {note}"));
-    }
-    let mut notice: Vec<String> = notes;
-    if !warnings.is_empty() {
-        notice.push(format!("config: {}", warnings.join("; ")));
-    }
-    if !notice.is_empty() {
-        app.notice = Some(sanitize::line(&notice.join("; "), 300));
-    }
+    let mut app = App::new(setups(&selected, &held), keymap, theme, options.log_lines);
+    app.notice = notice(notes, &warnings);
     let servers: Vec<Startable> = selected
         .into_iter()
         .enumerate()
@@ -179,6 +146,54 @@ pub async fn run(args: ServerArgs, color: ColorChoice, set_path: PathBuf) -> Exi
             ExitCode::from(1)
         }
     }
+}
+
+/// The notes on servers whose secrets were masked when recorded: each said on stderr now
+/// (read after the browser closes); returned for the first save to say.
+fn masked_notes(chosen: &[Chosen]) -> Vec<String> {
+    let mut kept_notes = Vec::new();
+    for c in chosen.iter().filter(|c| !c.masked.is_empty()) {
+        if let Some(note) = crate::config::example::masked_note(c) {
+            crate::say::report(&note);
+        }
+        let name = sanitize::line(&c.selected.spec.name, 200);
+        kept_notes.push(if c.kept.is_empty() {
+            format!("`{name}` is recorded without its credentials")
+        } else {
+            crate::config::kept::kept_note(&name, &c.masked)
+        });
+    }
+    kept_notes
+}
+
+/// What the core is told of each server at start: its name, its error, and what its
+/// approval asks when it is held.
+fn setups(selected: &[Selected], held: &[Held]) -> Vec<ServerSetup> {
+    selected
+        .iter()
+        .enumerate()
+        .map(|(position, s)| ServerSetup {
+            name: s.spec.name.clone(),
+            error: s.error.clone(),
+            held: held
+                .iter()
+                .find(|h| h.position == position)
+                .map(ServerSetup::asks),
+        })
+        .collect()
+}
+
+/// The status line's first notice: the notes (the demo used unasked, …), also said on
+/// stderr to be read after the browser closes, and the config's warnings.
+fn notice(notes: Vec<String>, warnings: &[String]) -> Option<String> {
+    for note in &notes {
+        crate::say::report(&format!("note: {note}"));
+    }
+    let mut notice: Vec<String> = notes;
+    if !warnings.is_empty() {
+        notice.push(format!("config: {}", warnings.join("; ")));
+    }
+    (!notice.is_empty()).then(|| sanitize::line(&notice.join("; "), 300))
 }
 
 /// A set file's path as a person would type it: `./mcpick.context.json` for a bare name.

@@ -93,32 +93,13 @@ pub async fn login(url: &str, options: LoginOptions<'_>) -> Result<(), String> {
     let port = listener.local_addr().map_err(|e| e.to_string())?.port();
     let redirect_uri = format!("http://127.0.0.1:{port}{CALLBACK_PATH}");
 
-    let mut request = AuthorizationRequest::new(&redirect_uri).with_client_name("mcpick");
-    if let Some(challenge) = &challenge {
-        request = request.with_challenge(challenge.clone());
-    }
-    if let Some(client_id) = &options.client.client_id {
-        request = request.with_preregistered_client(client_id.clone());
-        if let Some(secret) = &options.client.client_secret {
-            request = request.with_client_secret(secret.clone());
-        }
-    }
-    if !options.client.scopes.is_empty() {
-        request = request.with_scopes(options.client.scopes.iter().cloned());
-    }
+    let request = request_for(&redirect_uri, challenge.as_deref(), &options.client);
     let session = AuthorizationSession::new(manager, request)
         .await
         .map_err(|(_, e)| format!("OAuth: {e}"))?;
     let auth_url = session.get_authorization_url().to_string();
     openable(&auth_url)?;
-    let sent_state = url::Url::parse(&auth_url)
-        .ok()
-        .and_then(|u| {
-            u.query_pairs()
-                .find(|(k, _)| k == "state")
-                .map(|(_, v)| v.into_owned())
-        })
-        .ok_or("the authorization URL carries no state")?;
+    let sent_state = state_of(&auth_url).ok_or("the authorization URL carries no state")?;
 
     (options.say)(&format!(
         "Open this address to sign in (waiting up to {}s):\n  {auth_url}",
@@ -155,6 +136,38 @@ pub async fn login(url: &str, options: LoginOptions<'_>) -> Result<(), String> {
         })
         .map_err(|e| format!("could not write the token store: {e}"))?;
     Ok(())
+}
+
+/// The authorization request for a callback at `redirect_uri`: the server's challenge, and
+/// the client the user configured (pre-registered, with its secret and scopes) if any.
+fn request_for(
+    redirect_uri: &str,
+    challenge: Option<&str>,
+    client: &ClientConfig,
+) -> AuthorizationRequest {
+    let mut request = AuthorizationRequest::new(redirect_uri).with_client_name("mcpick");
+    if let Some(challenge) = challenge {
+        request = request.with_challenge(challenge.to_string());
+    }
+    if let Some(client_id) = &client.client_id {
+        request = request.with_preregistered_client(client_id.clone());
+        if let Some(secret) = &client.client_secret {
+            request = request.with_client_secret(secret.clone());
+        }
+    }
+    if !client.scopes.is_empty() {
+        request = request.with_scopes(client.scopes.iter().cloned());
+    }
+    request
+}
+
+/// The `state` the authorization URL carries, which the callback must bring back.
+fn state_of(auth_url: &str) -> Option<String> {
+    url::Url::parse(auth_url).ok().and_then(|u| {
+        u.query_pairs()
+            .find(|(k, _)| k == "state")
+            .map(|(_, v)| v.into_owned())
+    })
 }
 
 /// The authorization server metadata a server of the 2025-03-26 revision publishes at its own

@@ -262,6 +262,24 @@ impl App {
         (self.areas().main.height.saturating_sub(2) as usize).max(1)
     }
 
+    /// The terminal's new size: the lists and the contents keep their selection in view.
+    fn on_resize(&mut self, w: u16, h: u16) -> Vec<Effect> {
+        self.size = (w, h);
+        self.clamp();
+        self.clamp_contents();
+        Vec::new()
+    }
+
+    /// Pasted text goes into the search field (one line), and nowhere else.
+    fn on_paste(&mut self, text: &str) -> Vec<Effect> {
+        if self.mode() == Mode::Search {
+            self.search.insert(&sanitize::line(text, 500));
+            self.query_changed()
+        } else {
+            Vec::new()
+        }
+    }
+
     pub fn update(&mut self, msg: Msg) -> Vec<Effect> {
         let mut fx = match msg {
             Msg::Key(key) => {
@@ -271,20 +289,8 @@ impl App {
                 self.on_key(key)
             }
             Msg::Mouse(mouse) => self.on_mouse(mouse),
-            Msg::Resize(w, h) => {
-                self.size = (w, h);
-                self.clamp();
-                self.clamp_contents();
-                Vec::new()
-            }
-            Msg::Paste(text) => {
-                if self.mode() == Mode::Search {
-                    self.search.insert(&sanitize::line(&text, 500));
-                    self.query_changed()
-                } else {
-                    Vec::new()
-                }
-            }
+            Msg::Resize(w, h) => self.on_resize(w, h),
+            Msg::Paste(text) => self.on_paste(&text),
             Msg::Server {
                 server,
                 generation,

@@ -259,46 +259,9 @@ impl App {
                     page: number,
                     received,
                 };
-                let mut fx = self.add_page(server, number, &resources);
-                // Resolution costs O(catalogue): while pages stream in, redo it only each time
-                // the catalogue has grown by a quarter (a few times in all, not once a page,
-                // which kept a core busy and delayed keys at a million resources). The end of
-                // every listing resolves anyway.
-                let len = self.catalogue.len();
-                if len < 5_000 || len >= self.context.resolved_len.saturating_mul(5) / 4 {
-                    fx.extend(self.request_resolve());
-                }
-                fx
+                self.on_page(server, number, &resources)
             }
-            ServerEvent::Listed { count, capped } => {
-                // What the catalogue kept (duplicate URIs skipped), so every count agrees.
-                let count = count.min(self.catalogue.server_len(server));
-                state.status = if count == 0 && !capped {
-                    Status::NoResources
-                } else {
-                    Status::Ready { count, capped }
-                };
-                // A small catalogue is shown fully open.
-                if self.catalogue.len() <= SMALL_CATALOGUE
-                    && self
-                        .servers
-                        .iter()
-                        .all(|s| !matches!(s.status, Status::Connecting | Status::Loading { .. }))
-                {
-                    self.browse.tree.set_all_expanded(true);
-                    self.reanchor();
-                }
-                let mut fx = self.request_resolve();
-                if std::mem::take(&mut self.servers[server as usize].reconnecting) {
-                    fx.extend(self.after_reconnect(server));
-                }
-                // The pages came and went through the allocator; a big listing leaves much
-                // of that memory free but held.
-                if count >= RELEASE_AFTER {
-                    fx.push(Effect::ReleaseMemory);
-                }
-                fx
-            }
+            ServerEvent::Listed { count, capped } => self.on_listed(server, count, capped),
             ServerEvent::Failed(reason) => {
                 state.status =
                     Status::Failed(Failure::new(reason.kind, sanitize::text(&reason.why)));
@@ -340,6 +303,52 @@ impl App {
                 self.add_pinned_expansions(server)
             }
         }
+    }
+
+    /// A page of `server`'s listing joins the catalogue.
+    fn on_page(&mut self, server: ServerId, number: usize, resources: &[Resource]) -> Vec<Effect> {
+        let mut fx = self.add_page(server, number, resources);
+        // Resolution costs O(catalogue): while pages stream in, redo it only each time
+        // the catalogue has grown by a quarter (a few times in all, not once a page,
+        // which kept a core busy and delayed keys at a million resources). The end of
+        // every listing resolves anyway.
+        let len = self.catalogue.len();
+        if len < 5_000 || len >= self.context.resolved_len.saturating_mul(5) / 4 {
+            fx.extend(self.request_resolve());
+        }
+        fx
+    }
+
+    /// `server`'s listing is complete: its count, the tree opened when all is small, a
+    /// resolution, and memory handed back after a big one.
+    fn on_listed(&mut self, server: ServerId, count: usize, capped: bool) -> Vec<Effect> {
+        // What the catalogue kept (duplicate URIs skipped), so every count agrees.
+        let count = count.min(self.catalogue.server_len(server));
+        self.servers[server as usize].status = if count == 0 && !capped {
+            Status::NoResources
+        } else {
+            Status::Ready { count, capped }
+        };
+        // A small catalogue is shown fully open.
+        if self.catalogue.len() <= SMALL_CATALOGUE
+            && self
+                .servers
+                .iter()
+                .all(|s| !matches!(s.status, Status::Connecting | Status::Loading { .. }))
+        {
+            self.browse.tree.set_all_expanded(true);
+            self.reanchor();
+        }
+        let mut fx = self.request_resolve();
+        if std::mem::take(&mut self.servers[server as usize].reconnecting) {
+            fx.extend(self.after_reconnect(server));
+        }
+        // The pages came and went through the allocator; a big listing leaves much
+        // of that memory free but held.
+        if count >= RELEASE_AFTER {
+            fx.push(Effect::ReleaseMemory);
+        }
+        fx
     }
 
     /// The set's exact marks that a template of `server` produces (not listed) join the

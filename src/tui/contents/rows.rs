@@ -5,7 +5,7 @@
 use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 
-use super::{Body, ContentsDoc};
+use super::{Body, ContentsDoc, Part};
 use crate::catalog::item::{AUDIENCE_ASSISTANT, AUDIENCE_USER};
 use crate::catalog::{Catalogue, ItemId};
 use crate::context::{Effective, Mark};
@@ -172,6 +172,43 @@ fn server_lines(
     }
 }
 
+/// A folder's (or a server's) facts: its name, state, how many resources it holds, its
+/// mark, and a server's own facts.
+fn folder_lines(
+    view: &ContentsView,
+    label: &str,
+    count: u32,
+    server: Option<&ServerFacts>,
+    field: &dyn Fn(&str, String) -> Line<'static>,
+    lines: &mut Vec<Line<'static>>,
+) {
+    let what = if server.is_some() { "server" } else { "folder" };
+    lines.push(field(what, sanitize::line(label, 1000)));
+    if let Some(facts) = server {
+        lines.push(field("state", facts.state.clone()));
+    }
+    lines.push(field("resources", thousands(count as usize)));
+    if let Some(p) = &view.prefix {
+        lines.push(field("prefix", p.applies_to()));
+        lines.push(field("mark", p.mark_words()));
+    }
+    if let Some(facts) = server {
+        server_lines(facts, field, lines);
+    }
+}
+
+/// The roles an `audience` annotation's bits name, as the contents pane lists them.
+fn audience_words(bits: u8) -> String {
+    let mut roles = Vec::new();
+    if bits & AUDIENCE_USER != 0 {
+        roles.push("user");
+    }
+    if bits & AUDIENCE_ASSISTANT != 0 {
+        roles.push("assistant");
+    }
+    roles.join(", ")
+}
+
 /// Width of the field-name column.
 const FIELD_W: usize = 13;
 
@@ -194,19 +231,7 @@ fn lines(view: &ContentsView, width: usize) -> Vec<Line<'static>> {
             count,
             server,
         } => {
-            let what = if server.is_some() { "server" } else { "folder" };
-            lines.push(field(what, sanitize::line(label, 1000)));
-            if let Some(facts) = server {
-                lines.push(field("state", facts.state.clone()));
-            }
-            lines.push(field("resources", thousands(*count as usize)));
-            if let Some(p) = &view.prefix {
-                lines.push(field("prefix", p.applies_to()));
-                lines.push(field("mark", p.mark_words()));
-            }
-            if let Some(facts) = server {
-                server_lines(facts, &field, &mut lines);
-            }
+            folder_lines(view, label, *count, server.as_ref(), &field, &mut lines);
             return lines;
         }
         Subject::Nothing => {
@@ -260,14 +285,7 @@ fn lines(view: &ContentsView, width: usize) -> Vec<Line<'static>> {
             .unwrap_or_else(|| "—".into()),
     ));
     if let Some(bits) = item.audience() {
-        let mut roles = Vec::new();
-        if bits & AUDIENCE_USER != 0 {
-            roles.push("user");
-        }
-        if bits & AUDIENCE_ASSISTANT != 0 {
-            roles.push("assistant");
-        }
-        lines.push(field("audience", roles.join(", ")));
+        lines.push(field("audience", audience_words(bits)));
     }
     if let Some(p) = item.priority() {
         lines.push(field("priority", format!("{p}")));
@@ -286,6 +304,72 @@ fn lines(view: &ContentsView, width: usize) -> Vec<Line<'static>> {
         Some(doc) => doc_lines(t, doc, width, &mut lines),
     }
     lines
+}
+
+/// One part of a read's contents: its text (coloured), or a blob's head in hex.
+fn part_lines(t: &Theme, part: &Part, width: usize, lines: &mut Vec<Line<'static>>) {
+    match &part.body {
+        Body::Text {
+            lines: text,
+            bytes,
+            truncated,
+            syntax,
+        } => {
+            if text.is_empty() {
+                lines.push(Line::styled("(empty text)", t.dim));
+            }
+            for l in text {
+                lines.push(Line::from(
+                    l.0.iter()
+                        .map(|(rgb, s)| {
+                            let style = match rgb {
+                                Some((r, g, b)) if t.color => {
+                                    Style::new().fg(Color::Rgb(*r, *g, *b))
+                                }
+                                _ => t.text,
+                            };
+                            Span::styled(s.clone(), style)
+                        })
+                        .collect::<Vec<_>>(),
+                ));
+            }
+            let mut note = format!("text · {}", human_size(*bytes as u64));
+            if let Some(s) = syntax {
+                note.push_str(&format!(" · {s}"));
+            }
+            if *truncated {
+                note.push_str(" · cut: only the beginning is shown");
+            }
+            lines.push(Line::styled(format!("── {note} ──"), t.dim));
+        }
+        Body::Blob {
+            bytes,
+            image,
+            head: first_bytes,
+            error,
+        } => {
+            let mut head = format!(
+                "blob · {} · {} ({} bytes)",
+                part.mime.as_deref().unwrap_or("no type"),
+                human_size(*bytes as u64),
+                thousands(*bytes)
+            );
+            if let Some(img) = image {
+                head.push_str(&format!(
+                    " · {} image {}×{}",
+                    img.format, img.width, img.height
+                ));
+            }
+            lines.push(Line::styled(head, t.title));
+            if let Some(e) = error {
+                lines.push(Line::styled(format!("✗ {e}"), t.error));
+            }
+            let per_row = if width >= 78 { 16 } else { 8 };
+            for h in super::hex_head(first_bytes, per_row) {
+                lines.push(Line::styled(h, t.dim));
+            }
+        }
+    }
 }
 
 fn doc_lines(t: &Theme, doc: &ContentsDoc, width: usize, lines: &mut Vec<Line<'static>>) {
@@ -325,68 +409,7 @@ fn doc_lines(t: &Theme, doc: &ContentsDoc, width: usize, lines: &mut Vec<Line<'s
                         t.title,
                     ));
                 }
-                match &part.body {
-                    Body::Text {
-                        lines: text,
-                        bytes,
-                        truncated,
-                        syntax,
-                    } => {
-                        if text.is_empty() {
-                            lines.push(Line::styled("(empty text)", t.dim));
-                        }
-                        for l in text {
-                            lines.push(Line::from(
-                                l.0.iter()
-                                    .map(|(rgb, s)| {
-                                        let style = match rgb {
-                                            Some((r, g, b)) if t.color => {
-                                                Style::new().fg(Color::Rgb(*r, *g, *b))
-                                            }
-                                            _ => t.text,
-                                        };
-                                        Span::styled(s.clone(), style)
-                                    })
-                                    .collect::<Vec<_>>(),
-                            ));
-                        }
-                        let mut note = format!("text · {}", human_size(*bytes as u64));
-                        if let Some(s) = syntax {
-                            note.push_str(&format!(" · {s}"));
-                        }
-                        if *truncated {
-                            note.push_str(" · cut: only the beginning is shown");
-                        }
-                        lines.push(Line::styled(format!("── {note} ──"), t.dim));
-                    }
-                    Body::Blob {
-                        bytes,
-                        image,
-                        head: first_bytes,
-                        error,
-                    } => {
-                        let mut head = format!(
-                            "blob · {} · {} ({} bytes)",
-                            part.mime.as_deref().unwrap_or("no type"),
-                            human_size(*bytes as u64),
-                            thousands(*bytes)
-                        );
-                        if let Some(img) = image {
-                            head.push_str(&format!(
-                                " · {} image {}×{}",
-                                img.format, img.width, img.height
-                            ));
-                        }
-                        lines.push(Line::styled(head, t.title));
-                        if let Some(e) = error {
-                            lines.push(Line::styled(format!("✗ {e}"), t.error));
-                        }
-                        let per_row = if width >= 78 { 16 } else { 8 };
-                        for h in super::hex_head(first_bytes, per_row) {
-                            lines.push(Line::styled(h, t.dim));
-                        }
-                    }
-                }
+                part_lines(t, part, width, lines);
             }
         }
     }

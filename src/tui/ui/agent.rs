@@ -311,22 +311,7 @@ pub fn draw(frame: &mut Frame, area: Rect, v: &AgentView) {
     ));
     lines.push(Line::from(summary));
     if let Some(serve) = &v.serve {
-        let serve = sanitize::line(serve, 500);
-        let mut used = "hand it to a host: ".len() + serve.chars().count();
-        let mut spans = vec![
-            Span::styled("hand it to a host: ", t.dim),
-            Span::styled(serve, t.text),
-        ];
-        // Whole hints only, as many as fit.
-        for hint in ["I: install in a host", "Y: copy the bundle", "H: host view"] {
-            let gap = if spans.len() == 2 { 3 } else { 2 };
-            if used + gap + hint.len() > inner.width as usize {
-                break;
-            }
-            used += gap + hint.len();
-            spans.push(Span::styled(format!("{:gap$}{hint}", ""), t.dim));
-        }
-        lines.push(Line::from(spans));
+        lines.push(serve_line(t, serve, inner.width as usize));
     }
     lines.push(Line::styled(
         format!(
@@ -342,6 +327,27 @@ pub fn draw(frame: &mut Frame, area: Rect, v: &AgentView) {
         lines.push(agent_line(v, r));
     }
     frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// How to hand the set to a host (`serve`'s command line), and the keys that do it, as many
+/// as fit in `width`.
+fn serve_line(t: &Theme, serve: &str, width: usize) -> Line<'static> {
+    let serve = sanitize::line(serve, 500);
+    let mut used = "hand it to a host: ".len() + serve.chars().count();
+    let mut spans = vec![
+        Span::styled("hand it to a host: ", t.dim),
+        Span::styled(serve, t.text),
+    ];
+    // Whole hints only, as many as fit.
+    for hint in ["I: install in a host", "Y: copy the bundle", "H: host view"] {
+        let gap = if spans.len() == 2 { 3 } else { 2 };
+        if used + gap + hint.len() > width {
+            break;
+        }
+        used += gap + hint.len();
+        spans.push(Span::styled(format!("{:gap$}{hint}", ""), t.dim));
+    }
+    Line::from(spans)
 }
 
 /// With a host chosen: what its model receives at session start, through which channel, what

@@ -19,6 +19,7 @@ use ratatui::widgets::{Block, Borders};
 
 use super::app::{App, Overlay, View};
 use super::keymap::{Action, Mode};
+use super::layout::Areas;
 use super::theme::Theme;
 
 pub use browse::mark_glyph;
@@ -65,33 +66,7 @@ pub fn render(app: &App, frame: &mut Frame) {
             );
         }
         _ if app.context.view.open => agent::draw(frame, areas.body, &agent_view(app)),
-        _ => {
-            let contents_focused = app.focus == Mode::Contents;
-            if contents_focused && areas.contents.is_none() {
-                contents::draw(
-                    frame,
-                    areas.main,
-                    &app.contents_view(),
-                    app.contents.scroll,
-                    true,
-                );
-            } else {
-                let view = browse_view(app);
-                match app.browse.view {
-                    View::Tree => browse::draw_tree(frame, areas.main, &view),
-                    View::List => browse::draw_list(frame, areas.main, &view),
-                }
-                if let Some(p) = areas.contents {
-                    contents::draw(
-                        frame,
-                        p,
-                        &app.contents_view(),
-                        app.contents.scroll,
-                        contents_focused,
-                    );
-                }
-            }
-        }
+        _ => draw_browse(app, frame, &areas),
     }
     status::draw(frame, areas.status, &status_view(app));
     match overlay {
@@ -127,6 +102,36 @@ pub fn render(app: &App, frame: &mut Frame) {
             app.help_from(),
             theme,
             scroll,
+        );
+    }
+}
+
+/// The tree or list with the contents pane beside it, or the contents alone when focused
+/// on a screen too narrow for both.
+fn draw_browse(app: &App, frame: &mut Frame, areas: &Areas) {
+    let contents_focused = app.focus == Mode::Contents;
+    if contents_focused && areas.contents.is_none() {
+        contents::draw(
+            frame,
+            areas.main,
+            &app.contents_view(),
+            app.contents.scroll,
+            true,
+        );
+        return;
+    }
+    let view = browse_view(app);
+    match app.browse.view {
+        View::Tree => browse::draw_tree(frame, areas.main, &view),
+        View::List => browse::draw_list(frame, areas.main, &view),
+    }
+    if let Some(p) = areas.contents {
+        contents::draw(
+            frame,
+            p,
+            &app.contents_view(),
+            app.contents.scroll,
+            contents_focused,
         );
     }
 }

@@ -70,7 +70,24 @@ pub fn draw(frame: &mut Frame, area: Rect, v: &StatusView) {
     if let Some(info) = v.info {
         spans.push(Span::styled(format!(" · {info}"), t.dim));
     }
-    let hints: &[(Action, &str)] = match mode {
+    let hints = hints_of(mode);
+    let hints: Vec<Vec<Span<'static>>> = hints
+        .iter()
+        .filter_map(|(action, label)| {
+            let key = v.keymap.hint(mode, *action)?;
+            Some(vec![
+                Span::styled(key, t.key),
+                Span::styled(format!(" {label}"), t.dim),
+            ])
+        })
+        .collect();
+    let line = fit(spans, hints, area.width as usize);
+    frame.render_widget(Paragraph::new(line), area);
+}
+
+/// The actions the status line offers in `mode`, with their labels.
+fn hints_of(mode: Mode) -> &'static [(Action, &'static str)] {
+    match mode {
         Mode::Browse => &[
             (Action::Help, "help"),
             (Action::Search, "search"),
@@ -122,19 +139,7 @@ pub fn draw(frame: &mut Frame, area: Rect, v: &StatusView) {
             (Action::CycleAudience, "audience"),
             (Action::Close, "close"),
         ],
-    };
-    let hints: Vec<Vec<Span<'static>>> = hints
-        .iter()
-        .filter_map(|(action, label)| {
-            let key = v.keymap.hint(mode, *action)?;
-            Some(vec![
-                Span::styled(key, t.key),
-                Span::styled(format!(" {label}"), t.dim),
-            ])
-        })
-        .collect();
-    let line = fit(spans, hints, area.width as usize);
-    frame.render_widget(Paragraph::new(line), area);
+    }
 }
 
 /// Space before the key hints, and between two hints.
