@@ -244,6 +244,9 @@ fn claude_code_gets_the_set_in_its_first_model_request() {
     let said = world.ok(&["install", "claude-code"]);
     assert!(said.contains("delivered at session start"), "{said}");
     let promised = world.promised("claude-code");
+    // Its own delivery is not one it "picks up".
+    let shown = world.run(&["preview", "--host", "claude-code"]);
+    assert!(!stderr(&shown).contains("picks up"), "{}", stderr(&shown));
     let text = world.claude_first_request();
     assert!(
         text.contains("Be brief."),

@@ -263,13 +263,19 @@ pub fn installed_findings(host: Host, project: &Path, set: &Path, skills: bool) 
     if installed.is_empty() {
         return Vec::new();
     }
-    let mut found = vec![Finding::PicksUp {
-        host,
-        deliveries: installed
-            .iter()
-            .map(|d| (d.host.clone(), d.scope.clone()))
-            .collect(),
-    }];
+    // Its own delivery is no news: only another host's that it reads too is.
+    let others: Vec<(String, String)> = installed
+        .iter()
+        .filter(|d| d.host() != Some(host))
+        .map(|d| (d.host.clone(), d.scope.clone()))
+        .collect();
+    let mut found = Vec::new();
+    if !others.is_empty() {
+        found.push(Finding::PicksUp {
+            host,
+            deliveries: others,
+        });
+    }
     if let Some(through) = reached_by(host, project, set)
         && !through.missed.is_empty()
     {
