@@ -308,6 +308,8 @@ fn entry_state(
 /// `--list`: every host's files, whether they exist, and mcpick's entries in them.
 fn list(places: &Places, set: &Path) -> Exit {
     let mut exit = Exit::Ok;
+    // Only the files that are there: the rest are counted in one line.
+    let mut absent = 0;
     for host in Host::ALL {
         let dialect = host.dialect();
         for scope in [Scope::Project, Scope::User] {
@@ -315,7 +317,10 @@ fn list(places: &Places, set: &Path) -> Exit {
                 continue;
             };
             let state = match install::read(&path) {
-                Ok(None) => "no file".to_string(),
+                Ok(None) => {
+                    absent += 1;
+                    continue;
+                }
                 Err(e) => {
                     exit = Exit::ServerFailed;
                     format!("cannot read: {e}")
@@ -342,6 +347,11 @@ fn list(places: &Places, set: &Path) -> Exit {
             );
         }
     }
+    if absent > 0 {
+        crate::outln!(
+            "({absent} other host config files are not there; `mcpick servers` lists every place it reads)"
+        );
+    }
     crate::outln!("\nper-turn hooks (run `mcpick turn` on every turn):");
     for file in Host::ALL.into_iter().filter_map(|h| profiles::of(h).hooks) {
         for scope in [Scope::Project, Scope::User] {
@@ -349,7 +359,7 @@ fn list(places: &Places, set: &Path) -> Exit {
                 continue;
             };
             let state = match install::read(&path) {
-                Ok(None) => vec!["no file".to_string()],
+                Ok(None) => continue,
                 Err(e) => {
                     exit = Exit::ServerFailed;
                     vec![format!("cannot read: {e}")]
