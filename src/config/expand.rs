@@ -122,11 +122,17 @@ pub fn variables(raw: &str) -> Vec<String> {
     raw.split("${")
         .skip(1)
         .filter_map(|rest| rest.split_once('}').map(|(inner, _)| inner))
+        // The hosts' own variables (`${workspaceFolder}`, `${userHome}`) are not the
+        // environment's: mcpick fills them in itself.
+        .filter(|inner| !HOST_VARIABLES.contains(inner))
         .map(|inner| inner.strip_prefix("env:").unwrap_or(inner))
         .filter(|name| is_var_name(name))
         .map(String::from)
         .collect()
 }
+
+/// The variables [`resolve`] fills in from the places, not the environment.
+const HOST_VARIABLES: &[&str] = &["workspaceFolder", "workspaceFolderBasename", "userHome"];
 
 fn is_var_name(s: &str) -> bool {
     let mut chars = s.chars();

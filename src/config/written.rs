@@ -307,6 +307,9 @@ mod tests {
                 "postgres://u:${DB_PASSWORD}@h/${DB}",
                 "${env:DB_PASSWORD}",
                 "${X:-1}",
+                // A host's own variable, filled in by mcpick: not the environment's.
+                "--root=${workspaceFolder}/db",
+                "${userHome}",
             ]
             .map(String::from)
             .to_vec(),
