@@ -50,11 +50,15 @@ wait_for() {
 }
 grouped=$(echo "$count" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta')
 wait_for "ready · $grouped" 600
-pane=$(tmux -L "$sock" list-panes -F '#{pane_pid}')
-browser=$pane
-for child in "$pane" $(pgrep -P "$pane"); do
-    if [[ $(readlink "/proc/$child/exe") == "$bin" ]]; then browser=$child; fi
+# The browser: the process running this binary with `--set` (tmux's own server and the pane's
+# shell carry the same words in their command lines, not this binary).
+browser=""
+# The first such process: children it starts of itself come later.
+for p in $(pgrep -f -- "--set"); do
+    if [[ -z $browser && $(readlink "/proc/$p/exe") == "$bin" ]]; then browser=$p; fi
 done
+[[ -n $browser ]] || { echo "the browser's process was not found" >&2; exit 1; }
+echo "browser: pid $browser ($(tr "\0" " " <"/proc/$browser/cmdline" | cut -c1-60))"
 # Processes of this binary other than the browser: its server (`demo-server`), and any other.
 others() {
     local p n=0 names=""
