@@ -433,7 +433,11 @@ pub fn end_processes_under(dir: &Path) {
     let needle = dir.display().to_string();
     let me = std::process::id();
     for entry in procs.flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
             continue;
         };
         if pid == me {
