@@ -867,7 +867,11 @@ pub fn write(set: &Path, delivery: &Delivery, text: &str) -> std::io::Result<()>
     if let (Some(e), Some(real)) = (&delivery.exclude, &checked.exclude) {
         append(e, real)?;
     }
-    write_atomic(&checked.file, text.as_bytes())?;
+    // The same text is not written again: a host that starts `serve` for a moment (a
+    // headless run) must not catch it half way through a rewrite of nothing.
+    if fsio::read_capped(&checked.file).ok().flatten().as_deref() != Some(text) {
+        write_atomic(&checked.file, text.as_bytes())?;
+    }
     if let (Some(i), Some(real)) = (&delivery.import, &checked.import) {
         append(i, real)?;
     }
@@ -993,6 +997,10 @@ pub fn remove(
     };
     if ours {
         remove_if_exists(&checked.file)?;
+        // And what a write of it killed half way left beside it.
+        if let (Some(dir), Some(name)) = (checked.file.parent(), checked.file.file_name()) {
+            fsio::clean_stale(dir, &name.to_string_lossy());
+        }
         // A user delivery's own folder in the host's (`~/.copilot/mcpick/`), and the host's
         // when that leaves it empty.
         if delivery.scope() == Some(Scope::User)

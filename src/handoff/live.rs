@@ -64,7 +64,7 @@ pub struct Snapshot {
     /// Per session-start delivery ([`delivery_id`]): each resource its file holds (key →
     /// digest), as it was last written.
     #[serde(default)]
-    pub files: BTreeMap<String, BTreeMap<String, Given>>,
+    pub files: BTreeMap<String, BTreeMap<String, GivenResource>>,
     /// Per delivery: the file's new text, held back while a session of its host runs (see
     /// [`defers_rewrite`]), and what it gives.
     #[serde(default)]
@@ -75,13 +75,13 @@ pub struct Snapshot {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Pending {
     pub text: String,
-    pub given: BTreeMap<String, Given>,
+    pub given: BTreeMap<String, GivenResource>,
 }
 
 /// What a model was given of one resource: enough to say it is withdrawn, and to see that
 /// its text changed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Given {
+pub struct GivenResource {
     pub name: String,
     pub digest: String,
     /// False for a resource of the set the session-start file could not carry (its channel's
@@ -126,19 +126,19 @@ impl Snapshot {
     }
 
     /// What it gives a model now, resource by resource.
-    pub fn given(&self) -> BTreeMap<String, Given> {
+    pub fn given(&self) -> BTreeMap<String, GivenResource> {
         self.given_of(&self.resources.iter().map(Resource::key).collect())
     }
 
     /// What a file holding the resources keyed `holds` gives a model now: every resource of
-    /// the set, those it does not hold marked so ([`Given::held`]).
-    pub fn given_of(&self, holds: &BTreeSet<String>) -> BTreeMap<String, Given> {
+    /// the set, those it does not hold marked so ([`GivenResource::held`]).
+    pub fn given_of(&self, holds: &BTreeSet<String>) -> BTreeMap<String, GivenResource> {
         self.resources
             .iter()
             .map(|r| {
                 (
                     r.key(),
-                    Given {
+                    GivenResource {
                         name: r.name.clone(),
                         digest: r.digest.clone(),
                         held: holds.contains(&r.key()),
@@ -279,7 +279,7 @@ pub struct Session {
     #[serde(default)]
     pub set: PathBuf,
     #[serde(default)]
-    pub given: BTreeMap<String, Given>,
+    pub given: BTreeMap<String, GivenResource>,
     /// Seconds since the epoch it was last seen.
     #[serde(default)]
     pub seen: u64,
@@ -333,7 +333,7 @@ pub struct Turn<'s> {
     /// Still part of it, with a new text.
     pub changed: Vec<&'s Resource>,
     /// No longer part of it: (key, what it was given as).
-    pub withdrawn: Vec<(String, Given)>,
+    pub withdrawn: Vec<(String, GivenResource)>,
     /// No longer part of it, and never held by the model: dropped from the session's state
     /// without a word (if it comes back, it is new).
     pub forgotten: Vec<String>,
@@ -346,7 +346,7 @@ impl Turn<'_> {
 }
 
 /// The difference between `given` and `now`, in the set's order (withdrawn in key order).
-pub fn diff<'s>(given: &BTreeMap<String, Given>, now: &'s Snapshot) -> Turn<'s> {
+pub fn diff<'s>(given: &BTreeMap<String, GivenResource>, now: &'s Snapshot) -> Turn<'s> {
     let mut turn = Turn::default();
     let mut present = std::collections::HashSet::new();
     for r in &now.resources {
@@ -374,9 +374,9 @@ pub fn diff<'s>(given: &BTreeMap<String, Given>, now: &'s Snapshot) -> Turn<'s> 
 /// What one turn hands on: the text (empty when nothing changed) and the keys it gave, with
 /// what was given of each (what did not fit is not among them).
 #[derive(Debug, Default, PartialEq)]
-pub struct Said {
+pub struct TurnMessage {
     pub text: String,
-    pub gave: BTreeMap<String, Option<Given>>,
+    pub gave: BTreeMap<String, Option<GivenResource>>,
     /// Resources that changed but did not fit, named in the text: offered again next turn.
     pub deferred: Vec<String>,
 }
@@ -384,8 +384,8 @@ pub struct Said {
 /// The text of `turn` through `channel`, for the set `set_name` served as `served_as`: the
 /// withdrawn named first (always whole), then the added and changed resources in the set's
 /// order, each whole while it fits the cap; the rest named with where to reach them.
-pub fn say(turn: &Turn<'_>, channel: &PerTurn, set_name: &str, served_as: &str) -> Said {
-    let mut said = Said::default();
+pub fn say(turn: &Turn<'_>, channel: &PerTurn, set_name: &str, served_as: &str) -> TurnMessage {
+    let mut said = TurnMessage::default();
     for k in &turn.forgotten {
         said.gave.insert(k.clone(), None);
     }
@@ -441,7 +441,7 @@ pub fn say(turn: &Turn<'_>, channel: &PerTurn, set_name: &str, served_as: &str) 
         text.push_str(&block);
         said.gave.insert(
             r.key(),
-            Some(Given {
+            Some(GivenResource {
                 name: r.name.clone(),
                 digest: r.digest.clone(),
                 held: true,
@@ -481,7 +481,7 @@ pub fn as_received(channel: &PerTurn, text: &str) -> String {
 }
 
 /// Applies what a turn gave to a session's state.
-pub fn apply(session: &mut Session, said: &Said) {
+pub fn apply(session: &mut Session, said: &TurnMessage) {
     for (k, g) in &said.gave {
         match g {
             Some(g) => {
@@ -512,10 +512,10 @@ struct HookEvent {
 /// a cap, what the file could not carry is not held, so the first turns hand it on, a capful
 /// at a time; on one without, it is kept as given-but-not-held, never sent in one piece.
 fn at_start(
-    file: Option<BTreeMap<String, Given>>,
+    file: Option<BTreeMap<String, GivenResource>>,
     snapshot: &Snapshot,
     channel: &PerTurn,
-) -> BTreeMap<String, Given> {
+) -> BTreeMap<String, GivenResource> {
     let mut given = file.unwrap_or_else(|| snapshot.given());
     if channel.cap.is_some() {
         given.retain(|_, g| g.held);
@@ -672,7 +672,7 @@ pub fn next_turns(host: Host, set: &Path, name: &str) -> Result<Vec<NextTurn>, S
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let mut sessions: Vec<(Option<String>, BTreeMap<String, Given>)> = running(host, &set, None)
+    let mut sessions: Vec<(Option<String>, BTreeMap<String, GivenResource>)> = running(host, &set, None)
         .into_iter()
         .filter_map(|id| {
             let s = session_store(host, &set, &id)?.load().ok()?;
@@ -761,7 +761,7 @@ mod tests {
         let turn = diff(&now.given(), &now);
         assert!(turn.is_empty());
         let said = say(&turn, &CLAUDE, "set.json", "mcpick");
-        assert_eq!(said, Said::default());
+        assert_eq!(said, TurnMessage::default());
     }
 
     #[test]
