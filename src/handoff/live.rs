@@ -672,20 +672,21 @@ pub fn next_turns(host: Host, set: &Path, name: &str) -> Result<Vec<NextTurn>, S
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let mut sessions: Vec<(Option<String>, BTreeMap<String, GivenResource>)> = running(host, &set, None)
-        .into_iter()
-        .filter_map(|id| {
-            let s = session_store(host, &set, &id)?.load().ok()?;
-            Some((
-                Some(id),
-                if s.started {
-                    s.given
-                } else {
-                    file_given.clone()
-                },
-            ))
-        })
-        .collect();
+    let mut sessions: Vec<(Option<String>, BTreeMap<String, GivenResource>)> =
+        running(host, &set, None)
+            .into_iter()
+            .filter_map(|id| {
+                let s = session_store(host, &set, &id)?.load().ok()?;
+                Some((
+                    Some(id),
+                    if s.started {
+                        s.given
+                    } else {
+                        file_given.clone()
+                    },
+                ))
+            })
+            .collect();
     if sessions.is_empty() {
         sessions.push((None, file_given));
     }
