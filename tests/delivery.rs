@@ -13,7 +13,8 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use common::model_stub::{
-    Stub, all_text, claude_tui, end_cline_hub, run_host, submit, take_turn, text_of, under,
+    Stub, all_text, claude_tui, end_cline_hub, run_host, still_typed, submit, take_turn, text_of,
+    under,
 };
 use common::snapshot::{Files, assert_same_files, files};
 use common::tmux::{HOST_START, Tmux};
@@ -1776,10 +1777,19 @@ fn codex_gets_a_change_of_the_set_on_the_next_turn() {
         n += 1;
         let prompt = format!("turn {n} please");
         submit(tmux, &prompt);
-        let deadline = std::time::Instant::now() + Duration::from_secs(120);
-        while std::time::Instant::now() < deadline {
+        let started = std::time::Instant::now();
+        let mut pressed_again = false;
+        while started.elapsed() < Duration::from_secs(120) {
             if let Some(found) = codex_turn(&stub, &prompt) {
                 return Some(found);
+            }
+            // A busy Codex may drop the Enter: once, if the prompt still waits in its input.
+            if !pressed_again
+                && started.elapsed() > Duration::from_secs(20)
+                && still_typed(&tmux.screen(), &prompt)
+            {
+                tmux.keys(&["Enter"]);
+                pressed_again = true;
             }
             std::thread::sleep(Duration::from_millis(300));
         }

@@ -539,7 +539,7 @@ pub fn submit(tmux: &super::tmux::Tmux, prompt: &str) {
 /// Whether `prompt` is still on the screen's last line that holds it as typed input (not
 /// yet sent): the hosts echo a sent prompt above their input box, so the test is that the
 /// last line holding it is also the last non-empty line of the input area.
-fn still_typed(screen: &str, prompt: &str) -> bool {
+pub fn still_typed(screen: &str, prompt: &str) -> bool {
     let lines: Vec<&str> = screen.lines().filter(|l| !l.trim().is_empty()).collect();
     let Some(at) = lines.iter().rposition(|l| l.contains(prompt)) else {
         return false;
