@@ -566,6 +566,15 @@ fn cline_gets_the_set_in_its_first_model_request() {
         project.join(".cline/rules").is_dir(),
         "the user's folder stays"
     );
+
+    // A `.cline/rules/` made after the install: the delivery recorded in `.clinerules/` is
+    // still mcpick's, and uninstall takes it back.
+    std::fs::remove_dir_all(project.join(".cline")).unwrap();
+    world.ok(&["install", "cline"]);
+    assert!(project.join(".clinerules/mcpick.md").is_file());
+    std::fs::create_dir_all(project.join(".cline/rules")).unwrap();
+    world.ok(&["uninstall", "cline"]);
+    assert!(!project.join(".clinerules/mcpick.md").exists());
 }
 
 /// pi 0.73.1 takes no MCP servers: a plain `install pi` writes the delivered file and an

@@ -385,8 +385,8 @@ fn verify(d: &Delivery, set: &Path) -> Result<(), String> {
     };
     let mut places = Places::system();
     places.project = d.project_or(set);
-    let planned =
-        layout(channel, scope, &places, set, &d.name).map_err(|why| format!("{who}: {why}"))?;
+    let planned = layout(channel, scope, &places, set, &d.name, Some(&d.file))
+        .map_err(|why| format!("{who}: {why}"))?;
     if d.file != planned.file {
         return refuse("its file");
     }
@@ -492,6 +492,7 @@ fn layout(
     places: &Places,
     set: &Path,
     name: &str,
+    recorded: Option<&Path>,
 ) -> Result<Delivery, String> {
     let host = channel.host;
     let folder = folder_of(set);
@@ -518,8 +519,13 @@ fn layout(
                     host.dialect().host_name
                 ));
             }
-            let folder = match rules.read_instead {
-                Some(instead) if places.project.join(instead).is_dir() => instead,
+            let folder = match (rules.read_instead, recorded) {
+                // A recorded delivery stays in the folder it was written to, even once the
+                // project has (or no longer has) the folder read instead.
+                (Some(instead), Some(file)) if file.starts_with(places.project.join(instead)) => {
+                    instead
+                }
+                (Some(instead), None) if places.project.join(instead).is_dir() => instead,
                 _ => rules.folder,
             };
             let rel = format!("{folder}/{}.{}", file_safe(name), rules.extension);
@@ -686,7 +692,7 @@ pub fn plan(
     set: &Path,
     name: &str,
 ) -> Result<Delivery, String> {
-    let mut delivery = layout(channel, scope, places, set, name)?;
+    let mut delivery = layout(channel, scope, places, set, name, None)?;
     let checked = delivery.checked(set)?;
     owned_file_is_ours(&delivery, &checked.file)?;
     if channel.rules().is_some() {
@@ -1198,6 +1204,7 @@ mod tests {
             &places,
             &set,
             "mcpick",
+            None,
         )
         .unwrap();
         assert_eq!(

@@ -24,12 +24,7 @@ pub static DIALECT: Dialect = Dialect {
     mcp: true,
 };
 
-/// Like opencode's: the XDG config folder on Linux, `~/.config` elsewhere.
+/// Like opencode's: `kilo/kilo.json` in the XDG config folder.
 pub fn user_file(places: &Places) -> Option<PathBuf> {
-    let base = if cfg!(target_os = "linux") {
-        places.config_dir.clone()
-    } else {
-        places.home.as_ref().map(|h| h.join(".config"))
-    }?;
-    Some(base.join("kilo").join("kilo.json"))
+    opencode::in_config(places, "kilo/kilo.json")
 }

@@ -32,12 +32,17 @@ pub static DIALECT: Dialect = Dialect {
 /// opencode finds its config through the XDG base directories on every system: the config
 /// folder on Linux (`$XDG_CONFIG_HOME`, else `~/.config`), `~/.config` elsewhere.
 pub fn user_file(places: &Places) -> Option<PathBuf> {
+    in_config(places, "opencode/opencode.json")
+}
+
+/// `rest` in the XDG config folder as opencode and its forks find it.
+pub(super) fn in_config(places: &Places, rest: &str) -> Option<PathBuf> {
     let base = if cfg!(target_os = "linux") {
         places.config_dir.clone()
     } else {
         places.home.as_ref().map(|h| h.join(".config"))
     }?;
-    Some(base.join("opencode").join("opencode.json"))
+    Some(base.join(rest))
 }
 
 /// The program and its arguments are one array.

@@ -427,10 +427,16 @@ pub fn trust_in(cwd: &Path, env: &[(&str, &str)]) {
 /// home; Cline's hub, run in its project) would otherwise outlive the test, ~180 MB each.
 #[allow(dead_code)]
 pub fn end_processes_under(dir: &Path) {
+    let needle = dir.display().to_string();
+    end_processes_where(|cmdline| cmdline.contains(&needle));
+}
+
+/// Ends every process but this one whose command line (its arguments joined by NUL) `is` says
+/// so, by its pid.
+pub fn end_processes_where(is: impl Fn(&str) -> bool) {
     let Ok(procs) = std::fs::read_dir("/proc") else {
         return;
     };
-    let needle = dir.display().to_string();
     let me = std::process::id();
     for entry in procs.flatten() {
         let Some(pid) = entry
@@ -440,13 +446,10 @@ pub fn end_processes_under(dir: &Path) {
         else {
             continue;
         };
-        if pid == me {
-            continue;
-        }
         let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
             continue;
         };
-        if String::from_utf8_lossy(&cmdline).contains(&needle) {
+        if pid != me && is(&String::from_utf8_lossy(&cmdline)) {
             let _ = Command::new("kill").arg(pid.to_string()).status();
         }
     }

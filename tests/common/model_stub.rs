@@ -408,26 +408,10 @@ pub fn run_host(
 /// Ends the `cline --cline-hub-daemon` that every Cline CLI run in `project` leaves behind,
 /// by its pid (found by its command line).
 pub fn end_cline_hub(project: &Path) {
-    let Ok(procs) = std::fs::read_dir("/proc") else {
-        return;
-    };
-    let needle = format!("--cwd\0{}\0", project.display());
-    for entry in procs.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
-            continue;
-        };
-        let cmdline = String::from_utf8_lossy(&cmdline);
-        if cmdline.contains("--cline-hub-daemon") && cmdline.contains(&needle) {
-            let _ = Command::new("kill").arg(pid.to_string()).status();
-        }
-    }
+    let cwd = format!("--cwd\0{}\0", project.display());
+    super::end_processes_where(|cmdline| {
+        cmdline.contains("--cline-hub-daemon") && cmdline.contains(&cwd)
+    });
 }
 
 impl Drop for Stub {

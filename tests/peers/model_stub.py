@@ -269,18 +269,15 @@ def chat(handler, body):
     if not (body or {}).get("stream"):
         message = {k: v for k, v in delta.items() if k != "index"}
         return send_json(handler, dict(base, object="chat.completion", choices=[{"index": 0, "message": message, "finish_reason": finish}], usage=usage))
-    handler.send_response(200)
-    handler.send_header("content-type", "text/event-stream")
-    handler.send_header("cache-control", "no-cache")
-    handler.send_header("connection", "close")
-    handler.close_connection = True
-    handler.end_headers()
-    for chunk in [
-        dict(base, choices=[{"index": 0, "delta": delta, "finish_reason": None}]),
-        dict(base, choices=[{"index": 0, "delta": {}, "finish_reason": finish}]),
-        dict(base, choices=[], usage=usage),
-    ]:
-        handler.wfile.write(("data: %s\n\n" % json.dumps(chunk)).encode())
+    sse(
+        handler,
+        [
+            (None, dict(base, choices=[{"index": 0, "delta": delta, "finish_reason": None}])),
+            (None, dict(base, choices=[{"index": 0, "delta": {}, "finish_reason": finish}])),
+            (None, dict(base, choices=[], usage=usage)),
+        ],
+    )
+    # Chat Completions ends its stream with a line that is not JSON.
     handler.wfile.write(b"data: [DONE]\n\n")
     handler.wfile.flush()
 

@@ -35,7 +35,7 @@ pub const CHANNEL: Channel = Channel {
     limit_words: "",
     measure: Measure::Bytes,
     wrapper_tags: &["Instructions from: "],
-    wrap: |path, _, file| format!("Instructions from: {path}\n{file}"),
+    wrap: super::opencode::instructions_from,
     tool_limit: None,
     lists_prompts: true,
     every_call: true,

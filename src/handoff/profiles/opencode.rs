@@ -36,7 +36,7 @@ pub const CHANNEL: Channel = Channel {
     limit_words: "",
     measure: Measure::Bytes,
     wrapper_tags: &["Instructions from: "],
-    wrap: |path, _, file| format!("Instructions from: {path}\n{file}"),
+    wrap: instructions_from,
     tool_limit: None,
     lists_prompts: true,
     every_call: true,
@@ -45,6 +45,11 @@ pub const CHANNEL: Channel = Channel {
     scopes: Scopes::AsEntry,
     reached: Reached::Listed("instructions"),
 };
+
+/// How opencode and its forks put an instructions file into the system prompt.
+pub fn instructions_from(path: &str, _folder: &str, file: &str) -> String {
+    format!("Instructions from: {path}\n{file}")
+}
 
 /// `.opencode/skills/NAME/SKILL.md` (user: `skills` beside its user config,
 /// `~/.config/opencode/skills`), listed by description, bodies on demand. It reads Claude
