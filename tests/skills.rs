@@ -1,6 +1,8 @@
-//! Skills, against a real third-party skills server and a real host: FastMCP 4.1.6's own
-//! `SkillsDirectoryProvider` (`tests/peers/skills_server.py`, pinned in
-//! `tests/peers/fastmcp/requirements.txt`) over a folder of two skills with supporting files
+//! Skills, against a real third-party skills server and a real host: FastMCP 4.2.3's own
+//! skills providers (`tests/peers/skills_server.py`, pinned in
+//! `tests/peers/fastmcp/requirements.txt`: 4.1's resource-only `SkillsDirectoryProvider`,
+//! deprecated in 4.2, by default; 4.2's, which serves the MCP Skills extension, with
+//! `--extension`) over a folder of two skills with supporting files
 //! (one binary), and Claude Code (`claude -p`, pinned in `tests/peers/node`) pointed at the
 //! recording stub of its model API. A set pins one skill and excludes the other; a plain
 //! `mcpick install claude-code` must leave the pinned skill's files byte for byte under
@@ -487,11 +489,17 @@ fn a_host_that_picks_up_a_delivery_without_its_skills_is_told_so() {
     );
 }
 
-/// A file the server serves that does not match its own manifest: the skill is refused with
-/// a message naming the file, nothing of it is written, and install says it failed.
+/// A file the server serves that does not match its own manifest (a `_manifest` resource, or
+/// FastMCP 4.2's `skills/get` alone): the skill is refused with a message naming the file,
+/// nothing of it is written, and install says it failed.
 #[test]
 fn a_skill_whose_file_does_not_match_its_manifest_is_refused_whole() {
-    let world = World::new(&["--tamper", "pdf-forms/reference.md"]);
+    refused_whole(&[]);
+    refused_whole(&["--extension-only"]);
+}
+
+fn refused_whole(server_flags: &[&str]) {
+    let world = World::new(&[&["--tamper", "pdf-forms/reference.md"], server_flags].concat());
     let out = world.run(&["install", "claude-code"]);
     assert_eq!(exit_code(&out), 1, "{}", stdout(&out));
     let err = stderr(&out);
@@ -647,9 +655,9 @@ fn a_skill_is_kept_fresh_and_taken_back_when_excluded() {
     kept_fresh_and_taken_back(&["--supporting", "resources"]);
 }
 
-/// A server that also declares the MCP Skills extension (FastMCP's `SkillsExtension`, live
-/// byte-preserving reads) still lists its skills as `skill://` resources with manifests:
-/// mcpick hands them on the same way.
+/// FastMCP 4.2's provider serves the MCP Skills extension (the manifest from `skills/get`)
+/// beside `skill://` resources with manifests, and scans its folders again on each request:
+/// mcpick hands its skills on, keeps them fresh and takes them back the same way.
 #[test]
 fn a_server_with_the_skills_extension_hands_on_the_same() {
     kept_fresh_and_taken_back(&["--extension"]);
@@ -731,13 +739,19 @@ fn ls_marks_the_files_of_each_skill() {
     assert!(table.contains("skill pdf-forms: SKILL.md"), "{table}");
 }
 
-/// `check` reads each listed skill whole: FastMCP's own manifests pass; a file changed under
-/// its manifest fails `skills.manifest`, naming the file.
+/// `check` reads each listed skill whole: FastMCP's own manifests pass, whether from a
+/// `_manifest` resource (4.1's provider) or the Skills extension's `skills/get` (4.2's, with
+/// and without `_manifest` resources); a file served unlike its manifest fails
+/// `skills.manifest`, naming the file.
 #[test]
 fn check_reports_a_manifest_that_does_not_match_the_files_read() {
+    const TAMPER: [&str; 2] = ["--tamper", "pdf-forms/scripts/fill.py"];
     for (flags, verdict) in [
         (&[][..], "pass"),
-        (&["--tamper", "pdf-forms/scripts/fill.py"][..], "fail"),
+        (&TAMPER[..], "fail"),
+        (&["--extension"][..], "pass"),
+        (&["--extension-only"][..], "pass"),
+        (&["--extension-only", TAMPER[0], TAMPER[1]][..], "fail"),
     ] {
         let world = World::new(flags);
         let up: Vec<&str> = world.upstream.iter().map(String::as_str).collect();
@@ -810,7 +824,7 @@ fn the_browsers_host_view_shows_a_pinned_skill_as_a_skill() {
 /// against that manifest, and nothing of the excluded one.
 #[test]
 fn a_skill_published_through_the_skills_extension_alone_is_handed_on() {
-    let world = World::serving(|root| {
+    extension_alone_handed_on(World::serving(|root| {
         vec![
             "--name".into(),
             "skills".into(),
@@ -819,7 +833,17 @@ fn a_skill_published_through_the_skills_extension_alone_is_handed_on() {
             "--skills".into(),
             root.to_string_lossy().into_owned(),
         ]
-    });
+    }));
+}
+
+/// The same from FastMCP 4.2's provider with its `_manifest` resources withheld (what is left
+/// once 4.3 removes the 4.1 shape): the manifest from its own `skills/get`.
+#[test]
+fn a_fastmcp_skill_published_through_the_skills_extension_alone_is_handed_on() {
+    extension_alone_handed_on(World::new(&["--extension-only"]));
+}
+
+fn extension_alone_handed_on(world: World) {
     let up: Vec<&str> = world.upstream.iter().map(String::as_str).collect();
     let listed = world.ok(&[&["ls", "--json"][..], &up].concat());
     assert!(
