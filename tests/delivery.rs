@@ -1565,12 +1565,104 @@ fn opencode_gets_a_change_of_the_set_on_the_next_turn() {
     });
 }
 
-/// pi 0.73.1 runs mcpick's extension before every prompt, which reads the delivered file.
+/// Live delivery in pi 0.73.1, over three turns of its TUI after a plain `mcpick install pi`:
+/// mcpick's extension puts the delivered file in the system prompt at the session's first
+/// prompt and keeps it so; a pin and an exclude between turn 1 and turn 2 reach the model on
+/// turn 2 as a message of its own (the new text verbatim, the withdrawal named), as `preview
+/// --host pi --next-turn` predicted; turn 3, with nothing changed, adds nothing.
 #[test]
 fn pi_gets_a_change_of_the_set_on_the_next_turn() {
-    instructions_read_every_call_carry_a_change("pi", "pi", "ctrl+c/ctrl+d clear/exit", |s| {
-        s.pi_env()
-    });
+    let world = World::new();
+    world.ok(&["exclude", "--demo", "demo://clock/*"]);
+    let said = world.ok(&["install", "pi"]);
+    assert!(!said.contains("no per-turn channel"), "{said}");
+    let promised = world.promised("pi");
+    let withdrawn = promised["included"].as_array().unwrap().last().unwrap()["uri"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let pinned = promised["leftOut"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["reason"] == "over budget")
+        .expect("a resource left out by the budget")["uri"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (withdrawn_text, pinned_text) = (world.read(&withdrawn), world.read(&pinned));
+    let stub_dir = tempfile::tempdir().unwrap();
+    let stub = Stub::start(stub_dir.path());
+    stub.headless("pi", "", &world.home(), &world.project());
+    let mut env = world.env();
+    env.extend(stub.pi_env().into_iter().map(|(k, v)| (k.to_string(), v)));
+    let tmux = Tmux::program(
+        &world.project(),
+        &env,
+        &peers().join("node/node_modules/.bin/pi"),
+    );
+    // A turn's request: its system prompt, then its messages.
+    let turn = |prompt: &str| {
+        take_turn(&tmux, &stub, "anthropic", prompt, |r, prompt| {
+            let (system, messages) = (text_of(&r["system"]), text_of(&r["messages"]));
+            messages
+                .contains(prompt)
+                .then(|| format!("{system}\u{1}{messages}"))
+        })
+        .map(|t| {
+            let (system, messages) = t.split_once('\u{1}').unwrap();
+            (system.to_string(), messages.to_string())
+        })
+    };
+    let ready = tmux
+        .wait(HOST_START, |s| s.contains("ctrl+c/ctrl+d clear/exit"))
+        .is_ok();
+    let first = ready.then(|| turn("first turn please")).flatten();
+    world.ok(&["pin", "--demo", &pinned]);
+    world.ok(&["exclude", "--demo", &withdrawn]);
+    let predicted = world.run(&["preview", "--host", "pi", "--next-turn"]);
+    let second = first.as_ref().and_then(|_| turn("second turn please"));
+    let third = second.as_ref().and_then(|_| turn("third turn please"));
+    let shown = tmux.screen();
+    drop(tmux);
+    let first = first.unwrap_or_else(|| panic!("turn 1 never reached the model:\n{shown}"));
+    let second = second.unwrap_or_else(|| panic!("turn 2 never reached the model:\n{shown}"));
+    let third = third.unwrap_or_else(|| panic!("turn 3 never reached the model:\n{shown}"));
+    const CHANGED: &str = "changed since your last turn";
+    assert!(
+        first.0.contains(withdrawn_text.trim_end()) && !first.0.contains(pinned_text.trim_end()),
+        "turn 1's system prompt has the set as it was"
+    );
+    assert!(!first.1.contains(CHANGED), "nothing changed before turn 1");
+    assert_eq!(
+        second.0, first.0,
+        "the system prompt stays as it was at the start"
+    );
+    let after = &second.1[second.1.find(CHANGED).expect("turn 2 says what changed")..];
+    assert!(
+        after.contains(pinned_text.trim_end()),
+        "the newly pinned resource, verbatim:\n{after}"
+    );
+    assert!(
+        after.contains("disregard what it said") && after.contains(&withdrawn),
+        "the excluded one named as withdrawn:\n{after}"
+    );
+    assert_eq!(
+        third.1.matches(CHANGED).count(),
+        second.1.matches(CHANGED).count(),
+        "turn 3, with nothing changed, adds nothing"
+    );
+    assert_eq!(exit_code(&predicted), 0, "{}", stderr(&predicted));
+    assert!(
+        stderr(&predicted).contains("next turn: +1 −1"),
+        "{}",
+        stderr(&predicted)
+    );
+    assert!(
+        second.1.contains(stdout(&predicted).trim_end()),
+        "what --next-turn predicted is what arrived:\n{}",
+        stdout(&predicted)
+    );
 }
 
 /// Kilo CLI 7.7.7 reads its `instructions` files before every model call, as opencode does.

@@ -16,7 +16,7 @@ use sha2::{Digest, Sha256};
 use super::channel::Placement;
 pub use super::lines::Added;
 use super::lines::{added_forms, addition, append, take_back};
-use super::profile::{At, Channel, Import, Loader, Reached};
+use super::profile::{At, Channel, Import, Loader, LoaderText, Reached, same_loader};
 use super::profiles;
 use super::skills::Placed;
 use crate::fsio::{self, Perms, write_atomic, write_with};
@@ -385,7 +385,7 @@ fn verify(d: &Delivery, set: &Path) -> Result<(), String> {
     };
     let mut places = Places::system();
     places.project = d.project_or(set);
-    let planned = layout(channel, scope, &places, set, &d.name, Some(&d.file))
+    let planned = layout(channel, scope, &places, set, &d.name, Some(&d.file), true)
         .map_err(|why| format!("{who}: {why}"))?;
     if d.file != planned.file {
         return refuse("its file");
@@ -417,7 +417,11 @@ fn verify(d: &Delivery, set: &Path) -> Result<(), String> {
     ] {
         match (recorded, planned) {
             (None, _) => {}
-            (Some(r), Some(p)) if r.path == p.path && added_forms(&p.text).contains(&r.text) => {}
+            (Some(r), Some(p))
+                if r.path == p.path
+                    && (added_forms(&p.text).contains(&r.text)
+                        || matches!(channel.reached, Reached::Loader(_))
+                            && same_loader(&r.text, &p.text)) => {}
             _ => return refuse(what),
         }
     }
@@ -485,7 +489,8 @@ fn remove_if_exists(path: &Path) -> std::io::Result<()> {
 }
 
 /// Where `host`'s delivery of `set` (absolute) goes and the exact lines it appends, derived
-/// from the host, scope, name and places alone: nothing is read.
+/// from the host, scope, name and places alone: nothing is read. `per_turn`: a loader also
+/// hands on each turn's change ([`super::profile::LoaderText::turn`]).
 fn layout(
     channel: &Channel,
     scope: Scope,
@@ -493,6 +498,7 @@ fn layout(
     set: &Path,
     name: &str,
     recorded: Option<&Path>,
+    per_turn: bool,
 ) -> Result<Delivery, String> {
     let host = channel.host;
     let folder = folder_of(set);
@@ -554,7 +560,18 @@ fn layout(
             });
         }
         Reached::Loader(loader) => {
-            delivery.import = Some(loader_file(loader, host, scope, places, &delivery)?);
+            let turn = match per_turn {
+                true => Some(super::hooks::command(host, scope, places, set, name)?),
+                false => None,
+            };
+            delivery.import = Some(loader_file(
+                loader,
+                host,
+                scope,
+                places,
+                &delivery,
+                turn.as_deref(),
+            )?);
         }
         Reached::Override(over) => {
             let dir = match scope {
@@ -626,13 +643,14 @@ fn import_lines(
 
 /// The loader file that reads `delivery`'s file for the host: made whole by mcpick, named by
 /// the served name, pointing at the delivered file relative to its folder (a user's by its
-/// absolute path).
+/// absolute path), running `turn` on each later prompt.
 fn loader_file(
     loader: &Loader,
     host: Host,
     scope: Scope,
     places: &Places,
     delivery: &Delivery,
+    turn: Option<&str>,
 ) -> Result<Added, String> {
     let at = match scope {
         Scope::Project => loader.project,
@@ -644,10 +662,16 @@ fn loader_file(
     };
     // A project's loader names the file from its own folder, up to the project and down:
     // what the project commits holds no absolute path.
-    let target = match (at, relative(&delivery.file, &places.project)) {
-        (At::Project(rel), Some(file)) => format!("{}{file}", "../".repeat(rel.split('/').count())),
+    let (target, root) = match (at, relative(&delivery.file, &places.project)) {
+        (At::Project(rel), Some(file)) => {
+            let up = "../".repeat(rel.split('/').count());
+            (format!("{up}{file}"), up)
+        }
         (At::Project(_), None) => return Err("the set is outside the project".into()),
-        (At::Home(_), _) => delivery.file.display().to_string(),
+        (At::Home(_), _) => (
+            delivery.file.display().to_string(),
+            places.project.display().to_string(),
+        ),
     };
     Ok(Added {
         path: folder.join(format!(
@@ -655,7 +679,12 @@ fn loader_file(
             file_safe(&delivery.name),
             loader.extension
         )),
-        text: (loader.code)(&target, host.name()),
+        text: (loader.code)(&LoaderText {
+            target: &target,
+            root: &root,
+            host: host.name(),
+            turn,
+        }),
         created: true,
     })
 }
@@ -691,8 +720,9 @@ pub fn plan(
     places: &Places,
     set: &Path,
     name: &str,
+    per_turn: bool,
 ) -> Result<Delivery, String> {
-    let mut delivery = layout(channel, scope, places, set, name, None)?;
+    let mut delivery = layout(channel, scope, places, set, name, None, per_turn)?;
     let checked = delivery.checked(set)?;
     owned_file_is_ours(&delivery, &checked.file)?;
     if channel.rules().is_some() {
@@ -722,7 +752,7 @@ pub fn plan(
     if let (Reached::Loader(_), Some(added), Some(real)) =
         (&channel.reached, &delivery.import, &checked.import)
         && let Some(there) = fsio::read_capped(real).map_err(|e| e.to_string())?
-        && there != added.text
+        && !same_loader(&there, &added.text)
     {
         return Err(format!(
             "{} exists and is not what mcpick writes: mcpick never replaces it (install under another name with --as, or use --deliver on-demand)",
@@ -1205,6 +1235,7 @@ mod tests {
             &set,
             "mcpick",
             None,
+            true,
         )
         .unwrap();
         assert_eq!(

@@ -100,9 +100,15 @@ pub fn plan(
     // A host that reads another host's delivery of the set already installed gets it there.
     let reached = start::reached_through(host, &places.project, &set_abs);
     let delivery = match &scope_of {
-        Ok(scope) if at_start && reached.is_none() => {
-            start::plan(host, *scope, places, &set_abs, name).map_err(NotPlanned::failed)?
-        }
+        Ok(scope) if at_start && reached.is_none() => start::plan(
+            host,
+            *scope,
+            places,
+            &set_abs,
+            name,
+            deliver == Deliver::Live,
+        )
+        .map_err(NotPlanned::failed)?,
         _ => None,
     };
     let entry = match host.dialect().mcp {
@@ -132,7 +138,7 @@ pub fn plan(
             host,
             scope_of.as_ref().copied().unwrap_or(Scope::User),
         ));
-    } else if deliver == Deliver::Live && hooks.is_none() {
+    } else if deliver == Deliver::Live && hooks.is_none() && !loader_runs_turns(host, &delivery) {
         notes.push(match &delivery {
             Some((channel, delivery)) if channel.every_call => {
                 start::read_every_call(channel, delivery.files().first().map(|(_, path)| *path))
@@ -170,6 +176,15 @@ pub fn plan(
         set: set_abs,
         notes,
     })
+}
+
+/// Whether `host`'s delivery is a loader that runs `mcpick turn` itself (pi's extension): its
+/// per-turn channel needs no hook settings.
+fn loader_runs_turns(host: Host, delivery: &Option<(&'static Channel, Delivery)>) -> bool {
+    profiles::of(host).per_turn.is_some()
+        && delivery
+            .as_ref()
+            .is_some_and(|(c, _)| matches!(c.reached, profile::Reached::Loader(_)))
 }
 
 impl Plan {

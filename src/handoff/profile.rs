@@ -181,8 +181,9 @@ pub struct RulesFile {
     pub front_matter: &'static str,
 }
 
-/// A file of mcpick's own the host runs at every session (`FOLDER/NAME.EXTENSION`): it reads
-/// the delivered file again before every prompt and hands it to the model.
+/// A file of mcpick's own the host runs at every session (`FOLDER/NAME.EXTENSION`): it hands
+/// the model the delivered file at the session's start and, on each later prompt, what
+/// `mcpick turn` says changed (the host's per-turn hook, where it has no hook settings).
 #[derive(Debug)]
 pub struct Loader {
     /// Its folder for a project delivery, and for a user one.
@@ -190,9 +191,41 @@ pub struct Loader {
     pub user: At,
     /// What the file name ends with, after `NAME.`.
     pub extension: &'static str,
-    /// The file's text, given the delivered file's path (relative to the loader's folder, or
-    /// absolute) and the host's command-line name.
-    pub code: fn(&str, &str) -> String,
+    /// The file's text.
+    pub code: fn(&LoaderText<'_>) -> String,
+}
+
+/// What a loader's text is made from.
+pub struct LoaderText<'a> {
+    /// The delivered file's path, relative to the loader's folder (or absolute).
+    pub target: &'a str,
+    /// The project's folder, relative to the loader's folder (or absolute): where the per-turn
+    /// command runs.
+    pub root: &'a str,
+    /// The host's command-line name.
+    pub host: &'a str,
+    /// The shell command of `mcpick turn` for this delivery (`None`: `--deliver start`),
+    /// written on the one line that starts with [`TURN_LINE`].
+    pub turn: Option<&'a str>,
+}
+
+/// How the one line of a loader that names the per-turn command starts. That line names this
+/// binary (or `mcpick`) and whether the delivery is live, so two loaders that differ only there
+/// are the same delivery ([`same_loader`]): a moved binary or another `--deliver` does not make
+/// mcpick's own loader a stranger's.
+pub const TURN_LINE: &str = "const TURN = ";
+
+/// Whether two loader texts are one delivery's, whatever per-turn command each names.
+pub fn same_loader(a: &str, b: &str) -> bool {
+    let lines = |t: &str| -> Vec<String> {
+        t.split('\n')
+            .map(|l| match l.starts_with(TURN_LINE) {
+                true => TURN_LINE.to_string(),
+                false => l.to_string(),
+            })
+            .collect()
+    };
+    lines(a) == lines(b)
 }
 
 /// A file the host reads in place of the user's own (Codex's `AGENTS.override.md`).

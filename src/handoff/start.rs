@@ -150,6 +150,7 @@ pub fn plan(
     places: &Places,
     set: &Path,
     name: &str,
+    per_turn: bool,
 ) -> Result<Option<(&'static Channel, Delivery)>, String> {
     let Some((channel, scope)) = profiles::of(host)
         .start
@@ -157,7 +158,7 @@ pub fn plan(
     else {
         return Ok(None);
     };
-    delivery::plan(channel, scope, places, set, name)
+    delivery::plan(channel, scope, places, set, name, per_turn)
         .map(|d| Some((channel, d)))
         .map_err(|why| format!("not delivering at session start: {why}"))
 }
@@ -623,7 +624,7 @@ pub fn for_host(
         .find(|d| d.host == host.name() && d.scope == scope.name() && d.name == served_as);
     let delivery = match recorded {
         Some(d) => d,
-        None => delivery::plan(channel, scope, &Places::system(), &set_abs, served_as)?,
+        None => delivery::plan(channel, scope, &Places::system(), &set_abs, served_as, true)?,
     };
     Ok((channel, render(channel, &delivery, &set_abs, contents)))
 }

@@ -1,11 +1,12 @@
 //! pi: measured with 0.73.1 against its real model requests (`tests/delivery.rs`,
 //! `tests/skills.rs`; `docs/hand-off.md`). It takes no MCP servers and reads its `AGENTS.md`
 //! and `.pi/APPEND_SYSTEM.md` once per session, so mcpick hands it the set through a project
-//! extension of its own, which pi runs without asking.
+//! extension of its own, which pi runs without asking: the set at the session's first prompt,
+//! and each later prompt's change from `mcpick turn pi`.
 
 use crate::handoff::profile::{
-    At, Channel, Known, Loader, Measure, MidSession, Profile, Reached, Scopes, SkillsFolder,
-    in_home,
+    At, Channel, Known, Loader, LoaderText, Measure, MidSession, PerTurn, Profile, Reached, Scopes,
+    SkillsFolder, TURN_LINE, in_home,
 };
 use crate::hosts::{Host, pi};
 
@@ -18,7 +19,8 @@ pub static PROFILE: Profile = Profile {
     program: Some("pi"),
     entry_note: None,
     start: Some(&CHANNEL),
-    per_turn: None,
+    per_turn: Some(&PER_TURN),
+    // No hook settings: mcpick's extension runs `mcpick turn pi` itself.
     hooks: None,
     mention: None,
     skills: Some(&SKILLS),
@@ -27,9 +29,10 @@ pub static PROFILE: Profile = Profile {
     reads_also: &[],
 };
 
-/// `.pi/extensions/NAME.ts` (user: `~/.pi/agent/extensions/`): on every prompt
-/// (`before_agent_start`) it reads the delivered file and appends it to that turn's system
-/// prompt, raw (600 KB seen whole). So each turn carries the set as it is then.
+/// `.pi/extensions/NAME.ts` (user: `~/.pi/agent/extensions/`): at a session's first prompt
+/// (`before_agent_start`) it reads the delivered file and appends it to the system prompt,
+/// raw (600 KB seen whole), and keeps that text for the session's later prompts, so the
+/// system prompt stays as it was at the start, as another host's session-start file does.
 pub const CHANNEL: Channel = Channel {
     host: Host::Pi,
     what: "the file mcpick's pi extension reads",
@@ -40,7 +43,7 @@ pub const CHANNEL: Channel = Channel {
     wrap: |_, _, file| file.to_string(),
     tool_limit: None,
     lists_prompts: false,
-    every_call: true,
+    every_call: false,
     tells_of_changes: false,
     known: MEASURED,
     scopes: Scopes::AsEntry,
@@ -52,31 +55,85 @@ pub const CHANNEL: Channel = Channel {
     }),
 };
 
-/// The extension: the delivered file's path (relative to the extension's folder, or
-/// absolute) as a JSON string, which is a JavaScript string too.
-fn extension(target: &str, host: &str) -> String {
-    let target = serde_json::to_string(target).unwrap_or_else(|_| "\"\"".into());
+/// On each later prompt the extension asks `mcpick turn pi` what changed and adds it as a
+/// message of its own, which pi sends its model as a user message, verbatim, after the prompt.
+pub const PER_TURN: PerTurn = PerTurn {
+    host: Host::Pi,
+    what: "a message mcpick's pi extension adds to the prompt",
+    cap: None,
+    escapes_angles: false,
+    top_level: true,
+    wrap: |text| text.to_string(),
+    known: MEASURED,
+};
+
+/// The extension. Paths and the command are JSON strings, which are JavaScript strings too.
+fn extension(text: &LoaderText<'_>) -> String {
+    let json = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
+    let turn = text.turn.map(json).unwrap_or_else(|| "null".into());
     format!(
-        r#"// Written by mcpick: hands pi's model the context set, read again before every prompt.
-// Edit the set, not this file; `mcpick uninstall {host}` removes it.
+        r#"// Written by mcpick: hands pi's model the context set: the delivered file in the system
+// prompt from a session's first prompt on, and on each later prompt what changed since the
+// last one, from `mcpick turn`. Edit the set, not this file; `mcpick uninstall {host}` removes it.
 import {{ readFileSync }} from "node:fs";
+import {{ spawnSync }} from "node:child_process";
 import {{ dirname, resolve }} from "node:path";
 import {{ fileURLToPath }} from "node:url";
 
-const DELIVERED = resolve(dirname(fileURLToPath(import.meta.url)), {target});
+const HERE = dirname(fileURLToPath(import.meta.url));
+const DELIVERED = resolve(HERE, {target});
+const ROOT = resolve(HERE, {root});
+{turn_line}{turn};
+
+/// What `mcpick turn` says for this event of the session ("" when nothing, or on failure:
+/// it never stops a prompt).
+function turn(session: string, event: string): string {{
+  if (TURN === null) return "";
+  const ran = spawnSync(TURN, {{
+    shell: true,
+    cwd: ROOT,
+    input: JSON.stringify({{ session_id: session, hook_event_name: event }}),
+    encoding: "utf8",
+    timeout: 10000,
+  }});
+  try {{
+    return ran.status === 0 && ran.stdout.trim() ? JSON.parse(ran.stdout).additionalContext ?? "" : "";
+  }} catch {{
+    return "";
+  }}
+}}
 
 export default function (pi: any) {{
-  pi.on("before_agent_start", async (event: any) => {{
-    let text: string;
-    try {{
-      text = readFileSync(DELIVERED, "utf8");
-    }} catch {{
-      return;
+  let session: string | undefined;
+  let atStart = "";
+  // Compaction folds the turns' messages into a summary: the next prompt starts afresh.
+  pi.on("session_compact", () => {{
+    session = undefined;
+  }});
+  pi.on("before_agent_start", async (event: any, ctx: any) => {{
+    const id = String(ctx.sessionManager.getSessionId());
+    if (id !== session) {{
+      turn(id, "SessionStart");
+      try {{
+        atStart = readFileSync(DELIVERED, "utf8");
+      }} catch {{
+        atStart = "";
+      }}
+      session = id;
     }}
-    return {{ systemPrompt: `${{event.systemPrompt}}\n\n${{text}}` }};
+    const changed = turn(id, "UserPromptSubmit");
+    const answer: any = {{
+      systemPrompt: atStart ? `${{event.systemPrompt}}\n\n${{atStart}}` : event.systemPrompt,
+    }};
+    if (changed) answer.message = {{ customType: "mcpick", content: changed, display: false }};
+    return answer;
   }});
 }}
-"#
+"#,
+        host = text.host,
+        target = json(text.target),
+        root = json(text.root),
+        turn_line = TURN_LINE,
     )
 }
 
@@ -91,3 +148,32 @@ pub const SKILLS: SkillsFolder = SkillsFolder {
     mid_session: MidSession::NewSession,
     names_only: false,
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::handoff::profile::same_loader;
+
+    fn text(turn: Option<&str>) -> String {
+        extension(&LoaderText {
+            target: "../../.mcpick/mcpick.pi.md",
+            root: "../../",
+            host: "pi",
+            turn,
+        })
+    }
+
+    /// The command line may differ (another binary, `--deliver start`) and the extension is
+    /// still mcpick's; any other change makes it a stranger's.
+    #[test]
+    fn only_the_turn_line_may_differ() {
+        let live = text(Some("mcpick turn pi --set mcpick.context.json"));
+        let moved = text(Some("/opt/bin/mcpick turn pi --set mcpick.context.json"));
+        let start = text(None);
+        assert!(live.contains("const TURN = \"mcpick turn pi --set mcpick.context.json\";"));
+        assert!(start.contains("const TURN = null;"));
+        assert!(same_loader(&live, &moved) && same_loader(&live, &start));
+        let edited = live.replace("timeout: 10000", "timeout: 1");
+        assert!(!same_loader(&live, &edited));
+    }
+}
