@@ -150,3 +150,113 @@ fn without_its_platform_package_the_launcher_says_what_is_missing() {
     );
     assert!(said.contains("--omit=optional"), "{said}");
 }
+
+/// Run through `npx` (the binary in npm's cache, which npm may clean), `install claude-code`
+/// writes an entry and hooks that run `npx -y mcpick@VERSION`, says so, and calls them its
+/// own (`install --list`, `uninstall`): Claude Code starts the entry (`claude mcp list`:
+/// connected, npm offline), and the hooks' command line answers a turn with what changed.
+#[test]
+fn run_through_npx_the_entries_run_npx() {
+    let main = format!("mcpick-{}.tgz", version());
+    let platform = format!("mcpick-{}-{}.tgz", target(), version());
+    let installed = Installed::new(&[&main, &platform]);
+    let root = installed.dir.path();
+    let project = std::fs::canonicalize(root.join("project")).unwrap();
+    let ok = |args: &[&str]| {
+        let out = installed.npx(args);
+        assert_eq!(exit_code(&out), 0, "{args:?}: {}", stderr(&out));
+        out
+    };
+    ok(&["pin", "--demo", "file:///project/README.md"]);
+    let out = ok(&["install", "claude-code"]);
+    let spec = format!("mcpick@{}", version());
+    assert!(
+        stderr(&out).contains(&format!(
+            "run through npx: the entry and hooks run `npx -y {spec}`"
+        )),
+        "{}",
+        stderr(&out)
+    );
+    let entry: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(project.join(".mcp.json")).unwrap()).unwrap();
+    assert_eq!(entry["mcpServers"]["mcpick"]["command"], "npx", "{entry:#}");
+    assert_eq!(
+        entry["mcpServers"]["mcpick"]["args"],
+        serde_json::json!(["-y", spec, "serve", "--set", "mcpick.context.json"])
+    );
+    let hook = format!("npx -y {spec} turn claude-code --set mcpick.context.json");
+    let settings = std::fs::read_to_string(project.join(".claude/settings.json")).unwrap();
+    assert!(settings.contains(&hook), "{settings}");
+    let listed = stdout(&ok(&["install", "--list"]));
+    assert!(
+        listed.contains(&format!("mcpick entry `mcpick`: npx -y {spec} serve"))
+            && listed.contains("mcpick's per-turn hooks"),
+        "{listed}"
+    );
+
+    // Claude Code starts the entry, npm offline: the package is in the project.
+    std::fs::create_dir_all(root.join("home")).unwrap();
+    std::fs::write(
+        root.join("home/.claude.json"),
+        serde_json::json!({ "projects": { project.to_str().unwrap(): {
+            "hasTrustDialogAccepted": true, "enableAllProjectMcpServers": true } } })
+        .to_string(),
+    )
+    .unwrap();
+    let path = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .filter(|dir| !dir.join("mcpick").exists())
+        .collect::<Vec<_>>();
+    let path = std::env::join_paths(
+        std::iter::once(common::peers().join("node/node_modules/.bin")).chain(path),
+    )
+    .unwrap();
+    let host = |program: &str, args: &[&str], input: &str| {
+        let mut child = Command::new(program)
+            .args(args)
+            .current_dir(&project)
+            .env("HOME", root.join("home"))
+            .env("PATH", &path)
+            .env("npm_config_cache", root.join("cache"))
+            .env("npm_config_offline", "true")
+            .env("MCPICK_DATA_DIR", root.join("data"))
+            .env_remove("MCPICK_NPX")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let claude = common::peers().join("node/node_modules/.bin/claude");
+    let out = host(claude.to_str().unwrap(), &["mcp", "list"], "");
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("mcpick: npx -y") && l.contains("✔ Connected")),
+        "claude mcp list: {text}"
+    );
+    // The hooks' command line, as Claude Code runs it: a turn after an exclude hears of it.
+    let event = |name: &str| format!(r#"{{"session_id":"s1","hook_event_name":"{name}"}}"#);
+    let out = host("sh", &["-c", &hook], &event("SessionStart"));
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    ok(&["exclude", "--demo", "file:///project/README.md"]);
+    let out = host("sh", &["-c", &hook], &event("UserPromptSubmit"));
+    assert!(
+        stdout(&out).contains("disregard what it said")
+            && stdout(&out).contains("file:///project/README.md"),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+
+    ok(&["uninstall", "claude-code"]);
+    assert!(!project.join(".mcp.json").exists());
+    assert!(!project.join(".claude/settings.json").exists());
+}

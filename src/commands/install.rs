@@ -293,16 +293,18 @@ fn entry_state(
             "`{name}` runs mcpick but is NOT what mcpick writes ({differs}): not mcpick's, left as it is"
         );
     }
-    let args = entry["args"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|v| v.as_str())
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .unwrap_or_default();
-    format!("mcpick entry `{name}`: {args}")
+    let fields = (dialect.read)(entry).unwrap_or_default();
+    let command = fields["command"].as_str().unwrap_or("");
+    let args = fields["args"].as_array().into_iter().flatten();
+    let words: Vec<&str> = std::iter::once(command)
+        .chain(args.filter_map(|v| v.as_str()))
+        .collect();
+    // `mcpick` itself goes without saying; `npx -y mcpick@VERSION` is said.
+    let shown = match crate::hosts::mcpick_words(&words) {
+        1 => &words[1..],
+        _ => &words[..],
+    };
+    format!("mcpick entry `{name}`: {}", shown.join(" "))
 }
 
 /// `--list`: every host's files, whether they exist, and mcpick's entries in them.

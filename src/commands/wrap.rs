@@ -48,10 +48,7 @@ fn proxy_launch(
     if args.expose != Expose::Allowed {
         proxy_args.extend(["--expose".into(), expose_name(args.expose)]);
     }
-    Ok(Launch {
-        command,
-        args: proxy_args,
-    })
+    Ok(Launch::of(command, proxy_args))
 }
 
 pub fn wrap(args: WrapArgs) -> Exit {

@@ -542,12 +542,12 @@ pub fn launch(
     set: &Path,
     name: &str,
 ) -> Result<Launch, String> {
-    let (command, set_arg) = entry_path(dialect, scope, places, set, "set")?;
-    let mut args = vec!["serve".to_string(), "--set".to_string(), set_arg];
+    let (program, set_arg) = entry_path(dialect, scope, places, set, "set")?;
+    let mut extra = vec!["serve".to_string(), "--set".to_string(), set_arg];
     if name != "mcpick" {
-        args.extend(["--as".to_string(), name.to_string()]);
+        extra.extend(["--as".to_string(), name.to_string()]);
     }
-    Ok(Launch { command, args })
+    Ok(Launch::of(program, extra))
 }
 
 /// The command an entry runs and how it names the file `path` (`what` names it in errors).
@@ -560,7 +560,7 @@ pub fn entry_path(
     places: &Places,
     path: &Path,
     what: &str,
-) -> Result<(String, String), String> {
+) -> Result<(Vec<String>, String), String> {
     let project = std::fs::canonicalize(&places.project).unwrap_or(places.project.clone());
     let absolute = absolute_set(&project, path);
     Ok(match scope {
@@ -581,18 +581,31 @@ pub fn entry_path(
                 Some(var) => format!("{var}/{relative}"),
                 None => relative,
             };
-            (project_program(), arg)
+            (via_npx().unwrap_or_else(|| vec![project_program()]), arg)
         }
         Scope::User => {
-            let exe = std::env::current_exe()
-                .and_then(std::fs::canonicalize)
-                .map_err(|e| format!("cannot tell where this mcpick binary is: {e}"))?;
-            (
-                exe.to_string_lossy().into_owned(),
-                absolute.to_string_lossy().into_owned(),
-            )
+            let program = match via_npx() {
+                Some(words) => words,
+                None => vec![
+                    std::env::current_exe()
+                        .and_then(std::fs::canonicalize)
+                        .map_err(|e| format!("cannot tell where this mcpick binary is: {e}"))?
+                        .to_string_lossy()
+                        .into_owned(),
+                ],
+            };
+            (program, absolute.to_string_lossy().into_owned())
         }
     })
+}
+
+/// `npx -y mcpick@VERSION` when npm's `npx` (or `npm exec`) started this binary: its launcher
+/// says so in `MCPICK_NPX` (`mcpick@VERSION`, this binary's version). The binary then sits in
+/// npm's cache, which npm may clean, so a host runs it the way it was run, by package.
+pub(crate) fn via_npx() -> Option<Vec<String>> {
+    let spec = std::env::var("MCPICK_NPX").ok()?;
+    (spec == format!("mcpick@{}", env!("CARGO_PKG_VERSION")))
+        .then(|| vec!["npx".to_string(), "-y".to_string(), spec])
 }
 
 /// What `mcpick` on `PATH` is, seen from this binary.
@@ -644,6 +657,12 @@ pub(crate) fn project_program() -> String {
 /// What a person installing into a project file should know when `mcpick` on `PATH` is not
 /// this binary: the entry names this binary by its path, which a clone elsewhere lacks.
 pub fn path_note(host: Host) -> Option<String> {
+    if let Some(words) = via_npx() {
+        return Some(format!(
+            "run through npx: the entry and hooks run `{}`, which npm fetches again when its cache no longer has it (offline, that needs the package in npm's cache; `npm install -g mcpick` gives a plain `mcpick`)",
+            words.join(" ")
+        ));
+    }
     let why = match on_path() {
         OnPath::This => return None,
         OnPath::Absent => "`mcpick` is not on PATH".to_string(),

@@ -44,13 +44,13 @@ pub fn command(
     name: &str,
 ) -> Result<String, String> {
     let (program, set_arg) = entry::entry_path(host.dialect(), scope, places, set, "set")?;
-    let mut words = vec![
-        program,
+    let mut words = program;
+    words.extend([
         "turn".to_string(),
         host.name().to_string(),
         "--set".to_string(),
         set_arg,
-    ];
+    ]);
     if name != "mcpick" {
         words.extend(["--as".to_string(), name.to_string()]);
     }
@@ -105,16 +105,17 @@ pub struct Owner {
     pub name: String,
 }
 
-/// The owner of `handler` when it runs `mcpick turn`; `None` for any other hook.
+/// The owner of `handler` when it runs `mcpick turn` (`mcpick` from any folder, or through
+/// `npx -y mcpick@VERSION`); `None` for any other hook.
 pub fn owner(handler: &Value) -> Option<Owner> {
     let words = shell_words(command_of(handler)?)?;
-    let program = Path::new(words.first()?).file_stem()?.to_str()?;
-    if program != "mcpick" || words.get(1).map(String::as_str) != Some("turn") {
+    let program = crate::hosts::mcpick_words(&words);
+    if program == 0 || words.get(program).map(String::as_str) != Some("turn") {
         return None;
     }
-    let host = words.get(2)?.clone();
+    let host = words.get(program + 1)?.clone();
     let mut name = "mcpick".to_string();
-    let mut rest = words[3..].iter();
+    let mut rest = words[program + 2..].iter();
     while let Some(word) = rest.next() {
         if word == "--as" || word == "--name" {
             name = rest.next()?.clone();
@@ -397,8 +398,13 @@ fn not_as_written(file: &HookFile, scope: Scope, handler: &Value, owner: &Owner)
         .position(|w| w == "--set")
         .and_then(|at| words.get(at + 1))
         .map_or("SET", String::as_str);
-    let program = words.first().map_or("", String::as_str);
-    let mut wanted = vec![program, "turn", file.host.name(), "--set", set];
+    let all: Vec<&str> = words.iter().map(String::as_str).collect();
+    let program = match install::our_program(&all, scope) {
+        Ok(program) => &all[..program],
+        Err(why) => return Some(why),
+    };
+    let mut wanted = program.to_vec();
+    wanted.extend(["turn", file.host.name(), "--set", set]);
     if owner.name != "mcpick" {
         wanted.extend(["--as", owner.name.as_str()]);
     }
@@ -407,9 +413,6 @@ fn not_as_written(file: &HookFile, scope: Scope, handler: &Value, owner: &Owner)
         .map(|w| shell_word(w))
         .collect::<Vec<_>>()
         .join(" ");
-    if let Some(why) = install::not_our_program(program, scope) {
-        return Some(why);
-    }
     if command != wanted {
         return Some(format!("it runs `{command}`; mcpick writes `{wanted}`"));
     }

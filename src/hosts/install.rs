@@ -176,7 +176,7 @@ pub fn not_as_written(
         return Some("mcpick cannot read it as an entry".into());
     };
     let command = fields.get("command").and_then(Value::as_str).unwrap_or("");
-    let args: Vec<String> = fields
+    let all: Vec<String> = fields
         .get("args")
         .and_then(Value::as_array)
         .map(|a| {
@@ -185,9 +185,14 @@ pub fn not_as_written(
                 .collect()
         })
         .unwrap_or_default();
-    if let Some(why) = not_our_program(command, scope) {
-        return Some(why);
-    }
+    let words: Vec<&str> = std::iter::once(command)
+        .chain(all.iter().map(String::as_str))
+        .collect();
+    let program = match our_program(&words, scope) {
+        Ok(program) => program,
+        Err(why) => return Some(why),
+    };
+    let args = all[program - 1..].to_vec();
     let wanted_rest: Vec<&str> = if name == "mcpick" {
         Vec::new()
     } else {
@@ -219,15 +224,28 @@ pub fn not_as_written(
     }
     let wanted = (dialect.entry)(&Launch {
         command: command.to_string(),
-        args,
+        args: all,
     });
     (wanted != *entry).then(|| difference(&wanted, entry))
+}
+
+/// How many of `words` (a command line) are the program mcpick writes at `scope`, or why they
+/// are not: `npx -y mcpick@VERSION` (what mcpick writes when npx ran it), else
+/// [`not_our_program`] on the first word.
+pub fn our_program(words: &[&str], scope: super::Scope) -> Result<usize, String> {
+    match super::mcpick_words(words) {
+        3 if words[2].starts_with("mcpick@") && words[0] == "npx" => Ok(3),
+        _ => match not_our_program(words.first().copied().unwrap_or(""), scope) {
+            Some(why) => Err(why),
+            None => Ok(1),
+        },
+    }
 }
 
 /// Why `program` is not the one mcpick writes at `scope`: `mcpick` from PATH in a project
 /// file (shared with the project), or this very binary by its path when no `mcpick` on PATH
 /// is it (what `install` writes then); this binary by absolute path in the user's own.
-pub fn not_our_program(program: &str, scope: super::Scope) -> Option<String> {
+fn not_our_program(program: &str, scope: super::Scope) -> Option<String> {
     let this_binary = || {
         let this = std::env::current_exe().and_then(std::fs::canonicalize).ok();
         Path::new(program).is_absolute()
@@ -622,5 +640,39 @@ mod tests {
             plan_install(d, Some("[1]"), "mcpick", &launch(), false),
             Err(Refused::Unreadable(_))
         ));
+    }
+}
+
+#[cfg(test)]
+mod npx_tests {
+    use serde_json::json;
+
+    use super::super::{Scope, is_ours, mcpick_words};
+    use super::our_program;
+
+    /// `npx -y mcpick@VERSION` is mcpick as `mcpick` is; another package through npx is not.
+    #[test]
+    fn npx_form_is_mcpick() {
+        assert_eq!(mcpick_words(&["npx", "-y", "mcpick@0.1.0", "serve"]), 3);
+        assert_eq!(
+            mcpick_words(&["/usr/bin/npx", "--yes", "mcpick", "serve"]),
+            3
+        );
+        assert_eq!(mcpick_words(&["npx", "-y", "mcpick-evil@1", "serve"]), 0);
+        assert_eq!(mcpick_words(&["npx", "mcpick", "serve"]), 0);
+        assert_eq!(mcpick_words(&["/opt/mcpick", "serve"]), 1);
+        assert!(is_ours(
+            &json!({"command": "npx", "args": ["-y", "mcpick@0.1.0", "serve", "--set", "s.json"]})
+        ));
+        assert!(!is_ours(
+            &json!({"command": "npx", "args": ["-y", "other", "serve"]})
+        ));
+        for scope in [Scope::Project, Scope::User] {
+            assert_eq!(
+                our_program(&["npx", "-y", "mcpick@0.1.0", "serve"], scope),
+                Ok(3)
+            );
+            assert!(our_program(&["npx", "-y", "mcpick", "serve"], scope).is_err());
+        }
     }
 }

@@ -131,6 +131,41 @@ pub struct Launch {
     pub args: Vec<String>,
 }
 
+impl Launch {
+    /// The words that start mcpick (`mcpick`, its path, or `npx -y mcpick@VERSION`), then
+    /// `extra`.
+    pub fn of(program: Vec<String>, extra: Vec<String>) -> Launch {
+        let mut words = program.into_iter();
+        Launch {
+            command: words.next().unwrap_or_else(|| "mcpick".to_string()),
+            args: words.chain(extra).collect(),
+        }
+    }
+}
+
+/// How many of `words` (a command line's words) start mcpick: 1 for `mcpick` from any folder,
+/// 3 for `npx -y mcpick` or `npx -y mcpick@VERSION` (as mcpick writes when npx ran it); 0 when
+/// they start something else.
+pub fn mcpick_words<S: AsRef<str>>(words: &[S]) -> usize {
+    let stem = |w: &S| {
+        Path::new(w.as_ref())
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .map(str::to_string)
+    };
+    match words {
+        [first, ..] if stem(first).as_deref() == Some("mcpick") => 1,
+        [first, yes, package, ..]
+            if stem(first).as_deref() == Some("npx")
+                && matches!(yes.as_ref(), "-y" | "--yes")
+                && package.as_ref().split('@').next() == Some("mcpick") =>
+        {
+            3
+        }
+        _ => 0,
+    }
+}
+
 /// One host's config dialect.
 pub struct Dialect {
     pub host_name: &'static str,
@@ -198,7 +233,8 @@ pub fn is_ours(entry: &Value) -> bool {
     runs_mcpick(entry, "serve")
 }
 
-/// True when `entry` runs `mcpick` (any folder) with `subcommand` as its first argument.
+/// True when `entry` runs `mcpick` (any folder, or through `npx -y mcpick@VERSION`) with
+/// `subcommand` as its first argument.
 pub(crate) fn runs_mcpick(entry: &Value, subcommand: &str) -> bool {
     // opencode's `command` is the program and its arguments in one array.
     if let Some([program, args @ ..]) = entry
@@ -210,16 +246,12 @@ pub(crate) fn runs_mcpick(entry: &Value, subcommand: &str) -> bool {
         return runs_mcpick(&flat, subcommand);
     }
     let command = entry.get("command").and_then(Value::as_str).unwrap_or("");
-    let stem = Path::new(command)
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .unwrap_or("");
-    let first = entry
-        .get("args")
-        .and_then(Value::as_array)
-        .and_then(|a| a.first())
-        .and_then(Value::as_str);
-    stem == "mcpick" && first == Some(subcommand)
+    let args = entry.get("args").and_then(Value::as_array);
+    let words: Vec<&str> = std::iter::once(command)
+        .chain(args.into_iter().flatten().map(|a| a.as_str().unwrap_or("")))
+        .collect();
+    let program = mcpick_words(&words);
+    program > 0 && words.get(program) == Some(&subcommand)
 }
 
 /// The user's home joined with `rest`.

@@ -23,7 +23,16 @@ try {
   process.exit(1);
 }
 
-const run = spawnSync(binary, process.argv.slice(2), { stdio: "inherit" });
+// Run by `npx` (or `npm exec`, which npm says in `npm_command`), the binary sits in npm's cache,
+// which npm may clean: mcpick then writes `npx -y mcpick@VERSION` into a host's entries and
+// hooks, not its own path. Any other run (a global install's `mcpick` on PATH) says nothing.
+const env = { ...process.env };
+delete env.MCPICK_NPX;
+if (process.env.npm_command === "exec") {
+  env.MCPICK_NPX = `mcpick@${require("../package.json").version}`;
+}
+
+const run = spawnSync(binary, process.argv.slice(2), { stdio: "inherit", env });
 if (run.error) {
   console.error(`mcpick: could not start ${binary}: ${run.error.message}`);
   process.exit(1);

@@ -81,12 +81,19 @@ mod tests {
                     );
                 }
             }
-            // A per-turn channel comes with its hooks, on a host read at session start too.
+            // A per-turn channel comes with its hooks, or a loader that runs `mcpick turn`
+            // itself (pi's extension), on a host read at session start too.
+            let loader = profile
+                .start
+                .is_some_and(|c| matches!(c.reached, crate::handoff::profile::Reached::Loader(_)));
             assert_eq!(
                 profile.per_turn.is_some(),
-                profile.hooks.is_some(),
+                profile.hooks.is_some() || loader,
                 "{host:?}"
             );
+            if let (Some(per_turn), true) = (profile.per_turn, loader) {
+                assert_eq!(per_turn.host, host);
+            }
             if let (Some(per_turn), Some(hooks)) = (profile.per_turn, profile.hooks) {
                 assert_eq!(per_turn.host, host);
                 assert_eq!(hooks.host, host);
