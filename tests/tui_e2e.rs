@@ -1412,3 +1412,46 @@ fn small_terminals_keep_a_tree_worth_walking() {
         pane.quit_and_check_restored();
     }
 }
+
+/// The browser's host view (`a`, then `H`) says, as `install` and `preview --host` do, when
+/// the host on `PATH` is another version than its facts were measured on.
+#[test]
+fn the_host_view_names_a_host_at_another_version_than_measured() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = std::fs::canonicalize(dir.path()).unwrap().join("p");
+    let bin = project.parent().unwrap().join("bin");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::create_dir_all(&bin).unwrap();
+    let claude = bin.join("claude");
+    std::fs::write(&claude, "#!/bin/sh\necho '9.9.9 (Claude Code)'\n").unwrap();
+    let mut perms = std::fs::metadata(&claude).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(&claude, perms).unwrap();
+    let out = common::mcpick_in(
+        &project,
+        &[],
+        &["pin", "--demo", "file:///project/README.md"],
+    );
+    assert_eq!(common::exit_code(&out), 0, "{}", common::stderr(&out));
+    let pane = Pane::new();
+    pane.type_text(&format!(
+        "export PATH={}:$PATH; cd {}\n",
+        bin.display(),
+        project.display()
+    ));
+    pane.start("--set mcpick.context.json");
+    pane.keys(&["a"]);
+    pane.wait_text("Agent view");
+    pane.keys(&["H"]);
+    let screen = pane.wait_for("the Claude Code view", |s| {
+        s.contains("Claude Code receives ") && !s.contains("reading the set")
+    });
+    let words = screen.replace('│', " ");
+    let words: Vec<&str> = words.split_whitespace().collect();
+    assert!(
+        words
+            .join(" ")
+            .contains("note: measured with Claude Code 2.1.332; this machine has 9.9.9"),
+        "{screen}"
+    );
+}

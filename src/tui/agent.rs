@@ -282,6 +282,9 @@ pub struct HostPreview {
     pub next_turn: Option<String>,
     /// What goes to the host as skills, not inline (`as a skill: NAME …`, one line each).
     pub skills: Vec<String>,
+    /// The host on `PATH` is another version than its facts were measured on (as `install`
+    /// and `preview --host` say it).
+    pub drift: Option<String>,
 }
 
 impl HostPreview {
@@ -336,6 +339,7 @@ pub fn host_preview(
             .chain(delivered.refused_skills)
             .collect(),
         next_turn: next_turn(host, set),
+        drift: crate::handoff::version::drift(host).map(|d| d.said()),
     })
 }
 

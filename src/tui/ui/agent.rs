@@ -419,6 +419,7 @@ fn host_lines(v: &AgentView, width: usize) -> Vec<Line<'static>> {
         }
     };
     list(&h.skills, "", "skills", t.field);
+    list(h.drift.as_slice(), "note: ", "notes", t.field);
     list(&h.warnings, "warning: ", "warnings", t.error);
     lines
 }
