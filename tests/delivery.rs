@@ -461,19 +461,29 @@ fn conversation(stub: &Stub, prompt: &str, out: &str) -> String {
 /// `instructions`; `opencode run` sends the user's `AGENTS.md` and then the set, verbatim.
 #[test]
 fn opencode_gets_the_set_in_its_first_model_request() {
-    listed_instructions_carry_the_set("opencode", "opencode.json");
+    listed_instructions_carry_the_set(
+        "opencode",
+        "opencode.json",
+        "\".mcpick/mcpick.opencode.md\"",
+    );
 }
 
-/// Kilo CLI 7.7.7, an opencode fork: the same, in `kilo.json`, read by `kilo run`.
+/// Kilo CLI 7.7.7, an opencode fork: the same through mcpick's plugin, which `kilo.json`'s
+/// `plugin` list names (`./.mcpick/mcpick.kilo.js`, beside the delivered file), read by `kilo
+/// run`.
 #[test]
 fn kilo_gets_the_set_in_its_first_model_request() {
-    listed_instructions_carry_the_set("kilo", "kilo.json");
+    listed_instructions_carry_the_set(
+        "kilo",
+        "kilo.json",
+        "\"plugin\": [\"./.mcpick/mcpick.kilo.js\"]",
+    );
 }
 
 /// `install HOST` lists mcpick's file in the host's `config` (kept as the user wrote it,
-/// comments too); the host's first model request holds the user's `AGENTS.md` and then the
-/// set, verbatim and in order; `uninstall` leaves every file as it was.
-fn listed_instructions_carry_the_set(host: &str, config: &str) {
+/// comments too: `listed` is what it names); the host's first model request holds the user's
+/// `AGENTS.md` and then the set, verbatim and in order; `uninstall` leaves every file as it was.
+fn listed_instructions_carry_the_set(host: &str, config: &str, listed: &str) {
     let world = World::python_set();
     let project = world.project();
     std::fs::write(project.join("AGENTS.md"), "Always run the tests.\n").unwrap();
@@ -489,10 +499,7 @@ fn listed_instructions_carry_the_set(host: &str, config: &str) {
     assert!(said.contains("delivered at session start"), "{said}");
     let written = std::fs::read_to_string(project.join(config)).unwrap();
     assert!(written.contains("// the user's own"), "{written}");
-    assert!(
-        written.contains(&format!(".mcpick/mcpick.{host}.md")),
-        "{written}"
-    );
+    assert!(written.contains(listed), "{written}");
     let promised = world.promised(host);
     let stub_dir = tempfile::tempdir().unwrap();
     let stub = Stub::start(stub_dir.path());
@@ -1572,11 +1579,28 @@ fn opencode_gets_a_change_of_the_set_on_the_next_turn() {
 /// --host pi --next-turn` predicted; turn 3, with nothing changed, adds nothing.
 #[test]
 fn pi_gets_a_change_of_the_set_on_the_next_turn() {
+    a_loaders_session_gets_each_change_once("pi", "ctrl+c/ctrl+d clear/exit", |s| s.pi_env());
+}
+
+/// The same in Kilo CLI 7.7.7's TUI through mcpick's plugin (the change as a part of its own
+/// in the prompt's user message).
+#[test]
+fn kilo_gets_a_change_of_the_set_on_the_next_turn() {
+    a_loaders_session_gets_each_change_once("kilo", "Ask anything", |s| s.kilo_env());
+}
+
+/// Three turns of `host`'s TUI (ready when its screen shows `ready_at`) around a pin and an
+/// exclude, the host's loader handing on the set at the start and each change once.
+fn a_loaders_session_gets_each_change_once(
+    host: &str,
+    ready_at: &str,
+    env_of: fn(&Stub) -> Vec<(&'static str, String)>,
+) {
     let world = World::new();
     world.ok(&["exclude", "--demo", "demo://clock/*"]);
-    let said = world.ok(&["install", "pi"]);
+    let said = world.ok(&["install", host]);
     assert!(!said.contains("no per-turn channel"), "{said}");
-    let promised = world.promised("pi");
+    let promised = world.promised(host);
     let withdrawn = promised["included"].as_array().unwrap().last().unwrap()["uri"]
         .as_str()
         .unwrap()
@@ -1593,34 +1617,32 @@ fn pi_gets_a_change_of_the_set_on_the_next_turn() {
     let (withdrawn_text, pinned_text) = (world.read(&withdrawn), world.read(&pinned));
     let stub_dir = tempfile::tempdir().unwrap();
     let stub = Stub::start(stub_dir.path());
-    stub.headless("pi", "", &world.home(), &world.project());
+    stub.headless(host, "", &world.home(), &world.project());
     let mut env = world.env();
-    env.extend(stub.pi_env().into_iter().map(|(k, v)| (k.to_string(), v)));
+    env.extend(env_of(&stub).into_iter().map(|(k, v)| (k.to_string(), v)));
     let tmux = Tmux::program(
         &world.project(),
         &env,
-        &peers().join("node/node_modules/.bin/pi"),
+        &peers().join("node/node_modules/.bin").join(host),
     );
-    // A turn's request: its system prompt, then its messages.
+    // A turn's conversation request (it offers tools; a title request does not): its system
+    // prompt, then its messages.
     let turn = |prompt: &str| {
         take_turn(&tmux, &stub, "anthropic", prompt, |r, prompt| {
             let (system, messages) = (text_of(&r["system"]), text_of(&r["messages"]));
-            messages
-                .contains(prompt)
-                .then(|| format!("{system}\u{1}{messages}"))
+            let tools = r["tools"].as_array().is_some_and(|t| !t.is_empty());
+            (tools && messages.contains(prompt)).then(|| format!("{system}\u{1}{messages}"))
         })
         .map(|t| {
             let (system, messages) = t.split_once('\u{1}').unwrap();
             (system.to_string(), messages.to_string())
         })
     };
-    let ready = tmux
-        .wait(HOST_START, |s| s.contains("ctrl+c/ctrl+d clear/exit"))
-        .is_ok();
+    let ready = tmux.wait(HOST_START, |s| s.contains(ready_at)).is_ok();
     let first = ready.then(|| turn("first turn please")).flatten();
     world.ok(&["pin", "--demo", &pinned]);
     world.ok(&["exclude", "--demo", &withdrawn]);
-    let predicted = world.run(&["preview", "--host", "pi", "--next-turn"]);
+    let predicted = world.run(&["preview", "--host", host, "--next-turn"]);
     let second = first.as_ref().and_then(|_| turn("second turn please"));
     let third = second.as_ref().and_then(|_| turn("third turn please"));
     let shown = tmux.screen();
@@ -1663,12 +1685,6 @@ fn pi_gets_a_change_of_the_set_on_the_next_turn() {
         "what --next-turn predicted is what arrived:\n{}",
         stdout(&predicted)
     );
-}
-
-/// Kilo CLI 7.7.7 reads its `instructions` files before every model call, as opencode does.
-#[test]
-fn kilo_gets_a_change_of_the_set_on_the_next_turn() {
-    instructions_read_every_call_carry_a_change("kilo", "kilo", "Ask anything", |s| s.kilo_env());
 }
 
 /// Two turns of `host`'s interactive session (`program`, ready when its screen shows

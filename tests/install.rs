@@ -114,13 +114,19 @@ fn without(host: Host, mut doc: Value, name: &str) -> Value {
     if let Some(servers) = at.as_object_mut() {
         servers.remove(name);
     }
-    // opencode's session-start delivery: mcpick's file in its `instructions`.
-    if matches!(host, Host::OpenCode | Host::Kilo)
-        && let Some(list) = doc.get_mut("instructions").and_then(Value::as_array_mut)
+    // opencode's session-start delivery: mcpick's file in its `instructions`; Kilo's: mcpick's
+    // plugin in its `plugin` list.
+    let list_key = match host {
+        Host::OpenCode => Some("instructions"),
+        Host::Kilo => Some("plugin"),
+        _ => None,
+    };
+    if let Some(key) = list_key
+        && let Some(list) = doc.get_mut(key).and_then(Value::as_array_mut)
     {
         list.retain(|i| !i.as_str().is_some_and(|i| i.contains(".mcpick/")));
         if list.is_empty() {
-            doc.as_object_mut().unwrap().remove("instructions");
+            doc.as_object_mut().unwrap().remove(key);
         }
     }
     without_our_hooks(doc)

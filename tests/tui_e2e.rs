@@ -1240,13 +1240,13 @@ fn the_agent_view_shows_what_each_host_receives_as_preview_host_does() {
             from_docs,
             "{name}\n{screen}"
         );
-        // opencode and Kilo read their file again before every model call: the next turn
-        // gets it whole (pi's extension hands on each turn's change, as hooks do).
+        // opencode reads its file again before every model call: the next turn gets it whole
+        // (pi's extension and Kilo's plugin hand on each turn's change, as hooks do).
         assert_eq!(
             words
                 .join(" ")
                 .contains("next turn: the same, whole (read again before every model call)"),
-            matches!(host, "opencode" | "kilo"),
+            host == "opencode",
             "{name}\n{screen}"
         );
         let told = preview(host);

@@ -564,14 +564,26 @@ fn layout(
                 true => Some(super::hooks::command(host, scope, places, set, name)?),
                 false => None,
             };
-            delivery.import = Some(loader_file(
-                loader,
-                host,
-                scope,
-                places,
-                &delivery,
-                turn.as_deref(),
-            )?);
+            let file = loader_file(loader, host, scope, places, &delivery, turn.as_deref())?;
+            if let Some(key) = loader.listed_in {
+                // Named in the host's config: a project's by its path from the project (`./`,
+                // so it is not taken for a package), a user's by its `file://` URL.
+                let config = host.dialect().file(scope, places).ok_or_else(|| {
+                    format!("cannot tell where {}'s config is", host.dialect().host_name)
+                })?;
+                let value = match (scope, relative(&file.path, &places.project)) {
+                    (Scope::Project, Some(rel)) => format!("./{rel}"),
+                    (Scope::Project, None) => return Err("the set is outside the project".into()),
+                    (Scope::User, _) => format!("file://{}", file.path.display()),
+                };
+                delivery.listed = Some(Listed {
+                    path: config,
+                    key: vec![key.to_string()],
+                    value,
+                    created: false,
+                });
+            }
+            delivery.import = Some(file);
         }
         Reached::Override(over) => {
             let dir = match scope {
@@ -657,20 +669,40 @@ fn loader_file(
         Scope::User => loader.user,
     };
     let folder = match at {
+        // Listed in the host's config: beside the delivered file.
+        _ if loader.listed_in.is_some() => delivery
+            .file
+            .parent()
+            .unwrap_or(Path::new("."))
+            .to_path_buf(),
         At::Project(rel) => places.project.join(rel),
         At::Home(rel) => places.home.clone().ok_or_else(no_home)?.join(rel),
     };
     // A project's loader names the file from its own folder, up to the project and down:
     // what the project commits holds no absolute path.
     let (target, root) = match (at, relative(&delivery.file, &places.project)) {
+        (_, Some(_)) if loader.listed_in.is_some() && scope == Scope::Project => {
+            let name = delivery.file.file_name().unwrap_or_default();
+            let up = relative(&folder, &places.project)
+                .map(|rel| "../".repeat(rel.split('/').count()))
+                .unwrap_or_default();
+            (name.to_string_lossy().into_owned(), up)
+        }
         (At::Project(rel), Some(file)) => {
             let up = "../".repeat(rel.split('/').count());
             (format!("{up}{file}"), up)
         }
         (At::Project(_), None) => return Err("the set is outside the project".into()),
+        // A user's loader runs `mcpick turn` on the set by its absolute path: where it runs
+        // matters not, and the delivered file's folder is one that stays the same.
         (At::Home(_), _) => (
             delivery.file.display().to_string(),
-            places.project.display().to_string(),
+            delivery
+                .file
+                .parent()
+                .unwrap_or(Path::new("/"))
+                .display()
+                .to_string(),
         ),
     };
     Ok(Added {

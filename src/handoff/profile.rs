@@ -193,6 +193,9 @@ pub struct Loader {
     pub extension: &'static str,
     /// The file's text.
     pub code: fn(&LoaderText<'_>) -> String,
+    /// The list in the host's config that names the loader (Kilo's `plugin`): the loader then
+    /// sits beside the delivered file, in mcpick's own folder, and no host folder is made.
+    pub listed_in: Option<&'static str>,
 }
 
 /// What a loader's text is made from.

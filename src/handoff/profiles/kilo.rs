@@ -1,10 +1,12 @@
 //! Kilo CLI (an opencode fork): measured with 7.7.7 against its real model requests
-//! (`tests/delivery.rs`, `tests/skills.rs`; `docs/hand-off.md`). opencode's profile with
-//! Kilo's names: no per-turn hook, it reads its instructions files again before every model
-//! call.
+//! (`tests/delivery.rs`, `tests/skills.rs`; `docs/hand-off.md`). Its entry and skills follow
+//! opencode's; the set goes through a plugin of mcpick's, which Kilo loads from its config's
+//! `plugin` list: the set at the session's first prompt, each later prompt's change from
+//! `mcpick turn kilo`.
 
 use crate::handoff::profile::{
-    Channel, Known, Measure, MidSession, Profile, Reached, Scopes, SkillsFolder, in_home,
+    At, Channel, Known, Loader, LoaderText, Measure, MidSession, PerTurn, Profile, Reached, Scopes,
+    SkillsFolder, TURN_LINE, in_home,
 };
 use crate::hosts::{Host, Scope, kilo};
 
@@ -17,7 +19,8 @@ pub static PROFILE: Profile = Profile {
     program: Some("kilo"),
     entry_note: None,
     start: Some(&CHANNEL),
-    per_turn: None,
+    per_turn: Some(&PER_TURN),
+    // No hook settings: mcpick's plugin runs `mcpick turn kilo` itself.
     hooks: None,
     mention: None,
     skills: Some(&SKILLS),
@@ -26,24 +29,120 @@ pub static PROFILE: Profile = Profile {
     reads_also: &[],
 };
 
-/// The files its config's `instructions` lists, verbatim, after the user's `AGENTS.md` and
-/// `.kilo/rules/*.md` (600 KB seen whole); no imports.
+/// A plugin of mcpick's, `.mcpick/NAME.kilo.js` beside the delivered file, named in the
+/// config's `plugin` list (no `.kilo/` folder, into which Kilo writes files of its own): at a
+/// session's first prompt it reads the delivered file and adds it to the system prompt of the
+/// session's calls (`experimental.chat.system.transform`), verbatim, as it was then (600 KB
+/// seen whole through `instructions`).
 pub const CHANNEL: Channel = Channel {
     host: Host::Kilo,
-    what: "a file in Kilo's `instructions`",
+    what: "the file mcpick's Kilo plugin reads",
     limit: None,
     limit_words: "",
     measure: Measure::Bytes,
-    wrapper_tags: &["Instructions from: "],
-    wrap: super::opencode::instructions_from,
+    wrapper_tags: &[],
+    wrap: |_, _, file| file.to_string(),
     tool_limit: None,
     lists_prompts: true,
-    every_call: true,
+    every_call: false,
     tells_of_changes: false,
     known: MEASURED,
     scopes: Scopes::AsEntry,
-    reached: Reached::Listed("instructions"),
+    reached: Reached::Loader(Loader {
+        project: At::Project(".mcpick"),
+        user: At::Home(".config/kilo"),
+        extension: "kilo.js",
+        code: plugin,
+        listed_in: Some("plugin"),
+    }),
 };
+
+/// On each later prompt the plugin asks `mcpick turn kilo` what changed and adds it to the
+/// prompt's message as a part of its own (`chat.message`), which Kilo sends its model as a
+/// text block of the user message, verbatim, after the prompt.
+pub const PER_TURN: PerTurn = PerTurn {
+    host: Host::Kilo,
+    what: "a part mcpick's Kilo plugin adds to the prompt",
+    cap: None,
+    escapes_angles: false,
+    top_level: true,
+    wrap: |text| text.to_string(),
+    known: MEASURED,
+};
+
+/// The plugin. Paths and the command are JSON strings, which are JavaScript strings too.
+fn plugin(text: &LoaderText<'_>) -> String {
+    let json = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
+    let turn = text.turn.map(json).unwrap_or_else(|| "null".into());
+    format!(
+        r#"// Written by mcpick: hands Kilo's model the context set: the delivered file in the system
+// prompt from a session's first prompt on, and on each later prompt what changed since the
+// last one, from `mcpick turn`. Edit the set, not this file; `mcpick uninstall {host}` removes it.
+import {{ readFileSync }} from "node:fs";
+import {{ spawnSync }} from "node:child_process";
+import {{ dirname, resolve }} from "node:path";
+import {{ fileURLToPath }} from "node:url";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const DELIVERED = resolve(HERE, {target});
+const ROOT = resolve(HERE, {root});
+{turn_line}{turn};
+
+/// What `mcpick turn` says for this event of the session ("" when nothing, or on failure:
+/// it never stops a prompt).
+function turn(session, event) {{
+  if (TURN === null) return "";
+  const ran = spawnSync(TURN, {{
+    shell: true,
+    cwd: ROOT,
+    input: JSON.stringify({{ session_id: session, hook_event_name: event }}),
+    encoding: "utf8",
+    timeout: 10000,
+  }});
+  try {{
+    return ran.status === 0 && ran.stdout.trim() ? JSON.parse(ran.stdout).additionalContext ?? "" : "";
+  }} catch {{
+    return "";
+  }}
+}}
+
+// Per session: the delivered file as the session's first prompt found it.
+const atStart = new Map();
+
+export const Mcpick = async () => ({{
+  "chat.message": async (input, output) => {{
+    const id = input.sessionID;
+    if (!id) return;
+    if (!atStart.has(id)) {{
+      turn(id, "SessionStart");
+      let text = "";
+      try {{
+        text = readFileSync(DELIVERED, "utf8");
+      }} catch {{}}
+      atStart.set(id, text);
+    }}
+    const changed = turn(id, "UserPromptSubmit");
+    const first = output.parts[0];
+    if (changed && first) {{
+      output.parts.push({{ ...first, id: `${{first.id}}m`, type: "text", text: changed, synthetic: true }});
+    }}
+  }},
+  "experimental.chat.system.transform": async (input, output) => {{
+    const text = input.sessionID ? atStart.get(input.sessionID) : undefined;
+    if (text) output.system.push(text);
+  }},
+  // A compacted session starts afresh: its next prompt reads the file again.
+  event: async ({{ event }}) => {{
+    if (event?.type === "session.compacted") atStart.delete(event.properties?.sessionID);
+  }},
+}});
+"#,
+        host = text.host,
+        target = json(text.target),
+        root = json(text.root),
+        turn_line = TURN_LINE,
+    )
+}
 
 /// `.agents/skills/NAME/SKILL.md` (user: `~/.agents/skills`), listed by description, bodies
 /// on demand. It reads `.kilo/skills` too, but writes a `.gitignore` of its own into any

@@ -52,6 +52,7 @@ pub const CHANNEL: Channel = Channel {
         user: At::Home(".pi/agent/extensions"),
         extension: "ts",
         code: extension,
+        listed_in: None,
     }),
 };
 
