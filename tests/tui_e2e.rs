@@ -902,7 +902,7 @@ fn a_template_expansion_is_encoded_once_and_added_only_when_it_reads() {
     assert!(!screen.contains("%25"), "{screen}");
     pane.keys(&["Enter"]);
     // Read, shown and added (the listed URI spells `/` as `/`, so this is a new entry).
-    pane.wait_text("expansion: file:///project/docs%2FMy%20Notes.md");
+    pane.wait_text("pinned expansion file:///project/docs%2FMy%20Notes.md");
     pane.wait_text("301");
     // One that does not read is not added, and the form says why.
     pane.keys(&["T"]);
@@ -917,6 +917,106 @@ fn a_template_expansion_is_encoded_once_and_added_only_when_it_reads() {
     assert!(
         screen.contains("301") && !screen.contains("302"),
         "{screen}"
+    );
+    pane.quit_and_check_restored();
+}
+
+/// The number of resources the agent view on `screen` includes (its first line).
+fn agent_included(screen: &str) -> Option<usize> {
+    let line = screen
+        .lines()
+        .skip_while(|l| !l.contains("Agent view"))
+        .nth(1)?;
+    let digits: String = line
+        .trim_start_matches('│')
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == ',')
+        .filter(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
+}
+
+/// What `mcpick preview` includes for `set` over the demo server as the browser ran it.
+fn preview_included(dir: &std::path::Path, set: &std::path::Path) -> Vec<String> {
+    let set = set.to_string_lossy().into_owned();
+    let (code, doc, err) = common::mcpick_json_in(
+        dir,
+        &[],
+        &[
+            "preview",
+            "--set",
+            &set,
+            "--format",
+            "json",
+            "--",
+            mcpick_bin(),
+            "demo-server",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    doc["included"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["uri"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Issue 45 item 7: an expansion read in the browser joins the set as `mcpick preview` sees
+/// it (it counted in the agent view, 27, and not in `preview`, 26): reading it pins it in the
+/// set file, and unmarking it takes it out of the browser too. Both ways, the agent view
+/// includes as many resources as `preview` does, and the expansion in both or in neither.
+#[test]
+fn a_template_expansion_read_in_the_browser_counts_the_same_in_preview() {
+    let pane = Pane::new();
+    let bin = mcpick_bin();
+    let dir = tempfile::tempdir().unwrap();
+    let set = dir.path().join("set.json");
+    let expansion = "file:///project/docs%2FMy%20Notes.md";
+    pane.start(&format!("--set {} -- {bin} demo-server", set.display()));
+    pane.wait_text("ready · 300 resources");
+    pane.keys(&["T"]);
+    pane.wait_text("file:///project/{path}");
+    pane.keys(&["Enter"]);
+    pane.wait_text("Fill in file:///project/{path}");
+    pane.type_text("docs/My");
+    pane.wait_text("docs/My Notes.md");
+    pane.keys(&["Tab"]);
+    pane.wait_text(&format!("reads    {expansion}"));
+    pane.keys(&["Enter"]);
+    pane.wait_text(&format!("pinned expansion {expansion}"));
+    pane.wait_for("the expansion's pin saved", |_| {
+        std::fs::read_to_string(&set).is_ok_and(|t| t.contains(expansion))
+    });
+    let agent = |pane: &Pane| {
+        pane.keys(&["a"]);
+        let screen = pane.wait_for("the agent view's final figures", |s| {
+            s.contains("Agent view") && !s.contains("resolving") && agent_included(s).is_some()
+        });
+        pane.keys(&["a"]);
+        pane.wait_for("the agent view closed", |s| !s.contains("Agent view"));
+        agent_included(&screen).unwrap()
+    };
+    let shown = agent(&pane);
+    let included = preview_included(dir.path(), &set);
+    assert_eq!(shown, included.len(), "agent view vs preview: {included:?}");
+    assert!(included.iter().any(|u| u == expansion), "{included:?}");
+
+    // Unmarked (`u` undoes the pin), it leaves the set and the browser alike.
+    pane.keys(&["u"]);
+    pane.wait_text("undone: 1 mark");
+    pane.wait_for("the unmark saved", |_| {
+        std::fs::read_to_string(&set).is_ok_and(|t| !t.contains(expansion))
+    });
+    let after = agent(&pane);
+    let included = preview_included(dir.path(), &set);
+    assert_eq!(after, included.len(), "agent view vs preview: {included:?}");
+    assert!(!included.iter().any(|u| u == expansion), "{included:?}");
+    assert_eq!(after + 1, shown);
+    let screen = pane.screen();
+    assert!(
+        !screen.contains("My Notes.md"),
+        "the tree has no row for it\n{screen}"
     );
     pane.quit_and_check_restored();
 }

@@ -210,6 +210,19 @@ impl Catalogue {
         Some(ItemId { server, index })
     }
 
+    /// Takes out a resource its server did not list ([`Catalogue::add_unlisted`]), when the
+    /// set no longer names it: its URI. `None` (and nothing changed) for a listed resource or
+    /// one already gone.
+    pub fn remove_unlisted(&mut self, id: ItemId) -> Option<String> {
+        if !self.get(id)?.is_unlisted() {
+            return None;
+        }
+        let uri = self.servers[id.server as usize].take_out(id.index);
+        // A snapshot taken before no longer holds this catalogue's item at this id.
+        self.touch([id]);
+        Some(uri)
+    }
+
     /// Adds an item at the server's end unless its URI is there: its index.
     fn add(&mut self, server: ServerId, resource: &Resource) -> Option<u32> {
         let item = Item::new(resource, &mut self.mimes);

@@ -448,10 +448,45 @@ impl App {
     /// save the change and resolve again. The save carries the change, not the set: it is
     /// applied to the file as other processes left it.
     pub(super) fn context_changed(&mut self, touched: Vec<Target>) -> Vec<Effect> {
+        self.forget_unmarked_expansions(&touched);
         let c = &mut self.context;
         let mut fx: Vec<Effect> = c.saving.record(&c.set, touched).into_iter().collect();
         fx.extend(self.request_resolve());
         fx
+    }
+
+    /// Expansions read in the browser (resources no server lists) whose exact mark `touched`
+    /// took away leave the catalogue: `preview` knows an expansion only by its exact mark
+    /// ([`crate::context::expansion::expansions`]), and the agent view resolves what the
+    /// catalogue holds, so both see the same expansions.
+    pub(super) fn forget_unmarked_expansions(&mut self, touched: &[Target]) {
+        let mut gone = false;
+        for t in touched {
+            let crate::context::Pattern::Exact(uri) = &t.pattern else {
+                continue;
+            };
+            if self.context.set.marks.get(t).is_some() {
+                continue;
+            }
+            let Some(server) = (0..self.catalogue.server_count())
+                .map(|s| s as ServerId)
+                .find(|&s| **self.catalogue.server_name(s) == *t.server)
+            else {
+                continue;
+            };
+            let Some(id) = self.catalogue.find(server, uri) else {
+                continue;
+            };
+            if let Some(uri) = self.catalogue.remove_unlisted(id) {
+                self.take_out(server, &[(id, uri)]);
+                gone = true;
+            }
+        }
+        if gone {
+            self.browse.list_stale = true;
+            self.reanchor();
+            self.clamp();
+        }
     }
 
     /// Takes the set as another process left it (merged with this browser's saves): marks,
