@@ -315,7 +315,15 @@ fn five_servers() -> App {
 #[test]
 fn failed_servers_are_named_with_their_reason_when_the_header_folds() {
     let mut app = five_servers();
-    let text = screen(&mut app, 100, 24);
+    // On a short terminal (under 30 rows) one header line sums them up, failed ones named.
+    let short = screen(&mut app, 100, 24);
+    assert!(
+        short.starts_with(
+            "\"✗ 5 servers: 2 ready (1 without resources), 1 loading · 3 resources, 2 failed: delta"
+        ),
+        "{short}"
+    );
+    let text = screen(&mut app, 100, 30);
     // Four header lines for five servers: both failed ones keep a line, with the reason.
     assert!(
         text.contains("✗ delta  failed: connection refused"),
@@ -336,7 +344,7 @@ fn failed_servers_are_named_with_their_reason_when_the_header_folds() {
     insta::assert_snapshot!("header_failed_servers", text);
     // A failed server's row says why.
     goto(&mut app, "delta");
-    let text = screen(&mut app, 100, 24);
+    let text = screen(&mut app, 100, 30);
     assert!(
         text.contains("last error   connection refused (http://127.0.0.1:9)"),
         "{text}"
@@ -355,7 +363,7 @@ fn failed_servers_are_named_with_their_reason_when_the_header_folds() {
             ServerEvent::Failed(failed(format!("reason {i}"))),
         );
     }
-    let text = screen(&mut app, 100, 24);
+    let text = screen(&mut app, 100, 30);
     for i in 0..3 {
         assert!(text.contains(&format!("failed: reason {i}")), "{text}");
     }
@@ -2500,12 +2508,14 @@ fn y_copies_the_uri_and_capital_y_the_bundle() {
         what: format!("URI {uri}"),
         note: None,
     });
-    assert!(screen(&mut app, 120, 30).contains(&format!("copied URI {uri}")));
+    let shown = screen(&mut app, 120, 30);
+    assert!(shown.contains(&format!("copied URI {uri}")), "{shown}");
     // On a folder row there is no URI to copy: it says so and copies nothing.
     goto(&mut app, "file:///project");
     let fx = drive(&mut app, "y");
     assert!(!fx.iter().any(|e| matches!(e, Effect::Copy { .. })));
-    assert!(screen(&mut app, 120, 30).contains("move to a resource"));
+    let shown = screen(&mut app, 120, 30);
+    assert!(shown.contains("move to a resource"), "{shown}");
 
     // `Y`: the runtime reads the bundle from the current marks and policy…
     let fx = drive(&mut app, "Y");
@@ -3223,12 +3233,31 @@ fn a_template_is_filled_with_completions_read_and_pinned() {
     assert_eq!(selected_uri(&app).as_deref(), Some("demo://notes/43"));
     assert_eq!(app.catalogue.len(), 301);
     assert!(read_of(&fx).is_none(), "read once, not twice");
-    // And it is pinned like any resource.
-    let fx = drive(&mut app, "+");
+    // It joins the set as `preview` finds expansions, by an exact pin in the set file.
     assert!(
         saves(&fx).iter().any(|s| s.contains("demo://notes/43")),
         "{:?}",
         saves(&fx)
+    );
+    assert_eq!(
+        app.context
+            .set
+            .marks
+            .get(&mcpick::context::Target::exact("demo", "demo://notes/43")),
+        Some(mcpick::context::Mark::Pin)
+    );
+    // Unpinned (`+` again), it leaves the set and the browser: no expansion the agent view
+    // counts and `preview` does not.
+    drive(&mut app, "+");
+    assert!(app.context.set.marks.is_empty());
+    assert_eq!(app.catalogue.len(), 300);
+    assert!(app.catalogue.find(0, "demo://notes/43").is_none());
+    let agent = app.context.agent.clone().unwrap();
+    assert!(
+        agent.preview.included.iter().all(|i| agent
+            .id(i.index)
+            .is_some_and(|id| app.catalogue.get(id).is_some())),
+        "the agent view resolves without it"
     );
 }
 

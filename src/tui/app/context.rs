@@ -80,6 +80,10 @@ pub struct Saving {
 /// resolution the last one brings, so a huge folder of pins is read a batch at a time and
 /// stops once the verdict is certain.
 const PIN_BATCH: usize = 256;
+/// The most included resources the browser reads in the background, with the agent view
+/// closed, to count their tokens: above it the status line's figure stays an estimate (and
+/// says how much of it is counted); the agent view counts what it shows.
+pub const BACKGROUND_COUNT_MAX: usize = 2_000;
 
 impl Saving {
     pub fn can_save(&self) -> bool {
@@ -355,12 +359,22 @@ impl App {
         self.context.view.open = !self.context.view.open;
         self.context.view.scroll = 0;
         if self.context.view.open {
-            let mut fx = self.sync_measure();
+            // The view's rows first: a background batch (the pins, or the whole set for the
+            // status line) gives way, latest wins, and goes on after the view's counts.
+            let mut fx = Vec::new();
+            if !self.context.counts.measuring.is_empty() {
+                self.context.counts.measuring.clear();
+                fx.push(Effect::CancelMeasure);
+            }
+            fx.extend(self.sync_measure());
             fx.extend(self.sync_host());
             fx
         } else if !self.context.counts.measuring.is_empty() {
             self.context.counts.measuring.clear();
-            vec![Effect::CancelMeasure]
+            // The view's counts stop; the background's (the status line's) go on.
+            let mut fx = vec![Effect::CancelMeasure];
+            fx.extend(self.sync_measure());
+            fx
         } else {
             Vec::new()
         }
@@ -668,9 +682,21 @@ impl App {
                 .preview
                 .to_measure_shown(scroll.saturating_sub(page)..scroll + 2 * page)
         } else {
-            // Closed: only what the budget meter's `!` rests on, the pins, counted in the
-            // background (a guess from `size`, or none, must not say "over budget").
-            agent.preview.pins_to_measure(PIN_BATCH)
+            // Closed: what the budget meter's `!` rests on first, the pins (a guess from
+            // `size`, or none, must not say "over budget"); then the rest of what is included,
+            // so the status line's figure becomes the counted one (a guess for a server that
+            // gives no `size` was off by half), when the set is small enough to read whole.
+            let pins = agent.preview.pins_to_measure(PIN_BATCH);
+            if !pins.is_empty() || agent.preview.included.len() > BACKGROUND_COUNT_MAX {
+                pins
+            } else {
+                agent
+                    .preview
+                    .to_measure()
+                    .into_iter()
+                    .take(PIN_BATCH)
+                    .collect()
+            }
         };
         let mut items = Vec::new();
         for index in wanted {
