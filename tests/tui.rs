@@ -69,8 +69,9 @@ fn page(number: usize, received: usize, resources: &[Resource]) -> ServerEvent {
     }
 }
 
-/// Connects server 0 and lists `resources` in pages of 100.
-fn load(app: &mut App, resources: &[Resource]) {
+/// Connects server 0 and lists `resources` in pages of 100; the effects left to answer (the
+/// background's counts).
+fn load(app: &mut App, resources: &[Resource]) -> Vec<Effect> {
     let mut fx = server(app, 0, connected());
     for (i, page) in resources.chunks(100).enumerate() {
         fx.extend(server(
@@ -91,7 +92,7 @@ fn load(app: &mut App, resources: &[Resource]) {
             capped: false,
         },
     ));
-    run(app, fx);
+    run(app, fx)
 }
 
 fn demo_app() -> App {
@@ -1835,6 +1836,37 @@ fn a_set_that_cannot_be_loaded_is_never_saved() {
         "{s}"
     );
     assert_eq!(app.context.set.marks.len(), 1);
+}
+
+/// The status line's figure says how much of it is counted while any count is an estimate,
+/// and the browser counts what is included with the agent view closed: once the counts are
+/// in, the figure is the counted one, without `~` (issue 45 item 5).
+#[test]
+fn the_status_line_figure_is_counted_in_the_background() {
+    let mut app = new_app(&["demo"], Theme::colour());
+    let fx = load(&mut app, &mcpick::demo::demo_resources(300));
+    let status = last_line(&screen(&mut app, 120, 30));
+    assert!(
+        status.contains("~163,891 tok (no budget) · 0 of 217 counted"),
+        "{status}"
+    );
+    // Counted in the background, batch after batch, with the agent view closed.
+    assert!(!app.context.view.open);
+    answer_measures(&mut app, fx);
+    let agent = app.context.agent.clone().unwrap();
+    assert!(!agent.preview.is_estimated());
+    let status = last_line(&screen(&mut app, 120, 30));
+    assert!(
+        !status.contains('~') && !status.contains("counted"),
+        "{status}"
+    );
+    assert!(
+        status.contains(&format!(
+            " {} tok (no budget)",
+            mcpick::tui::text::thousands(agent.preview.total_tokens as usize)
+        )),
+        "{status}"
+    );
 }
 
 #[test]

@@ -1543,3 +1543,41 @@ fn small_terminals_keep_a_tree_worth_walking() {
         pane.quit_and_check_restored();
     }
 }
+
+/// Issue 45 item 5: the status line's token figure is never a guess shown as the total
+/// (`~121,856 tok` against 247,528 counted): while any of it is an estimate it says so (`~`
+/// and how much is counted), the browser counts the rest in the background, and the figure it
+/// settles on is the one `mcpick preview` counts.
+#[test]
+fn the_status_line_counts_its_token_figure_as_preview_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = dir.path().join("set.json");
+    let pane = Pane::new();
+    pane.start(&format!("--demo --set {}", set.display()));
+    let screen = pane.wait_for("the counted figure", |s| {
+        let status = s.lines().last().unwrap_or_default();
+        status.contains(" tok (no budget)") && !status.contains('~') && !status.contains("counted")
+    });
+    let status = screen.lines().last().unwrap().to_string();
+    pane.quit_and_check_restored();
+    let set_arg = set.to_string_lossy().into_owned();
+    let (code, doc, err) = common::mcpick_json_in(
+        dir.path(),
+        &[],
+        &["preview", "--demo", "--set", &set_arg, "--format", "json"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let total = doc["totalTokens"].as_u64().unwrap();
+    let shown = total
+        .to_string()
+        .as_bytes()
+        .rchunks(3)
+        .rev()
+        .map(|c| std::str::from_utf8(c).unwrap())
+        .collect::<Vec<_>>()
+        .join(",");
+    assert!(
+        status.contains(&format!("· {shown} tok (no budget)")),
+        "{status:?}: preview counts {total}"
+    );
+}
