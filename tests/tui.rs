@@ -492,6 +492,17 @@ fn a_server_without_resources_says_so() {
         },
     );
     assert_eq!(app.servers[0].status, Status::NoResources);
+    // Said in the tree (its row) and in the contents pane, with where to look (issue 45).
+    let text = screen(&mut app, 120, 30);
+    assert!(
+        text.contains("▾ tools-only  no resources · docs/servers.md"),
+        "{text}"
+    );
+    assert!(
+        text.contains("resources    none: the server has no `resources` capability"),
+        "{text}"
+    );
+    assert!(text.contains("folder's files: docs/servers.md"), "{text}");
 }
 
 #[test]
