@@ -980,6 +980,27 @@ mod tests {
         assert_eq!(a.len(), 3);
     }
 
+    /// An unlisted resource (an expansion) is taken out once the set no longer names it; a
+    /// listed one never is, and a snapshot taken before sees the removal as a touched id.
+    #[test]
+    fn only_an_unlisted_resource_is_removed_as_unlisted() {
+        let mut c = Catalogue::new();
+        let s = c.server("s");
+        c.append(s, &[res("x://listed")]);
+        let listed = c.find(s, "x://listed").unwrap();
+        let added = c.add_unlisted(s, &res("x://expansion")).unwrap();
+        let before = c.snapshot().extent();
+        assert_eq!(c.remove_unlisted(listed), None);
+        assert!(c.get(listed).is_some());
+        assert_eq!(c.remove_unlisted(added).as_deref(), Some("x://expansion"));
+        assert!(c.get(added).is_none());
+        assert_eq!(c.find(s, "x://expansion"), None);
+        assert_eq!(c.remove_unlisted(added), None, "gone already");
+        assert_eq!(c.touched_since(&before), Some(vec![added]));
+        // The URI can be added again (read again in the form).
+        assert!(c.add_unlisted(s, &res("x://expansion")).is_some());
+    }
+
     /// `serve` adds the set's expansions to each refresh's catalogue, which adopted the
     /// upstreams' listings: that cost a copy of the listing's whole index by URI each time.
     #[test]
