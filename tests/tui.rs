@@ -2287,6 +2287,41 @@ fn pin_headless(path: &std::path::Path, mark: Option<Mark>, uri: &str) {
     .unwrap();
 }
 
+/// A pinned expansion another process unpins leaves the browser's tree when the browser
+/// reloads the set: only an expansion the set names is in the catalogue the agent view
+/// resolves, as in `preview` (issue 45 item 7).
+#[test]
+fn an_expansion_another_process_unpins_leaves_the_browser() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("set.json");
+    pin_headless(&path, Some(Mark::Pin), "demo://notes/43");
+    let (mut file, loaded) = mcpick::context::SetFile::open(&path);
+    let mut app = new_app(&["demo"], Theme::colour());
+    let fx = app.set_context(loaded.unwrap(), None);
+    run(&mut app, fx);
+    load(&mut app, &mcpick::demo::demo_resources(300));
+    let templates = vec![rmcp::model::ResourceTemplate::new(
+        "demo://notes/{id}",
+        "tpl",
+    )];
+    let fx = server(&mut app, 0, ServerEvent::Templates(templates));
+    run(&mut app, fx);
+    assert!(
+        app.catalogue.find(0, "demo://notes/43").is_some(),
+        "pinned: added"
+    );
+    pin_headless(&path, None, "demo://notes/43");
+    let disk = file.poll().unwrap().expect("the change is seen");
+    let fx = app.update(Msg::SetOnDisk(Box::new(disk)));
+    run(&mut app, fx);
+    assert!(app.context.set.marks.is_empty());
+    assert!(
+        app.catalogue.find(0, "demo://notes/43").is_none(),
+        "unpinned: gone"
+    );
+    assert_eq!(app.catalogue.len(), 300);
+}
+
 fn marks_on_disk(path: &std::path::Path) -> Vec<String> {
     ContextSet::load(path)
         .unwrap()

@@ -510,6 +510,14 @@ impl App {
         if disk.policy.tokenizer != c.set.policy.tokenizer {
             c.counts.measures.clear();
         }
+        // Exact marks the other process took away: an expansion they held leaves the tree.
+        let exact: Vec<Target> = c
+            .set
+            .marks
+            .iter()
+            .map(|(t, _)| t)
+            .filter(|t| !t.pattern.is_prefix() && disk.marks.get(t).is_none())
+            .collect();
         c.set.marks.adopt(disk.marks.clone());
         c.set.policy = disk.policy;
         for (name, spec) in &disk.servers {
@@ -521,6 +529,7 @@ impl App {
         c.set.extra = disk.extra.clone();
         c.saving.base = disk;
         c.saving.others_pending = false;
+        self.forget_unmarked_expansions(&exact);
         self.request_resolve()
     }
 
