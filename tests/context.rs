@@ -147,8 +147,15 @@ fn marks_pin_exclude_and_the_saved_set_agree_with_preview() {
             "file:///project/docs/guides/*",
         ],
     );
+    // The set's lock is gone after use: nothing but the set sits beside it (issue 45).
+    let beside: Vec<String> = std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(beside, ["mcpick.context.json"], "after pin");
     ok(d, &["exclude", "--demo", "file:///project/README.md"]);
     ok(d, &["policy", "--budget", "4000"]);
+    assert!(!d.join(".mcpick.context.json.lock").exists());
     // An unknown exact URI is refused and not recorded.
     let out = run(d, &["pin", "--demo", "demo://no/such"]);
     assert_eq!(exit_code(&out), 3, "{}", stderr(&out));

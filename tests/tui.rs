@@ -69,8 +69,9 @@ fn page(number: usize, received: usize, resources: &[Resource]) -> ServerEvent {
     }
 }
 
-/// Connects server 0 and lists `resources` in pages of 100.
-fn load(app: &mut App, resources: &[Resource]) {
+/// Connects server 0 and lists `resources` in pages of 100; the effects left to answer (the
+/// background's counts).
+fn load(app: &mut App, resources: &[Resource]) -> Vec<Effect> {
     let mut fx = server(app, 0, connected());
     for (i, page) in resources.chunks(100).enumerate() {
         fx.extend(server(
@@ -91,7 +92,7 @@ fn load(app: &mut App, resources: &[Resource]) {
             capped: false,
         },
     ));
-    run(app, fx);
+    run(app, fx)
 }
 
 fn demo_app() -> App {
@@ -315,7 +316,15 @@ fn five_servers() -> App {
 #[test]
 fn failed_servers_are_named_with_their_reason_when_the_header_folds() {
     let mut app = five_servers();
-    let text = screen(&mut app, 100, 24);
+    // On a short terminal (under 30 rows) one header line sums them up, failed ones named.
+    let short = screen(&mut app, 100, 24);
+    assert!(
+        short.starts_with(
+            "\"✗ 5 servers: 2 ready (1 without resources), 1 loading · 3 resources, 2 failed: delta"
+        ),
+        "{short}"
+    );
+    let text = screen(&mut app, 100, 30);
     // Four header lines for five servers: both failed ones keep a line, with the reason.
     assert!(
         text.contains("✗ delta  failed: connection refused"),
@@ -336,7 +345,7 @@ fn failed_servers_are_named_with_their_reason_when_the_header_folds() {
     insta::assert_snapshot!("header_failed_servers", text);
     // A failed server's row says why.
     goto(&mut app, "delta");
-    let text = screen(&mut app, 100, 24);
+    let text = screen(&mut app, 100, 30);
     assert!(
         text.contains("last error   connection refused (http://127.0.0.1:9)"),
         "{text}"
@@ -355,7 +364,7 @@ fn failed_servers_are_named_with_their_reason_when_the_header_folds() {
             ServerEvent::Failed(failed(format!("reason {i}"))),
         );
     }
-    let text = screen(&mut app, 100, 24);
+    let text = screen(&mut app, 100, 30);
     for i in 0..3 {
         assert!(text.contains(&format!("failed: reason {i}")), "{text}");
     }
@@ -483,6 +492,17 @@ fn a_server_without_resources_says_so() {
         },
     );
     assert_eq!(app.servers[0].status, Status::NoResources);
+    // Said in the tree (its row) and in the contents pane, with where to look (issue 45).
+    let text = screen(&mut app, 120, 30);
+    assert!(
+        text.contains("▾ tools-only  no resources · docs/servers.md"),
+        "{text}"
+    );
+    assert!(
+        text.contains("resources    none: the server has no `resources` capability"),
+        "{text}"
+    );
+    assert!(text.contains("folder's files: docs/servers.md"), "{text}");
 }
 
 #[test]
@@ -1829,6 +1849,37 @@ fn a_set_that_cannot_be_loaded_is_never_saved() {
     assert_eq!(app.context.set.marks.len(), 1);
 }
 
+/// The status line's figure says how much of it is counted while any count is an estimate,
+/// and the browser counts what is included with the agent view closed: once the counts are
+/// in, the figure is the counted one, without `~` (issue 45 item 5).
+#[test]
+fn the_status_line_figure_is_counted_in_the_background() {
+    let mut app = new_app(&["demo"], Theme::colour());
+    let fx = load(&mut app, &mcpick::demo::demo_resources(300));
+    let status = last_line(&screen(&mut app, 120, 30));
+    assert!(
+        status.contains("~163,891 tok (no budget) · 0 of 217 counted"),
+        "{status}"
+    );
+    // Counted in the background, batch after batch, with the agent view closed.
+    assert!(!app.context.view.open);
+    answer_measures(&mut app, fx);
+    let agent = app.context.agent.clone().unwrap();
+    assert!(!agent.preview.is_estimated());
+    let status = last_line(&screen(&mut app, 120, 30));
+    assert!(
+        !status.contains('~') && !status.contains("counted"),
+        "{status}"
+    );
+    assert!(
+        status.contains(&format!(
+            " {} tok (no budget)",
+            mcpick::tui::text::thousands(agent.preview.total_tokens as usize)
+        )),
+        "{status}"
+    );
+}
+
 #[test]
 fn agent_view_measures_in_the_background() {
     let mut app = marked_demo(Theme::colour());
@@ -2236,6 +2287,41 @@ fn pin_headless(path: &std::path::Path, mark: Option<Mark>, uri: &str) {
     .unwrap();
 }
 
+/// A pinned expansion another process unpins leaves the browser's tree when the browser
+/// reloads the set: only an expansion the set names is in the catalogue the agent view
+/// resolves, as in `preview` (issue 45 item 7).
+#[test]
+fn an_expansion_another_process_unpins_leaves_the_browser() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("set.json");
+    pin_headless(&path, Some(Mark::Pin), "demo://notes/43");
+    let (mut file, loaded) = mcpick::context::SetFile::open(&path);
+    let mut app = new_app(&["demo"], Theme::colour());
+    let fx = app.set_context(loaded.unwrap(), None);
+    run(&mut app, fx);
+    load(&mut app, &mcpick::demo::demo_resources(300));
+    let templates = vec![rmcp::model::ResourceTemplate::new(
+        "demo://notes/{id}",
+        "tpl",
+    )];
+    let fx = server(&mut app, 0, ServerEvent::Templates(templates));
+    run(&mut app, fx);
+    assert!(
+        app.catalogue.find(0, "demo://notes/43").is_some(),
+        "pinned: added"
+    );
+    pin_headless(&path, None, "demo://notes/43");
+    let disk = file.poll().unwrap().expect("the change is seen");
+    let fx = app.update(Msg::SetOnDisk(Box::new(disk)));
+    run(&mut app, fx);
+    assert!(app.context.set.marks.is_empty());
+    assert!(
+        app.catalogue.find(0, "demo://notes/43").is_none(),
+        "unpinned: gone"
+    );
+    assert_eq!(app.catalogue.len(), 300);
+}
+
 fn marks_on_disk(path: &std::path::Path) -> Vec<String> {
     ContextSet::load(path)
         .unwrap()
@@ -2500,12 +2586,14 @@ fn y_copies_the_uri_and_capital_y_the_bundle() {
         what: format!("URI {uri}"),
         note: None,
     });
-    assert!(screen(&mut app, 120, 30).contains(&format!("copied URI {uri}")));
+    let shown = screen(&mut app, 120, 30);
+    assert!(shown.contains(&format!("copied URI {uri}")), "{shown}");
     // On a folder row there is no URI to copy: it says so and copies nothing.
     goto(&mut app, "file:///project");
     let fx = drive(&mut app, "y");
     assert!(!fx.iter().any(|e| matches!(e, Effect::Copy { .. })));
-    assert!(screen(&mut app, 120, 30).contains("move to a resource"));
+    let shown = screen(&mut app, 120, 30);
+    assert!(shown.contains("move to a resource"), "{shown}");
 
     // `Y`: the runtime reads the bundle from the current marks and policy…
     let fx = drive(&mut app, "Y");
@@ -3223,12 +3311,31 @@ fn a_template_is_filled_with_completions_read_and_pinned() {
     assert_eq!(selected_uri(&app).as_deref(), Some("demo://notes/43"));
     assert_eq!(app.catalogue.len(), 301);
     assert!(read_of(&fx).is_none(), "read once, not twice");
-    // And it is pinned like any resource.
-    let fx = drive(&mut app, "+");
+    // It joins the set as `preview` finds expansions, by an exact pin in the set file.
     assert!(
         saves(&fx).iter().any(|s| s.contains("demo://notes/43")),
         "{:?}",
         saves(&fx)
+    );
+    assert_eq!(
+        app.context
+            .set
+            .marks
+            .get(&mcpick::context::Target::exact("demo", "demo://notes/43")),
+        Some(mcpick::context::Mark::Pin)
+    );
+    // Unpinned (`+` again), it leaves the set and the browser: no expansion the agent view
+    // counts and `preview` does not.
+    drive(&mut app, "+");
+    assert!(app.context.set.marks.is_empty());
+    assert_eq!(app.catalogue.len(), 300);
+    assert!(app.catalogue.find(0, "demo://notes/43").is_none());
+    let agent = app.context.agent.clone().unwrap();
+    assert!(
+        agent.preview.included.iter().all(|i| agent
+            .id(i.index)
+            .is_some_and(|id| app.catalogue.get(id).is_some())),
+        "the agent view resolves without it"
     );
 }
 

@@ -210,6 +210,19 @@ impl Catalogue {
         Some(ItemId { server, index })
     }
 
+    /// Takes out a resource its server did not list ([`Catalogue::add_unlisted`]), when the
+    /// set no longer names it: its URI. `None` (and nothing changed) for a listed resource or
+    /// one already gone.
+    pub fn remove_unlisted(&mut self, id: ItemId) -> Option<String> {
+        if !self.get(id)?.is_unlisted() {
+            return None;
+        }
+        let uri = self.servers[id.server as usize].take_out(id.index);
+        // A snapshot taken before no longer holds this catalogue's item at this id.
+        self.touch([id]);
+        Some(uri)
+    }
+
     /// Adds an item at the server's end unless its URI is there: its index.
     fn add(&mut self, server: ServerId, resource: &Resource) -> Option<u32> {
         let item = Item::new(resource, &mut self.mimes);
@@ -965,6 +978,27 @@ mod tests {
         assert!(merged.add_unlisted(ma, &res("x://9")).is_some());
         assert!(a.find(sa, "x://9").is_none());
         assert_eq!(a.len(), 3);
+    }
+
+    /// An unlisted resource (an expansion) is taken out once the set no longer names it; a
+    /// listed one never is, and a snapshot taken before sees the removal as a touched id.
+    #[test]
+    fn only_an_unlisted_resource_is_removed_as_unlisted() {
+        let mut c = Catalogue::new();
+        let s = c.server("s");
+        c.append(s, &[res("x://listed")]);
+        let listed = c.find(s, "x://listed").unwrap();
+        let added = c.add_unlisted(s, &res("x://expansion")).unwrap();
+        let before = c.snapshot().extent();
+        assert_eq!(c.remove_unlisted(listed), None);
+        assert!(c.get(listed).is_some());
+        assert_eq!(c.remove_unlisted(added).as_deref(), Some("x://expansion"));
+        assert!(c.get(added).is_none());
+        assert_eq!(c.find(s, "x://expansion"), None);
+        assert_eq!(c.remove_unlisted(added), None, "gone already");
+        assert_eq!(c.touched_since(&before), Some(vec![added]));
+        // The URI can be added again (read again in the form).
+        assert!(c.add_unlisted(s, &res("x://expansion")).is_some());
     }
 
     /// `serve` adds the set's expansions to each refresh's catalogue, which adopted the

@@ -365,7 +365,10 @@ fn print_table(listing: &Listing, templates: bool) -> std::io::Result<()> {
     for server in &listing.servers {
         let state = match (&server.error, server.has_resources) {
             (Some(_), _) => "failed".to_string(),
-            (None, false) => "no resources (the server has no `resources` capability)".to_string(),
+            (None, false) => format!(
+                "no resources (the server has no `resources` capability; {})",
+                crate::mcp::list::NO_RESOURCES_HELP
+            ),
             (None, true) => format!(
                 "{} resources{}",
                 server.resource_count,

@@ -280,7 +280,8 @@ fn locked_update<R>(
         source,
     };
     let target = target_of(path).map_err(write_error)?;
-    let _lock = Lock::beside(&target).map_err(write_error)?;
+    // Removed after use: no `.NAME.lock` stays next to the set (issue 45).
+    let _lock = Lock::passing(&target).map_err(write_error)?;
     if let Some(why) = unwritable(&target) {
         return Err(SetError::ReadOnly {
             path: path.to_path_buf(),
@@ -587,7 +588,7 @@ mod tests {
         ContextSet::update(&path, replace_with(&sample())).unwrap();
         let loaded = ContextSet::load(&path).unwrap();
         assert_eq!(loaded.marks, sample().marks);
-        assert_eq!(names(dir.path()), [".set.json.lock", "set.json"]);
+        assert_eq!(names(dir.path()), ["set.json"]);
     }
 
     #[test]
@@ -635,7 +636,7 @@ mod tests {
             ContextSet::load(&link).unwrap().folder.unwrap(),
             std::fs::canonicalize(&real).unwrap()
         );
-        assert_eq!(names(&real), [".team.json.lock", "team.json"]);
+        assert_eq!(names(&real), ["team.json"]);
     }
 
     #[cfg(unix)]
@@ -673,8 +674,9 @@ mod tests {
             format!(".other.json.{dead}.0.tmp"), // another file's
             format!(".set.json.{dead}.x.tmp"),   // not our naming
             format!("set.json.{dead}.0.tmp"),    // not our naming
-            ".set.json.lock".to_string(),
         ];
+        // A lock a killed save left (or an older mcpick's) is taken and removed after use.
+        std::fs::write(d.join(".set.json.lock"), "").unwrap();
         std::fs::write(d.join(&stale), "partial").unwrap();
         for k in &keep {
             std::fs::write(d.join(k), "").unwrap();
@@ -682,6 +684,7 @@ mod tests {
         ContextSet::update(&path, replace_with(&sample())).unwrap();
         let left = names(d);
         assert!(!left.contains(&stale), "{left:?}");
+        assert!(!left.contains(&".set.json.lock".to_string()), "{left:?}");
         for k in &keep {
             assert!(left.contains(k), "{k} removed: {left:?}");
         }

@@ -166,6 +166,11 @@ impl<T> Fetched<T> {
     }
 }
 
+/// Where a person is sent when a server publishes no resources (a tools-only server such as
+/// server-filesystem): the list of servers that do, and how to serve a folder's files.
+pub const NO_RESOURCES_HELP: &str =
+    "servers that publish resources, and how to serve a folder's files: docs/servers.md";
+
 impl Connection {
     /// Lists every resource, handing each page to `on_page` as it arrives.
     /// A server without the `resources` capability lists nothing, successfully.

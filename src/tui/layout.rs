@@ -26,9 +26,15 @@ pub const SIDE_BY_SIDE_MIN_WIDTH: u16 = 100;
 pub const STACKED_MIN_HEIGHT: u16 = 16;
 
 /// The tree's share of the body, in percent, with the contents pane below it: the tree is
-/// what a person walks, so it gets the larger part (at 80x24 with four servers, 45% left it
-/// six rows).
-pub const STACKED_TREE_SHARE: u16 = 62;
+/// what a person walks, so it gets two thirds (at 80x24 with four servers, 45% left it six
+/// rows; with the one-line header of a short terminal, two thirds give it twelve, and the
+/// contents pane five).
+pub const STACKED_TREE_SHARE: u16 = 67;
+
+/// Below this many rows the header is one line, whatever the number of servers (at 80x24
+/// four server lines, the search line and the contents pane left the tree nine rows; one
+/// line gives it twelve).
+pub const SHORT_HEIGHT: u16 = 30;
 
 /// Width of the mark column at the start of tree and list rows.
 pub const MARK_W: u16 = 2;
@@ -104,6 +110,13 @@ mod tests {
         let classic = layout(Rect::new(0, 0, 80, 24), 4, false);
         assert!(inner(classic.main).height > 6, "{classic:?}");
         assert!(inner(classic.contents.unwrap()).height >= 4, "{classic:?}");
+        // With the one header line of a short terminal: twelve rows at 80x24, nine at 60x20.
+        let classic = layout(Rect::new(0, 0, 80, 24), 1, false);
+        assert_eq!(inner(classic.main).height, 12, "{classic:?}");
+        assert_eq!(inner(classic.contents.unwrap()).height, 5, "{classic:?}");
+        let small = layout(Rect::new(0, 0, 60, 20), 1, false);
+        assert_eq!(inner(small.main).height, 9, "{small:?}");
+        assert_eq!(inner(small.contents.unwrap()).height, 4, "{small:?}");
         let tiny = layout(Rect::new(0, 0, 40, 12), 1, false);
         assert_eq!(tiny.contents, None);
         let none = layout(Rect::new(0, 0, 0, 0), 1, false);

@@ -240,6 +240,7 @@ impl App {
             info: s.info.as_ref(),
             last_error,
             notes,
+            no_resources: s.status == Status::NoResources,
         })
     }
 

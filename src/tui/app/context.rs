@@ -80,6 +80,10 @@ pub struct Saving {
 /// resolution the last one brings, so a huge folder of pins is read a batch at a time and
 /// stops once the verdict is certain.
 const PIN_BATCH: usize = 256;
+/// The most included resources the browser reads in the background, with the agent view
+/// closed, to count their tokens: above it the status line's figure stays an estimate (and
+/// says how much of it is counted); the agent view counts what it shows.
+pub const BACKGROUND_COUNT_MAX: usize = 2_000;
 
 impl Saving {
     pub fn can_save(&self) -> bool {
@@ -355,12 +359,22 @@ impl App {
         self.context.view.open = !self.context.view.open;
         self.context.view.scroll = 0;
         if self.context.view.open {
-            let mut fx = self.sync_measure();
+            // The view's rows first: a background batch (the pins, or the whole set for the
+            // status line) gives way, latest wins, and goes on after the view's counts.
+            let mut fx = Vec::new();
+            if !self.context.counts.measuring.is_empty() {
+                self.context.counts.measuring.clear();
+                fx.push(Effect::CancelMeasure);
+            }
+            fx.extend(self.sync_measure());
             fx.extend(self.sync_host());
             fx
         } else if !self.context.counts.measuring.is_empty() {
             self.context.counts.measuring.clear();
-            vec![Effect::CancelMeasure]
+            // The view's counts stop; the background's (the status line's) go on.
+            let mut fx = vec![Effect::CancelMeasure];
+            fx.extend(self.sync_measure());
+            fx
         } else {
             Vec::new()
         }
@@ -448,10 +462,45 @@ impl App {
     /// save the change and resolve again. The save carries the change, not the set: it is
     /// applied to the file as other processes left it.
     pub(super) fn context_changed(&mut self, touched: Vec<Target>) -> Vec<Effect> {
+        self.forget_unmarked_expansions(&touched);
         let c = &mut self.context;
         let mut fx: Vec<Effect> = c.saving.record(&c.set, touched).into_iter().collect();
         fx.extend(self.request_resolve());
         fx
+    }
+
+    /// Expansions read in the browser (resources no server lists) whose exact mark `touched`
+    /// took away leave the catalogue: `preview` knows an expansion only by its exact mark
+    /// ([`crate::context::expansion::expansions`]), and the agent view resolves what the
+    /// catalogue holds, so both see the same expansions.
+    pub(super) fn forget_unmarked_expansions(&mut self, touched: &[Target]) {
+        let mut gone = false;
+        for t in touched {
+            let crate::context::Pattern::Exact(uri) = &t.pattern else {
+                continue;
+            };
+            if self.context.set.marks.get(t).is_some() {
+                continue;
+            }
+            let Some(server) = (0..self.catalogue.server_count())
+                .map(|s| s as ServerId)
+                .find(|&s| **self.catalogue.server_name(s) == *t.server)
+            else {
+                continue;
+            };
+            let Some(id) = self.catalogue.find(server, uri) else {
+                continue;
+            };
+            if let Some(uri) = self.catalogue.remove_unlisted(id) {
+                self.take_out(server, &[(id, uri)]);
+                gone = true;
+            }
+        }
+        if gone {
+            self.browse.list_stale = true;
+            self.reanchor();
+            self.clamp();
+        }
     }
 
     /// Takes the set as another process left it (merged with this browser's saves): marks,
@@ -461,6 +510,14 @@ impl App {
         if disk.policy.tokenizer != c.set.policy.tokenizer {
             c.counts.measures.clear();
         }
+        // Exact marks the other process took away: an expansion they held leaves the tree.
+        let exact: Vec<Target> = c
+            .set
+            .marks
+            .iter()
+            .map(|(t, _)| t)
+            .filter(|t| !t.pattern.is_prefix() && disk.marks.get(t).is_none())
+            .collect();
         c.set.marks.adopt(disk.marks.clone());
         c.set.policy = disk.policy;
         for (name, spec) in &disk.servers {
@@ -472,6 +529,7 @@ impl App {
         c.set.extra = disk.extra.clone();
         c.saving.base = disk;
         c.saving.others_pending = false;
+        self.forget_unmarked_expansions(&exact);
         self.request_resolve()
     }
 
@@ -633,9 +691,21 @@ impl App {
                 .preview
                 .to_measure_shown(scroll.saturating_sub(page)..scroll + 2 * page)
         } else {
-            // Closed: only what the budget meter's `!` rests on, the pins, counted in the
-            // background (a guess from `size`, or none, must not say "over budget").
-            agent.preview.pins_to_measure(PIN_BATCH)
+            // Closed: what the budget meter's `!` rests on first, the pins (a guess from
+            // `size`, or none, must not say "over budget"); then the rest of what is included,
+            // so the status line's figure becomes the counted one (a guess for a server that
+            // gives no `size` was off by half), when the set is small enough to read whole.
+            let pins = agent.preview.pins_to_measure(PIN_BATCH);
+            if !pins.is_empty() || agent.preview.included.len() > BACKGROUND_COUNT_MAX {
+                pins
+            } else {
+                agent
+                    .preview
+                    .to_measure()
+                    .into_iter()
+                    .take(PIN_BATCH)
+                    .collect()
+            }
         };
         let mut items = Vec::new();
         for index in wanted {

@@ -12,6 +12,7 @@
 use super::{App, Effect, ExpansionRead, Overlay};
 use crate::catalog::template::{Template, Value, Values};
 use crate::catalog::{ItemId, ServerId, TemplateEntry};
+use crate::context::{Mark, Target};
 use crate::sanitize;
 use crate::tui::keymap::Action;
 
@@ -290,9 +291,11 @@ impl App {
                 return Vec::new();
             }
         };
+        let mut added = false;
         let id = match self.catalogue.find(server, &uri) {
             Some(id) => id,
             None => {
+                added = true;
                 let resource = crate::context::expansion::resource(&form.template, uri.clone());
                 let Some(id) = self.catalogue.add_unlisted(server, &resource) else {
                     return Vec::new();
@@ -306,9 +309,29 @@ impl App {
         // What was read is shown: the pane does not read it a second time.
         self.contents.show_read(id, read.doc, read.fresh_for);
         self.close_form_at(id, &uri);
-        let mut fx = self.request_resolve();
+        let mut fx = if added {
+            self.pin_expansion(server, &uri)
+        } else {
+            self.request_resolve()
+        };
         fx.extend(self.sync_contents());
         fx
+    }
+
+    /// An expansion that read and joined the browser's catalogue joins the set as `preview`
+    /// finds it: through an exact mark in the set file ([`crate::context::expansion`]). A
+    /// pin unless the URI has an exact mark already; unmarked later, it leaves the catalogue
+    /// again ([`App::forget_unmarked_expansions`]), so the agent view never counts an
+    /// expansion `preview` does not see.
+    fn pin_expansion(&mut self, server: ServerId, uri: &str) -> Vec<Effect> {
+        let target = Target::exact(self.catalogue.server_name(server).as_ref(), uri);
+        let marks = &mut self.context.set.marks;
+        if marks.get(&target).is_some() {
+            return self.request_resolve();
+        }
+        marks.set(target.clone(), Some(Mark::Pin));
+        self.info = Some(sanitize::line(&format!("pinned expansion {uri}"), 300));
+        self.context_changed(vec![target])
     }
 
     fn close_form_at(&mut self, id: ItemId, uri: &str) {

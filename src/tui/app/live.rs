@@ -289,7 +289,7 @@ impl App {
     /// Takes removed resources out of everything that shows them, in proportion to them: the
     /// tree (a leaf and the folders it leaves empty), the list and the search's matches (one
     /// pass each, only when something went), the contents pane and its cache, the counts.
-    fn take_out(&mut self, server: ServerId, removed: &[(ItemId, String)]) {
+    pub(super) fn take_out(&mut self, server: ServerId, removed: &[(ItemId, String)]) {
         if removed.is_empty() {
             return;
         }

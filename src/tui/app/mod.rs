@@ -253,8 +253,15 @@ impl App {
         )
     }
 
+    /// One line per server, at most four; one line in all on a short terminal
+    /// ([`crate::tui::layout::SHORT_HEIGHT`]: the servers are summed up on it, failed ones
+    /// named), so the tree keeps the rows.
     pub fn header_lines(&self) -> u16 {
-        self.servers.len().clamp(1, 4) as u16
+        if self.size.1 < super::layout::SHORT_HEIGHT {
+            1
+        } else {
+            self.servers.len().clamp(1, 4) as u16
+        }
     }
 
     /// Rows of the tree or list pane inside its border.

@@ -108,6 +108,8 @@ pub struct ServerFacts<'a> {
     /// The newest notes its connection logged that are information, not errors (how the
     /// handshake went), oldest first.
     pub notes: Vec<String>,
+    /// Connected without the `resources` capability: it publishes none.
+    pub no_resources: bool,
 }
 
 /// Every row of the pane at `width`, wrapped: the fields, then the contents.
@@ -187,7 +189,15 @@ fn folder_lines(
     if let Some(facts) = server {
         lines.push(field("state", facts.state.clone()));
     }
-    lines.push(field("resources", thousands(count as usize)));
+    if server.is_some_and(|f| f.no_resources) {
+        lines.push(field(
+            "resources",
+            "none: the server has no `resources` capability (tools or prompts only)".into(),
+        ));
+        lines.push(field("", crate::mcp::list::NO_RESOURCES_HELP.into()));
+    } else {
+        lines.push(field("resources", thousands(count as usize)));
+    }
     if let Some(p) = &view.prefix {
         lines.push(field("prefix", p.applies_to()));
         lines.push(field("mark", p.mark_words()));

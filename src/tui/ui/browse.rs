@@ -126,6 +126,9 @@ fn mark_span(t: &Theme, mark: Option<(Mark, bool)>) -> Span<'static> {
 /// `F` mark there.
 pub const BOTH_KEYS: &str = " + this · F all";
 
+/// After a server row's name when the server publishes no resources.
+pub const NO_RESOURCES_ROW: &str = "  no resources · docs/servers.md";
+
 /// The tree pane: only the rows on screen are built.
 pub fn draw_tree(frame: &mut Frame, area: Rect, v: &BrowseView) {
     let t = v.theme;
@@ -163,7 +166,15 @@ pub fn draw_tree(frame: &mut Frame, area: Rect, v: &BrowseView) {
         spans.push(Span::styled(glyph, style));
         let label = highlighted(&label, &v.search.highlights(&label), style, t.matched);
         let mut tail = Vec::new();
-        if view.folder {
+        if view.server
+            && view.count == 0
+            && v.servers
+                .iter()
+                .any(|s| s.status == Status::NoResources && s.name == view.label)
+        {
+            // A tools-only server (server-filesystem): said on its row, with where to look.
+            tail.push(Span::styled(NO_RESOURCES_ROW, t.dim));
+        } else if view.folder {
             tail.push(Span::styled(
                 format!("  {}", thousands(view.count as usize)),
                 t.dim,

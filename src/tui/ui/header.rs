@@ -66,15 +66,17 @@ pub fn draw(frame: &mut Frame, area: Rect, servers: &[ServerState], t: &Theme) {
             .map(|i| &servers[i])
             .collect();
         let count = |f: fn(&Status) -> bool| rest.iter().filter(|s| f(&s.status)).count();
-        let mut spans = vec![Span::styled(
-            format!(
-                "… {} more: {} ready, {} loading",
-                rest.len(),
-                count(|s| matches!(s, Status::Ready { .. } | Status::NoResources)),
-                count(|s| matches!(s, Status::Connecting | Status::Loading { .. })),
-            ),
-            t.dim,
-        )];
+        let ready = count(|s| matches!(s, Status::Ready { .. } | Status::NoResources));
+        let loading = count(|s| matches!(s, Status::Connecting | Status::Loading { .. }));
+        let mut spans = if picked.is_empty() {
+            // One line for every server (a short terminal): the sum, then who failed.
+            summary(&rest, ready, loading, t)
+        } else {
+            vec![Span::styled(
+                format!("… {} more: {ready} ready, {loading} loading", rest.len()),
+                t.dim,
+            )]
+        };
         let failed: Vec<String> = rest
             .iter()
             .filter_map(|s| match &s.status {
@@ -95,4 +97,50 @@ pub fn draw(frame: &mut Frame, area: Rect, servers: &[ServerState], t: &Theme) {
         lines.push(Line::from(spans));
     }
     frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// The header's one line for several servers: `● 4 servers: 3 ready (1 without resources),
+/// 1 loading` (the glyph of the least ready), and what each failed one said, after it.
+fn summary(
+    servers: &[&ServerState],
+    ready: usize,
+    loading: usize,
+    t: &Theme,
+) -> Vec<Span<'static>> {
+    let failed = servers
+        .iter()
+        .any(|s| matches!(s.status, Status::Failed(_)));
+    let (glyph, style) = if failed {
+        ("✗", t.error)
+    } else if loading > 0 {
+        ("◌", t.busy)
+    } else {
+        ("●", t.ok)
+    };
+    let bare = servers
+        .iter()
+        .filter(|s| matches!(s.status, Status::NoResources))
+        .count();
+    let resources: usize = servers
+        .iter()
+        .filter_map(|s| match s.status {
+            Status::Ready { count, .. } => Some(count),
+            _ => None,
+        })
+        .sum();
+    let mut text = format!("{} servers: {ready} ready", servers.len());
+    if bare > 0 {
+        text.push_str(&format!(" ({bare} without resources)"));
+    }
+    if loading > 0 {
+        text.push_str(&format!(", {loading} loading"));
+    }
+    text.push_str(&format!(
+        " · {} resources",
+        crate::tui::text::thousands(resources)
+    ));
+    vec![
+        Span::styled(format!("{glyph} "), style),
+        Span::styled(text, t.dim),
+    ]
 }
