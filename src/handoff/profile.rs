@@ -218,6 +218,58 @@ pub struct LoaderText<'a> {
 /// mcpick's own loader a stranger's.
 pub const TURN_LINE: &str = "const TURN = ";
 
+/// The start every loader shares: what it is, its imports, where the delivered file and the
+/// project are, the per-turn command on its [`TURN_LINE`], and `turn(session, event)`, which
+/// asks `mcpick turn` and gives its answer ("" when nothing, or on failure: it never stops a
+/// prompt). Paths and the command are JSON strings, which are JavaScript strings too.
+pub fn loader_prelude(text: &LoaderText<'_>, host_name: &str) -> String {
+    let json = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
+    let turn = text.turn.map(json).unwrap_or_else(|| "null".into());
+    format!(
+        r#"// Written by mcpick: hands {host_name}'s model the context set: the delivered file in the
+// system prompt from a session's first prompt on, and on each later prompt what changed since
+// the last one, from `mcpick turn`. Edit the set, not this file; `mcpick uninstall {host}`
+// removes it.
+import {{ readFileSync }} from "node:fs";
+import {{ spawnSync }} from "node:child_process";
+import {{ dirname, resolve }} from "node:path";
+import {{ fileURLToPath }} from "node:url";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const DELIVERED = resolve(HERE, {target});
+const ROOT = resolve(HERE, {root});
+{TURN_LINE}{turn};
+
+function turn(session, event) {{
+  if (TURN === null) return "";
+  const ran = spawnSync(TURN, {{
+    shell: true,
+    cwd: ROOT,
+    input: JSON.stringify({{ session_id: session, hook_event_name: event }}),
+    encoding: "utf8",
+    timeout: 10000,
+  }});
+  try {{
+    return ran.status === 0 && ran.stdout.trim() ? JSON.parse(ran.stdout).additionalContext ?? "" : "";
+  }} catch {{
+    return "";
+  }}
+}}
+
+function delivered() {{
+  try {{
+    return readFileSync(DELIVERED, "utf8");
+  }} catch {{
+    return "";
+  }}
+}}
+"#,
+        host = text.host,
+        target = json(text.target),
+        root = json(text.root),
+    )
+}
+
 /// Whether two loader texts are one delivery's, whatever per-turn command each names.
 pub fn same_loader(a: &str, b: &str) -> bool {
     let lines = |t: &str| -> Vec<String> {

@@ -6,7 +6,7 @@
 
 use crate::handoff::profile::{
     At, Channel, Known, Loader, LoaderText, Measure, MidSession, PerTurn, Profile, Reached, Scopes,
-    SkillsFolder, TURN_LINE, in_home,
+    SkillsFolder, in_home, loader_prelude,
 };
 use crate::hosts::{Host, Scope, kilo};
 
@@ -70,78 +70,37 @@ pub const PER_TURN: PerTurn = PerTurn {
     known: MEASURED,
 };
 
-/// The plugin. Paths and the command are JSON strings, which are JavaScript strings too.
+/// The plugin: [`loader_prelude`], then Kilo's hooks.
 fn plugin(text: &LoaderText<'_>) -> String {
-    let json = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
-    let turn = text.turn.map(json).unwrap_or_else(|| "null".into());
-    format!(
-        r#"// Written by mcpick: hands Kilo's model the context set: the delivered file in the system
-// prompt from a session's first prompt on, and on each later prompt what changed since the
-// last one, from `mcpick turn`. Edit the set, not this file; `mcpick uninstall {host}` removes it.
-import {{ readFileSync }} from "node:fs";
-import {{ spawnSync }} from "node:child_process";
-import {{ dirname, resolve }} from "node:path";
-import {{ fileURLToPath }} from "node:url";
-
-const HERE = dirname(fileURLToPath(import.meta.url));
-const DELIVERED = resolve(HERE, {target});
-const ROOT = resolve(HERE, {root});
-{turn_line}{turn};
-
-/// What `mcpick turn` says for this event of the session ("" when nothing, or on failure:
-/// it never stops a prompt).
-function turn(session, event) {{
-  if (TURN === null) return "";
-  const ran = spawnSync(TURN, {{
-    shell: true,
-    cwd: ROOT,
-    input: JSON.stringify({{ session_id: session, hook_event_name: event }}),
-    encoding: "utf8",
-    timeout: 10000,
-  }});
-  try {{
-    return ran.status === 0 && ran.stdout.trim() ? JSON.parse(ran.stdout).additionalContext ?? "" : "";
-  }} catch {{
-    return "";
-  }}
-}}
-
+    loader_prelude(text, "Kilo")
+        + r#"
 // Per session: the delivered file as the session's first prompt found it.
 const atStart = new Map();
 
-export const Mcpick = async () => ({{
-  "chat.message": async (input, output) => {{
+export const Mcpick = async () => ({
+  "chat.message": async (input, output) => {
     const id = input.sessionID;
     if (!id) return;
-    if (!atStart.has(id)) {{
+    if (!atStart.has(id)) {
       turn(id, "SessionStart");
-      let text = "";
-      try {{
-        text = readFileSync(DELIVERED, "utf8");
-      }} catch {{}}
-      atStart.set(id, text);
-    }}
+      atStart.set(id, delivered());
+    }
     const changed = turn(id, "UserPromptSubmit");
     const first = output.parts[0];
-    if (changed && first) {{
-      output.parts.push({{ ...first, id: `${{first.id}}m`, type: "text", text: changed, synthetic: true }});
-    }}
-  }},
-  "experimental.chat.system.transform": async (input, output) => {{
+    if (changed && first) {
+      output.parts.push({ ...first, id: `${first.id}m`, type: "text", text: changed, synthetic: true });
+    }
+  },
+  "experimental.chat.system.transform": async (input, output) => {
     const text = input.sessionID ? atStart.get(input.sessionID) : undefined;
     if (text) output.system.push(text);
-  }},
+  },
   // A compacted session starts afresh: its next prompt reads the file again.
-  event: async ({{ event }}) => {{
+  event: async ({ event }) => {
     if (event?.type === "session.compacted") atStart.delete(event.properties?.sessionID);
-  }},
-}});
-"#,
-        host = text.host,
-        target = json(text.target),
-        root = json(text.root),
-        turn_line = TURN_LINE,
-    )
+  },
+});
+"#
 }
 
 /// `.agents/skills/NAME/SKILL.md` (user: `~/.agents/skills`), listed by description, bodies

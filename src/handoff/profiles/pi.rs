@@ -6,7 +6,7 @@
 
 use crate::handoff::profile::{
     At, Channel, Known, Loader, LoaderText, Measure, MidSession, PerTurn, Profile, Reached, Scopes,
-    SkillsFolder, TURN_LINE, in_home,
+    SkillsFolder, in_home, loader_prelude,
 };
 use crate::hosts::{Host, pi};
 
@@ -68,74 +68,33 @@ pub const PER_TURN: PerTurn = PerTurn {
     known: MEASURED,
 };
 
-/// The extension. Paths and the command are JSON strings, which are JavaScript strings too.
+/// The extension: [`loader_prelude`], then pi's hooks.
 fn extension(text: &LoaderText<'_>) -> String {
-    let json = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
-    let turn = text.turn.map(json).unwrap_or_else(|| "null".into());
-    format!(
-        r#"// Written by mcpick: hands pi's model the context set: the delivered file in the system
-// prompt from a session's first prompt on, and on each later prompt what changed since the
-// last one, from `mcpick turn`. Edit the set, not this file; `mcpick uninstall {host}` removes it.
-import {{ readFileSync }} from "node:fs";
-import {{ spawnSync }} from "node:child_process";
-import {{ dirname, resolve }} from "node:path";
-import {{ fileURLToPath }} from "node:url";
-
-const HERE = dirname(fileURLToPath(import.meta.url));
-const DELIVERED = resolve(HERE, {target});
-const ROOT = resolve(HERE, {root});
-{turn_line}{turn};
-
-/// What `mcpick turn` says for this event of the session ("" when nothing, or on failure:
-/// it never stops a prompt).
-function turn(session: string, event: string): string {{
-  if (TURN === null) return "";
-  const ran = spawnSync(TURN, {{
-    shell: true,
-    cwd: ROOT,
-    input: JSON.stringify({{ session_id: session, hook_event_name: event }}),
-    encoding: "utf8",
-    timeout: 10000,
-  }});
-  try {{
-    return ran.status === 0 && ran.stdout.trim() ? JSON.parse(ran.stdout).additionalContext ?? "" : "";
-  }} catch {{
-    return "";
-  }}
-}}
-
-export default function (pi: any) {{
+    loader_prelude(text, "pi")
+        + r#"
+export default function (pi: any) {
   let session: string | undefined;
   let atStart = "";
   // Compaction folds the turns' messages into a summary: the next prompt starts afresh.
-  pi.on("session_compact", () => {{
+  pi.on("session_compact", () => {
     session = undefined;
-  }});
-  pi.on("before_agent_start", async (event: any, ctx: any) => {{
+  });
+  pi.on("before_agent_start", async (event: any, ctx: any) => {
     const id = String(ctx.sessionManager.getSessionId());
-    if (id !== session) {{
+    if (id !== session) {
       turn(id, "SessionStart");
-      try {{
-        atStart = readFileSync(DELIVERED, "utf8");
-      }} catch {{
-        atStart = "";
-      }}
+      atStart = delivered();
       session = id;
-    }}
+    }
     const changed = turn(id, "UserPromptSubmit");
-    const answer: any = {{
-      systemPrompt: atStart ? `${{event.systemPrompt}}\n\n${{atStart}}` : event.systemPrompt,
-    }};
-    if (changed) answer.message = {{ customType: "mcpick", content: changed, display: false }};
+    const answer: any = {
+      systemPrompt: atStart ? `${event.systemPrompt}\n\n${atStart}` : event.systemPrompt,
+    };
+    if (changed) answer.message = { customType: "mcpick", content: changed, display: false };
     return answer;
-  }});
-}}
-"#,
-        host = text.host,
-        target = json(text.target),
-        root = json(text.root),
-        turn_line = TURN_LINE,
-    )
+  });
+}
+"#
 }
 
 /// `.pi/skills/NAME/SKILL.md` (user: `~/.pi/agent/skills`): name, description and location
