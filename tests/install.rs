@@ -1998,3 +1998,33 @@ fn a_host_at_another_version_than_measured_is_named() {
         }
     }
 }
+
+/// A loader (pi's extension, Kilo's plugin) is a whole file of mcpick's: `--deliver start`
+/// writes it without a per-turn command, a later plain `install` writes it again whole with
+/// one (not a second copy after the first), and `uninstall` leaves the project as it was.
+#[test]
+fn a_loader_is_written_whole_as_the_delivery_asks() {
+    for (host, loader) in [
+        ("pi", ".pi/extensions/mcpick.ts"),
+        ("kilo", ".mcpick/mcpick.kilo.js"),
+    ] {
+        let world = World::new();
+        let before = common::snapshot::files(&[world.project()]);
+        world.ok(&["install", host, "--deliver", "start"]);
+        let read = || std::fs::read_to_string(world.project().join(loader)).unwrap();
+        assert!(read().contains("const TURN = null;"), "{host}: {}", read());
+        world.ok(&["install", host]);
+        let live = read();
+        assert!(
+            live.contains(&format!("turn {host} --set mcpick.context.json\";")),
+            "{host}: {live}"
+        );
+        assert_eq!(
+            live.matches("Written by mcpick").count(),
+            1,
+            "{host}: {live}"
+        );
+        world.ok(&["uninstall", host]);
+        common::snapshot::assert_same_files(&before, &common::snapshot::files(&[world.project()]));
+    }
+}

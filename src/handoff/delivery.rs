@@ -142,7 +142,12 @@ impl Delivery {
             out.push(("git exclude line", e.path.as_path()));
         }
         if let Some(l) = &self.listed {
-            out.push(("instructions entry", l.path.as_path()));
+            let what = match l.key.first().map(String::as_str) {
+                Some("plugin") => "plugin entry",
+                Some("instructions") => "instructions entry",
+                _ => "list entry",
+            };
+            out.push((what, l.path.as_path()));
         }
         for s in &self.skills {
             out.push(("skill", s.folder.as_path()));
@@ -791,11 +796,15 @@ pub fn plan(
             added.path.display()
         ));
     }
+    // A loader is a whole file of mcpick's, written whole (see [`write`]); the rest is appended.
+    let loader = matches!(channel.reached, Reached::Loader(_));
     for (added, real) in [
         (&mut delivery.import, &checked.import),
         (&mut delivery.exclude, &checked.exclude),
     ] {
-        if let (Some(added), Some(real)) = (added.as_mut(), real) {
+        if let (Some(added), Some(real)) = (added.as_mut(), real)
+            && !(loader && added.created)
+        {
             *added = addition(&added.path, real, &added.text)?;
         }
     }
@@ -911,10 +920,16 @@ pub fn write(set: &Path, delivery: &Delivery, text: &str) -> std::io::Result<()>
         .iter()
         .position(|d| same(d, &delivery.host, &delivery.scope, &delivery.name));
     let mut delivery = delivery.clone();
+    let loader = delivery
+        .channel()
+        .is_some_and(|c| matches!(c.reached, Reached::Loader(_)));
     if let Some(at) = earlier {
-        // Installed before: its lines are already there; keep what was added then.
+        // Installed before: its lines are already there; keep what was added then (a loader
+        // is written whole again: its per-turn command may have changed).
         let old = record.deliveries.remove(at);
-        delivery.import = old.import.or(delivery.import);
+        if !loader {
+            delivery.import = old.import.or(delivery.import);
+        }
         delivery.exclude = old.exclude.or(delivery.exclude);
         delivery.listed = old.listed.or(delivery.listed);
         if !old.folders.is_empty() {
@@ -940,8 +955,17 @@ pub fn write(set: &Path, delivery: &Delivery, text: &str) -> std::io::Result<()>
     if fsio::read_capped(&checked.file).ok().flatten().as_deref() != Some(text) {
         write_atomic(&checked.file, text.as_bytes())?;
     }
-    if let (Some(i), Some(real)) = (&delivery.import, &checked.import) {
-        append(i, real)?;
+    match (&delivery.import, &checked.import) {
+        (Some(i), Some(real)) if loader => {
+            if fsio::read_capped(real).ok().flatten().as_deref() != Some(i.text.as_str()) {
+                if let Some(parent) = real.parent() {
+                    std::fs::create_dir_all(parent)?;
+                }
+                write_atomic(real, i.text.as_bytes())?;
+            }
+        }
+        (Some(i), Some(real)) => append(i, real)?,
+        _ => {}
     }
     if let (Some(l), Some(real)) = (&delivery.listed, &checked.listed) {
         list(l, real).map_err(std::io::Error::other)?;
