@@ -956,14 +956,16 @@ pub fn write(set: &Path, delivery: &Delivery, text: &str) -> std::io::Result<()>
         write_atomic(&checked.file, text.as_bytes())?;
     }
     match (&delivery.import, &checked.import) {
-        (Some(i), Some(real)) if loader => {
-            if fsio::read_capped(real).ok().flatten().as_deref() != Some(i.text.as_str()) {
-                if let Some(parent) = real.parent() {
-                    std::fs::create_dir_all(parent)?;
-                }
-                write_atomic(real, i.text.as_bytes())?;
+        (Some(i), Some(real))
+            if loader
+                && fsio::read_capped(real).ok().flatten().as_deref() != Some(i.text.as_str()) =>
+        {
+            if let Some(parent) = real.parent() {
+                std::fs::create_dir_all(parent)?;
             }
+            write_atomic(real, i.text.as_bytes())?;
         }
+        (Some(_), Some(_)) if loader => {}
         (Some(i), Some(real)) => append(i, real)?,
         _ => {}
     }
