@@ -368,9 +368,12 @@ fn print_table(listing: &Listing, templates: bool) -> std::io::Result<()> {
             (None, false) => "no resources (the server has no `resources` capability)".to_string(),
             (None, true) => format!(
                 "{} resources{}",
-                server.resource_count,
+                crate::units::thousands(server.resource_count as u64),
                 if templates {
-                    format!(", {} templates", server.template_count)
+                    format!(
+                        ", {} templates",
+                        crate::units::thousands(server.template_count as u64)
+                    )
                 } else {
                     String::new()
                 }

@@ -373,7 +373,8 @@ const CONTEXT_WARN_TOKENS: u64 = 100_000;
 fn context_warning(tokens: u64) -> Option<String> {
     (tokens > CONTEXT_WARN_TOKENS).then(|| {
         format!(
-            "the session-start delivery is about {tokens} tokens: every session starts with it, and many models' whole context window is 200,000 tokens; cap it with a budget (`mcpick policy --budget 20000`)"
+            "the session-start delivery is about {} tokens: every session starts with it, and many models' whole context window is 200,000 tokens; cap it with a budget (`mcpick policy --budget 20000`)",
+            crate::units::thousands(tokens)
         )
     })
 }
@@ -456,7 +457,7 @@ mod tests {
         // 3,000 characters, 6,000 bytes each: three fit in 12,000 characters, one in bytes.
         let texts: Texts = (0..4).map(|n| (n, "é".repeat(3_000))).collect();
         let preview = Preview {
-            budget: None,
+            budget: crate::context::Budget::All,
             tokenizer: TokenizerKind::Cl100kBase,
             included: (0..4)
                 .map(|index| Included {

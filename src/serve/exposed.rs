@@ -400,7 +400,7 @@ impl Meta {
             bundle: preview.included.len(),
             tokens: preview.total_tokens,
             estimated: preview.is_estimated(),
-            budget: preview.budget,
+            budget: preview.budget.tokens(),
             missing: preview.missing.len(),
         }
     }
@@ -735,7 +735,7 @@ mod tests {
 
     fn preview(included: Vec<Included>, left_out: Vec<LeftOut>) -> Preview {
         Preview {
-            budget: Some(10),
+            budget: crate::context::Budget::Tokens(10),
             tokenizer: TokenizerKind::default(),
             included,
             total_tokens: 2,

@@ -219,7 +219,15 @@ fn meter_of(agent: &AgentPreview, pending: bool, t: &Theme) -> Vec<Span<'static>
             ]
         }
         None => vec![Span::styled(
-            format!("{est}{} tok (no budget)", thousands(used as usize)),
+            format!(
+                "{est}{} tok ({})",
+                thousands(used as usize),
+                if p.budget.is_unset() {
+                    "pins only"
+                } else {
+                    "budget all"
+                }
+            ),
             t.text,
         )],
     }
