@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use crossterm::event::{KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use mcpick::catalog::{Catalogue, ItemId, Match, Search, SearchResults, SortKey, SortedList};
-use mcpick::context::{ContextSet, Mark, Measure, Measures, Sources, TokenizerKind, candidates};
+use mcpick::context::{
+    Budget, ContextSet, Mark, Measure, Measures, Sources, TokenizerKind, candidates,
+};
 use mcpick::mcp::log::{LogSource, ServerLog};
 use mcpick::mcp::{Failure, FailureKind, ListingEdit};
 use mcpick::tui::app::{SaveFailure, SaveReport, Selection, Status, View};
@@ -1546,9 +1548,9 @@ fn marked_demo(theme: Theme) -> App {
     goto(&mut app, "demo://notes");
     // A • row: the folder key marks its URI prefix (`x` would mark the resource).
     drive(&mut app, "<ctrl-x>");
-    // No budget → 1,000,000 → … → 16,000.
+    // None set (pinned only) → 500 → … → 16,000.
     for _ in 0..6 {
-        drive(&mut app, "[");
+        drive(&mut app, "]");
     }
     app
 }
@@ -1769,13 +1771,20 @@ fn after_pinning_search_results_every_result_row_shows_its_mark() {
 #[test]
 fn budget_audience_and_the_meter() {
     let mut app = demo_app();
-    assert_eq!(app.context.set.policy.budget, None);
+    // None set: pinned only; nothing below it. `]` sets the first step, past the top is all.
+    assert_eq!(app.context.set.policy.budget, Budget::Unset);
     drive(&mut app, "[");
-    assert_eq!(app.context.set.policy.budget, Some(1_000_000));
-    drive(&mut app, "[[[[[[[");
-    assert_eq!(app.context.set.policy.budget, Some(4_000));
+    assert_eq!(app.context.set.policy.budget, Budget::Unset);
     drive(&mut app, "]");
-    assert_eq!(app.context.set.policy.budget, Some(8_000));
+    assert_eq!(app.context.set.policy.budget, Budget::Tokens(500));
+    drive(&mut app, "]]]]]]]]]]]");
+    assert_eq!(app.context.set.policy.budget, Budget::All);
+    drive(&mut app, "[");
+    assert_eq!(app.context.set.policy.budget, Budget::Tokens(1_000_000));
+    drive(&mut app, "[[[[[[[");
+    assert_eq!(app.context.set.policy.budget, Budget::Tokens(4_000));
+    drive(&mut app, "]");
+    assert_eq!(app.context.set.policy.budget, Budget::Tokens(8_000));
     let agent = app.context.agent.clone().unwrap();
     assert!(agent.preview.total_tokens <= 8_000);
     assert!(agent.preview.has_cut());
@@ -1917,7 +1926,7 @@ fn the_agent_view_and_mcpick_preview_agree() {
         headless
     );
     assert_eq!(agent.preview.total_tokens, preview.total_tokens);
-    assert_eq!(agent.preview.budget, Some(16_000));
+    assert_eq!(agent.preview.budget, Budget::Tokens(16_000));
     assert!(agent.preview.has_cut());
     assert!(!agent.preview.pins_over_budget);
     let reasons = |p: &mcpick::context::Preview, uri: &dyn Fn(usize) -> String| {
@@ -2450,7 +2459,9 @@ fn measured_items(fx: &[Effect]) -> Vec<ItemId> {
 fn agent_view_without_a_budget_reads_only_the_rows_on_screen() {
     let mut app = new_app(&["demo"], Theme::colour());
     load(&mut app, &mcpick::demo::demo_resources(5_000));
-    assert_eq!(app.context.set.policy.budget, None);
+    // Budget all: everything in, no cut line to place.
+    drive(&mut app, "]]]]]]]]]]]]");
+    assert_eq!(app.context.set.policy.budget, Budget::All);
     let included = app.context.agent.as_ref().unwrap().preview.included.len();
     let fx = drive(&mut app, "a");
     assert_eq!(app.mode(), Mode::Agent);
@@ -2475,7 +2486,7 @@ fn agent_view_without_a_budget_reads_only_the_rows_on_screen() {
     // With a budget, what is above the cut line is read (and nothing like everything).
     drive(&mut app, "[[[[[[[[[[");
     let fx = drive(&mut app, "[");
-    assert_eq!(app.context.set.policy.budget, Some(500));
+    assert_eq!(app.context.set.policy.budget, Budget::Tokens(500));
     let with_budget = measured_items(&fx);
     let preview = &app.context.agent.as_ref().unwrap().preview;
     assert!(with_budget.len() <= preview.to_measure().len());
@@ -2692,6 +2703,8 @@ fn outputs_read_again_after_an_install_reach_the_next_resolution() {
 #[test]
 fn figures_still_being_worked_out_are_marked_until_final() {
     let mut app = new_app(&["demo"], Theme::colour());
+    // Everything in (no limit), so the old total is the whole catalogue's.
+    app.context.set.policy.budget = Budget::All;
     let resources = mcpick::demo::demo_resources(300);
     let fx = server(&mut app, 0, connected());
     run(&mut app, fx);
@@ -4008,9 +4021,9 @@ fn y_waits_until_a_held_server_taller_than_the_screen_was_scrolled_to_its_end() 
 #[test]
 fn the_budget_meter_says_over_only_on_counted_figures() {
     let mut app = demo_app();
-    for _ in 0..12 {
-        drive(&mut app, "[");
-    }
+    // The lowest budget.
+    drive(&mut app, "]");
+    assert_eq!(app.context.set.policy.budget, Budget::Tokens(500));
     goto(&mut app, "demo://notes");
     let fx = drive(&mut app, "F");
     assert!(!app.context.view.open);
