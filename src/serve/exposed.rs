@@ -30,7 +30,7 @@ pub enum Expose {
     #[default]
     Included,
     /// Every resource not excluded and passing the audience and minimum-priority filters,
-    /// without the budget cut.
+    /// without the budget cut (nor, with no budget set, the pins-only rule).
     Allowed,
 }
 
@@ -489,7 +489,12 @@ fn chosen(preview: &Preview, expose: Expose) -> Vec<(u32, bool)> {
     let allowed = preview
         .left_out
         .iter()
-        .filter(|l| matches!(l.reason, Reason::OverBudget | Reason::ReadFailed(_)))
+        .filter(|l| {
+            matches!(
+                l.reason,
+                Reason::OverBudget | Reason::NoBudget | Reason::ReadFailed(_)
+            )
+        })
         .map(|l| (l.index, false));
     preview
         .included
