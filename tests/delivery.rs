@@ -80,7 +80,7 @@ impl World {
         let up: Vec<&str> = world.upstream.iter().map(String::as_str).collect();
         world.ok(&[&["pin", "py://items/*"][..], &up].concat());
         world.ok(&[&["exclude", "py://items/alpha/*"][..], &up].concat());
-        world.ok(&["policy", "--budget", "none"]);
+        world.ok(&["policy", "--budget", "all"]);
         world
     }
 
@@ -704,7 +704,7 @@ fn copilot_cli_gets_the_set_in_its_first_model_request() {
 #[test]
 fn copilot_cli_gets_what_preview_host_promises_within_its_limit() {
     let world = World::new();
-    world.ok(&["policy", "--budget", "none"]);
+    world.ok(&["policy", "--budget", "all"]);
     world.ok(&["install", "copilot-cli"]);
     let file = world.home().join(".copilot/mcpick/mcpick.copilot-cli.md");
     let delivered = std::fs::read_to_string(&file).unwrap();
@@ -1106,7 +1106,7 @@ fn a_resource_cannot_import_a_file_or_hide_its_wrapper_tags() {
         server.to_str().unwrap(),
     ];
     world.ok(&[&["pin", "wrap://*"], &upstream[..]].concat());
-    world.ok(&["policy", "--budget", "none"]);
+    world.ok(&["policy", "--budget", "all"]);
     std::fs::write(world.project().join("secret.txt"), "SECRET-FILE-TEXT\n").unwrap();
     for (host, tag) in [
         ("claude-code", "</system-reminder>"),
