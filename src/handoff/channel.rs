@@ -275,6 +275,7 @@ pub fn deliver(
     let mut warnings = wrapper_warnings(channel, &shown, candidates, texts);
     warnings.extend(tool_warning(channel, preview, candidates, texts));
     warnings.extend(context_warning(shown.total_tokens));
+    warnings.extend(size_warning(channel, &packed.rendered));
     let mut full = shown;
     full.left_out.extend(preview.left_out.iter().cloned());
     full.missing = preview.missing.clone();
@@ -368,6 +369,20 @@ fn wrapper_warnings(
 /// Tokens of a session-start delivery past which the person is warned: half of the 200,000-token
 /// context window many models have (every session starts with the whole delivery).
 const CONTEXT_WARN_TOKENS: u64 = 100_000;
+
+/// When the host itself warns of the delivered file's size (its profile's `warns_over`), what
+/// that banner means for the set.
+fn size_warning(channel: &Channel, text: &str) -> Option<String> {
+    let (limit, words) = channel.warns_over?;
+    let chars = text.chars().count();
+    (chars > limit).then(|| {
+        format!(
+            "the session-start delivery is {} characters, over {}: {words}",
+            crate::units::thousands(chars as u64),
+            crate::units::thousands(limit as u64)
+        )
+    })
+}
 
 /// When a session-start delivery takes a large share of a model's context window.
 fn context_warning(tokens: u64) -> Option<String> {

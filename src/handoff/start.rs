@@ -520,6 +520,23 @@ pub fn refresh_all(set: &Path, contents: Contents<'_, '_>) -> Vec<Result<String,
             done.extend(delivered.refused_skills.iter().cloned().map(Err));
             done.extend(said.into_iter().map(Err));
             if placed != delivery.skills {
+                // Each skills folder written or taken back, named: they are the user's
+                // project's folders too.
+                for p in placed.iter().filter(|p| !delivery.skills.contains(p)) {
+                    done.push(Ok(format!(
+                        "skill written for {}: {}",
+                        channel.host.name(),
+                        p.folder.display()
+                    )));
+                }
+                let kept = |p: &skills::Placed| placed.iter().any(|q| q.folder == p.folder);
+                for p in delivery.skills.iter().filter(|p| !kept(p)) {
+                    done.push(Ok(format!(
+                        "skill taken back for {}: {}",
+                        channel.host.name(),
+                        p.folder.display()
+                    )));
+                }
                 if let MidSession::Command(_) | MidSession::NewSession = folder.mid_session {
                     done.push(Ok(format!("skills changed: {}", folder.mid_session_note())));
                 }

@@ -38,6 +38,7 @@ pub const CHANNEL: Channel = Channel {
     wrap: super::opencode::instructions_from,
     tool_limit: None,
     lists_prompts: true,
+    warns_over: None,
     every_call: true,
     tells_of_changes: false,
     known: MEASURED,
