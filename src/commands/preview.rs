@@ -152,8 +152,16 @@ pub fn summary(preview: &Preview) -> Vec<String> {
             reasons.join(", ")
         )
     });
+    if !preview.unavailable.is_empty() {
+        // Each server was named above, with its error.
+        lines.push(format!(
+            "not reached: {} on servers that could not be listed",
+            count(preview.unavailable.len() as u64, "mark", "marks")
+        ));
+    }
     if preview.budget.is_unset() {
-        if included == 0 {
+        // Nothing is pinned (a pin on a server not reached, or matching nothing, was said).
+        if included == 0 && preview.unavailable.is_empty() && preview.missing.is_empty() {
             lines.push(
                 "nothing is pinned and no budget is set: the set is empty (`mcpick pin URI` adds a resource)"
                     .to_string(),

@@ -439,13 +439,11 @@ impl Preview {
         (self.total_tokens, self.budget.tokens())
     }
 
-    /// How many resources are left out for each reason, in the order they are listed
-    /// (the server-unavailable marks last), for a summary.
+    /// How many resources are left out for each reason, in the order they are listed, for a
+    /// summary (the marks on servers that could not be listed are [`Preview::unavailable`]).
     pub fn left_out_by_reason(&self) -> Vec<(&'static str, usize)> {
         let mut counts: Vec<(&'static str, usize)> = Vec::new();
-        let reasons = self.left_out.iter().map(|l| l.reason.name());
-        let unavailable = self.unavailable.iter().map(|_| Unavailable::REASON);
-        for name in reasons.chain(unavailable) {
+        for name in self.left_out.iter().map(|l| l.reason.name()) {
             match counts.iter_mut().find(|(n, _)| *n == name) {
                 Some((_, n)) => *n += 1,
                 None => counts.push((name, 1)),
@@ -1115,9 +1113,8 @@ mod tests {
             [
                 ("not pinned (no budget set)", 1),
                 ("excluded", 1),
-                ("audience", 1),
-                ("server unavailable", 0)
-            ][..3]
+                ("audience", 1)
+            ]
         );
         // Nothing to read for a cut line that is not there: only the pins' counts.
         assert_eq!(p.to_measure(), [0]);
