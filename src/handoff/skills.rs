@@ -407,7 +407,7 @@ pub fn line(s: &AsSkill) -> String {
         crate::units::thousands(s.files as u64),
         if s.files == 1 { "" } else { "s" },
         crate::units::thousands(s.bytes as u64),
-        crate::units::thousands(s.tokens as u64),
+        crate::units::thousands(s.tokens),
         if s.behaviour.is_empty() {
             String::new()
         } else {
