@@ -1768,6 +1768,33 @@ fn after_pinning_search_results_every_result_row_shows_its_mark() {
     assert!(text.contains("+   ▾ demo://notes  16 •"), "{text}");
 }
 
+/// Until a budget is set the agent view says the rule that decides its list (pins only) and
+/// how to change it; a budget set, the rule gives way to the cut line.
+#[test]
+fn the_agent_view_says_the_rule_while_no_budget_is_set() {
+    let mut app = demo_app();
+    drive(&mut app, "a");
+    let shown = screen(&mut app, 140, 30);
+    assert!(
+        shown.contains("Agent view · budget none set (pinned only)"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("no budget set: only pinned resources are delivered; `mcpick policy --budget N` adds the rest, ranked,"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("── end · no budget set: pinned only"),
+        "{shown}"
+    );
+    assert!(shown.contains("not pinned (no budget set)"), "{shown}");
+    assert!(last_line(&shown).contains("tok (pins only)"), "{shown}");
+    drive(&mut app, "]");
+    let shown = screen(&mut app, 140, 30);
+    assert!(!shown.contains("no budget set: only pinned"), "{shown}");
+    assert!(shown.contains("Agent view · budget 500"), "{shown}");
+}
+
 #[test]
 fn budget_audience_and_the_meter() {
     let mut app = demo_app();

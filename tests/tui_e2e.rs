@@ -454,9 +454,9 @@ fn marks_budget_agent_view_and_preview_agree() {
     pane.wait_text("press / to search");
     let screen = pane.screen();
     assert!(screen.contains("+3 x1"), "{screen}");
-    // The budget: no budget → 1,000,000 → … → 16,000.
+    // The budget: none set (pinned only) → 500 → … → 16,000.
     for _ in 0..6 {
-        pane.keys(&["["]);
+        pane.keys(&["]"]);
     }
     pane.wait_text("budget 16,000 tokens");
     // The agent view: counts are read in the background until nothing is estimated.
