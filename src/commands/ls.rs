@@ -120,7 +120,7 @@ pub async fn run(args: LsArgs) -> Exit {
             report(&format!(
                 "server `{}`: stopped after {} resources (--cap); the server has more",
                 sanitize::line(&server.name, 200),
-                server.resource_count
+                crate::units::thousands(server.resource_count as u64)
             ));
         }
     }
