@@ -123,7 +123,7 @@ fn say_left_out(preview: &Preview) {
 /// The one screen `preview` ends with (on stderr: stdout holds the bundle): the tokens used
 /// of the budget, how many resources are in, how many are left out and why, and while no
 /// budget is set, the rule that leaves out everything not pinned.
-pub fn summary(preview: &Preview) -> Vec<String> {
+fn summary(preview: &Preview) -> Vec<String> {
     use crate::units::{count, thousands};
     let estimated = if preview.is_estimated() { "~" } else { "" };
     let total = thousands(preview.total_tokens);
