@@ -25,14 +25,38 @@ pub fn duration_words(secs: u64) -> String {
     }
 }
 
+/// A figure for people, its thousands separated: `175,933`. Every count, token figure and
+/// byte count the command line prints goes through it (JSON keeps plain numbers).
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// A count with its noun in the right number: `1 resource`, `0 resources`, `7 resources`.
 pub fn count(n: u64, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
+    format!("{} {}", thousands(n), if n == 1 { one } else { many })
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{count, duration_words, human_size};
+    use super::{count, duration_words, human_size, thousands};
+
+    #[test]
+    fn figures_have_thousands_separators() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000), "1,000");
+        assert_eq!(thousands(175_933), "175,933");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(count(12_000, "token", "tokens"), "12,000 tokens");
+    }
 
     #[test]
     fn counts_take_the_number_of_their_noun() {

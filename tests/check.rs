@@ -295,7 +295,7 @@ fn kinds(doc: &Value) -> Vec<String> {
 
 #[test]
 fn no_drift_right_after_lock_and_the_lock_is_stable_json() {
-    let dir = locked_dir("none");
+    let dir = locked_dir("all");
     let lock_path = dir.path().join("mcpick.context.lock.json");
     let text = std::fs::read_to_string(&lock_path).unwrap();
     let lock: Value = serde_json::from_str(&text).unwrap();
@@ -328,7 +328,7 @@ fn no_drift_right_after_lock_and_the_lock_is_stable_json() {
 
 #[test]
 fn added_and_removed_resources_are_drift() {
-    let dir = locked_dir("none");
+    let dir = locked_dir("all");
     with_demo(dir.path(), &["--count", "41"]);
     let (code, doc) = diff_json(dir.path());
     assert_eq!(code, 1, "{doc:#}");
@@ -341,7 +341,7 @@ fn added_and_removed_resources_are_drift() {
 
 #[test]
 fn contents_changes_and_moves_are_drift() {
-    let dir = locked_dir("none");
+    let dir = locked_dir("all");
     with_demo(dir.path(), &["--edit", "file:///project/README.md"]);
     let (code, doc) = diff_json(dir.path());
     assert_eq!(code, 1, "{doc:#}");
@@ -381,7 +381,7 @@ fn contents_changes_and_moves_are_drift() {
 fn a_resource_crossing_the_cut_line_is_drift() {
     // A budget of exactly what everything needs, then one resource grows: the last one in
     // the agent's order no longer fits.
-    let dir = locked_dir("none");
+    let dir = locked_dir("all");
     let read_lock = || -> Value {
         serde_json::from_str(
             &std::fs::read_to_string(dir.path().join("mcpick.context.lock.json")).unwrap(),

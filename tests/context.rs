@@ -72,10 +72,11 @@ fn assert_well_formed(doc: &Value) {
 fn fixture_order_audience_min_priority_and_budget_cut() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let doc = preview(d, &["--demo"]);
+    // The ranking itself: everything the filters admit (`all`), no cut.
+    let doc = preview(d, &["--demo", "--budget", "all"]);
     assert_well_formed(&doc);
     assert_eq!(doc["tokenizer"], "o200k_base");
-    assert_eq!(doc["budget"], Value::Null);
+    assert_eq!(doc["budget"], "all");
     let uris = included_uris(&doc);
     // Priority 1.0 first (README among them); user-only resources are out by default.
     assert_eq!(doc["included"][0]["priority"], 1.0);
@@ -90,7 +91,18 @@ fn fixture_order_audience_min_priority_and_budget_cut() {
     // Unannotated audience counts for the assistant.
     assert!(uris.contains(&"demo://notes".to_string()));
 
-    let any = preview(d, &["--demo", "--audience", "any", "--min-priority", "0.3"]);
+    let any = preview(
+        d,
+        &[
+            "--demo",
+            "--budget",
+            "all",
+            "--audience",
+            "any",
+            "--min-priority",
+            "0.3",
+        ],
+    );
     assert_well_formed(&any);
     assert!(
         included_uris(&any).contains(&"demo://notes/1".to_string()),
@@ -125,13 +137,99 @@ fn fixture_order_audience_min_priority_and_budget_cut() {
     let md = ok(d, &["preview", "--demo", "--budget", "1500"]);
     assert!(md.contains("cut line"), "{md}");
     assert!(md.contains("estimates of the host model's tokenizer"));
-    assert!(md.contains(&format!("{} tokens used", cut["totalTokens"])));
+    // Figures for people carry thousands separators.
+    let used = thousands(cut["totalTokens"].as_u64().unwrap());
+    assert!(md.contains(&format!("{used} tokens used")), "{md}");
     let xml = ok(
         d,
         &["preview", "--demo", "--budget", "1500", "--format", "xml"],
     );
     assert!(xml.starts_with("<context tokenizer=\"o200k_base\""));
     assert!(!xml.contains('\u{1b}'));
+}
+
+/// Issue 45's demo case: a person who pinned one file and set no budget hands over that
+/// file, and `preview` says why the rest is left out, sums it up and says the rule.
+#[test]
+fn one_pin_and_no_budget_is_that_one_resource() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(d, &["pin", "--demo", "file:///project/README.md"]);
+    let doc = preview(d, &[]);
+    assert_eq!(included_uris(&doc), ["file:///project/README.md"]);
+    assert_eq!(doc["budget"], Value::Null);
+    assert_eq!(
+        reason(&doc, "file:///project/docs/architecture.md"),
+        Some("not pinned (no budget set)")
+    );
+    let left = doc["leftOut"].as_array().unwrap();
+    assert!(left.len() > 100, "{}", left.len());
+    // Neither the ranking nor the audience filter decides what is left: nothing unpinned is in.
+    assert!(
+        left.iter()
+            .all(|l| ["not pinned (no budget set)", "audience"]
+                .contains(&l["reason"].as_str().unwrap())),
+        "{doc}"
+    );
+
+    // The summary `preview` ends with, and the rule it rests on.
+    let out = run(d, &["preview"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("summary: 1 resource included, "), "{err}");
+    assert!(err.contains("tokens, no budget set"), "{err}");
+    let not_pinned = left
+        .iter()
+        .filter(|l| l["reason"] == "not pinned (no budget set)")
+        .count();
+    assert!(
+        err.contains(&format!("{not_pinned} not pinned (no budget set)")),
+        "{err}"
+    );
+    assert!(
+        err.contains("no budget set: only pinned resources are delivered; `mcpick policy --budget N` adds the rest, ranked, up to N tokens; `--budget all` adds everything"),
+        "{err}"
+    );
+    let md = stdout(&out);
+    assert!(md.contains("no budget set (pinned resources only)"), "{md}");
+
+    // `--budget all`: everything the filters admit, the pin first; stored as "all".
+    ok(d, &["policy", "--budget", "all"]);
+    let text = std::fs::read_to_string(d.join("mcpick.context.json")).unwrap();
+    assert!(text.contains("\"budget\": \"all\""), "{text}");
+    let all = preview(d, &[]);
+    assert_eq!(all["included"][0]["uri"], "file:///project/README.md");
+    assert!(all["included"].as_array().unwrap().len() > 100);
+    assert!(
+        all["leftOut"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|l| l["reason"] == "audience"),
+        "{all}"
+    );
+    let policy = ok(d, &["policy"]);
+    assert!(policy.contains("budget all (no limit)"), "{policy}");
+    // And unset again: the pin only.
+    ok(d, &["policy", "--no-budget"]);
+    assert_eq!(
+        included_uris(&preview(d, &[])),
+        ["file:///project/README.md"]
+    );
+}
+
+/// Nothing pinned, no budget: an empty set, said plainly, not an error.
+#[test]
+fn nothing_pinned_and_no_budget_is_an_empty_set_said_plainly() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(dir.path(), &["preview", "--demo"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("summary: 0 resources included"), "{err}");
+    assert!(
+        err.contains("nothing is pinned and no budget is set: the set is empty"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -353,7 +451,19 @@ fn server_everything_and_the_python_server_preview() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let js = everything_js();
-    let doc = preview(d, &["--audience", "any", "--", "node", &js, "stdio"]);
+    let doc = preview(
+        d,
+        &[
+            "--audience",
+            "any",
+            "--budget",
+            "all",
+            "--",
+            "node",
+            &js,
+            "stdio",
+        ],
+    );
     assert_well_formed(&doc);
     assert!(doc["included"].as_array().unwrap().len() > 1, "{doc}");
     let budget = preview(
@@ -374,12 +484,18 @@ fn server_everything_and_the_python_server_preview() {
 
     let py = python();
     let script = py_server();
-    let doc = preview(d, &["--audience", "any", "--", &py, &script]);
+    let doc = preview(
+        d,
+        &["--audience", "any", "--budget", "all", "--", &py, &script],
+    );
     assert_well_formed(&doc);
     assert!(!doc["included"].as_array().unwrap().is_empty(), "{doc}");
     // Pin the last-ranked resource: it moves to the top.
     let last = included_uris(&doc).pop().unwrap();
     ok(d, &["pin", &last, "--", &py, &script]);
-    let doc = preview(d, &["--audience", "any", "--", &py, &script]);
+    let doc = preview(
+        d,
+        &["--audience", "any", "--budget", "all", "--", &py, &script],
+    );
     assert_eq!(included_uris(&doc)[0], last);
 }

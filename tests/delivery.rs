@@ -80,7 +80,7 @@ impl World {
         let up: Vec<&str> = world.upstream.iter().map(String::as_str).collect();
         world.ok(&[&["pin", "py://items/*"][..], &up].concat());
         world.ok(&[&["exclude", "py://items/alpha/*"][..], &up].concat());
-        world.ok(&["policy", "--budget", "none"]);
+        world.ok(&["policy", "--budget", "all"]);
         world
     }
 
@@ -711,7 +711,10 @@ fn copilot_cli_gets_the_set_in_its_first_model_request() {
 #[test]
 fn copilot_cli_gets_what_preview_host_promises_within_its_limit() {
     let world = World::new();
-    world.ok(&["policy", "--budget", "none"]);
+    // Everything, no limit, so the channel's own cut is what cuts; the clock left out: it
+    // changes at every read, so what `preview --host` reads is never what install wrote.
+    world.ok(&["policy", "--budget", "all"]);
+    world.ok(&["exclude", "--demo", "demo://clock/*"]);
     world.ok(&["install", "copilot-cli"]);
     let file = world.home().join(".copilot/mcpick/mcpick.copilot-cli.md");
     let delivered = std::fs::read_to_string(&file).unwrap();
@@ -1113,7 +1116,7 @@ fn a_resource_cannot_import_a_file_or_hide_its_wrapper_tags() {
         server.to_str().unwrap(),
     ];
     world.ok(&[&["pin", "wrap://*"], &upstream[..]].concat());
-    world.ok(&["policy", "--budget", "none"]);
+    world.ok(&["policy", "--budget", "all"]);
     std::fs::write(world.project().join("secret.txt"), "SECRET-FILE-TEXT\n").unwrap();
     for (host, tag) in [
         ("claude-code", "</system-reminder>"),
@@ -1301,7 +1304,8 @@ fn preview_host_warns_when_the_context_tool_answer_is_over_the_hosts_tool_cut() 
         let mut args = vec!["preview", "--host", host];
         match set {
             Some(set) => args.extend(["--set", set]),
-            None => args.push("--demo"),
+            // The whole demo, no limit.
+            None => args.extend(["--demo", "--budget", "all"]),
         }
         let out = common::mcpick_in(&project, &[], &args);
         assert_eq!(common::exit_code(&out), 0, "{}", common::stderr(&out));

@@ -1499,19 +1499,73 @@ fn a_backup_that_copies_literal_secrets_is_warned_about() {
     );
 }
 
+/// Issue 45's demo case: one pin and no budget set, and `install claude-code` delivers that
+/// one resource and says the rest waits for a budget; with nothing pinned the delivery is
+/// empty, said with how to fill it, and no failure.
+#[test]
+fn one_pin_and_no_budget_delivers_the_pin_and_nothing_pinned_delivers_nothing() {
+    let world = World::new();
+    world.ok(&["policy", "--no-budget"]);
+    let out = world.run(&["install", "claude-code"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let told = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        told.contains("delivered at session start: 1 of 1 resource ("),
+        "{told}"
+    );
+    assert!(
+        told.contains("pinned resources only: no budget is set (`mcpick policy --budget N`"),
+        "{told}"
+    );
+    let delivered = world.project().join(".mcpick/mcpick.claude-code.md");
+    let text = std::fs::read_to_string(&delivered).unwrap();
+    assert!(text.contains("file:///project/README.md"), "{text}");
+    assert!(!text.contains("file:///project/Cargo.toml"), "{text}");
+
+    // Nothing pinned: the delivery is written empty, and the person told how to fill it.
+    let out = world.run(&["unmark", "file:///project/README.md"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let told = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        told.contains("delivered to claude-code: 0 of 0 resources"),
+        "{told}"
+    );
+    assert!(
+        told.contains(
+            "empty: nothing is pinned and no budget is set (`mcpick pin URI` adds a resource"
+        ),
+        "{told}"
+    );
+    let out = world.run(&["deliver"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("empty: nothing is pinned"),
+        "{}",
+        stdout(&out)
+    );
+    let text = std::fs::read_to_string(&delivered).unwrap();
+    assert!(!text.contains("file:///project/README.md"), "{text}");
+}
+
 /// A session-start delivery that takes a large share of a model's context is warned about,
 /// in `preview --host` and by `install`; under a budget it is not.
 #[test]
 fn a_session_start_delivery_near_the_models_context_is_warned_about() {
     let world = World::new();
     world.ok(&["pin", "--demo", "demo://notes/*"]);
-    world.ok(&["policy", "--budget", "none"]);
+    world.ok(&["policy", "--budget", "all"]);
     let warning = "every session starts with it, and many models' whole context window";
     let out = world.run(&["preview", "--host", "claude-code"]);
     let told = String::from_utf8_lossy(&out.stderr).to_string();
     assert!(told.contains(warning), "{told}");
     let out = world.run(&["install", "claude-code"]);
-    assert!(String::from_utf8_lossy(&out.stderr).contains(warning));
+    let told = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(told.contains(warning), "{told}");
+    // Past 150,000 characters Claude Code shows a banner of its own: said, with what it reads.
+    let banner = "characters, over 150,000: Claude Code shows its own banner that its `CLAUDE.md` memory is over the limit (\"Large CLAUDE.md will impact performance\") and still reads the file whole";
+    assert!(told.contains(banner), "{told}");
+    let out = world.run(&["preview", "--host", "claude-code"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains(banner));
     world.ok(&["policy", "--budget", "12000"]);
     let out = world.run(&["preview", "--host", "claude-code"]);
     assert!(!String::from_utf8_lossy(&out.stderr).contains(warning));
@@ -1775,7 +1829,7 @@ fn an_ide_rules_file_mcpick_did_not_write_is_never_replaced() {
 #[test]
 fn windsurf_rules_are_cut_at_whole_resources_under_its_limit() {
     let world = World::new();
-    world.ok(&["policy", "--budget", "none"]);
+    world.ok(&["policy", "--budget", "all"]);
     world.ok(&["install", "windsurf"]);
     let text = std::fs::read_to_string(world.project().join(".windsurf/rules/mcpick.md")).unwrap();
     let chars = text.chars().count();

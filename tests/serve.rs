@@ -937,8 +937,12 @@ fn the_handshake_does_not_wait_for_a_slow_upstream() {
             "{mode}: the prompt has the set"
         );
     }
-    // The full set: what preview (which waits for the upstream) includes.
-    let (code, doc, err) = mcpick_json_in(dir.path(), &[], &["preview", "--format", "json"]);
+    // The full set, no limit: what preview (which waits for the upstream) includes.
+    let (code, doc, err) = mcpick_json_in(
+        dir.path(),
+        &[],
+        &["preview", "--format", "json", "--budget", "all"],
+    );
     assert_eq!(code, 0, "{err}");
     assert!(doc["included"].as_array().unwrap().len() > 1);
 }
@@ -1359,8 +1363,12 @@ fn serve_publishes_every_field_exactly_as_listed() {
         ],
     );
     assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
-    // Every audience, so that every listed resource is published.
-    let out = mcpick_in(dir.path(), &[], &["policy", "--audience", "any"]);
+    // Every audience and no limit, so that every listed resource is published.
+    let out = mcpick_in(
+        dir.path(),
+        &[],
+        &["policy", "--audience", "any", "--budget", "all"],
+    );
     assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     let listing = Command::new("python3")
         .args([fixture, "--print"])
@@ -1570,7 +1578,7 @@ fn a_list_change_asks_upstreams_only_for_the_updates_it_changed_in_both_eras() {
         let set = serde_json::json!({
             "version": 1,
             "marks": [],
-            "policy": { "audience": "any", "tokenizer": "o200k_base" },
+            "policy": { "audience": "any", "tokenizer": "o200k_base", "budget": "all" },
             "servers": { "live": server(&live_log, true), "still": server(&still_log, false) },
         });
         let path = d.join(format!("set-{era}.json"));

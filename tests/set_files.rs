@@ -302,7 +302,7 @@ fn pins_on_an_unreachable_server_are_left_out_with_the_reason() {
 }
 
 #[test]
-fn budget_zero_is_zero_tokens_and_none_is_no_budget_everywhere() {
+fn budget_zero_is_zero_tokens_all_is_no_limit_and_none_is_pins_only_everywhere() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let policy = |args: &[&str]| -> Value {
@@ -312,6 +312,8 @@ fn budget_zero_is_zero_tokens_and_none_is_no_budget_everywhere() {
     };
     assert_eq!(policy(&["--budget", "0"])["budget"], 0);
     assert_eq!(policy(&["--budget", "none"])["budget"], Value::Null);
+    assert_eq!(policy(&["--budget", "all"])["budget"], "all");
+    assert_eq!(policy(&["--budget", "ALL"])["budget"], "all");
     assert_eq!(policy(&["--budget", "300"])["budget"], 300);
     assert_eq!(policy(&["--no-budget"])["budget"], Value::Null);
 
@@ -334,15 +336,26 @@ fn budget_zero_is_zero_tokens_and_none_is_no_budget_everywhere() {
             .iter()
             .any(|l| l["reason"] == "over budget")
     );
+    // Nothing is pinned: `none` (unset) hands over nothing, `all` everything admitted.
     let none = preview("none");
     assert_eq!(none["budget"], Value::Null);
-    assert!(none["included"].as_array().unwrap().len() > 10, "{none}");
+    assert_eq!(none["included"].as_array().unwrap().len(), 0, "{none}");
+    assert!(
+        none["leftOut"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l["reason"] == "not pinned (no budget set)")
+    );
+    let all = preview("all");
+    assert_eq!(all["budget"], "all");
+    assert!(all["included"].as_array().unwrap().len() > 10, "{all}");
 
     for command in ["policy", "preview"] {
         let out = run(d, &[command, "--budget", "lots"]);
         assert_eq!(exit_code(&out), 2);
         assert!(
-            stderr(&out).contains("or `none` for no budget"),
+            stderr(&out).contains("or `all` for no limit, `none` for pinned only"),
             "{}",
             stderr(&out)
         );

@@ -694,17 +694,40 @@ fn kept_fresh_and_taken_back(server_flags: &[&str]) {
     let review = stdout(&world.run(&["trust", "--skills"]));
     assert!(review.contains("pdf-forms (server `skills`)"), "{review}");
     world.ok(&["trust", "--skills", "--yes"]);
-    world.ok(&["deliver"]);
+    // Every command that writes a skills folder names it.
+    let said = world.ok(&["deliver"]);
+    assert!(
+        said.contains("skill written for claude-code: ")
+            && said.contains(".claude/skills/pdf-forms"),
+        "{said}"
+    );
     assert_eq!(
         std::fs::read_to_string(written.join("reference.md")).unwrap(),
         "# Field names, second edition\n"
     );
     assert_eq!(tree(&written), tree(&world.root().join("pdf-forms")));
-    world.mark("exclude", "skill://pdf-forms");
+    let up: Vec<&str> = world.upstream.iter().map(String::as_str).collect();
+    let out = world.run(&[&["exclude", "skill://pdf-forms"][..], &up].concat());
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     assert!(!written.exists(), "excluded: taken back");
+    let said = stderr(&out);
+    assert!(
+        said.contains("skill taken back for claude-code: ")
+            && said.contains(".claude/skills/pdf-forms"),
+        "{said}"
+    );
     assert!(
         !exclude.exists(),
         "its git exclude line too (the file was made for it)"
+    );
+    let out = world.run(&[&["pin", "skill://pdf-forms"][..], &up].concat());
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(written.exists(), "pinned again: written again");
+    let said = stderr(&out);
+    assert!(
+        said.contains("skill written for claude-code: ")
+            && said.contains(".claude/skills/pdf-forms"),
+        "{said}"
     );
 }
 

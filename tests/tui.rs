@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use crossterm::event::{KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use mcpick::catalog::{Catalogue, ItemId, Match, Search, SearchResults, SortKey, SortedList};
-use mcpick::context::{ContextSet, Mark, Measure, Measures, Sources, TokenizerKind, candidates};
+use mcpick::context::{
+    Budget, ContextSet, Mark, Measure, Measures, Sources, TokenizerKind, candidates,
+};
 use mcpick::mcp::log::{LogSource, ServerLog};
 use mcpick::mcp::{Failure, FailureKind, ListingEdit};
 use mcpick::tui::app::{SaveFailure, SaveReport, Selection, Status, View};
@@ -1566,9 +1568,9 @@ fn marked_demo(theme: Theme) -> App {
     goto(&mut app, "demo://notes");
     // A • row: the folder key marks its URI prefix (`x` would mark the resource).
     drive(&mut app, "<ctrl-x>");
-    // No budget → 1,000,000 → … → 16,000.
+    // None set (pinned only) → 500 → … → 16,000.
     for _ in 0..6 {
-        drive(&mut app, "[");
+        drive(&mut app, "]");
     }
     app
 }
@@ -1786,16 +1788,50 @@ fn after_pinning_search_results_every_result_row_shows_its_mark() {
     assert!(text.contains("+   ▾ demo://notes  16 •"), "{text}");
 }
 
+/// Until a budget is set the agent view says the rule that decides its list (pins only) and
+/// how to change it; a budget set, the rule gives way to the cut line.
+#[test]
+fn the_agent_view_says_the_rule_while_no_budget_is_set() {
+    let mut app = demo_app();
+    drive(&mut app, "a");
+    let shown = screen(&mut app, 140, 30);
+    assert!(
+        shown.contains("Agent view · budget none set (pinned only)"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("no budget set: only pinned resources are delivered; `mcpick policy --budget N` adds the rest, ranked,"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("── end · no budget set: pinned only"),
+        "{shown}"
+    );
+    assert!(shown.contains("not pinned (no budget set)"), "{shown}");
+    assert!(last_line(&shown).contains("tok (pins only)"), "{shown}");
+    drive(&mut app, "]");
+    let shown = screen(&mut app, 140, 30);
+    assert!(!shown.contains("no budget set: only pinned"), "{shown}");
+    assert!(shown.contains("Agent view · budget 500"), "{shown}");
+}
+
 #[test]
 fn budget_audience_and_the_meter() {
     let mut app = demo_app();
-    assert_eq!(app.context.set.policy.budget, None);
+    // None set: pinned only; nothing below it. `]` sets the first step, past the top is all.
+    assert_eq!(app.context.set.policy.budget, Budget::Unset);
     drive(&mut app, "[");
-    assert_eq!(app.context.set.policy.budget, Some(1_000_000));
-    drive(&mut app, "[[[[[[[");
-    assert_eq!(app.context.set.policy.budget, Some(4_000));
+    assert_eq!(app.context.set.policy.budget, Budget::Unset);
     drive(&mut app, "]");
-    assert_eq!(app.context.set.policy.budget, Some(8_000));
+    assert_eq!(app.context.set.policy.budget, Budget::Tokens(500));
+    drive(&mut app, "]]]]]]]]]]]");
+    assert_eq!(app.context.set.policy.budget, Budget::All);
+    drive(&mut app, "[");
+    assert_eq!(app.context.set.policy.budget, Budget::Tokens(1_000_000));
+    drive(&mut app, "[[[[[[[");
+    assert_eq!(app.context.set.policy.budget, Budget::Tokens(4_000));
+    drive(&mut app, "]");
+    assert_eq!(app.context.set.policy.budget, Budget::Tokens(8_000));
     let agent = app.context.agent.clone().unwrap();
     assert!(agent.preview.total_tokens <= 8_000);
     assert!(agent.preview.has_cut());
@@ -1855,10 +1891,12 @@ fn a_set_that_cannot_be_loaded_is_never_saved() {
 #[test]
 fn the_status_line_figure_is_counted_in_the_background() {
     let mut app = new_app(&["demo"], Theme::colour());
+    // Everything the server publishes, no limit: the figure is the whole demo's.
+    app.context.set.policy.budget = Budget::All;
     let fx = load(&mut app, &mcpick::demo::demo_resources(300));
     let status = last_line(&screen(&mut app, 120, 30));
     assert!(
-        status.contains("~163,891 tok (no budget) · 0 of 217 counted"),
+        status.contains("~163,891 tok (budget all) · 0 of 217 counted"),
         "{status}"
     );
     // Counted in the background, batch after batch, with the agent view closed.
@@ -1873,7 +1911,7 @@ fn the_status_line_figure_is_counted_in_the_background() {
     );
     assert!(
         status.contains(&format!(
-            " {} tok (no budget)",
+            " {} tok (budget all)",
             mcpick::tui::text::thousands(agent.preview.total_tokens as usize)
         )),
         "{status}"
@@ -1968,7 +2006,7 @@ fn the_agent_view_and_mcpick_preview_agree() {
         headless
     );
     assert_eq!(agent.preview.total_tokens, preview.total_tokens);
-    assert_eq!(agent.preview.budget, Some(16_000));
+    assert_eq!(agent.preview.budget, Budget::Tokens(16_000));
     assert!(agent.preview.has_cut());
     assert!(!agent.preview.pins_over_budget);
     let reasons = |p: &mcpick::context::Preview, uri: &dyn Fn(usize) -> String| {
@@ -2217,7 +2255,7 @@ fn the_status_line_never_cuts_a_key_hint() {
         );
     }
     // A state too long for the line ends in `…`, with no hint after it.
-    let text = screen(&mut app, 30, 24);
+    let text = screen(&mut app, 20, 24);
     let line = last_line(&text);
     assert!(line.trim_matches('"').trim_end().ends_with('…'), "{line}");
 }
@@ -2536,7 +2574,9 @@ fn measured_items(fx: &[Effect]) -> Vec<ItemId> {
 fn agent_view_without_a_budget_reads_only_the_rows_on_screen() {
     let mut app = new_app(&["demo"], Theme::colour());
     load(&mut app, &mcpick::demo::demo_resources(5_000));
-    assert_eq!(app.context.set.policy.budget, None);
+    // Budget all: everything in, no cut line to place.
+    drive(&mut app, "]]]]]]]]]]]]");
+    assert_eq!(app.context.set.policy.budget, Budget::All);
     let included = app.context.agent.as_ref().unwrap().preview.included.len();
     let fx = drive(&mut app, "a");
     assert_eq!(app.mode(), Mode::Agent);
@@ -2561,7 +2601,7 @@ fn agent_view_without_a_budget_reads_only_the_rows_on_screen() {
     // With a budget, what is above the cut line is read (and nothing like everything).
     drive(&mut app, "[[[[[[[[[[");
     let fx = drive(&mut app, "[");
-    assert_eq!(app.context.set.policy.budget, Some(500));
+    assert_eq!(app.context.set.policy.budget, Budget::Tokens(500));
     let with_budget = measured_items(&fx);
     let preview = &app.context.agent.as_ref().unwrap().preview;
     assert!(with_budget.len() <= preview.to_measure().len());
@@ -2780,6 +2820,8 @@ fn outputs_read_again_after_an_install_reach_the_next_resolution() {
 #[test]
 fn figures_still_being_worked_out_are_marked_until_final() {
     let mut app = new_app(&["demo"], Theme::colour());
+    // Everything in (no limit), so the old total is the whole catalogue's.
+    app.context.set.policy.budget = Budget::All;
     let resources = mcpick::demo::demo_resources(300);
     let fx = server(&mut app, 0, connected());
     run(&mut app, fx);
@@ -4115,9 +4157,9 @@ fn y_waits_until_a_held_server_taller_than_the_screen_was_scrolled_to_its_end() 
 #[test]
 fn the_budget_meter_says_over_only_on_counted_figures() {
     let mut app = demo_app();
-    for _ in 0..12 {
-        drive(&mut app, "[");
-    }
+    // The lowest budget.
+    drive(&mut app, "]");
+    assert_eq!(app.context.set.policy.budget, Budget::Tokens(500));
     goto(&mut app, "demo://notes");
     let fx = drive(&mut app, "F");
     assert!(!app.context.view.open);

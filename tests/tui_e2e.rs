@@ -454,9 +454,9 @@ fn marks_budget_agent_view_and_preview_agree() {
     pane.wait_text("press / to search");
     let screen = pane.screen();
     assert!(screen.contains("+3 x1"), "{screen}");
-    // The budget: no budget → 1,000,000 → … → 16,000.
+    // The budget: none set (pinned only) → 500 → … → 16,000.
     for _ in 0..6 {
-        pane.keys(&["["]);
+        pane.keys(&["]"]);
     }
     pane.wait_text("budget 16,000 tokens");
     // The agent view: counts are read in the background until nothing is estimated.
@@ -1595,11 +1595,18 @@ fn the_host_view_names_a_host_at_another_version_than_measured() {
 fn the_status_line_counts_its_token_figure_as_preview_does() {
     let dir = tempfile::tempdir().unwrap();
     let set = dir.path().join("set.json");
+    // Everything the demo publishes, no limit: a figure worth counting.
+    let out = common::mcpick_in(
+        dir.path(),
+        &[],
+        &["policy", "--set", set.to_str().unwrap(), "--budget", "all"],
+    );
+    assert_eq!(common::exit_code(&out), 0, "{}", common::stderr(&out));
     let pane = Pane::new();
     pane.start(&format!("--demo --set {}", set.display()));
     let screen = pane.wait_for("the counted figure", |s| {
         let status = s.lines().last().unwrap_or_default();
-        status.contains(" tok (no budget)") && !status.contains('~') && !status.contains("counted")
+        status.contains(" tok (budget all)") && !status.contains('~') && !status.contains("counted")
     });
     let status = screen.lines().last().unwrap().to_string();
     pane.quit_and_check_restored();
@@ -1620,7 +1627,7 @@ fn the_status_line_counts_its_token_figure_as_preview_does() {
         .collect::<Vec<_>>()
         .join(",");
     assert!(
-        status.contains(&format!("· {shown} tok (no budget)")),
+        status.contains(&format!("· {shown} tok (budget all)")),
         "{status:?}: preview counts {total}"
     );
 }

@@ -295,7 +295,9 @@ pub fn judge(reads: &[ReadObs]) -> [Finding; 3] {
             let bytes: usize = items.iter().filter_map(item_bytes).sum();
             if bytes as u64 != listed_size {
                 size.fail(format!(
-                    "resources/read {uri}: listed size {listed_size}, read {bytes} bytes"
+                    "resources/read {uri}: listed size {}, read {} bytes",
+                    crate::units::thousands(listed_size),
+                    crate::units::thousands(bytes as u64)
                 ));
             }
         }

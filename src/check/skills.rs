@@ -42,8 +42,8 @@ pub async fn manifest(conn: &Connection, first: &Listing) -> Finding {
         match fetched.outcome {
             Ok(skill) => judge.note(format!(
                 "skill `{name}`: {} files, {} bytes, each as its manifest says",
-                skill.files.len(),
-                skill.total()
+                crate::units::thousands(skill.files.len() as u64),
+                crate::units::thousands(skill.total() as u64)
             )),
             Err(why) => judge.fail(format!("skill `{name}`: {why}")),
         }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::ServerArgs;
-use crate::context::{Audience, DEFAULT_FILE, Policy, TokenizerKind};
+use crate::context::{Audience, Budget, DEFAULT_FILE, Policy, TokenizerKind};
 use crate::export::Format;
 use crate::serve::Expose;
 
@@ -92,12 +92,13 @@ pub struct PolicyArgs {
     #[arg(long)]
     pub no_min_priority: bool,
 
-    /// Token budget: a number of tokens (0: nothing but pinned resources), or `none` for no
-    /// budget.
-    #[arg(long, value_name = "TOKENS|none", value_parser = parse_budget, conflicts_with = "no_budget")]
+    /// Token budget: a number of tokens (pinned resources first, then the rest ranked, up to
+    /// that many), `all` for everything the servers publish, no limit, or `none` to unset it
+    /// (the default: only pinned resources are handed over).
+    #[arg(long, value_name = "TOKENS|all|none", value_parser = parse_budget, conflicts_with = "no_budget")]
     pub budget: Option<Budget>,
 
-    /// Remove the budget (no limit; the same as `--budget none`).
+    /// Unset the budget: only pinned resources are handed over (the same as `--budget none`).
     #[arg(long)]
     pub no_budget: bool,
 
@@ -113,18 +114,18 @@ pub struct PolicyArgs {
     pub set: SetArgs,
 }
 
-/// A `--budget` value: tokens (`Some`, 0 included: zero tokens), or `None` for no budget. One
-/// meaning in `policy` and `preview`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Budget(pub Option<u64>);
-
+/// A `--budget` value, one meaning in `policy` and `preview`: tokens (0 included: zero
+/// tokens besides the pins), `all` (no limit), or `none` (unset: pinned resources only).
 pub fn parse_budget(s: &str) -> Result<Budget, String> {
     if s.eq_ignore_ascii_case("none") {
-        return Ok(Budget(None));
+        return Ok(Budget::Unset);
     }
-    s.parse::<u64>()
-        .map(|n| Budget(Some(n)))
-        .map_err(|_| format!("`{s}` is not a number of tokens (or `none` for no budget)"))
+    if s.eq_ignore_ascii_case("all") {
+        return Ok(Budget::All);
+    }
+    s.parse::<u64>().map(Budget::Tokens).map_err(|_| {
+        format!("`{s}` is not a number of tokens (or `all` for no limit, `none` for pinned only)")
+    })
 }
 
 pub fn parse_priority(s: &str) -> Result<f32, String> {
@@ -139,9 +140,9 @@ pub fn parse_priority(s: &str) -> Result<f32, String> {
 /// The set's policy, changed for one run (`preview`, `export`).
 #[derive(Debug, Args)]
 pub struct RunPolicy {
-    /// Token budget for this run (the set's policy otherwise): a number of tokens (0: nothing
-    /// but pinned resources), or `none` for no budget.
-    #[arg(long, value_name = "TOKENS|none", value_parser = parse_budget)]
+    /// Token budget for this run (the set's policy otherwise): a number of tokens, `all` for
+    /// no limit, or `none` for pinned resources only.
+    #[arg(long, value_name = "TOKENS|all|none", value_parser = parse_budget)]
     pub budget: Option<Budget>,
 
     /// Audience filter for this run.
@@ -160,7 +161,7 @@ pub struct RunPolicy {
 impl RunPolicy {
     /// `policy` with this run's changes.
     pub fn apply(&self, mut policy: Policy) -> Policy {
-        if let Some(Budget(b)) = self.budget {
+        if let Some(b) = self.budget {
             policy.budget = b;
         }
         if let Some(a) = self.audience {

@@ -18,8 +18,8 @@ use crate::mcp::spec::parse_header;
 
 pub use check::{CheckArgs, DiffArgs, LockArgs};
 pub use context::{
-    Budget, MarkArgs, MarksArgs, PolicyArgs, PreviewArgs, ServeArgs, SetArgs, UnmarkArgs,
-    parse_budget, parse_priority,
+    MarkArgs, MarksArgs, PolicyArgs, PreviewArgs, ServeArgs, SetArgs, UnmarkArgs, parse_budget,
+    parse_priority,
 };
 pub use handoff::{
     Deliver, DeliverArgs, ExportArgs, InstallArgs, TurnArgs, UninstallArgs, UnwrapArgs, WrapArgs,

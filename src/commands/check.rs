@@ -213,7 +213,10 @@ fn print_credential(out: &mut impl Write, n: usize, c: &CredentialView) -> std::
     writeln!(
         out,
         "  as #{n} {}: {} resources, {} listed only with it, {} only without it",
-        c.credential, c.count, c.only_here_count, c.missing_here_count
+        c.credential,
+        crate::units::thousands(c.count as u64),
+        crate::units::thousands(c.only_here_count as u64),
+        crate::units::thousands(c.missing_here_count as u64)
     )?;
     for (sign, uris, total) in [
         ("+", &c.only_here, c.only_here_count),

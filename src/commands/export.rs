@@ -62,10 +62,10 @@ pub async fn run(args: ExportArgs) -> Exit {
     };
     let what = format!(
         "{} resource{}, {} tokens, {} bytes",
-        preview.included.len(),
+        crate::units::thousands(preview.included.len() as u64),
         if preview.included.len() == 1 { "" } else { "s" },
-        preview.total_tokens,
-        text.len()
+        crate::units::thousands(preview.total_tokens),
+        crate::units::thousands(text.len() as u64)
     );
     let written = if args.clipboard {
         let mut out = std::io::stdout().lock();

@@ -63,8 +63,8 @@ pub async fn lock(args: LockArgs) -> Exit {
     }
     report(&format!(
         "locked {} resources ({} tokens) in {}",
-        lock.included.len(),
-        lock.total_tokens,
+        crate::units::thousands(lock.included.len() as u64),
+        crate::units::thousands(lock.total_tokens),
         sanitize::line(&path.display().to_string(), 500)
     ));
     Exit::Ok
@@ -137,16 +137,16 @@ pub async fn diff(args: DiffArgs) -> Exit {
     } else if changes.is_empty() {
         crate::outln!(
             "no drift: the agent is handed what {shown} records ({} resources, {} tokens)",
-            now.included.len(),
-            now.total_tokens
+            crate::units::thousands(now.included.len() as u64),
+            crate::units::thousands(now.total_tokens)
         );
     } else {
         crate::outln!(
             "drift since {shown}: {} change{} ({} → {} tokens)",
             changes.len(),
             if changes.len() == 1 { "" } else { "s" },
-            before.total_tokens,
-            now.total_tokens
+            crate::units::thousands(before.total_tokens),
+            crate::units::thousands(now.total_tokens)
         );
         for change in &changes {
             crate::outln!("  {}", sanitize::line(&change.describe(), 2000));

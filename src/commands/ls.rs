@@ -120,7 +120,7 @@ pub async fn run(args: LsArgs) -> Exit {
             report(&format!(
                 "server `{}`: stopped after {} resources (--cap); the server has more",
                 sanitize::line(&server.name, 200),
-                server.resource_count
+                crate::units::thousands(server.resource_count as u64)
             ));
         }
     }
@@ -371,9 +371,12 @@ fn print_table(listing: &Listing, templates: bool) -> std::io::Result<()> {
             ),
             (None, true) => format!(
                 "{} resources{}",
-                server.resource_count,
+                crate::units::thousands(server.resource_count as u64),
                 if templates {
-                    format!(", {} templates", server.template_count)
+                    format!(
+                        ", {} templates",
+                        crate::units::thousands(server.template_count as u64)
+                    )
                 } else {
                     String::new()
                 }

@@ -16,7 +16,7 @@ use super::context::{
     Listed, add_expansions, choose, list_all, list_set, load_set, shown_name, update_set,
 };
 use super::{Exit, close_all, report};
-use crate::cli::{Budget, MarkArgs, MarksArgs, PolicyArgs, UnmarkArgs};
+use crate::cli::{MarkArgs, MarksArgs, PolicyArgs, UnmarkArgs};
 use crate::config::select::{Chosen, remember_recorded};
 use crate::context::{ContextSet, Mark, Marks, Pattern, Target};
 use crate::sanitize;
@@ -432,7 +432,9 @@ fn print_marks(
                 sanitize::line(r.expansion_of.as_deref().unwrap_or(""), 500)
             ),
             (Some(true), _) => "  (missing: no listed resource matches)".to_string(),
-            (_, Some(Some(n))) if r.prefix.is_some() => format!("  ({n} resources)"),
+            (_, Some(Some(n))) if r.prefix.is_some() => {
+                format!("  ({} resources)", crate::units::thousands(n as u64))
+            }
             (_, Some(None)) => "  (server not listed)".to_string(),
             _ => String::new(),
         };
@@ -452,8 +454,7 @@ pub fn describe_policy(p: &crate::context::Policy) -> String {
         "audience {}, minimum priority {}, budget {}, tokenizer {} (an estimate of the host model's)",
         p.audience.name(),
         p.min_priority.map_or("none".to_string(), |m| m.to_string()),
-        p.budget
-            .map_or("none".to_string(), |b| format!("{b} tokens")),
+        p.budget.describe(),
         p.tokenizer.name()
     )
 }
@@ -471,11 +472,11 @@ pub fn policy(args: PolicyArgs) -> Exit {
         if args.no_min_priority {
             p.min_priority = None;
         }
-        if let Some(Budget(b)) = args.budget {
+        if let Some(b) = args.budget {
             p.budget = b;
         }
         if args.no_budget {
-            p.budget = None;
+            p.budget = crate::context::Budget::Unset;
         }
         if let Some(t) = args.tokenizer {
             p.tokenizer = t;

@@ -8,7 +8,7 @@ use std::io::Write;
 use super::context::{Resolved, load_set_to_hand_on, resolve_set};
 use super::{Exit, report};
 use crate::cli::PreviewArgs;
-use crate::context::{Candidate, Preview};
+use crate::context::{Budget, Candidate, Preview};
 use crate::export;
 use crate::handoff::findings::HostReport;
 use crate::hosts::Host;
@@ -51,6 +51,9 @@ pub async fn run(args: PreviewArgs) -> Exit {
     };
     if let Err(exit) = write_out(&args, &rendered) {
         return exit;
+    }
+    for line in summary(&resolved.preview) {
+        report(&line);
     }
     if resolved.failed.is_empty() {
         Exit::Ok
@@ -111,10 +114,62 @@ fn say_left_out(preview: &Preview) {
     if preview.pins_over_budget {
         report(&format!(
             "warning: pinned resources alone need {} tokens, over the budget of {}",
-            preview.total_tokens,
-            preview.budget.unwrap_or(0)
+            crate::units::thousands(preview.total_tokens),
+            crate::units::thousands(preview.budget.tokens().unwrap_or(0))
         ));
     }
+}
+
+/// The one screen `preview` ends with (on stderr: stdout holds the bundle): the tokens used
+/// of the budget, how many resources are in, how many are left out and why, and while no
+/// budget is set, the rule that leaves out everything not pinned.
+fn summary(preview: &Preview) -> Vec<String> {
+    use crate::units::{count, thousands};
+    let estimated = if preview.is_estimated() { "~" } else { "" };
+    let total = thousands(preview.total_tokens);
+    let used = match preview.budget {
+        Budget::Tokens(b) => format!("{estimated}{total} of a {}-token budget", thousands(b)),
+        Budget::All => format!("{estimated}{total} tokens, budget all (no limit)"),
+        Budget::Unset => format!("{estimated}{total} tokens, no budget set"),
+    };
+    let included = preview.included.len() as u64;
+    let mut lines = vec![format!(
+        "summary: {} included, {used}",
+        count(included, "resource", "resources")
+    )];
+    let by_reason = preview.left_out_by_reason();
+    let left: usize = by_reason.iter().map(|(_, n)| n).sum();
+    lines.push(if left == 0 {
+        "left out: none".to_string()
+    } else {
+        let reasons: Vec<String> = by_reason
+            .iter()
+            .map(|(why, n)| format!("{} {why}", thousands(*n as u64)))
+            .collect();
+        format!(
+            "left out: {} ({})",
+            thousands(left as u64),
+            reasons.join(", ")
+        )
+    });
+    if !preview.unavailable.is_empty() {
+        // Each server was named above, with its error.
+        lines.push(format!(
+            "not reached: {} on servers that could not be listed",
+            count(preview.unavailable.len() as u64, "mark", "marks")
+        ));
+    }
+    if preview.budget.is_unset() {
+        // Nothing is pinned (a pin on a server not reached, or matching nothing, was said).
+        if included == 0 && preview.unavailable.is_empty() && preview.missing.is_empty() {
+            lines.push(
+                "nothing is pinned and no budget is set: the set is empty (`mcpick pin URI` adds a resource)"
+                    .to_string(),
+            );
+        }
+        lines.push(Budget::UNSET_RULE.to_string());
+    }
+    lines
 }
 
 /// `preview --host`: works out `host`'s delivery and its report, says the report, and

@@ -190,7 +190,7 @@ mod tests {
         let mut ours = base.clone();
         ours.marks.set(Target::exact("s", "mine"), Some(Mark::Pin));
         ours.marks.set(Target::exact("s", "a"), None);
-        ours.policy.budget = Some(10);
+        ours.policy.budget = crate::context::Budget::Tokens(10);
         let change = SetChange::between(
             &base,
             &ours,
@@ -211,7 +211,7 @@ mod tests {
             .collect();
         assert_eq!(marks, ["pin s: mine", "pin s: theirs"]);
         assert_eq!(applied.conflicts, [Target::exact("s", "mine")]);
-        assert_eq!(disk.policy.budget, Some(10));
+        assert_eq!(disk.policy.budget, crate::context::Budget::Tokens(10));
         assert_eq!(disk.policy.audience, crate::context::Audience::Any);
         assert!(applied.policy_conflicts.is_empty());
         // The same change again: no conflict (the file already agrees).

@@ -461,7 +461,7 @@ mod tests {
             Target::exact("demo", "file:///project/README.md"),
             Some(Mark::Pin),
         );
-        set.policy.budget = Some(8000);
+        set.policy.budget = crate::context::Budget::Tokens(8000);
         set.policy.audience = Audience::Any;
         set.servers.insert(
             "demo".into(),

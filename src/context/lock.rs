@@ -82,7 +82,7 @@ impl Lock {
     pub fn from_preview(preview: &Preview, cands: &[Candidate<'_>], texts: &Texts) -> Lock {
         Lock {
             version: LOCK_VERSION,
-            budget: preview.budget,
+            budget: preview.budget.tokens(),
             tokenizer: preview.tokenizer.name().to_string(),
             total_tokens: preview.total_tokens,
             included: preview

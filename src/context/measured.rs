@@ -404,7 +404,10 @@ mod tests {
     async fn reads_until_exact_and_keeps_texts() {
         let cands = [cand("a://1", 10), cand("a://2", 10)];
         let marks = Marks::default();
-        let policy = Policy::default();
+        let policy = Policy {
+            budget: crate::context::Budget::All,
+            ..Policy::default()
+        };
         let mut measures = Measures::new();
         let sources = Sources::new(cands.to_vec(), ["s"], []);
         let done = sources

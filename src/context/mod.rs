@@ -57,7 +57,7 @@ pub use file::{ContextSet, DEFAULT_FILE, SetError, SetFile, Updated, VERSION, mi
 pub use mark::{Effective, Mark, Marks, Pattern, Target};
 pub use measured::{Judged, Keep, Resolution, Sources, Texts};
 pub use own::OwnOutputs;
-pub use policy::{Audience, DEFAULT_PRIORITY, Policy};
+pub use policy::{Audience, Budget, DEFAULT_PRIORITY, Policy};
 pub use ranking::RankOrder;
 pub use resolve::{
     Candidate, Included, LeftOut, Measure, Measures, Missing, Preview, Reason, Unavailable,

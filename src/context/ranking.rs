@@ -509,7 +509,9 @@ mod tests {
 
     fn policy_of(ask: &Ask) -> Policy {
         Policy {
-            budget: ask.budget.map(u64::from),
+            budget: ask.budget.map_or(crate::context::Budget::All, |b| {
+                crate::context::Budget::Tokens(b.into())
+            }),
             min_priority: ask.min_priority.map(|m| [0.3, 0.5, 0.7][m as usize]),
             audience: [Audience::Assistant, Audience::User, Audience::Any][ask.audience as usize],
             ..Policy::default()

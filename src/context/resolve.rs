@@ -28,6 +28,10 @@
 //!    then no unpinned resource is included). For unpinned resources the budget is a cut
 //!    line: the first one that does not fit, and every one after it, is `over budget` (a
 //!    smaller resource further down is not pulled up over the line).
+//! 8. Until a budget is set ([`Budget::Unset`], the default), only pinned resources are
+//!    included: every other one the filters admit is `no budget set`, so a person who pinned
+//!    one file hands over that file, not everything the servers publish. `Budget::All` is
+//!    rule 7 without a cut line.
 //!
 //! Each candidate is judged first (rules 1–4 and its tokens: a [`Verdict`]), then the budget
 //! is spent over the verdicts in rank order (rules 5 and 7). A verdict depends on the
@@ -49,7 +53,7 @@ use serde::Serialize;
 
 use super::mark::{Mark, Marks, Pattern, Target};
 use super::own::OwnOutputs;
-use super::policy::Policy;
+use super::policy::{Budget, Policy};
 use super::ranking::{self, Keyed, sort_keyed};
 use super::tokens::{self, TokenizerKind};
 use crate::catalog::{Catalogue, Item, ItemId, Snapshot};
@@ -228,6 +232,8 @@ pub(crate) struct Input<'a> {
 pub enum Reason {
     /// Below the cut line.
     OverBudget,
+    /// Not pinned, and no budget is set: only pins are handed over (rule 8).
+    NoBudget,
     /// Reading it failed; the detail says why.
     ReadFailed(Box<str>),
     /// Excluded by a mark.
@@ -250,6 +256,7 @@ impl Reason {
     pub fn name(&self) -> &'static str {
         match self {
             Reason::OverBudget => "over budget",
+            Reason::NoBudget => "not pinned (no budget set)",
             Reason::ReadFailed(_) => "read failed",
             Reason::Excluded => "excluded",
             Reason::Audience => "audience",
@@ -261,7 +268,8 @@ impl Reason {
 
     fn rank(&self) -> u8 {
         match self {
-            Reason::OverBudget => 0,
+            // Decided by the budget, not judged: never a verdict's.
+            Reason::OverBudget | Reason::NoBudget => 0,
             Reason::ReadFailed(_) => 1,
             Reason::Excluded => 2,
             Reason::Audience => 3,
@@ -295,7 +303,7 @@ pub struct LeftOut {
     /// Index into [`Input::candidates`].
     pub index: u32,
     pub reason: Reason,
-    /// Its tokens when known or estimated (only for `over budget`).
+    /// Its tokens when known or estimated (only for `over budget` and `no budget set`).
     pub tokens: Option<u64>,
     pub estimated: bool,
 }
@@ -326,13 +334,14 @@ impl Unavailable {
 /// What the agent would receive.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Preview {
-    pub budget: Option<u64>,
+    pub budget: Budget,
     pub tokenizer: TokenizerKind,
     /// In the order the agent receives them.
     pub included: Vec<Included>,
     /// Tokens of everything included.
     pub total_tokens: u64,
-    /// Over budget first (in rank order, right below the cut line), then read failed,
+    /// Over budget (or not pinned with no budget set) first, in rank order, right below the
+    /// cut line; then read failed,
     /// excluded, audience, under minimum priority (each in rank-key order, pins not put
     /// first: what the ranking would be if nothing were marked).
     pub left_out: Vec<LeftOut>,
@@ -375,13 +384,13 @@ impl Preview {
         list
     }
 
-    /// What a browser reads, at most, to show this preview: with a budget, everything
-    /// [`Preview::to_measure`] names (the cut line depends on it); with no budget there is no
+    /// What a browser reads, at most, to show this preview: with a token budget, everything
+    /// [`Preview::to_measure`] names (the cut line depends on it); without one there is no
     /// cut line to place, so only the estimated included rows in `shown` (rows on screen, or
     /// asked for) are read and every other count stays an estimate from `size`. A million
     /// resources cost a screenful of reads, not a million.
     pub fn to_measure_shown(&self, shown: std::ops::Range<usize>) -> Vec<usize> {
-        if self.budget.is_some() {
+        if self.budget.tokens().is_some() {
             return self.to_measure();
         }
         let end = shown.end.min(self.included.len());
@@ -399,7 +408,7 @@ impl Preview {
     /// the rest cannot change that verdict). A batch at a time, so a folder of 100,000 pins
     /// is not read whole in one job behind a closed view.
     pub fn pins_to_measure(&self, at_most: usize) -> Vec<usize> {
-        if self.budget.is_none() || self.counted_over_budget() {
+        if self.budget.tokens().is_none() || self.counted_over_budget() {
             return Vec::new();
         }
         self.included
@@ -413,7 +422,7 @@ impl Preview {
     /// True when the pins counted so far (not estimated) pass the budget on their own: over
     /// budget for certain, whatever the estimates still turn out to be.
     pub fn counted_over_budget(&self) -> bool {
-        let Some(budget) = self.budget else {
+        let Some(budget) = self.budget.tokens() else {
             return false;
         };
         let counted: u64 = self
@@ -425,9 +434,22 @@ impl Preview {
         counted > budget
     }
 
-    /// (tokens used, budget) for a budget meter.
+    /// (tokens used, token budget) for a budget meter.
     pub fn meter(&self) -> (u64, Option<u64>) {
-        (self.total_tokens, self.budget)
+        (self.total_tokens, self.budget.tokens())
+    }
+
+    /// How many resources are left out for each reason, in the order they are listed, for a
+    /// summary (the marks on servers that could not be listed are [`Preview::unavailable`]).
+    pub fn left_out_by_reason(&self) -> Vec<(&'static str, usize)> {
+        let mut counts: Vec<(&'static str, usize)> = Vec::new();
+        for name in self.left_out.iter().map(|l| l.reason.name()) {
+            match counts.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((name, 1)),
+            }
+        }
+        counts
     }
 }
 
@@ -596,6 +618,7 @@ fn cut(input: &Input, verdicts: &[Verdict], order: impl Iterator<Item = usize> +
     let fits = |total: u64, tokens: u64| {
         policy
             .budget
+            .tokens()
             .is_none_or(|budget| total.saturating_add(tokens) <= budget)
     };
     let included_of = |index: usize, v: &Verdict, total: u64| Included {
@@ -616,7 +639,7 @@ fn cut(input: &Input, verdicts: &[Verdict], order: impl Iterator<Item = usize> +
         }
     }
     let mut included = Vec::with_capacity(admitted);
-    let mut left_out = Vec::with_capacity(if policy.budget.is_some() {
+    let mut left_out = Vec::with_capacity(if policy.budget != Budget::All {
         admitted + filtered
     } else {
         filtered
@@ -648,6 +671,13 @@ fn cut(input: &Input, verdicts: &[Verdict], order: impl Iterator<Item = usize> +
             });
         } else if v.pinned() {
             // Included above.
+        } else if !policy.budget.admits_unpinned() {
+            left_out.push(LeftOut {
+                index: index as u32,
+                reason: Reason::NoBudget,
+                tokens: Some(v.tokens),
+                estimated: v.estimated(),
+            });
         } else if !over && fits(total, v.tokens) {
             total = total.saturating_add(v.tokens);
             included.push(included_of(index, v, total));
@@ -781,6 +811,14 @@ mod tests {
         assert_eq!(size_of::<LeftOut>(), 48);
     }
 
+    /// A policy with no limit: everything the filters admit (rule 8 aside).
+    fn all() -> Policy {
+        Policy {
+            budget: Budget::All,
+            ..Policy::default()
+        }
+    }
+
     /// Every candidate judged, then cut.
     fn resolve(input: &Input) -> Preview {
         resolve_judged(input, &judge_all(input))
@@ -822,7 +860,7 @@ mod tests {
             cand(6, "high-undated", Some(0.9), None, None, 40),
         ];
         let marks = Marks::from_list([(Target::exact("s", "pinned-low"), Mark::Pin)]);
-        let p = run(&c, &marks, &Policy::default(), &Measures::new());
+        let p = run(&c, &marks, &all(), &Measures::new());
         assert_eq!(
             uris(&c, &p),
             [
@@ -873,7 +911,7 @@ mod tests {
         ]);
         let policy = Policy {
             min_priority: Some(0.3),
-            ..Policy::default()
+            ..all()
         };
         let mut measures = Measures::new();
         measures.insert("s", "broken", Measure::Failed("boom".into()));
@@ -906,14 +944,14 @@ mod tests {
 
         let any = Policy {
             audience: Audience::Any,
-            ..Policy::default()
+            ..all()
         };
         let p = run(&c, &marks, &any, &measures);
         assert!(uris(&c, &p).contains(&"user-only"));
         assert!(uris(&c, &p).contains(&"low"));
         let user = Policy {
             audience: Audience::User,
-            ..Policy::default()
+            ..all()
         };
         let p = run(&c, &marks, &user, &measures);
         assert_eq!(reason_of(&c, &p, "assistant"), Some(Reason::Audience));
@@ -930,8 +968,8 @@ mod tests {
         ];
         let marks = Marks::from_list([(Target::exact("s", "p"), Mark::Pin)]);
         let policy = Policy {
-            budget: Some(200),
-            ..Policy::default()
+            budget: Budget::Tokens(200),
+            ..all()
         };
         let p = run(&c, &marks, &policy, &Measures::new());
         assert_eq!(uris(&c, &p), ["p", "a"]);
@@ -957,8 +995,8 @@ mod tests {
 
         // Pins alone over the budget: all pins in, nothing else, flagged.
         let tight = Policy {
-            budget: Some(10),
-            ..Policy::default()
+            budget: Budget::Tokens(10),
+            ..all()
         };
         let marks = Marks::from_list([
             (Target::exact("s", "p"), Mark::Pin),
@@ -993,13 +1031,13 @@ mod tests {
             .collect();
         let marks = Marks::from_list([(Target::prefix("s", "r"), Mark::Pin)]);
         let budget = |b| Policy {
-            budget: Some(b),
-            ..Policy::default()
+            budget: Budget::Tokens(b),
+            ..all()
         };
         let p = run(&c, &marks, &budget(100_000), &Measures::new());
         assert_eq!(p.pins_to_measure(256).len(), 256);
         assert!(!p.counted_over_budget());
-        let p = run(&c, &marks, &Policy::default(), &Measures::new());
+        let p = run(&c, &marks, &all(), &Measures::new());
         assert!(
             p.pins_to_measure(256).is_empty(),
             "no budget, nothing to decide"
@@ -1030,7 +1068,7 @@ mod tests {
             (Target::exact("s", "here"), Mark::Pin),
             (Target::exact("elsewhere", "x"), Mark::Pin),
         ]);
-        let p = run(&c, &marks, &Policy::default(), &Measures::new());
+        let p = run(&c, &marks, &all(), &Measures::new());
         let shown: Vec<String> = p
             .unavailable
             .iter()
@@ -1048,6 +1086,47 @@ mod tests {
         assert_eq!(p.included.len(), 1);
     }
 
+    /// Rule 8: until a budget is set, the pins and nothing else, each other resource left out
+    /// as `no budget set` (not `over budget`: there is no cut line); `all` takes everything.
+    #[test]
+    fn no_budget_set_hands_over_the_pins_only() {
+        let c = [
+            cand(0, "readme", None, None, None, 40),
+            cand(1, "high", Some(0.9), None, None, 40),
+            cand(2, "excluded", None, None, None, 40),
+            cand(3, "user-only", None, Some(AUDIENCE_USER), None, 40),
+        ];
+        let marks = Marks::from_list([
+            (Target::exact("s", "readme"), Mark::Pin),
+            (Target::exact("s", "excluded"), Mark::Exclude),
+        ]);
+        let p = run(&c, &marks, &Policy::default(), &Measures::new());
+        assert_eq!(uris(&c, &p), ["readme"]);
+        assert_eq!(p.budget, Budget::Unset);
+        assert!(!p.has_cut() && !p.pins_over_budget);
+        assert_eq!(reason_of(&c, &p, "high"), Some(Reason::NoBudget));
+        assert_eq!(reason_of(&c, &p, "excluded"), Some(Reason::Excluded));
+        assert_eq!(reason_of(&c, &p, "user-only"), Some(Reason::Audience));
+        assert_eq!(Reason::NoBudget.name(), "not pinned (no budget set)");
+        assert_eq!(
+            p.left_out_by_reason(),
+            [
+                ("not pinned (no budget set)", 1),
+                ("excluded", 1),
+                ("audience", 1)
+            ]
+        );
+        // Nothing to read for a cut line that is not there: only the pins' counts.
+        assert_eq!(p.to_measure(), [0]);
+
+        let p = run(&c, &marks, &all(), &Measures::new());
+        assert_eq!(uris(&c, &p), ["readme", "high"]);
+        // Nothing pinned and no budget: nothing at all.
+        let p = run(&c, &Marks::default(), &Policy::default(), &Measures::new());
+        assert!(p.included.is_empty());
+        assert_eq!(reason_of(&c, &p, "readme"), Some(Reason::NoBudget));
+    }
+
     proptest! {
         /// Whatever the input: every candidate is placed exactly once, totals add up, the
         /// budget holds for unpinned resources, and order respects the ranking.
@@ -1056,7 +1135,9 @@ mod tests {
             items in prop::collection::vec(
                 (prop::option::of(0.0f32..=1.0), prop::option::of(0u8..4),
                  prop::option::of(0i64..5), 0u64..400, any::<bool>(), 0u8..3), 0..40),
-            budget in prop::option::of(0u64..600),
+            budget in prop_oneof![
+                Just(Budget::Unset), Just(Budget::All), (0u64..600).prop_map(Budget::Tokens)
+            ],
             min in prop::option::of(0.0f32..=1.0),
         ) {
             let names: Vec<String> = (0..items.len()).map(|i| format!("r{i:02}")).collect();
@@ -1071,7 +1152,7 @@ mod tests {
             for (i, it) in items.iter().enumerate() {
                 if it.4 { measures.insert("s", &names[i], Measure::Counted(it.3 / 3)); }
             }
-            let policy = Policy { budget, min_priority: min, ..Policy::default() };
+            let policy = Policy { budget, min_priority: min, ..all() };
             let p = run(&c, &marks, &policy, &measures);
             let mut seen: Vec<usize> = p.included.iter().map(|i| i.index)
                 .chain(p.left_out.iter().map(|l| l.index as usize)).collect();
@@ -1079,8 +1160,13 @@ mod tests {
             prop_assert_eq!(seen, (0..c.len()).collect::<Vec<_>>());
             let sum: u64 = p.included.iter().map(|i| i.tokens).sum();
             prop_assert_eq!(sum, p.total_tokens);
-            if let (Some(b), false) = (budget, p.pins_over_budget) {
+            if let (Some(b), false) = (budget.tokens(), p.pins_over_budget) {
                 prop_assert!(p.total_tokens <= b);
+            }
+            if budget == Budget::Unset {
+                prop_assert!(p.included.iter().all(|i| i.pinned));
+            } else {
+                prop_assert!(p.left_out.iter().all(|l| l.reason != Reason::NoBudget));
             }
             for w in p.included.windows(2) {
                 prop_assert!(w[0].pinned >= w[1].pinned);

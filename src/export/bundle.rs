@@ -84,7 +84,7 @@ mod tests {
             })
             .collect();
         let preview = Preview {
-            budget: None,
+            budget: crate::context::Budget::All,
             tokenizer: TokenizerKind::Cl100kBase,
             included: (0..3)
                 .map(|index| Included {

@@ -13,8 +13,9 @@ pub mod clipboard;
 
 use serde::Serialize;
 
-use crate::context::{Candidate, Pattern, Preview, Reason, Unavailable};
+use crate::context::{Budget, Candidate, Pattern, Preview, Reason, Unavailable};
 use crate::sanitize;
+use crate::units::thousands;
 
 /// The note every rendering carries about token counts.
 pub const TOKEN_NOTE: &str = "token counts are estimates of the host model's tokenizer";
@@ -35,7 +36,8 @@ pub use crate::context::measured::Texts;
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct JsonDoc<'a> {
-    budget: Option<u64>,
+    /// A number of tokens, `"all"`, or `null`: none set (pinned resources only).
+    budget: crate::context::Budget,
     tokenizer: &'static str,
     total_tokens: u64,
     note: &'static str,
@@ -185,9 +187,11 @@ pub fn json(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> Strin
 }
 
 fn budget_line(preview: &Preview) -> String {
-    let budget = preview
-        .budget
-        .map_or("no budget".to_string(), |b| format!("budget {b} tokens"));
+    let budget = match preview.budget {
+        Budget::Unset => "no budget set (pinned resources only)".to_string(),
+        Budget::Tokens(b) => format!("budget {} tokens", thousands(b)),
+        Budget::All => "budget: all (no limit)".to_string(),
+    };
     let estimated = if preview.is_estimated() {
         "; some counts estimated from size"
     } else {
@@ -195,7 +199,7 @@ fn budget_line(preview: &Preview) -> String {
     };
     format!(
         "{} tokens used, {budget} ({}: {TOKEN_NOTE}{estimated})",
-        preview.total_tokens,
+        thousands(preview.total_tokens),
         preview.tokenizer.name()
     )
 }
@@ -335,9 +339,9 @@ pub fn markdown(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> S
         let c = &candidates[i.index];
         let details = format!(
             "{} tokens{} · running total {}{} · priority {:.2}{}{}",
-            i.tokens,
+            thousands(i.tokens),
             if i.estimated { " (estimated)" } else { "" },
-            i.running_total,
+            thousands(i.running_total),
             if i.pinned { " · pinned" } else { "" },
             i.priority,
             if i.priority_defaulted {
@@ -360,7 +364,7 @@ pub fn markdown(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> S
     if preview.has_cut() {
         out.push_str(&format!(
             "\n---- cut line: budget {} tokens ----\n",
-            preview.budget.unwrap_or(0)
+            thousands(preview.budget.tokens().unwrap_or(0))
         ));
     }
     let lines = left_out_lines(preview, candidates, |server, uri, reason, detail| {
@@ -433,9 +437,11 @@ pub fn xml(preview: &Preview, candidates: &[Candidate], texts: &Texts) -> String
         "<context tokenizer=\"{}\" totalTokens=\"{}\"{} note=\"{TOKEN_NOTE}\"{}>\n",
         preview.tokenizer.name(),
         preview.total_tokens,
-        preview
-            .budget
-            .map_or(String::new(), |b| format!(" budget=\"{b}\"")),
+        match preview.budget {
+            Budget::Unset => String::new(),
+            Budget::Tokens(b) => format!(" budget=\"{b}\""),
+            Budget::All => " budget=\"all\"".to_string(),
+        },
         if preview.pins_over_budget {
             " pinsOverBudget=\"true\""
         } else {
@@ -561,7 +567,7 @@ mod tests {
     fn a_servers_error_is_quoted_in_the_bundle() {
         use crate::context::{Mark, Target, TokenizerKind, Unavailable};
         let preview = Preview {
-            budget: None,
+            budget: crate::context::Budget::All,
             tokenizer: TokenizerKind::Cl100kBase,
             included: Vec::new(),
             total_tokens: 0,

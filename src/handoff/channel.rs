@@ -275,6 +275,7 @@ pub fn deliver(
     let mut warnings = wrapper_warnings(channel, &shown, candidates, texts);
     warnings.extend(tool_warning(channel, preview, candidates, texts));
     warnings.extend(context_warning(shown.total_tokens));
+    warnings.extend(size_warning(channel, &packed.rendered));
     let mut full = shown;
     full.left_out.extend(preview.left_out.iter().cloned());
     full.missing = preview.missing.clone();
@@ -369,11 +370,26 @@ fn wrapper_warnings(
 /// context window many models have (every session starts with the whole delivery).
 const CONTEXT_WARN_TOKENS: u64 = 100_000;
 
+/// When the host itself warns of the delivered file's size (its profile's `warns_over`), what
+/// that banner means for the set.
+fn size_warning(channel: &Channel, text: &str) -> Option<String> {
+    let (limit, words) = channel.warns_over?;
+    let chars = text.chars().count();
+    (chars > limit).then(|| {
+        format!(
+            "the session-start delivery is {} characters, over {}: {words}",
+            crate::units::thousands(chars as u64),
+            crate::units::thousands(limit as u64)
+        )
+    })
+}
+
 /// When a session-start delivery takes a large share of a model's context window.
 fn context_warning(tokens: u64) -> Option<String> {
     (tokens > CONTEXT_WARN_TOKENS).then(|| {
         format!(
-            "the session-start delivery is about {tokens} tokens: every session starts with it, and many models' whole context window is 200,000 tokens; cap it with a budget (`mcpick policy --budget 20000`)"
+            "the session-start delivery is about {} tokens: every session starts with it, and many models' whole context window is 200,000 tokens; cap it with a budget (`mcpick policy --budget 20000`)",
+            crate::units::thousands(tokens)
         )
     })
 }
@@ -456,7 +472,7 @@ mod tests {
         // 3,000 characters, 6,000 bytes each: three fit in 12,000 characters, one in bytes.
         let texts: Texts = (0..4).map(|n| (n, "é".repeat(3_000))).collect();
         let preview = Preview {
-            budget: None,
+            budget: crate::context::Budget::All,
             tokenizer: TokenizerKind::Cl100kBase,
             included: (0..4)
                 .map(|index| Included {

@@ -185,7 +185,8 @@ impl fmt::Display for ReachedThrough {
                 )?,
                 Missed::OverLimit { size, limit_words } => write!(
                     f,
-                    "; warning: that file is {size} bytes, over {limit_words}: give the set a budget (`mcpick policy --budget`)"
+                    "; warning: that file is {} bytes, over {limit_words}: give the set a budget (`mcpick policy --budget`)",
+                    crate::units::thousands(*size as u64)
                 )?,
             }
         }

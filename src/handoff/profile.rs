@@ -92,6 +92,10 @@ pub struct Channel {
     pub tool_limit: Option<(usize, &'static str)>,
     /// The host lists the served `context` prompt (Codex lists no prompts).
     pub lists_prompts: bool,
+    /// Where the host warns of the file's size on its own screen without cutting it
+    /// (characters), and what the person sees and the model still gets: said by `install`
+    /// and `preview --host`, so the host's banner is no surprise.
+    pub warns_over: Option<(usize, &'static str)>,
     /// The host reads the file again before every model call: a rewrite reaches a running
     /// session's next turn, whole. Elsewhere the file is read once, at the session's start.
     pub every_call: bool,

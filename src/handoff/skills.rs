@@ -404,10 +404,10 @@ pub fn line(s: &AsSkill) -> String {
         s.name,
         crate::sanitize::line(&s.server, 200),
         s.description,
-        s.files,
+        crate::units::thousands(s.files as u64),
         if s.files == 1 { "" } else { "s" },
-        s.bytes,
-        s.tokens,
+        crate::units::thousands(s.bytes as u64),
+        crate::units::thousands(s.tokens),
         if s.behaviour.is_empty() {
             String::new()
         } else {

@@ -113,6 +113,18 @@ fn place_skills(
     )
 }
 
+/// While no budget is set, what a delivery holds and how to change it: pinned resources only,
+/// or nothing at all when nothing is pinned (an empty delivery is no failure).
+fn unset_note(preview: &crate::context::Preview) -> String {
+    if !preview.budget.is_unset() {
+        String::new()
+    } else if preview.included.is_empty() {
+        "; empty: nothing is pinned and no budget is set (`mcpick pin URI` adds a resource; `mcpick policy --budget N` adds the rest, ranked, up to N tokens; `--budget all` everything)".to_string()
+    } else {
+        "; pinned resources only: no budget is set (`mcpick policy --budget N` adds the rest, ranked, up to N tokens; `--budget all` everything)".to_string()
+    }
+}
+
 /// One line on what a delivery carries: how many resources, tokens, bytes, and what was cut.
 fn summary(channel: &Channel, d: &Delivered) -> String {
     let cut = d
@@ -122,23 +134,27 @@ fn summary(channel: &Channel, d: &Delivered) -> String {
         .filter(|l| matches!(l.reason, crate::context::Reason::HostLimit(_)))
         .count();
     let n = d.preview.included.len();
+    let thousands = |n: usize| crate::units::thousands(n as u64);
     format!(
-        "{n} of {} resource{} ({} tokens, {} bytes) through {}{}{}",
-        n + cut,
+        "{} of {} resource{} ({} tokens, {} bytes) through {}{}{}{}",
+        thousands(n),
+        thousands(n + cut),
         if n + cut == 1 { "" } else { "s" },
-        d.preview.total_tokens,
-        d.file.len(),
+        crate::units::thousands(d.preview.total_tokens),
+        thousands(d.file.len()),
         channel.what,
         channel.provenance(),
         if cut > 0 {
             format!(
-                "; {cut} over {} (`mcpick preview --host {}` names them)",
+                "; {} over {} (`mcpick preview --host {}` names them)",
+                thousands(cut),
                 channel.limit_words,
                 channel.host.name()
             )
         } else {
             String::new()
-        }
+        },
+        unset_note(&d.preview)
     )
 }
 
@@ -505,6 +521,23 @@ pub fn refresh_all(set: &Path, contents: Contents<'_, '_>) -> Vec<Result<String,
             done.extend(delivered.refused_skills.iter().cloned().map(Err));
             done.extend(said.into_iter().map(Err));
             if placed != delivery.skills {
+                // Each skills folder written or taken back, named: they are the user's
+                // project's folders too.
+                for p in placed.iter().filter(|p| !delivery.skills.contains(p)) {
+                    done.push(Ok(format!(
+                        "skill written for {}: {}",
+                        channel.host.name(),
+                        p.folder.display()
+                    )));
+                }
+                let kept = |p: &skills::Placed| placed.iter().any(|q| q.folder == p.folder);
+                for p in delivery.skills.iter().filter(|p| !kept(p)) {
+                    done.push(Ok(format!(
+                        "skill taken back for {}: {}",
+                        channel.host.name(),
+                        p.folder.display()
+                    )));
+                }
                 if let MidSession::Command(_) | MidSession::NewSession = folder.mid_session {
                     done.push(Ok(format!("skills changed: {}", folder.mid_session_note())));
                 }

@@ -245,7 +245,7 @@ impl Engine {
             _ => None,
         };
         let mut measures = self.measures.lock().await;
-        let (preview, judged) = if set.policy.budget.is_some() {
+        let (preview, judged) = if set.policy.budget.tokens().is_some() {
             let (resolution, judged) = sources
                 .resolve_reading(
                     &set.marks,
@@ -423,7 +423,8 @@ mod tests {
     fn set(budget: Option<u64>) -> ContextSet {
         let mut set = ContextSet::default();
         set.policy.audience = Audience::Any;
-        set.policy.budget = budget;
+        set.policy.budget =
+            budget.map_or(crate::context::Budget::All, crate::context::Budget::Tokens);
         set
     }
 

@@ -30,7 +30,7 @@ pub enum Expose {
     #[default]
     Included,
     /// Every resource not excluded and passing the audience and minimum-priority filters,
-    /// without the budget cut.
+    /// without the budget cut (nor, with no budget set, the pins-only rule).
     Allowed,
 }
 
@@ -400,7 +400,7 @@ impl Meta {
             bundle: preview.included.len(),
             tokens: preview.total_tokens,
             estimated: preview.is_estimated(),
-            budget: preview.budget,
+            budget: preview.budget.tokens(),
             missing: preview.missing.len(),
         }
     }
@@ -489,7 +489,12 @@ fn chosen(preview: &Preview, expose: Expose) -> Vec<(u32, bool)> {
     let allowed = preview
         .left_out
         .iter()
-        .filter(|l| matches!(l.reason, Reason::OverBudget | Reason::ReadFailed(_)))
+        .filter(|l| {
+            matches!(
+                l.reason,
+                Reason::OverBudget | Reason::NoBudget | Reason::ReadFailed(_)
+            )
+        })
         .map(|l| (l.index, false));
     preview
         .included
@@ -735,7 +740,7 @@ mod tests {
 
     fn preview(included: Vec<Included>, left_out: Vec<LeftOut>) -> Preview {
         Preview {
-            budget: Some(10),
+            budget: crate::context::Budget::Tokens(10),
             tokenizer: TokenizerKind::default(),
             included,
             total_tokens: 2,

@@ -234,7 +234,7 @@ pub fn instructions(served: &Served, tool: bool) -> String {
     );
     if served.len() > served.bundle {
         text.push_str(&format!(
-            " {} more resources are listed that did not fit the budget.",
+            " {} more resources are listed that the set allows but does not include (over its budget, or not pinned while it has none).",
             served.len() - served.bundle
         ));
     }

@@ -15,26 +15,32 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::catalog::{IdRuns, ItemId, Snapshot};
-use crate::context::{Audience, Marks, Measures, Policy, Preview, RankOrder, Reason, Sources};
+use crate::context::{
+    Audience, Budget, Marks, Measures, Policy, Preview, RankOrder, Reason, Sources,
+};
 use crate::hosts::Host;
 
-/// The budget steps `[` and `]` move through; above the last: no budget.
+/// The budget steps `[` and `]` move through; below the first: none set (pinned only);
+/// above the last: all (no limit).
 pub const BUDGET_STEPS: &[u64] = &[
     500, 1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 64_000, 128_000, 200_000, 1_000_000,
 ];
 
-/// The next budget up (`up`) or down from `budget` (`None`: no budget).
-pub fn step_budget(budget: Option<u64>, up: bool) -> Option<u64> {
+/// The next budget up (`up`) or down from `budget`: none set, the steps, then all.
+pub fn step_budget(budget: Budget, up: bool) -> Budget {
+    let tokens = |b: Option<u64>| b.map_or(Budget::All, Budget::Tokens);
     match (budget, up) {
-        (None, true) => None,
-        (None, false) => BUDGET_STEPS.last().copied(),
-        (Some(b), true) => BUDGET_STEPS.iter().copied().find(|&s| s > b),
-        (Some(b), false) => BUDGET_STEPS
+        (Budget::Unset, true) => Budget::Tokens(BUDGET_STEPS[0]),
+        (Budget::Unset, false) => Budget::Unset,
+        (Budget::All, true) => Budget::All,
+        (Budget::All, false) => tokens(BUDGET_STEPS.last().copied()),
+        (Budget::Tokens(b), true) => tokens(BUDGET_STEPS.iter().copied().find(|&s| s > b)),
+        (Budget::Tokens(b), false) => BUDGET_STEPS
             .iter()
             .rev()
             .copied()
             .find(|&s| s < b)
-            .or(Some(BUDGET_STEPS[0])),
+            .map_or(Budget::Unset, Budget::Tokens),
     }
 }
 
@@ -375,14 +381,17 @@ mod tests {
 
     #[test]
     fn budget_steps() {
-        assert_eq!(step_budget(None, true), None);
-        assert_eq!(step_budget(None, false), Some(1_000_000));
-        assert_eq!(step_budget(Some(1_000_000), true), None);
-        assert_eq!(step_budget(Some(8_000), true), Some(16_000));
-        assert_eq!(step_budget(Some(5_000), true), Some(8_000));
-        assert_eq!(step_budget(Some(5_000), false), Some(4_000));
-        assert_eq!(step_budget(Some(500), false), Some(500));
-        assert_eq!(step_budget(Some(10), false), Some(500));
+        use Budget::{All, Tokens, Unset};
+        assert_eq!(step_budget(Unset, false), Unset);
+        assert_eq!(step_budget(Unset, true), Tokens(500));
+        assert_eq!(step_budget(All, true), All);
+        assert_eq!(step_budget(All, false), Tokens(1_000_000));
+        assert_eq!(step_budget(Tokens(1_000_000), true), All);
+        assert_eq!(step_budget(Tokens(8_000), true), Tokens(16_000));
+        assert_eq!(step_budget(Tokens(5_000), true), Tokens(8_000));
+        assert_eq!(step_budget(Tokens(5_000), false), Tokens(4_000));
+        assert_eq!(step_budget(Tokens(500), false), Unset);
+        assert_eq!(step_budget(Tokens(10), false), Unset);
     }
 
     #[test]
@@ -398,7 +407,7 @@ mod tests {
             priority_defaulted: true,
         };
         let mut p = Preview {
-            budget: None,
+            budget: Budget::Unset,
             tokenizer: Default::default(),
             included: vec![included(0), included(1)],
             total_tokens: 20,

@@ -21,17 +21,9 @@ pub fn clock(at: std::time::SystemTime) -> String {
     }
 }
 
-/// `1234567` → `1,234,567`.
+/// `1234567` → `1,234,567`, as the command line prints figures ([`crate::units::thousands`]).
 pub fn thousands(n: usize) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    crate::units::thousands(n as u64)
 }
 
 /// Wraps a line to `width` columns by word: a row breaks at its last space (the space is

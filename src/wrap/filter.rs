@@ -763,7 +763,7 @@ mod tests {
     fn expose_included_publishes_what_the_budget_takes_and_says_when_a_page_moves_it() {
         let mut set = ContextSet::default();
         set.marks.set(Target::exact("up", "u:pin"), Some(Mark::Pin));
-        set.policy.budget = Some(300);
+        set.policy.budget = crate::context::Budget::Tokens(300);
         let page1 = br#"{"jsonrpc":"2.0","id":0,"result":{"resources":[{"uri":"u:low","name":"low","size":800,"annotations":{"priority":0.5}},{"uri":"u:pin","name":"pin","size":400,"annotations":{"priority":0.1}}],"nextCursor":"2"}}"#;
         let page2 = br#"{"jsonrpc":"2.0","id":0,"result":{"resources":[{"uri":"u:high","name":"high","size":800,"annotations":{"priority":0.9}}]}}"#;
         let uris = |line: Vec<u8>| -> Vec<String> {
@@ -818,7 +818,7 @@ mod tests {
         assert_eq!(f.from_host(read), FromHost::Forward);
 
         // A bigger budget takes `low` back in: the host is told.
-        set.policy.budget = Some(1000);
+        set.policy.budget = crate::context::Budget::Tokens(1000);
         assert_eq!(f.set_changed(set).len(), 1);
         assert_eq!(list(&mut f, 7, page1), ["u:low", "u:pin"]);
     }

@@ -17,6 +17,19 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+/// A figure as the command line prints it for people: `175,933`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 pub fn mcpick_bin() -> &'static str {
     env!("CARGO_BIN_EXE_mcpick")
 }

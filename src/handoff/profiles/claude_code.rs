@@ -42,6 +42,10 @@ pub const CHANNEL: Channel = Channel {
         "Claude Code's ~50,000-character cut of tool results (past it the model gets a preview)",
     )),
     lists_prompts: true,
+    warns_over: Some((
+        150_000,
+        "Claude Code shows its own banner that its `CLAUDE.md` memory is over the limit (\"Large CLAUDE.md will impact performance\") and still reads the file whole: every resource in it reaches the model, at the cost of its context; a budget (`mcpick policy --budget N`) makes it smaller",
+    )),
     every_call: false,
     // It tells its model of a file it read that changed on disk (the changed lines, numbered,
     // cut near 8,000 characters, nothing of lines removed).

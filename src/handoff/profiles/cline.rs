@@ -44,6 +44,7 @@ pub const CHANNEL: Channel = Channel {
     },
     tool_limit: None,
     lists_prompts: false,
+    warns_over: None,
     every_call: false,
     tells_of_changes: false,
     known: MEASURED,

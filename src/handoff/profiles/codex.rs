@@ -44,6 +44,7 @@ pub const CHANNEL: Channel = Channel {
         "Codex's cut of tool results near ~12,000 characters",
     )),
     lists_prompts: false,
+    warns_over: None,
     every_call: false,
     tells_of_changes: false,
     known: MEASURED,

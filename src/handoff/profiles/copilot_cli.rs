@@ -56,6 +56,7 @@ pub const CHANNEL: Channel = Channel {
     },
     tool_limit: None,
     lists_prompts: true,
+    warns_over: None,
     every_call: false,
     tells_of_changes: false,
     known: MEASURED,

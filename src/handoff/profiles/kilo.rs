@@ -44,6 +44,7 @@ pub const CHANNEL: Channel = Channel {
     wrap: |_, _, file| file.to_string(),
     tool_limit: None,
     lists_prompts: true,
+    warns_over: None,
     every_call: false,
     tells_of_changes: false,
     known: MEASURED,

@@ -39,6 +39,7 @@ pub const CHANNEL: Channel = Channel {
     wrap: instructions_from,
     tool_limit: None,
     lists_prompts: true,
+    warns_over: None,
     every_call: true,
     tells_of_changes: false,
     known: MEASURED,

@@ -37,6 +37,7 @@ pub const CHANNEL: Channel = Channel {
     wrap: super::gemini::CHANNEL.wrap,
     tool_limit: None,
     lists_prompts: true,
+    warns_over: None,
     every_call: false,
     tells_of_changes: false,
     known: MEASURED,

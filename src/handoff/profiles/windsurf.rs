@@ -35,6 +35,7 @@ pub const CHANNEL: Channel = Channel {
     wrap: as_is,
     tool_limit: None,
     lists_prompts: true,
+    warns_over: None,
     every_call: false,
     tells_of_changes: false,
     known: Known::FromDocs,

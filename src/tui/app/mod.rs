@@ -30,7 +30,6 @@ use ratatui::layout::Rect;
 use super::agent::{next_audience, step_budget};
 use super::keymap::{Action, Chord, Keymap, Mode};
 use super::layout::{Areas, layout};
-use super::text::thousands;
 use super::theme::Theme;
 use crate::catalog::{Catalogue, ItemId, ServerId, UriTree};
 use crate::context::{ContextSet, Mark};
@@ -500,10 +499,7 @@ impl App {
             (_, Action::BudgetUp | Action::BudgetDown) => {
                 let policy = &mut self.context.set.policy;
                 policy.budget = step_budget(policy.budget, action == Action::BudgetUp);
-                self.info = Some(match policy.budget {
-                    Some(b) => format!("budget {} tokens", thousands(b as usize)),
-                    None => "no budget".to_string(),
-                });
+                self.info = Some(format!("budget {}", policy.budget.describe()));
                 return self.context_changed(Vec::new());
             }
             (_, Action::CycleHost) => return self.cycle_host(),

@@ -7,7 +7,7 @@ use ratatui::widgets::Paragraph;
 
 use super::pane;
 use crate::catalog::Catalogue;
-use crate::context::{Included, LeftOut, Mark, Missing, Preview, Reason, Unavailable};
+use crate::context::{Budget, Included, LeftOut, Mark, Missing, Preview, Reason, Unavailable};
 use crate::sanitize;
 use crate::tui::agent::{AgentPreview, Row, row};
 use crate::tui::app::ContextState;
@@ -107,19 +107,23 @@ fn cut_line(v: &AgentView, p: &Preview) -> Line<'static> {
     let t = v.theme;
     let pending = if v.pending.is_some() { "~" } else { "" };
     let text = match p.budget {
-        Some(b) if p.pins_over_budget => format!(
+        Budget::Tokens(b) if p.pins_over_budget => format!(
             "── cut line · pins alone need {} tokens, over the budget of {} ──",
             thousands(p.total_tokens as usize),
             thousands(b as usize)
         ),
-        Some(b) => format!(
+        Budget::Tokens(b) => format!(
             "── cut line · budget {} · used {pending}{} · {pending}{} left ──",
             thousands(b as usize),
             thousands(p.total_tokens as usize),
             thousands(b.saturating_sub(p.total_tokens) as usize)
         ),
-        None => format!(
-            "── end · no budget · {pending}{} tokens ──",
+        Budget::All => format!(
+            "── end · budget all (no limit) · {pending}{} tokens ──",
+            thousands(p.total_tokens as usize)
+        ),
+        Budget::Unset => format!(
+            "── end · no budget set: pinned only · {pending}{} tokens ──",
             thousands(p.total_tokens as usize)
         ),
     };
@@ -238,9 +242,11 @@ pub fn draw(frame: &mut Frame, area: Rect, v: &AgentView) {
     let policy = &v.context.set.policy;
     let title = format!(
         "Agent view · budget {} · audience {} · min priority {}",
-        policy
-            .budget
-            .map_or("none".to_string(), |b| thousands(b as usize)),
+        match policy.budget {
+            Budget::Unset => "none set (pinned only)".to_string(),
+            Budget::Tokens(b) => thousands(b as usize),
+            Budget::All => "all".to_string(),
+        },
         policy.audience.name(),
         policy
             .min_priority
@@ -310,6 +316,16 @@ pub fn draw(frame: &mut Frame, area: Rect, v: &AgentView) {
         t.dim,
     ));
     lines.push(Line::from(summary));
+    if policy.budget == Budget::Unset {
+        // The rule that decides this list, said where the list is (`]` is the key for it).
+        let rule = format!("{}; `]` sets one here", Budget::UNSET_RULE);
+        crate::tui::text::wrap(
+            Line::styled(rule, t.busy),
+            inner.width as usize,
+            2,
+            &mut lines,
+        );
+    }
     if let Some(serve) = &v.serve {
         lines.push(serve_line(t, serve, inner.width as usize));
     }

@@ -303,7 +303,15 @@ fn meter_of(agent: &AgentPreview, pending: bool, short: bool, t: &Theme) -> Vec<
             if short {
                 format!("{est}{} tok", thousands(used as usize))
             } else {
-                format!("{est}{} tok (no budget)", thousands(used as usize))
+                format!(
+                    "{est}{} tok ({})",
+                    thousands(used as usize),
+                    if p.budget.is_unset() {
+                        "pins only"
+                    } else {
+                        "budget all"
+                    }
+                )
             },
             t.text,
         )],
