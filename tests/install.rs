@@ -2080,5 +2080,22 @@ fn a_loader_is_written_whole_as_the_delivery_asks() {
         );
         world.ok(&["uninstall", host]);
         common::snapshot::assert_same_files(&before, &common::snapshot::files(&[world.project()]));
+
+        // A copy mcpick did not make (a clone's, naming another binary) is left as it is by
+        // install and by uninstall.
+        let theirs = live.replace("const TURN = \"", "const TURN = \"/elsewhere/");
+        assert_ne!(theirs, live);
+        let path = world.project().join(loader);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &theirs).unwrap();
+        let before = common::snapshot::files(&[world.project()]);
+        world.ok(&["install", host]);
+        assert_eq!(
+            read(),
+            theirs,
+            "{host}: a copy mcpick did not make is not rewritten"
+        );
+        world.ok(&["uninstall", host]);
+        common::snapshot::assert_same_files(&before, &common::snapshot::files(&[world.project()]));
     }
 }

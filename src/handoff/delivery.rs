@@ -786,17 +786,31 @@ pub fn plan(
                 })?;
         }
     }
+    // A loader there already: mcpick's own from an earlier install of this delivery is written
+    // again whole (its per-turn command may differ); one it did not make (a clone's committed
+    // copy) is left as it is and never taken back, and it must be one mcpick would write.
+    let recorded_made = Record::load(set)
+        .deliveries
+        .iter()
+        .find(|d| same(d, &delivery.host, &delivery.scope, &delivery.name))
+        .and_then(|d| d.import.as_ref())
+        .is_some_and(|i| i.created);
     if let (Reached::Loader(_), Some(added), Some(real)) =
-        (&channel.reached, &delivery.import, &checked.import)
+        (&channel.reached, delivery.import.as_mut(), &checked.import)
         && let Some(there) = fsio::read_capped(real).map_err(|e| e.to_string())?
-        && !same_loader(&there, &added.text)
     {
-        return Err(format!(
-            "{} exists and is not what mcpick writes: mcpick never replaces it (install under another name with --as, or use --deliver on-demand)",
-            added.path.display()
-        ));
+        if !same_loader(&there, &added.text) {
+            return Err(format!(
+                "{} exists and is not what mcpick writes: mcpick never replaces it (install under another name with --as, or use --deliver on-demand)",
+                added.path.display()
+            ));
+        }
+        if !recorded_made {
+            added.text = there;
+            added.created = false;
+        }
     }
-    // A loader is a whole file of mcpick's, written whole (see [`write`]); the rest is appended.
+    // A loader mcpick makes is written whole (see [`write`]); the rest is appended.
     let loader = matches!(channel.reached, Reached::Loader(_));
     for (added, real) in [
         (&mut delivery.import, &checked.import),
@@ -958,6 +972,7 @@ pub fn write(set: &Path, delivery: &Delivery, text: &str) -> std::io::Result<()>
     match (&delivery.import, &checked.import) {
         (Some(i), Some(real))
             if loader
+                && i.created
                 && fsio::read_capped(real).ok().flatten().as_deref() != Some(i.text.as_str()) =>
         {
             if let Some(parent) = real.parent() {
