@@ -143,6 +143,22 @@ impl World {
         serde_json::from_slice(&out.stdout).unwrap()
     }
 
+    /// A change to make between two turns of `host`'s session: the last resource its model is
+    /// promised (to exclude) and the first the budget leaves out (to pin).
+    fn a_change(&self, host: &str) -> (String, String) {
+        let promised = self.promised(host);
+        let uri = |v: &Value| v["uri"].as_str().unwrap().to_string();
+        let withdrawn = uri(promised["included"].as_array().unwrap().last().unwrap());
+        let pinned = promised["leftOut"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["reason"] == "over budget")
+            .map(uri)
+            .expect("a resource left out by the budget");
+        (withdrawn, pinned)
+    }
+
     /// [`World::promised`] for a delivery of `scope`.
     fn promised_in(&self, host: &str, scope: &str) -> Value {
         let out = self.run(&[
@@ -1362,23 +1378,7 @@ fn claude_code_gets_a_change_of_the_set_on_the_next_turn() {
             "{settings}"
         );
     }
-    let promised = world.promised("claude-code");
-    let included: Vec<String> = promised["included"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["uri"].as_str().unwrap().to_string())
-        .collect();
-    let withdrawn = included.last().unwrap().clone();
-    let pinned = promised["leftOut"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|l| l["reason"] == "over budget")
-        .expect("a resource left out by the budget")["uri"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let (withdrawn, pinned) = world.a_change("claude-code");
     let pinned_text = world.read(&pinned);
     let stub_dir = tempfile::tempdir().unwrap();
     let stub = Stub::start(stub_dir.path());
@@ -1468,20 +1468,7 @@ fn gemini_cli_gets_a_change_of_the_set_on_the_next_turn() {
     )
     .unwrap();
     world.ok(&["install", "gemini"]);
-    let promised = world.promised("gemini");
-    let withdrawn = promised["included"].as_array().unwrap().last().unwrap()["uri"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let pinned = promised["leftOut"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|l| l["reason"] == "over budget")
-        .expect("a resource left out by the budget")["uri"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let (withdrawn, pinned) = world.a_change("gemini");
     let stub_dir = tempfile::tempdir().unwrap();
     let stub = Stub::start(stub_dir.path());
     let mut env = world.env();
@@ -1604,20 +1591,7 @@ fn a_loaders_session_gets_each_change_once(
     world.ok(&["exclude", "--demo", "demo://clock/*"]);
     let said = world.ok(&["install", host]);
     assert!(!said.contains("no per-turn channel"), "{said}");
-    let promised = world.promised(host);
-    let withdrawn = promised["included"].as_array().unwrap().last().unwrap()["uri"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let pinned = promised["leftOut"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|l| l["reason"] == "over budget")
-        .expect("a resource left out by the budget")["uri"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let (withdrawn, pinned) = world.a_change(host);
     let (withdrawn_text, pinned_text) = (world.read(&withdrawn), world.read(&pinned));
     let stub_dir = tempfile::tempdir().unwrap();
     let stub = Stub::start(stub_dir.path());
@@ -1704,20 +1678,7 @@ fn instructions_read_every_call_carry_a_change(
     world.ok(&["exclude", "--demo", "demo://clock/*"]);
     let said = world.ok(&["install", host]);
     assert!(!said.contains("hook"), "no hook for {host}: {said}");
-    let promised = world.promised(host);
-    let withdrawn = promised["included"].as_array().unwrap().last().unwrap()["uri"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let pinned = promised["leftOut"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|l| l["reason"] == "over budget")
-        .expect("a resource left out by the budget")["uri"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let (withdrawn, pinned) = world.a_change(host);
     let (withdrawn_text, pinned_text) = (world.read(&withdrawn), world.read(&pinned));
 
     let stub_dir = tempfile::tempdir().unwrap();
@@ -2047,20 +2008,7 @@ fn qwen_code_gets_a_change_of_the_set_on_the_next_turn() {
     )
     .unwrap();
     world.ok(&["install", "qwen-code"]);
-    let promised = world.promised("qwen-code");
-    let withdrawn = promised["included"].as_array().unwrap().last().unwrap()["uri"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let pinned = promised["leftOut"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|l| l["reason"] == "over budget")
-        .expect("a resource left out by the budget")["uri"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let (withdrawn, pinned) = world.a_change("qwen-code");
     let stub_dir = tempfile::tempdir().unwrap();
     let stub = Stub::start(stub_dir.path());
     let turn = |args: &[&str], prompt: &str| -> String {
@@ -2117,20 +2065,7 @@ fn copilot_cli_gets_a_change_of_the_set_on_the_next_turn() {
     let before = world.files();
     world.ok(&["install", "copilot-cli"]);
     assert!(world.home().join(".copilot/hooks/mcpick.json").exists());
-    let promised = world.promised("copilot-cli");
-    let withdrawn = promised["included"].as_array().unwrap().last().unwrap()["uri"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let pinned = promised["leftOut"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|l| l["reason"] == "over budget")
-        .expect("a resource left out by the budget")["uri"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let (withdrawn, pinned) = world.a_change("copilot-cli");
     let stub_dir = tempfile::tempdir().unwrap();
     let stub = Stub::start(stub_dir.path());
     let turn = |args: &[&str], prompt: &str| -> String {
