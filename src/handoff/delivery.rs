@@ -788,7 +788,8 @@ pub fn plan(
     }
     // A loader there already: mcpick's own from an earlier install of this delivery is written
     // again whole (its per-turn command may differ); one it did not make (a clone's committed
-    // copy) is left as it is and never taken back, and it must be one mcpick would write.
+    // copy) is left as it is and never taken back, and it must be one mcpick would write, its
+    // per-turn command included ([`same_loader`]).
     let recorded_made = Record::load(set)
         .deliveries
         .iter()
@@ -799,7 +800,7 @@ pub fn plan(
         (&channel.reached, delivery.import.as_mut(), &checked.import)
         && let Some(there) = fsio::read_capped(real).map_err(|e| e.to_string())?
     {
-        if !same_loader(&there, &added.text) {
+        if !recorded_made && !same_loader(&there, &added.text) {
             return Err(format!(
                 "{} exists and is not what mcpick writes: mcpick never replaces it (install under another name with --as, or use --deliver on-demand)",
                 added.path.display()

@@ -670,7 +670,7 @@ fn shell_word(s: &str) -> String {
 
 /// A command line split into words as a POSIX shell would (quotes and backslashes; no
 /// expansions); `None` for an unterminated quote.
-fn shell_words(line: &str) -> Option<Vec<String>> {
+pub(crate) fn shell_words(line: &str) -> Option<Vec<String>> {
     let mut words = Vec::new();
     let mut word: Option<String> = None;
     let mut chars = line.chars();

