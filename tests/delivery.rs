@@ -275,6 +275,35 @@ fn claude_code_gets_the_set_in_its_first_model_request() {
     assert_same_files(&before, &world.files());
 }
 
+/// The whole demo, no limit (~712 KB): `install claude-code` warns of Claude Code's own size
+/// banner, and Claude Code 2.1.332 still sends every resource of it to its model, in order (the
+/// claim that warning makes).
+#[test]
+fn claude_code_reads_a_delivery_past_its_size_banner_whole() {
+    let world = World::new();
+    world.ok(&["policy", "--budget", "all"]);
+    world.ok(&["unmark", "file:///project/README.md"]);
+    world.ok(&["unmark", "file:///project/logs/*"]);
+    // The clock changes at every read: what was promised would not be what is sent.
+    world.ok(&["exclude", "--demo", "demo://clock/*"]);
+    let said = world.run(&["install", "claude-code"]);
+    assert_eq!(exit_code(&said), 0, "{}", stderr(&said));
+    assert!(
+        stderr(&said).contains("Claude Code warns of it on its own screen"),
+        "{}",
+        stderr(&said)
+    );
+    let promised = world.promised("claude-code");
+    let chars: usize =
+        std::fs::read_to_string(world.project().join(".mcpick/mcpick.claude-code.md"))
+            .unwrap()
+            .chars()
+            .count();
+    assert!(chars > 500_000, "the whole demo: {chars} characters");
+    let text = world.claude_first_request();
+    assert_delivered("claude-code", &promised, &text, &[]);
+}
+
 /// A user delivery of a set in a folder whose path holds a space: Claude Code's user
 /// `CLAUDE.md` imports it by its absolute path, the space escaped as Claude Code reads it,
 /// and the set reaches the model. Gemini CLI cannot import such a path: `install` says so

@@ -1561,8 +1561,8 @@ fn a_session_start_delivery_near_the_models_context_is_warned_about() {
     let out = world.run(&["install", "claude-code"]);
     let told = String::from_utf8_lossy(&out.stderr).to_string();
     assert!(told.contains(warning), "{told}");
-    // Past 150,000 characters Claude Code shows a banner of its own: said, with what it reads.
-    let banner = "characters, over 150,000: Claude Code shows its own banner that its `CLAUDE.md` memory is over the limit (\"Large CLAUDE.md will impact performance\") and still reads the file whole";
+    // Past 40,000 characters Claude Code warns on its own screen: said, with what it reads.
+    let banner = "characters, over 40,000: Claude Code warns of it on its own screen (\"Large .mcpick/….md will impact performance\"";
     assert!(told.contains(banner), "{told}");
     let out = world.run(&["preview", "--host", "claude-code"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains(banner));

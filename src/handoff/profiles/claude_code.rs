@@ -42,9 +42,12 @@ pub const CHANNEL: Channel = Channel {
         "Claude Code's ~50,000-character cut of tool results (past it the model gets a preview)",
     )),
     lists_prompts: true,
+    // The warning's limit is in its code (2.1.332): the larger of 40,000 characters and 5% of
+    // the model's context window; the file whole at the model was measured with 712,700 bytes
+    // (`delivery::claude_code_reads_a_delivery_past_its_size_banner_whole`).
     warns_over: Some((
-        150_000,
-        "Claude Code shows its own banner that its `CLAUDE.md` memory is over the limit (\"Large CLAUDE.md will impact performance\") and still reads the file whole: every resource in it reaches the model, at the cost of its context; a budget (`mcpick policy --budget N`) makes it smaller",
+        40_000,
+        "Claude Code warns of it on its own screen (\"Large .mcpick/….md will impact performance\", from 40,000 characters, more on a model with a larger context window) and still sends the file whole: every resource in it reaches the model, at the cost of its context; a budget (`mcpick policy --budget N`) makes it smaller",
     )),
     every_call: false,
     // It tells its model of a file it read that changed on disk (the changed lines, numbered,
