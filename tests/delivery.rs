@@ -1872,13 +1872,7 @@ fn codex_gets_a_change_of_the_set_on_the_next_turn() {
     );
     // Codex asks the user to trust new hooks before they run: trusted, once the answer's own
     // text is drawn, and the question checked gone.
-    let asked = tmux
-        .answer(
-            "Hooks need review",
-            "Trust all and continue",
-            &["2", "Enter"],
-        )
-        .is_ok();
+    let asked = common::model_stub::trust_codex_hooks(&tmux).is_ok();
     let ready = asked
         && tmux
             .wait(HOST_START, |s| s.contains("Ask Codex to do anything"))

@@ -955,9 +955,13 @@ fn a_skill_pinned_mid_session(host: &str, folder: &str, listed: &str, running: R
     let api = run.api;
     let written = world.at(folder).join("pdf-forms");
     assert!(!written.exists(), "excluded: not handed on");
-    if let Some((question, option, keys)) = first_question {
-        tmux.answer(question, option, keys)
-            .unwrap_or_else(|screen| panic!("{host}: `{question}` not answered:\n{screen}"));
+    match first_question {
+        Some(_) if host == "codex" => common::model_stub::trust_codex_hooks(&tmux)
+            .unwrap_or_else(|screen| panic!("codex: its hooks not trusted:\n{screen}")),
+        Some((question, option, keys)) => tmux
+            .answer(question, option, keys)
+            .unwrap_or_else(|screen| panic!("{host}: `{question}` not answered:\n{screen}")),
+        None => {}
     }
     let ready = tmux.wait(common::tmux::HOST_START, ready).is_ok();
     std::thread::sleep(std::time::Duration::from_secs(3));

@@ -461,10 +461,15 @@ fn marks_budget_agent_view_and_preview_agree() {
     pane.wait_text("budget 16,000 tokens");
     // The agent view: counts are read in the background until nothing is estimated.
     pane.keys(&["a"]);
+    // Its rows drawn too: tmux can capture a frame half drawn (seen once: the title and two
+    // rows over the tree's last frame).
     let screen = pane.wait_for("exact counts in the agent view", |s| {
+        let mut rows = std::collections::BTreeMap::new();
+        agent_rows(s, &mut rows);
         s.contains("Agent view · budget 16,000")
             && !s.contains("counting")
             && !s.contains("estimated from size")
+            && rows.len() > 5
     });
     let mut rows = std::collections::BTreeMap::new();
     agent_rows(&screen, &mut rows);

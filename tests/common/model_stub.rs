@@ -546,3 +546,28 @@ pub fn under(key: &str) -> impl Fn(&Value, &str) -> Option<String> + '_ {
         text.contains(prompt).then_some(text)
     }
 }
+
+/// Codex's question before new hooks run, answered as a person answers it ("Trust all and
+/// continue"). A busy Codex can drop the `2` and take the Enter as "Review hooks": its review
+/// panel opens instead (seen once), where `t` trusts all and Escape closes it.
+pub fn trust_codex_hooks(tmux: &super::tmux::Tmux) -> Result<(), String> {
+    tmux.answer(
+        "Hooks need review",
+        "Trust all and continue",
+        &["2", "Enter"],
+    )?;
+    if tmux
+        .wait(std::time::Duration::from_secs(3), |s| {
+            s.contains("t trust all")
+        })
+        .is_ok()
+    {
+        tmux.keys(&["t"]);
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        tmux.keys(&["Escape"]);
+        tmux.wait(std::time::Duration::from_secs(20), |s| {
+            !s.contains("t trust all")
+        })?;
+    }
+    Ok(())
+}
