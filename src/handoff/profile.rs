@@ -274,48 +274,6 @@ function delivered() {{
     )
 }
 
-/// Whether the loader text `found` is `planned`'s delivery (every line the same but the
-/// [`TURN_LINE`]), with a per-turn command that is the same (`mcpick turn HOST --set SET …`,
-/// `mcpick` from any folder or through `npx -y mcpick@VERSION`), or none (`--deliver start`,
-/// inert). A command `planned` does not name is never one mcpick would write: a loader that
-/// runs anything else is not mcpick's, whatever its other lines say.
-pub fn same_loader(found: &str, planned: &str) -> bool {
-    let (found_lines, found_turn) = turn_of(found);
-    let (planned_lines, planned_turn) = turn_of(planned);
-    let agree = match (found_turn, planned_turn) {
-        (Some(None), Some(_)) => true,
-        (Some(Some(f)), Some(Some(p))) => {
-            let tail = |cmd: &str| {
-                let words = super::hooks::shell_words(cmd)?;
-                let program = crate::hosts::mcpick_words(&words);
-                (program > 0).then(|| words[program..].to_vec())
-            };
-            tail(&f).is_some() && tail(&f) == tail(&p)
-        }
-        _ => false,
-    };
-    agree && found_lines == planned_lines
-}
-
-/// A loader's lines but its [`TURN_LINE`], and that line's command: `None` when it has no such
-/// line (or one that is not a JSON string or `null`), `Some(None)` for `null`.
-fn turn_of(text: &str) -> (Vec<&str>, Option<Option<String>>) {
-    let mut turn = None;
-    let lines = text
-        .split('\n')
-        .filter(|l| match l.strip_prefix(TURN_LINE) {
-            Some(rest) => {
-                turn = rest
-                    .strip_suffix(';')
-                    .and_then(|v| serde_json::from_str::<Option<String>>(v).ok());
-                false
-            }
-            None => true,
-        })
-        .collect();
-    (lines, turn)
-}
-
 /// A file the host reads in place of the user's own (Codex's `AGENTS.override.md`).
 #[derive(Debug)]
 pub struct Override {
